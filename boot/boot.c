@@ -1,0 +1,240 @@
+/*
+ * boot/boot.c: picks the backend and holds what every backend shares.
+ */
+#include "config.h"
+
+#include "boot/boot.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct {
+    gcm_boot_kind_t            kind;
+    int                        rank;
+    int                        size;
+    char                       jobid[256];
+    char                       hostname[256];
+    const gcm_boot_ops_t      *ops;   /* NULL for the singleton */
+    gcm_boot_peer_died_func_t  peer_died_cb;
+    void                      *peer_died_arg;
+    /* The singleton's own key-value store: only this process reads it. */
+    struct gcm_boot_kv        *local_kvs;
+} gcm_boot;
+
+typedef struct gcm_boot_kv {
+    struct gcm_boot_kv *next;
+    char               *key;
+    size_t              len;
+    unsigned char       value[];
+} gcm_boot_kv_t;
+
+static gcm_boot_kind_t gcm_boot_choose(void)
+{
+    const char *forced = getenv("GENCOMM_BOOT");
+
+    if (forced != NULL) {
+        if (strcmp(forced, "pmix") == 0) {
+            return GCM_BOOT_PMIX;
+        } else if (strcmp(forced, "pmi1") == 0) {
+            return GCM_BOOT_PMI1;
+        } else if (strcmp(forced, "singleton") == 0) {
+            return GCM_BOOT_SINGLETON;
+        }
+        fprintf(stderr, "gencomm: warning: GENCOMM_BOOT='%s' is not one of "
+                "pmix, pmi1, singleton; detecting the launcher\n", forced);
+    }
+    /* PMI-1 first: gcrun and Hydra set PMI_FD; an outer PMIx launcher's
+     * variables may leak into a nested gcrun job, never the reverse. */
+    if (getenv("PMI_FD") != NULL) {
+        return GCM_BOOT_PMI1;
+    }
+    if ((getenv("PMIX_NAMESPACE") != NULL) && (getenv("PMIX_RANK") != NULL)) {
+        return GCM_BOOT_PMIX;
+    }
+    return GCM_BOOT_SINGLETON;
+}
+
+gcm_status_t gcm_boot_init(void)
+{
+    const char *host = getenv("GENCOMM_HOSTNAME");
+    gcm_status_t status;
+
+    memset(&gcm_boot, 0, sizeof(gcm_boot));
+    if (host != NULL) {
+        snprintf(gcm_boot.hostname, sizeof(gcm_boot.hostname), "%s", host);
+    } else if (gethostname(gcm_boot.hostname, sizeof(gcm_boot.hostname) - 1)
+               != 0) {
+        snprintf(gcm_boot.hostname, sizeof(gcm_boot.hostname), "localhost");
+    }
+
+    gcm_boot.kind = gcm_boot_choose();
+    switch (gcm_boot.kind) {
+    case GCM_BOOT_PMI1:
+        status = gcm_boot_pmi1_init(&gcm_boot.rank, &gcm_boot.size,
+                                    gcm_boot.jobid, sizeof(gcm_boot.jobid),
+                                    &gcm_boot.ops);
+        break;
+    case GCM_BOOT_PMIX:
+        status = gcm_boot_pmix_init(&gcm_boot.rank, &gcm_boot.size,
+                                    gcm_boot.jobid, sizeof(gcm_boot.jobid),
+                                    &gcm_boot.ops);
+        break;
+    default:
+        gcm_boot.rank = 0;
+        gcm_boot.size = 1;
+        snprintf(gcm_boot.jobid, sizeof(gcm_boot.jobid), "singleton-%d",
+                 (int)getpid());
+        status = GCM_OK;
+        break;
+    }
+    if (status == GCM_OK) {
+        gcm_debug("boot: %s, rank %d of %d, job %s, host %s",
+                  gcm_boot_kind_name(), gcm_boot.rank, gcm_boot.size,
+                  gcm_boot.jobid, gcm_boot.hostname);
+    }
+    return status;
+}
+
+void gcm_boot_finalize(void)
+{
+    gcm_boot_kv_t *kv;
+
+    if (gcm_boot.ops != NULL) {
+        gcm_boot.ops->finalize();
+        gcm_boot.ops = NULL;
+    }
+    while (gcm_boot.local_kvs != NULL) {
+        kv = gcm_boot.local_kvs;
+        gcm_boot.local_kvs = kv->next;
+        free(kv->key);
+        free(kv);
+    }
+}
+
+int gcm_boot_rank(void)
+{
+    return gcm_boot.rank;
+}
+
+int gcm_boot_size(void)
+{
+    return gcm_boot.size;
+}
+
+gcm_boot_kind_t gcm_boot_kind(void)
+{
+    return gcm_boot.kind;
+}
+
+const char *gcm_boot_kind_name(void)
+{
+    switch (gcm_boot.kind) {
+    case GCM_BOOT_PMI1:
+        return "pmi1";
+    case GCM_BOOT_PMIX:
+        return "pmix";
+    default:
+        return "singleton";
+    }
+}
+
+const char *gcm_boot_jobid(void)
+{
+    return gcm_boot.jobid;
+}
+
+const char *gcm_boot_hostname(void)
+{
+    return gcm_boot.hostname;
+}
+
+gcm_status_t gcm_boot_put(const char *key, const void *value, size_t len)
+{
+    gcm_boot_kv_t *kv;
+
+    if (gcm_boot.ops != NULL) {
+        return gcm_boot.ops->put(key, value, len);
+    }
+    kv = malloc(sizeof(*kv) + len);
+    if (kv == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    kv->key = strdup(key);
+    if (kv->key == NULL) {
+        free(kv);
+        return GCM_ERR_NO_MEMORY;
+    }
+    kv->len = len;
+    memcpy(kv->value, value, len);
+    kv->next = gcm_boot.local_kvs;
+    gcm_boot.local_kvs = kv;
+    return GCM_OK;
+}
+
+gcm_status_t gcm_boot_fence(void)
+{
+    return (gcm_boot.ops != NULL) ? gcm_boot.ops->fence() : GCM_OK;
+}
+
+gcm_status_t gcm_boot_get(int rank, const char *key, void *buf,
+                          size_t *len_p)
+{
+    gcm_boot_kv_t *kv;
+
+    if ((rank < 0) || (rank >= gcm_boot.size)) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if (gcm_boot.ops != NULL) {
+        return gcm_boot.ops->get(rank, key, buf, len_p);
+    }
+    for (kv = gcm_boot.local_kvs; kv != NULL; kv = kv->next) {
+        if (strcmp(kv->key, key) == 0) {
+            if (kv->len > *len_p) {
+                return GCM_ERR_TRUNCATED;
+            }
+            memcpy(buf, kv->value, kv->len);
+            *len_p = kv->len;
+            return GCM_OK;
+        }
+    }
+    return GCM_ERR_BOOT;
+}
+
+int gcm_boot_event_fd(void)
+{
+    return ((gcm_boot.ops != NULL) && (gcm_boot.ops->event_fd != NULL)) ?
+           gcm_boot.ops->event_fd() : -1;
+}
+
+void gcm_boot_poll_events(void)
+{
+    if ((gcm_boot.ops != NULL) && (gcm_boot.ops->poll_events != NULL)) {
+        gcm_boot.ops->poll_events();
+    }
+}
+
+void gcm_boot_set_peer_died_cb(gcm_boot_peer_died_func_t cb, void *arg)
+{
+    gcm_boot.peer_died_arg = arg;
+    gcm_boot.peer_died_cb  = cb;
+}
+
+void gcm_boot_report_peer_died(int rank)
+{
+    gcm_debug("boot: launcher reports rank %d died", rank);
+    if (gcm_boot.peer_died_cb != NULL) {
+        gcm_boot.peer_died_cb(rank, gcm_boot.peer_died_arg);
+    }
+}
+
+void gcm_boot_abort(int code, const char *msg)
+{
+    fflush(stdout);
+    if ((gcm_boot.ops != NULL) && (gcm_boot.ops->abort != NULL)) {
+        gcm_boot.ops->abort(code, msg);
+    }
+    /* The launcher sees a non-zero exit and ends the rest of the job. */
+    _exit((code != 0) ? code : 1);
+}

@@ -1,0 +1,83 @@
+/*
+ * boot/: how a process learns its place in the job and exchanges the data
+ * (UCX worker addresses, host names) the other layers need to connect.
+ *
+ * Three backends behind one interface: a PMIx client (Open MPI's mpirun,
+ * Slurm srun --mpi=pmix), a PMI-1 "simple" wire-protocol client (gcrun,
+ * MPICH's Hydra mpiexec) and a singleton (started alone: size 1).
+ *
+ * Thread-safe: the backends serialize their calls with one lock.
+ */
+#ifndef GCM_BOOT_H
+#define GCM_BOOT_H
+
+#include "util/util.h"
+
+typedef enum {
+    GCM_BOOT_SINGLETON,
+    GCM_BOOT_PMI1,
+    GCM_BOOT_PMIX
+} gcm_boot_kind_t;
+
+/* Called (from gcm_boot_poll_events) when the launcher reports that a
+ * process of the job died. */
+typedef void (*gcm_boot_peer_died_func_t)(int rank, void *arg);
+
+gcm_status_t gcm_boot_init(void) GCM_INTERNAL;
+void gcm_boot_finalize(void) GCM_INTERNAL;
+
+int gcm_boot_rank(void) GCM_INTERNAL;
+int gcm_boot_size(void) GCM_INTERNAL;
+gcm_boot_kind_t gcm_boot_kind(void) GCM_INTERNAL;
+const char *gcm_boot_kind_name(void) GCM_INTERNAL;
+/* A string that is the same in every process of the job and differs
+ * between jobs (the PMI kvs name or PMIx namespace). */
+const char *gcm_boot_jobid(void) GCM_INTERNAL;
+/* This process's host name: GENCOMM_HOSTNAME if set, else gethostname(). */
+const char *gcm_boot_hostname(void) GCM_INTERNAL;
+
+/* Publish key = value (binary, any length) for the other processes; it
+ * becomes visible to them after the next gcm_boot_fence(). */
+gcm_status_t gcm_boot_put(const char *key, const void *value, size_t len)
+    GCM_INTERNAL;
+/* Collective over all processes of the job. */
+gcm_status_t gcm_boot_fence(void) GCM_INTERNAL;
+/* Read what process rank published under key into buf (capacity *len_p);
+ * *len_p becomes the value's length. */
+gcm_status_t gcm_boot_get(int rank, const char *key, void *buf,
+                          size_t *len_p) GCM_INTERNAL;
+
+/* A file descriptor that becomes readable when the launcher has something
+ * to say (peer died), or -1; waiters poll it beside the UCX event fd. */
+int gcm_boot_event_fd(void) GCM_INTERNAL;
+void gcm_boot_poll_events(void) GCM_INTERNAL;
+void gcm_boot_set_peer_died_cb(gcm_boot_peer_died_func_t cb, void *arg)
+    GCM_INTERNAL;
+
+/* Ends the whole job with code (never returns). */
+void gcm_boot_abort(int code, const char *msg) GCM_INTERNAL
+    __attribute__((noreturn));
+
+/* ---- backends (boot_pmi1.c, boot_pmix.c) -------------------------------- */
+
+typedef struct gcm_boot_ops {
+    gcm_status_t (*put)(const char *key, const void *value, size_t len);
+    gcm_status_t (*fence)(void);
+    gcm_status_t (*get)(int rank, const char *key, void *buf, size_t *len_p);
+    int          (*event_fd)(void);
+    void         (*poll_events)(void);
+    void         (*abort)(int code, const char *msg);
+    void         (*finalize)(void);
+} gcm_boot_ops_t;
+
+/* Each backend's init returns GCM_OK and fills rank, size and jobid. */
+gcm_status_t gcm_boot_pmi1_init(int *rank_p, int *size_p, char *jobid,
+                                size_t jobid_len, const gcm_boot_ops_t **ops_p)
+    GCM_INTERNAL;
+gcm_status_t gcm_boot_pmix_init(int *rank_p, int *size_p, char *jobid,
+                                size_t jobid_len, const gcm_boot_ops_t **ops_p)
+    GCM_INTERNAL;
+/* Backends report a dead peer through this. */
+void gcm_boot_report_peer_died(int rank) GCM_INTERNAL;
+
+#endif /* GCM_BOOT_H */

@@ -1,0 +1,437 @@
+/*
+ * boot/boot_pmi1.c: client of the PMI-1 "simple" wire protocol, spoken by
+ * gcrun and by MPICH's Hydra mpiexec: newline-terminated "cmd=... key=value"
+ * lines over the socket whose number is in PMI_FD.
+ *
+ * Values are text without spaces and at most vallen_max long, so a binary
+ * value travels as hex in chunks: "<key>" holds its length, "<key>.<i>" the
+ * chunks. gcrun may also send "cmd=peer_died rank=R" at any time; every read
+ * of a reply files such lines away before it looks for the reply.
+ */
+#include "config.h"
+
+#include "boot/boot.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GCM_PMI1_LINE_MAX 2048
+
+static struct {
+    int             fd;
+    int             closed;     /* the launcher closed its end */
+    pthread_mutex_t lock;       /* protects the socket and rbuf */
+    char            kvsname[256];
+    size_t          vallen_max;
+    size_t          keylen_max;
+    char            rbuf[4 * GCM_PMI1_LINE_MAX];
+    size_t          rlen;
+} gcm_pmi1 = { .fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static gcm_status_t gcm_pmi1_write(const char *line)
+{
+    size_t len = strlen(line);
+    size_t done = 0;
+
+    while (done < len) {
+        ssize_t n = write(gcm_pmi1.fd, line + done, len - done);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            gcm_error("pmi1: write to launcher failed: %m");
+            return GCM_ERR_BOOT;
+        }
+        done += (size_t)n;
+    }
+    return GCM_OK;
+}
+
+/* Finds the value of key in a "cmd=x a=b c=d" line into out. */
+static int gcm_pmi1_field(const char *line, const char *key, char *out,
+                          size_t outlen)
+{
+    size_t klen = strlen(key);
+    const char *p = line;
+
+    while ((p = strstr(p, key)) != NULL) {
+        if (((p == line) || (p[-1] == ' ')) && (p[klen] == '=')) {
+            const char *v = p + klen + 1;
+            size_t n = strcspn(v, " \n");
+            if (n >= outlen) {
+                n = outlen - 1;
+            }
+            memcpy(out, v, n);
+            out[n] = '\0';
+            return 1;
+        }
+        p += klen;
+    }
+    return 0;
+}
+
+static void gcm_pmi1_handle_event(const char *line)
+{
+    char rank[32];
+
+    if (gcm_pmi1_field(line, "rank", rank, sizeof(rank))) {
+        gcm_boot_report_peer_died(atoi(rank));
+    }
+}
+
+/*
+ * Takes one complete line out of rbuf if there is one. Lines that are
+ * launcher events are handled and skipped. Returns 1 with a reply line.
+ */
+static int gcm_pmi1_take_line(char *line, size_t linelen)
+{
+    for (;;) {
+        char *nl = memchr(gcm_pmi1.rbuf, '\n', gcm_pmi1.rlen);
+        size_t n;
+
+        if (nl == NULL) {
+            return 0;
+        }
+        n = (size_t)(nl - gcm_pmi1.rbuf) + 1;
+        if (n < linelen) {
+            memcpy(line, gcm_pmi1.rbuf, n);
+            line[n] = '\0';
+        } else {
+            line[0] = '\0';
+        }
+        memmove(gcm_pmi1.rbuf, gcm_pmi1.rbuf + n, gcm_pmi1.rlen - n);
+        gcm_pmi1.rlen -= n;
+        if (strncmp(line, "cmd=peer_died", 13) == 0) {
+            gcm_pmi1_handle_event(line);
+            continue;
+        }
+        return 1;
+    }
+}
+
+/* Reads whatever is available (blocking if block) into rbuf. */
+static gcm_status_t gcm_pmi1_fill(int block)
+{
+    ssize_t n;
+
+    if (gcm_pmi1.rlen == sizeof(gcm_pmi1.rbuf)) {
+        gcm_error("pmi1: launcher reply line too long");
+        return GCM_ERR_BOOT;
+    }
+    if (!block) {
+        struct pollfd pfd = { .fd = gcm_pmi1.fd, .events = POLLIN };
+        if (poll(&pfd, 1, 0) <= 0) {
+            return GCM_OK;
+        }
+    }
+    do {
+        n = read(gcm_pmi1.fd, gcm_pmi1.rbuf + gcm_pmi1.rlen,
+                 sizeof(gcm_pmi1.rbuf) - gcm_pmi1.rlen);
+    } while ((n < 0) && (errno == EINTR));
+    if (n <= 0) {
+        return GCM_ERR_BOOT;
+    }
+    gcm_pmi1.rlen += (size_t)n;
+    return GCM_OK;
+}
+
+/* Sends request and waits for the reply whose cmd is expect. */
+static gcm_status_t gcm_pmi1_call(const char *request, const char *expect,
+                                  char *reply, size_t replylen)
+{
+    char cmd[64];
+    gcm_status_t status = gcm_pmi1_write(request);
+
+    while (status == GCM_OK) {
+        if (gcm_pmi1_take_line(reply, replylen)) {
+            if (gcm_pmi1_field(reply, "cmd", cmd, sizeof(cmd)) &&
+                (strcmp(cmd, expect) == 0)) {
+                return GCM_OK;
+            }
+            gcm_warn("pmi1: unexpected launcher line: %s", reply);
+            continue;
+        }
+        status = gcm_pmi1_fill(1);
+        if (status != GCM_OK) {
+            gcm_error("pmi1: launcher closed the connection while waiting "
+                      "for %s", expect);
+        }
+    }
+    return status;
+}
+
+static int gcm_pmi1_rc_ok(const char *reply)
+{
+    char rc[16];
+
+    return gcm_pmi1_field(reply, "rc", rc, sizeof(rc)) && (atoi(rc) == 0);
+}
+
+static gcm_status_t gcm_pmi1_put_text(const char *key, const char *value)
+{
+    char *req = malloc(GCM_PMI1_LINE_MAX + strlen(value));
+    char reply[GCM_PMI1_LINE_MAX];
+    gcm_status_t status;
+
+    if (req == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    sprintf(req, "cmd=put kvsname=%s key=%s value=%s\n", gcm_pmi1.kvsname,
+            key, value);
+    status = gcm_pmi1_call(req, "put_result", reply, sizeof(reply));
+    free(req);
+    if ((status == GCM_OK) && !gcm_pmi1_rc_ok(reply)) {
+        gcm_error("pmi1: launcher refused put of %s: %s", key, reply);
+        status = GCM_ERR_BOOT;
+    }
+    return status;
+}
+
+static gcm_status_t gcm_pmi1_get_text(int rank, const char *key, char *value,
+                                      size_t valuelen)
+{
+    char req[GCM_PMI1_LINE_MAX];
+    char reply[GCM_PMI1_LINE_MAX];
+    gcm_status_t status;
+
+    (void)rank; /* PMI-1 keys are global; the caller put the rank in them */
+    snprintf(req, sizeof(req), "cmd=get kvsname=%s key=%s\n",
+             gcm_pmi1.kvsname, key);
+    status = gcm_pmi1_call(req, "get_result", reply, sizeof(reply));
+    if (status != GCM_OK) {
+        return status;
+    }
+    if (!gcm_pmi1_rc_ok(reply) ||
+        !gcm_pmi1_field(reply, "value", value, valuelen)) {
+        gcm_error("pmi1: key %s not found: %s", key, reply);
+        return GCM_ERR_BOOT;
+    }
+    return GCM_OK;
+}
+
+/* ---- binary values as hex chunks ---------------------------------------- */
+
+static size_t gcm_pmi1_chunk(void)
+{
+    /* Two hex digits a byte, and room for the terminator. */
+    size_t chunk = (gcm_pmi1.vallen_max - 1) / 2;
+
+    return (chunk > 480) ? 480 : chunk;
+}
+
+static gcm_status_t gcm_pmi1_put(const char *key, const void *value,
+                                 size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *v = value;
+    char k[256];
+    char text[1024];
+    size_t chunk = gcm_pmi1_chunk();
+    size_t off, i;
+    gcm_status_t status;
+
+    pthread_mutex_lock(&gcm_pmi1.lock);
+    snprintf(k, sizeof(k), "%s-%d", key, gcm_boot_rank());
+    snprintf(text, sizeof(text), "%zu", len);
+    status = gcm_pmi1_put_text(k, text);
+    for (off = 0; (status == GCM_OK) && (off < len); off += chunk) {
+        size_t n = ((len - off) < chunk) ? (len - off) : chunk;
+        for (i = 0; i < n; i++) {
+            text[2 * i]     = hex[v[off + i] >> 4];
+            text[2 * i + 1] = hex[v[off + i] & 0xf];
+        }
+        text[2 * n] = '\0';
+        snprintf(k, sizeof(k), "%s-%d.%zu", key, gcm_boot_rank(), off / chunk);
+        status = gcm_pmi1_put_text(k, text);
+    }
+    pthread_mutex_unlock(&gcm_pmi1.lock);
+    return status;
+}
+
+static int gcm_pmi1_hexval(char c)
+{
+    if ((c >= '0') && (c <= '9')) {
+        return c - '0';
+    }
+    if ((c >= 'a') && (c <= 'f')) {
+        return c - 'a' + 10;
+    }
+    return -1;
+}
+
+static gcm_status_t gcm_pmi1_get(int rank, const char *key, void *buf,
+                                 size_t *len_p)
+{
+    unsigned char *out = buf;
+    char k[256];
+    char text[1024];
+    size_t chunk = gcm_pmi1_chunk();
+    size_t len, off, i;
+    gcm_status_t status;
+
+    pthread_mutex_lock(&gcm_pmi1.lock);
+    snprintf(k, sizeof(k), "%s-%d", key, rank);
+    status = gcm_pmi1_get_text(rank, k, text, sizeof(text));
+    if (status != GCM_OK) {
+        goto out;
+    }
+    len = strtoul(text, NULL, 10);
+    if (len > *len_p) {
+        status = GCM_ERR_TRUNCATED;
+        goto out;
+    }
+    for (off = 0; off < len; off += chunk) {
+        size_t n = ((len - off) < chunk) ? (len - off) : chunk;
+        snprintf(k, sizeof(k), "%s-%d.%zu", key, rank, off / chunk);
+        status = gcm_pmi1_get_text(rank, k, text, sizeof(text));
+        if (status != GCM_OK) {
+            goto out;
+        }
+        if (strlen(text) != 2 * n) {
+            gcm_error("pmi1: value of %s has the wrong length", k);
+            status = GCM_ERR_BOOT;
+            goto out;
+        }
+        for (i = 0; i < n; i++) {
+            int hi = gcm_pmi1_hexval(text[2 * i]);
+            int lo = gcm_pmi1_hexval(text[2 * i + 1]);
+            if ((hi < 0) || (lo < 0)) {
+                gcm_error("pmi1: value of %s is not hex", k);
+                status = GCM_ERR_BOOT;
+                goto out;
+            }
+            out[off + i] = (unsigned char)((hi << 4) | lo);
+        }
+    }
+    *len_p = len;
+out:
+    pthread_mutex_unlock(&gcm_pmi1.lock);
+    return status;
+}
+
+static gcm_status_t gcm_pmi1_fence(void)
+{
+    char reply[GCM_PMI1_LINE_MAX];
+    gcm_status_t status;
+
+    pthread_mutex_lock(&gcm_pmi1.lock);
+    status = gcm_pmi1_call("cmd=barrier_in\n", "barrier_out", reply,
+                           sizeof(reply));
+    pthread_mutex_unlock(&gcm_pmi1.lock);
+    return status;
+}
+
+static int gcm_pmi1_event_fd(void)
+{
+    /* Once the launcher is gone its socket stays readable: stop polling. */
+    return gcm_pmi1.closed ? -1 : gcm_pmi1.fd;
+}
+
+static void gcm_pmi1_poll_events(void)
+{
+    char line[GCM_PMI1_LINE_MAX];
+
+    /* Another thread in a call reads the socket and files events itself. */
+    if (pthread_mutex_trylock(&gcm_pmi1.lock) != 0) {
+        return;
+    }
+    if (gcm_pmi1_fill(0) == GCM_OK) {
+        while (gcm_pmi1_take_line(line, sizeof(line))) {
+            gcm_warn("pmi1: unexpected launcher line: %s", line);
+        }
+    } else {
+        gcm_pmi1.closed = 1;
+    }
+    pthread_mutex_unlock(&gcm_pmi1.lock);
+}
+
+static void gcm_pmi1_abort(int code, const char *msg)
+{
+    char req[GCM_PMI1_LINE_MAX];
+
+    (void)msg;
+    snprintf(req, sizeof(req), "cmd=abort exitcode=%d\n", code);
+    /* No lock: abort may come from any state; the line is written whole. */
+    (void)gcm_pmi1_write(req);
+}
+
+static void gcm_pmi1_finalize(void)
+{
+    char reply[GCM_PMI1_LINE_MAX];
+
+    pthread_mutex_lock(&gcm_pmi1.lock);
+    (void)gcm_pmi1_call("cmd=finalize\n", "finalize_ack", reply,
+                        sizeof(reply));
+    close(gcm_pmi1.fd);
+    gcm_pmi1.fd   = -1;
+    gcm_pmi1.rlen = 0;
+    pthread_mutex_unlock(&gcm_pmi1.lock);
+}
+
+static const gcm_boot_ops_t gcm_pmi1_ops = {
+    .put         = gcm_pmi1_put,
+    .fence       = gcm_pmi1_fence,
+    .get         = gcm_pmi1_get,
+    .event_fd    = gcm_pmi1_event_fd,
+    .poll_events = gcm_pmi1_poll_events,
+    .abort       = gcm_pmi1_abort,
+    .finalize    = gcm_pmi1_finalize,
+};
+
+gcm_status_t gcm_boot_pmi1_init(int *rank_p, int *size_p, char *jobid,
+                                size_t jobid_len, const gcm_boot_ops_t **ops_p)
+{
+    const char *fd = getenv("PMI_FD");
+    const char *rank = getenv("PMI_RANK");
+    const char *size = getenv("PMI_SIZE");
+    char reply[GCM_PMI1_LINE_MAX];
+    char value[256];
+    gcm_status_t status;
+
+    if ((fd == NULL) || (rank == NULL) || (size == NULL)) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMI_FD, PMI_RANK and PMI_SIZE must all be set for "
+                        "a PMI-1 launch");
+    }
+    gcm_pmi1.fd         = atoi(fd);
+    gcm_pmi1.rlen       = 0;
+    gcm_pmi1.vallen_max = 1024;
+    gcm_pmi1.keylen_max = 64;
+
+    status = gcm_pmi1_call("cmd=init pmi_version=1 pmi_subversion=1\n",
+                           "response_to_init", reply, sizeof(reply));
+    if ((status != GCM_OK) || !gcm_pmi1_rc_ok(reply)) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMI-1 launcher refused init on fd %s", fd);
+    }
+    status = gcm_pmi1_call("cmd=get_maxes\n", "maxes", reply, sizeof(reply));
+    if (status != GCM_OK) {
+        return status;
+    }
+    if (gcm_pmi1_field(reply, "vallen_max", value, sizeof(value))) {
+        gcm_pmi1.vallen_max = strtoul(value, NULL, 10);
+    }
+    if (gcm_pmi1.vallen_max < 64) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMI-1 launcher allows values of only %zu bytes",
+                        gcm_pmi1.vallen_max);
+    }
+    status = gcm_pmi1_call("cmd=get_my_kvsname\n", "my_kvsname", reply,
+                           sizeof(reply));
+    if ((status != GCM_OK) ||
+        !gcm_pmi1_field(reply, "kvsname", gcm_pmi1.kvsname,
+                        sizeof(gcm_pmi1.kvsname))) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMI-1 launcher gave no kvs name");
+    }
+    snprintf(jobid, jobid_len, "%s", gcm_pmi1.kvsname);
+    *rank_p = atoi(rank);
+    *size_p = atoi(size);
+    *ops_p  = &gcm_pmi1_ops;
+    return GCM_OK;
+}

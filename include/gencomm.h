@@ -1,0 +1,271 @@
+/*
+ * gencomm: generalized communicators.
+ *
+ * The one public header of libgencomm. A local communicator object (LCO) is
+ * an ordered set of send slots and an ordered set of receive slots. A send
+ * slot references one receive slot of some LCO, in this process or another.
+ * An LCO's name is plain data: copy it, send it as bytes, and whoever holds it
+ * can add a send slot that targets the LCO.
+ *
+ * Thread safety: every function may be called from any thread once
+ * gcm_init() has returned (the MPI_THREAD_MULTIPLE model), except
+ * gcm_init() and gcm_finalize(), which the main thread calls once each.
+ */
+#ifndef GENCOMM_H
+#define GENCOMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && __GNUC__ >= 4
+#define GCM_EXPORT __attribute__((visibility("default")))
+#else
+#define GCM_EXPORT
+#endif
+
+/**
+ * Status codes. The list is an X-macro so that the enum and
+ * gcm_status_string() never drift apart.
+ */
+#define GCM_FOREACH_STATUS(_) \
+    _(GCM_OK,                  0, "success") \
+    _(GCM_INPROGRESS,          1, "operation in progress") \
+    _(GCM_ERR_NO_MEMORY,      -1, "out of memory") \
+    _(GCM_ERR_INVALID_PARAM,  -2, "invalid parameter") \
+    _(GCM_ERR_NOT_INITIALIZED,-3, "gencomm is not initialized") \
+    _(GCM_ERR_TRUNCATED,      -4, "message truncated: receive buffer too small") \
+    _(GCM_ERR_NO_SUCH_LCO,    -5, "destination LCO does not exist (freed or never created)") \
+    _(GCM_ERR_BAD_TOKEN,      -6, "name refused: capability token not issued by the receiver") \
+    _(GCM_ERR_NO_SUCH_SLOT,   -7, "slot index out of range") \
+    _(GCM_ERR_PEER_FAILED,    -8, "peer process failed or exited") \
+    _(GCM_ERR_TRANSPORT,      -9, "transport error") \
+    _(GCM_ERR_BOOT,          -10, "bootstrap (process manager) error") \
+    _(GCM_ERR_BUSY,          -11, "object still in use") \
+    _(GCM_ERR_CANCELED,      -12, "request canceled") \
+    _(GCM_ERR_INTERNAL,      -13, "internal error")
+
+#define GCM_STATUS_ENUM_ENTRY(_name, _value, _text) _name = _value,
+/** Result of every call; negative values are errors. */
+typedef enum {
+    GCM_FOREACH_STATUS(GCM_STATUS_ENUM_ENTRY)
+} gcm_status_t;
+#undef GCM_STATUS_ENUM_ENTRY
+
+/** Wildcards for receives and probes. */
+#define GCM_ANY_SLOT (-1)
+#define GCM_ANY_TAG  (-1)
+/** Largest tag a user may pass (tags are non-negative). */
+#define GCM_TAG_UB   0x3fffffff
+
+/** Size in bytes of an LCO name and of a slot name. */
+#define GCM_NAME_SIZE     32
+#define GCM_SLOTNAME_SIZE 40
+
+/** Opaque handle of a local communicator object. */
+typedef struct gcm_lco *gcm_lco_h;
+/** Opaque handle of a nonblocking operation. */
+typedef struct gcm_request *gcm_request_h;
+#define GCM_REQUEST_NULL ((gcm_request_h)0)
+
+/**
+ * The name of an LCO: a plain-data capability to send to it. Copy it with
+ * memcpy or send it as GCM_NAME_SIZE bytes; its layout is private.
+ */
+typedef struct gcm_name {
+    unsigned char bytes[GCM_NAME_SIZE];
+} gcm_name_t;
+
+/** A capability for exactly one receive slot of one LCO (plain data). */
+typedef struct gcm_slotname {
+    unsigned char bytes[GCM_SLOTNAME_SIZE];
+} gcm_slotname_t;
+
+/** What a completed receive (or a probe) found. */
+typedef struct gcm_msg_status {
+    int          slot;  /**< receive slot the message arrived on */
+    int          tag;   /**< tag of the message */
+    size_t       count; /**< bytes delivered (or, for a probe, bytes sent) */
+    gcm_status_t error; /**< GCM_OK, or why the operation failed */
+} gcm_msg_status_t;
+
+/** Counters of this process, for tests and tools. */
+typedef struct gcm_stats {
+    uint64_t msgs_sent_remote; /**< messages handed to UCX */
+    uint64_t msgs_sent_local;  /**< messages delivered in-process */
+    uint64_t msgs_received;    /**< messages matched to receives */
+    uint64_t control_sent;     /**< acknowledgements and refusals sent */
+} gcm_stats_t;
+
+/**
+ * @brief Start gencomm in this process: bootstrap with the launcher (PMIx,
+ * PMI-1 or none), open UCX and build the world LCO.
+ * @param[in,out] argc_p may be NULL
+ * @param[in,out] argv_p may be NULL
+ * @return GCM_OK or an error; calling it twice returns GCM_ERR_INVALID_PARAM.
+ * Main thread only.
+ */
+GCM_EXPORT gcm_status_t gcm_init(int *argc_p, char ***argv_p);
+
+/**
+ * @brief Stop gencomm: waits for outstanding sends, synchronizes with the
+ * other processes, frees every LCO and closes UCX. Main thread only.
+ */
+GCM_EXPORT gcm_status_t gcm_finalize(void);
+
+/** @brief Nonzero between gcm_init() and gcm_finalize(). Thread-safe. */
+GCM_EXPORT int gcm_initialized(void);
+
+/** @brief Index of this process in the job (0..nprocs-1). Thread-safe. */
+GCM_EXPORT int gcm_proc_rank(void);
+
+/** @brief Number of processes in the job. Thread-safe. */
+GCM_EXPORT int gcm_proc_count(void);
+
+/**
+ * @brief The world LCO: fully connected over all processes. Send slot i and
+ * receive slot i both refer to process i. Owned by the library; never free
+ * it. Thread-safe.
+ */
+GCM_EXPORT gcm_lco_h gcm_world(void);
+
+/** @brief Text for a status code (never NULL). Thread-safe. */
+GCM_EXPORT const char *gcm_status_string(gcm_status_t status);
+
+/**
+ * @brief Text of the most recent error this thread got from gencomm,
+ * naming the call and the reason (e.g. "gcm_send: slot 4 out of range (LCO
+ * has 2 send slots)"). Thread-safe (per-thread).
+ */
+GCM_EXPORT const char *gcm_last_error(void);
+
+/** @brief Read this process's counters. Thread-safe. */
+GCM_EXPORT void gcm_get_stats(gcm_stats_t *stats_p);
+
+/**
+ * @brief Create an LCO with no slots, homed on the calling thread's
+ * endpoint. Local: sends no message. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_create(gcm_lco_h *lco_p);
+
+/**
+ * @brief Free an LCO. Pending receives on it complete with
+ * GCM_ERR_CANCELED; later messages to its name are refused. Sets *lco_p to
+ * NULL. Freeing the world LCO is an error. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_free(gcm_lco_h *lco_p);
+
+/** @brief The plain-data name of an LCO. Local. Thread-safe. */
+GCM_EXPORT gcm_status_t gcm_lco_name(gcm_lco_h lco, gcm_name_t *name_p);
+
+/**
+ * @brief Append count send slots; slot i targets receive slot rslots[i] of
+ * the LCO named names[i]. The receive slot need not exist yet. Local: sends
+ * no message. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
+                                               const gcm_name_t names[],
+                                               const int rslots[]);
+
+/** @brief Append count receive slots. Local. Thread-safe. */
+GCM_EXPORT gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count);
+
+/** @brief Number of send slots. Thread-safe. */
+GCM_EXPORT gcm_status_t gcm_lco_num_send_slots(gcm_lco_h lco, int *count_p);
+
+/** @brief Number of receive slots. Thread-safe. */
+GCM_EXPORT gcm_status_t gcm_lco_num_recv_slots(gcm_lco_h lco, int *count_p);
+
+/**
+ * @brief A capability for receive slot rslot of lco alone (the seed's
+ * alternative interface). Each receive slot has its own secret, so holding a
+ * slot name gives no access to the LCO's other slots. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_slot_name(gcm_lco_h lco, int rslot,
+                                      gcm_slotname_t *name_p);
+
+/** @brief Append one send slot targeting the slot a slot name names. */
+GCM_EXPORT gcm_status_t gcm_lco_add_send_slot(gcm_lco_h lco,
+                                              const gcm_slotname_t *name);
+
+/**
+ * @brief Start sending len bytes on send slot slot with tag tag.
+ *
+ * Messages on one send slot are received in the order sent, whatever their
+ * sizes. Small messages go eagerly; large ones by UCX rendezvous, zero copy.
+ * The first message on a send slot is acknowledged by the receiver; a
+ * receiver that refuses it (freed LCO, forged token) makes the request
+ * complete with GCM_ERR_NO_SUCH_LCO or GCM_ERR_BAD_TOKEN, and every later
+ * send on that slot fails with the same code. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_isend(gcm_lco_h lco, const void *buf, size_t len,
+                                  int slot, int tag, gcm_request_h *req_p);
+
+/**
+ * @brief Start receiving up to len bytes on receive slot slot (or
+ * GCM_ANY_SLOT) with tag tag (or GCM_ANY_TAG). If several receives match a
+ * message, the one posted first gets it. A longer message completes the
+ * request with GCM_ERR_TRUNCATED after delivering len bytes. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_irecv(gcm_lco_h lco, void *buf, size_t len,
+                                  int slot, int tag, gcm_request_h *req_p);
+
+/** @brief Blocking send: gcm_isend() then gcm_wait(). */
+GCM_EXPORT gcm_status_t gcm_send(gcm_lco_h lco, const void *buf, size_t len,
+                                 int slot, int tag);
+
+/** @brief Blocking receive: gcm_irecv() then gcm_wait(). */
+GCM_EXPORT gcm_status_t gcm_recv(gcm_lco_h lco, void *buf, size_t len,
+                                 int slot, int tag,
+                                 gcm_msg_status_t *status_p);
+
+/**
+ * @brief If the request is complete, free it, set *req_p to
+ * GCM_REQUEST_NULL, set *flag_p and fill *status_p (may be NULL); return the
+ * request's result. A NULL request counts as complete. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_test(gcm_request_h *req_p, int *flag_p,
+                                 gcm_msg_status_t *status_p);
+
+/**
+ * @brief Wait for the request, free it and return its result. Waiting spins
+ * briefly, then sleeps on the endpoint's event file descriptor.
+ */
+GCM_EXPORT gcm_status_t gcm_wait(gcm_request_h *req_p,
+                                 gcm_msg_status_t *status_p);
+
+/**
+ * @brief Wait for all; statuses may be NULL. Returns GCM_OK, or the first
+ * error found (each status holds its own result).
+ */
+GCM_EXPORT gcm_status_t gcm_waitall(int count, gcm_request_h reqs[],
+                                    gcm_msg_status_t statuses[]);
+
+/**
+ * @brief Wait for one; *index_p is its index, or -1 if all are NULL.
+ */
+GCM_EXPORT gcm_status_t gcm_waitany(int count, gcm_request_h reqs[],
+                                    int *index_p, gcm_msg_status_t *status_p);
+
+/**
+ * @brief Is a message matching (slot, tag) waiting to be received? Does not
+ * receive it. count in the status is the message's full size.
+ */
+GCM_EXPORT gcm_status_t gcm_iprobe(gcm_lco_h lco, int slot, int tag,
+                                   int *flag_p, gcm_msg_status_t *status_p);
+
+/** @brief Blocking form of gcm_iprobe(). */
+GCM_EXPORT gcm_status_t gcm_probe(gcm_lco_h lco, int slot, int tag,
+                                  gcm_msg_status_t *status_p);
+
+/** @brief Advance communication of the calling thread's endpoint. */
+GCM_EXPORT gcm_status_t gcm_progress(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GENCOMM_H */

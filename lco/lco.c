@@ -1,0 +1,744 @@
+/*
+ * lco/lco.c: the public native API: init and finalize, LCOs and their
+ * slots, names, and the point-to-point calls with their argument checks.
+ */
+#include "config.h"
+
+#include "lco/lco.h"
+#include "boot/boot.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct {
+    atomic_int       initialized;
+    struct gcm_lco   world;
+    uint32_t         job;        /* hash of the job id */
+    int              rank;
+    int              size;
+    pthread_mutex_t  list_lock;  /* protects lcos */
+    gcm_list_t       lcos;       /* every user LCO still alive */
+} gcm_lco = { .list_lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define GCM_CHECK_INIT(_call) \
+    do { \
+        if (!atomic_load_explicit(&gcm_lco.initialized, \
+                                  memory_order_acquire)) { \
+            return gcm_fail(GCM_ERR_NOT_INITIALIZED, (_call), \
+                            "call gcm_init() first"); \
+        } \
+    } while (0)
+
+#define GCM_CHECK_LCO(_call, _lco) \
+    do { \
+        GCM_CHECK_INIT(_call); \
+        if (((_lco) == NULL) || ((_lco)->magic != GCM_LCO_MAGIC)) { \
+            return gcm_fail(GCM_ERR_INVALID_PARAM, (_call), \
+                            "not a valid LCO handle"); \
+        } \
+    } while (0)
+
+static gcm_status_t gcm_check_tag(const char *call, int tag, int wildcard)
+{
+    if ((wildcard && (tag == GCM_ANY_TAG)) ||
+        ((tag >= 0) && (tag <= GCM_TAG_UB))) {
+        return GCM_OK;
+    }
+    return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                    "tag %d out of range 0..%d%s", tag, GCM_TAG_UB,
+                    wildcard ? " or GCM_ANY_TAG" : "");
+}
+
+/* ---- init and finalize --------------------------------------------------- */
+
+gcm_status_t gcm_init(int *argc_p, char ***argv_p)
+{
+    const char *jobid;
+    gcm_port_t *port;
+    gcm_status_t status;
+
+    (void)argc_p;
+    (void)argv_p;
+    if (atomic_load(&gcm_lco.initialized)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_init",
+                        "gencomm is already initialized");
+    }
+    gcm_config_load();
+    status = gcm_boot_init();
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_lco.rank = gcm_boot_rank();
+    gcm_lco.size = gcm_boot_size();
+    jobid        = gcm_boot_jobid();
+    gcm_lco.job  = (uint32_t)gcm_hash64(jobid, strlen(jobid));
+    gcm_list_init(&gcm_lco.lcos);
+
+    status = gcm_slots_init();
+    if (status != GCM_OK) {
+        goto err_boot;
+    }
+    /* The world: fully connected, stored as a pattern, not as a table. */
+    status = gcm_slots_port_create(gcm_thr_endpoint_get(0), GCM_PORT_ID_WORLD,
+                                   1, gcm_slots_job_token(), 1, &port);
+    if (status != GCM_OK) {
+        goto err_slots;
+    }
+    port->nsend = gcm_lco.size;
+    port->nrecv = gcm_lco.size;
+    gcm_lco.world.magic = GCM_LCO_MAGIC;
+    gcm_lco.world.port  = port;
+    gcm_list_init(&gcm_lco.world.elem);
+
+    /* Worker addresses become visible to the others. */
+    status = gcm_boot_fence();
+    if (status != GCM_OK) {
+        gcm_fail(status, "gcm_init", "exchange with the launcher failed");
+        goto err_world;
+    }
+    atomic_store_explicit(&gcm_lco.initialized, 1, memory_order_release);
+    return GCM_OK;
+
+err_world:
+    gcm_slots_port_destroy(port);
+    gcm_lco.world.port = NULL;
+err_slots:
+    gcm_slots_finalize();
+err_boot:
+    gcm_boot_finalize();
+    return status;
+}
+
+gcm_status_t gcm_finalize(void)
+{
+    gcm_status_t status;
+
+    GCM_CHECK_INIT("gcm_finalize");
+    /* Everyone has sent what it will send before anything is torn down. */
+    status = gcm_slots_barrier();
+    if (status != GCM_OK) {
+        gcm_warn("finalize: barrier failed (%s); closing anyway",
+                 gcm_status_string(status));
+    }
+    atomic_store_explicit(&gcm_lco.initialized, 0, memory_order_release);
+
+    pthread_mutex_lock(&gcm_lco.list_lock);
+    while (!gcm_list_empty(&gcm_lco.lcos)) {
+        struct gcm_lco *lco = gcm_container_of(gcm_lco.lcos.next,
+                                               struct gcm_lco, elem);
+        gcm_list_del(&lco->elem);
+        gcm_debug("finalize: freeing LCO %u the program did not free",
+                  lco->port->id);
+        gcm_slots_port_destroy(lco->port);
+        lco->magic = 0;
+        free(lco);
+    }
+    pthread_mutex_unlock(&gcm_lco.list_lock);
+    gcm_slots_port_destroy(gcm_lco.world.port);
+    gcm_lco.world.port  = NULL;
+    gcm_lco.world.magic = 0;
+
+    gcm_slots_finalize();
+    gcm_boot_finalize();
+    return status;
+}
+
+int gcm_initialized(void)
+{
+    return atomic_load_explicit(&gcm_lco.initialized, memory_order_acquire);
+}
+
+int gcm_proc_rank(void)
+{
+    return gcm_lco.rank;
+}
+
+int gcm_proc_count(void)
+{
+    return gcm_lco.size;
+}
+
+gcm_lco_h gcm_world(void)
+{
+    return gcm_initialized() ? &gcm_lco.world : NULL;
+}
+
+void gcm_get_stats(gcm_stats_t *stats_p)
+{
+    if (stats_p == NULL) {
+        return;
+    }
+    stats_p->msgs_sent_remote = atomic_load(&gcm_slots_stat_remote);
+    stats_p->msgs_sent_local  = atomic_load(&gcm_slots_stat_local);
+    stats_p->msgs_received    = atomic_load(&gcm_slots_stat_received);
+    stats_p->control_sent     = atomic_load(&gcm_slots_stat_control);
+}
+
+/* ---- LCOs -------------------------------------------------------------------- */
+
+gcm_status_t gcm_lco_create(gcm_lco_h *lco_p)
+{
+    struct gcm_lco *lco;
+    uint32_t gen;
+    uint64_t token;
+    gcm_status_t status;
+
+    GCM_CHECK_INIT("gcm_lco_create");
+    if (lco_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_create",
+                        "lco_p is NULL");
+    }
+    lco = calloc(1, sizeof(*lco));
+    if (lco == NULL) {
+        return gcm_fail(GCM_ERR_NO_MEMORY, "gcm_lco_create",
+                        "no memory for the LCO");
+    }
+    /* Ids are never reused in a process; the random generation and token
+     * make a name unguessable and a stale one detectable. */
+    gcm_random_bytes(&gen, sizeof(gen));
+    gcm_random_bytes(&token, sizeof(token));
+    status = gcm_slots_port_create(gcm_thr_endpoint_current(),
+                                   gcm_slots_next_port_id(), gen, token, 0,
+                                   &lco->port);
+    if (status != GCM_OK) {
+        free(lco);
+        return gcm_fail(status, "gcm_lco_create", "cannot create the LCO");
+    }
+    lco->magic = GCM_LCO_MAGIC;
+    pthread_mutex_lock(&gcm_lco.list_lock);
+    gcm_list_push_back(&gcm_lco.lcos, &lco->elem);
+    pthread_mutex_unlock(&gcm_lco.list_lock);
+    *lco_p = lco;
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_free(gcm_lco_h *lco_p)
+{
+    struct gcm_lco *lco;
+
+    GCM_CHECK_INIT("gcm_lco_free");
+    if (lco_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_free",
+                        "lco_p is NULL");
+    }
+    lco = *lco_p;
+    if ((lco == NULL) || (lco->magic != GCM_LCO_MAGIC)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_free",
+                        "not a valid LCO handle");
+    }
+    if (lco == &gcm_lco.world) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_free",
+                        "the world LCO belongs to the library");
+    }
+    pthread_mutex_lock(&gcm_lco.list_lock);
+    gcm_list_del(&lco->elem);
+    pthread_mutex_unlock(&gcm_lco.list_lock);
+    gcm_slots_port_destroy(lco->port);
+    lco->magic = 0;
+    free(lco);
+    *lco_p = NULL;
+    return GCM_OK;
+}
+
+static void gcm_lco_ref_of(const struct gcm_lco *lco, gcm_lco_ref_t *ref)
+{
+    memset(ref, 0, sizeof(*ref));
+    ref->proc  = (uint32_t)gcm_lco.rank;
+    ref->ep    = (uint16_t)lco->port->endpoint->index;
+    ref->id    = lco->port->id;
+    ref->gen   = lco->port->gen;
+    ref->token = lco->port->token;
+    ref->job   = gcm_lco.job;
+}
+
+gcm_status_t gcm_lco_name(gcm_lco_h lco, gcm_name_t *name_p)
+{
+    gcm_lco_ref_t ref;
+
+    GCM_CHECK_LCO("gcm_lco_name", lco);
+    if (name_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_name",
+                        "name_p is NULL");
+    }
+    gcm_lco_ref_of(lco, &ref);
+    gcm_lco_name_encode(&ref, name_p);
+    return GCM_OK;
+}
+
+gcm_status_t gcm_slot_name(gcm_lco_h lco, int rslot, gcm_slotname_t *name_p)
+{
+    gcm_lco_ref_t ref;
+    gcm_port_t *port;
+    int nrecv;
+
+    GCM_CHECK_LCO("gcm_slot_name", lco);
+    if (name_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_slot_name",
+                        "name_p is NULL");
+    }
+    if (lco->port->world) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_slot_name",
+                        "the world LCO has no slot names");
+    }
+    port = lco->port;
+    gcm_lco_ref_of(lco, &ref);
+    gcm_thr_lock(port->endpoint);
+    nrecv = port->nrecv;
+    if ((rslot >= 0) && (rslot < nrecv)) {
+        ref.token = port->rtokens[rslot];
+    }
+    gcm_thr_unlock(port->endpoint);
+    if ((rslot < 0) || (rslot >= nrecv)) {
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, "gcm_slot_name",
+                        "receive slot %d out of range (LCO has %d receive "
+                        "slots)", rslot, nrecv);
+    }
+    ref.rslot = rslot;
+    gcm_lco_slotname_encode(&ref, name_p);
+    return GCM_OK;
+}
+
+/* Checks a decoded name against this job before it becomes a send slot. */
+static gcm_status_t gcm_lco_check_ref(const char *call, int index,
+                                      const gcm_lco_ref_t *ref)
+{
+    if (ref->job != gcm_lco.job) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "name %d comes from another job", index);
+    }
+    if (ref->proc >= (uint32_t)gcm_lco.size) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "name %d names process %u of a %d-process job",
+                        index, ref->proc, gcm_lco.size);
+    }
+    return GCM_OK;
+}
+
+static void gcm_lco_dest_of(const gcm_lco_ref_t *ref, int rslot,
+                            gcm_slots_dest_t *dest)
+{
+    dest->proc  = ref->proc;
+    dest->ep    = ref->ep;
+    dest->kind  = (uint16_t)ref->kind;
+    dest->id    = ref->id;
+    dest->gen   = ref->gen;
+    dest->token = ref->token;
+    dest->rslot = rslot;
+}
+
+gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
+                                    const gcm_name_t names[],
+                                    const int rslots[])
+{
+    static const char *call = "gcm_lco_add_send_slots";
+    gcm_slots_dest_t *dests;
+    gcm_lco_ref_t ref;
+    const char *why;
+    gcm_status_t status = GCM_OK;
+    int i;
+
+    GCM_CHECK_LCO(call, lco);
+    if (lco->port->world) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "the world LCO cannot be changed");
+    }
+    if (count < 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "count %d is negative",
+                        count);
+    }
+    if (count == 0) {
+        return GCM_OK;
+    }
+    if ((names == NULL) || (rslots == NULL)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "names or rslots is NULL");
+    }
+    dests = malloc((size_t)count * sizeof(*dests));
+    if (dests == NULL) {
+        return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for %d slots",
+                        count);
+    }
+    /* Check all before adding any, so a bad name adds nothing. */
+    for (i = 0; i < count; i++) {
+        if (gcm_lco_name_decode(&names[i], &ref, &why) != GCM_OK) {
+            status = gcm_fail(GCM_ERR_INVALID_PARAM, call, "name %d: %s", i,
+                              why);
+            goto out;
+        }
+        status = gcm_lco_check_ref(call, i, &ref);
+        if (status != GCM_OK) {
+            goto out;
+        }
+        if (rslots[i] < 0) {
+            status = gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                              "receive slot %d of name %d is negative",
+                              rslots[i], i);
+            goto out;
+        }
+        gcm_lco_dest_of(&ref, rslots[i], &dests[i]);
+    }
+    gcm_thr_lock(lco->port->endpoint);
+    for (i = 0; (i < count) && (status == GCM_OK); i++) {
+        status = gcm_slots_port_add_send(lco->port, &dests[i]);
+    }
+    gcm_thr_unlock(lco->port->endpoint);
+    if (status != GCM_OK) {
+        gcm_fail(status, call, "could not add send slot %d", i - 1);
+    }
+out:
+    free(dests);
+    return status;
+}
+
+gcm_status_t gcm_lco_add_send_slot(gcm_lco_h lco, const gcm_slotname_t *name)
+{
+    static const char *call = "gcm_lco_add_send_slot";
+    gcm_slots_dest_t dest;
+    gcm_lco_ref_t ref;
+    const char *why;
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (lco->port->world) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "the world LCO cannot be changed");
+    }
+    if (name == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "name is NULL");
+    }
+    if (gcm_lco_slotname_decode(name, &ref, &why) != GCM_OK) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "%s", why);
+    }
+    status = gcm_lco_check_ref(call, 0, &ref);
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_lco_dest_of(&ref, ref.rslot, &dest);
+    gcm_thr_lock(lco->port->endpoint);
+    status = gcm_slots_port_add_send(lco->port, &dest);
+    gcm_thr_unlock(lco->port->endpoint);
+    return (status == GCM_OK) ? GCM_OK :
+           gcm_fail(status, call, "could not add the send slot");
+}
+
+gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count)
+{
+    static const char *call = "gcm_lco_add_recv_slots";
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (lco->port->world) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "the world LCO cannot be changed");
+    }
+    if (count < 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "count %d is negative",
+                        count);
+    }
+    gcm_thr_lock(lco->port->endpoint);
+    status = gcm_slots_port_add_recv(lco->port, count);
+    gcm_thr_unlock(lco->port->endpoint);
+    return (status == GCM_OK) ? GCM_OK :
+           gcm_fail(status, call, "could not add %d receive slots", count);
+}
+
+gcm_status_t gcm_lco_num_send_slots(gcm_lco_h lco, int *count_p)
+{
+    GCM_CHECK_LCO("gcm_lco_num_send_slots", lco);
+    if (count_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_num_send_slots",
+                        "count_p is NULL");
+    }
+    gcm_thr_lock(lco->port->endpoint);
+    *count_p = lco->port->nsend;
+    gcm_thr_unlock(lco->port->endpoint);
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_num_recv_slots(gcm_lco_h lco, int *count_p)
+{
+    GCM_CHECK_LCO("gcm_lco_num_recv_slots", lco);
+    if (count_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_num_recv_slots",
+                        "count_p is NULL");
+    }
+    gcm_thr_lock(lco->port->endpoint);
+    *count_p = lco->port->nrecv;
+    gcm_thr_unlock(lco->port->endpoint);
+    return GCM_OK;
+}
+
+/* ---- point to point ----------------------------------------------------------- */
+
+gcm_status_t gcm_isend(gcm_lco_h lco, const void *buf, size_t len, int slot,
+                       int tag, gcm_request_h *req_p)
+{
+    gcm_status_t status;
+
+    GCM_CHECK_LCO("gcm_isend", lco);
+    if (req_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_isend", "req_p is NULL");
+    }
+    if ((buf == NULL) && (len > 0)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_isend",
+                        "buf is NULL but len is %zu", len);
+    }
+    status = gcm_check_tag("gcm_isend", tag, 0);
+    if (status != GCM_OK) {
+        return status;
+    }
+    return gcm_slots_isend(lco->port, buf, len, slot, tag, req_p);
+}
+
+gcm_status_t gcm_irecv(gcm_lco_h lco, void *buf, size_t len, int slot,
+                       int tag, gcm_request_h *req_p)
+{
+    gcm_status_t status;
+
+    GCM_CHECK_LCO("gcm_irecv", lco);
+    if (req_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_irecv", "req_p is NULL");
+    }
+    if ((buf == NULL) && (len > 0)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_irecv",
+                        "buf is NULL but len is %zu", len);
+    }
+    status = gcm_check_tag("gcm_irecv", tag, 1);
+    if (status != GCM_OK) {
+        return status;
+    }
+    return gcm_slots_irecv(lco->port, buf, len, slot, tag, req_p);
+}
+
+static gcm_status_t gcm_finish(const char *call, gcm_request_h *req_p,
+                               gcm_msg_status_t *status_p)
+{
+    struct gcm_request *req = *req_p;
+    gcm_status_t status = req->status;
+
+    if (status < 0) {
+        gcm_fail(status, call, "%s on slot %d tag %d failed",
+                 (req->kind == GCM_REQ_SEND) ? "send" : "receive",
+                 req->info.slot, req->info.tag);
+    }
+    if (status_p != NULL) {
+        *status_p = req->info;
+    }
+    gcm_slots_req_free(req);
+    *req_p = GCM_REQUEST_NULL;
+    return status;
+}
+
+static void gcm_empty_status(gcm_msg_status_t *status_p)
+{
+    if (status_p != NULL) {
+        status_p->slot  = GCM_ANY_SLOT;
+        status_p->tag   = GCM_ANY_TAG;
+        status_p->count = 0;
+        status_p->error = GCM_OK;
+    }
+}
+
+gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
+{
+    struct gcm_request *req;
+
+    GCM_CHECK_INIT("gcm_wait");
+    if (req_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_wait", "req_p is NULL");
+    }
+    req = *req_p;
+    if (req == GCM_REQUEST_NULL) {
+        gcm_empty_status(status_p);
+        return GCM_OK;
+    }
+    gcm_thr_wait(req->endpoint, gcm_slots_req_done, req);
+    return gcm_finish("gcm_wait", req_p, status_p);
+}
+
+gcm_status_t gcm_test(gcm_request_h *req_p, int *flag_p,
+                      gcm_msg_status_t *status_p)
+{
+    struct gcm_request *req;
+
+    GCM_CHECK_INIT("gcm_test");
+    if ((req_p == NULL) || (flag_p == NULL)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_test",
+                        "req_p or flag_p is NULL");
+    }
+    req = *req_p;
+    if (req == GCM_REQUEST_NULL) {
+        *flag_p = 1;
+        gcm_empty_status(status_p);
+        return GCM_OK;
+    }
+    if (!gcm_slots_req_done(req)) {
+        gcm_thr_progress(req->endpoint);
+    }
+    *flag_p = gcm_slots_req_done(req);
+    return *flag_p ? gcm_finish("gcm_test", req_p, status_p) : GCM_OK;
+}
+
+gcm_status_t gcm_waitall(int count, gcm_request_h reqs[],
+                         gcm_msg_status_t statuses[])
+{
+    gcm_status_t first = GCM_OK;
+    gcm_status_t status;
+    int i;
+
+    GCM_CHECK_INIT("gcm_waitall");
+    if ((count < 0) || ((count > 0) && (reqs == NULL))) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_waitall",
+                        "count %d with %s requests", count,
+                        (reqs == NULL) ? "NULL" : "given");
+    }
+    for (i = 0; i < count; i++) {
+        status = gcm_wait(&reqs[i], (statuses != NULL) ? &statuses[i] : NULL);
+        if ((status != GCM_OK) && (first == GCM_OK)) {
+            first = status;
+        }
+    }
+    return first;
+}
+
+typedef struct gcm_any_arg {
+    int            count;
+    gcm_request_h *reqs;
+    int            index;
+} gcm_any_arg_t;
+
+static int gcm_any_done(void *arg)
+{
+    gcm_any_arg_t *any = arg;
+    int i;
+
+    for (i = 0; i < any->count; i++) {
+        if ((any->reqs[i] != GCM_REQUEST_NULL) &&
+            gcm_slots_req_done(any->reqs[i])) {
+            any->index = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+gcm_status_t gcm_waitany(int count, gcm_request_h reqs[], int *index_p,
+                         gcm_msg_status_t *status_p)
+{
+    gcm_any_arg_t any = { .count = count, .reqs = reqs, .index = -1 };
+    gcm_thr_endpoint_t *endpoint = NULL;
+    int i;
+
+    GCM_CHECK_INIT("gcm_waitany");
+    if ((index_p == NULL) || (count < 0) || ((count > 0) && (reqs == NULL))) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_waitany",
+                        "bad count, requests or index pointer");
+    }
+    for (i = 0; i < count; i++) {
+        if (reqs[i] != GCM_REQUEST_NULL) {
+            endpoint = reqs[i]->endpoint;
+            break;
+        }
+    }
+    if (endpoint == NULL) {
+        *index_p = -1;
+        gcm_empty_status(status_p);
+        return GCM_OK;
+    }
+    gcm_thr_wait(endpoint, gcm_any_done, &any);
+    *index_p = any.index;
+    return gcm_finish("gcm_waitany", &reqs[any.index], status_p);
+}
+
+gcm_status_t gcm_iprobe(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                        gcm_msg_status_t *status_p)
+{
+    gcm_msg_status_t info;
+    gcm_status_t status;
+    int nrecv;
+
+    GCM_CHECK_LCO("gcm_iprobe", lco);
+    if (flag_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_iprobe",
+                        "flag_p is NULL");
+    }
+    status = gcm_check_tag("gcm_iprobe", tag, 1);
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_lco_num_recv_slots(lco, &nrecv);
+    if ((slot != GCM_ANY_SLOT) && ((slot < 0) || (slot >= nrecv))) {
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, "gcm_iprobe",
+                        "receive slot %d out of range (LCO has %d receive "
+                        "slots)", slot, nrecv);
+    }
+    gcm_thr_progress(lco->port->endpoint);
+    *flag_p = gcm_slots_iprobe(lco->port, slot, tag, &info);
+    if (*flag_p && (status_p != NULL)) {
+        *status_p = info;
+    }
+    return GCM_OK;
+}
+
+typedef struct gcm_probe_arg {
+    gcm_port_t       *port;
+    int               slot;
+    int               tag;
+    gcm_msg_status_t  info;
+} gcm_probe_arg_t;
+
+static int gcm_probe_done(void *arg)
+{
+    gcm_probe_arg_t *probe = arg;
+
+    return gcm_slots_iprobe(probe->port, probe->slot, probe->tag,
+                            &probe->info);
+}
+
+gcm_status_t gcm_probe(gcm_lco_h lco, int slot, int tag,
+                       gcm_msg_status_t *status_p)
+{
+    gcm_probe_arg_t probe;
+    gcm_status_t status;
+    int flag;
+
+    /* The checks of iprobe, and perhaps an answer at once. */
+    status = gcm_iprobe(lco, slot, tag, &flag, status_p);
+    if ((status != GCM_OK) || flag) {
+        return status;
+    }
+    probe.port = lco->port;
+    probe.slot = slot;
+    probe.tag  = tag;
+    gcm_thr_wait(lco->port->endpoint, gcm_probe_done, &probe);
+    if (status_p != NULL) {
+        *status_p = probe.info;
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_send(gcm_lco_h lco, const void *buf, size_t len, int slot,
+                      int tag)
+{
+    gcm_request_h req;
+    gcm_status_t status = gcm_isend(lco, buf, len, slot, tag, &req);
+
+    return (status != GCM_OK) ? status : gcm_wait(&req, NULL);
+}
+
+gcm_status_t gcm_recv(gcm_lco_h lco, void *buf, size_t len, int slot,
+                      int tag, gcm_msg_status_t *status_p)
+{
+    gcm_request_h req;
+    gcm_status_t status = gcm_irecv(lco, buf, len, slot, tag, &req);
+
+    return (status != GCM_OK) ? status : gcm_wait(&req, status_p);
+}
+
+gcm_status_t gcm_progress(void)
+{
+    GCM_CHECK_INIT("gcm_progress");
+    gcm_thr_progress(gcm_thr_endpoint_current());
+    return GCM_OK;
+}

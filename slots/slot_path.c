@@ -1,0 +1,1079 @@
+/*
+ * slots/slot_path.c: send and receive paths, matching, the eager,
+ * rendezvous and same-process protocols, acknowledgements and refusals.
+ */
+#include "config.h"
+
+#include "slots/slots.h"
+#include "boot/boot.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GCM_SLOTS_BUCKETS 256
+
+atomic_uint_fast64_t gcm_slots_stat_remote;
+atomic_uint_fast64_t gcm_slots_stat_local;
+atomic_uint_fast64_t gcm_slots_stat_received;
+atomic_uint_fast64_t gcm_slots_stat_control;
+
+/* Per-endpoint state of this layer (endpoint->upper). */
+typedef struct gcm_slots_ep {
+    gcm_port_t *buckets[GCM_SLOTS_BUCKETS];
+    gcm_list_t  ackwait;    /* send requests waiting for an answer */
+    uint64_t    next_req_id;
+} gcm_slots_ep_t;
+
+/* Control message: the answer to a message that asked for one. */
+typedef struct gcm_slots_ctrl {
+    uint64_t sreq;
+    int32_t  status;     /* GCM_OK: accepted; else why refused */
+    uint32_t src_id;
+    int32_t  src_slot;
+    uint32_t pad;
+} gcm_slots_ctrl_t;
+
+static struct {
+    uint64_t     job_token;
+    atomic_uint  next_id;
+    int          myproc;
+    gcm_port_t  *internal;
+} gcm_slots;
+
+static gcm_slots_ep_t *gcm_slots_ep(gcm_thr_endpoint_t *endpoint)
+{
+    return endpoint->upper;
+}
+
+uint64_t gcm_slots_job_token(void)
+{
+    return gcm_slots.job_token;
+}
+
+uint32_t gcm_slots_next_port_id(void)
+{
+    return atomic_fetch_add(&gcm_slots.next_id, 1);
+}
+
+/* ---- requests ------------------------------------------------------------ */
+
+static struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
+                                               gcm_req_kind_t kind)
+{
+    struct gcm_request *req = calloc(1, sizeof(*req));
+
+    if (req == NULL) {
+        return NULL;
+    }
+    atomic_init(&req->done, 0);
+    req->kind       = kind;
+    req->endpoint   = endpoint;
+    req->status     = GCM_OK;
+    req->info.slot  = GCM_ANY_SLOT;
+    req->info.tag   = GCM_ANY_TAG;
+    req->info.error = GCM_OK;
+    gcm_list_init(&req->elem);
+    return req;
+}
+
+void gcm_slots_req_free(struct gcm_request *req)
+{
+    free(req->tmpbuf);
+    free(req);
+}
+
+/* Marks the request complete; whoever waits on its endpoint wakes up. */
+static void gcm_slots_req_complete(struct gcm_request *req,
+                                   gcm_status_t status)
+{
+    if ((status != GCM_OK) && (req->status == GCM_OK)) {
+        req->status = status;
+    }
+    req->info.error = req->status;
+    atomic_store_explicit(&req->done, 1, memory_order_release);
+    if (req->endpoint != NULL) {
+        gcm_thr_signal(req->endpoint);
+    }
+}
+
+/* One part of a send finished (local completion or the answer). */
+static void gcm_slots_send_part_done(struct gcm_request *req,
+                                     gcm_status_t status)
+{
+    if ((status != GCM_OK) && (req->status == GCM_OK)) {
+        req->status = status;
+    }
+    if (--req->pending == 0) {
+        gcm_slots_req_complete(req, req->status);
+    }
+}
+
+/* ---- the port registry ---------------------------------------------------- */
+
+static gcm_port_t *gcm_slots_port_find(gcm_thr_endpoint_t *endpoint,
+                                       uint32_t id)
+{
+    gcm_port_t *port = gcm_slots_ep(endpoint)->buckets[id % GCM_SLOTS_BUCKETS];
+
+    while ((port != NULL) && (port->id != id)) {
+        port = port->hash_next;
+    }
+    return port;
+}
+
+gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
+                                   uint32_t id, uint32_t gen, uint64_t token,
+                                   int world, gcm_port_t **port_p)
+{
+    gcm_port_t *port = calloc(1, sizeof(*port));
+    gcm_port_t **bucket;
+
+    if (port == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    port->endpoint = endpoint;
+    port->id       = id;
+    port->gen      = gen;
+    port->token    = token;
+    port->world    = world;
+    gcm_list_init(&port->posted);
+    gcm_list_init(&port->unexpected);
+
+    gcm_thr_lock(endpoint);
+    bucket = &gcm_slots_ep(endpoint)->buckets[id % GCM_SLOTS_BUCKETS];
+    port->hash_next = *bucket;
+    *bucket = port;
+    gcm_thr_unlock(endpoint);
+    *port_p = port;
+    return GCM_OK;
+}
+
+gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
+                                     const gcm_slots_dest_t *dest)
+{
+    gcm_slots_edge_t *edge;
+
+    if (port->nsend == port->send_cap) {
+        int cap = (port->send_cap == 0) ? 4 : 2 * port->send_cap;
+        gcm_slots_edge_t **edges = realloc(port->edges,
+                                           (size_t)cap * sizeof(*edges));
+        if (edges == NULL) {
+            return GCM_ERR_NO_MEMORY;
+        }
+        port->edges    = edges;
+        port->send_cap = cap;
+    }
+    edge = calloc(1, sizeof(*edge));
+    if (edge == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    edge->dest  = *dest;
+    edge->state = GCM_EDGE_NEW;
+    port->edges[port->nsend++] = edge;
+    return GCM_OK;
+}
+
+gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
+{
+    int need = port->nrecv + count;
+    int i;
+
+    if (need > port->recv_cap) {
+        int cap = (port->recv_cap == 0) ? 4 : port->recv_cap;
+        uint64_t *rtokens;
+        int *rpeer;
+
+        while (cap < need) {
+            cap *= 2;
+        }
+        rtokens = realloc(port->rtokens, (size_t)cap * sizeof(*rtokens));
+        if (rtokens == NULL) {
+            return GCM_ERR_NO_MEMORY;
+        }
+        port->rtokens = rtokens;
+        rpeer = realloc(port->rpeer, (size_t)cap * sizeof(*rpeer));
+        if (rpeer == NULL) {
+            return GCM_ERR_NO_MEMORY;
+        }
+        port->rpeer    = rpeer;
+        port->recv_cap = cap;
+    }
+    for (i = port->nrecv; i < need; i++) {
+        /* Each receive slot has its own secret for slot names. */
+        gcm_random_bytes(&port->rtokens[i], sizeof(port->rtokens[i]));
+        port->rpeer[i] = -1;
+    }
+    port->nrecv = need;
+    return GCM_OK;
+}
+
+/* ---- payloads ------------------------------------------------------------- */
+
+static void gcm_slots_payload_release(gcm_thr_endpoint_t *endpoint,
+                                      gcm_payload_t *payload,
+                                      gcm_status_t sender_status)
+{
+    switch (payload->kind) {
+    case GCM_PAYLOAD_HELD:
+    case GCM_PAYLOAD_RNDV:
+        ucp_am_data_release(endpoint->worker, payload->data);
+        break;
+    case GCM_PAYLOAD_COPY:
+        free(payload->data);
+        break;
+    case GCM_PAYLOAD_LOCAL:
+        /* The sender's request still waits on this message. */
+        gcm_slots_req_complete(payload->sreq, sender_status);
+        break;
+    default:
+        break;
+    }
+    payload->kind = GCM_PAYLOAD_TRANSIENT;
+}
+
+static void gcm_slots_rndv_recv_cb(void *ucx_req, ucs_status_t ucs,
+                                   size_t length, void *user_data)
+{
+    struct gcm_request *req = user_data;
+    gcm_status_t status = gcm_thr_status(ucs);
+
+    if (req->tmpbuf != NULL) {
+        memcpy(req->buf, req->tmpbuf, req->len);
+        free(req->tmpbuf);
+        req->tmpbuf = NULL;
+        if (status == GCM_OK) {
+            status = GCM_ERR_TRUNCATED;
+        }
+    }
+    ucp_request_free(ucx_req);
+    gcm_slots_req_complete(req, status);
+}
+
+/*
+ * Hands a message to a matched receive. For a rendezvous, starts pulling
+ * the data straight into the user's buffer (or, if the buffer is too small,
+ * into a temporary one so the first len bytes can still be delivered).
+ * Lock held.
+ */
+static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
+                              struct gcm_request *req,
+                              const gcm_slots_env_t *env,
+                              gcm_payload_t *payload)
+{
+    size_t size = payload->size;
+    size_t n = (size <= req->len) ? size : req->len;
+    gcm_status_t status = (size <= req->len) ? GCM_OK : GCM_ERR_TRUNCATED;
+    ucp_request_param_t param;
+    void *ucx_req;
+    void *target;
+
+    req->info.slot  = env->rslot;
+    req->info.tag   = env->tag;
+    req->info.count = n;
+    atomic_fetch_add_explicit(&gcm_slots_stat_received, 1,
+                              memory_order_relaxed);
+
+    if (payload->kind != GCM_PAYLOAD_RNDV) {
+        if (n > 0) {
+            memcpy(req->buf, payload->data, n);
+        }
+        gcm_slots_payload_release(endpoint, payload, GCM_OK);
+        gcm_slots_req_complete(req, status);
+        return;
+    }
+
+    target = req->buf;
+    if (status == GCM_ERR_TRUNCATED) {
+        req->tmpbuf = malloc(size);
+        if (req->tmpbuf == NULL) {
+            ucp_am_data_release(endpoint->worker, payload->data);
+            gcm_slots_req_complete(req, GCM_ERR_NO_MEMORY);
+            return;
+        }
+        target = req->tmpbuf;
+    }
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.recv_am   = gcm_slots_rndv_recv_cb;
+    param.user_data    = req;
+    ucx_req = ucp_am_recv_data_nbx(endpoint->worker, payload->data, target,
+                                   size, &param);
+    payload->kind = GCM_PAYLOAD_TRANSIENT;
+    if (ucx_req == NULL) {
+        gcm_slots_rndv_recv_cb(NULL, UCS_OK, size, req);
+    } else if (UCS_PTR_IS_ERR(ucx_req)) {
+        free(req->tmpbuf);
+        req->tmpbuf = NULL;
+        gcm_slots_req_complete(req, gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
+    }
+}
+
+/* ---- control messages ------------------------------------------------------ */
+
+static void gcm_slots_ctrl_sent_cb(void *ucx_req, ucs_status_t ucs,
+                                   void *user_data)
+{
+    free(user_data);
+    ucp_request_free(ucx_req);
+}
+
+/* Answers a message (accept or refuse); best effort: a sender that is gone
+ * needs no answer. Lock held. */
+static void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
+                                const gcm_slots_env_t *env,
+                                gcm_status_t status)
+{
+    gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, (int)env->src_proc,
+                                            env->src_ep);
+    gcm_slots_ctrl_t *ctrl;
+    ucp_request_param_t param;
+    void *ucx_req;
+
+    if ((conn == NULL) || (gcm_thr_conn_connect(endpoint, conn) != GCM_OK)) {
+        return;
+    }
+    ctrl = calloc(1, sizeof(*ctrl));
+    if (ctrl == NULL) {
+        return;
+    }
+    ctrl->sreq     = env->sreq;
+    ctrl->status   = status;
+    ctrl->src_id   = env->src_id;
+    ctrl->src_slot = env->src_slot;
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_FLAGS;
+    param.cb.send      = gcm_slots_ctrl_sent_cb;
+    param.user_data    = ctrl;
+    param.flags        = UCP_AM_SEND_FLAG_EAGER;
+    ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_CTRL, ctrl, sizeof(*ctrl),
+                              NULL, 0, &param);
+    atomic_fetch_add_explicit(&gcm_slots_stat_control, 1,
+                              memory_order_relaxed);
+    if (!UCS_PTR_IS_PTR(ucx_req)) {
+        free(ctrl);
+    }
+}
+
+static void gcm_slots_edge_refused(gcm_slots_edge_t *edge,
+                                   gcm_status_t status)
+{
+    if ((edge != NULL) && (status != GCM_OK)) {
+        edge->state = status;
+    }
+}
+
+static ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
+                                      size_t header_length, void *data,
+                                      size_t length,
+                                      const ucp_am_recv_param_t *param)
+{
+    gcm_thr_endpoint_t *endpoint = arg;
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    gcm_slots_ctrl_t ctrl;
+    gcm_list_t *pos, *tmp;
+    gcm_port_t *port;
+
+    if (header_length != sizeof(ctrl)) {
+        gcm_warn("control message of %zu bytes ignored", header_length);
+        return UCS_OK;
+    }
+    memcpy(&ctrl, header, sizeof(ctrl));
+    gcm_list_for_each_safe(pos, tmp, &sep->ackwait) {
+        struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
+                                                   elem);
+        if (req->id != ctrl.sreq) {
+            continue;
+        }
+        gcm_list_del(&req->elem);
+        if (req->edge != NULL) {
+            if (ctrl.status == GCM_OK) {
+                if (req->edge->state == GCM_EDGE_NEW) {
+                    req->edge->state = GCM_EDGE_VALIDATED;
+                }
+            } else {
+                gcm_slots_edge_refused(req->edge, (gcm_status_t)ctrl.status);
+            }
+        }
+        gcm_slots_send_part_done(req, (gcm_status_t)ctrl.status);
+        return UCS_OK;
+    }
+    /* A refusal on an edge that had been accepted before (its LCO freed
+     * since): no request waits, so mark the edge for the next send. */
+    if (ctrl.status != GCM_OK) {
+        port = gcm_slots_port_find(endpoint, ctrl.src_id);
+        if ((port != NULL) && (ctrl.src_slot >= 0) &&
+            (ctrl.src_slot < port->nsend)) {
+            gcm_slots_edge_refused(port->edges[ctrl.src_slot],
+                                   (gcm_status_t)ctrl.status);
+        }
+        gcm_warn("a message from LCO %u slot %d was refused: %s", ctrl.src_id,
+                 ctrl.src_slot, gcm_status_string((gcm_status_t)ctrl.status));
+    }
+    return UCS_OK;
+}
+
+/* ---- receiving ------------------------------------------------------------- */
+
+static gcm_status_t gcm_slots_validate(gcm_port_t *port,
+                                       const gcm_slots_env_t *env)
+{
+    if ((port == NULL) || port->freed || (port->gen != env->dst_gen)) {
+        return GCM_ERR_NO_SUCH_LCO;
+    }
+    if (env->token == port->token) {
+        return GCM_OK;
+    }
+    if ((port->rtokens != NULL) && (env->rslot >= 0) &&
+        (env->rslot < port->nrecv) &&
+        (env->token == port->rtokens[env->rslot])) {
+        return GCM_OK;
+    }
+    return GCM_ERR_BAD_TOKEN;
+}
+
+/*
+ * Takes one in-sequence message: validates, answers if asked, matches a
+ * posted receive or queues it as unexpected. Returns 1 if it kept UCX's
+ * eager data (the callback must then return UCS_INPROGRESS). Lock held.
+ */
+static int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
+                            const gcm_slots_env_t *env,
+                            gcm_payload_t *payload)
+{
+    gcm_port_t *port = gcm_slots_port_find(endpoint, env->dst_id);
+    gcm_status_t status = gcm_slots_validate(port, env);
+    gcm_slots_umsg_t *umsg;
+    gcm_list_t *pos, *tmp;
+
+    if (status != GCM_OK) {
+        gcm_debug("refusing message for LCO %u from proc %u: %s",
+                  env->dst_id, env->src_proc, gcm_status_string(status));
+        gcm_slots_send_ctrl(endpoint, env, status);
+        gcm_slots_payload_release(endpoint, payload, status);
+        return 0;
+    }
+    if (env->flags & GCM_ENV_FLAG_ACK) {
+        gcm_slots_send_ctrl(endpoint, env, GCM_OK);
+    }
+    if (!port->world && (env->rslot >= 0) && (env->rslot < port->nrecv)) {
+        port->rpeer[env->rslot] = (int)env->src_proc;
+    }
+
+    gcm_list_for_each_safe(pos, tmp, &port->posted) {
+        struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
+                                                   elem);
+        if (gcm_slots_matches(req->slot, req->tag, env->rslot, env->tag)) {
+            gcm_list_del(&req->elem);
+            gcm_slots_deliver(endpoint, req, env, payload);
+            return 0;
+        }
+    }
+
+    /* Nobody waits for it yet. */
+    umsg = malloc(sizeof(*umsg));
+    if (umsg == NULL) {
+        gcm_error("out of memory queueing a message for LCO %u", env->dst_id);
+        gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
+        return 0;
+    }
+    umsg->env     = *env;
+    umsg->payload = *payload;
+    if ((payload->kind == GCM_PAYLOAD_TRANSIENT) && payload->can_hold) {
+        /* Keep UCX's buffer instead of copying: the callback returns
+         * UCS_INPROGRESS and the receive releases it. */
+        umsg->payload.kind = GCM_PAYLOAD_HELD;
+        gcm_list_push_back(&port->unexpected, &umsg->elem);
+        return 1;
+    }
+    if (payload->kind == GCM_PAYLOAD_TRANSIENT) {
+        umsg->payload.kind = GCM_PAYLOAD_COPY;
+        umsg->payload.data = malloc((payload->size > 0) ? payload->size : 1);
+        if (umsg->payload.data == NULL) {
+            gcm_error("out of memory queueing a message for LCO %u",
+                      env->dst_id);
+            free(umsg);
+            return 0;
+        }
+        memcpy(umsg->payload.data, payload->data, payload->size);
+    }
+    gcm_list_push_back(&port->unexpected, &umsg->elem);
+    return 0;
+}
+
+void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
+{
+    gcm_list_t *pos = conn->parked.next;
+
+    while (pos != &conn->parked) {
+        gcm_slots_umsg_t *other = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                   elem);
+        if (other->env.seq > umsg->env.seq) {
+            break;
+        }
+        pos = pos->next;
+    }
+    gcm_list_insert_before(pos, &umsg->elem);
+}
+
+static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
+                                     size_t header_length, void *data,
+                                     size_t length,
+                                     const ucp_am_recv_param_t *param)
+{
+    gcm_thr_endpoint_t *endpoint = arg;
+    gcm_slots_env_t env;
+    gcm_payload_t payload;
+    gcm_thr_conn_t *conn;
+    gcm_slots_umsg_t *umsg;
+    int kept = 0;
+
+    if (header_length != sizeof(env)) {
+        gcm_warn("message with a %zu-byte envelope ignored", header_length);
+        if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+            ucp_am_data_release(endpoint->worker, data);
+        }
+        return UCS_OK;
+    }
+    memcpy(&env, header, sizeof(env));
+    payload.data     = data;
+    payload.size     = length;
+    payload.sreq     = NULL;
+    payload.can_hold = 0;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        payload.kind = GCM_PAYLOAD_RNDV;
+    } else {
+        /* Valid during this callback; kept past it only if UCX allows. */
+        payload.kind     = GCM_PAYLOAD_TRANSIENT;
+        payload.can_hold = !!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA);
+    }
+
+    if (env.src_proc >= (uint32_t)endpoint->nprocs) {
+        gcm_warn("message from unknown proc %u ignored", env.src_proc);
+        gcm_slots_payload_release(endpoint, &payload, GCM_OK);
+        return UCS_OK;
+    }
+    conn = gcm_thr_conn_get(endpoint, (int)env.src_proc, env.src_ep);
+    if (conn == NULL) {
+        gcm_slots_payload_release(endpoint, &payload, GCM_OK);
+        return UCS_OK;
+    }
+
+    if (env.seq != conn->rx_seq) {
+        /* Ahead of its turn: keep it until the ones before it arrive. */
+        umsg = malloc(sizeof(*umsg));
+        if (umsg == NULL) {
+            gcm_error("out of memory parking a message from proc %u",
+                      env.src_proc);
+            return UCS_OK;
+        }
+        umsg->env     = env;
+        umsg->payload = payload;
+        if ((payload.kind == GCM_PAYLOAD_TRANSIENT) && payload.can_hold) {
+            umsg->payload.kind = GCM_PAYLOAD_HELD;
+            gcm_slots_park(conn, umsg);
+            return UCS_INPROGRESS;
+        }
+        if (payload.kind == GCM_PAYLOAD_TRANSIENT) {
+            umsg->payload.kind = GCM_PAYLOAD_COPY;
+            umsg->payload.data = malloc((length > 0) ? length : 1);
+            if (umsg->payload.data == NULL) {
+                free(umsg);
+                return UCS_OK;
+            }
+            memcpy(umsg->payload.data, data, length);
+        }
+        gcm_slots_park(conn, umsg);
+        return UCS_OK;
+    }
+
+    kept = gcm_slots_accept(endpoint, &env, &payload);
+    conn->rx_seq++;
+    while (!gcm_list_empty(&conn->parked)) {
+        umsg = gcm_container_of(conn->parked.next, gcm_slots_umsg_t, elem);
+        if (umsg->env.seq != conn->rx_seq) {
+            break;
+        }
+        gcm_list_del(&umsg->elem);
+        /* Parked payloads are held or copied already, so accept either
+         * consumes them or moves them into an unexpected entry. */
+        (void)gcm_slots_accept(endpoint, &umsg->env, &umsg->payload);
+        conn->rx_seq++;
+        free(umsg);
+    }
+    return kept ? UCS_INPROGRESS : UCS_OK;
+}
+
+gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
+                             int slot, int tag, gcm_request_h *req_p)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    struct gcm_request *req;
+    gcm_list_t *pos, *tmp;
+    int peer, nrecv;
+
+    gcm_thr_lock(endpoint);
+    nrecv = port->nrecv;
+    gcm_thr_unlock(endpoint);
+    if ((slot != GCM_ANY_SLOT) && ((slot < 0) || (slot >= nrecv))) {
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, "gcm_irecv",
+                        "receive slot %d out of range (LCO has %d receive "
+                        "slots)", slot, nrecv);
+    }
+    req = gcm_slots_req_alloc(endpoint, GCM_REQ_RECV);
+    if (req == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    req->port = port;
+    req->buf  = buf;
+    req->len  = len;
+    req->slot = slot;
+    req->tag  = tag;
+
+    gcm_thr_lock(endpoint);
+    gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
+            gcm_list_del(&umsg->elem);
+            gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
+            free(umsg);
+            goto out;
+        }
+    }
+    /* A receive that only a dead process could satisfy fails at once. */
+    peer = (slot == GCM_ANY_SLOT) ? -1 :
+           (port->world ? slot : port->rpeer[slot]);
+    if (peer >= 0) {
+        gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, peer, 0);
+        if ((conn != NULL) && (conn->failed != GCM_OK)) {
+            req->info.slot = slot;
+            gcm_slots_req_complete(req, conn->failed);
+            goto out;
+        }
+    }
+    gcm_list_push_back(&port->posted, &req->elem);
+out:
+    gcm_thr_unlock(endpoint);
+    *req_p = req;
+    return GCM_OK;
+}
+
+int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
+                     gcm_msg_status_t *info)
+{
+    gcm_list_t *pos, *tmp;
+    int found = 0;
+
+    gcm_thr_lock(port->endpoint);
+    gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
+            info->slot  = umsg->env.rslot;
+            info->tag   = umsg->env.tag;
+            info->count = umsg->payload.size;
+            info->error = GCM_OK;
+            found       = 1;
+            break;
+        }
+    }
+    gcm_thr_unlock(port->endpoint);
+    return found;
+}
+
+/* ---- sending ------------------------------------------------------------- */
+
+static void gcm_slots_send_cb(void *ucx_req, ucs_status_t ucs,
+                              void *user_data)
+{
+    struct gcm_request *req = user_data;
+
+    ucp_request_free(ucx_req);
+    gcm_slots_send_part_done(req, gcm_thr_status(ucs));
+}
+
+/* Same process: deliver under the destination endpoint's lock. */
+static void gcm_slots_send_local(struct gcm_request *req,
+                                 const gcm_slots_dest_t *dest,
+                                 const void *buf, size_t len)
+{
+    gcm_thr_endpoint_t *dst = gcm_thr_endpoint_get(dest->ep);
+    gcm_payload_t payload;
+    gcm_status_t status;
+    int copied = (len <= gcm_config.eager_limit);
+
+    if (dst == NULL) {
+        gcm_slots_edge_refused(req->edge, GCM_ERR_NO_SUCH_LCO);
+        gcm_slots_req_complete(req, GCM_ERR_NO_SUCH_LCO);
+        return;
+    }
+    payload.data     = (void *)buf;
+    payload.size     = len;
+    payload.sreq     = req;
+    payload.can_hold = 0;
+    /* Small messages are copied so the send completes at once; large ones
+     * stay in the sender's buffer until a receive copies them once. */
+    payload.kind = copied ? GCM_PAYLOAD_TRANSIENT : GCM_PAYLOAD_LOCAL;
+    atomic_fetch_add_explicit(&gcm_slots_stat_local, 1, memory_order_relaxed);
+
+    gcm_thr_lock(dst);
+    status = gcm_slots_validate(gcm_slots_port_find(dst, dest->id), &req->env);
+    if (status != GCM_OK) {
+        gcm_thr_unlock(dst);
+        gcm_slots_edge_refused(req->edge, status);
+        gcm_slots_req_complete(req, status);
+        return;
+    }
+    if (req->edge != NULL) {
+        req->edge->state = GCM_EDGE_VALIDATED;
+    }
+    (void)gcm_slots_accept(dst, &req->env, &payload);
+    gcm_thr_unlock(dst);
+    if (copied) {
+        /* Delivered or copied: the sender's buffer is free again. A large
+         * message completes the send when a receive has copied it. */
+        gcm_slots_req_complete(req, GCM_OK);
+    }
+}
+
+gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
+                             int slot, int tag, gcm_request_h *req_p)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    gcm_slots_edge_t *edge = NULL;
+    gcm_slots_dest_t dest = { 0 };
+    struct gcm_request *req;
+    gcm_thr_conn_t *conn;
+    ucp_request_param_t param;
+    gcm_status_t status;
+    void *ucx_req;
+    int nsend, state = GCM_EDGE_VALIDATED;
+
+    if (port->world) {
+        nsend      = port->nsend;
+        dest.proc  = (uint32_t)slot;
+        dest.ep    = 0;
+        dest.id    = port->id;
+        dest.gen   = port->gen;
+        dest.token = port->token;
+        dest.rslot = gcm_slots.myproc;
+    } else {
+        /* Another thread may be adding slots: read the table locked. */
+        gcm_thr_lock(endpoint);
+        nsend = port->nsend;
+        if ((slot >= 0) && (slot < nsend)) {
+            edge  = port->edges[slot];
+            dest  = edge->dest;
+            state = edge->state;
+        }
+        gcm_thr_unlock(endpoint);
+    }
+    if ((slot < 0) || (slot >= nsend)) {
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, "gcm_isend",
+                        "send slot %d out of range (LCO has %d send slots)",
+                        slot, nsend);
+    }
+
+    req = gcm_slots_req_alloc(endpoint, GCM_REQ_SEND);
+    if (req == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    req->info.slot  = slot;
+    req->info.tag   = tag;
+    req->info.count = len;
+    *req_p = req;
+    if (state < 0) {
+        gcm_fail((gcm_status_t)state, "gcm_isend", "send slot %d was refused "
+                 "by its receiver earlier", slot);
+        gcm_slots_req_complete(req, (gcm_status_t)state);
+        return GCM_OK;
+    }
+    req->edge            = edge;
+    req->dest_proc       = (int)dest.proc;
+    req->env.dst_id      = dest.id;
+    req->env.dst_gen     = dest.gen;
+    req->env.token       = dest.token;
+    req->env.rslot       = dest.rslot;
+    req->env.tag         = tag;
+    req->env.src_proc    = (uint32_t)gcm_slots.myproc;
+    req->env.src_ep      = (uint16_t)endpoint->index;
+    req->env.src_id      = port->id;
+    req->env.src_slot    = slot;
+    req->env.size        = len;
+
+    if ((int)dest.proc == gcm_slots.myproc) {
+        gcm_slots_send_local(req, &dest, buf, len);
+        return GCM_OK;
+    }
+
+    gcm_thr_lock(endpoint);
+    conn = gcm_thr_conn_get(endpoint, (int)dest.proc, dest.ep);
+    if (conn == NULL) {
+        status = GCM_ERR_NO_MEMORY;
+        goto err_unlock;
+    }
+    status = gcm_thr_conn_connect(endpoint, conn);
+    if (status != GCM_OK) {
+        goto err_unlock;
+    }
+    req->pending = 1;
+    if ((edge != NULL) && (edge->state == GCM_EDGE_NEW)) {
+        /* Until the receiver accepts this edge once, every message asks
+         * for an answer, so a refusal reaches the request that caused it. */
+        gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+        req->env.flags |= GCM_ENV_FLAG_ACK;
+        req->id          = ++sep->next_req_id;
+        req->env.sreq    = req->id;
+        req->pending++;
+        gcm_list_push_back(&sep->ackwait, &req->elem);
+    }
+    req->env.seq = conn->tx_seq++;
+
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_FLAGS;
+    param.cb.send      = gcm_slots_send_cb;
+    param.user_data    = req;
+    param.flags        = (len <= gcm_config.eager_limit) ?
+                         UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
+    ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_MSG, &req->env,
+                              sizeof(req->env), buf, len, &param);
+    atomic_fetch_add_explicit(&gcm_slots_stat_remote, 1,
+                              memory_order_relaxed);
+    if (ucx_req == NULL) {
+        gcm_slots_send_part_done(req, GCM_OK);
+    } else if (UCS_PTR_IS_ERR(ucx_req)) {
+        if (req->env.flags & GCM_ENV_FLAG_ACK) {
+            gcm_list_del(&req->elem);
+            req->pending--;
+        }
+        gcm_slots_send_part_done(req, gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
+    }
+    gcm_thr_unlock(endpoint);
+    return GCM_OK;
+
+err_unlock:
+    gcm_thr_unlock(endpoint);
+    gcm_slots_req_complete(req, status);
+    return GCM_OK;
+}
+
+/* ---- failures and freeing ------------------------------------------------- */
+
+/* A process failed: complete what depends on it. Lock held. */
+static void gcm_slots_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
+                                  gcm_status_t reason)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    gcm_list_t *pos, *tmp;
+    int b;
+
+    gcm_list_for_each_safe(pos, tmp, &sep->ackwait) {
+        struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
+                                                   elem);
+        if (req->dest_proc == proc) {
+            gcm_list_del(&req->elem);
+            gcm_slots_send_part_done(req, reason);
+        }
+    }
+    for (b = 0; b < GCM_SLOTS_BUCKETS; b++) {
+        gcm_port_t *port;
+        for (port = sep->buckets[b]; port != NULL; port = port->hash_next) {
+            gcm_list_for_each_safe(pos, tmp, &port->posted) {
+                struct gcm_request *req =
+                    gcm_container_of(pos, struct gcm_request, elem);
+                int peer = (req->slot == GCM_ANY_SLOT) ? -1 :
+                           (port->world ? req->slot : port->rpeer[req->slot]);
+                if (peer == proc) {
+                    gcm_list_del(&req->elem);
+                    req->info.slot = req->slot;
+                    gcm_slots_req_complete(req, reason);
+                }
+            }
+        }
+    }
+}
+
+void gcm_slots_port_destroy(gcm_port_t *port)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    gcm_port_t **link;
+    gcm_list_t *pos, *tmp;
+    int i;
+
+    gcm_thr_lock(endpoint);
+    port->freed = 1;
+    link = &sep->buckets[port->id % GCM_SLOTS_BUCKETS];
+    while ((*link != NULL) && (*link != port)) {
+        link = &(*link)->hash_next;
+    }
+    if (*link == port) {
+        *link = port->hash_next;
+    }
+    gcm_list_for_each_safe(pos, tmp, &port->posted) {
+        struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
+                                                   elem);
+        gcm_list_del(&req->elem);
+        gcm_slots_req_complete(req, GCM_ERR_CANCELED);
+    }
+    gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        gcm_list_del(&umsg->elem);
+        gcm_warn("LCO %u freed with an unreceived message (slot %d tag %d, "
+                 "%zu bytes)", port->id, umsg->env.rslot, umsg->env.tag,
+                 umsg->payload.size);
+        gcm_slots_payload_release(endpoint, &umsg->payload,
+                                  GCM_ERR_NO_SUCH_LCO);
+        free(umsg);
+    }
+    /* Sends still waiting for an answer must not touch the freed edges. */
+    gcm_list_for_each_safe(pos, tmp, &sep->ackwait) {
+        struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
+                                                   elem);
+        if (req->env.src_id == port->id) {
+            req->edge = NULL;
+        }
+    }
+    gcm_thr_unlock(endpoint);
+
+    /* The world's slots are a pattern: it has no edge table. */
+    for (i = 0; (port->edges != NULL) && (i < port->nsend); i++) {
+        free(port->edges[i]);
+    }
+    free(port->edges);
+    free(port->rtokens);
+    free(port->rpeer);
+    free(port);
+}
+
+/* ---- init and finalize ---------------------------------------------------- */
+
+gcm_status_t gcm_slots_init(void)
+{
+    static const gcm_thr_upcalls_t upcalls = {
+        .am          = { [GCM_AM_MSG] = gcm_slots_am_msg,
+                         [GCM_AM_CTRL] = gcm_slots_am_ctrl },
+        .peer_failed = gcm_slots_peer_failed,
+    };
+    const char *jobid = gcm_boot_jobid();
+    gcm_thr_endpoint_t *endpoint;
+    gcm_status_t status;
+    int i;
+
+    gcm_slots.myproc    = gcm_boot_rank();
+    /* The world is trusted within a job: its token comes from the job id,
+     * which every process knows and other jobs do not share. */
+    gcm_slots.job_token = gcm_hash64(jobid, strlen(jobid)) | 1;
+    atomic_init(&gcm_slots.next_id, GCM_PORT_ID_FIRST);
+
+    status = gcm_thr_init(&upcalls);
+    if (status != GCM_OK) {
+        return status;
+    }
+    for (i = 0; i < gcm_thr_num_endpoints(); i++) {
+        endpoint = gcm_thr_endpoint_get(i);
+        endpoint->upper = calloc(1, sizeof(gcm_slots_ep_t));
+        if (endpoint->upper == NULL) {
+            gcm_thr_finalize();
+            return GCM_ERR_NO_MEMORY;
+        }
+        gcm_list_init(&gcm_slots_ep(endpoint)->ackwait);
+    }
+    status = gcm_slots_port_create(gcm_thr_endpoint_get(0),
+                                   GCM_PORT_ID_INTERNAL, 1,
+                                   gcm_slots.job_token, 1,
+                                   &gcm_slots.internal);
+    if (status != GCM_OK) {
+        gcm_slots_finalize();
+        return status;
+    }
+    gcm_slots.internal->nrecv = gcm_boot_size();
+    gcm_slots.internal->nsend = gcm_boot_size();
+    return GCM_OK;
+}
+
+/*
+ * Dissemination barrier over the internal world port: every process has
+ * sent all it will send before it leaves, and keeps progressing (answering
+ * acknowledgements, serving rendezvous pulls) until all have arrived.
+ */
+gcm_status_t gcm_slots_barrier(void)
+{
+    int n = gcm_boot_size();
+    int me = gcm_slots.myproc;
+    gcm_status_t status = GCM_OK;
+    char token = 0;
+    int dist, round = 0;
+
+    for (dist = 1; dist < n; dist *= 2, round++) {
+        gcm_request_h reqs[2];
+        char in;
+        int to = (me + dist) % n;
+        int from = (me - dist + n) % n;
+        int i;
+
+        gcm_slots_irecv(gcm_slots.internal, &in, 1, from, round, &reqs[0]);
+        gcm_slots_isend(gcm_slots.internal, &token, 1, to, round, &reqs[1]);
+        for (i = 0; i < 2; i++) {
+            gcm_thr_wait(reqs[i]->endpoint, gcm_slots_req_done, reqs[i]);
+            if ((reqs[i]->status != GCM_OK) && (status == GCM_OK)) {
+                status = reqs[i]->status;
+            }
+            gcm_slots_req_free(reqs[i]);
+        }
+        if (status != GCM_OK) {
+            break;
+        }
+    }
+    return status;
+}
+
+gcm_status_t gcm_slots_finalize(void)
+{
+    gcm_status_t status = GCM_OK;
+    int i;
+
+    if (gcm_slots.internal != NULL) {
+        gcm_slots_port_destroy(gcm_slots.internal);
+        gcm_slots.internal = NULL;
+    }
+    for (i = 0; i < gcm_thr_num_endpoints(); i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr_endpoint_get(i);
+        gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+        int b;
+        if (sep == NULL) {
+            continue;
+        }
+        for (b = 0; b < GCM_SLOTS_BUCKETS; b++) {
+            if (sep->buckets[b] != NULL) {
+                gcm_warn("finalize: LCO %u still exists", sep->buckets[b]->id);
+            }
+        }
+    }
+    /* Connections close (and flush) with the endpoints. */
+    for (i = 0; i < gcm_thr_num_endpoints(); i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr_endpoint_get(i);
+        gcm_thr_lock(endpoint);
+        while (ucp_worker_progress(endpoint->worker) != 0) {
+        }
+        gcm_thr_unlock(endpoint);
+    }
+    {
+        void *uppers[64];
+        int n = gcm_thr_num_endpoints();
+        for (i = 0; (i < n) && (i < 64); i++) {
+            uppers[i] = gcm_thr_endpoint_get(i)->upper;
+        }
+        gcm_thr_finalize();
+        for (i = 0; (i < n) && (i < 64); i++) {
+            free(uppers[i]);
+        }
+    }
+    return status;
+}

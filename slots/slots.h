@@ -1,0 +1,212 @@
+/*
+ * slots/: the send and receive paths.
+ *
+ * A port is the part of an LCO this layer owns: its identity (id,
+ * generation, capability token), its send slots (explicit edges, or the
+ * compact world pattern), its receive slots and their matching queues. The
+ * LCO layer above wraps a port with names and the public API.
+ *
+ * Messages from one endpoint to another carry a per-connection sequence
+ * number and are matched in that order (UCX does not promise order for
+ * active messages); same-process messages are delivered synchronously under
+ * the destination endpoint's lock and so keep their order too.
+ *
+ * Locks: a port's fields and queues are protected by its endpoint's lock.
+ */
+#ifndef GCM_SLOTS_H
+#define GCM_SLOTS_H
+
+#include "threads/thr.h"
+
+/* Where a send slot points: one receive slot of one LCO. */
+typedef struct gcm_slots_dest {
+    uint32_t proc;
+    uint16_t ep;
+    uint16_t kind;      /* GCM_DEST_LCO or GCM_DEST_SLOT (from a slot name) */
+    uint32_t id;
+    uint32_t gen;
+    uint64_t token;
+    int32_t  rslot;
+} gcm_slots_dest_t;
+
+enum { GCM_DEST_LCO = 1, GCM_DEST_SLOT = 2 };
+
+/* State of an explicit send slot (an edge). */
+enum {
+    GCM_EDGE_NEW       = 0,  /* no acknowledgement received yet */
+    GCM_EDGE_VALIDATED = 1   /* the receiver accepted a message */
+    /* negative: a gcm_status_t the receiver refused with (sticky) */
+};
+
+typedef struct gcm_slots_edge {
+    gcm_slots_dest_t dest;
+    int              state;
+} gcm_slots_edge_t;
+
+typedef struct gcm_port {
+    gcm_thr_endpoint_t *endpoint;
+    uint32_t            id;
+    uint32_t            gen;
+    uint64_t            token;
+    int                 world;     /* compact: slot i is process i */
+    int                 freed;
+    /* send slots (unused by the world) */
+    int                 nsend;
+    int                 send_cap;
+    gcm_slots_edge_t  **edges;
+    /* receive slots: per-slot capability token and last sender proc */
+    int                 nrecv;
+    int                 recv_cap;
+    uint64_t           *rtokens;
+    int                *rpeer;
+    /* matching */
+    gcm_list_t          posted;     /* receive requests, in post order */
+    gcm_list_t          unexpected; /* messages, in arrival order */
+    struct gcm_port    *hash_next;
+} gcm_port_t;
+
+/* Ids of the ports every process has. */
+enum {
+    GCM_PORT_ID_INTERNAL = 1, /* library's own traffic (finalize barrier) */
+    GCM_PORT_ID_WORLD    = 2,
+    GCM_PORT_ID_FIRST    = 16 /* user LCOs */
+};
+
+typedef enum { GCM_REQ_SEND = 1, GCM_REQ_RECV = 2 } gcm_req_kind_t;
+
+/* The envelope every message carries as its active-message header. */
+typedef struct gcm_slots_env {
+    uint32_t dst_id;
+    uint32_t dst_gen;
+    uint64_t token;
+    int32_t  rslot;
+    int32_t  tag;
+    uint64_t seq;
+    uint64_t sreq;       /* sender's request id awaiting an answer, or 0 */
+    uint32_t src_proc;
+    uint16_t src_ep;
+    uint16_t flags;
+    uint32_t src_id;     /* sender's port, to mark a refused edge */
+    int32_t  src_slot;
+    uint64_t size;
+} gcm_slots_env_t;
+
+#define GCM_ENV_FLAG_ACK 0x1  /* answer with an acknowledgement */
+
+/* How the payload of a message is held until a receive takes it. */
+typedef enum {
+    GCM_PAYLOAD_TRANSIENT, /* valid only during the UCX callback */
+    GCM_PAYLOAD_HELD,      /* UCX data kept with UCS_INPROGRESS */
+    GCM_PAYLOAD_COPY,      /* our malloc'd copy */
+    GCM_PAYLOAD_RNDV,      /* UCX rendezvous descriptor: data still remote */
+    GCM_PAYLOAD_LOCAL      /* same process: the sender's buffer */
+} gcm_payload_kind_t;
+
+typedef struct gcm_payload {
+    gcm_payload_kind_t  kind;
+    void               *data;
+    size_t              size;
+    struct gcm_request *sreq;   /* LOCAL: the sender's request */
+    int                 can_hold; /* TRANSIENT data UCX lets us keep */
+} gcm_payload_t;
+
+/* A message no receive has taken yet (unexpected), or one that arrived
+ * ahead of its sequence number (parked on its connection). */
+typedef struct gcm_slots_umsg {
+    gcm_list_t      elem;
+    gcm_slots_env_t env;
+    gcm_payload_t   payload;
+} gcm_slots_umsg_t;
+
+
+struct gcm_request {
+    atomic_int          done;
+    gcm_req_kind_t      kind;
+    gcm_status_t        status;
+    gcm_thr_endpoint_t *endpoint;  /* progressed by whoever waits */
+    gcm_list_t          elem;      /* posted queue or ack-wait list */
+    int                 pending;   /* parts outstanding (lock held) */
+    gcm_msg_status_t    info;
+    /* receive */
+    gcm_port_t         *port;
+    void               *buf;
+    size_t              len;
+    int                 slot;
+    int                 tag;
+    void               *tmpbuf;    /* truncated rendezvous lands here */
+    /* send */
+    gcm_slots_env_t     env;       /* must live until UCX is done */
+    gcm_slots_edge_t   *edge;      /* NULL for the world */
+    uint64_t            id;        /* for acknowledgements */
+    int                 dest_proc;
+};
+
+gcm_status_t gcm_slots_init(void) GCM_INTERNAL;
+/* Closes the transport; call gcm_slots_barrier() first. */
+gcm_status_t gcm_slots_finalize(void) GCM_INTERNAL;
+/* Barrier over all processes on UCX, progressing while it waits, so that
+ * no process leaves while another still needs its answers. */
+gcm_status_t gcm_slots_barrier(void) GCM_INTERNAL;
+
+/* The token every process of this job gives its world and internal port. */
+uint64_t gcm_slots_job_token(void) GCM_INTERNAL;
+
+/* Ports. create: homed on endpoint, registered, no slots. */
+gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
+                                   uint32_t id, uint32_t gen, uint64_t token,
+                                   int world, gcm_port_t **port_p)
+    GCM_INTERNAL;
+/* Fails pending receives (CANCELED) and held messages, unregisters and
+ * frees. Takes the endpoint lock. */
+void gcm_slots_port_destroy(gcm_port_t *port) GCM_INTERNAL;
+/* Lock held by callers of these three. */
+gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
+                                     const gcm_slots_dest_t *dest)
+    GCM_INTERNAL;
+gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
+    GCM_INTERNAL;
+/* Next free port id on this process (unique, never reused). */
+uint32_t gcm_slots_next_port_id(void) GCM_INTERNAL;
+
+/* Data path. The port's endpoint lock is not held by the caller. */
+gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
+                             int slot, int tag, gcm_request_h *req_p)
+    GCM_INTERNAL;
+gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
+                             int slot, int tag, gcm_request_h *req_p)
+    GCM_INTERNAL;
+/* Returns 1 and fills info if a matching message waits. */
+int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
+                     gcm_msg_status_t *info) GCM_INTERNAL;
+
+static inline int gcm_slots_req_done(void *arg)
+{
+    struct gcm_request *req = arg;
+
+    return atomic_load_explicit(&req->done, memory_order_acquire);
+}
+
+/* Inserts a message that came ahead of its turn into its connection's
+ * parked list, which stays sorted by sequence number. Lock held. */
+void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
+    GCM_INTERNAL;
+
+/* Frees a completed request. */
+void gcm_slots_req_free(struct gcm_request *req) GCM_INTERNAL;
+
+/* Counters for gcm_get_stats(). */
+extern atomic_uint_fast64_t gcm_slots_stat_remote GCM_INTERNAL;
+extern atomic_uint_fast64_t gcm_slots_stat_local GCM_INTERNAL;
+extern atomic_uint_fast64_t gcm_slots_stat_received GCM_INTERNAL;
+extern atomic_uint_fast64_t gcm_slots_stat_control GCM_INTERNAL;
+
+/* ---- pure helpers, exposed for unit tests ---------------------------------- */
+
+/* Does a receive for (slot, tag) accept a message on (rslot, mtag)? */
+static inline int gcm_slots_matches(int slot, int tag, int rslot, int mtag)
+{
+    return ((slot == GCM_ANY_SLOT) || (slot == rslot)) &&
+           ((tag == GCM_ANY_TAG) || (tag == mtag));
+}
+
+#endif /* GCM_SLOTS_H */

@@ -1,0 +1,117 @@
+/*
+ * threads/: endpoints. One UCX context per process; one UCX worker per
+ * endpoint; connections to peers made lazily from the worker addresses that
+ * boot/ exchanged; progress; waiting that spins briefly and then sleeps on
+ * the worker's event file descriptor.
+ *
+ * Lock: each endpoint has one mutex (gcm_thr_endpoint_t.lock) protecting its
+ * worker, its connections and everything the upper layers keep per endpoint
+ * (LCO registry, matching queues). Upcalls from UCX (AM handlers, error
+ * handlers) run inside ucp_worker_progress() and so with that lock held.
+ * No code holds two endpoint locks at once.
+ */
+#ifndef GCM_THR_H
+#define GCM_THR_H
+
+#include "util/util.h"
+
+#include <pthread.h>
+#include <ucp/api/ucp.h>
+
+/* Active-message ids the layers above register handlers for. */
+enum {
+    GCM_AM_MSG  = 1,   /* a message: envelope header + payload */
+    GCM_AM_CTRL = 2,   /* acknowledgement or refusal of a message */
+    GCM_AM_LAST
+};
+
+/* A connection from one local endpoint to one remote endpoint. */
+typedef struct gcm_thr_conn {
+    struct gcm_thr_conn *next;       /* other endpoints of the same proc */
+    struct gcm_thr_endpoint *owner;  /* the local endpoint */
+    int                  proc;
+    int                  rep;        /* the remote endpoint's index */
+    ucp_ep_h             ucp_ep;     /* NULL until first used */
+    gcm_status_t         failed;     /* GCM_OK, or why it is unusable */
+    /* Used by slots/: per-connection sequence numbers and the messages that
+     * arrived ahead of their turn. */
+    uint64_t             tx_seq;
+    uint64_t             rx_seq;
+    gcm_list_t           parked;
+} gcm_thr_conn_t;
+
+typedef struct gcm_thr_endpoint {
+    pthread_mutex_t   lock;
+    int               index;
+    ucp_worker_h      worker;
+    int               efd;           /* UCX wakeup fd */
+    gcm_thr_conn_t  **conns;         /* by proc; chains by remote endpoint */
+    int               nprocs;
+    void             *upper;         /* slots/ state for this endpoint */
+    /* Set by the thread that signals a waiter; cleared by the waiter. */
+    atomic_int        signaled;
+} gcm_thr_endpoint_t;
+
+/* Upcalls registered by the layer above, run with the endpoint lock held. */
+typedef ucs_status_t (*gcm_thr_am_func_t)(void *arg, const void *header,
+                                          size_t header_length, void *data,
+                                          size_t length,
+                                          const ucp_am_recv_param_t *param);
+typedef void (*gcm_thr_peer_failed_func_t)(gcm_thr_endpoint_t *endpoint,
+                                           int proc, gcm_status_t reason);
+
+typedef struct gcm_thr_upcalls {
+    gcm_thr_am_func_t          am[GCM_AM_LAST];
+    gcm_thr_peer_failed_func_t peer_failed;
+} gcm_thr_upcalls_t;
+
+gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls) GCM_INTERNAL;
+void gcm_thr_finalize(void) GCM_INTERNAL;
+
+/* The one place ucs_status_t becomes gcm_status_t. */
+gcm_status_t gcm_thr_status(ucs_status_t status) GCM_INTERNAL;
+
+/* The calling thread's endpoint (endpoint 0 until threaded endpoints). */
+gcm_thr_endpoint_t *gcm_thr_endpoint_current(void) GCM_INTERNAL;
+gcm_thr_endpoint_t *gcm_thr_endpoint_get(int index) GCM_INTERNAL;
+int gcm_thr_num_endpoints(void) GCM_INTERNAL;
+
+static inline void gcm_thr_lock(gcm_thr_endpoint_t *endpoint)
+{
+    pthread_mutex_lock(&endpoint->lock);
+}
+
+static inline void gcm_thr_unlock(gcm_thr_endpoint_t *endpoint)
+{
+    pthread_mutex_unlock(&endpoint->lock);
+}
+
+/* The connection to (proc, rep), created on first use; with the UCX
+ * endpoint made if connect. Lock held. NULL only without memory. */
+gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
+                                 int rep) GCM_INTERNAL;
+/* Makes sure conn->ucp_ep exists. Lock held. */
+gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
+                                  gcm_thr_conn_t *conn) GCM_INTERNAL;
+
+/* Marks every connection to proc failed and tells the upper layer. */
+void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
+                         gcm_status_t reason) GCM_INTERNAL;
+
+/* One round of progress; takes the lock. */
+void gcm_thr_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+
+/* Waits until done(arg) is true, progressing endpoint: spins, then sleeps
+ * on the worker's event fd (and the launcher's fd). Lock not held. */
+void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
+                  void *arg) GCM_INTERNAL;
+
+/* Wakes threads sleeping in gcm_thr_wait() on endpoint; any thread. */
+void gcm_thr_signal(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+
+/* Waits for a UCX request made on endpoint (lock held on entry and exit);
+ * returns its status and frees it. */
+gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
+    GCM_INTERNAL;
+
+#endif /* GCM_THR_H */

@@ -1,0 +1,478 @@
+/*
+ * threads/thr_endpoint.c: the UCX context, endpoints and their connections.
+ */
+#include "config.h"
+
+#include "threads/thr.h"
+#include "boot/boot.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define GCM_THR_ADDR_KEY     "gcm-a0"
+#define GCM_THR_ADDR_MAX     8192
+
+static struct {
+    ucp_context_h        context;
+    gcm_thr_upcalls_t    upcalls;
+    gcm_thr_endpoint_t  *endpoints[1];
+    int                  nendpoints;
+} gcm_thr;
+
+gcm_status_t gcm_thr_status(ucs_status_t status)
+{
+    switch (status) {
+    case UCS_OK:
+        return GCM_OK;
+    case UCS_INPROGRESS:
+        return GCM_INPROGRESS;
+    case UCS_ERR_NO_MEMORY:
+        return GCM_ERR_NO_MEMORY;
+    case UCS_ERR_INVALID_PARAM:
+        return GCM_ERR_INVALID_PARAM;
+    case UCS_ERR_CANCELED:
+        return GCM_ERR_CANCELED;
+    case UCS_ERR_MESSAGE_TRUNCATED:
+        return GCM_ERR_TRUNCATED;
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_REJECTED:
+    case UCS_ERR_NOT_CONNECTED:
+    case UCS_ERR_IO_ERROR:
+        return GCM_ERR_PEER_FAILED;
+    default:
+        return GCM_ERR_TRANSPORT;
+    }
+}
+
+/* ---- endpoints ---------------------------------------------------------- */
+
+static gcm_status_t gcm_thr_endpoint_create(int index,
+                                            gcm_thr_endpoint_t **endpoint_p)
+{
+    ucp_worker_params_t params;
+    ucp_am_handler_param_t am;
+    gcm_thr_endpoint_t *endpoint;
+    ucs_status_t ucs;
+    int id;
+
+    endpoint = calloc(1, sizeof(*endpoint));
+    if (endpoint == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    endpoint->index  = index;
+    endpoint->nprocs = gcm_boot_size();
+    endpoint->conns  = calloc((size_t)endpoint->nprocs,
+                              sizeof(*endpoint->conns));
+    if (endpoint->conns == NULL) {
+        free(endpoint);
+        return GCM_ERR_NO_MEMORY;
+    }
+    pthread_mutex_init(&endpoint->lock, NULL);
+    atomic_init(&endpoint->signaled, 0);
+
+    memset(&params, 0, sizeof(params));
+    params.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
+    /* Our endpoint lock serializes every use of the worker. */
+    params.thread_mode = UCS_THREAD_MODE_SERIALIZED;
+    ucs = ucp_worker_create(gcm_thr.context, &params, &endpoint->worker);
+    if (ucs != UCS_OK) {
+        gcm_error("ucp_worker_create failed: %s", ucs_status_string(ucs));
+        goto err_free;
+    }
+    ucs = ucp_worker_get_efd(endpoint->worker, &endpoint->efd);
+    if (ucs != UCS_OK) {
+        gcm_error("ucp_worker_get_efd failed: %s", ucs_status_string(ucs));
+        goto err_worker;
+    }
+    for (id = 1; id < GCM_AM_LAST; id++) {
+        if (gcm_thr.upcalls.am[id] == NULL) {
+            continue;
+        }
+        memset(&am, 0, sizeof(am));
+        am.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID |
+                        UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                        UCP_AM_HANDLER_PARAM_FIELD_CB |
+                        UCP_AM_HANDLER_PARAM_FIELD_ARG;
+        am.id    = (unsigned)id;
+        /* Whole messages, and eager data we may keep past the callback. */
+        am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+        am.cb    = gcm_thr.upcalls.am[id];
+        am.arg   = endpoint;
+        ucs = ucp_worker_set_am_recv_handler(endpoint->worker, &am);
+        if (ucs != UCS_OK) {
+            gcm_error("ucp_worker_set_am_recv_handler failed: %s",
+                      ucs_status_string(ucs));
+            goto err_worker;
+        }
+    }
+    *endpoint_p = endpoint;
+    return GCM_OK;
+
+err_worker:
+    ucp_worker_destroy(endpoint->worker);
+err_free:
+    pthread_mutex_destroy(&endpoint->lock);
+    free(endpoint->conns);
+    free(endpoint);
+    return GCM_ERR_TRANSPORT;
+}
+
+static void gcm_thr_conn_close(gcm_thr_endpoint_t *endpoint,
+                               gcm_thr_conn_t *conn)
+{
+    ucp_request_param_t param;
+    void *req;
+
+    if (conn->ucp_ep == NULL) {
+        return;
+    }
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    /* A failed connection cannot be flushed; a healthy one is. */
+    param.flags = (conn->failed != GCM_OK) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    req = ucp_ep_close_nbx(conn->ucp_ep, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        double deadline = gcm_time_now() + 2.0;
+        while ((ucp_request_check_status(req) == UCS_INPROGRESS) &&
+               (gcm_time_now() < deadline)) {
+            ucp_worker_progress(endpoint->worker);
+        }
+        if (ucp_request_check_status(req) == UCS_INPROGRESS) {
+            ucp_request_cancel(endpoint->worker, req);
+            while (ucp_request_check_status(req) == UCS_INPROGRESS) {
+                ucp_worker_progress(endpoint->worker);
+            }
+        }
+        ucp_request_free(req);
+    }
+    conn->ucp_ep = NULL;
+}
+
+static void gcm_thr_endpoint_destroy(gcm_thr_endpoint_t *endpoint)
+{
+    int proc;
+
+    gcm_thr_lock(endpoint);
+    for (proc = 0; proc < endpoint->nprocs; proc++) {
+        while (endpoint->conns[proc] != NULL) {
+            gcm_thr_conn_t *conn = endpoint->conns[proc];
+            endpoint->conns[proc] = conn->next;
+            gcm_thr_conn_close(endpoint, conn);
+            free(conn);
+        }
+    }
+    ucp_worker_destroy(endpoint->worker);
+    gcm_thr_unlock(endpoint);
+    pthread_mutex_destroy(&endpoint->lock);
+    free(endpoint->conns);
+    free(endpoint);
+}
+
+gcm_thr_endpoint_t *gcm_thr_endpoint_current(void)
+{
+    return gcm_thr.endpoints[0];
+}
+
+gcm_thr_endpoint_t *gcm_thr_endpoint_get(int index)
+{
+    if ((index < 0) || (index >= gcm_thr.nendpoints)) {
+        return NULL;
+    }
+    return gcm_thr.endpoints[index];
+}
+
+int gcm_thr_num_endpoints(void)
+{
+    return gcm_thr.nendpoints;
+}
+
+/* ---- connections ---------------------------------------------------------- */
+
+gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
+                                 int rep)
+{
+    gcm_thr_conn_t *conn;
+
+    for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
+        if (conn->rep == rep) {
+            return conn;
+        }
+    }
+    conn = calloc(1, sizeof(*conn));
+    if (conn == NULL) {
+        return NULL;
+    }
+    conn->owner  = endpoint;
+    conn->proc   = proc;
+    conn->rep    = rep;
+    conn->failed = GCM_OK;
+    gcm_list_init(&conn->parked);
+    conn->next = endpoint->conns[proc];
+    endpoint->conns[proc] = conn;
+    return conn;
+}
+
+static void gcm_thr_ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    gcm_thr_conn_t *conn = arg;
+
+    gcm_debug("connection to proc %d endpoint %d failed: %s", conn->proc,
+              conn->rep, ucs_status_string(status));
+    gcm_thr_peer_failed(conn->owner, conn->proc, GCM_ERR_PEER_FAILED);
+}
+
+gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
+                                  gcm_thr_conn_t *conn)
+{
+    unsigned char *addr;
+    size_t len = GCM_THR_ADDR_MAX;
+    ucp_ep_params_t params;
+    ucs_status_t ucs;
+    gcm_status_t status;
+
+    if (conn->ucp_ep != NULL) {
+        return GCM_OK;
+    }
+    if (conn->failed != GCM_OK) {
+        return conn->failed;
+    }
+    if (conn->rep != 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "connect",
+                        "endpoint %d of proc %d is not reachable yet",
+                        conn->rep, conn->proc);
+    }
+    addr = malloc(len);
+    if (addr == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    status = gcm_boot_get(conn->proc, GCM_THR_ADDR_KEY, addr, &len);
+    if (status != GCM_OK) {
+        free(addr);
+        return gcm_fail(status, "connect", "no worker address for proc %d",
+                        conn->proc);
+    }
+    memset(&params, 0, sizeof(params));
+    params.field_mask      = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
+                             UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                             UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    params.address         = (const ucp_address_t *)addr;
+    params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
+    params.err_handler.cb  = gcm_thr_ep_error_cb;
+    params.err_handler.arg = conn;
+    ucs = ucp_ep_create(endpoint->worker, &params, &conn->ucp_ep);
+    free(addr);
+    if (ucs != UCS_OK) {
+        conn->ucp_ep = NULL;
+        return gcm_fail(gcm_thr_status(ucs), "connect",
+                        "ucp_ep_create to proc %d failed: %s", conn->proc,
+                        ucs_status_string(ucs));
+    }
+    gcm_debug("connected to proc %d endpoint %d", conn->proc, conn->rep);
+    return GCM_OK;
+}
+
+void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
+                         gcm_status_t reason)
+{
+    gcm_thr_conn_t *conn;
+
+    if ((proc < 0) || (proc >= endpoint->nprocs)) {
+        return;
+    }
+    for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
+        conn->failed = reason;
+    }
+    /* A peer we never talked to has no connection yet: remember the
+     * failure so that the first use fails at once. */
+    if (endpoint->conns[proc] == NULL) {
+        conn = gcm_thr_conn_get(endpoint, proc, 0);
+        if (conn != NULL) {
+            conn->failed = reason;
+        }
+    }
+    if (gcm_thr.upcalls.peer_failed != NULL) {
+        gcm_thr.upcalls.peer_failed(endpoint, proc, reason);
+    }
+    gcm_thr_signal(endpoint);
+}
+
+/* The launcher said a process died: fail it on every endpoint. */
+static void gcm_thr_boot_peer_died(int rank, void *arg)
+{
+    int i;
+
+    (void)arg;
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
+        gcm_thr_lock(endpoint);
+        gcm_thr_peer_failed(endpoint, rank, GCM_ERR_PEER_FAILED);
+        gcm_thr_unlock(endpoint);
+    }
+}
+
+/* ---- progress and waiting ------------------------------------------------ */
+
+void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_thr_lock(endpoint);
+    while (ucp_worker_progress(endpoint->worker) != 0) {
+    }
+    gcm_thr_unlock(endpoint);
+}
+
+void gcm_thr_signal(gcm_thr_endpoint_t *endpoint)
+{
+    atomic_store_explicit(&endpoint->signaled, 1, memory_order_release);
+    ucp_worker_signal(endpoint->worker);
+}
+
+void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
+                  void *arg)
+{
+    unsigned spins = 0;
+    struct pollfd pfd[2];
+    int npfd, bootfd;
+    ucs_status_t ucs;
+
+    while (!done(arg)) {
+        gcm_thr_progress(endpoint);
+        if (done(arg)) {
+            break;
+        }
+        if (++spins < gcm_config.spin_count) {
+            /* Spinning helps only while we own a core; yield now and then
+             * so an oversubscribed peer gets to run. */
+            if ((spins & 63) == 0) {
+                sched_yield();
+            }
+            continue;
+        }
+        gcm_thr_lock(endpoint);
+        ucs = ucp_worker_arm(endpoint->worker);
+        gcm_thr_unlock(endpoint);
+        if (ucs == UCS_ERR_BUSY) {
+            continue;
+        }
+        if (done(arg) ||
+            atomic_exchange_explicit(&endpoint->signaled, 0,
+                                     memory_order_acq_rel)) {
+            continue;
+        }
+        pfd[0].fd     = endpoint->efd;
+        pfd[0].events = POLLIN;
+        npfd   = 1;
+        bootfd = gcm_boot_event_fd();
+        if (bootfd >= 0) {
+            pfd[1].fd     = bootfd;
+            pfd[1].events = POLLIN;
+            npfd          = 2;
+        }
+        if (poll(pfd, (nfds_t)npfd, (int)gcm_config.wait_timeout_ms) > 0) {
+            if ((npfd == 2) && (pfd[1].revents != 0)) {
+                gcm_boot_poll_events();
+            }
+        }
+        /* After a sleep spin a little again: the reply usually follows. */
+        spins = gcm_config.spin_count / 2;
+    }
+}
+
+gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
+{
+    ucs_status_t ucs;
+
+    if (ucx_req == NULL) {
+        return GCM_OK;
+    }
+    if (UCS_PTR_IS_ERR(ucx_req)) {
+        return gcm_thr_status(UCS_PTR_STATUS(ucx_req));
+    }
+    while ((ucs = ucp_request_check_status(ucx_req)) == UCS_INPROGRESS) {
+        ucp_worker_progress(endpoint->worker);
+    }
+    ucp_request_free(ucx_req);
+    return gcm_thr_status(ucs);
+}
+
+/* ---- init and finalize ---------------------------------------------------- */
+
+gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
+{
+    ucp_config_t *config;
+    ucp_params_t params;
+    ucp_address_t *addr;
+    size_t addr_len;
+    ucs_status_t ucs;
+    gcm_status_t status;
+
+    gcm_thr.upcalls = *upcalls;
+    /* Peer-failure handling would otherwise switch shared memory off and
+     * send everything over TCP loopback; must be set before the UCX
+     * configuration is read. A user's own setting wins. */
+    setenv("UCX_MM_ERROR_HANDLING", "y", 0);
+    /* Notice dead peers on idle connections within seconds. */
+    setenv("UCX_KEEPALIVE_INTERVAL", "1s", 0);
+
+    ucs = ucp_config_read(NULL, NULL, &config);
+    if (ucs != UCS_OK) {
+        return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
+                        "ucp_config_read failed: %s", ucs_status_string(ucs));
+    }
+    memset(&params, 0, sizeof(params));
+    params.field_mask        = UCP_PARAM_FIELD_FEATURES |
+                               UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+    params.features          = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    params.mt_workers_shared = 1;
+    ucs = ucp_init(&params, config, &gcm_thr.context);
+    ucp_config_release(config);
+    if (ucs != UCS_OK) {
+        return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init", "ucp_init failed: %s",
+                        ucs_status_string(ucs));
+    }
+
+    status = gcm_thr_endpoint_create(0, &gcm_thr.endpoints[0]);
+    if (status != GCM_OK) {
+        ucp_cleanup(gcm_thr.context);
+        return gcm_fail(status, "gcm_init", "cannot create endpoint 0");
+    }
+    gcm_thr.nendpoints = 1;
+
+    ucs = ucp_worker_get_address(gcm_thr.endpoints[0]->worker, &addr,
+                                 &addr_len);
+    if (ucs != UCS_OK) {
+        gcm_thr_finalize();
+        return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
+                        "ucp_worker_get_address failed: %s",
+                        ucs_status_string(ucs));
+    }
+    status = gcm_boot_put(GCM_THR_ADDR_KEY, addr, addr_len);
+    ucp_worker_release_address(gcm_thr.endpoints[0]->worker, addr);
+    if (status != GCM_OK) {
+        gcm_thr_finalize();
+        return gcm_fail(status, "gcm_init", "cannot publish worker address");
+    }
+    gcm_boot_set_peer_died_cb(gcm_thr_boot_peer_died, NULL);
+    return GCM_OK;
+}
+
+void gcm_thr_finalize(void)
+{
+    int i;
+
+    gcm_boot_set_peer_died_cb(NULL, NULL);
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_destroy(gcm_thr.endpoints[i]);
+        gcm_thr.endpoints[i] = NULL;
+    }
+    gcm_thr.nendpoints = 0;
+    if (gcm_thr.context != NULL) {
+        ucp_cleanup(gcm_thr.context);
+        gcm_thr.context = NULL;
+    }
+}

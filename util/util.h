@@ -1,0 +1,147 @@
+/*
+ * util/: the base every layer stands on: logging, the table of GENCOMM_*
+ * settings, per-thread error text, intrusive lists and small helpers.
+ * Includes nothing of the other layers.
+ */
+#ifndef GCM_UTIL_H
+#define GCM_UTIL_H
+
+#include <gencomm.h>
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+
+#define GCM_INTERNAL __attribute__((visibility("hidden")))
+
+#define gcm_container_of(_ptr, _type, _member) \
+    ((_type *)((char *)(_ptr) - offsetof(_type, _member)))
+
+#define gcm_likely(_x)   __builtin_expect(!!(_x), 1)
+#define gcm_unlikely(_x) __builtin_expect(!!(_x), 0)
+
+/* ---- logging ---------------------------------------------------------- */
+
+typedef enum {
+    GCM_LOG_ERROR = 0,
+    GCM_LOG_WARN  = 1,
+    GCM_LOG_INFO  = 2,
+    GCM_LOG_DEBUG = 3,
+    GCM_LOG_TRACE = 4
+} gcm_log_level_t;
+
+extern int gcm_log_level_current GCM_INTERNAL;
+
+void gcm_log_emit(gcm_log_level_t level, const char *file, int line,
+                  const char *fmt, ...)
+    __attribute__((format(printf, 4, 5))) GCM_INTERNAL;
+
+/* The level is checked before the arguments are evaluated or formatted. */
+#define gcm_log(_level, ...) \
+    do { \
+        if (gcm_unlikely((int)(_level) <= gcm_log_level_current)) { \
+            gcm_log_emit((_level), __FILE__, __LINE__, __VA_ARGS__); \
+        } \
+    } while (0)
+
+#define gcm_error(...) gcm_log(GCM_LOG_ERROR, __VA_ARGS__)
+#define gcm_warn(...)  gcm_log(GCM_LOG_WARN, __VA_ARGS__)
+#define gcm_info(...)  gcm_log(GCM_LOG_INFO, __VA_ARGS__)
+#define gcm_debug(...) gcm_log(GCM_LOG_DEBUG, __VA_ARGS__)
+#define gcm_trace(...) gcm_log(GCM_LOG_TRACE, __VA_ARGS__)
+
+#ifdef GCM_ENABLE_ASSERT
+#define gcm_assert(_cond) \
+    do { \
+        if (!(_cond)) { \
+            gcm_log_emit(GCM_LOG_ERROR, __FILE__, __LINE__, \
+                         "assertion failed: %s", #_cond); \
+            abort(); \
+        } \
+    } while (0)
+#else
+#define gcm_assert(_cond) do { } while (0)
+#endif
+
+/* ---- errors ----------------------------------------------------------- */
+
+/*
+ * Records "call: reason" as the calling thread's last error (read back with
+ * gcm_last_error()), logs it at debug level and returns status, so that a
+ * check reads: return gcm_fail(GCM_ERR_INVALID_PARAM, __func__, "...").
+ */
+gcm_status_t gcm_fail(gcm_status_t status, const char *call,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 3, 4))) GCM_INTERNAL;
+
+/* ---- settings (GENCOMM_* environment variables) ----------------------- */
+
+typedef struct gcm_config {
+    int      log_level;        /* GENCOMM_LOG_LEVEL */
+    size_t   eager_limit;      /* GENCOMM_EAGER_LIMIT */
+    unsigned spin_count;       /* GENCOMM_SPIN_COUNT */
+    unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
+    int      print_config;     /* GENCOMM_PRINT_CONFIG */
+} gcm_config_t;
+
+extern gcm_config_t gcm_config GCM_INTERNAL;
+
+/* Reads every GENCOMM_* setting once; prints them if asked to. */
+void gcm_config_load(void) GCM_INTERNAL;
+
+/* ---- intrusive doubly linked list ------------------------------------- */
+
+typedef struct gcm_list {
+    struct gcm_list *prev;
+    struct gcm_list *next;
+} gcm_list_t;
+
+static inline void gcm_list_init(gcm_list_t *head)
+{
+    head->prev = head;
+    head->next = head;
+}
+
+static inline int gcm_list_empty(const gcm_list_t *head)
+{
+    return head->next == head;
+}
+
+static inline void gcm_list_insert_before(gcm_list_t *pos, gcm_list_t *elem)
+{
+    elem->next       = pos;
+    elem->prev       = pos->prev;
+    pos->prev->next  = elem;
+    pos->prev        = elem;
+}
+
+static inline void gcm_list_push_back(gcm_list_t *head, gcm_list_t *elem)
+{
+    gcm_list_insert_before(head, elem);
+}
+
+static inline void gcm_list_del(gcm_list_t *elem)
+{
+    elem->prev->next = elem->next;
+    elem->next->prev = elem->prev;
+    elem->prev       = elem;
+    elem->next       = elem;
+}
+
+#define gcm_list_for_each_safe(_pos, _tmp, _head) \
+    for ((_pos) = (_head)->next, (_tmp) = (_pos)->next; (_pos) != (_head); \
+         (_pos) = (_tmp), (_tmp) = (_pos)->next)
+
+/* ---- misc -------------------------------------------------------------- */
+
+/* Fills buf with random bytes from the kernel (never fails silently). */
+void gcm_random_bytes(void *buf, size_t len) GCM_INTERNAL;
+
+/* Monotonic time in seconds. */
+double gcm_time_now(void) GCM_INTERNAL;
+
+/* FNV-1a 64-bit hash of a byte string. */
+uint64_t gcm_hash64(const void *data, size_t len) GCM_INTERNAL;
+
+#endif /* GCM_UTIL_H */
