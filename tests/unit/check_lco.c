@@ -1,0 +1,166 @@
+/*
+ * tests/unit/check_lco.c: names (encoding, validation), status strings and
+ * error text. No network.
+ */
+#include "config.h"
+
+#include "lco/lco.h"
+#include "check_main.h"
+
+#include <string.h>
+
+static gcm_lco_ref_t sample_ref(void)
+{
+    gcm_lco_ref_t ref;
+
+    memset(&ref, 0, sizeof(ref));
+    ref.kind  = GCM_DEST_LCO;
+    ref.proc  = 0x01020304;
+    ref.ep    = 7;
+    ref.id    = 0xa1b2c3d4;
+    ref.gen   = 0x11223344;
+    ref.token = 0x0102030405060708ULL;
+    ref.job   = 0xdeadbeef;
+    return ref;
+}
+
+START_TEST(test_lco_name_round_trip)
+{
+    gcm_lco_ref_t in = sample_ref(), out;
+    gcm_name_t name;
+    const char *why = NULL;
+
+    gcm_lco_name_encode(&in, &name);
+    ck_assert_int_eq(gcm_lco_name_decode(&name, &out, &why), GCM_OK);
+    ck_assert_uint_eq(out.proc, in.proc);
+    ck_assert_uint_eq(out.ep, in.ep);
+    ck_assert_uint_eq(out.id, in.id);
+    ck_assert_uint_eq(out.gen, in.gen);
+    ck_assert(out.token == in.token);
+    ck_assert_uint_eq(out.job, in.job);
+    ck_assert_int_eq(out.kind, GCM_DEST_LCO);
+}
+END_TEST
+
+START_TEST(test_lco_name_layout_is_little_endian)
+{
+    gcm_lco_ref_t in = sample_ref();
+    gcm_name_t name;
+
+    /* The layout is fixed whatever the host: process at bytes 4..7. */
+    gcm_lco_name_encode(&in, &name);
+    ck_assert_uint_eq(name.bytes[4], 0x04);
+    ck_assert_uint_eq(name.bytes[7], 0x01);
+    ck_assert_uint_eq(name.bytes[20], 0x08);
+    ck_assert_uint_eq(sizeof(gcm_name_t), GCM_NAME_SIZE);
+}
+END_TEST
+
+START_TEST(test_lco_name_rejects_garbage)
+{
+    gcm_lco_ref_t in = sample_ref(), out;
+    gcm_name_t name, bad;
+    const char *why = NULL;
+    int i;
+
+    gcm_lco_name_encode(&in, &name);
+    /* Every corruption of the header bytes (magic, version, kind,
+     * reserved) is refused with a reason. */
+    for (i = 0; i < 4; i++) {
+        bad = name;
+        bad.bytes[i] ^= 0x5a;
+        why = NULL;
+        ck_assert_int_eq(gcm_lco_name_decode(&bad, &out, &why),
+                         GCM_ERR_INVALID_PARAM);
+        ck_assert_ptr_nonnull(why);
+    }
+    bad = name;
+    bad.bytes[10] = 1;
+    ck_assert_int_eq(gcm_lco_name_decode(&bad, &out, &why),
+                     GCM_ERR_INVALID_PARAM);
+    memset(&bad, 0, sizeof(bad));
+    ck_assert_int_eq(gcm_lco_name_decode(&bad, &out, &why),
+                     GCM_ERR_INVALID_PARAM);
+}
+END_TEST
+
+START_TEST(test_lco_slotname_round_trip_and_kind)
+{
+    gcm_lco_ref_t in = sample_ref(), out;
+    gcm_slotname_t sname;
+    gcm_name_t as_name;
+    const char *why = NULL;
+
+    in.rslot = 5;
+    gcm_lco_slotname_encode(&in, &sname);
+    ck_assert_int_eq(gcm_lco_slotname_decode(&sname, &out, &why), GCM_OK);
+    ck_assert_int_eq(out.rslot, 5);
+    ck_assert_int_eq(out.kind, GCM_DEST_SLOT);
+    ck_assert(out.token == in.token);
+
+    /* A slot name's first bytes are not an LCO name. */
+    memcpy(as_name.bytes, sname.bytes, sizeof(as_name.bytes));
+    ck_assert_int_eq(gcm_lco_name_decode(&as_name, &out, &why),
+                     GCM_ERR_INVALID_PARAM);
+
+    in.rslot = -1;
+    gcm_lco_slotname_encode(&in, &sname);
+    ck_assert_int_eq(gcm_lco_slotname_decode(&sname, &out, &why),
+                     GCM_ERR_INVALID_PARAM);
+}
+END_TEST
+
+#define CHECK_STATUS_TEXT(_name, _value, _text) \
+    ck_assert_str_eq(gcm_status_string(_name), _text); \
+    ck_assert_int_eq((int)_name, _value);
+
+START_TEST(test_lco_status_strings)
+{
+    GCM_FOREACH_STATUS(CHECK_STATUS_TEXT)
+    ck_assert_str_eq(gcm_status_string((gcm_status_t)-999),
+                     "unknown status code");
+    ck_assert_str_ne(gcm_status_string(GCM_ERR_TRUNCATED),
+                     gcm_status_string(GCM_ERR_BAD_TOKEN));
+}
+END_TEST
+
+START_TEST(test_lco_fail_records_call_and_reason)
+{
+    gcm_status_t status = gcm_fail(GCM_ERR_NO_SUCH_SLOT, "gcm_isend",
+                                   "slot %d out of range", 9);
+
+    ck_assert_int_eq(status, GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_isend"));
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "slot 9 out of range"));
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(),
+                                 gcm_status_string(GCM_ERR_NO_SUCH_SLOT)));
+}
+END_TEST
+
+START_TEST(test_lco_calls_before_init_fail_cleanly)
+{
+    gcm_lco_h lco = NULL;
+
+    ck_assert_int_eq(gcm_lco_create(&lco), GCM_ERR_NOT_INITIALIZED);
+    ck_assert_ptr_null(lco);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_create"));
+    ck_assert_ptr_null(gcm_world());
+    ck_assert_int_eq(gcm_finalize(), GCM_ERR_NOT_INITIALIZED);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("lco");
+    TCase *tc = tcase_create("names");
+
+    tcase_add_test(tc, test_lco_name_round_trip);
+    tcase_add_test(tc, test_lco_name_layout_is_little_endian);
+    tcase_add_test(tc, test_lco_name_rejects_garbage);
+    tcase_add_test(tc, test_lco_slotname_round_trip_and_kind);
+    tcase_add_test(tc, test_lco_status_strings);
+    tcase_add_test(tc, test_lco_fail_records_call_and_reason);
+    tcase_add_test(tc, test_lco_calls_before_init_fail_cleanly);
+    suite_add_tcase(s, tc);
+    return s;
+}

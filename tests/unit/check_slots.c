@@ -1,0 +1,430 @@
+/*
+ * tests/unit/check_slots.c: matching, ordering, truncation, refusals and
+ * the reorder list, in one process (singleton: same-process path, no
+ * network). UCX is set up in a checked fixture, so in the forked child.
+ */
+#include "config.h"
+
+#include "lco/lco.h"
+#include "check_main.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void setup(void)
+{
+    setenv("GENCOMM_BOOT", "singleton", 1);
+    ck_assert_int_eq(gcm_init(NULL, NULL), GCM_OK);
+}
+
+static void teardown(void)
+{
+    ck_assert_int_eq(gcm_finalize(), GCM_OK);
+}
+
+/* A receiver with nrecv receive slots and a sender with one send slot to
+ * each of them. */
+static void make_pair(int nrecv, gcm_lco_h *rx, gcm_lco_h *tx)
+{
+    gcm_name_t names[8];
+    int slots[8];
+    int i;
+
+    ck_assert_int_le(nrecv, 8);
+    ck_assert_int_eq(gcm_lco_create(rx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(*rx, nrecv), GCM_OK);
+    ck_assert_int_eq(gcm_lco_create(tx), GCM_OK);
+    for (i = 0; i < nrecv; i++) {
+        ck_assert_int_eq(gcm_lco_name(*rx, &names[i]), GCM_OK);
+        slots[i] = i;
+    }
+    ck_assert_int_eq(gcm_lco_add_send_slots(*tx, nrecv, names, slots),
+                     GCM_OK);
+}
+
+START_TEST(test_slots_matches_truth_table)
+{
+    ck_assert(gcm_slots_matches(GCM_ANY_SLOT, GCM_ANY_TAG, 3, 9));
+    ck_assert(gcm_slots_matches(3, GCM_ANY_TAG, 3, 9));
+    ck_assert(gcm_slots_matches(GCM_ANY_SLOT, 9, 3, 9));
+    ck_assert(gcm_slots_matches(3, 9, 3, 9));
+    ck_assert(!gcm_slots_matches(2, GCM_ANY_TAG, 3, 9));
+    ck_assert(!gcm_slots_matches(GCM_ANY_SLOT, 8, 3, 9));
+    ck_assert(!gcm_slots_matches(3, 8, 3, 9));
+}
+END_TEST
+
+START_TEST(test_slots_park_keeps_sequence_order)
+{
+    static const uint64_t arrivals[] = { 7, 3, 9, 4, 8, 5 };
+    gcm_thr_conn_t conn;
+    gcm_slots_umsg_t msgs[6];
+    gcm_list_t *pos;
+    uint64_t last = 0;
+    int i, n = 0;
+
+    memset(&conn, 0, sizeof(conn));
+    gcm_list_init(&conn.parked);
+    for (i = 0; i < 6; i++) {
+        memset(&msgs[i], 0, sizeof(msgs[i]));
+        msgs[i].env.seq = arrivals[i];
+        gcm_slots_park(&conn, &msgs[i]);
+    }
+    for (pos = conn.parked.next; pos != &conn.parked; pos = pos->next) {
+        gcm_slots_umsg_t *m = gcm_container_of(pos, gcm_slots_umsg_t, elem);
+        ck_assert(m->env.seq > last);
+        last = m->env.seq;
+        n++;
+    }
+    ck_assert_int_eq(n, 6);
+    ck_assert(last == 9);
+}
+END_TEST
+
+START_TEST(test_slots_order_and_any_slot)
+{
+    gcm_lco_h rx, tx;
+    gcm_msg_status_t st;
+    int i, v, next[2] = { 0, 0 };
+
+    make_pair(2, &rx, &tx);
+    /* Interleave two edges; each must arrive in its own order. */
+    for (i = 0; i < 20; i++) {
+        v = i;
+        ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), i % 2, 100 + i % 2),
+                         GCM_OK);
+    }
+    for (i = 0; i < 20; i++) {
+        ck_assert_int_eq(gcm_recv(rx, &v, sizeof(v), GCM_ANY_SLOT,
+                                  GCM_ANY_TAG, &st), GCM_OK);
+        ck_assert_int_eq(st.tag, 100 + st.slot);
+        ck_assert_int_eq(st.count, sizeof(v));
+        ck_assert_int_eq(v % 2, st.slot);
+        ck_assert_int_eq(v, 2 * next[st.slot] + st.slot);
+        next[st.slot]++;
+    }
+    ck_assert_int_eq(next[0], 10);
+    ck_assert_int_eq(next[1], 10);
+}
+END_TEST
+
+START_TEST(test_slots_tag_selects_among_unexpected)
+{
+    gcm_lco_h rx, tx;
+    gcm_msg_status_t st;
+    int a = 1, b = 2, v = 0;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_send(tx, &a, sizeof(a), 0, 5), GCM_OK);
+    ck_assert_int_eq(gcm_send(tx, &b, sizeof(b), 0, 6), GCM_OK);
+    ck_assert_int_eq(gcm_recv(rx, &v, sizeof(v), 0, 6, &st), GCM_OK);
+    ck_assert_int_eq(v, 2);
+    ck_assert_int_eq(gcm_recv(rx, &v, sizeof(v), 0, GCM_ANY_TAG, &st),
+                     GCM_OK);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(st.tag, 5);
+}
+END_TEST
+
+START_TEST(test_slots_first_posted_receive_wins)
+{
+    gcm_lco_h rx, tx;
+    gcm_request_h r1, r2;
+    gcm_msg_status_t st;
+    int b1 = 0, b2 = 0, v = 42, flag = 0;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_irecv(rx, &b1, sizeof(b1), 0, GCM_ANY_TAG, &r1),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_irecv(rx, &b2, sizeof(b2), GCM_ANY_SLOT, 0, &r2),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0), GCM_OK);
+    ck_assert_int_eq(gcm_test(&r2, &flag, &st), GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    ck_assert_int_eq(gcm_wait(&r1, &st), GCM_OK);
+    ck_assert_int_eq(b1, 42);
+    ck_assert_ptr_null(r1);
+    v = 43;
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&r2, &st), GCM_OK);
+    ck_assert_int_eq(b2, 43);
+}
+END_TEST
+
+START_TEST(test_slots_truncation_then_next_intact)
+{
+    gcm_lco_h rx, tx;
+    gcm_msg_status_t st;
+    size_t big = 1 << 20;
+    unsigned char *src = malloc(big), small[16], *dst = malloc(big);
+    gcm_request_h sreq;
+    size_t i;
+
+    ck_assert_ptr_nonnull(src);
+    ck_assert_ptr_nonnull(dst);
+    for (i = 0; i < big; i++) {
+        src[i] = (unsigned char)(i * 7);
+    }
+    make_pair(1, &rx, &tx);
+    /* Eager size into a too small buffer. */
+    ck_assert_int_eq(gcm_send(tx, src, 100, 0, 1), GCM_OK);
+    ck_assert_int_eq(gcm_recv(rx, small, 10, 0, 1, &st), GCM_ERR_TRUNCATED);
+    ck_assert_int_eq(st.count, 10);
+    ck_assert_int_eq(st.error, GCM_ERR_TRUNCATED);
+    ck_assert_mem_eq(small, src, 10);
+    /* A large message held in the sender's buffer, truncated too. */
+    ck_assert_int_eq(gcm_isend(tx, src, big, 0, 2, &sreq), GCM_OK);
+    ck_assert_int_eq(gcm_recv(rx, small, sizeof(small), 0, 2, &st),
+                     GCM_ERR_TRUNCATED);
+    ck_assert_mem_eq(small, src, sizeof(small));
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_OK);
+    /* The edge still works. (A large send completes only once received,
+     * as MPI allows, so it is started before the receive.) */
+    ck_assert_int_eq(gcm_isend(tx, src, big, 0, 3, &sreq), GCM_OK);
+    ck_assert_int_eq(gcm_recv(rx, dst, big, 0, 3, &st), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_OK);
+    ck_assert_int_eq(st.count, big);
+    ck_assert_mem_eq(dst, src, big);
+    free(src);
+    free(dst);
+}
+END_TEST
+
+START_TEST(test_slots_large_local_send_waits_for_receive)
+{
+    gcm_lco_h rx, tx;
+    size_t big = 4 << 20;
+    char *src = calloc(1, big), *dst = calloc(1, big);
+    gcm_request_h sreq;
+    int flag = 1;
+
+    make_pair(1, &rx, &tx);
+    src[big - 1] = 'z';
+    ck_assert_int_eq(gcm_isend(tx, src, big, 0, 0, &sreq), GCM_OK);
+    /* Zero-copy: the sender's buffer is the only copy until received. */
+    ck_assert_int_eq(gcm_test(&sreq, &flag, NULL), GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    ck_assert_int_eq(gcm_recv(rx, dst, big, 0, 0, NULL), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_OK);
+    ck_assert_int_eq(dst[big - 1], 'z');
+    free(src);
+    free(dst);
+}
+END_TEST
+
+START_TEST(test_slots_stale_name_refused_and_sticky)
+{
+    gcm_lco_h rx, tx;
+    int v = 1;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_lco_free(&rx), GCM_OK);
+    ck_assert_ptr_null(rx);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0),
+                     GCM_ERR_NO_SUCH_LCO);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_"));
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0),
+                     GCM_ERR_NO_SUCH_LCO);
+}
+END_TEST
+
+START_TEST(test_slots_forged_token_refused)
+{
+    gcm_lco_h rx, tx, other;
+    gcm_name_t name;
+    gcm_msg_status_t st;
+    int slot = 0, v = 5, flag = 1;
+
+    ck_assert_int_eq(gcm_lco_create(&rx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, 1), GCM_OK);
+    ck_assert_int_eq(gcm_lco_name(rx, &name), GCM_OK);
+    name.bytes[22] ^= 0x01;   /* inside the capability token */
+    ck_assert_int_eq(gcm_lco_create(&tx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_send_slots(tx, 1, &name, &slot), GCM_OK);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0), GCM_ERR_BAD_TOKEN);
+    /* Nothing reached the receiver. */
+    ck_assert_int_eq(gcm_iprobe(rx, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
+                     GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    /* A correct sender still gets through. */
+    make_pair(1, &other, &tx);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0), GCM_OK);
+    ck_assert_int_eq(gcm_recv(other, &v, sizeof(v), 0, 0, NULL), GCM_OK);
+}
+END_TEST
+
+START_TEST(test_slots_slot_name_reaches_one_slot)
+{
+    gcm_lco_h rx, tx;
+    gcm_slotname_t sname;
+    gcm_msg_status_t st;
+    int v = 9, got = 0, nsend = 0;
+
+    ck_assert_int_eq(gcm_lco_create(&rx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, 3), GCM_OK);
+    ck_assert_int_eq(gcm_slot_name(rx, 1, &sname), GCM_OK);
+    ck_assert_int_eq(gcm_slot_name(rx, 3, &sname), GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_int_eq(gcm_slot_name(rx, 1, &sname), GCM_OK);
+    ck_assert_int_eq(gcm_lco_create(&tx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_send_slot(tx, &sname), GCM_OK);
+    ck_assert_int_eq(gcm_lco_num_send_slots(tx, &nsend), GCM_OK);
+    ck_assert_int_eq(nsend, 1);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 4), GCM_OK);
+    ck_assert_int_eq(gcm_recv(rx, &got, sizeof(got), GCM_ANY_SLOT, 4, &st),
+                     GCM_OK);
+    ck_assert_int_eq(st.slot, 1);
+    ck_assert_int_eq(got, 9);
+}
+END_TEST
+
+START_TEST(test_slots_slot_name_does_not_open_other_slots)
+{
+    gcm_lco_h rx, tx;
+    gcm_slotname_t sname;
+    gcm_name_t forged;
+    int v = 1, slot = 0, flag = 1;
+
+    ck_assert_int_eq(gcm_lco_create(&rx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, 2), GCM_OK);
+    ck_assert_int_eq(gcm_slot_name(rx, 1, &sname), GCM_OK);
+    /* Turn the slot name into an LCO name aimed at slot 0: its token is
+     * slot 1's secret only, so slot 0 refuses it. */
+    memcpy(forged.bytes, sname.bytes, sizeof(forged.bytes));
+    forged.bytes[3] = GCM_DEST_LCO;
+    ck_assert_int_eq(gcm_lco_create(&tx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_send_slots(tx, 1, &forged, &slot), GCM_OK);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0), GCM_ERR_BAD_TOKEN);
+    ck_assert_int_eq(gcm_iprobe(rx, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, NULL),
+                     GCM_OK);
+    ck_assert_int_eq(flag, 0);
+}
+END_TEST
+
+START_TEST(test_slots_bad_input_is_refused)
+{
+    gcm_lco_h rx, tx;
+    gcm_request_h req;
+    gcm_name_t junk;
+    int v = 0, slot = 0;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_send(NULL, &v, sizeof(v), 0, 0),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 1, 0), GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "slot 1 out of range"));
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), -1, 0),
+                     GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, -5),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_send(tx, NULL, 4, 0, 0), GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_isend(tx, &v, sizeof(v), 0, 0, NULL),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_irecv(rx, &v, sizeof(v), 2, 0, &req),
+                     GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, -1), GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_add_send_slots(tx, -1, NULL, NULL),
+                     GCM_ERR_INVALID_PARAM);
+    memset(&junk, 0xab, sizeof(junk));
+    ck_assert_int_eq(gcm_lco_add_send_slots(tx, 1, &junk, &slot),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "not a gencomm name"));
+    ck_assert_int_eq(gcm_lco_free(NULL), GCM_ERR_INVALID_PARAM);
+    {
+        gcm_lco_h world = gcm_world();
+        ck_assert_int_eq(gcm_lco_free(&world), GCM_ERR_INVALID_PARAM);
+    }
+}
+END_TEST
+
+START_TEST(test_slots_building_sends_no_message)
+{
+    gcm_stats_t before, after;
+    gcm_lco_h a, b;
+    gcm_name_t name;
+    gcm_slotname_t sname;
+    int slot = 0;
+
+    gcm_get_stats(&before);
+    ck_assert_int_eq(gcm_lco_create(&a), GCM_OK);
+    ck_assert_int_eq(gcm_lco_create(&b), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(a, 4), GCM_OK);
+    ck_assert_int_eq(gcm_lco_name(a, &name), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_send_slots(b, 1, &name, &slot), GCM_OK);
+    ck_assert_int_eq(gcm_slot_name(a, 2, &sname), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_send_slot(b, &sname), GCM_OK);
+    gcm_get_stats(&after);
+    ck_assert(memcmp(&before, &after, sizeof(before)) == 0);
+}
+END_TEST
+
+START_TEST(test_slots_probe_reports_size_and_waitany)
+{
+    gcm_lco_h rx, tx;
+    gcm_msg_status_t st;
+    gcm_request_h reqs[2];
+    char buf[64] = "hello probe";
+    int flag = 0, idx = -1;
+
+    make_pair(2, &rx, &tx);
+    ck_assert_int_eq(gcm_send(tx, buf, 11, 1, 77), GCM_OK);
+    ck_assert_int_eq(gcm_iprobe(rx, GCM_ANY_SLOT, 77, &flag, &st), GCM_OK);
+    ck_assert_int_eq(flag, 1);
+    ck_assert_int_eq(st.slot, 1);
+    ck_assert_int_eq(st.count, 11);
+    ck_assert_int_eq(gcm_probe(rx, 1, GCM_ANY_TAG, &st), GCM_OK);
+    ck_assert_int_eq(st.tag, 77);
+    ck_assert_int_eq(gcm_irecv(rx, buf, sizeof(buf), 0, GCM_ANY_TAG,
+                               &reqs[0]), GCM_OK);
+    ck_assert_int_eq(gcm_irecv(rx, buf, sizeof(buf), 1, GCM_ANY_TAG,
+                               &reqs[1]), GCM_OK);
+    ck_assert_int_eq(gcm_waitany(2, reqs, &idx, &st), GCM_OK);
+    ck_assert_int_eq(idx, 1);
+    ck_assert_ptr_null(reqs[1]);
+    ck_assert_ptr_nonnull(reqs[0]);
+    ck_assert_int_eq(gcm_send(tx, buf, 3, 0, 1), GCM_OK);
+    ck_assert_int_eq(gcm_waitall(2, reqs, NULL), GCM_OK);
+    ck_assert_ptr_null(reqs[0]);
+}
+END_TEST
+
+START_TEST(test_slots_free_cancels_pending_receive)
+{
+    gcm_lco_h rx, tx;
+    gcm_request_h req;
+    int v;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_irecv(rx, &v, sizeof(v), 0, 0, &req), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&rx), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&req, NULL), GCM_ERR_CANCELED);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("slots");
+    TCase *pure = tcase_create("pure");
+    TCase *local = tcase_create("local");
+
+    tcase_add_test(pure, test_slots_matches_truth_table);
+    tcase_add_test(pure, test_slots_park_keeps_sequence_order);
+    suite_add_tcase(s, pure);
+
+    tcase_add_checked_fixture(local, setup, teardown);
+    tcase_set_timeout(local, 30);
+    tcase_add_test(local, test_slots_order_and_any_slot);
+    tcase_add_test(local, test_slots_tag_selects_among_unexpected);
+    tcase_add_test(local, test_slots_first_posted_receive_wins);
+    tcase_add_test(local, test_slots_truncation_then_next_intact);
+    tcase_add_test(local, test_slots_large_local_send_waits_for_receive);
+    tcase_add_test(local, test_slots_stale_name_refused_and_sticky);
+    tcase_add_test(local, test_slots_forged_token_refused);
+    tcase_add_test(local, test_slots_slot_name_reaches_one_slot);
+    tcase_add_test(local, test_slots_slot_name_does_not_open_other_slots);
+    tcase_add_test(local, test_slots_bad_input_is_refused);
+    tcase_add_test(local, test_slots_building_sends_no_message);
+    tcase_add_test(local, test_slots_probe_reports_size_and_waitany);
+    tcase_add_test(local, test_slots_free_cancels_pending_receive);
+    suite_add_tcase(s, local);
+    return s;
+}
