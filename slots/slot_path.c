@@ -216,7 +216,12 @@ static void gcm_slots_payload_release(gcm_thr_endpoint_t *endpoint,
     switch (payload->kind) {
     case GCM_PAYLOAD_HELD:
     case GCM_PAYLOAD_RNDV:
-        ucp_am_data_release(endpoint->worker, payload->data);
+        /* Inside its own callback UCX releases it when we return UCS_OK
+         * (and answers a rendezvous sender); releasing it here too would
+         * free it twice. */
+        if (!payload->in_cb) {
+            ucp_am_data_release(endpoint->worker, payload->data);
+        }
         break;
     case GCM_PAYLOAD_COPY:
         free(payload->data);
@@ -286,7 +291,7 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     if (status == GCM_ERR_TRUNCATED) {
         req->tmpbuf = malloc(size);
         if (req->tmpbuf == NULL) {
-            ucp_am_data_release(endpoint->worker, payload->data);
+            gcm_slots_payload_release(endpoint, payload, GCM_OK);
             gcm_slots_req_complete(req, GCM_ERR_NO_MEMORY);
             return;
         }
@@ -479,14 +484,18 @@ static int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
         gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
         return 0;
     }
-    umsg->env     = *env;
-    umsg->payload = *payload;
+    umsg->env           = *env;
+    umsg->payload       = *payload;
+    umsg->payload.in_cb = 0;
     if ((payload->kind == GCM_PAYLOAD_TRANSIENT) && payload->can_hold) {
         /* Keep UCX's buffer instead of copying: the callback returns
          * UCS_INPROGRESS and the receive releases it. */
         umsg->payload.kind = GCM_PAYLOAD_HELD;
+    }
+    if ((umsg->payload.kind == GCM_PAYLOAD_HELD) ||
+        (umsg->payload.kind == GCM_PAYLOAD_RNDV)) {
         gcm_list_push_back(&port->unexpected, &umsg->elem);
-        return 1;
+        return payload->in_cb;
     }
     if (payload->kind == GCM_PAYLOAD_TRANSIENT) {
         umsg->payload.kind = GCM_PAYLOAD_COPY;
@@ -531,10 +540,8 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
     int kept = 0;
 
     if (header_length != sizeof(env)) {
+        /* Returning UCS_OK lets UCX drop the data. */
         gcm_warn("message with a %zu-byte envelope ignored", header_length);
-        if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
-            ucp_am_data_release(endpoint->worker, data);
-        }
         return UCS_OK;
     }
     memcpy(&env, header, sizeof(env));
@@ -542,6 +549,7 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
     payload.size     = length;
     payload.sreq     = NULL;
     payload.can_hold = 0;
+    payload.in_cb    = 1;
     if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
         payload.kind = GCM_PAYLOAD_RNDV;
     } else {
@@ -569,10 +577,14 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
                       env.src_proc);
             return UCS_OK;
         }
-        umsg->env     = env;
-        umsg->payload = payload;
+        umsg->env           = env;
+        umsg->payload       = payload;
+        umsg->payload.in_cb = 0;
         if ((payload.kind == GCM_PAYLOAD_TRANSIENT) && payload.can_hold) {
             umsg->payload.kind = GCM_PAYLOAD_HELD;
+        }
+        if ((umsg->payload.kind == GCM_PAYLOAD_HELD) ||
+            (umsg->payload.kind == GCM_PAYLOAD_RNDV)) {
             gcm_slots_park(conn, umsg);
             return UCS_INPROGRESS;
         }
@@ -714,6 +726,7 @@ static void gcm_slots_send_local(struct gcm_request *req,
     payload.size     = len;
     payload.sreq     = req;
     payload.can_hold = 0;
+    payload.in_cb    = 0;
     /* Small messages are copied so the send completes at once; large ones
      * stay in the sender's buffer until a receive copies them once. */
     payload.kind = copied ? GCM_PAYLOAD_TRANSIENT : GCM_PAYLOAD_LOCAL;

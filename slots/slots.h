@@ -108,6 +108,8 @@ typedef struct gcm_payload {
     size_t              size;
     struct gcm_request *sreq;   /* LOCAL: the sender's request */
     int                 can_hold; /* TRANSIENT data UCX lets us keep */
+    int                 in_cb;    /* inside its UCX callback: UCX releases
+                                   * it unless the callback keeps it */
 } gcm_payload_t;
 
 /* A message no receive has taken yet (unexpected), or one that arrived
