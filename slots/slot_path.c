@@ -90,7 +90,7 @@ static void gcm_slots_req_complete(struct gcm_request *req,
         req->status = status;
     }
     req->info.error = req->status;
-    atomic_store_explicit(&req->done, 1, memory_order_release);
+    atomic_store(&req->done, 1);
     if (req->endpoint != NULL) {
         gcm_thr_signal(req->endpoint);
     }

@@ -50,6 +50,9 @@ typedef struct gcm_thr_endpoint {
     void             *upper;         /* slots/ state for this endpoint */
     /* Set by the thread that signals a waiter; cleared by the waiter. */
     atomic_int        signaled;
+    /* Threads asleep (or about to sleep) in poll() on efd: a completion
+     * costs a wakeup system call only when someone sleeps. */
+    atomic_int        sleepers;
 } gcm_thr_endpoint_t;
 
 /* Upcalls registered by the layer above, run with the endpoint lock held. */
@@ -106,7 +109,8 @@ void gcm_thr_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                   void *arg) GCM_INTERNAL;
 
-/* Wakes threads sleeping in gcm_thr_wait() on endpoint; any thread. */
+/* Wakes threads sleeping in gcm_thr_wait() on endpoint, if any; any
+ * thread. Call it after making the waited-for condition true. */
 void gcm_thr_signal(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
 /* Waits for a UCX request made on endpoint (lock held on entry and exit);

@@ -75,6 +75,7 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
     }
     pthread_mutex_init(&endpoint->lock, NULL);
     atomic_init(&endpoint->signaled, 0);
+    atomic_init(&endpoint->sleepers, 0);
 
     memset(&params, 0, sizeof(params));
     params.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
@@ -328,8 +329,13 @@ void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 
 void gcm_thr_signal(gcm_thr_endpoint_t *endpoint)
 {
-    atomic_store_explicit(&endpoint->signaled, 1, memory_order_release);
-    ucp_worker_signal(endpoint->worker);
+    /* Sequentially consistent with the waiter's increment of sleepers and
+     * its re-check of the condition: either it sees our completion, or we
+     * see it asleep and wake it. */
+    if (atomic_load(&endpoint->sleepers) > 0) {
+        atomic_store(&endpoint->signaled, 1);
+        ucp_worker_signal(endpoint->worker);
+    }
 }
 
 void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
@@ -359,9 +365,9 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
         if (ucs == UCS_ERR_BUSY) {
             continue;
         }
-        if (done(arg) ||
-            atomic_exchange_explicit(&endpoint->signaled, 0,
-                                     memory_order_acq_rel)) {
+        atomic_fetch_add(&endpoint->sleepers, 1);
+        if (done(arg) || atomic_exchange(&endpoint->signaled, 0)) {
+            atomic_fetch_sub(&endpoint->sleepers, 1);
             continue;
         }
         pfd[0].fd     = endpoint->efd;
@@ -378,6 +384,7 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                 gcm_boot_poll_events();
             }
         }
+        atomic_fetch_sub(&endpoint->sleepers, 1);
         /* After a sleep spin a little again: the reply usually follows. */
         spins = gcm_config.spin_count / 2;
     }
