@@ -12,12 +12,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define GCM_THR_ADDR_KEY     "gcm-a0"
 #define GCM_THR_ADDR_MAX     8192
 
 static struct {
     ucp_context_h        context;
+    unsigned             spin_limit;   /* spins before sleeping */
+    int                  oversubscribed;
     gcm_thr_upcalls_t    upcalls;
     gcm_thr_endpoint_t  *endpoints[1];
     int                  nendpoints;
@@ -101,8 +104,10 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
                         UCP_AM_HANDLER_PARAM_FIELD_CB |
                         UCP_AM_HANDLER_PARAM_FIELD_ARG;
         am.id    = (unsigned)id;
-        /* Whole messages, and eager data we may keep past the callback. */
-        am.flags = UCP_AM_FLAG_WHOLE_MSG | UCP_AM_FLAG_PERSISTENT_DATA;
+        /* Whole messages. Not UCP_AM_FLAG_PERSISTENT_DATA: it makes UCX
+         * copy every eager message into a descriptor before the callback,
+         * while most are expected and copied straight to the user. */
+        am.flags = UCP_AM_FLAG_WHOLE_MSG;
         am.cb    = gcm_thr.upcalls.am[id];
         am.arg   = endpoint;
         ucs = ucp_worker_set_am_recv_handler(endpoint->worker, &am);
@@ -322,8 +327,7 @@ static void gcm_thr_boot_peer_died(int rank, void *arg)
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
     gcm_thr_lock(endpoint);
-    while (ucp_worker_progress(endpoint->worker) != 0) {
-    }
+    ucp_worker_progress(endpoint->worker);
     gcm_thr_unlock(endpoint);
 }
 
@@ -342,6 +346,7 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                   void *arg)
 {
     unsigned spins = 0;
+    unsigned limit = gcm_thr.spin_limit;
     struct pollfd pfd[2];
     int npfd, bootfd;
     ucs_status_t ucs;
@@ -351,10 +356,11 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
         if (done(arg)) {
             break;
         }
-        if (++spins < gcm_config.spin_count) {
-            /* Spinning helps only while we own a core; yield now and then
-             * so an oversubscribed peer gets to run. */
-            if ((spins & 63) == 0) {
+        if (++spins < limit) {
+            /* With a core of our own, spinning is the fastest wait; with
+             * more processes than cores, give the core away each round
+             * (the peer we wait for may need it) and soon sleep. */
+            if (gcm_thr.oversubscribed) {
                 sched_yield();
             }
             continue;
@@ -386,7 +392,7 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
         }
         atomic_fetch_sub(&endpoint->sleepers, 1);
         /* After a sleep spin a little again: the reply usually follows. */
-        spins = gcm_config.spin_count / 2;
+        spins = limit / 2;
     }
 }
 
@@ -409,6 +415,27 @@ gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
 
 /* ---- init and finalize ---------------------------------------------------- */
 
+/* How many processes of the job share this machine: what the launcher
+ * says, else (conservatively) the whole job. */
+static int gcm_thr_count_local(void)
+{
+    static const char *const vars[] = {
+        "GENCOMM_LOCAL_SIZE",          /* gcrun */
+        "MPI_LOCALNRANKS",             /* MPICH Hydra */
+        "OMPI_COMM_WORLD_LOCAL_SIZE",  /* Open MPI */
+        "SLURM_NTASKS_PER_NODE",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if ((v != NULL) && (atoi(v) > 0)) {
+            return atoi(v);
+        }
+    }
+    return gcm_boot_size();
+}
+
 gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
 {
     ucp_config_t *config;
@@ -419,6 +446,15 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
     gcm_status_t status;
 
     gcm_thr.upcalls = *upcalls;
+    gcm_thr.oversubscribed = gcm_thr_count_local() >
+                             (int)sysconf(_SC_NPROCESSORS_ONLN);
+    /* Oversubscribed, a spin round includes a sched_yield(): fewer. */
+    gcm_thr.spin_limit = gcm_thr.oversubscribed ?
+                         (gcm_config.spin_count + 31) / 32 :
+                         gcm_config.spin_count;
+    gcm_debug("%s: spinning %u rounds before sleeping",
+              gcm_thr.oversubscribed ? "oversubscribed" : "dedicated cores",
+              gcm_thr.spin_limit);
     /* Peer-failure handling would otherwise switch shared memory off and
      * send everything over TCP loopback; must be set before the UCX
      * configuration is read. A user's own setting wins. */
