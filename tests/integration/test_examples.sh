@@ -1,0 +1,132 @@
+#!/bin/bash
+# Run every example through gcrun and check its exit status and the lines
+# that show it did what it claims. Exit 0 pass, 1 fail, 77 skip.
+# Needs top_builddir (the harness exports it; defaults to the current dir).
+set -u
+
+top_builddir=${top_builddir:-.}
+gcrun="${top_builddir}/tools/gcrun"
+examples="${top_builddir}/examples"
+# Each run gets this long; the examples take well under a second each.
+limit=${GENCOMM_TEST_TIMEOUT:-60}
+
+if [ ! -x "$gcrun" ]; then
+    echo "SKIP: $gcrun is not built"
+    exit 77
+fi
+
+failures=0
+out=""
+rc=0
+
+# run NPROCS PROGRAM [ARGS...]: sets out (stdout and stderr) and rc.
+run() {
+    local n=$1
+    shift
+    echo "== gcrun -n $n $*"
+    out=$(timeout "$limit" "$gcrun" -n "$n" "$@" 2>&1)
+    rc=$?
+}
+
+fail() {
+    echo "FAIL: $*"
+    echo "---- output ----"
+    echo "$out"
+    echo "----------------"
+    failures=$((failures + 1))
+}
+
+# expect_rc WANT: the last run exited with WANT (124 means it hung).
+expect_rc() {
+    if [ "$rc" -eq 124 ]; then
+        fail "timed out after ${limit}s (hang?)"
+        return 1
+    fi
+    if [ "$rc" -ne "$1" ]; then
+        fail "exit status $rc, expected $1"
+        return 1
+    fi
+    return 0
+}
+
+# expect_count COUNT REGEX: exactly COUNT output lines match REGEX.
+expect_count() {
+    local got
+    got=$(printf '%s\n' "$out" | grep -c -E -- "$2")
+    if [ "$got" -ne "$1" ]; then
+        fail "$got lines match '$2', expected $1"
+    fi
+}
+
+# expect_line TEXT: some output line contains TEXT literally.
+expect_line() {
+    if ! printf '%s\n' "$out" | grep -q -F -- "$1"; then
+        fail "no line contains '$1'"
+    fi
+}
+
+# channel: pairs (0 -> 1); with 3 processes the last one idles.
+run 2 "$examples/channel"
+if expect_rc 0; then
+    expect_count 1 'channel: P0 received 10 messages in order from P1'
+    expect_count 1 'channel: P1 sent 10 messages to P0'
+fi
+run 3 "$examples/channel"
+if expect_rc 0; then
+    expect_count 1 'received 10 messages in order'
+    expect_count 1 'channel: P2 idles'
+fi
+
+# intracomm: every process prints its LCO in the seed's notation.
+run 3 "$examples/intracomm"
+if expect_rc 0; then
+    expect_line 'intracomm: P0 = {<P0[0],P1[0],P2[0]>, <+,+,+>}'
+    expect_line 'intracomm: P1 = {<P0[1],P1[1],P2[1]>, <+,+,+>}'
+    expect_line 'intracomm: P2 = {<P0[2],P1[2],P2[2]>, <+,+,+>}'
+    expect_count 3 'received from all 3 LCOs'
+fi
+run 5 "$examples/intracomm"
+if expect_rc 0; then
+    expect_line 'intracomm: P4 = {<P0[4],P1[4],P2[4],P3[4],P4[4]>, <+,+,+,+,+>}'
+    expect_count 5 'received from all 5 LCOs'
+fi
+
+# intercomm: indexed by sender, unlike the seed's printed figure.
+run 4 "$examples/intercomm"
+if expect_rc 0; then
+    expect_line 'intercomm: P0 = {<P2[0],P3[0]>, <+,+>}'
+    expect_line 'intercomm: P1 = {<P2[1],P3[1]>, <+,+>}'
+    expect_line 'intercomm: P2 = {<P0[0],P1[0]>, <+,+>}'
+    expect_line 'intercomm: P3 = {<P0[1],P1[1]>, <+,+>}'
+    expect_count 4 'received from all 2 LCOs of group'
+    expect_line "P3 receive slot 0 got P0's send slot 1"
+fi
+# An odd count cannot be split into two groups: a clean error, no hang.
+run 3 "$examples/intercomm"
+if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+    fail "intercomm with 3 processes: exit status $rc, expected an error"
+fi
+
+# two_senders: the seed's Figure 1(e).
+run 3 "$examples/two_senders"
+if expect_rc 0; then
+    expect_count 1 'R received 100 messages: 50 on slot 0 from P1, 50 on slot 1'
+    expect_line '50 on slot 1 from P2, in order per slot'
+    expect_count 2 'two_senders: P[12] sent 50 messages'
+fi
+
+# master_children: children talk directly once introduced.
+run 4 "$examples/master_children"
+if expect_rc 0; then
+    expect_count 1 'master introduced 3 children in a ring and relayed nothing'
+    expect_line 'child 1 sent 25 messages to child 2 and got 25 from child 3'
+    expect_line 'child 3 sent 25 messages to child 1 and got 25 from child 2'
+    expect_count 3 'child [1-3] sent 25 messages'
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "all example checks passed"
+exit 0

@@ -1,0 +1,171 @@
+#!/bin/bash
+# Point-to-point integration tests: each program runs through gcrun under
+# `timeout`, and its exit status and output lines are checked. Exit 0 pass,
+# 1 fail, 77 skip. Needs top_builddir (exported by the harness).
+#
+# The machine this runs on may have 2 cores: the stress runs with 4, 6 and
+# 8 processes are oversubscribed, so their message counts are small enough
+# to finish well within their limits.
+set -u
+
+top_builddir=${top_builddir:-.}
+gcrun="${top_builddir}/tools/gcrun"
+progs="${top_builddir}/tests/integration"
+
+if [ ! -x "$gcrun" ]; then
+    echo "SKIP: $gcrun is not built"
+    exit 77
+fi
+
+failures=0
+out=""
+rc=0
+limit=60
+
+# run LIMIT NPROCS PROGRAM [ARGS...]: sets out and rc; prints the time.
+run() {
+    local start
+    local end
+    limit=$1
+    local n=$2
+    shift 2
+    echo "== gcrun -n $n $* (limit ${limit}s)"
+    start=$(date +%s)
+    out=$(timeout "$limit" "$gcrun" -n "$n" "$@" 2>&1)
+    rc=$?
+    end=$(date +%s)
+    echo "   exit $rc after $((end - start))s"
+}
+
+fail() {
+    echo "FAIL: $*"
+    echo "---- output ----"
+    echo "$out"
+    echo "----------------"
+    failures=$((failures + 1))
+}
+
+# expect_rc WANT: the last run exited with WANT (124 means it hung).
+expect_rc() {
+    if [ "$rc" -eq 124 ]; then
+        fail "timed out after ${limit}s (hang?)"
+        return 1
+    fi
+    if [ "$rc" -ne "$1" ]; then
+        fail "exit status $rc, expected $1"
+        return 1
+    fi
+    return 0
+}
+
+# expect_count COUNT REGEX: exactly COUNT output lines match REGEX.
+expect_count() {
+    local got
+    got=$(printf '%s\n' "$out" | grep -c -E -- "$2")
+    if [ "$got" -ne "$1" ]; then
+        fail "$got lines match '$2', expected $1"
+    fi
+}
+
+# expect_match REGEX: some output line matches REGEX.
+expect_match() {
+    if ! printf '%s\n' "$out" | grep -q -E -- "$1"; then
+        fail "no line matches '$1'"
+    fi
+}
+
+# Show the stress rates in the log without failing on them.
+show_rates() {
+    printf '%s\n' "$out" | grep -E 'p2p_stress: [0-9]+ messages ok' |
+        sed 's/^/   /'
+}
+
+# --- stress: content, order, sizes, tags ---------------------------------
+run 120 2 "$progs/p2p_stress" 100000
+if expect_rc 0; then
+    expect_count 2 'p2p_stress: 100000 messages ok'
+    show_rates
+fi
+# Pairs mode with an odd count: the last process has no partner.
+run 60 3 "$progs/p2p_stress" 2000
+if expect_rc 0; then
+    expect_count 2 'p2p_stress: 2000 messages ok'
+    expect_count 1 'p2p_stress: P2 idles'
+fi
+# All pairs, oversubscribed: each process receives M from each peer.
+run 60 4 "$progs/p2p_stress" -a 2000
+if expect_rc 0; then
+    expect_count 4 'p2p_stress: 6000 messages ok'
+    show_rates
+fi
+run 60 6 "$progs/p2p_stress" -a 800
+if expect_rc 0; then
+    expect_count 6 'p2p_stress: 4000 messages ok'
+    show_rates
+fi
+run 60 8 "$progs/p2p_stress" -a 400
+if expect_rc 0; then
+    expect_count 8 'p2p_stress: 2800 messages ok'
+    show_rates
+fi
+
+# --- wildcards, probes, waitany/waitall ----------------------------------
+for n in 2 3; do
+    run 60 "$n" "$progs/p2p_wildcards"
+    if expect_rc 0; then
+        expect_count 5 'p2p_wildcards: phase [1-5] ok'
+        expect_count 1 'p2p_wildcards: all checks passed'
+    fi
+done
+
+# --- truncation -----------------------------------------------------------
+run 60 2 "$progs/p2p_truncate"
+if expect_rc 0; then
+    expect_count 7 'p2p_truncate: world: .* truncated, next message intact'
+    expect_count 7 'p2p_truncate: self: .* truncated, next message intact'
+    expect_count 1 'p2p_truncate: all checks passed'
+fi
+
+# --- stale, forged and bad names; bad input --------------------------------
+run 60 2 "$progs/p2p_names"
+if expect_rc 0; then
+    expect_match 'p2p_names: stale name refused: '
+    expect_count 1 'p2p_names: \(a\) stale name: ok'
+    expect_count 1 'p2p_names: \(b\) forged LCO names: ok'
+    expect_count 1 'p2p_names: \(c\) slot names: ok'
+    expect_count 1 'p2p_names: \(d\) bad input: ok'
+    expect_count 1 'p2p_names: all checks passed'
+fi
+
+# --- building LCO graphs sends nothing ------------------------------------
+for n in 2 3; do
+    run 60 "$n" "$progs/p2p_zero_msgs"
+    if expect_rc 0; then
+        expect_count "$n" 'built without a message'
+        expect_count 1 'p2p_zero_msgs: all checks passed'
+    fi
+done
+
+# --- a peer dies ------------------------------------------------------------
+# Rank 1 kills itself with SIGKILL: gcrun must report it and exit with
+# 128 + 9, and rank 0 must have seen its requests fail instead of hanging.
+export GENCOMM_KILL_GRACE_MS=5000
+for n in 2 3; do
+    run 30 "$n" "$progs/p2p_peer_death"
+    if expect_rc 137; then
+        expect_match 'rank 1.*killed by signal 9'
+        expect_count 1 'peer failure detected: '
+        expect_count 1 'p2p_peer_death: P0 checks passed'
+        if [ "$n" -gt 2 ]; then
+            expect_count 1 'P0 still talks to the 1 other survivors'
+        fi
+    fi
+done
+unset GENCOMM_KILL_GRACE_MS
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "all p2p checks passed"
+exit 0
