@@ -7,6 +7,7 @@
 #include "slots/slots.h"
 #include "boot/boot.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,13 +58,48 @@ uint32_t gcm_slots_next_port_id(void)
 
 /* ---- requests ------------------------------------------------------------ */
 
+/*
+ * Requests are recycled through a small per-thread cache: allocation on
+ * the message path then touches no shared allocator state. A thread's
+ * cache is freed when the thread exits.
+ */
+#define GCM_REQ_CACHE_MAX 64
+
+static __thread struct gcm_request *gcm_req_cache;
+static __thread int gcm_req_cache_len;
+static pthread_key_t gcm_req_cache_key;
+static pthread_once_t gcm_req_cache_once = PTHREAD_ONCE_INIT;
+
+static void gcm_slots_req_cache_drain(void *unused)
+{
+    (void)unused;
+    while (gcm_req_cache != NULL) {
+        struct gcm_request *req = gcm_req_cache;
+        gcm_req_cache = *(struct gcm_request **)req;
+        free(req);
+    }
+    gcm_req_cache_len = 0;
+}
+
+static void gcm_slots_req_cache_key_create(void)
+{
+    (void)pthread_key_create(&gcm_req_cache_key, gcm_slots_req_cache_drain);
+}
+
 static struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
                                                gcm_req_kind_t kind)
 {
-    struct gcm_request *req = calloc(1, sizeof(*req));
+    struct gcm_request *req = gcm_req_cache;
 
-    if (req == NULL) {
-        return NULL;
+    if (req != NULL) {
+        gcm_req_cache = *(struct gcm_request **)req;
+        gcm_req_cache_len--;
+        memset(req, 0, sizeof(*req));
+    } else {
+        req = calloc(1, sizeof(*req));
+        if (req == NULL) {
+            return NULL;
+        }
     }
     atomic_init(&req->done, 0);
     req->kind       = kind;
@@ -79,7 +115,24 @@ static struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
 void gcm_slots_req_free(struct gcm_request *req)
 {
     free(req->tmpbuf);
-    free(req);
+    if (gcm_req_cache_len >= GCM_REQ_CACHE_MAX) {
+        free(req);
+        return;
+    }
+    if (gcm_req_cache_len == 0) {
+        /* Registers the exit destructor for this thread's cache. */
+        pthread_once(&gcm_req_cache_once, gcm_slots_req_cache_key_create);
+        (void)pthread_setspecific(gcm_req_cache_key, &gcm_req_cache);
+    }
+    *(struct gcm_request **)req = gcm_req_cache;
+    gcm_req_cache = req;
+    gcm_req_cache_len++;
+}
+
+/* Frees this thread's cached requests (at finalize). */
+void gcm_slots_req_cache_flush(void)
+{
+    gcm_slots_req_cache_drain(NULL);
 }
 
 /* Marks the request complete; whoever waits on its endpoint wakes up. */
@@ -299,7 +352,9 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     }
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                         UCP_OP_ATTR_FIELD_USER_DATA;
+                         UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type  = UCS_MEMORY_TYPE_HOST;
     param.cb.recv_am   = gcm_slots_rndv_recv_cb;
     param.user_data    = req;
     ucx_req = ucp_am_recv_data_nbx(endpoint->worker, payload->data, target,
@@ -852,9 +907,12 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
     req->env.seq = conn->tx_seq++;
 
     memset(&param, 0, sizeof(param));
+    /* Host memory said outright spares UCX a memory-type lookup. */
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                          UCP_OP_ATTR_FIELD_USER_DATA |
-                         UCP_OP_ATTR_FIELD_FLAGS;
+                         UCP_OP_ATTR_FIELD_FLAGS |
+                         UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type  = UCS_MEMORY_TYPE_HOST;
     param.cb.send      = gcm_slots_send_cb;
     param.user_data    = req;
     param.flags        = (len <= gcm_config.eager_limit) ?
@@ -1057,6 +1115,8 @@ gcm_status_t gcm_slots_finalize(void)
 {
     gcm_status_t status = GCM_OK;
     int i;
+
+    gcm_slots_req_cache_flush();
 
     if (gcm_slots.internal != NULL) {
         gcm_slots_port_destroy(gcm_slots.internal);

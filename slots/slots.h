@@ -193,8 +193,10 @@ static inline int gcm_slots_req_done(void *arg)
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
     GCM_INTERNAL;
 
-/* Frees a completed request. */
+/* Frees a completed request (into the calling thread's cache). */
 void gcm_slots_req_free(struct gcm_request *req) GCM_INTERNAL;
+/* Frees the calling thread's cached requests. */
+void gcm_slots_req_cache_flush(void) GCM_INTERNAL;
 
 /* Counters for gcm_get_stats(). */
 extern atomic_uint_fast64_t gcm_slots_stat_remote GCM_INTERNAL;
