@@ -4,7 +4,7 @@
  * boot/ exchanged; progress; waiting that spins briefly and then sleeps on
  * the worker's event file descriptor.
  *
- * Lock: each endpoint has one mutex (gcm_thr_endpoint_t.lock) protecting its
+ * Lock: each endpoint has one lock (gcm_thr_endpoint_t.lock) protecting its
  * worker, its connections and everything the upper layers keep per endpoint
  * (LCO registry, matching queues). Upcalls from UCX (AM handlers, error
  * handlers) run inside ucp_worker_progress() and so with that lock held.
@@ -41,7 +41,11 @@ typedef struct gcm_thr_conn {
 } gcm_thr_conn_t;
 
 typedef struct gcm_thr_endpoint {
-    pthread_mutex_t   lock;
+    /* A test-and-test-and-set lock: taking it is one atomic exchange and
+     * releasing it a plain store, where a mutex costs two read-modify-write
+     * operations. It is taken on every round of a waiting thread's spin,
+     * and held only for short, non-blocking work. */
+    atomic_int        lock;
     int               index;
     ucp_worker_h      worker;
     int               efd;           /* UCX wakeup fd */
@@ -79,14 +83,20 @@ gcm_thr_endpoint_t *gcm_thr_endpoint_current(void) GCM_INTERNAL;
 gcm_thr_endpoint_t *gcm_thr_endpoint_get(int index) GCM_INTERNAL;
 int gcm_thr_num_endpoints(void) GCM_INTERNAL;
 
+void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+
 static inline void gcm_thr_lock(gcm_thr_endpoint_t *endpoint)
 {
-    pthread_mutex_lock(&endpoint->lock);
+    if (gcm_likely(!atomic_exchange_explicit(&endpoint->lock, 1,
+                                             memory_order_acquire))) {
+        return;
+    }
+    gcm_thr_lock_contended(endpoint);
 }
 
 static inline void gcm_thr_unlock(gcm_thr_endpoint_t *endpoint)
 {
-    pthread_mutex_unlock(&endpoint->lock);
+    atomic_store_explicit(&endpoint->lock, 0, memory_order_release);
 }
 
 /* The connection to (proc, rep), created on first use; with the UCX

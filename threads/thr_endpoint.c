@@ -76,7 +76,7 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
         free(endpoint);
         return GCM_ERR_NO_MEMORY;
     }
-    pthread_mutex_init(&endpoint->lock, NULL);
+    atomic_init(&endpoint->lock, 0);
     atomic_init(&endpoint->signaled, 0);
     atomic_init(&endpoint->sleepers, 0);
 
@@ -123,7 +123,6 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
 err_worker:
     ucp_worker_destroy(endpoint->worker);
 err_free:
-    pthread_mutex_destroy(&endpoint->lock);
     free(endpoint->conns);
     free(endpoint);
     return GCM_ERR_TRANSPORT;
@@ -175,7 +174,6 @@ static void gcm_thr_endpoint_destroy(gcm_thr_endpoint_t *endpoint)
     }
     ucp_worker_destroy(endpoint->worker);
     gcm_thr_unlock(endpoint);
-    pthread_mutex_destroy(&endpoint->lock);
     free(endpoint->conns);
     free(endpoint);
 }
@@ -323,6 +321,23 @@ static void gcm_thr_boot_peer_died(int rank, void *arg)
 }
 
 /* ---- progress and waiting ------------------------------------------------ */
+
+void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint)
+{
+    unsigned spins = 0;
+
+    do {
+        /* Read until it looks free, so that waiters do not bounce the
+         * cache line; give the core away if the holder does not finish
+         * soon (it may be descheduled when oversubscribed). */
+        while (atomic_load_explicit(&endpoint->lock, memory_order_relaxed)) {
+            if (++spins > 64) {
+                sched_yield();
+            }
+        }
+    } while (atomic_exchange_explicit(&endpoint->lock, 1,
+                                      memory_order_acquire));
+}
 
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
