@@ -495,9 +495,53 @@ static gcm_status_t gcm_slots_validate(gcm_port_t *port,
 }
 
 /*
+ * An entry that owns a message beyond the current call: data UCX lets us
+ * keep is kept (*kept_p tells the callback to return UCS_INPROGRESS),
+ * transient data is copied. NULL without memory.
+ */
+static gcm_slots_umsg_t *gcm_slots_umsg_new(const gcm_slots_env_t *env,
+                                            const gcm_payload_t *payload,
+                                            int *kept_p)
+{
+    gcm_slots_umsg_t *umsg = malloc(sizeof(*umsg));
+
+    *kept_p = 0;
+    if (umsg == NULL) {
+        return NULL;
+    }
+    umsg->env           = *env;
+    umsg->payload       = *payload;
+    umsg->payload.in_cb = 0;
+    if ((payload->kind == GCM_PAYLOAD_TRANSIENT) && payload->can_hold) {
+        umsg->payload.kind = GCM_PAYLOAD_HELD;
+    }
+    if ((umsg->payload.kind == GCM_PAYLOAD_HELD) ||
+        (umsg->payload.kind == GCM_PAYLOAD_RNDV)) {
+        *kept_p = payload->in_cb;
+        return umsg;
+    }
+    if (umsg->payload.kind == GCM_PAYLOAD_TRANSIENT) {
+        umsg->payload.kind = GCM_PAYLOAD_COPY;
+        umsg->payload.data = malloc((payload->size > 0) ? payload->size : 1);
+        if (umsg->payload.data == NULL) {
+            free(umsg);
+            return NULL;
+        }
+        memcpy(umsg->payload.data, payload->data, payload->size);
+    }
+    return umsg;
+}
+
+/* What became of a message handed to gcm_slots_accept(). */
+enum {
+    GCM_ACCEPT_LOST = -1,  /* no memory to queue it: it is gone */
+    GCM_ACCEPT_DONE = 0,   /* delivered, refused or queued (copied) */
+    GCM_ACCEPT_KEPT = 1    /* queued holding UCX's data from its callback */
+};
+
+/*
  * Takes one in-sequence message: validates, answers if asked, matches a
- * posted receive or queues it as unexpected. Returns 1 if it kept UCX's
- * eager data (the callback must then return UCS_INPROGRESS). Lock held.
+ * posted receive or queues it as unexpected. Lock held.
  */
 static int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
                             const gcm_slots_env_t *env,
@@ -507,13 +551,14 @@ static int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
     gcm_status_t status = gcm_slots_validate(port, env);
     gcm_slots_umsg_t *umsg;
     gcm_list_t *pos, *tmp;
+    int kept;
 
     if (status != GCM_OK) {
         gcm_debug("refusing message for LCO %u from proc %u: %s",
                   env->dst_id, env->src_proc, gcm_status_string(status));
         gcm_slots_send_ctrl(endpoint, env, status);
         gcm_slots_payload_release(endpoint, payload, status);
-        return 0;
+        return GCM_ACCEPT_DONE;
     }
     if (env->flags & GCM_ENV_FLAG_ACK) {
         gcm_slots_send_ctrl(endpoint, env, GCM_OK);
@@ -528,43 +573,20 @@ static int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
         if (gcm_slots_matches(req->slot, req->tag, env->rslot, env->tag)) {
             gcm_list_del(&req->elem);
             gcm_slots_deliver(endpoint, req, env, payload);
-            return 0;
+            return GCM_ACCEPT_DONE;
         }
     }
 
     /* Nobody waits for it yet. */
-    umsg = malloc(sizeof(*umsg));
+    umsg = gcm_slots_umsg_new(env, payload, &kept);
     if (umsg == NULL) {
-        gcm_error("out of memory queueing a message for LCO %u", env->dst_id);
+        gcm_error("out of memory queueing a message for LCO %u from proc %u",
+                  env->dst_id, env->src_proc);
         gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
-        return 0;
-    }
-    umsg->env           = *env;
-    umsg->payload       = *payload;
-    umsg->payload.in_cb = 0;
-    if ((payload->kind == GCM_PAYLOAD_TRANSIENT) && payload->can_hold) {
-        /* Keep UCX's buffer instead of copying: the callback returns
-         * UCS_INPROGRESS and the receive releases it. */
-        umsg->payload.kind = GCM_PAYLOAD_HELD;
-    }
-    if ((umsg->payload.kind == GCM_PAYLOAD_HELD) ||
-        (umsg->payload.kind == GCM_PAYLOAD_RNDV)) {
-        gcm_list_push_back(&port->unexpected, &umsg->elem);
-        return payload->in_cb;
-    }
-    if (payload->kind == GCM_PAYLOAD_TRANSIENT) {
-        umsg->payload.kind = GCM_PAYLOAD_COPY;
-        umsg->payload.data = malloc((payload->size > 0) ? payload->size : 1);
-        if (umsg->payload.data == NULL) {
-            gcm_error("out of memory queueing a message for LCO %u",
-                      env->dst_id);
-            free(umsg);
-            return 0;
-        }
-        memcpy(umsg->payload.data, payload->data, payload->size);
+        return GCM_ACCEPT_LOST;
     }
     gcm_list_push_back(&port->unexpected, &umsg->elem);
-    return 0;
+    return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
 }
 
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
@@ -580,6 +602,25 @@ void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
         pos = pos->next;
     }
     gcm_list_insert_before(pos, &umsg->elem);
+}
+
+/*
+ * A message could not be kept (no memory): rather than lose it silently,
+ * fail the connection, so that everything that depends on its sender
+ * completes with an error, and drop what was parked behind it.
+ */
+static void gcm_slots_conn_lost(gcm_thr_endpoint_t *endpoint,
+                                gcm_thr_conn_t *conn)
+{
+    while (!gcm_list_empty(&conn->parked)) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(conn->parked.next,
+                                                  gcm_slots_umsg_t, elem);
+        gcm_list_del(&umsg->elem);
+        gcm_slots_payload_release(endpoint, &umsg->payload,
+                                  GCM_ERR_NO_MEMORY);
+        free(umsg);
+    }
+    gcm_thr_peer_failed(endpoint, conn->proc, GCM_ERR_NO_MEMORY);
 }
 
 static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
@@ -624,39 +665,29 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         return UCS_OK;
     }
 
+    if (conn->failed != GCM_OK) {
+        /* Messages were lost on this connection: nothing after them can
+         * be delivered in order. */
+        return UCS_OK;
+    }
     if (env.seq != conn->rx_seq) {
         /* Ahead of its turn: keep it until the ones before it arrive. */
-        umsg = malloc(sizeof(*umsg));
+        umsg = gcm_slots_umsg_new(&env, &payload, &kept);
         if (umsg == NULL) {
             gcm_error("out of memory parking a message from proc %u",
                       env.src_proc);
+            gcm_slots_conn_lost(endpoint, conn);
             return UCS_OK;
         }
-        umsg->env           = env;
-        umsg->payload       = payload;
-        umsg->payload.in_cb = 0;
-        if ((payload.kind == GCM_PAYLOAD_TRANSIENT) && payload.can_hold) {
-            umsg->payload.kind = GCM_PAYLOAD_HELD;
-        }
-        if ((umsg->payload.kind == GCM_PAYLOAD_HELD) ||
-            (umsg->payload.kind == GCM_PAYLOAD_RNDV)) {
-            gcm_slots_park(conn, umsg);
-            return UCS_INPROGRESS;
-        }
-        if (payload.kind == GCM_PAYLOAD_TRANSIENT) {
-            umsg->payload.kind = GCM_PAYLOAD_COPY;
-            umsg->payload.data = malloc((length > 0) ? length : 1);
-            if (umsg->payload.data == NULL) {
-                free(umsg);
-                return UCS_OK;
-            }
-            memcpy(umsg->payload.data, data, length);
-        }
         gcm_slots_park(conn, umsg);
-        return UCS_OK;
+        return kept ? UCS_INPROGRESS : UCS_OK;
     }
 
     kept = gcm_slots_accept(endpoint, &env, &payload);
+    if (kept == GCM_ACCEPT_LOST) {
+        gcm_slots_conn_lost(endpoint, conn);
+        return UCS_OK;
+    }
     conn->rx_seq++;
     while (!gcm_list_empty(&conn->parked)) {
         umsg = gcm_container_of(conn->parked.next, gcm_slots_umsg_t, elem);
@@ -666,11 +697,16 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         gcm_list_del(&umsg->elem);
         /* Parked payloads are held or copied already, so accept either
          * consumes them or moves them into an unexpected entry. */
-        (void)gcm_slots_accept(endpoint, &umsg->env, &umsg->payload);
+        if (gcm_slots_accept(endpoint, &umsg->env, &umsg->payload) ==
+            GCM_ACCEPT_LOST) {
+            free(umsg);
+            gcm_slots_conn_lost(endpoint, conn);
+            break;
+        }
         conn->rx_seq++;
         free(umsg);
     }
-    return kept ? UCS_INPROGRESS : UCS_OK;
+    return (kept == GCM_ACCEPT_KEPT) ? UCS_INPROGRESS : UCS_OK;
 }
 
 gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
@@ -804,7 +840,14 @@ static void gcm_slots_send_local(struct gcm_request *req,
     if (req->edge != NULL) {
         req->edge->state = GCM_EDGE_VALIDATED;
     }
-    (void)gcm_slots_accept(dst, &req->env, &payload);
+    if (gcm_slots_accept(dst, &req->env, &payload) == GCM_ACCEPT_LOST) {
+        /* The LOCAL kind was completed with the error by its release. */
+        gcm_thr_unlock(dst);
+        if (copied) {
+            gcm_slots_req_complete(req, GCM_ERR_NO_MEMORY);
+        }
+        return;
+    }
     gcm_thr_unlock(dst);
     if (copied) {
         /* Delivered or copied: the sender's buffer is free again. A large
