@@ -1,0 +1,226 @@
+/*
+ * gcm_bench: ping-pong latency and windowed bandwidth over the native
+ * gencomm API, between processes 0 and 1 of the world LCO.
+ *
+ * The measurements mirror ucx_am_bench (the raw UCX floor) and mpi_bench
+ * (Open MPI, MPICH) message for message, so that the figures can be read as
+ * ratios:
+ *   latency:   rank 0 gcm_send()s S bytes, rank 1 gcm_recv()s them and sends
+ *              S bytes back; one-way latency is half the round trip.
+ *   bandwidth: rank 0 gcm_isend()s a window of 64 messages of S bytes and
+ *              gcm_waitall()s them; rank 1 has the 64 receives posted and
+ *              answers each complete window with a 4-byte ack.
+ *
+ * Output, one line per measurement, on rank 0's stdout:
+ *     benchmark,size_bytes,implementation,value,unit
+ *
+ * Usage: tools/gcrun -n 2 bench/gcm_bench [--quick]
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <gencomm.h>
+
+#define IMPL_NAME "gencomm"
+
+#define TAG_DATA 1
+#define TAG_ACK  2
+
+/* Messages in flight per bandwidth window before the receiver acks. */
+#define WINDOW 64
+
+/* Latency sizes above this run fewer iterations (they take longer). */
+#define SMALL_MAX 8192
+
+static const size_t lat_sizes[] = { 0, 8, 1024, 65536 };
+static const size_t bw_sizes[] = { 65536, 1048576, 4194304 };
+
+#define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
+
+static int rank;
+static int peer;
+static gcm_lco_h world;
+static char *sbuf;
+static char *rbuf;
+
+static void die(const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "gcm_bench[%d]: ", rank);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+/* Check a gencomm call; name the call and gencomm's own explanation. */
+static void check(gcm_status_t st, const char *what)
+{
+    if (st != GCM_OK) {
+        die("%s: %s (%s)", what, gcm_status_string(st), gcm_last_error());
+    }
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void report(const char *bench, size_t size, double value,
+                   const char *unit)
+{
+    if (rank == 0) {
+        printf("%s,%zu,%s,%.3f,%s\n", bench, size, IMPL_NAME, value, unit);
+        fflush(stdout);
+    }
+}
+
+static void recv_exact(void *buf, size_t size, int tag)
+{
+    gcm_msg_status_t st;
+
+    check(gcm_recv(world, buf, size, peer, tag, &st), "gcm_recv");
+    if (st.count != size) {
+        die("gcm_recv: got %zu bytes, expected %zu", st.count, size);
+    }
+}
+
+static void latency(size_t size, int warmup, int iters)
+{
+    double t0 = 0.0;
+
+    for (int i = 0; i < warmup + iters; i++) {
+        if (i == warmup) {
+            t0 = now_s();
+        }
+        if (rank == 0) {
+            check(gcm_send(world, sbuf, size, peer, TAG_DATA), "gcm_send");
+            recv_exact(rbuf, size, TAG_DATA);
+        } else {
+            recv_exact(rbuf, size, TAG_DATA);
+            check(gcm_send(world, sbuf, size, peer, TAG_DATA), "gcm_send");
+        }
+    }
+    report("latency", size, (now_s() - t0) * 1e6 / (2.0 * iters), "us");
+}
+
+static void bandwidth(size_t size, int warmup, int windows)
+{
+    gcm_request_h reqs[WINDOW];
+    gcm_msg_status_t stats[WINDOW];
+    char ack[4] = { 0 };
+    double t0 = 0.0;
+
+    for (int w = 0; w < warmup + windows; w++) {
+        if (w == warmup) {
+            t0 = now_s();
+        }
+        if (rank == 0) {
+            for (int k = 0; k < WINDOW; k++) {
+                check(gcm_isend(world, sbuf, size, peer, TAG_DATA, &reqs[k]),
+                      "gcm_isend");
+            }
+            check(gcm_waitall(WINDOW, reqs, stats), "gcm_waitall (sends)");
+            recv_exact(ack, sizeof(ack), TAG_ACK);
+        } else {
+            /*
+             * Every message of the window lands in the same buffer: this
+             * measures the transport, not the memory system.
+             */
+            for (int k = 0; k < WINDOW; k++) {
+                check(gcm_irecv(world, rbuf, size, peer, TAG_DATA, &reqs[k]),
+                      "gcm_irecv");
+            }
+            check(gcm_waitall(WINDOW, reqs, stats), "gcm_waitall (recvs)");
+            for (int k = 0; k < WINDOW; k++) {
+                if (stats[k].count != size) {
+                    die("window receive got %zu bytes, expected %zu",
+                        stats[k].count, size);
+                }
+            }
+            check(gcm_send(world, ack, sizeof(ack), peer, TAG_ACK),
+                  "gcm_send (ack)");
+        }
+    }
+    report("bandwidth", size,
+           (double)size * WINDOW * windows / (now_s() - t0) / 1e6, "MB/s");
+}
+
+static void run_all(int quick)
+{
+    for (size_t i = 0; i < NELEMS(lat_sizes); i++) {
+        size_t s = lat_sizes[i];
+        int big = s > SMALL_MAX;
+
+        if (quick) {
+            latency(s, 5, 50);
+        } else {
+            latency(s, big ? 200 : 1000, big ? 2000 : 10000);
+        }
+    }
+    for (size_t i = 0; i < NELEMS(bw_sizes); i++) {
+        size_t s = bw_sizes[i];
+        /* About 1 GiB per measurement, between 10 and 200 windows. */
+        size_t n = ((size_t)1 << 30) / (s * WINDOW);
+
+        n = n < 10 ? 10 : (n > 200 ? 200 : n);
+        if (quick) {
+            bandwidth(s, 1, 2);
+        } else {
+            bandwidth(s, 2, (int)n);
+        }
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int quick = 0;
+    size_t buf_size = bw_sizes[NELEMS(bw_sizes) - 1];
+
+    check(gcm_init(&argc, &argv), "gcm_init");
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            quick = 1;
+        } else {
+            fprintf(stderr, "usage: gcrun -n 2 gcm_bench [--quick]\n");
+            gcm_finalize();
+            return 2;
+        }
+    }
+    rank = gcm_proc_rank();
+    if (gcm_proc_count() != 2) {
+        if (rank == 0) {
+            fprintf(stderr, "gcm_bench: needs exactly 2 processes, got %d\n",
+                    gcm_proc_count());
+        }
+        gcm_finalize();
+        return 2;
+    }
+    peer = 1 - rank;
+    world = gcm_world();
+
+    sbuf = malloc(buf_size);
+    rbuf = malloc(buf_size);
+    if (sbuf == NULL || rbuf == NULL) {
+        die("out of memory");
+    }
+    /* Fault the pages in now, not inside a timed loop. */
+    memset(sbuf, 'a' + rank, buf_size);
+    memset(rbuf, 0, buf_size);
+
+    run_all(quick);
+
+    free(sbuf);
+    free(rbuf);
+    check(gcm_finalize(), "gcm_finalize");
+    return 0;
+}
