@@ -483,10 +483,16 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
                         "ucp_config_read failed: %s", ucs_status_string(ucs));
     }
     memset(&params, 0, sizeof(params));
+    /* The job's shape lets UCX size its resources (and pick protocols)
+     * for the number of peers it will really have. */
     params.field_mask        = UCP_PARAM_FIELD_FEATURES |
-                               UCP_PARAM_FIELD_MT_WORKERS_SHARED;
+                               UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                               UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
+                               UCP_PARAM_FIELD_ESTIMATED_NUM_PPN;
     params.features          = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
     params.mt_workers_shared = 1;
+    params.estimated_num_eps = (size_t)gcm_boot_size();
+    params.estimated_num_ppn = (size_t)gcm_thr_count_local();
     ucs = ucp_init(&params, config, &gcm_thr.context);
     ucp_config_release(config);
     if (ucs != UCS_OK) {
