@@ -616,6 +616,9 @@ static void buf_append(struct buf *b, const void *p, size_t n)
             b->cap = cap;
         }
     }
+    if (n == 0) {
+        return; /* b->data may still be NULL: memcpy must not see it */
+    }
     memcpy(b->data + b->end, p, n);
     b->end += n;
 }
