@@ -158,6 +158,20 @@ GCM_EXPORT gcm_status_t gcm_lco_create(gcm_lco_h *lco_p);
  */
 GCM_EXPORT gcm_status_t gcm_lco_free(gcm_lco_h *lco_p);
 
+/**
+ * @brief Duplicate a fully connected LCO the library built (the world, or
+ * a duplicate): the new LCO has the same group and slot numbering, and
+ * traffic on it never matches receives on the original.
+ *
+ * Collective: every process of the LCO's group calls it, in the same order
+ * for the same parent. It sends no message: every member derives the new
+ * LCO's identity alone, and a message that arrives before this process
+ * made its copy waits for it. LCOs built slot by slot cannot be duplicated
+ * this way (GCM_ERR_INVALID_PARAM): build a copy with their names, as in
+ * the seed's Figure 3. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_dup(gcm_lco_h lco, gcm_lco_h *newlco_p);
+
 /** @brief The plain-data name of an LCO. Local. Thread-safe. */
 GCM_EXPORT gcm_status_t gcm_lco_name(gcm_lco_h lco, gcm_name_t *name_p);
 

@@ -54,6 +54,7 @@ static gcm_status_t gcm_check_tag(const char *call, int tag, int wildcard)
 
 gcm_status_t gcm_init(int *argc_p, char ***argv_p)
 {
+    gcm_slots_pattern_t world;
     const char *jobid;
     gcm_port_t *port;
     gcm_status_t status;
@@ -80,13 +81,14 @@ gcm_status_t gcm_init(int *argc_p, char ***argv_p)
         goto err_boot;
     }
     /* The world: fully connected, stored as a pattern, not as a table. */
+    world.size   = gcm_lco.size;
+    world.procs  = NULL;
+    world.myrank = gcm_lco.rank;
     status = gcm_slots_port_create(gcm_thr_endpoint_get(0), GCM_PORT_ID_WORLD,
-                                   1, gcm_slots_job_token(), 1, &port);
+                                   1, 0, &world, &port);
     if (status != GCM_OK) {
         goto err_slots;
     }
-    port->nsend = gcm_lco.size;
-    port->nrecv = gcm_lco.size;
     gcm_lco.world.magic = GCM_LCO_MAGIC;
     gcm_lco.world.port  = port;
     gcm_list_init(&gcm_lco.world.elem);
@@ -199,8 +201,8 @@ gcm_status_t gcm_lco_create(gcm_lco_h *lco_p)
     gcm_random_bytes(&gen, sizeof(gen));
     gcm_random_bytes(&token, sizeof(token));
     status = gcm_slots_port_create(gcm_thr_endpoint_current(),
-                                   gcm_slots_next_port_id(), gen, token, 0,
-                                   &lco->port);
+                                   gcm_slots_next_port_id(), gen, token,
+                                   NULL, &lco->port);
     if (status != GCM_OK) {
         free(lco);
         return gcm_fail(status, "gcm_lco_create", "cannot create the LCO");
@@ -210,6 +212,47 @@ gcm_status_t gcm_lco_create(gcm_lco_h *lco_p)
     gcm_list_push_back(&gcm_lco.lcos, &lco->elem);
     pthread_mutex_unlock(&gcm_lco.list_lock);
     *lco_p = lco;
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_dup(gcm_lco_h lco, gcm_lco_h *newlco_p)
+{
+    static const char *call = "gcm_lco_dup";
+    gcm_slots_pattern_t group;
+    struct gcm_lco *dup;
+    uint32_t id, gen;
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (newlco_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "newlco_p is NULL");
+    }
+    if (!lco->port->pattern) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "only LCOs the library builds (the world, "
+                        "duplicates) can be duplicated without messages");
+    }
+    dup = calloc(1, sizeof(*dup));
+    if (dup == NULL) {
+        return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for the LCO");
+    }
+    gcm_slots_derive_id(lco->port, &id, &gen);
+    group.size   = lco->port->nsend;
+    group.procs  = lco->port->procs;
+    group.myrank = lco->port->myrank;
+    /* Homed on the parent's endpoint: that is where its peers' traffic
+     * for the parent goes, so the duplicate needs no new address. */
+    status = gcm_slots_port_create(lco->port->endpoint, id, gen, 0, &group,
+                                   &dup->port);
+    if (status != GCM_OK) {
+        free(dup);
+        return gcm_fail(status, call, "cannot create the duplicate");
+    }
+    dup->magic = GCM_LCO_MAGIC;
+    pthread_mutex_lock(&gcm_lco.list_lock);
+    gcm_list_push_back(&gcm_lco.lcos, &dup->elem);
+    pthread_mutex_unlock(&gcm_lco.list_lock);
+    *newlco_p = dup;
     return GCM_OK;
 }
 
@@ -277,9 +320,9 @@ gcm_status_t gcm_slot_name(gcm_lco_h lco, int rslot, gcm_slotname_t *name_p)
         return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_slot_name",
                         "name_p is NULL");
     }
-    if (lco->port->world) {
+    if (lco->port->pattern) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_slot_name",
-                        "the world LCO has no slot names");
+                        "LCOs the library builds (the world, duplicates) have no slot names");
     }
     port = lco->port;
     gcm_lco_ref_of(lco, &ref);
@@ -339,9 +382,9 @@ gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
     int i;
 
     GCM_CHECK_LCO(call, lco);
-    if (lco->port->world) {
+    if (lco->port->pattern) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "the world LCO cannot be changed");
+                        "LCOs the library builds (the world, duplicates) cannot be changed");
     }
     if (count < 0) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call, "count %d is negative",
@@ -400,9 +443,9 @@ gcm_status_t gcm_lco_add_send_slot(gcm_lco_h lco, const gcm_slotname_t *name)
     gcm_status_t status;
 
     GCM_CHECK_LCO(call, lco);
-    if (lco->port->world) {
+    if (lco->port->pattern) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "the world LCO cannot be changed");
+                        "LCOs the library builds (the world, duplicates) cannot be changed");
     }
     if (name == NULL) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call, "name is NULL");
@@ -428,9 +471,9 @@ gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count)
     gcm_status_t status;
 
     GCM_CHECK_LCO(call, lco);
-    if (lco->port->world) {
+    if (lco->port->pattern) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "the world LCO cannot be changed");
+                        "LCOs the library builds (the world, duplicates) cannot be changed");
     }
     if (count < 0) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call, "count %d is negative",

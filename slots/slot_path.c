@@ -21,6 +21,9 @@ atomic_uint_fast64_t gcm_slots_stat_control;
 /* Per-endpoint state of this layer (endpoint->upper). */
 typedef struct gcm_slots_ep {
     gcm_port_t *buckets[GCM_SLOTS_BUCKETS];
+    /* Messages for derived ports not created here yet (the sender ran its
+     * dup first), in arrival order; a new derived port adopts its own. */
+    gcm_list_t  orphans;
     gcm_list_t  ackwait;    /* send requests waiting for an answer */
     uint64_t    next_req_id;
 } gcm_slots_ep_t;
@@ -163,23 +166,48 @@ static void gcm_slots_send_part_done(struct gcm_request *req,
 
 /* ---- the port registry ---------------------------------------------------- */
 
+/* Derived ids are unique as (id, generation) pairs; local ones by id
+ * alone, whose generation then tells a stale name. So: find by id and
+ * generation for derived ids, by id for the others. */
 static gcm_port_t *gcm_slots_port_find(gcm_thr_endpoint_t *endpoint,
-                                       uint32_t id)
+                                       uint32_t id, uint32_t gen)
 {
     gcm_port_t *port = gcm_slots_ep(endpoint)->buckets[id % GCM_SLOTS_BUCKETS];
 
-    while ((port != NULL) && (port->id != id)) {
+    while ((port != NULL) &&
+           ((port->id != id) ||
+            ((id & GCM_PORT_ID_DERIVED) && (port->gen != gen)))) {
         port = port->hash_next;
     }
     return port;
 }
 
+void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
+{
+    uint32_t key[3];
+    uint64_t h;
+
+    key[0] = parent->id;
+    key[1] = parent->gen;
+    key[2] = atomic_fetch_add(&parent->nderived, 1);
+    h = gcm_hash64(key, sizeof(key));
+    /* FNV's low bits mix poorly for short keys: fold the halves. */
+    h ^= h >> 29;
+    h *= 0xbf58476d1ce4e5b9ULL;
+    h ^= h >> 32;
+    *id_p  = GCM_PORT_ID_DERIVED | (uint32_t)(h & 0x7fffffffu);
+    *gen_p = (uint32_t)(h >> 31);
+}
+
 gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                    uint32_t id, uint32_t gen, uint64_t token,
-                                   int world, gcm_port_t **port_p)
+                                   const gcm_slots_pattern_t *pattern,
+                                   gcm_port_t **port_p)
 {
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
     gcm_port_t *port = calloc(1, sizeof(*port));
     gcm_port_t **bucket;
+    gcm_list_t *pos, *tmp;
 
     if (port == NULL) {
         return GCM_ERR_NO_MEMORY;
@@ -188,14 +216,39 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
     port->id       = id;
     port->gen      = gen;
     port->token    = token;
-    port->world    = world;
+    atomic_init(&port->nderived, 0);
     gcm_list_init(&port->posted);
     gcm_list_init(&port->unexpected);
+    if (pattern != NULL) {
+        port->pattern = 1;
+        port->token   = gcm_slots.job_token;
+        port->nsend   = pattern->size;
+        port->nrecv   = pattern->size;
+        port->myrank  = pattern->myrank;
+        if (pattern->procs != NULL) {
+            port->procs = malloc((size_t)pattern->size * sizeof(int));
+            if (port->procs == NULL) {
+                free(port);
+                return GCM_ERR_NO_MEMORY;
+            }
+            memcpy(port->procs, pattern->procs,
+                   (size_t)pattern->size * sizeof(int));
+        }
+    }
 
     gcm_thr_lock(endpoint);
-    bucket = &gcm_slots_ep(endpoint)->buckets[id % GCM_SLOTS_BUCKETS];
+    bucket = &sep->buckets[id % GCM_SLOTS_BUCKETS];
     port->hash_next = *bucket;
     *bucket = port;
+    /* Messages that came before this process created the port. */
+    gcm_list_for_each_safe(pos, tmp, &sep->orphans) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        if ((umsg->env.dst_id == id) && (umsg->env.dst_gen == gen)) {
+            gcm_list_del(&umsg->elem);
+            gcm_list_push_back(&port->unexpected, &umsg->elem);
+        }
+    }
     gcm_thr_unlock(endpoint);
     *port_p = port;
     return GCM_OK;
@@ -463,7 +516,7 @@ static ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
     /* A refusal on an edge that had been accepted before (its LCO freed
      * since): no request waits, so mark the edge for the next send. */
     if (ctrl.status != GCM_OK) {
-        port = gcm_slots_port_find(endpoint, ctrl.src_id);
+        port = gcm_slots_port_find(endpoint, ctrl.src_id, 0);
         if ((port != NULL) && (ctrl.src_slot >= 0) &&
             (ctrl.src_slot < port->nsend)) {
             gcm_slots_edge_refused(port->edges[ctrl.src_slot],
@@ -547,12 +600,27 @@ static int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
                             const gcm_slots_env_t *env,
                             gcm_payload_t *payload)
 {
-    gcm_port_t *port = gcm_slots_port_find(endpoint, env->dst_id);
+    gcm_port_t *port = gcm_slots_port_find(endpoint, env->dst_id,
+                                           env->dst_gen);
     gcm_status_t status = gcm_slots_validate(port, env);
     gcm_slots_umsg_t *umsg;
     gcm_list_t *pos, *tmp;
     int kept;
 
+    if ((port == NULL) && (env->dst_id & GCM_PORT_ID_DERIVED) &&
+        (env->token == gcm_slots.job_token)) {
+        /* A duplicate the sender made already and we not yet: keep the
+         * message for it (design: parked, not refused). */
+        umsg = gcm_slots_umsg_new(env, payload, &kept);
+        if (umsg == NULL) {
+            gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
+            return GCM_ACCEPT_LOST;
+        }
+        gcm_list_push_back(&gcm_slots_ep(endpoint)->orphans, &umsg->elem);
+        gcm_debug("message for duplicate LCO %x from proc %u waits for it",
+                  env->dst_id, env->src_proc);
+        return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
+    }
     if (status != GCM_OK) {
         gcm_debug("refusing message for LCO %u from proc %u: %s",
                   env->dst_id, env->src_proc, gcm_status_string(status));
@@ -563,7 +631,7 @@ static int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
     if (env->flags & GCM_ENV_FLAG_ACK) {
         gcm_slots_send_ctrl(endpoint, env, GCM_OK);
     }
-    if (!port->world && (env->rslot >= 0) && (env->rslot < port->nrecv)) {
+    if (!port->pattern && (env->rslot >= 0) && (env->rslot < port->nrecv)) {
         port->rpeer[env->rslot] = (int)env->src_proc;
     }
 
@@ -717,9 +785,9 @@ gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
     gcm_list_t *pos, *tmp;
     int peer, nrecv;
 
-    /* The world's slot count never changes; others' only grow, so a
+    /* A pattern's slot count never changes; others' only grow, so a
      * check that passes stays true. */
-    if (port->world) {
+    if (port->pattern) {
         nrecv = port->nrecv;
     } else {
         gcm_thr_lock(endpoint);
@@ -754,7 +822,8 @@ gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
     }
     /* A receive that only a dead process could satisfy fails at once. */
     peer = (slot == GCM_ANY_SLOT) ? -1 :
-           (port->world ? slot : port->rpeer[slot]);
+           (port->pattern ? gcm_slots_pattern_proc(port, slot) :
+                            port->rpeer[slot]);
     if (peer >= 0) {
         gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, peer, 0);
         if ((conn != NULL) && (conn->failed != GCM_OK)) {
@@ -812,6 +881,7 @@ static void gcm_slots_send_local(struct gcm_request *req,
     gcm_thr_endpoint_t *dst = gcm_thr_endpoint_get(dest->ep);
     gcm_payload_t payload;
     gcm_status_t status;
+    gcm_port_t *port;
     int copied = (len <= gcm_config.eager_limit);
 
     if (dst == NULL) {
@@ -830,7 +900,13 @@ static void gcm_slots_send_local(struct gcm_request *req,
     atomic_fetch_add_explicit(&gcm_slots_stat_local, 1, memory_order_relaxed);
 
     gcm_thr_lock(dst);
-    status = gcm_slots_validate(gcm_slots_port_find(dst, dest->id), &req->env);
+    port = gcm_slots_port_find(dst, dest->id, dest->gen);
+    if ((port == NULL) && (dest->id & GCM_PORT_ID_DERIVED) &&
+        (dest->token == gcm_slots.job_token)) {
+        status = GCM_OK; /* not created here yet: accept parks it */
+    } else {
+        status = gcm_slots_validate(port, &req->env);
+    }
     if (status != GCM_OK) {
         gcm_thr_unlock(dst);
         gcm_slots_edge_refused(req->edge, status);
@@ -869,14 +945,16 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
     void *ucx_req;
     int nsend, state = GCM_EDGE_VALIDATED;
 
-    if (port->world) {
+    if (port->pattern) {
         nsend      = port->nsend;
-        dest.proc  = (uint32_t)slot;
+        if ((slot >= 0) && (slot < nsend)) {
+            dest.proc = (uint32_t)gcm_slots_pattern_proc(port, slot);
+        }
         dest.ep    = 0;
         dest.id    = port->id;
         dest.gen   = port->gen;
         dest.token = port->token;
-        dest.rslot = gcm_slots.myproc;
+        dest.rslot = port->myrank;
     } else {
         /* Another thread may be adding slots: read the table locked. */
         gcm_thr_lock(endpoint);
@@ -1007,7 +1085,9 @@ static void gcm_slots_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                 struct gcm_request *req =
                     gcm_container_of(pos, struct gcm_request, elem);
                 int peer = (req->slot == GCM_ANY_SLOT) ? -1 :
-                           (port->world ? req->slot : port->rpeer[req->slot]);
+                           (port->pattern ?
+                            gcm_slots_pattern_proc(port, req->slot) :
+                            port->rpeer[req->slot]);
                 if (peer == proc) {
                     gcm_list_del(&req->elem);
                     req->info.slot = req->slot;
@@ -1069,6 +1149,7 @@ void gcm_slots_port_destroy(gcm_port_t *port)
     free(port->edges);
     free(port->rtokens);
     free(port->rpeer);
+    free(port->procs);
     free(port);
 }
 
@@ -1082,6 +1163,7 @@ gcm_status_t gcm_slots_init(void)
         .peer_failed = gcm_slots_peer_failed,
     };
     const char *jobid = gcm_boot_jobid();
+    gcm_slots_pattern_t world;
     gcm_thr_endpoint_t *endpoint;
     gcm_status_t status;
     int i;
@@ -1104,17 +1186,18 @@ gcm_status_t gcm_slots_init(void)
             return GCM_ERR_NO_MEMORY;
         }
         gcm_list_init(&gcm_slots_ep(endpoint)->ackwait);
+        gcm_list_init(&gcm_slots_ep(endpoint)->orphans);
     }
+    world.size   = gcm_boot_size();
+    world.procs  = NULL;
+    world.myrank = gcm_slots.myproc;
     status = gcm_slots_port_create(gcm_thr_endpoint_get(0),
-                                   GCM_PORT_ID_INTERNAL, 1,
-                                   gcm_slots.job_token, 1,
+                                   GCM_PORT_ID_INTERNAL, 1, 0, &world,
                                    &gcm_slots.internal);
     if (status != GCM_OK) {
         gcm_slots_finalize();
         return status;
     }
-    gcm_slots.internal->nrecv = gcm_boot_size();
-    gcm_slots.internal->nsend = gcm_boot_size();
     return GCM_OK;
 }
 
@@ -1176,6 +1259,17 @@ gcm_status_t gcm_slots_finalize(void)
             if (sep->buckets[b] != NULL) {
                 gcm_warn("finalize: LCO %u still exists", sep->buckets[b]->id);
             }
+        }
+        while (!gcm_list_empty(&sep->orphans)) {
+            gcm_slots_umsg_t *umsg = gcm_container_of(sep->orphans.next,
+                                                      gcm_slots_umsg_t, elem);
+            gcm_list_del(&umsg->elem);
+            gcm_warn("finalize: a message for duplicate LCO %x was never "
+                     "received (the LCO was not created here)",
+                     umsg->env.dst_id);
+            gcm_slots_payload_release(endpoint, &umsg->payload,
+                                      GCM_ERR_NO_SUCH_LCO);
+            free(umsg);
         }
     }
     /* Connections close (and flush) with the endpoints. */

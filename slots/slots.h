@@ -48,9 +48,16 @@ typedef struct gcm_port {
     uint32_t            id;
     uint32_t            gen;
     uint64_t            token;
-    int                 world;     /* compact: slot i is process i */
+    /* A pattern port (the world, its duplicates) is fully connected over
+     * a process group and stored compactly: send slot i and receive slot
+     * i are rank i, which is process procs[i] (process i when procs is
+     * NULL); this process is rank myrank. No edge table, no names. */
+    int                 pattern;
+    int                *procs;
+    int                 myrank;
+    atomic_uint         nderived;  /* ports derived from this one so far */
     int                 freed;
-    /* send slots (unused by the world) */
+    /* send slots (explicit ports only) */
     int                 nsend;
     int                 send_cap;
     gcm_slots_edge_t  **edges;
@@ -71,6 +78,22 @@ enum {
     GCM_PORT_ID_WORLD    = 2,
     GCM_PORT_ID_FIRST    = 16 /* user LCOs */
 };
+
+/*
+ * Ports made collectively (duplicates) get ids every member computes alone
+ * from the parent: the high bit set, and 63 bits of a hash of the parent's
+ * (id, generation) and how many ports were derived from it before, in id
+ * and generation. Locally created ports never have the high bit, so the
+ * two kinds cannot collide.
+ */
+#define GCM_PORT_ID_DERIVED 0x80000000u
+
+/* The group of a pattern port. */
+typedef struct gcm_slots_pattern {
+    int        size;
+    const int *procs;   /* process of each rank; NULL: rank i is process i */
+    int        myrank;
+} gcm_slots_pattern_t;
 
 typedef enum { GCM_REQ_SEND = 1, GCM_REQ_RECV = 2 } gcm_req_kind_t;
 
@@ -138,7 +161,7 @@ struct gcm_request {
     void               *tmpbuf;    /* truncated rendezvous lands here */
     /* send */
     gcm_slots_env_t     env;       /* must live until UCX is done */
-    gcm_slots_edge_t   *edge;      /* NULL for the world */
+    gcm_slots_edge_t   *edge;      /* NULL for pattern ports */
     uint64_t            id;        /* for acknowledgements */
     int                 dest_proc;
 };
@@ -153,11 +176,23 @@ gcm_status_t gcm_slots_barrier(void) GCM_INTERNAL;
 /* The token every process of this job gives its world and internal port. */
 uint64_t gcm_slots_job_token(void) GCM_INTERNAL;
 
-/* Ports. create: homed on endpoint, registered, no slots. */
+/* Ports. create: homed on endpoint, registered. With a pattern (token
+ * ignored: the job token is used) it is fully connected over the group;
+ * without, it starts with no slots. */
 gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                    uint32_t id, uint32_t gen, uint64_t token,
-                                   int world, gcm_port_t **port_p)
+                                   const gcm_slots_pattern_t *pattern,
+                                   gcm_port_t **port_p)
     GCM_INTERNAL;
+/* The id and generation the next port derived from parent gets (the same
+ * in every member when they derive in the same order). */
+void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
+    GCM_INTERNAL;
+/* The process behind rank (send or receive slot) of a pattern port. */
+static inline int gcm_slots_pattern_proc(const gcm_port_t *port, int rank)
+{
+    return (port->procs != NULL) ? port->procs[rank] : rank;
+}
 /* Fails pending receives (CANCELED) and held messages, unregisters and
  * frees. Takes the endpoint lock. */
 void gcm_slots_port_destroy(gcm_port_t *port) GCM_INTERNAL;

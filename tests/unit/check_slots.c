@@ -400,6 +400,55 @@ START_TEST(test_slots_free_cancels_pending_receive)
 }
 END_TEST
 
+START_TEST(test_slots_dup_is_separate_and_silent)
+{
+    gcm_lco_h world = gcm_world(), d1, d2, d3;
+    gcm_stats_t before, after;
+    gcm_msg_status_t st;
+    int v = 7, flag = 1, n = 0;
+
+    gcm_get_stats(&before);
+    ck_assert_int_eq(gcm_lco_dup(world, &d1), GCM_OK);
+    ck_assert_int_eq(gcm_lco_dup(world, &d2), GCM_OK);
+    ck_assert_int_eq(gcm_lco_dup(d1, &d3), GCM_OK);
+    gcm_get_stats(&after);
+    ck_assert(memcmp(&before, &after, sizeof(before)) == 0);
+    ck_assert_int_eq(gcm_lco_num_send_slots(d3, &n), GCM_OK);
+    ck_assert_int_eq(n, 1);
+
+    /* Each duplicate has its own traffic. */
+    ck_assert_int_eq(gcm_send(d2, &v, sizeof(v), 0, 3), GCM_OK);
+    ck_assert_int_eq(gcm_iprobe(world, GCM_ANY_SLOT, GCM_ANY_TAG, &flag,
+                                NULL), GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    ck_assert_int_eq(gcm_iprobe(d1, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, NULL),
+                     GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    ck_assert_int_eq(gcm_iprobe(d3, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, NULL),
+                     GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    v = 0;
+    ck_assert_int_eq(gcm_recv(d2, &v, sizeof(v), 0, 3, &st), GCM_OK);
+    ck_assert_int_eq(v, 7);
+    ck_assert_int_eq(st.slot, 0);
+    ck_assert_int_eq(gcm_lco_free(&d1), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&d2), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&d3), GCM_OK);
+}
+END_TEST
+
+START_TEST(test_slots_dup_refuses_built_lco)
+{
+    gcm_lco_h rx, tx, d = NULL;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_lco_dup(tx, &d), GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_null(d);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_dup"));
+    ck_assert_int_eq(gcm_lco_dup(gcm_world(), NULL), GCM_ERR_INVALID_PARAM);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("slots");
@@ -425,6 +474,8 @@ static Suite *make_suite(void)
     tcase_add_test(local, test_slots_building_sends_no_message);
     tcase_add_test(local, test_slots_probe_reports_size_and_waitany);
     tcase_add_test(local, test_slots_free_cancels_pending_receive);
+    tcase_add_test(local, test_slots_dup_is_separate_and_silent);
+    tcase_add_test(local, test_slots_dup_refuses_built_lco);
     suite_add_tcase(s, local);
     return s;
 }
