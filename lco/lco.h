@@ -39,4 +39,76 @@ gcm_status_t gcm_lco_slotname_decode(const gcm_slotname_t *name,
                                      gcm_lco_ref_t *ref, const char **why)
     GCM_INTERNAL;
 
+
+/* ---- internal calls for the MPI layer (compat/) and collectives ------------
+ *
+ * These skip the public checks on tags: tags above GCM_TAG_UB are the
+ * library's own (collective traffic on a user's LCO), and a GCM_ANY_TAG
+ * receive or probe never matches them.
+ */
+
+/* Send flags. SYNC: the request completes only once a receive on the
+ * destination has matched the message (MPI_Ssend). */
+enum { GCM_LCO_SEND_SYNC = 0x1 };
+
+gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
+                             int slot, int tag, int flags,
+                             gcm_request_h *req_p) GCM_INTERNAL;
+gcm_status_t gcm_lco_irecv_x(gcm_lco_h lco, void *buf, size_t len, int slot,
+                             int tag, gcm_request_h *req_p) GCM_INTERNAL;
+gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                              gcm_msg_status_t *status_p) GCM_INTERNAL;
+
+/* Is the request complete? (does not progress, does not free). */
+int gcm_lco_req_done(gcm_request_h req) GCM_INTERNAL;
+
+/* Cancels a receive no message has matched yet: it completes with
+ * GCM_ERR_CANCELED. Returns GCM_OK if cancelled, GCM_ERR_BUSY if a
+ * message matched it already (it will complete normally), and
+ * GCM_ERR_INVALID_PARAM for a send. The request is still freed by
+ * wait/test. */
+gcm_status_t gcm_lco_cancel(gcm_request_h req) GCM_INTERNAL;
+
+/* A matched message (MPI_Mprobe): removed from the unexpected queue so
+ * that no other receive can take it; received with gcm_lco_imrecv. */
+typedef struct gcm_slots_umsg *gcm_message_h;
+gcm_status_t gcm_lco_improbe(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                             gcm_message_h *msg_p,
+                             gcm_msg_status_t *status_p) GCM_INTERNAL;
+/* Receives a matched message into buf (truncation as for gcm_irecv);
+ * consumes msg. */
+gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
+                            size_t len, gcm_request_h *req_p) GCM_INTERNAL;
+
+/* Waits until done(arg) is true, progressing the calling thread's
+ * endpoint and sleeping when nothing moves (as gcm_wait does). */
+void gcm_lco_wait_until(int (*done)(void *arg), void *arg) GCM_INTERNAL;
+
+/* Pattern LCOs: fully connected over a group of n processes (world
+ * indices procs[], NULL for 0..n-1), this process being rank myrank
+ * (send slot i and receive slot i are rank i; sends arrive on receive
+ * slot myrank). Every member makes it with the same (id, gen). For an
+ * intercommunicator, procs is the remote group and myrank the rank in the
+ * local group: the pattern is the same. */
+gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
+                                    const int procs[], int myrank,
+                                    gcm_lco_h *lco_p) GCM_INTERNAL;
+/* The next identity derived from parent (the same in every member that
+ * derives from it in the same order). */
+void gcm_lco_derive_id(gcm_lco_h parent, uint32_t *id_p, uint32_t *gen_p)
+    GCM_INTERNAL;
+/* An identity derived from parent and key alone (no counter): for calls
+ * not all of parent's members make (MPI_Comm_create_group); the caller
+ * makes key unique among such calls. */
+void gcm_lco_derive_id_keyed(gcm_lco_h parent, uint64_t key, uint32_t *id_p,
+                             uint32_t *gen_p) GCM_INTERNAL;
+/* Nonzero for a pattern LCO; then *n_p, *procs_p (NULL: identity) and
+ * *myrank_p describe it. */
+int gcm_lco_pattern_of(gcm_lco_h lco, int *n_p, const int **procs_p,
+                       int *myrank_p) GCM_INTERNAL;
+/* The process send slot slot targets (-1 if out of range). */
+int gcm_lco_send_slot_proc(gcm_lco_h lco, int slot) GCM_INTERNAL;
+/* Nonzero if send slot slot targets lco itself. */
+int gcm_lco_send_slot_is_self(gcm_lco_h lco, int slot) GCM_INTERNAL;
+
 #endif /* GCM_LCO_H */
