@@ -113,7 +113,31 @@ typedef struct MPI_Status {
 #define MPI_ERR_INFO_VALUE   24
 #define MPI_ERR_INFO_NOKEY   25
 #define MPI_ERR_PROC_FAILED  26   /* a peer process died (gencomm) */
+#define MPI_ERR_NOT_SAME     27
+#define MPI_ERR_UNSUPPORTED_OPERATION 28
 #define MPI_ERR_LASTCODE     63
+
+/* Communicator kinds and split types. */
+#define MPI_COMM_TYPE_SHARED 1
+#define MPI_KEYVAL_INVALID   (-1)
+/* Predefined attribute keys (on MPI_COMM_WORLD). */
+#define MPI_TAG_UB            0
+#define MPI_HOST              1
+#define MPI_IO                2
+#define MPI_WTIME_IS_GLOBAL   3
+#define MPI_APPNUM            4
+#define MPI_UNIVERSE_SIZE     5
+#define MPI_LASTUSEDCODE      6
+/* Topology kinds (MPI_Topo_test). */
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+#define MPI_UNWEIGHTED    ((int *)1)
+#define MPI_WEIGHTS_EMPTY ((int *)2)
+/* Sizes of the LCO and slot names (gencomm.h: GCM_NAME_SIZE and
+ * GCM_SLOTNAME_SIZE). */
+#define MPIX_CNAME_SIZE    32
+#define MPIX_SLOTNAME_SIZE 40
 
 /* ---- datatypes */
 
@@ -265,11 +289,74 @@ extern GCM_MPI_EXPORT struct gcm_mpi_group gcm_mpi_group_empty;
 #define MPI_GROUP_NULL  ((MPI_Group)0)
 #define MPI_GROUP_EMPTY (&gcm_mpi_group_empty)
 
+/* ---- communicators, requests, messages, info, error handlers */
+
+struct gcm_mpi_comm;
+extern GCM_MPI_EXPORT struct gcm_mpi_comm gcm_mpi_comm_world;
+extern GCM_MPI_EXPORT struct gcm_mpi_comm gcm_mpi_comm_self;
+#define MPI_COMM_NULL  ((MPI_Comm)0)
+#define MPI_COMM_WORLD (&gcm_mpi_comm_world)
+#define MPI_COMM_SELF  (&gcm_mpi_comm_self)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+extern GCM_MPI_EXPORT struct gcm_mpi_message gcm_mpi_message_no_proc;
+#define MPI_MESSAGE_NO_PROC (&gcm_mpi_message_no_proc)
+
+#define MPI_INFO_NULL ((MPI_Info)0)
+extern GCM_MPI_EXPORT struct gcm_mpi_info gcm_mpi_info_env;
+#define MPI_INFO_ENV  (&gcm_mpi_info_env)
+
+extern GCM_MPI_EXPORT struct gcm_mpi_errh gcm_mpi_errh_fatal;
+extern GCM_MPI_EXPORT struct gcm_mpi_errh gcm_mpi_errh_return;
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL (&gcm_mpi_errh_fatal)
+#define MPI_ERRORS_RETURN    (&gcm_mpi_errh_return)
+
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *errcode, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval,
+                                        void *extra_state,
+                                        void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval,
+                                          void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype,
+                                        int type_keyval, void *extra_state,
+                                        void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype,
+                                          int type_keyval,
+                                          void *attribute_val,
+                                          void *extra_state);
+/* Predefined attribute callbacks (functions of the library). */
+GCM_MPI_EXPORT int gcm_mpi_comm_null_copy_fn(MPI_Comm, int, void *, void *,
+                                             void *, int *);
+GCM_MPI_EXPORT int gcm_mpi_comm_dup_fn(MPI_Comm, int, void *, void *,
+                                       void *, int *);
+GCM_MPI_EXPORT int gcm_mpi_comm_null_delete_fn(MPI_Comm, int, void *,
+                                               void *);
+#define MPI_COMM_NULL_COPY_FN   gcm_mpi_comm_null_copy_fn
+#define MPI_COMM_DUP_FN         gcm_mpi_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN gcm_mpi_comm_null_delete_fn
+
+/* The MPIX_ extensions: an LCO's name and a slot name as plain data. */
+typedef struct MPIX_Cname {
+    unsigned char bytes[MPIX_CNAME_SIZE];
+} MPIX_Cname;
+typedef struct MPIX_Slotname {
+    unsigned char bytes[MPIX_SLOTNAME_SIZE];
+} MPIX_Slotname;
+
 /* ---- functions: each MPI_X also exists as PMPI_X */
 
 #define GCM_MPI_API(_ret, _name, _args) \
     GCM_MPI_EXPORT _ret MPI_##_name _args; \
     GCM_MPI_EXPORT _ret PMPI_##_name _args;
+#define GCM_MPIX_API(_ret, _name, _args) \
+    GCM_MPI_EXPORT _ret MPIX_##_name _args; \
+    GCM_MPI_EXPORT _ret PMPIX_##_name _args;
 
 /* datatypes */
 GCM_MPI_API(int, Type_contiguous, (int count, MPI_Datatype oldtype,
@@ -370,6 +457,363 @@ GCM_MPI_API(int, Group_range_incl, (MPI_Group group, int n,
 GCM_MPI_API(int, Group_range_excl, (MPI_Group group, int n,
                                     int ranges[][3], MPI_Group *newgroup))
 GCM_MPI_API(int, Group_free, (MPI_Group *group))
+
+
+/* init and environment (mpi_init.c) */
+GCM_MPI_API(int, Init, (int *argc, char ***argv))
+GCM_MPI_API(int, Init_thread, (int *argc, char ***argv, int required,
+                               int *provided))
+GCM_MPI_API(int, Initialized, (int *flag))
+GCM_MPI_API(int, Finalize, (void))
+GCM_MPI_API(int, Finalized, (int *flag))
+GCM_MPI_API(int, Abort, (MPI_Comm comm, int errorcode))
+GCM_MPI_API(double, Wtime, (void))
+GCM_MPI_API(double, Wtick, (void))
+GCM_MPI_API(int, Get_processor_name, (char *name, int *resultlen))
+GCM_MPI_API(int, Get_version, (int *version, int *subversion))
+GCM_MPI_API(int, Get_library_version, (char *version, int *resultlen))
+GCM_MPI_API(int, Query_thread, (int *provided))
+GCM_MPI_API(int, Is_thread_main, (int *flag))
+GCM_MPI_API(int, Pcontrol, (const int level, ...))
+
+/* point-to-point (mpi_pt2pt.c) and requests (mpi_request.c) */
+GCM_MPI_API(int, Send, (const void *buf, int count, MPI_Datatype datatype,
+                        int dest, int tag, MPI_Comm comm))
+GCM_MPI_API(int, Ssend, (const void *buf, int count, MPI_Datatype datatype,
+                         int dest, int tag, MPI_Comm comm))
+GCM_MPI_API(int, Bsend, (const void *buf, int count, MPI_Datatype datatype,
+                         int dest, int tag, MPI_Comm comm))
+GCM_MPI_API(int, Rsend, (const void *buf, int count, MPI_Datatype datatype,
+                         int dest, int tag, MPI_Comm comm))
+GCM_MPI_API(int, Recv, (void *buf, int count, MPI_Datatype datatype,
+                        int source, int tag, MPI_Comm comm,
+                        MPI_Status *status))
+GCM_MPI_API(int, Isend, (const void *buf, int count, MPI_Datatype datatype,
+                         int dest, int tag, MPI_Comm comm,
+                         MPI_Request *request))
+GCM_MPI_API(int, Issend, (const void *buf, int count, MPI_Datatype datatype,
+                          int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request))
+GCM_MPI_API(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype,
+                          int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request))
+GCM_MPI_API(int, Irsend, (const void *buf, int count, MPI_Datatype datatype,
+                          int dest, int tag, MPI_Comm comm,
+                          MPI_Request *request))
+GCM_MPI_API(int, Irecv, (void *buf, int count, MPI_Datatype datatype,
+                         int source, int tag, MPI_Comm comm,
+                         MPI_Request *request))
+GCM_MPI_API(int, Sendrecv, (const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, int dest, int sendtag,
+                            void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int source, int recvtag,
+                            MPI_Comm comm, MPI_Status *status))
+GCM_MPI_API(int, Sendrecv_replace, (void *buf, int count,
+                                    MPI_Datatype datatype, int dest,
+                                    int sendtag, int source, int recvtag,
+                                    MPI_Comm comm, MPI_Status *status))
+GCM_MPI_API(int, Buffer_attach, (void *buffer, int size))
+GCM_MPI_API(int, Buffer_detach, (void *buffer_addr, int *size))
+GCM_MPI_API(int, Probe, (int source, int tag, MPI_Comm comm,
+                         MPI_Status *status))
+GCM_MPI_API(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag,
+                          MPI_Status *status))
+GCM_MPI_API(int, Mprobe, (int source, int tag, MPI_Comm comm,
+                          MPI_Message *message, MPI_Status *status))
+GCM_MPI_API(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag,
+                           MPI_Message *message, MPI_Status *status))
+GCM_MPI_API(int, Mrecv, (void *buf, int count, MPI_Datatype datatype,
+                         MPI_Message *message, MPI_Status *status))
+GCM_MPI_API(int, Imrecv, (void *buf, int count, MPI_Datatype datatype,
+                          MPI_Message *message, MPI_Request *request))
+GCM_MPI_API(int, Send_init, (const void *buf, int count,
+                             MPI_Datatype datatype, int dest, int tag,
+                             MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Ssend_init, (const void *buf, int count,
+                              MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Bsend_init, (const void *buf, int count,
+                              MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Rsend_init, (const void *buf, int count,
+                              MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Recv_init, (void *buf, int count, MPI_Datatype datatype,
+                             int source, int tag, MPI_Comm comm,
+                             MPI_Request *request))
+GCM_MPI_API(int, Start, (MPI_Request *request))
+GCM_MPI_API(int, Startall, (int count, MPI_Request array_of_requests[]))
+GCM_MPI_API(int, Wait, (MPI_Request *request, MPI_Status *status))
+GCM_MPI_API(int, Test, (MPI_Request *request, int *flag,
+                        MPI_Status *status))
+GCM_MPI_API(int, Waitall, (int count, MPI_Request array_of_requests[],
+                           MPI_Status array_of_statuses[]))
+GCM_MPI_API(int, Testall, (int count, MPI_Request array_of_requests[],
+                           int *flag, MPI_Status array_of_statuses[]))
+GCM_MPI_API(int, Waitany, (int count, MPI_Request array_of_requests[],
+                           int *index, MPI_Status *status))
+GCM_MPI_API(int, Testany, (int count, MPI_Request array_of_requests[],
+                           int *index, int *flag, MPI_Status *status))
+GCM_MPI_API(int, Waitsome, (int incount, MPI_Request array_of_requests[],
+                            int *outcount, int array_of_indices[],
+                            MPI_Status array_of_statuses[]))
+GCM_MPI_API(int, Testsome, (int incount, MPI_Request array_of_requests[],
+                            int *outcount, int array_of_indices[],
+                            MPI_Status array_of_statuses[]))
+GCM_MPI_API(int, Request_get_status, (MPI_Request request, int *flag,
+                                      MPI_Status *status))
+GCM_MPI_API(int, Cancel, (MPI_Request *request))
+GCM_MPI_API(int, Request_free, (MPI_Request *request))
+GCM_MPI_API(int, Test_cancelled, (const MPI_Status *status, int *flag))
+
+/* communicators (mpi_comm.c) */
+GCM_MPI_API(int, Comm_size, (MPI_Comm comm, int *size))
+GCM_MPI_API(int, Comm_rank, (MPI_Comm comm, int *rank))
+GCM_MPI_API(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2,
+                                int *result))
+GCM_MPI_API(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info,
+                                      MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm,
+                             MPI_Request *request))
+GCM_MPI_API(int, Comm_split, (MPI_Comm comm, int color, int key,
+                              MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_split_type, (MPI_Comm comm, int split_type, int key,
+                                   MPI_Info info, MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_create, (MPI_Comm comm, MPI_Group group,
+                               MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_create_group, (MPI_Comm comm, MPI_Group group,
+                                     int tag, MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_free, (MPI_Comm *comm))
+GCM_MPI_API(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+GCM_MPI_API(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+GCM_MPI_API(int, Comm_get_name, (MPI_Comm comm, char *comm_name,
+                                 int *resultlen))
+GCM_MPI_API(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+GCM_MPI_API(int, Comm_remote_size, (MPI_Comm comm, int *size))
+GCM_MPI_API(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+GCM_MPI_API(int, Intercomm_create, (MPI_Comm local_comm, int local_leader,
+                                    MPI_Comm peer_comm, int remote_leader,
+                                    int tag, MPI_Comm *newintercomm))
+GCM_MPI_API(int, Intercomm_merge, (MPI_Comm intercomm, int high,
+                                   MPI_Comm *newintracomm))
+GCM_MPI_API(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+GCM_MPI_API(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+
+/* attributes (mpi_attr.c) */
+GCM_MPI_API(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *copy_fn,
+                                      MPI_Comm_delete_attr_function *del_fn,
+                                      int *comm_keyval, void *extra_state))
+GCM_MPI_API(int, Comm_free_keyval, (int *comm_keyval))
+GCM_MPI_API(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval,
+                                 void *attribute_val))
+GCM_MPI_API(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval,
+                                 void *attribute_val, int *flag))
+GCM_MPI_API(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+/* MPI-1 names legacy codes still call (MPI_Attr_get(MPI_COMM_WORLD,
+ * MPI_TAG_UB, ...) above all). */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN   MPI_COMM_NULL_COPY_FN
+#define MPI_DUP_FN         MPI_COMM_DUP_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+GCM_MPI_API(int, Keyval_create, (MPI_Copy_function *copy_fn,
+                                 MPI_Delete_function *delete_fn,
+                                 int *keyval, void *extra_state))
+GCM_MPI_API(int, Keyval_free, (int *keyval))
+GCM_MPI_API(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+GCM_MPI_API(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val,
+                            int *flag))
+GCM_MPI_API(int, Attr_delete, (MPI_Comm comm, int keyval))
+
+/* info (mpi_info.c) */
+GCM_MPI_API(int, Info_create, (MPI_Info *info))
+GCM_MPI_API(int, Info_set, (MPI_Info info, const char *key,
+                            const char *value))
+GCM_MPI_API(int, Info_get, (MPI_Info info, const char *key, int valuelen,
+                            char *value, int *flag))
+GCM_MPI_API(int, Info_get_valuelen, (MPI_Info info, const char *key,
+                                     int *valuelen, int *flag))
+GCM_MPI_API(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+GCM_MPI_API(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+GCM_MPI_API(int, Info_delete, (MPI_Info info, const char *key))
+GCM_MPI_API(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+GCM_MPI_API(int, Info_free, (MPI_Info *info))
+
+/* error handlers (mpi_errors.c) */
+GCM_MPI_API(int, Comm_create_errhandler,
+            (MPI_Comm_errhandler_function *comm_errhandler_fn,
+             MPI_Errhandler *errhandler))
+GCM_MPI_API(int, Comm_set_errhandler, (MPI_Comm comm,
+                                       MPI_Errhandler errhandler))
+GCM_MPI_API(int, Comm_get_errhandler, (MPI_Comm comm,
+                                       MPI_Errhandler *errhandler))
+GCM_MPI_API(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+GCM_MPI_API(int, Errhandler_free, (MPI_Errhandler *errhandler))
+GCM_MPI_API(int, Error_string, (int errorcode, char *string,
+                                int *resultlen))
+GCM_MPI_API(int, Error_class, (int errorcode, int *errorclass))
+
+/* collectives (mpi_coll.c) */
+GCM_MPI_API(int, Barrier, (MPI_Comm comm))
+GCM_MPI_API(int, Bcast, (void *buffer, int count, MPI_Datatype datatype,
+                         int root, MPI_Comm comm))
+GCM_MPI_API(int, Gather, (const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf,
+                          int recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm))
+GCM_MPI_API(int, Gatherv, (const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf,
+                           const int recvcounts[], const int displs[],
+                           MPI_Datatype recvtype, int root, MPI_Comm comm))
+GCM_MPI_API(int, Scatter, (const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm))
+GCM_MPI_API(int, Scatterv, (const void *sendbuf, const int sendcounts[],
+                            const int displs[], MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root, MPI_Comm comm))
+GCM_MPI_API(int, Allgather, (const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm))
+GCM_MPI_API(int, Allgatherv, (const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm))
+GCM_MPI_API(int, Alltoall, (const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm))
+GCM_MPI_API(int, Alltoallv, (const void *sendbuf, const int sendcounts[],
+                             const int sdispls[], MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype,
+                             MPI_Comm comm))
+GCM_MPI_API(int, Alltoallw, (const void *sendbuf, const int sendcounts[],
+                             const int sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf,
+                             const int recvcounts[], const int rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm))
+GCM_MPI_API(int, Reduce, (const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, int root,
+                          MPI_Comm comm))
+GCM_MPI_API(int, Allreduce, (const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op,
+                             MPI_Comm comm))
+GCM_MPI_API(int, Reduce_scatter, (const void *sendbuf, void *recvbuf,
+                                  const int recvcounts[],
+                                  MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm))
+GCM_MPI_API(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf,
+                                        int recvcount, MPI_Datatype datatype,
+                                        MPI_Op op, MPI_Comm comm))
+GCM_MPI_API(int, Scan, (const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+GCM_MPI_API(int, Exscan, (const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+GCM_MPI_API(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype,
+                          int root, MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Ireduce, (const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Iallgather, (const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Ialltoall, (const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request))
+
+/* topologies (mpi_topo.c) */
+GCM_MPI_API(int, Dims_create, (int nnodes, int ndims, int dims[]))
+GCM_MPI_API(int, Cart_create, (MPI_Comm comm_old, int ndims,
+                               const int dims[], const int periods[],
+                               int reorder, MPI_Comm *comm_cart))
+GCM_MPI_API(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims,
+                               int coords[]))
+GCM_MPI_API(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+GCM_MPI_API(int, Cart_shift, (MPI_Comm comm, int direction, int disp,
+                              int *rank_source, int *rank_dest))
+GCM_MPI_API(int, Cart_sub, (MPI_Comm comm, const int remain_dims[],
+                            MPI_Comm *newcomm))
+GCM_MPI_API(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[],
+                            int periods[], int coords[]))
+GCM_MPI_API(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[],
+                            const int periods[], int *newrank))
+GCM_MPI_API(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+GCM_MPI_API(int, Graph_create, (MPI_Comm comm_old, int nnodes,
+                                const int index[], const int edges[],
+                                int reorder, MPI_Comm *comm_graph))
+GCM_MPI_API(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges,
+                             int index[], int edges[]))
+GCM_MPI_API(int, Graph_neighbors, (MPI_Comm comm, int rank,
+                                   int maxneighbors, int neighbors[]))
+GCM_MPI_API(int, Graph_neighbors_count, (MPI_Comm comm, int rank,
+                                         int *nneighbors))
+GCM_MPI_API(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[],
+                             const int edges[], int *newrank))
+GCM_MPI_API(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+GCM_MPI_API(int, Topo_test, (MPI_Comm comm, int *status))
+GCM_MPI_API(int, Dist_graph_create_adjacent,
+            (MPI_Comm comm_old, int indegree, const int sources[],
+             const int sourceweights[], int outdegree,
+             const int destinations[], const int destweights[],
+             MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+GCM_MPI_API(int, Dist_graph_create, (MPI_Comm comm_old, int n,
+                                     const int sources[],
+                                     const int degrees[],
+                                     const int destinations[],
+                                     const int weights[], MPI_Info info,
+                                     int reorder, MPI_Comm *comm_dist_graph))
+GCM_MPI_API(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree,
+                                              int *outdegree, int *weighted))
+GCM_MPI_API(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree,
+                                        int sources[], int sourceweights[],
+                                        int maxoutdegree,
+                                        int destinations[],
+                                        int destweights[]))
+GCM_MPI_API(int, Neighbor_allgather, (const void *sendbuf, int sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf,
+                                      int recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm))
+GCM_MPI_API(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount,
+                                       MPI_Datatype sendtype, void *recvbuf,
+                                       const int recvcounts[],
+                                       const int displs[],
+                                       MPI_Datatype recvtype, MPI_Comm comm))
+GCM_MPI_API(int, Neighbor_alltoall, (const void *sendbuf, int sendcount,
+                                     MPI_Datatype sendtype, void *recvbuf,
+                                     int recvcount, MPI_Datatype recvtype,
+                                     MPI_Comm comm))
+GCM_MPI_API(int, Neighbor_alltoallv, (const void *sendbuf,
+                                      const int sendcounts[],
+                                      const int sdispls[],
+                                      MPI_Datatype sendtype, void *recvbuf,
+                                      const int recvcounts[],
+                                      const int rdispls[],
+                                      MPI_Datatype recvtype, MPI_Comm comm))
+
+/* the seed's LCO extensions (mpi_lco.c) */
+GCM_MPIX_API(int, Comm_create_local, (MPI_Comm *lcomm))
+GCM_MPIX_API(int, Comm_name, (MPI_Comm lcomm, MPIX_Cname *name))
+GCM_MPIX_API(int, Add_send_slots, (MPI_Comm lcomm, int count,
+                                    const MPIX_Cname lcos[],
+                                    const int slots[]))
+GCM_MPIX_API(int, Add_receive_slots, (MPI_Comm lcomm, int count))
+GCM_MPIX_API(int, Num_send_slots, (MPI_Comm lcomm, int *count))
+GCM_MPIX_API(int, Num_receive_slots, (MPI_Comm lcomm, int *count))
+GCM_MPIX_API(int, Slot_name, (MPI_Comm lcomm, int recv_slot,
+                               MPIX_Slotname *name))
+GCM_MPIX_API(int, Add_send_slot, (MPI_Comm lcomm,
+                                   const MPIX_Slotname *name))
+GCM_MPIX_API(int, Comm_lco_rank, (MPI_Comm lcomm, int *rank))
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #define GCM_MPI_IMPL_H
 
 #include "compat/mpi.h"
+#include "lco/lco.h"
 #include "util/util.h"
 
 #include <stdint.h>
@@ -17,10 +18,216 @@
     extern __typeof__(PMPI_##_name) MPI_##_name \
         __attribute__((weak, alias("PMPI_" #_name)));
 
+#define GCM_MPIX_ALIAS(_name) \
+    extern __typeof__(PMPIX_##_name) MPIX_##_name \
+        __attribute__((weak, alias("PMPIX_" #_name)));
+
 /* Object kinds, first field of every handle object, to reject garbage. */
 #define GCM_MPI_MAGIC_TYPE  0x54595045u  /* "TYPE" */
 #define GCM_MPI_MAGIC_OP    0x4f504f50u  /* "OPOP" */
 #define GCM_MPI_MAGIC_GROUP 0x47525550u  /* "GRUP" */
+#define GCM_MPI_MAGIC_COMM  0x434f4d4du  /* "COMM" */
+#define GCM_MPI_MAGIC_REQ   0x52455155u  /* "REQU" */
+#define GCM_MPI_MAGIC_INFO  0x494e464fu  /* "INFO" */
+#define GCM_MPI_MAGIC_ERRH  0x45525248u  /* "ERRH" */
+#define GCM_MPI_MAGIC_MSG   0x4d534731u  /* "MSG1" */
+
+/* ---- communicators (mpi_comm.c) ------------------------------------------
+ *
+ * Every communicator is an LCO. Intracommunicators made by the library are
+ * pattern LCOs (lco/lco.h): rank r is send slot r and receive slot r. An
+ * intercommunicator is the same pattern over the remote group. An LCO the
+ * user builds slot by slot (MPIX_Comm_create_local) is kind LCO: point-to-
+ * point ranks are slot indices, and collectives run over its send slots
+ * when they form a fully connected structure (prank: the slot that
+ * targets this LCO itself).
+ */
+typedef enum {
+    GCM_MPI_COMM_INTRA = 1,
+    GCM_MPI_COMM_INTER = 2,
+    GCM_MPI_COMM_LCO   = 3
+} gcm_mpi_comm_kind_t;
+
+struct gcm_mpi_attr_list;   /* mpi_attr.c */
+struct gcm_mpi_topo;        /* mpi_topo.c */
+
+struct gcm_mpi_comm {
+    uint32_t        magic;       /* GCM_MPI_MAGIC_COMM while alive */
+    int             kind;        /* gcm_mpi_comm_kind_t */
+    int             predefined;  /* WORLD, SELF: never freed by the user */
+    gcm_lco_h       lco;
+    /* The process group (MPI_Comm_rank/size, MPI_Comm_group). */
+    int             rank;
+    int             size;
+    int            *procs;       /* world index of each rank; NULL: r */
+    MPI_Group       group;       /* made on first MPI_Comm_group */
+    /* Intercommunicators: the remote group, and an intracommunicator
+     * over the local group that their collectives use. */
+    int             remote_size;
+    int            *rprocs;
+    MPI_Group       rgroup;
+    MPI_Comm        local_comm;
+    /* Ranks as point-to-point and collectives see them: for an LCO,
+     * the slot targeting itself and the number of send slots; else
+     * rank and size (remote size for sends of an intercommunicator). */
+    int             prank;
+    int             psize;
+    MPI_Errhandler  errh;
+    MPI_Info        info;
+    char            name[MPI_MAX_OBJECT_NAME];
+    struct gcm_mpi_attr_list *attrs;
+    struct gcm_mpi_topo      *topo;
+    /* Collective calls on a communicator are made in the same order by
+     * all members (MPI's rule), so each member numbers them alike: the
+     * number picks the internal tag of that call's messages. */
+    atomic_uint     coll_seq;
+    /* MPI_Comm_create_group calls made on this communicator, per
+     * (group, tag): see mpi_comm.c. */
+    void           *cg_counts;
+};
+
+/* 0 if comm is a live communicator, else raises MPI_ERR_COMM (on
+ * MPI_COMM_WORLD) from call and returns the code. */
+int gcm_mpi_comm_check(MPI_Comm comm, const char *call) GCM_INTERNAL;
+
+/* World index of rank r of comm's local group, and of its remote group
+ * (intercommunicators). */
+static inline int gcm_mpi_comm_proc(MPI_Comm comm, int r)
+{
+    return (comm->procs != NULL) ? comm->procs[r] : r;
+}
+static inline int gcm_mpi_comm_rproc(MPI_Comm comm, int r)
+{
+    return (comm->rprocs != NULL) ? comm->rprocs[r] : r;
+}
+
+/*
+ * Makes the intracommunicator of n processes (world indices procs[], in
+ * rank order; this process is rank myrank) as a pattern LCO derived from
+ * parent. Collective over ALL of parent's members, in the same order:
+ * those not in the new group pass n = 0 and get MPI_COMM_NULL (they still
+ * advance parent's derivation count so that identities stay in step).
+ * The new communicator inherits parent's error handler; nothing else.
+ */
+int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
+                        int myrank, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
+/* Next internal tag for one collective call on comm (all members get the
+ * same one for the same call). Tags above GCM_TAG_UB never match user
+ * receives, not even MPI_ANY_TAG ones. */
+int gcm_mpi_coll_tag(MPI_Comm comm) GCM_INTERNAL;
+
+/* Raw byte transfers on comm's LCO by point-to-point rank (prank space;
+ * for intercommunicators the remote rank), any tag >= 0. For the library's
+ * own protocols (collectives, topologies, communicator creation). */
+gcm_status_t gcm_mpi_isend_bytes(MPI_Comm comm, const void *buf, size_t len,
+                                 int dest, int tag, gcm_request_h *req_p)
+    GCM_INTERNAL;
+gcm_status_t gcm_mpi_irecv_bytes(MPI_Comm comm, void *buf, size_t len,
+                                 int source, int tag, gcm_request_h *req_p)
+    GCM_INTERNAL;
+/* Blocking forms, and a blocking exchange (send to dest, receive from
+ * source, both at once). */
+gcm_status_t gcm_mpi_send_bytes(MPI_Comm comm, const void *buf, size_t len,
+                                int dest, int tag) GCM_INTERNAL;
+gcm_status_t gcm_mpi_recv_bytes(MPI_Comm comm, void *buf, size_t len,
+                                int source, int tag) GCM_INTERNAL;
+gcm_status_t gcm_mpi_sendrecv_bytes(MPI_Comm comm, const void *sbuf,
+                                    size_t slen, int dest, void *rbuf,
+                                    size_t rlen, int source, int tag)
+    GCM_INTERNAL;
+
+/* The MPI error class of a native status (the one place it is mapped). */
+int gcm_mpi_errclass(gcm_status_t status) GCM_INTERNAL;
+
+/* Runs comm's error handler for code (raised by call with the text
+ * gcm_mpi_raise kept) and returns code; MPI_ERRORS_ARE_FATAL ends the
+ * job and does not return. */
+int gcm_mpi_errh_invoke(MPI_Comm comm, int code) GCM_INTERNAL;
+void gcm_mpi_errh_retain(MPI_Errhandler errh) GCM_INTERNAL;
+void gcm_mpi_errh_release(MPI_Errhandler errh) GCM_INTERNAL;
+
+/* Ends the whole job with code, after printing msg (may be NULL). */
+void gcm_mpi_abort_job(int code, const char *msg)
+    __attribute__((noreturn)) GCM_INTERNAL;
+
+/* Is the MPI layer between MPI_Init and MPI_Finalize? If not, raises
+ * MPI_ERR_OTHER from call (fatal: nothing else can run) and returns the
+ * code; else 0. */
+int gcm_mpi_check_init(const char *call) GCM_INTERNAL;
+
+/* ---- requests (mpi_request.c) ---------------------------------------- */
+
+typedef enum {
+    GCM_MPI_REQ_SEND    = 1,  /* native send (all modes) */
+    GCM_MPI_REQ_RECV    = 2,  /* native receive */
+    GCM_MPI_REQ_DONE    = 3,  /* complete at start (MPI_PROC_NULL) */
+    GCM_MPI_REQ_GENERIC = 4   /* a schedule advanced by poll() */
+} gcm_mpi_req_kind_t;
+
+/* Advances a generic request without blocking; returns 1 once it is
+ * complete (with req->status filled), else 0. */
+typedef int (*gcm_mpi_req_poll_func_t)(MPI_Request req);
+
+struct gcm_mpi_request {
+    uint32_t         magic;
+    int              kind;        /* gcm_mpi_req_kind_t */
+    int              persistent;  /* Send_init, Recv_init */
+    int              active;      /* started and not yet completed */
+    int              complete;    /* status is final */
+    int              freed;       /* MPI_Request_free while active */
+    int              cancelled;
+    MPI_Comm         comm;
+    gcm_request_h    native;
+    MPI_Status       status;
+    /* The user's buffer and its type; tmp holds packed data when the
+     * layout is not contiguous (or the buffered-send copy). */
+    void            *buf;
+    int              count;
+    MPI_Datatype     datatype;
+    void            *tmp;
+    size_t           tmplen;
+    int              tmp_is_bsend; /* tmp lives in the attached buffer */
+    int              peer;
+    int              tag;
+    int              mode;        /* 'S'tandard, s'Y'nc, 'B'uffered, 'R' */
+    /* generic requests */
+    gcm_mpi_req_poll_func_t poll;
+    void           (*cleanup)(void *state);
+    void            *state;
+};
+
+/* A generic request on comm: poll(req) advances it, cleanup(state) runs
+ * when it is freed. */
+int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
+                        void (*cleanup)(void *state), void *state,
+                        MPI_Request *req_p) GCM_INTERNAL;
+/* Is it complete? Advances it (never blocks). */
+int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
+/* Blocks until complete (sleeps when nothing moves). */
+void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
+/* For a complete request: copies its status out, frees it (or makes a
+ * persistent one inactive) and sets *req_p; returns its MPI_ERROR. */
+int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
+
+/* Fills status for an empty or MPI_PROC_NULL completion. */
+void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;
+
+/* ---- attributes (mpi_attr.c) and topologies (mpi_topo.c) -------------
+ * Hooks the communicator family calls. */
+
+/* MPI_Comm_dup: copies attributes by their copy callbacks. */
+int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
+/* MPI_Comm_free: runs the delete callbacks, frees the list. */
+int gcm_mpi_attr_delete_all(MPI_Comm comm) GCM_INTERNAL;
+/* MPI_Comm_dup: copies the topology. */
+int gcm_mpi_topo_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
+void gcm_mpi_topo_free(MPI_Comm comm) GCM_INTERNAL;
+
+/* ---- info (mpi_info.c) */
+int gcm_mpi_info_check(MPI_Info info) GCM_INTERNAL;  /* 0 or MPI_ERR_INFO */
+void gcm_mpi_info_env_init(int argc, char **argv) GCM_INTERNAL;
 
 /*
  * Reports an error of class errclass found by call (e.g. "MPI_Type_vector")

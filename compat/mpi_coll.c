@@ -1,0 +1,6 @@
+/*
+ * compat/mpi_coll.c: placeholder until the family lands.
+ */
+#include "config.h"
+
+#include "compat/mpi_impl.h"

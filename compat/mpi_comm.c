@@ -1,0 +1,6 @@
+/*
+ * compat/mpi_comm.c: being written.
+ */
+#include "config.h"
+
+#include "compat/mpi_impl.h"

@@ -1,0 +1,6 @@
+/*
+ * compat/mpi_init.c: being written.
+ */
+#include "config.h"
+
+#include "compat/mpi_impl.h"

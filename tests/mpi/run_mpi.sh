@@ -1,0 +1,21 @@
+#!/bin/sh
+# tests/mpi/run_mpi.sh PROG NP...: runs an MPI test program through gcrun
+# at each process count given; every run must exit 0. Programs check their
+# own results and print "FAIL: ..." lines (with the rank) when they do not.
+set -u
+prog=$1
+shift
+gcrun="${top_builddir:-.}/tools/gcrun"
+status=0
+for np in "$@"; do
+    out=$(timeout 120 "$gcrun" -n "$np" --tag-output "$prog" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "FAIL: $(basename "$prog") with $np processes (exit $rc)"
+        echo "$out" | tail -30
+        status=1
+    else
+        echo "ok: $(basename "$prog") with $np processes"
+    fi
+done
+exit $status
