@@ -785,3 +785,173 @@ gcm_status_t gcm_progress(void)
     gcm_thr_progress(gcm_thr_endpoint_current());
     return GCM_OK;
 }
+
+/* ---- pattern LCOs for the MPI layer ------------------------------------------ */
+
+gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
+                                    const int procs[], int myrank,
+                                    gcm_lco_h *lco_p)
+{
+    static const char *call = "gcm_lco_create_pattern";
+    gcm_thr_endpoint_t *endpoint;
+    gcm_slots_pattern_t group;
+    struct gcm_lco *lco;
+    gcm_status_t status;
+    int i;
+
+    GCM_CHECK_INIT(call);
+    if (lco_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "lco_p is NULL");
+    }
+    if (!(id & GCM_PORT_ID_DERIVED)) {
+        /* Only derived ids are safe from the counter ids of local LCOs,
+         * and only they make early messages wait instead of refused. */
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "id %#x is not a derived id (use "
+                        "gcm_lco_derive_id)", id);
+    }
+    if (n <= 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "group size %d is not positive", n);
+    }
+    /* myrank is a rank in the local group, which for an
+     * intercommunicator is not the group procs[] lists: only its sign can
+     * be checked here. */
+    if (myrank < 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "myrank %d is negative",
+                        myrank);
+    }
+    if ((procs == NULL) && (n > gcm_lco.size)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "identity group of %d processes in a %d-process job",
+                        n, gcm_lco.size);
+    }
+    for (i = 0; (procs != NULL) && (i < n); i++) {
+        if ((procs[i] < 0) || (procs[i] >= gcm_lco.size)) {
+            return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                            "procs[%d] = %d is not a process of this "
+                            "%d-process job", i, procs[i], gcm_lco.size);
+        }
+    }
+    /* Homed where the world is, as duplicates of it are: every member's
+     * pattern sends go to endpoint 0 of the destination process. */
+    endpoint = gcm_lco.world.port->endpoint;
+    if (gcm_slots_port_exists(endpoint, id, gen)) {
+        return gcm_fail(GCM_ERR_BUSY, call,
+                        "an LCO with identity %#x/%#x exists already", id,
+                        gen);
+    }
+    lco = calloc(1, sizeof(*lco));
+    if (lco == NULL) {
+        return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for the LCO");
+    }
+    group.size   = n;
+    group.procs  = procs;
+    group.myrank = myrank;
+    status = gcm_slots_port_create(endpoint, id, gen, 0, &group, &lco->port);
+    if (status != GCM_OK) {
+        free(lco);
+        return gcm_fail(status, call, "cannot create the LCO");
+    }
+    lco->magic = GCM_LCO_MAGIC;
+    pthread_mutex_lock(&gcm_lco.list_lock);
+    gcm_list_push_back(&gcm_lco.lcos, &lco->elem);
+    pthread_mutex_unlock(&gcm_lco.list_lock);
+    *lco_p = lco;
+    return GCM_OK;
+}
+
+static int gcm_lco_valid(gcm_lco_h lco)
+{
+    return gcm_initialized() && (lco != NULL) &&
+           (lco->magic == GCM_LCO_MAGIC);
+}
+
+void gcm_lco_derive_id(gcm_lco_h parent, uint32_t *id_p, uint32_t *gen_p)
+{
+    if (!gcm_lco_valid(parent) || (id_p == NULL) || (gen_p == NULL)) {
+        gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_derive_id",
+                 "not a valid LCO handle or NULL output");
+        return;
+    }
+    gcm_slots_derive_id(parent->port, id_p, gen_p);
+}
+
+void gcm_lco_derive_id_keyed(gcm_lco_h parent, uint64_t key, uint32_t *id_p,
+                             uint32_t *gen_p)
+{
+    if (!gcm_lco_valid(parent) || (id_p == NULL) || (gen_p == NULL)) {
+        gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_derive_id_keyed",
+                 "not a valid LCO handle or NULL output");
+        return;
+    }
+    gcm_slots_derive_id_keyed(parent->port, key, id_p, gen_p);
+}
+
+int gcm_lco_pattern_of(gcm_lco_h lco, int *n_p, const int **procs_p,
+                       int *myrank_p)
+{
+    /* A pattern's group never changes after creation: no lock needed. */
+    if (!gcm_lco_valid(lco) || !lco->port->pattern) {
+        return 0;
+    }
+    if (n_p != NULL) {
+        *n_p = lco->port->nsend;
+    }
+    if (procs_p != NULL) {
+        *procs_p = lco->port->procs;
+    }
+    if (myrank_p != NULL) {
+        *myrank_p = lco->port->myrank;
+    }
+    return 1;
+}
+
+/* Where send slot slot goes; 0 if it does not exist. */
+static int gcm_lco_send_dest(gcm_lco_h lco, int slot, gcm_slots_dest_t *dest)
+{
+    gcm_port_t *port;
+    int found = 0;
+
+    if (!gcm_lco_valid(lco) || (slot < 0)) {
+        return 0;
+    }
+    port = lco->port;
+    if (port->pattern) {
+        if (slot >= port->nsend) {
+            return 0;
+        }
+        dest->proc  = (uint32_t)gcm_slots_pattern_proc(port, slot);
+        dest->ep    = (uint16_t)port->endpoint->index;
+        dest->id    = port->id;
+        dest->gen   = port->gen;
+        dest->rslot = port->myrank;
+        return 1;
+    }
+    gcm_thr_lock(port->endpoint);
+    if (slot < port->nsend) {
+        *dest = port->edges[slot]->dest;
+        found = 1;
+    }
+    gcm_thr_unlock(port->endpoint);
+    return found;
+}
+
+int gcm_lco_send_slot_proc(gcm_lco_h lco, int slot)
+{
+    gcm_slots_dest_t dest;
+
+    return gcm_lco_send_dest(lco, slot, &dest) ? (int)dest.proc : -1;
+}
+
+int gcm_lco_send_slot_is_self(gcm_lco_h lco, int slot)
+{
+    gcm_slots_dest_t dest;
+
+    if (!gcm_lco_send_dest(lco, slot, &dest)) {
+        return 0;
+    }
+    return ((int)dest.proc == gcm_lco.rank) &&
+           (dest.ep == (uint16_t)lco->port->endpoint->index) &&
+           (dest.id == lco->port->id) && (dest.gen == lco->port->gen);
+}

@@ -182,21 +182,55 @@ static gcm_port_t *gcm_slots_port_find(gcm_thr_endpoint_t *endpoint,
     return port;
 }
 
-void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
+/* A derived identity from a hash of its key: the high id bit set, 63 bits
+ * of hash in id and generation. */
+static void gcm_slots_derive_hash(const void *key, size_t len,
+                                  uint32_t *id_p, uint32_t *gen_p)
 {
-    uint32_t key[3];
-    uint64_t h;
+    uint64_t h = gcm_hash64(key, len);
 
-    key[0] = parent->id;
-    key[1] = parent->gen;
-    key[2] = atomic_fetch_add(&parent->nderived, 1);
-    h = gcm_hash64(key, sizeof(key));
     /* FNV's low bits mix poorly for short keys: fold the halves. */
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ULL;
     h ^= h >> 32;
     *id_p  = GCM_PORT_ID_DERIVED | (uint32_t)(h & 0x7fffffffu);
     *gen_p = (uint32_t)(h >> 31);
+}
+
+void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
+{
+    uint32_t key[3];
+
+    key[0] = parent->id;
+    key[1] = parent->gen;
+    key[2] = atomic_fetch_add(&parent->nderived, 1);
+    gcm_slots_derive_hash(key, sizeof(key), id_p, gen_p);
+}
+
+void gcm_slots_derive_id_keyed(const gcm_port_t *parent, uint64_t key,
+                               uint32_t *id_p, uint32_t *gen_p)
+{
+    uint32_t k[5];
+
+    /* Five words where counted derivations hash three: the two kinds of
+     * input never coincide, so neither can repeat the other's ids. */
+    k[0] = parent->id;
+    k[1] = parent->gen;
+    k[2] = 0x6b657964u; /* "keyd" */
+    k[3] = (uint32_t)key;
+    k[4] = (uint32_t)(key >> 32);
+    gcm_slots_derive_hash(k, sizeof(k), id_p, gen_p);
+}
+
+int gcm_slots_port_exists(gcm_thr_endpoint_t *endpoint, uint32_t id,
+                          uint32_t gen)
+{
+    int found;
+
+    gcm_thr_lock(endpoint);
+    found = (gcm_slots_port_find(endpoint, id, gen) != NULL);
+    gcm_thr_unlock(endpoint);
+    return found;
 }
 
 gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
@@ -537,6 +571,15 @@ static gcm_status_t gcm_slots_validate(gcm_port_t *port,
         return GCM_ERR_NO_SUCH_LCO;
     }
     if (env->token == port->token) {
+        /* A pattern's receive slots are fixed: the sender's rank must be
+         * one of them. It is checked against this (the receiving) port's
+         * count, which for an intercommunicator is the sender's local
+         * group size, not the sender's send slot count. Explicit ports
+         * accept slots not added yet. */
+        if (port->pattern &&
+            ((env->rslot < 0) || (env->rslot >= port->nrecv))) {
+            return GCM_ERR_NO_SUCH_SLOT;
+        }
         return GCM_OK;
     }
     if ((port->rtokens != NULL) && (env->rslot >= 0) &&

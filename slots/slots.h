@@ -188,6 +188,13 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
  * in every member when they derive in the same order). */
 void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
     GCM_INTERNAL;
+/* An identity derived from parent and key alone (no counter). */
+void gcm_slots_derive_id_keyed(const gcm_port_t *parent, uint64_t key,
+                               uint32_t *id_p, uint32_t *gen_p)
+    GCM_INTERNAL;
+/* Is a port with this identity registered on endpoint? Takes the lock. */
+int gcm_slots_port_exists(gcm_thr_endpoint_t *endpoint, uint32_t id,
+                          uint32_t gen) GCM_INTERNAL;
 /* The process behind rank (send or receive slot) of a pattern port. */
 static inline int gcm_slots_pattern_proc(const gcm_port_t *port, int rank)
 {

@@ -449,6 +449,68 @@ START_TEST(test_slots_dup_refuses_built_lco)
 }
 END_TEST
 
+START_TEST(test_slots_pattern_with_given_identity)
+{
+    gcm_lco_h world = gcm_world(), p1, p2 = NULL, odd;
+    gcm_msg_status_t st;
+    const int procs[1] = { 0 };
+    const int *gp = NULL;
+    uint32_t id, gen, id2, gen2, kid, kgen, kid2, kgen2;
+    int v = 11, n = 0, me = -1;
+
+    gcm_lco_derive_id(world, &id, &gen);
+    ck_assert(id & GCM_PORT_ID_DERIVED);
+    gcm_lco_derive_id(world, &id2, &gen2);
+    ck_assert(id != id2);
+    gcm_lco_derive_id_keyed(world, 42, &kid, &kgen);
+    gcm_lco_derive_id_keyed(world, 42, &kid2, &kgen2);
+    ck_assert(kid & GCM_PORT_ID_DERIVED);
+    ck_assert(kid == kid2 && kgen == kgen2);
+    gcm_lco_derive_id_keyed(world, 43, &kid2, &kgen2);
+    ck_assert(kid != kid2);
+
+    ck_assert_int_eq(gcm_lco_create_pattern(id, gen, 1, procs, 0, &p1),
+                     GCM_OK);
+    ck_assert(gcm_lco_pattern_of(p1, &n, &gp, &me));
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(me, 0);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_int_eq(gp[0], 0);
+    ck_assert_int_eq(gcm_lco_send_slot_proc(p1, 0), 0);
+    ck_assert_int_eq(gcm_lco_send_slot_proc(p1, 1), -1);
+    ck_assert(gcm_lco_send_slot_is_self(p1, 0));
+    ck_assert(gcm_lco_send_slot_is_self(world, 0));
+    ck_assert(!gcm_lco_pattern_of(NULL, &n, &gp, &me));
+
+    /* One identity, one LCO. */
+    ck_assert_int_eq(gcm_lco_create_pattern(id, gen, 1, NULL, 0, &p2),
+                     GCM_ERR_BUSY);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_create_pattern"));
+    ck_assert_ptr_null(p2);
+    ck_assert_int_eq(gcm_lco_create_pattern(5, gen, 1, NULL, 0, &p2),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_create_pattern(id2, gen2, 2, NULL, 0, &p2),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_create_pattern(id2, gen2, 1, NULL, -1, &p2),
+                     GCM_ERR_INVALID_PARAM);
+
+    /* Separate traffic from the world. */
+    ck_assert_int_eq(gcm_send(p1, &v, sizeof(v), 0, 1), GCM_OK);
+    v = 0;
+    ck_assert_int_eq(gcm_recv(p1, &v, sizeof(v), 0, 1, &st), GCM_OK);
+    ck_assert_int_eq(v, 11);
+
+    /* An intercommunicator-like pattern whose local rank (3) is no receive
+     * slot of the receiving port (1 slot) is refused, not queued. */
+    ck_assert_int_eq(gcm_lco_create_pattern(id2, gen2, 1, NULL, 3, &odd),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_send(odd, &v, sizeof(v), 0, 1),
+                     GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_int_eq(gcm_lco_free(&odd), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&p1), GCM_OK);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("slots");
@@ -476,6 +538,7 @@ static Suite *make_suite(void)
     tcase_add_test(local, test_slots_free_cancels_pending_receive);
     tcase_add_test(local, test_slots_dup_is_separate_and_silent);
     tcase_add_test(local, test_slots_dup_refuses_built_lco);
+    tcase_add_test(local, test_slots_pattern_with_given_identity);
     suite_add_tcase(s, local);
     return s;
 }
