@@ -154,6 +154,8 @@ static void test_wildcard_p2p(void)
     OK(MPI_Test(&rreq, &flag, &st));
     CHECK(flag == 0, "wildcard receive took collective traffic (got %d "
           "tag %d from %d)", got, st.MPI_TAG, st.MPI_SOURCE);
+    /* Everyone has tested before anyone sends. */
+    OK(MPI_Barrier(MPI_COMM_WORLD));
     if (flag == 0) {
         int msg = 5000 + rank;
 
