@@ -195,10 +195,6 @@ static int leader_exchange(MPI_Comm peer_comm, int remote_leader, int tag,
         *why = "exchange of group sizes with the remote leader failed";
         return gcm_mpi_errclass(status);
     }
-    if (hdr->errclass != MPI_SUCCESS) {
-        /* Our own error, now known to the remote leader too. */
-        return hdr->errclass;
-    }
     if (rhdr->errclass != MPI_SUCCESS) {
         /* The remote leader found an error and sends no list. */
         *why = "the remote group's leader reported an error";
@@ -291,12 +287,12 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
                    (remote_leader >= peer_comm->psize)) {
             errclass = MPI_ERR_RANK;
             why = "remote_leader is not a rank of peer_comm";
+        } else if ((tag < 0) || (tag > GCM_TAG_UB)) {
+            /* No internal tag to meet the remote leader on. */
+            errclass = MPI_ERR_TAG;
+            why = "tag is outside 0..MPI_TAG_UB";
         } else {
             can_talk = 1;
-            if ((tag < 0) || (tag > GCM_TAG_UB)) {
-                errclass = MPI_ERR_TAG;
-                why = "tag is outside 0..MPI_TAG_UB";
-            }
         }
         hdr.errclass = errclass;
         hdr.size     = local_comm->size;
@@ -306,8 +302,6 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
                            ((uint64_t)(uint32_t)procs[me] << 32) |
                            atomic_fetch_add(&gcm_mpi_inter_count, 1u);
 
-            /* Even with a bad tag the header goes out, so that the remote
-             * group fails too instead of waiting for it. */
             gcm_lco_derive_id_keyed(local_comm->lco, key, &hdr.id, &hdr.gen);
             errclass = leader_exchange(peer_comm, remote_leader, tag, &hdr,
                                        procs, &rhdr, &rprocs, &why);
