@@ -158,21 +158,6 @@ static int lists_overlap(int n, const int a[], int m, const int b[],
     return found;
 }
 
-/* Frees a communicator this file allocated that never reached the user. */
-static void inter_discard(MPI_Comm comm)
-{
-    if (comm->lco != NULL) {
-        gcm_lco_free(&comm->lco);
-    }
-    if (comm->errh != MPI_ERRHANDLER_NULL) {
-        gcm_mpi_errh_release(comm->errh);
-    }
-    free(comm->procs);
-    free(comm->rprocs);
-    comm->magic = 0;
-    free(comm);
-}
-
 /*
  * The leader's half of MPI_Intercomm_create: exchanges hdr and the local
  * list with the remote leader over peer_comm, and fills *rhdr and
@@ -234,6 +219,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
     const char *why = NULL;
     int errclass = MPI_SUCCESS;
     MPI_Comm comm = MPI_COMM_NULL;
+    gcm_lco_h lco = NULL;
     gcm_status_t status;
     int ctag, rc, r, me, overlap = -1;
 
@@ -348,43 +334,38 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
         return gcm_mpi_raise(local_comm, rhdr.errclass, call, "%s", why);
     }
 
-    comm = calloc(1, sizeof(*comm));
+    status = gcm_lco_create_pattern(rhdr.id, rhdr.gen, rhdr.size, rprocs,
+                                    me, &lco);
+    if (status != GCM_OK) {
+        free(procs);
+        free(rprocs);
+        return raise_native(local_comm, status, call,
+                            "cannot create the intercommunicator's LCO");
+    }
+    comm = gcm_mpi_comm_alloc(GCM_MPI_COMM_INTER, lco);
     if (comm == NULL) {
+        gcm_lco_free(&lco);
         free(procs);
         free(rprocs);
         return gcm_mpi_raise(local_comm, MPI_ERR_NO_MEM, call,
                              "out of memory for the communicator");
     }
-    comm->magic       = GCM_MPI_MAGIC_COMM;
-    comm->kind        = GCM_MPI_COMM_INTER;
+    /* From here gcm_mpi_comm_destroy frees procs and rprocs with it. */
     comm->rank        = me;
     comm->size        = local_comm->size;
     comm->procs       = procs;
-    comm->group       = MPI_GROUP_NULL;
     comm->remote_size = rhdr.size;
     comm->rprocs      = rprocs;
-    comm->rgroup      = MPI_GROUP_NULL;
-    comm->local_comm  = MPI_COMM_NULL;
     comm->prank       = me;
     comm->psize       = rhdr.size;
     comm->errh        = local_comm->errh;
     gcm_mpi_errh_retain(comm->errh);
-    comm->info        = MPI_INFO_NULL;
-    atomic_init(&comm->coll_seq, 0);
 
-    status = gcm_lco_create_pattern(rhdr.id, rhdr.gen, rhdr.size, rprocs,
-                                    me, &comm->lco);
-    if (status != GCM_OK) {
-        comm->lco = NULL;
-        inter_discard(comm);
-        return raise_native(local_comm, status, call,
-                            "cannot create the intercommunicator's LCO");
-    }
     /* The collectives' local phases run on a copy of the local group. */
     rc = gcm_mpi_comm_derive(local_comm, local_comm->size, procs, me, call,
                              &comm->local_comm);
     if (rc != MPI_SUCCESS) {
-        inter_discard(comm);
+        gcm_mpi_comm_destroy(comm);
         return rc;
     }
     *newintercomm = comm;

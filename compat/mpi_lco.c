@@ -206,6 +206,7 @@ int PMPIX_Comm_create_local(MPI_Comm *lcomm)
 {
     static const char *call = "MPIX_Comm_create_local";
     MPI_Comm comm;
+    gcm_lco_h lco;
     gcm_status_t status;
     int rc;
 
@@ -216,36 +217,25 @@ int PMPIX_Comm_create_local(MPI_Comm *lcomm)
     if (lcomm == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "lcomm is NULL");
     }
-    comm = calloc(1, sizeof(*comm));
+    status = gcm_lco_create(&lco);
+    if (status != GCM_OK) {
+        return lco_raise_native(NULL, status, call);
+    }
+    /* Registered with the core, so MPI_Finalize frees it if the program
+     * does not; MPI_Comm_free frees it like any communicator. */
+    comm = gcm_mpi_comm_alloc(GCM_MPI_COMM_LCO, lco);
     if (comm == NULL) {
+        gcm_lco_free(&lco);
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
                              "out of memory for the communicator");
     }
-    status = gcm_lco_create(&comm->lco);
-    if (status != GCM_OK) {
-        free(comm);
-        return lco_raise_native(NULL, status, call);
-    }
-    comm->magic       = GCM_MPI_MAGIC_COMM;
-    comm->kind        = GCM_MPI_COMM_LCO;
-    comm->predefined  = 0;
-    comm->rank        = MPI_UNDEFINED;
-    comm->size        = 0;
-    comm->procs       = NULL;
-    comm->group       = MPI_GROUP_NULL;
-    comm->remote_size = 0;
-    comm->rprocs      = NULL;
-    comm->rgroup      = MPI_GROUP_NULL;
-    comm->local_comm  = MPI_COMM_NULL;
-    comm->prank       = MPI_UNDEFINED;
-    comm->psize       = 0;
-    comm->errh        = MPI_COMM_WORLD->errh;
+    /* No send slots yet: an empty group, no rank, no slot to itself. */
+    comm->rank  = MPI_UNDEFINED;
+    comm->size  = 0;
+    comm->prank = MPI_UNDEFINED;
+    comm->psize = 0;
+    comm->errh  = MPI_COMM_WORLD->errh;
     gcm_mpi_errh_retain(comm->errh);
-    comm->info        = MPI_INFO_NULL;
-    comm->attrs       = NULL;
-    comm->topo        = NULL;
-    comm->cg_counts   = NULL;
-    atomic_init(&comm->coll_seq, 0);
     *lcomm = comm;
     return MPI_SUCCESS;
 }

@@ -204,10 +204,11 @@ static void check_merge(MPI_Comm inter, const split_t *s, int c, int r,
     expect_group(g, n, procs, what);
     MPI_Group_free(&g);
 
-    /* A ring on the merged communicator: the source is the merged rank. */
-    right = (want_rank + 1) % n;
-    left = (want_rank - 1 + n) % n;
-    MPI_Sendrecv(&want_rank, 1, MPI_INT, right, P2P_TAG, &got, 1, MPI_INT,
+    /* A ring on the merged communicator (by the rank it reports, so that
+     * a wrong order fails the checks above instead of hanging). */
+    right = (rank + 1) % n;
+    left = (rank - 1 + n) % n;
+    MPI_Sendrecv(&rank, 1, MPI_INT, right, P2P_TAG, &got, 1, MPI_INT,
                  left, P2P_TAG, merged, MPI_STATUS_IGNORE);
     CHECK(got == left, "%s: merged ring got %d, expected %d", what, got,
           left);
@@ -248,7 +249,7 @@ static void run_split(int halves)
 {
     split_t s;
     MPI_Comm local, inter = MPI_COMM_NULL;
-    int c, r, rl, first_low, first_tie;
+    int c, r = -1, rl, first_low, first_tie;
 
     make_split(&s, halves);
     c = color_of(&s, me, &r);

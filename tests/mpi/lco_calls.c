@@ -266,6 +266,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     /* Set before any LCO exists: LCOs take the world's handler. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* Calls on MPI_COMM_SELF raise on it. */
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 
     test_create_and_queries(n);
     test_receive_slots();
