@@ -96,6 +96,15 @@ static void test_create_and_queries(int n)
     EXPECT_CLASS(MPIX_Comm_lco_rank(bad, &rank), MPI_ERR_COMM);
     EXPECT_CLASS(MPIX_Comm_lco_rank(lco, NULL), MPI_ERR_ARG);
 
+    /* No slot targets it: it is part of no communicator structure, so
+     * it cannot be duplicated. */
+    {
+        MPI_Comm d = MPI_COMM_NULL;
+
+        EXPECT_CLASS(MPI_Comm_dup(lco, &d), MPI_ERR_COMM);
+        CHECK(d == MPI_COMM_NULL, "a failed dup set the handle");
+    }
+
     EXPECT_OK(MPI_Comm_free(&lco));
     CHECK(lco == MPI_COMM_NULL, "MPI_Comm_free left the handle set");
 }

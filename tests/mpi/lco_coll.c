@@ -124,6 +124,17 @@ int main(int argc, char **argv)
      * names went out after the receive slots were added. */
     collectives(fwd, "world order", me);
     collectives(rev, "reversed", n - 1 - me);
+
+    /* MPI_Comm_dup of a hand-built structure: a communicator the library
+     * makes, with the same ranks (the core's dup; checked here because
+     * only this family builds such structures). */
+    {
+        MPI_Comm d = MPI_COMM_NULL;
+
+        MPI_Comm_dup(rev, &d);
+        collectives(d, "duplicate of reversed", n - 1 - me);
+        MPI_Comm_free(&d);
+    }
     /* Both ended with a barrier on themselves: nobody sends to them any
      * more. */
     MPI_Comm_free(&fwd);
