@@ -1,17 +1,190 @@
 /*
- * compat/mpi_errors.c: error reporting of the MPI layer.
+ * compat/mpi_errors.c: error classes, their texts, error handlers and
+ * ending the job (MPI-3.1 section 8.3-8.5).
  *
- * For now every error returns its class to the caller, with the text kept
- * for MPI_Error_string (error handlers come with the communicator family).
+ * Error codes are error classes (as in Open MPI): a program that compares
+ * a return value with MPI_ERR_TRUNCATE works. The detail of the last error
+ * a thread raised (the call and the reason) is kept per thread, and
+ * MPI_Error_string adds it to the class text when asked about that code.
  */
 #include "config.h"
 
+#include "boot/boot.h"
 #include "compat/mpi_impl.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef enum {
+    GCM_MPI_ERRH_FATAL  = 1,
+    GCM_MPI_ERRH_RETURN = 2,
+    GCM_MPI_ERRH_USER   = 3
+} gcm_mpi_errh_kind_t;
+
+struct gcm_mpi_errh {
+    uint32_t                      magic;
+    int                           predefined;
+    atomic_int                    refcount;
+    gcm_mpi_errh_kind_t           kind;
+    MPI_Comm_errhandler_function *fn;
+};
+
+struct gcm_mpi_errh gcm_mpi_errh_fatal = {
+    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_FATAL, NULL
+};
+struct gcm_mpi_errh gcm_mpi_errh_return = {
+    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_RETURN, NULL
+};
 
 static __thread char gcm_mpi_last_text[MPI_MAX_ERROR_STRING];
+static __thread int  gcm_mpi_last_code;
+
+static const char *const gcm_mpi_class_text[] = {
+    [MPI_SUCCESS]         = "no error",
+    [MPI_ERR_BUFFER]      = "invalid buffer pointer",
+    [MPI_ERR_COUNT]       = "invalid count argument",
+    [MPI_ERR_TYPE]        = "invalid datatype",
+    [MPI_ERR_TAG]         = "invalid tag",
+    [MPI_ERR_COMM]        = "invalid communicator",
+    [MPI_ERR_RANK]        = "invalid rank",
+    [MPI_ERR_REQUEST]     = "invalid request",
+    [MPI_ERR_ROOT]        = "invalid root",
+    [MPI_ERR_GROUP]       = "invalid group",
+    [MPI_ERR_OP]          = "invalid reduction operation",
+    [MPI_ERR_TOPOLOGY]    = "invalid topology",
+    [MPI_ERR_DIMS]        = "invalid dimension argument",
+    [MPI_ERR_ARG]         = "invalid argument",
+    [MPI_ERR_UNKNOWN]     = "unknown error",
+    [MPI_ERR_TRUNCATE]    = "message truncated",
+    [MPI_ERR_OTHER]       = "other error",
+    [MPI_ERR_INTERN]      = "internal error",
+    [MPI_ERR_IN_STATUS]   = "error code is in status",
+    [MPI_ERR_PENDING]     = "pending request",
+    [MPI_ERR_KEYVAL]      = "invalid keyval",
+    [MPI_ERR_NO_MEM]      = "out of memory",
+    [MPI_ERR_INFO]        = "invalid info object",
+    [MPI_ERR_INFO_KEY]    = "invalid info key",
+    [MPI_ERR_INFO_VALUE]  = "invalid info value",
+    [MPI_ERR_INFO_NOKEY]  = "info key not found",
+    [MPI_ERR_PROC_FAILED] = "a peer process failed",
+    [MPI_ERR_NOT_SAME]    = "collective arguments differ between processes",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+};
+
+static const char *gcm_mpi_class_string(int errclass)
+{
+    if ((errclass >= 0) &&
+        (errclass < (int)(sizeof(gcm_mpi_class_text) /
+                          sizeof(gcm_mpi_class_text[0]))) &&
+        (gcm_mpi_class_text[errclass] != NULL)) {
+        return gcm_mpi_class_text[errclass];
+    }
+    return NULL;
+}
+
+int gcm_mpi_errclass(gcm_status_t status)
+{
+    switch (status) {
+    case GCM_OK:
+    case GCM_INPROGRESS:
+        return MPI_SUCCESS;
+    case GCM_ERR_NO_MEMORY:
+        return MPI_ERR_NO_MEM;
+    case GCM_ERR_INVALID_PARAM:
+        return MPI_ERR_ARG;
+    case GCM_ERR_NOT_INITIALIZED:
+        return MPI_ERR_OTHER;
+    case GCM_ERR_TRUNCATED:
+        return MPI_ERR_TRUNCATE;
+    case GCM_ERR_NO_SUCH_LCO:
+    case GCM_ERR_BAD_TOKEN:
+        return MPI_ERR_COMM;
+    case GCM_ERR_NO_SUCH_SLOT:
+        return MPI_ERR_RANK;
+    case GCM_ERR_PEER_FAILED:
+        return MPI_ERR_PROC_FAILED;
+    case GCM_ERR_CANCELED:
+        return MPI_SUCCESS;   /* a cancelled request completes normally */
+    case GCM_ERR_BUSY:
+        return MPI_ERR_PENDING;
+    case GCM_ERR_TRANSPORT:
+    case GCM_ERR_BOOT:
+        return MPI_ERR_OTHER;
+    case GCM_ERR_INTERNAL:
+    default:
+        return MPI_ERR_INTERN;
+    }
+}
+
+static const char *gcm_mpi_comm_label(MPI_Comm comm, char *buf, size_t len)
+{
+    if (comm == MPI_COMM_WORLD) {
+        return "MPI_COMM_WORLD";
+    }
+    if (comm == MPI_COMM_SELF) {
+        return "MPI_COMM_SELF";
+    }
+    if ((comm != NULL) && (comm->magic == GCM_MPI_MAGIC_COMM) &&
+        (comm->name[0] != '\0')) {
+        return comm->name;
+    }
+    snprintf(buf, len, "communicator %p", (void *)comm);
+    return buf;
+}
+
+void gcm_mpi_abort_job(int code, const char *msg)
+{
+    if (msg != NULL) {
+        fprintf(stderr, "%s\n", msg);
+        fflush(stderr);
+    }
+    if (gcm_initialized()) {
+        gcm_boot_abort(code, msg);
+    }
+    _exit((code != 0) ? code : 1);
+}
+
+int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
+{
+    MPI_Errhandler errh;
+    char label[64];
+    char msg[MPI_MAX_ERROR_STRING + 256];
+
+    if ((comm == NULL) || (comm->magic != GCM_MPI_MAGIC_COMM)) {
+        comm = MPI_COMM_WORLD;
+    }
+    if (comm->magic != GCM_MPI_MAGIC_COMM) {
+        /* Before MPI_Init (or after MPI_Finalize) no handler exists:
+         * the code is returned (the library's unit tests rely on it). */
+        return code;
+    }
+    errh = comm->errh;
+    if (errh == NULL) {
+        errh = MPI_ERRORS_ARE_FATAL;
+    }
+    switch (errh->kind) {
+    case GCM_MPI_ERRH_RETURN:
+        return code;
+    case GCM_MPI_ERRH_USER:
+        errh->fn(&comm, &code);
+        return code;
+    case GCM_MPI_ERRH_FATAL:
+    default:
+        snprintf(msg, sizeof(msg),
+                 "gencomm: fatal error on %s (process %d of %d): %s\n"
+                 "gencomm: MPI_ERRORS_ARE_FATAL: ending the job",
+                 gcm_mpi_comm_label(comm, label, sizeof(label)),
+                 gcm_initialized() ? gcm_proc_rank() : 0,
+                 gcm_initialized() ? gcm_proc_count() : 1,
+                 (gcm_mpi_last_code == code) ? gcm_mpi_last_text :
+                 gcm_mpi_class_string(code));
+        gcm_mpi_abort_job((code > 0) ? code : 1, msg);
+    }
+    return code;
+}
 
 int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
                   const char *fmt, ...)
@@ -19,12 +192,162 @@ int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
     char reason[MPI_MAX_ERROR_STRING / 2];
     va_list ap;
 
-    (void)comm;
     va_start(ap, fmt);
     vsnprintf(reason, sizeof(reason), fmt, ap);
     va_end(ap);
     snprintf(gcm_mpi_last_text, sizeof(gcm_mpi_last_text), "%s: %s", call,
              reason);
+    gcm_mpi_last_code = errclass;
     gcm_debug("%s", gcm_mpi_last_text);
-    return errclass;
+    return gcm_mpi_errh_invoke(comm, errclass);
 }
+
+void gcm_mpi_errh_retain(MPI_Errhandler errh)
+{
+    if ((errh != NULL) && !errh->predefined) {
+        atomic_fetch_add(&errh->refcount, 1);
+    }
+}
+
+void gcm_mpi_errh_release(MPI_Errhandler errh)
+{
+    if ((errh != NULL) && !errh->predefined &&
+        (atomic_fetch_sub(&errh->refcount, 1) == 1)) {
+        errh->magic = 0;
+        free(errh);
+    }
+}
+
+static int gcm_mpi_errh_valid(MPI_Errhandler errh)
+{
+    return (errh != NULL) && (errh->magic == GCM_MPI_MAGIC_ERRH);
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
+                                MPI_Errhandler *errhandler)
+{
+    static const char *call = "MPI_Comm_create_errhandler";
+    struct gcm_mpi_errh *errh;
+
+    if ((fn == NULL) || (errhandler == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "function or errhandler pointer is NULL");
+    }
+    errh = calloc(1, sizeof(*errh));
+    if (errh == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    errh->magic = GCM_MPI_MAGIC_ERRH;
+    atomic_init(&errh->refcount, 1);
+    errh->kind = GCM_MPI_ERRH_USER;
+    errh->fn   = fn;
+    *errhandler = errh;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Comm_create_errhandler)
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    static const char *call = "MPI_Comm_set_errhandler";
+    MPI_Errhandler old;
+    int rc;
+
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (!gcm_mpi_errh_valid(errhandler)) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
+                             "not a valid error handler");
+    }
+    gcm_mpi_errh_retain(errhandler);
+    old = comm->errh;
+    comm->errh = errhandler;
+    gcm_mpi_errh_release(old);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Comm_set_errhandler)
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    static const char *call = "MPI_Comm_get_errhandler";
+    int rc;
+
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (errhandler == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "errhandler is NULL");
+    }
+    /* The caller gets a reference of its own (MPI_Errhandler_free). */
+    gcm_mpi_errh_retain(comm->errh);
+    *errhandler = comm->errh;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Comm_get_errhandler)
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    int rc;
+
+    if ((rc = gcm_mpi_comm_check(comm, "MPI_Comm_call_errhandler")) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
+    snprintf(gcm_mpi_last_text, sizeof(gcm_mpi_last_text),
+             "MPI_Comm_call_errhandler: error code %d raised by the program",
+             errorcode);
+    gcm_mpi_last_code = errorcode;
+    gcm_mpi_errh_invoke(comm, errorcode);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Comm_call_errhandler)
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    if ((errhandler == NULL) || !gcm_mpi_errh_valid(*errhandler)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
+                             "not a valid error handler");
+    }
+    gcm_mpi_errh_release(*errhandler);
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Errhandler_free)
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    const char *text = gcm_mpi_class_string(errorcode);
+
+    if ((string == NULL) || (resultlen == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string",
+                             "string or resultlen is NULL");
+    }
+    if (text == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string",
+                             "%d is not an error code", errorcode);
+    }
+    if ((errorcode != MPI_SUCCESS) && (errorcode == gcm_mpi_last_code)) {
+        snprintf(string, MPI_MAX_ERROR_STRING, "%s (%.400s)", text,
+                 gcm_mpi_last_text);
+    } else {
+        snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
+    }
+    *resultlen = (int)strlen(string);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Error_string)
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    if (errorclass == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class",
+                             "errorclass is NULL");
+    }
+    if (gcm_mpi_class_string(errorcode) == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class",
+                             "%d is not an error code", errorcode);
+    }
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Error_class)

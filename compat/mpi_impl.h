@@ -86,6 +86,22 @@ struct gcm_mpi_comm {
     void           *cg_counts;
 };
 
+/* MPI_Init: sets up MPI_COMM_WORLD and MPI_COMM_SELF. MPI_Finalize:
+ * frees every communicator the program left. */
+int gcm_mpi_comm_init_world(void) GCM_INTERNAL;
+void gcm_mpi_comm_finalize(void) GCM_INTERNAL;
+/* A new communicator object of kind around lco (which it then owns),
+ * registered for MPI_Finalize; fields other than kind and lco are zero
+ * but for errh (MPI_ERRORS_ARE_FATAL). NULL without memory. */
+MPI_Comm gcm_mpi_comm_alloc(int kind, gcm_lco_h lco) GCM_INTERNAL;
+/* Frees what MPI_Comm_free frees (without callbacks or checks). */
+void gcm_mpi_comm_destroy(MPI_Comm comm) GCM_INTERNAL;
+/* Allgather of len bytes from every member of comm (prank order) with
+ * raw transfers on one collective tag: the communicator family's own
+ * (split, split_type), independent of mpi_coll.c. */
+int gcm_mpi_comm_allgather_bytes(MPI_Comm comm, const void *sendbuf,
+                                 size_t len, void *recvbuf) GCM_INTERNAL;
+
 /* 0 if comm is a live communicator, else raises MPI_ERR_COMM (on
  * MPI_COMM_WORLD) from call and returns the code. */
 int gcm_mpi_comm_check(MPI_Comm comm, const char *call) GCM_INTERNAL;
@@ -210,6 +226,11 @@ void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
 /* For a complete request: copies its status out, frees it (or makes a
  * persistent one inactive) and sets *req_p; returns its MPI_ERROR. */
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
+
+/* MPI_Finalize: completes requests freed while running. */
+void gcm_mpi_requests_finalize(void) GCM_INTERNAL;
+/* MPI_Finalize: waits for buffered sends still in flight. */
+void gcm_mpi_bsend_drain(void) GCM_INTERNAL;
 
 /* Fills status for an empty or MPI_PROC_NULL completion. */
 void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;

@@ -1,6 +1,1125 @@
 /*
- * compat/mpi_pt2pt.c: being written.
+ * compat/mpi_pt2pt.c: point-to-point communication (MPI-3.1 chapter 3):
+ * the four send modes, blocking and nonblocking, receives, probes and
+ * matched probes, persistent requests and buffered sends.
+ *
+ * A rank is a slot: a send to rank r goes out on send slot r of the
+ * communicator's LCO and a receive from r waits on receive slot r, so
+ * MPI's matching (source, tag, order per pair) is the native matching.
+ * Contiguous data goes straight from and into the user's buffer; other
+ * layouts are packed into (or received into and unpacked from) one
+ * temporary buffer.
  */
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    GCM_MPI_MODE_STANDARD = 'S',
+    GCM_MPI_MODE_SYNC     = 'Y',
+    GCM_MPI_MODE_BUFFERED = 'B',
+    GCM_MPI_MODE_READY    = 'R'
+};
+
+struct gcm_mpi_message {
+    uint32_t         magic;
+    MPI_Comm         comm;
+    gcm_message_h    msg;
+    gcm_msg_status_t info;
+};
+
+/* MPI_MESSAGE_NO_PROC: the message a matched probe of MPI_PROC_NULL
+ * finds. */
+struct gcm_mpi_message gcm_mpi_message_no_proc = { GCM_MPI_MAGIC_MSG, NULL,
+                                                   NULL, { 0, 0, 0, 0 } };
+
+/* ---- argument checks --------------------------------------------------- */
+
+static int gcm_mpi_check_buffer(MPI_Comm comm, const void *buf, int count,
+                                MPI_Datatype datatype, const char *call)
+{
+    if (count < 0) {
+        return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                             "count %d is negative", count);
+    }
+    if (gcm_mpi_type_check(datatype) != 0) {
+        return gcm_mpi_raise(comm, MPI_ERR_TYPE, call,
+                             (datatype == MPI_DATATYPE_NULL) ?
+                             "datatype is MPI_DATATYPE_NULL" :
+                             "datatype is not valid or not committed");
+    }
+    if ((buf == MPI_IN_PLACE)) {
+        return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
+                             "MPI_IN_PLACE is not a point-to-point buffer");
+    }
+    return MPI_SUCCESS;
+}
+
+/* rank: a destination (wild = 0) or a source (wild = 1). */
+static int gcm_mpi_check_rank(MPI_Comm comm, int rank, int wild,
+                              const char *call)
+{
+    if ((rank == MPI_PROC_NULL) || (wild && (rank == MPI_ANY_SOURCE))) {
+        return MPI_SUCCESS;
+    }
+    if ((rank < 0) || (rank >= comm->psize)) {
+        return gcm_mpi_raise(comm, MPI_ERR_RANK, call,
+                             "%s rank %d is out of range (the %s has %d)",
+                             wild ? "source" : "destination", rank,
+                             (comm->kind == GCM_MPI_COMM_INTER) ?
+                             "remote group" :
+                             (comm->kind == GCM_MPI_COMM_LCO) ?
+                             (wild ? "LCO's receive slots" :
+                              "LCO's send slots") : "communicator",
+                             comm->psize);
+    }
+    return MPI_SUCCESS;
+}
+
+static int gcm_mpi_check_tag(MPI_Comm comm, int tag, int wild,
+                             const char *call)
+{
+    if ((wild && (tag == MPI_ANY_TAG)) ||
+        ((tag >= 0) && (tag <= GCM_TAG_UB))) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_raise(comm, MPI_ERR_TAG, call,
+                         "tag %d is outside 0..MPI_TAG_UB (%d)%s", tag,
+                         GCM_TAG_UB, wild ? " and not MPI_ANY_TAG" : "");
+}
+
+/* The receive slot count of an LCO may differ from its send slot count:
+ * a receive names a receive slot. */
+static int gcm_mpi_check_source(MPI_Comm comm, int source, const char *call)
+{
+    int nrecv;
+
+    if ((comm->kind == GCM_MPI_COMM_LCO) && (source >= 0)) {
+        gcm_lco_num_recv_slots(comm->lco, &nrecv);
+        if (source >= nrecv) {
+            return gcm_mpi_raise(comm, MPI_ERR_RANK, call,
+                                 "receive slot %d is out of range (the LCO "
+                                 "has %d receive slots)", source, nrecv);
+        }
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_check_rank(comm, source, 1, call);
+}
+
+static int gcm_mpi_check_send(const void *buf, int count,
+                              MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, const char *call)
+{
+    int rc;
+
+    if (((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) ||
+        ((rc = gcm_mpi_check_buffer(comm, buf, count, datatype, call)) !=
+         MPI_SUCCESS) ||
+        ((rc = gcm_mpi_check_rank(comm, dest, 0, call)) != MPI_SUCCESS) ||
+        ((rc = gcm_mpi_check_tag(comm, tag, 0, call)) != MPI_SUCCESS)) {
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int gcm_mpi_check_recv(const void *buf, int count,
+                              MPI_Datatype datatype, int source, int tag,
+                              MPI_Comm comm, const char *call)
+{
+    int rc;
+
+    if (((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) ||
+        ((rc = gcm_mpi_check_buffer(comm, buf, count, datatype, call)) !=
+         MPI_SUCCESS) ||
+        ((rc = gcm_mpi_check_source(comm, source, call)) != MPI_SUCCESS) ||
+        ((rc = gcm_mpi_check_tag(comm, tag, 1, call)) != MPI_SUCCESS)) {
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int gcm_mpi_native_error(MPI_Comm comm, gcm_status_t status,
+                                const char *call)
+{
+    return gcm_mpi_raise(comm, gcm_mpi_errclass(status), call, "%s",
+                         gcm_last_error());
+}
+
+/* ---- data layout -------------------------------------------------------- */
+
+/* Where count elements of datatype at buf travel from: the buffer itself
+ * when contiguous, else a packed copy (*tmp_p, to free). */
+static int gcm_mpi_send_data(const void *buf, int count,
+                             MPI_Datatype datatype, const void **data_p,
+                             size_t *len_p, void **tmp_p)
+{
+    size_t len = (size_t)gcm_mpi_type_size(datatype) * (size_t)count;
+    const void *start;
+
+    *len_p = len;
+    *tmp_p = NULL;
+    if ((len == 0) ||
+        gcm_mpi_type_is_contiguous(datatype, count, buf, &start)) {
+        *data_p = (len == 0) ? buf : start;
+        return MPI_SUCCESS;
+    }
+    *tmp_p = malloc(len);
+    if (*tmp_p == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    gcm_mpi_type_pack(datatype, count, buf, *tmp_p);
+    *data_p = *tmp_p;
+    return MPI_SUCCESS;
+}
+
+/* Where a receive lands: the buffer itself when contiguous, else a
+ * temporary unpacked on completion. */
+static int gcm_mpi_recv_data(void *buf, int count, MPI_Datatype datatype,
+                             void **data_p, size_t *len_p, void **tmp_p)
+{
+    size_t len = (size_t)gcm_mpi_type_size(datatype) * (size_t)count;
+    const void *start;
+
+    *len_p = len;
+    *tmp_p = NULL;
+    if ((len == 0) ||
+        gcm_mpi_type_is_contiguous(datatype, count, buf, &start)) {
+        *data_p = (len == 0) ? buf : (void *)start;
+        return MPI_SUCCESS;
+    }
+    *tmp_p = malloc(len);
+    if (*tmp_p == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    *data_p = *tmp_p;
+    return MPI_SUCCESS;
+}
+
+static void gcm_mpi_status_fill(MPI_Status *status,
+                                const gcm_msg_status_t *info,
+                                gcm_status_t result)
+{
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE    = info->slot;
+        status->MPI_TAG       = info->tag;
+        status->MPI_ERROR     = gcm_mpi_errclass(result);
+        status->gcm_cancelled = (result == GCM_ERR_CANCELED);
+        status->gcm_count     = (MPI_Count)info->count;
+    }
+}
+
+static void gcm_mpi_status_proc_null(MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE    = MPI_PROC_NULL;
+        status->MPI_TAG       = MPI_ANY_TAG;
+        status->MPI_ERROR     = MPI_SUCCESS;
+        status->gcm_cancelled = 0;
+        status->gcm_count     = 0;
+    }
+}
+
+static int gcm_mpi_truncated(MPI_Comm comm, const gcm_msg_status_t *info,
+                             size_t len, const char *call)
+{
+    return gcm_mpi_raise(comm, MPI_ERR_TRUNCATE, call,
+                         "message from %d with tag %d does not fit: the "
+                         "receive buffer holds %zu bytes", info->slot,
+                         info->tag, len);
+}
+
+/* ---- buffered sends ---------------------------------------------------- */
+
+/* A message copied into the attached buffer, in flight. Blocks are kept
+ * in address order so that free space is found first-fit. */
+typedef struct gcm_mpi_bblock {
+    size_t                 offset;
+    size_t                 size;
+    gcm_request_h          req;
+    struct gcm_mpi_bblock *next;
+} gcm_mpi_bblock_t;
+
+static struct {
+    pthread_mutex_t   lock;
+    char             *base;
+    size_t            size;
+    gcm_mpi_bblock_t *blocks;
+} gcm_mpi_bsend = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL };
+
+/* Frees the blocks whose sends completed. Lock held. */
+static void gcm_mpi_bsend_reap(void)
+{
+    gcm_mpi_bblock_t **pp = &gcm_mpi_bsend.blocks, *b;
+
+    while ((b = *pp) != NULL) {
+        if (gcm_lco_req_done(b->req)) {
+            gcm_wait(&b->req, NULL);
+            *pp = b->next;
+            free(b);
+        } else {
+            pp = &b->next;
+        }
+    }
+}
+
+static int gcm_mpi_bsend_all_done(void *arg)
+{
+    int done;
+
+    (void)arg;
+    pthread_mutex_lock(&gcm_mpi_bsend.lock);
+    gcm_mpi_bsend_reap();
+    done = (gcm_mpi_bsend.blocks == NULL);
+    pthread_mutex_unlock(&gcm_mpi_bsend.lock);
+    return done;
+}
+
+void gcm_mpi_bsend_drain(void)
+{
+    gcm_lco_wait_until(gcm_mpi_bsend_all_done, NULL);
+}
+
+static int gcm_mpi_bsend_start(const void *buf, int count,
+                               MPI_Datatype datatype, int dest, int tag,
+                               MPI_Comm comm, const char *call)
+{
+    size_t len = (size_t)gcm_mpi_type_size(datatype) * (size_t)count;
+    size_t need = len + MPI_BSEND_OVERHEAD, at = 0;
+    gcm_mpi_bblock_t **pp, *b, *nb;
+    gcm_status_t status;
+    char *data;
+
+    nb = malloc(sizeof(*nb));
+    if (nb == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    pthread_mutex_lock(&gcm_mpi_bsend.lock);
+    gcm_mpi_bsend_reap();
+    if (gcm_mpi_bsend.base == NULL) {
+        pthread_mutex_unlock(&gcm_mpi_bsend.lock);
+        free(nb);
+        return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
+                             "no buffer is attached (MPI_Buffer_attach)");
+    }
+    /* First fit between the blocks in flight. */
+    for (pp = &gcm_mpi_bsend.blocks; (b = *pp) != NULL; pp = &b->next) {
+        if (b->offset - at >= need) {
+            break;
+        }
+        at = b->offset + b->size;
+    }
+    if ((b == NULL) && (gcm_mpi_bsend.size - at < need)) {
+        pthread_mutex_unlock(&gcm_mpi_bsend.lock);
+        free(nb);
+        return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
+                             "the attached buffer (%zu bytes) has no room "
+                             "for %zu more bytes (message plus "
+                             "MPI_BSEND_OVERHEAD)", gcm_mpi_bsend.size,
+                             need);
+    }
+    data = gcm_mpi_bsend.base + at + MPI_BSEND_OVERHEAD;
+    if (len > 0) {
+        gcm_mpi_type_pack(datatype, count, buf, data);
+    }
+    status = gcm_lco_isend_x(comm->lco, data, len, dest, tag, 0, &nb->req);
+    if (status != GCM_OK) {
+        pthread_mutex_unlock(&gcm_mpi_bsend.lock);
+        free(nb);
+        return gcm_mpi_native_error(comm, status, call);
+    }
+    nb->offset = at;
+    nb->size   = need;
+    nb->next   = b;
+    *pp        = nb;
+    pthread_mutex_unlock(&gcm_mpi_bsend.lock);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    static const char *call = "MPI_Buffer_attach";
+    int rc;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((size < 0) || ((buffer == NULL) && (size > 0))) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "buffer %p of size %d is not valid", buffer,
+                             size);
+    }
+    pthread_mutex_lock(&gcm_mpi_bsend.lock);
+    if (gcm_mpi_bsend.base != NULL) {
+        pthread_mutex_unlock(&gcm_mpi_bsend.lock);
+        return gcm_mpi_raise(NULL, MPI_ERR_BUFFER, call,
+                             "a buffer is already attached");
+    }
+    gcm_mpi_bsend.base = buffer;
+    gcm_mpi_bsend.size = (size_t)size;
+    pthread_mutex_unlock(&gcm_mpi_bsend.lock);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Buffer_attach)
+
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    static const char *call = "MPI_Buffer_detach";
+    int rc;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((buffer_addr == NULL) || (size == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "buffer_addr or size is NULL");
+    }
+    /* Detach waits until every message in the buffer is on its way. */
+    gcm_mpi_bsend_drain();
+    pthread_mutex_lock(&gcm_mpi_bsend.lock);
+    *(void **)buffer_addr = gcm_mpi_bsend.base;
+    *size = (int)gcm_mpi_bsend.size;
+    gcm_mpi_bsend.base = NULL;
+    gcm_mpi_bsend.size = 0;
+    pthread_mutex_unlock(&gcm_mpi_bsend.lock);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Buffer_detach)
+
+/* ---- sends ------------------------------------------------------------ */
+
+/* Starts a send of any mode into req (allocated by the caller, kind
+ * SEND). Buffered sends complete at once. */
+static int gcm_mpi_send_start(MPI_Request req, const char *call)
+{
+    const void *data;
+    gcm_status_t status;
+    size_t len;
+    int rc;
+
+    req->active   = 1;
+    req->complete = 0;
+    gcm_mpi_status_empty(&req->status);
+    if (req->peer == MPI_PROC_NULL) {
+        req->complete = 1;
+        return MPI_SUCCESS;
+    }
+    if (req->mode == GCM_MPI_MODE_BUFFERED) {
+        rc = gcm_mpi_bsend_start(req->buf, req->count, req->datatype,
+                                 req->peer, req->tag, req->comm, call);
+        req->complete = 1;
+        req->status.MPI_ERROR = rc;
+        return rc;
+    }
+    rc = gcm_mpi_send_data(req->buf, req->count, req->datatype, &data, &len,
+                           &req->tmp);
+    if (rc != MPI_SUCCESS) {
+        return gcm_mpi_raise(req->comm, rc, call, "out of memory");
+    }
+    status = gcm_lco_isend_x(req->comm->lco, data, len, req->peer, req->tag,
+                             (req->mode == GCM_MPI_MODE_SYNC) ?
+                             GCM_LCO_SEND_SYNC : 0, &req->native);
+    if (status != GCM_OK) {
+        free(req->tmp);
+        req->tmp = NULL;
+        return gcm_mpi_native_error(req->comm, status, call);
+    }
+    return MPI_SUCCESS;
+}
+
+static int gcm_mpi_recv_start(MPI_Request req, const char *call)
+{
+    gcm_status_t status;
+    void *data;
+    size_t len;
+    int rc;
+
+    req->active   = 1;
+    req->complete = 0;
+    gcm_mpi_status_empty(&req->status);
+    if (req->peer == MPI_PROC_NULL) {
+        gcm_mpi_status_proc_null(&req->status);
+        req->complete = 1;
+        return MPI_SUCCESS;
+    }
+    rc = gcm_mpi_recv_data(req->buf, req->count, req->datatype, &data, &len,
+                           &req->tmp);
+    if (rc != MPI_SUCCESS) {
+        return gcm_mpi_raise(req->comm, rc, call, "out of memory");
+    }
+    status = gcm_lco_irecv_x(req->comm->lco, data, len,
+                             (req->peer == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                             req->peer,
+                             (req->tag == MPI_ANY_TAG) ? GCM_ANY_TAG :
+                             req->tag, &req->native);
+    if (status != GCM_OK) {
+        free(req->tmp);
+        req->tmp = NULL;
+        return gcm_mpi_native_error(req->comm, status, call);
+    }
+    return MPI_SUCCESS;
+}
+
+static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,
+                                   MPI_Datatype datatype, int peer, int tag,
+                                   MPI_Comm comm, int mode)
+{
+    MPI_Request req = calloc(1, sizeof(*req));
+
+    if (req != NULL) {
+        req->magic    = GCM_MPI_MAGIC_REQ;
+        req->kind     = kind;
+        req->comm     = comm;
+        req->buf      = buf;
+        req->count    = count;
+        req->datatype = datatype;
+        req->peer     = peer;
+        req->tag      = tag;
+        req->mode     = mode;
+    }
+    return req;
+}
+
+static int gcm_mpi_isend_mode(const void *buf, int count,
+                              MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request, int mode,
+                              int persistent, const char *call)
+{
+    MPI_Request req;
+    int rc;
+
+    rc = gcm_mpi_check_send(buf, count, datatype, dest, tag, comm, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+    }
+    req = gcm_mpi_req_new(GCM_MPI_REQ_SEND, (void *)buf, count, datatype,
+                          dest, tag, comm, mode);
+    if (req == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    if (persistent) {
+        req->persistent = 1;
+        *request = req;
+        return MPI_SUCCESS;
+    }
+    rc = gcm_mpi_send_start(req, call);
+    if (rc != MPI_SUCCESS) {
+        free(req);
+        return rc;
+    }
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+/* Blocking send of any mode: no MPI request on the way. */
+static int gcm_mpi_send_mode(const void *buf, int count,
+                             MPI_Datatype datatype, int dest, int tag,
+                             MPI_Comm comm, int mode, const char *call)
+{
+    gcm_request_h nreq;
+    gcm_status_t status;
+    const void *data;
+    void *tmp;
+    size_t len;
+    int rc;
+
+    rc = gcm_mpi_check_send(buf, count, datatype, dest, tag, comm, call);
+    if (gcm_unlikely(rc != MPI_SUCCESS)) {
+        return rc;
+    }
+    if (dest == MPI_PROC_NULL) {
+        return MPI_SUCCESS;
+    }
+    if (mode == GCM_MPI_MODE_BUFFERED) {
+        return gcm_mpi_bsend_start(buf, count, datatype, dest, tag, comm,
+                                   call);
+    }
+    rc = gcm_mpi_send_data(buf, count, datatype, &data, &len, &tmp);
+    if (rc != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, rc, call, "out of memory");
+    }
+    status = gcm_lco_isend_x(comm->lco, data, len, dest, tag,
+                             (mode == GCM_MPI_MODE_SYNC) ?
+                             GCM_LCO_SEND_SYNC : 0, &nreq);
+    if (gcm_likely(status == GCM_OK)) {
+        status = gcm_wait(&nreq, NULL);
+    }
+    free(tmp);
+    if (gcm_unlikely(status != GCM_OK)) {
+        return gcm_mpi_native_error(comm, status, call);
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest,
+              int tag, MPI_Comm comm)
+{
+    return gcm_mpi_send_mode(buf, count, datatype, dest, tag, comm,
+                             GCM_MPI_MODE_STANDARD, "MPI_Send");
+}
+GCM_MPI_ALIAS(Send)
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm)
+{
+    return gcm_mpi_send_mode(buf, count, datatype, dest, tag, comm,
+                             GCM_MPI_MODE_SYNC, "MPI_Ssend");
+}
+GCM_MPI_ALIAS(Ssend)
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm)
+{
+    return gcm_mpi_send_mode(buf, count, datatype, dest, tag, comm,
+                             GCM_MPI_MODE_BUFFERED, "MPI_Bsend");
+}
+GCM_MPI_ALIAS(Bsend)
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm)
+{
+    /* A ready send may be a standard send (MPI-3.1 3.4): the receive is
+     * posted already, and the standard path is the fast one. */
+    return gcm_mpi_send_mode(buf, count, datatype, dest, tag, comm,
+                             GCM_MPI_MODE_READY, "MPI_Rsend");
+}
+GCM_MPI_ALIAS(Rsend)
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
+               int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
+                              GCM_MPI_MODE_STANDARD, 0, "MPI_Isend");
+}
+GCM_MPI_ALIAS(Isend)
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
+                              GCM_MPI_MODE_SYNC, 0, "MPI_Issend");
+}
+GCM_MPI_ALIAS(Issend)
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
+                              GCM_MPI_MODE_BUFFERED, 0, "MPI_Ibsend");
+}
+GCM_MPI_ALIAS(Ibsend)
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest,
+                int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
+                              GCM_MPI_MODE_READY, 0, "MPI_Irsend");
+}
+GCM_MPI_ALIAS(Irsend)
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype,
+                   int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
+                              GCM_MPI_MODE_STANDARD, 1, "MPI_Send_init");
+}
+GCM_MPI_ALIAS(Send_init)
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
+                              GCM_MPI_MODE_SYNC, 1, "MPI_Ssend_init");
+}
+GCM_MPI_ALIAS(Ssend_init)
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
+                              GCM_MPI_MODE_BUFFERED, 1, "MPI_Bsend_init");
+}
+GCM_MPI_ALIAS(Bsend_init)
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype,
+                    int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
+                              GCM_MPI_MODE_READY, 1, "MPI_Rsend_init");
+}
+GCM_MPI_ALIAS(Rsend_init)
+
+/* ---- receives --------------------------------------------------------- */
+
+static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
+                                int source, int tag, MPI_Comm comm,
+                                MPI_Request *request, int persistent,
+                                const char *call)
+{
+    MPI_Request req;
+    int rc;
+
+    rc = gcm_mpi_check_recv(buf, count, datatype, source, tag, comm, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+    }
+    req = gcm_mpi_req_new(GCM_MPI_REQ_RECV, buf, count, datatype, source,
+                          tag, comm, 0);
+    if (req == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    if (persistent) {
+        req->persistent = 1;
+        *request = req;
+        return MPI_SUCCESS;
+    }
+    rc = gcm_mpi_recv_start(req, call);
+    if (rc != MPI_SUCCESS) {
+        free(req);
+        return rc;
+    }
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
+               int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_irecv_common(buf, count, datatype, source, tag, comm,
+                                request, 0, "MPI_Irecv");
+}
+GCM_MPI_ALIAS(Irecv)
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source,
+                   int tag, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_irecv_common(buf, count, datatype, source, tag, comm,
+                                request, 1, "MPI_Recv_init");
+}
+GCM_MPI_ALIAS(Recv_init)
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
+              int tag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char *call = "MPI_Recv";
+    gcm_msg_status_t info;
+    gcm_request_h nreq;
+    gcm_status_t result;
+    void *data, *tmp;
+    size_t len;
+    int rc;
+
+    rc = gcm_mpi_check_recv(buf, count, datatype, source, tag, comm, call);
+    if (gcm_unlikely(rc != MPI_SUCCESS)) {
+        return rc;
+    }
+    if (source == MPI_PROC_NULL) {
+        gcm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    rc = gcm_mpi_recv_data(buf, count, datatype, &data, &len, &tmp);
+    if (rc != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, rc, call, "out of memory");
+    }
+    result = gcm_lco_irecv_x(comm->lco, data, len,
+                             (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                             source,
+                             (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
+                             &nreq);
+    if (gcm_unlikely(result != GCM_OK)) {
+        free(tmp);
+        return gcm_mpi_native_error(comm, result, call);
+    }
+    result = gcm_wait(&nreq, &info);
+    if (tmp != NULL) {
+        gcm_mpi_type_unpack(datatype, count, tmp, info.count, buf);
+        free(tmp);
+    }
+    gcm_mpi_status_fill(status, &info, result);
+    if (gcm_likely(result == GCM_OK)) {
+        return MPI_SUCCESS;
+    }
+    if (result == GCM_ERR_TRUNCATED) {
+        return gcm_mpi_truncated(comm, &info, len, call);
+    }
+    return gcm_mpi_native_error(comm, result, call);
+}
+GCM_MPI_ALIAS(Recv)
+
+int PMPI_Start(MPI_Request *request)
+{
+    static const char *call = "MPI_Start";
+    MPI_Request req;
+    int rc;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((request == NULL) || (*request == MPI_REQUEST_NULL) ||
+        ((*request)->magic != GCM_MPI_MAGIC_REQ) ||
+        !(*request)->persistent) {
+        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
+                             "not a persistent request");
+    }
+    req = *request;
+    if (req->active) {
+        return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
+                             "the request is active already (wait for it "
+                             "before starting it again)");
+    }
+    return (req->kind == GCM_MPI_REQ_SEND) ? gcm_mpi_send_start(req, call) :
+           gcm_mpi_recv_start(req, call);
+}
+GCM_MPI_ALIAS(Start)
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    int i, rc;
+
+    if (count < 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_COUNT, "MPI_Startall",
+                             "count %d is negative", count);
+    }
+    if ((count > 0) && (array_of_requests == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Startall",
+                             "array_of_requests is NULL");
+    }
+    for (i = 0; i < count; i++) {
+        rc = PMPI_Start(&array_of_requests[i]);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Startall)
+
+/* ---- send-receive -------------------------------------------------------- */
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  int dest, int sendtag, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    static const char *call = "MPI_Sendrecv";
+    MPI_Request reqs[2];
+    MPI_Status st[2];
+    int rc;
+
+    rc = gcm_mpi_irecv_common(recvbuf, recvcount, recvtype, source, recvtag,
+                              comm, &reqs[0], 0, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = gcm_mpi_isend_mode(sendbuf, sendcount, sendtype, dest, sendtag,
+                            comm, &reqs[1], GCM_MPI_MODE_STANDARD, 0, call);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Cancel(&reqs[0]);
+        PMPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+        return rc;
+    }
+    gcm_mpi_req_wait(reqs[0]);
+    gcm_mpi_req_wait(reqs[1]);
+    gcm_mpi_req_finish(&reqs[1], &st[1]);
+    gcm_mpi_req_finish(&reqs[0], &st[0]);
+    if (status != MPI_STATUS_IGNORE) {
+        *status = st[0];
+    }
+    if (st[1].MPI_ERROR != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, st[1].MPI_ERROR, call,
+                             "the send failed: %s", gcm_last_error());
+    }
+    if (st[0].MPI_ERROR != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, st[0].MPI_ERROR, call,
+                             "the receive failed: %s", gcm_last_error());
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Sendrecv)
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
+                          int dest, int sendtag, int source, int recvtag,
+                          MPI_Comm comm, MPI_Status *status)
+{
+    static const char *call = "MPI_Sendrecv_replace";
+    size_t len;
+    void *copy;
+    int rc;
+
+    rc = gcm_mpi_check_send(buf, count, datatype, dest, sendtag, comm, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* The outgoing data is packed first, so the receive may land in the
+     * same buffer. */
+    len = (size_t)gcm_mpi_type_size(datatype) * (size_t)count;
+    copy = malloc((len > 0) ? len : 1);
+    if (copy == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    if (len > 0) {
+        gcm_mpi_type_pack(datatype, count, buf, copy);
+    }
+    rc = PMPI_Sendrecv(copy, (int)len, MPI_BYTE, dest, sendtag, buf, count,
+                       datatype, source, recvtag, comm, status);
+    free(copy);
+    return rc;
+}
+GCM_MPI_ALIAS(Sendrecv_replace)
+
+/* ---- probes ------------------------------------------------------------ */
+
+static int gcm_mpi_check_probe(int source, int tag, MPI_Comm comm,
+                               const char *call)
+{
+    int rc;
+
+    if (((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) ||
+        ((rc = gcm_mpi_check_source(comm, source, call)) != MPI_SUCCESS) ||
+        ((rc = gcm_mpi_check_tag(comm, tag, 1, call)) != MPI_SUCCESS)) {
+        return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
+                MPI_Status *status)
+{
+    static const char *call = "MPI_Iprobe";
+    gcm_msg_status_t info;
+    gcm_status_t result;
+    int rc;
+
+    if ((rc = gcm_mpi_check_probe(source, tag, comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "flag is NULL");
+    }
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        gcm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    result = gcm_lco_iprobe_x(comm->lco,
+                              (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                              source, (tag == MPI_ANY_TAG) ? GCM_ANY_TAG :
+                              tag, flag, &info);
+    if (result != GCM_OK) {
+        return gcm_mpi_native_error(comm, result, call);
+    }
+    if (*flag) {
+        gcm_mpi_status_fill(status, &info, GCM_OK);
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Iprobe)
+
+typedef struct gcm_mpi_probe_arg {
+    MPI_Comm         comm;
+    int              slot;
+    int              tag;
+    int              matched;     /* improbe: take the message */
+    gcm_message_h    msg;
+    gcm_msg_status_t info;
+    gcm_status_t     result;
+} gcm_mpi_probe_arg_t;
+
+static int gcm_mpi_probe_cb(void *arg)
+{
+    gcm_mpi_probe_arg_t *p = arg;
+    int flag = 0;
+
+    if (p->matched) {
+        p->result = gcm_lco_improbe(p->comm->lco, p->slot, p->tag, &flag,
+                                    &p->msg, &p->info);
+    } else {
+        p->result = gcm_lco_iprobe_x(p->comm->lco, p->slot, p->tag, &flag,
+                                     &p->info);
+    }
+    return flag || (p->result != GCM_OK);
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    static const char *call = "MPI_Probe";
+    gcm_mpi_probe_arg_t p;
+    int rc;
+
+    if ((rc = gcm_mpi_check_probe(source, tag, comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (source == MPI_PROC_NULL) {
+        gcm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    memset(&p, 0, sizeof(p));
+    p.comm = comm;
+    p.slot = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
+    p.tag  = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
+    gcm_lco_wait_until(gcm_mpi_probe_cb, &p);
+    if (p.result != GCM_OK) {
+        return gcm_mpi_native_error(comm, p.result, call);
+    }
+    gcm_mpi_status_fill(status, &p.info, GCM_OK);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Probe)
+
+static int gcm_mpi_mprobe_common(int source, int tag, MPI_Comm comm,
+                                 int *flag, MPI_Message *message,
+                                 MPI_Status *status, int wait,
+                                 const char *call)
+{
+    struct gcm_mpi_message *m;
+    gcm_mpi_probe_arg_t p;
+    int rc;
+
+    if ((rc = gcm_mpi_check_probe(source, tag, comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((message == NULL) || (!wait && (flag == NULL))) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
+                             "message or flag is NULL");
+    }
+    if (source == MPI_PROC_NULL) {
+        if (flag != NULL) {
+            *flag = 1;
+        }
+        *message = MPI_MESSAGE_NO_PROC;
+        gcm_mpi_status_proc_null(status);
+        return MPI_SUCCESS;
+    }
+    memset(&p, 0, sizeof(p));
+    p.comm    = comm;
+    p.slot    = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
+    p.tag     = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
+    p.matched = 1;
+    if (wait) {
+        gcm_lco_wait_until(gcm_mpi_probe_cb, &p);
+    } else if (!gcm_mpi_probe_cb(&p)) {
+        gcm_progress();
+        if (!gcm_mpi_probe_cb(&p)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    if (p.result != GCM_OK) {
+        return gcm_mpi_native_error(comm, p.result, call);
+    }
+    m = malloc(sizeof(*m));
+    if (m == NULL) {
+        /* The message is ours now: it must not be lost. Receive it into
+         * nothing is worse; report and keep it unreachable is worse
+         * still, so take memory-failure as fatal for this call. */
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    m->magic = GCM_MPI_MAGIC_MSG;
+    m->comm  = comm;
+    m->msg   = p.msg;
+    m->info  = p.info;
+    *message = m;
+    if (flag != NULL) {
+        *flag = 1;
+    }
+    gcm_mpi_status_fill(status, &p.info, GCM_OK);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
+                MPI_Status *status)
+{
+    return gcm_mpi_mprobe_common(source, tag, comm, NULL, message, status, 1,
+                                 "MPI_Mprobe");
+}
+GCM_MPI_ALIAS(Mprobe)
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
+                 MPI_Message *message, MPI_Status *status)
+{
+    return gcm_mpi_mprobe_common(source, tag, comm, flag, message, status, 0,
+                                 "MPI_Improbe");
+}
+GCM_MPI_ALIAS(Improbe)
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
+                MPI_Message *message, MPI_Request *request)
+{
+    static const char *call = "MPI_Imrecv";
+    struct gcm_mpi_message *m;
+    gcm_status_t status;
+    MPI_Request req;
+    void *data;
+    size_t len;
+    int rc;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((message == NULL) || (*message == MPI_MESSAGE_NULL) ||
+        ((*message)->magic != GCM_MPI_MAGIC_MSG) || (request == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
+                             "not a valid message handle (from "
+                             "MPI_Mprobe or MPI_Improbe)");
+    }
+    m = *message;
+    if ((rc = gcm_mpi_check_buffer(m->comm, buf, count, datatype, call)) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
+    if (m == MPI_MESSAGE_NO_PROC) {
+        *message = MPI_MESSAGE_NULL;
+        rc = gcm_mpi_req_generic(MPI_COMM_WORLD, NULL, NULL, NULL, request);
+        if (rc == MPI_SUCCESS) {
+            gcm_mpi_status_proc_null(&(*request)->status);
+        }
+        return rc;
+    }
+    req = gcm_mpi_req_new(GCM_MPI_REQ_RECV, buf, count, datatype,
+                          m->info.slot, m->info.tag, m->comm, 0);
+    if (req == NULL) {
+        return gcm_mpi_raise(m->comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    rc = gcm_mpi_recv_data(buf, count, datatype, &data, &len, &req->tmp);
+    if (rc != MPI_SUCCESS) {
+        free(req);
+        return gcm_mpi_raise(m->comm, rc, call, "out of memory");
+    }
+    req->active = 1;
+    status = gcm_lco_imrecv(m->comm->lco, m->msg, data, len, &req->native);
+    if (status != GCM_OK) {
+        free(req->tmp);
+        free(req);
+        return gcm_mpi_native_error(m->comm, status, call);
+    }
+    m->magic = 0;
+    free(m);
+    *message = MPI_MESSAGE_NULL;
+    *request = req;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Imrecv)
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
+               MPI_Message *message, MPI_Status *status)
+{
+    MPI_Request req;
+    int rc;
+
+    rc = PMPI_Imrecv(buf, count, datatype, message, &req);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = PMPI_Wait(&req, status);
+    return rc;
+}
+GCM_MPI_ALIAS(Mrecv)

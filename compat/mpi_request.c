@@ -1,6 +1,651 @@
 /*
- * compat/mpi_request.c: being written.
+ * compat/mpi_request.c: MPI requests and their completion (MPI-3.1
+ * sections 3.7.3-3.7.5, 3.8.4, 3.9): wait and test in all their forms,
+ * cancel, free, and the generic requests nonblocking collectives use.
+ *
+ * An MPI request wraps a native request (gcm_request_h) or a schedule that
+ * a poll function advances. Waiting sleeps like gcm_wait: it progresses
+ * the thread's endpoint, spinning briefly and then blocking on its event
+ * file descriptor, so that oversubscribed runs do not burn cores.
  */
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Requests freed with MPI_Request_free while still running: completed
+ * (and really freed) whenever requests are tested, and at MPI_Finalize. */
+static struct {
+    pthread_mutex_t lock;
+    MPI_Request    *reqs;
+    int             n;
+    int             cap;
+} gcm_mpi_orphans = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+void gcm_mpi_status_empty(MPI_Status *status)
+{
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_SOURCE    = MPI_ANY_SOURCE;
+        status->MPI_TAG       = MPI_ANY_TAG;
+        status->MPI_ERROR     = MPI_SUCCESS;
+        status->gcm_cancelled = 0;
+        status->gcm_count     = 0;
+    }
+}
+
+int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
+                        void (*cleanup)(void *state), void *state,
+                        MPI_Request *req_p)
+{
+    MPI_Request req = calloc(1, sizeof(*req));
+
+    if (req == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    req->magic   = GCM_MPI_MAGIC_REQ;
+    req->kind    = (poll != NULL) ? GCM_MPI_REQ_GENERIC : GCM_MPI_REQ_DONE;
+    req->active  = 1;
+    req->comm    = comm;
+    req->poll    = poll;
+    req->cleanup = cleanup;
+    req->state   = state;
+    gcm_mpi_status_empty(&req->status);
+    req->complete = (poll == NULL);
+    *req_p = req;
+    return MPI_SUCCESS;
+}
+
+/* Turns a finished native request into the MPI status. */
+static void gcm_mpi_req_complete_native(MPI_Request req)
+{
+    gcm_msg_status_t info;
+    gcm_status_t status;
+
+    status = gcm_wait(&req->native, &info);
+    req->status.MPI_ERROR     = gcm_mpi_errclass(status);
+    req->status.gcm_cancelled = (status == GCM_ERR_CANCELED);
+    if (req->kind == GCM_MPI_REQ_RECV) {
+        req->status.MPI_SOURCE = info.slot;
+        req->status.MPI_TAG    = info.tag;
+        req->status.gcm_count  = (MPI_Count)info.count;
+        if ((req->tmp != NULL) && (status != GCM_ERR_CANCELED)) {
+            gcm_mpi_type_unpack(req->datatype, req->count, req->tmp,
+                                info.count, req->buf);
+        }
+    } else {
+        req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+        req->status.MPI_TAG    = MPI_ANY_TAG;
+        req->status.gcm_count  = 0;
+    }
+    if (req->tmp != NULL) {
+        free(req->tmp);
+        req->tmp = NULL;
+    }
+    req->complete = 1;
+}
+
+/* Completes req if it can without blocking; progress: also advance the
+ * thread's endpoint once first. */
+static int gcm_mpi_req_check(MPI_Request req, int progress)
+{
+    if (req->complete) {
+        return 1;
+    }
+    switch (req->kind) {
+    case GCM_MPI_REQ_SEND:
+    case GCM_MPI_REQ_RECV:
+        if (!gcm_lco_req_done(req->native) && progress) {
+            gcm_progress();
+        }
+        if (gcm_lco_req_done(req->native)) {
+            gcm_mpi_req_complete_native(req);
+        }
+        break;
+    case GCM_MPI_REQ_GENERIC:
+        if (req->poll(req)) {
+            req->complete = 1;
+        } else if (progress) {
+            gcm_progress();
+            if (req->poll(req)) {
+                req->complete = 1;
+            }
+        }
+        break;
+    default:
+        req->complete = 1;
+        break;
+    }
+    return req->complete;
+}
+
+int gcm_mpi_req_test(MPI_Request req)
+{
+    return gcm_mpi_req_check(req, 1);
+}
+
+static int gcm_mpi_req_done_cb(void *arg)
+{
+    return gcm_mpi_req_check(arg, 0);
+}
+
+void gcm_mpi_req_wait(MPI_Request req)
+{
+    if (!gcm_mpi_req_check(req, 0)) {
+        gcm_lco_wait_until(gcm_mpi_req_done_cb, req);
+    }
+}
+
+static void gcm_mpi_req_release(MPI_Request req)
+{
+    if (req->cleanup != NULL) {
+        req->cleanup(req->state);
+    }
+    free(req->tmp);
+    req->magic = 0;
+    free(req);
+}
+
+/* Reaps orphaned requests that have completed. */
+static void gcm_mpi_orphans_reap(int wait)
+{
+    int i;
+
+    if (gcm_mpi_orphans.n == 0) {
+        return;   /* racy read is fine: a later call reaps */
+    }
+    pthread_mutex_lock(&gcm_mpi_orphans.lock);
+    for (i = 0; i < gcm_mpi_orphans.n;) {
+        MPI_Request req = gcm_mpi_orphans.reqs[i];
+
+        if (wait && (req->kind == GCM_MPI_REQ_RECV) && !req->complete) {
+            /* At MPI_Finalize a receive nobody will match must not hang
+             * the job. */
+            gcm_lco_cancel(req->native);
+        }
+        if (wait) {
+            gcm_mpi_req_wait(req);
+        }
+        if (gcm_mpi_req_check(req, 0)) {
+            gcm_mpi_req_release(req);
+            gcm_mpi_orphans.reqs[i] =
+                gcm_mpi_orphans.reqs[--gcm_mpi_orphans.n];
+        } else {
+            i++;
+        }
+    }
+    pthread_mutex_unlock(&gcm_mpi_orphans.lock);
+}
+
+void gcm_mpi_requests_finalize(void)
+{
+    gcm_mpi_orphans_reap(1);
+    free(gcm_mpi_orphans.reqs);
+    gcm_mpi_orphans.reqs = NULL;
+    gcm_mpi_orphans.cap  = 0;
+}
+
+int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
+{
+    MPI_Request req = *req_p;
+    int err = req->status.MPI_ERROR;
+
+    if (status != MPI_STATUS_IGNORE) {
+        *status = req->status;
+    }
+    if (req->persistent) {
+        req->active   = 0;
+        req->complete = 0;
+    } else {
+        gcm_mpi_req_release(req);
+        *req_p = MPI_REQUEST_NULL;
+    }
+    return err;
+}
+
+/* A request that waits and tests treat as done at once with an empty
+ * status: MPI_REQUEST_NULL or an inactive persistent request. */
+static int gcm_mpi_req_is_null(MPI_Request req)
+{
+    return (req == MPI_REQUEST_NULL) || (req->persistent && !req->active);
+}
+
+static int gcm_mpi_req_valid(MPI_Request req)
+{
+    return (req == MPI_REQUEST_NULL) || (req->magic == GCM_MPI_MAGIC_REQ);
+}
+
+/* Reports a failed request through its communicator's error handler. */
+static int gcm_mpi_req_error(MPI_Comm comm, int err, const char *call)
+{
+    if (err == MPI_SUCCESS) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_raise(comm, err, call, "the request failed: %s",
+                         gcm_last_error());
+}
+
+static int gcm_mpi_check_array(int count, MPI_Request reqs[],
+                               const char *call)
+{
+    int rc, i;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (count < 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_COUNT, call,
+                             "count %d is negative", count);
+    }
+    if ((count > 0) && (reqs == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "array_of_requests is NULL");
+    }
+    for (i = 0; i < count; i++) {
+        if (!gcm_mpi_req_valid(reqs[i])) {
+            return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
+                                 "request %d is not a valid request", i);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char *call = "MPI_Wait";
+    MPI_Comm comm;
+    int err;
+
+    if (request == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    if ((err = gcm_mpi_check_array(1, request, call)) != MPI_SUCCESS) {
+        return err;
+    }
+    if (gcm_mpi_req_is_null(*request)) {
+        gcm_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    comm = (*request)->comm;
+    gcm_mpi_req_wait(*request);
+    err = gcm_mpi_req_finish(request, status);
+    gcm_mpi_orphans_reap(0);
+    return gcm_mpi_req_error(comm, err, call);
+}
+GCM_MPI_ALIAS(Wait)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char *call = "MPI_Test";
+    MPI_Comm comm;
+    int err;
+
+    if ((request == NULL) || (flag == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "request or flag is NULL");
+    }
+    if ((err = gcm_mpi_check_array(1, request, call)) != MPI_SUCCESS) {
+        return err;
+    }
+    gcm_mpi_orphans_reap(0);
+    if (gcm_mpi_req_is_null(*request)) {
+        *flag = 1;
+        gcm_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    *flag = gcm_mpi_req_test(*request);
+    if (!*flag) {
+        return MPI_SUCCESS;
+    }
+    comm = (*request)->comm;
+    err = gcm_mpi_req_finish(request, status);
+    return gcm_mpi_req_error(comm, err, call);
+}
+GCM_MPI_ALIAS(Test)
+
+int PMPI_Request_get_status(MPI_Request request, int *flag,
+                            MPI_Status *status)
+{
+    static const char *call = "MPI_Request_get_status";
+    int err;
+
+    if (flag == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "flag is NULL");
+    }
+    if ((err = gcm_mpi_check_array(1, &request, call)) != MPI_SUCCESS) {
+        return err;
+    }
+    if (gcm_mpi_req_is_null(request)) {
+        *flag = 1;
+        gcm_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    *flag = gcm_mpi_req_test(request);
+    if (*flag && (status != MPI_STATUS_IGNORE)) {
+        *status = request->status;
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Request_get_status)
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    static const char *call = "MPI_Waitall";
+    MPI_Comm errcomm = NULL;
+    int rc, i, err, any_error = 0;
+
+    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    for (i = 0; i < count; i++) {
+        MPI_Status *st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[i] :
+                         MPI_STATUS_IGNORE;
+
+        if (gcm_mpi_req_is_null(reqs[i])) {
+            gcm_mpi_status_empty(st);
+            continue;
+        }
+        gcm_mpi_req_wait(reqs[i]);
+        if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
+            errcomm = reqs[i]->comm;
+        }
+        err = gcm_mpi_req_finish(&reqs[i], st);
+        any_error |= (err != MPI_SUCCESS);
+    }
+    gcm_mpi_orphans_reap(0);
+    if (!any_error) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_raise(errcomm, MPI_ERR_IN_STATUS, call,
+                         "a request failed (see its status): %s",
+                         gcm_last_error());
+}
+GCM_MPI_ALIAS(Waitall)
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
+                 MPI_Status statuses[])
+{
+    static const char *call = "MPI_Testall";
+    MPI_Comm errcomm = NULL;
+    int rc, i, err, any_error = 0;
+
+    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "flag is NULL");
+    }
+    gcm_progress();
+    for (i = 0; i < count; i++) {
+        if (!gcm_mpi_req_is_null(reqs[i]) &&
+            !gcm_mpi_req_check(reqs[i], 0)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    for (i = 0; i < count; i++) {
+        MPI_Status *st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[i] :
+                         MPI_STATUS_IGNORE;
+
+        if (gcm_mpi_req_is_null(reqs[i])) {
+            gcm_mpi_status_empty(st);
+            continue;
+        }
+        if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
+            errcomm = reqs[i]->comm;
+        }
+        err = gcm_mpi_req_finish(&reqs[i], st);
+        any_error |= (err != MPI_SUCCESS);
+    }
+    if (!any_error) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_raise(errcomm, MPI_ERR_IN_STATUS, call,
+                         "a request failed (see its status)");
+}
+GCM_MPI_ALIAS(Testall)
+
+typedef struct gcm_mpi_any_arg {
+    int          count;
+    MPI_Request *reqs;
+    int          index;
+} gcm_mpi_any_arg_t;
+
+static int gcm_mpi_any_done_cb(void *arg)
+{
+    gcm_mpi_any_arg_t *any = arg;
+    int i;
+
+    for (i = 0; i < any->count; i++) {
+        if (!gcm_mpi_req_is_null(any->reqs[i]) &&
+            gcm_mpi_req_check(any->reqs[i], 0)) {
+            any->index = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Index of a complete active request, or -1 if none is active at all
+ * (*active_p = 0) or none is complete yet. */
+static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
+                            int *active_p)
+{
+    gcm_mpi_any_arg_t any = { count, reqs, -1 };
+    int i;
+
+    *active_p = 0;
+    for (i = 0; i < count; i++) {
+        *active_p |= !gcm_mpi_req_is_null(reqs[i]);
+    }
+    if (!*active_p) {
+        return -1;
+    }
+    if (gcm_mpi_any_done_cb(&any)) {
+        return any.index;
+    }
+    if (wait) {
+        gcm_lco_wait_until(gcm_mpi_any_done_cb, &any);
+        return any.index;
+    }
+    gcm_progress();
+    return gcm_mpi_any_done_cb(&any) ? any.index : -1;
+}
+
+static int gcm_mpi_any(int count, MPI_Request reqs[], int *index, int *flag,
+                       MPI_Status *status, int wait, const char *call)
+{
+    MPI_Comm comm;
+    int rc, i, active, err;
+
+    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((index == NULL) || (!wait && (flag == NULL))) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "index or flag is NULL");
+    }
+    i = gcm_mpi_find_any(count, reqs, wait, &active);
+    if (!active) {
+        *index = MPI_UNDEFINED;
+        if (flag != NULL) {
+            *flag = 1;
+        }
+        gcm_mpi_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (i < 0) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    if (flag != NULL) {
+        *flag = 1;
+    }
+    *index = i;
+    comm = reqs[i]->comm;
+    err = gcm_mpi_req_finish(&reqs[i], status);
+    return gcm_mpi_req_error(comm, err, call);
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index,
+                 MPI_Status *status)
+{
+    return gcm_mpi_any(count, reqs, index, NULL, status, 1, "MPI_Waitany");
+}
+GCM_MPI_ALIAS(Waitany)
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    return gcm_mpi_any(count, reqs, index, flag, status, 0, "MPI_Testany");
+}
+GCM_MPI_ALIAS(Testany)
+
+static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
+                        int indices[], MPI_Status statuses[], int wait,
+                        const char *call)
+{
+    MPI_Comm errcomm = NULL;
+    int rc, i, n = 0, active, any_error = 0;
+
+    if ((rc = gcm_mpi_check_array(incount, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((outcount == NULL) || ((incount > 0) && (indices == NULL))) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "outcount or array_of_indices is NULL");
+    }
+    i = gcm_mpi_find_any(incount, reqs, wait, &active);
+    if (!active) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    if (i >= 0) {
+        for (i = 0; i < incount; i++) {
+            MPI_Status *st;
+
+            if (gcm_mpi_req_is_null(reqs[i]) ||
+                !gcm_mpi_req_check(reqs[i], 0)) {
+                continue;
+            }
+            st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[n] :
+                 MPI_STATUS_IGNORE;
+            if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
+                errcomm = reqs[i]->comm;
+            }
+            any_error |= (gcm_mpi_req_finish(&reqs[i], st) != MPI_SUCCESS);
+            indices[n++] = i;
+        }
+    }
+    *outcount = n;
+    if (!any_error) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_raise(errcomm, MPI_ERR_IN_STATUS, call,
+                         "a request failed (see its status)");
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
+                  int indices[], MPI_Status statuses[])
+{
+    return gcm_mpi_some(incount, reqs, outcount, indices, statuses, 1,
+                        "MPI_Waitsome");
+}
+GCM_MPI_ALIAS(Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount,
+                  int indices[], MPI_Status statuses[])
+{
+    return gcm_mpi_some(incount, reqs, outcount, indices, statuses, 0,
+                        "MPI_Testsome");
+}
+GCM_MPI_ALIAS(Testsome)
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    static const char *call = "MPI_Cancel";
+    MPI_Request req;
+    int rc;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((request == NULL) || (*request == MPI_REQUEST_NULL) ||
+        !gcm_mpi_req_valid(*request)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
+                             "not a valid request");
+    }
+    req = *request;
+    if (req->persistent && !req->active) {
+        return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
+                             "the persistent request is not active");
+    }
+    /* Receives not yet matched are cancelled; anything else (a send, a
+     * matched receive, a collective) completes normally, which the
+     * standard allows: MPI_Test_cancelled then says false. */
+    if ((req->kind == GCM_MPI_REQ_RECV) && !req->complete &&
+        (req->native != GCM_REQUEST_NULL)) {
+        gcm_lco_cancel(req->native);
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Cancel)
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    static const char *call = "MPI_Request_free";
+    MPI_Request req;
+    MPI_Request *grown;
+    int rc;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((request == NULL) || (*request == MPI_REQUEST_NULL) ||
+        !gcm_mpi_req_valid(*request)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
+                             "not a valid request");
+    }
+    req = *request;
+    *request = MPI_REQUEST_NULL;
+    if ((req->persistent && !req->active) || gcm_mpi_req_check(req, 0)) {
+        gcm_mpi_req_release(req);
+        return MPI_SUCCESS;
+    }
+    /* Still running: it completes on its own and is freed then. */
+    req->persistent = 0;
+    req->freed      = 1;
+    pthread_mutex_lock(&gcm_mpi_orphans.lock);
+    if (gcm_mpi_orphans.n == gcm_mpi_orphans.cap) {
+        int cap = (gcm_mpi_orphans.cap > 0) ? 2 * gcm_mpi_orphans.cap : 16;
+
+        grown = realloc(gcm_mpi_orphans.reqs, (size_t)cap * sizeof(*grown));
+        if (grown == NULL) {
+            pthread_mutex_unlock(&gcm_mpi_orphans.lock);
+            gcm_mpi_req_wait(req);
+            gcm_mpi_req_release(req);
+            return MPI_SUCCESS;
+        }
+        gcm_mpi_orphans.reqs = grown;
+        gcm_mpi_orphans.cap  = cap;
+    }
+    gcm_mpi_orphans.reqs[gcm_mpi_orphans.n++] = req;
+    pthread_mutex_unlock(&gcm_mpi_orphans.lock);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Request_free)
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    if ((status == NULL) || (flag == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Test_cancelled",
+                             "status or flag is NULL");
+    }
+    *flag = status->gcm_cancelled;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Test_cancelled)

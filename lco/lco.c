@@ -785,3 +785,367 @@ gcm_status_t gcm_progress(void)
     gcm_thr_progress(gcm_thr_endpoint_current());
     return GCM_OK;
 }
+
+/* ---- pattern LCOs for the MPI layer ------------------------------------------ */
+
+gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
+                                    const int procs[], int myrank,
+                                    gcm_lco_h *lco_p)
+{
+    static const char *call = "gcm_lco_create_pattern";
+    gcm_thr_endpoint_t *endpoint;
+    gcm_slots_pattern_t group;
+    struct gcm_lco *lco;
+    gcm_status_t status;
+    int i;
+
+    GCM_CHECK_INIT(call);
+    if (lco_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "lco_p is NULL");
+    }
+    if (!(id & GCM_PORT_ID_DERIVED)) {
+        /* Only derived ids are safe from the counter ids of local LCOs,
+         * and only they make early messages wait instead of refused. */
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "id %#x is not a derived id (use "
+                        "gcm_lco_derive_id)", id);
+    }
+    if (n <= 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "group size %d is not positive", n);
+    }
+    /* myrank is a rank in the local group, which for an
+     * intercommunicator is not the group procs[] lists: only its sign can
+     * be checked here. */
+    if (myrank < 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "myrank %d is negative",
+                        myrank);
+    }
+    if ((procs == NULL) && (n > gcm_lco.size)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "identity group of %d processes in a %d-process job",
+                        n, gcm_lco.size);
+    }
+    for (i = 0; (procs != NULL) && (i < n); i++) {
+        if ((procs[i] < 0) || (procs[i] >= gcm_lco.size)) {
+            return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                            "procs[%d] = %d is not a process of this "
+                            "%d-process job", i, procs[i], gcm_lco.size);
+        }
+    }
+    /* Homed where the world is, as duplicates of it are: every member's
+     * pattern sends go to endpoint 0 of the destination process. */
+    endpoint = gcm_lco.world.port->endpoint;
+    if (gcm_slots_port_exists(endpoint, id, gen)) {
+        return gcm_fail(GCM_ERR_BUSY, call,
+                        "an LCO with identity %#x/%#x exists already", id,
+                        gen);
+    }
+    lco = calloc(1, sizeof(*lco));
+    if (lco == NULL) {
+        return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for the LCO");
+    }
+    group.size   = n;
+    group.procs  = procs;
+    group.myrank = myrank;
+    status = gcm_slots_port_create(endpoint, id, gen, 0, &group, &lco->port);
+    if (status != GCM_OK) {
+        free(lco);
+        return gcm_fail(status, call, "cannot create the LCO");
+    }
+    lco->magic = GCM_LCO_MAGIC;
+    pthread_mutex_lock(&gcm_lco.list_lock);
+    gcm_list_push_back(&gcm_lco.lcos, &lco->elem);
+    pthread_mutex_unlock(&gcm_lco.list_lock);
+    *lco_p = lco;
+    return GCM_OK;
+}
+
+static int gcm_lco_valid(gcm_lco_h lco)
+{
+    return gcm_initialized() && (lco != NULL) &&
+           (lco->magic == GCM_LCO_MAGIC);
+}
+
+void gcm_lco_derive_id(gcm_lco_h parent, uint32_t *id_p, uint32_t *gen_p)
+{
+    if (!gcm_lco_valid(parent) || (id_p == NULL) || (gen_p == NULL)) {
+        gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_derive_id",
+                 "not a valid LCO handle or NULL output");
+        return;
+    }
+    gcm_slots_derive_id(parent->port, id_p, gen_p);
+}
+
+void gcm_lco_derive_id_keyed(gcm_lco_h parent, uint64_t key, uint32_t *id_p,
+                             uint32_t *gen_p)
+{
+    if (!gcm_lco_valid(parent) || (id_p == NULL) || (gen_p == NULL)) {
+        gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_derive_id_keyed",
+                 "not a valid LCO handle or NULL output");
+        return;
+    }
+    gcm_slots_derive_id_keyed(parent->port, key, id_p, gen_p);
+}
+
+int gcm_lco_pattern_of(gcm_lco_h lco, int *n_p, const int **procs_p,
+                       int *myrank_p)
+{
+    /* A pattern's group never changes after creation: no lock needed. */
+    if (!gcm_lco_valid(lco) || !lco->port->pattern) {
+        return 0;
+    }
+    if (n_p != NULL) {
+        *n_p = lco->port->nsend;
+    }
+    if (procs_p != NULL) {
+        *procs_p = lco->port->procs;
+    }
+    if (myrank_p != NULL) {
+        *myrank_p = lco->port->myrank;
+    }
+    return 1;
+}
+
+/* Where send slot slot goes; 0 if it does not exist. */
+static int gcm_lco_send_dest(gcm_lco_h lco, int slot, gcm_slots_dest_t *dest)
+{
+    gcm_port_t *port;
+    int found = 0;
+
+    if (!gcm_lco_valid(lco) || (slot < 0)) {
+        return 0;
+    }
+    port = lco->port;
+    if (port->pattern) {
+        if (slot >= port->nsend) {
+            return 0;
+        }
+        dest->proc  = (uint32_t)gcm_slots_pattern_proc(port, slot);
+        dest->ep    = (uint16_t)port->endpoint->index;
+        dest->id    = port->id;
+        dest->gen   = port->gen;
+        dest->rslot = port->myrank;
+        return 1;
+    }
+    gcm_thr_lock(port->endpoint);
+    if (slot < port->nsend) {
+        *dest = port->edges[slot]->dest;
+        found = 1;
+    }
+    gcm_thr_unlock(port->endpoint);
+    return found;
+}
+
+int gcm_lco_send_slot_proc(gcm_lco_h lco, int slot)
+{
+    gcm_slots_dest_t dest;
+
+    return gcm_lco_send_dest(lco, slot, &dest) ? (int)dest.proc : -1;
+}
+
+int gcm_lco_send_slot_is_self(gcm_lco_h lco, int slot)
+{
+    gcm_slots_dest_t dest;
+
+    if (!gcm_lco_send_dest(lco, slot, &dest)) {
+        return 0;
+    }
+    return ((int)dest.proc == gcm_lco.rank) &&
+           (dest.ep == (uint16_t)lco->port->endpoint->index) &&
+           (dest.id == lco->port->id) && (dest.gen == lco->port->gen);
+}
+
+/* ---- internal tags, synchronous sends, cancel, matched probes ----------------- */
+
+/* Tags for the internal calls: any non-negative tag (the library's own lie
+ * above GCM_TAG_UB), and GCM_ANY_TAG where a wildcard is allowed. */
+static gcm_status_t gcm_check_tag_x(const char *call, int tag, int wildcard)
+{
+    if ((wildcard && (tag == GCM_ANY_TAG)) || (tag >= 0)) {
+        return GCM_OK;
+    }
+    return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                    "tag %d is negative%s", tag,
+                    wildcard ? " and not GCM_ANY_TAG" : "");
+}
+
+gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
+                             int slot, int tag, int flags,
+                             gcm_request_h *req_p)
+{
+    static const char *call = "gcm_lco_isend_x";
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (req_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
+    }
+    if ((buf == NULL) && (len > 0)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "buf is NULL but len is %zu", len);
+    }
+    if (flags & ~GCM_LCO_SEND_SYNC) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "unknown send flags %#x", flags);
+    }
+    status = gcm_check_tag_x(call, tag, 0);
+    if (status != GCM_OK) {
+        return status;
+    }
+    return gcm_slots_isend_x(lco->port, buf, len, slot, tag,
+                             (flags & GCM_LCO_SEND_SYNC) ?
+                             GCM_SLOTS_SEND_SYNC : 0, call, req_p);
+}
+
+gcm_status_t gcm_lco_irecv_x(gcm_lco_h lco, void *buf, size_t len, int slot,
+                             int tag, gcm_request_h *req_p)
+{
+    static const char *call = "gcm_lco_irecv_x";
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (req_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
+    }
+    if ((buf == NULL) && (len > 0)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "buf is NULL but len is %zu", len);
+    }
+    status = gcm_check_tag_x(call, tag, 1);
+    if (status != GCM_OK) {
+        return status;
+    }
+    return gcm_slots_irecv_x(lco->port, buf, len, slot, tag, call, req_p);
+}
+
+/* The checks of a probe: tag (internal range) and receive slot. */
+static gcm_status_t gcm_lco_probe_check(const char *call, gcm_lco_h lco,
+                                        int slot, int tag, int *flag_p)
+{
+    gcm_status_t status;
+    int nrecv;
+
+    if (flag_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "flag_p is NULL");
+    }
+    status = gcm_check_tag_x(call, tag, 1);
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_lco_num_recv_slots(lco, &nrecv);
+    if ((slot != GCM_ANY_SLOT) && ((slot < 0) || (slot >= nrecv))) {
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, call,
+                        "receive slot %d out of range (LCO has %d receive "
+                        "slots)", slot, nrecv);
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                              gcm_msg_status_t *status_p)
+{
+    static const char *call = "gcm_lco_iprobe_x";
+    gcm_msg_status_t info;
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    status = gcm_lco_probe_check(call, lco, slot, tag, flag_p);
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_thr_progress(lco->port->endpoint);
+    *flag_p = gcm_slots_iprobe(lco->port, slot, tag, &info);
+    if (*flag_p && (status_p != NULL)) {
+        *status_p = info;
+    }
+    return GCM_OK;
+}
+
+int gcm_lco_req_done(gcm_request_h req)
+{
+    /* As gcm_test: no request is a complete one. */
+    return (req == GCM_REQUEST_NULL) || gcm_slots_req_done(req);
+}
+
+gcm_status_t gcm_lco_cancel(gcm_request_h req)
+{
+    static const char *call = "gcm_lco_cancel";
+
+    GCM_CHECK_INIT(call);
+    if (req == GCM_REQUEST_NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req is NULL");
+    }
+    if (req->kind != GCM_REQ_RECV) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "only receives can be cancelled (this is a send "
+                        "on slot %d tag %d)", req->info.slot, req->info.tag);
+    }
+    if (gcm_slots_cancel(req) != GCM_OK) {
+        return gcm_fail(GCM_ERR_BUSY, call,
+                        "the receive on slot %d tag %d has been matched or "
+                        "completed already", req->slot, req->tag);
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_improbe(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                             gcm_message_h *msg_p,
+                             gcm_msg_status_t *status_p)
+{
+    static const char *call = "gcm_lco_improbe";
+    gcm_msg_status_t info;
+    gcm_slots_umsg_t *umsg;
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (msg_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "msg_p is NULL");
+    }
+    status = gcm_lco_probe_check(call, lco, slot, tag, flag_p);
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_thr_progress(lco->port->endpoint);
+    umsg = gcm_slots_improbe(lco->port, slot, tag, &info);
+    *flag_p = (umsg != NULL);
+    *msg_p  = umsg;
+    if ((umsg != NULL) && (status_p != NULL)) {
+        *status_p = info;
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
+                            size_t len, gcm_request_h *req_p)
+{
+    static const char *call = "gcm_lco_imrecv";
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if ((msg == NULL) || (req_p == NULL)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "msg or req_p is NULL");
+    }
+    if ((buf == NULL) && (len > 0)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "buf is NULL but len is %zu", len);
+    }
+    /* The handle is the caller's alone until received: its envelope can
+     * be read without the lock. */
+    if ((msg->env.dst_id != lco->port->id) ||
+        (msg->env.dst_gen != lco->port->gen)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "the message was matched on another LCO");
+    }
+    status = gcm_slots_imrecv(lco->port, msg, buf, len, req_p);
+    return (status == GCM_OK) ? GCM_OK :
+           gcm_fail(status, call, "no memory for the request");
+}
+
+void gcm_lco_wait_until(int (*done)(void *arg), void *arg)
+{
+    if ((done == NULL) || !gcm_initialized()) {
+        return;
+    }
+    gcm_thr_wait(gcm_thr_endpoint_current(), done, arg);
+}

@@ -25,6 +25,9 @@ typedef struct gcm_slots_ep {
      * dup first), in arrival order; a new derived port adopts its own. */
     gcm_list_t  orphans;
     gcm_list_t  ackwait;    /* send requests waiting for an answer */
+    /* Messages taken by gcm_slots_improbe and not received yet: kept here
+     * so that finalize can release what a program never received. */
+    gcm_list_t  matched;
     uint64_t    next_req_id;
 } gcm_slots_ep_t;
 
@@ -182,21 +185,55 @@ static gcm_port_t *gcm_slots_port_find(gcm_thr_endpoint_t *endpoint,
     return port;
 }
 
-void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
+/* A derived identity from a hash of its key: the high id bit set, 63 bits
+ * of hash in id and generation. */
+static void gcm_slots_derive_hash(const void *key, size_t len,
+                                  uint32_t *id_p, uint32_t *gen_p)
 {
-    uint32_t key[3];
-    uint64_t h;
+    uint64_t h = gcm_hash64(key, len);
 
-    key[0] = parent->id;
-    key[1] = parent->gen;
-    key[2] = atomic_fetch_add(&parent->nderived, 1);
-    h = gcm_hash64(key, sizeof(key));
     /* FNV's low bits mix poorly for short keys: fold the halves. */
     h ^= h >> 29;
     h *= 0xbf58476d1ce4e5b9ULL;
     h ^= h >> 32;
     *id_p  = GCM_PORT_ID_DERIVED | (uint32_t)(h & 0x7fffffffu);
     *gen_p = (uint32_t)(h >> 31);
+}
+
+void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
+{
+    uint32_t key[3];
+
+    key[0] = parent->id;
+    key[1] = parent->gen;
+    key[2] = atomic_fetch_add(&parent->nderived, 1);
+    gcm_slots_derive_hash(key, sizeof(key), id_p, gen_p);
+}
+
+void gcm_slots_derive_id_keyed(const gcm_port_t *parent, uint64_t key,
+                               uint32_t *id_p, uint32_t *gen_p)
+{
+    uint32_t k[5];
+
+    /* Five words where counted derivations hash three: the two kinds of
+     * input never coincide, so neither can repeat the other's ids. */
+    k[0] = parent->id;
+    k[1] = parent->gen;
+    k[2] = 0x6b657964u; /* "keyd" */
+    k[3] = (uint32_t)key;
+    k[4] = (uint32_t)(key >> 32);
+    gcm_slots_derive_hash(k, sizeof(k), id_p, gen_p);
+}
+
+int gcm_slots_port_exists(gcm_thr_endpoint_t *endpoint, uint32_t id,
+                          uint32_t gen)
+{
+    int found;
+
+    gcm_thr_lock(endpoint);
+    found = (gcm_slots_port_find(endpoint, id, gen) != NULL);
+    gcm_thr_unlock(endpoint);
+    return found;
 }
 
 gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
@@ -360,6 +397,10 @@ static void gcm_slots_rndv_recv_cb(void *ucx_req, ucs_status_t ucs,
     gcm_slots_req_complete(req, status);
 }
 
+static void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
+                                const gcm_slots_env_t *env,
+                                gcm_status_t status);
+
 /*
  * Hands a message to a matched receive. For a rendezvous, starts pulling
  * the data straight into the user's buffer (or, if the buffer is too small,
@@ -383,6 +424,13 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     req->info.count = n;
     atomic_fetch_add_explicit(&gcm_slots_stat_received, 1,
                               memory_order_relaxed);
+    /* A synchronous sender waits for this moment, the match, whatever
+     * becomes of the data. (A same-process sender is completed by the
+     * release of its LOCAL payload instead.) */
+    if ((env->flags & GCM_ENV_FLAG_SYNC) &&
+        (payload->kind != GCM_PAYLOAD_LOCAL)) {
+        gcm_slots_send_ctrl(endpoint, env, GCM_OK);
+    }
 
     if (payload->kind != GCM_PAYLOAD_RNDV) {
         if (n > 0) {
@@ -423,6 +471,20 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
 }
 
 /* ---- control messages ------------------------------------------------------ */
+
+/* Drops a message no receive will take (its LCO freed, finalize): a
+ * synchronous remote sender is told, so it does not wait forever. Lock
+ * held. */
+static void gcm_slots_umsg_drop(gcm_thr_endpoint_t *endpoint,
+                                gcm_slots_umsg_t *umsg, gcm_status_t status)
+{
+    if ((umsg->env.flags & GCM_ENV_FLAG_SYNC) &&
+        (umsg->payload.kind != GCM_PAYLOAD_LOCAL)) {
+        gcm_slots_send_ctrl(endpoint, &umsg->env, status);
+    }
+    gcm_slots_payload_release(endpoint, &umsg->payload, status);
+    free(umsg);
+}
 
 static void gcm_slots_ctrl_sent_cb(void *ucx_req, ucs_status_t ucs,
                                    void *user_data)
@@ -517,7 +579,8 @@ static ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
      * since): no request waits, so mark the edge for the next send. */
     if (ctrl.status != GCM_OK) {
         port = gcm_slots_port_find(endpoint, ctrl.src_id, 0);
-        if ((port != NULL) && (ctrl.src_slot >= 0) &&
+        /* Patterns have no edges to mark. */
+        if ((port != NULL) && !port->pattern && (ctrl.src_slot >= 0) &&
             (ctrl.src_slot < port->nsend)) {
             gcm_slots_edge_refused(port->edges[ctrl.src_slot],
                                    (gcm_status_t)ctrl.status);
@@ -537,6 +600,15 @@ static gcm_status_t gcm_slots_validate(gcm_port_t *port,
         return GCM_ERR_NO_SUCH_LCO;
     }
     if (env->token == port->token) {
+        /* A pattern's receive slots are fixed: the sender's rank must be
+         * one of them. It is checked against this (the receiving) port's
+         * count, which for an intercommunicator is the sender's local
+         * group size, not the sender's send slot count. Explicit ports
+         * accept slots not added yet. */
+        if (port->pattern &&
+            ((env->rslot < 0) || (env->rslot >= port->nrecv))) {
+            return GCM_ERR_NO_SUCH_SLOT;
+        }
         return GCM_OK;
     }
     if ((port->rtokens != NULL) && (env->rslot >= 0) &&
@@ -780,6 +852,13 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
 gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
                              int slot, int tag, gcm_request_h *req_p)
 {
+    return gcm_slots_irecv_x(port, buf, len, slot, tag, "gcm_irecv", req_p);
+}
+
+gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
+                               int slot, int tag, const char *call,
+                               gcm_request_h *req_p)
+{
     gcm_thr_endpoint_t *endpoint = port->endpoint;
     struct gcm_request *req;
     gcm_list_t *pos, *tmp;
@@ -795,7 +874,7 @@ gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
         gcm_thr_unlock(endpoint);
     }
     if ((slot != GCM_ANY_SLOT) && ((slot < 0) || (slot >= nrecv))) {
-        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, "gcm_irecv",
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, call,
                         "receive slot %d out of range (LCO has %d receive "
                         "slots)", slot, nrecv);
     }
@@ -862,6 +941,76 @@ int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
     return found;
 }
 
+gcm_status_t gcm_slots_cancel(struct gcm_request *req)
+{
+    gcm_thr_endpoint_t *endpoint = req->endpoint;
+    gcm_status_t status = GCM_ERR_BUSY;
+
+    gcm_thr_lock(endpoint);
+    /* A receive is on its port's posted queue exactly until a message
+     * matches it (or its LCO is freed, which completes it); list_del
+     * leaves the element pointing at itself. */
+    if (!gcm_slots_req_done(req) && !gcm_list_empty(&req->elem)) {
+        gcm_list_del(&req->elem);
+        req->info.slot = req->slot;
+        req->info.tag  = req->tag;
+        gcm_slots_req_complete(req, GCM_ERR_CANCELED);
+        status = GCM_OK;
+    }
+    gcm_thr_unlock(endpoint);
+    return status;
+}
+
+gcm_slots_umsg_t *gcm_slots_improbe(gcm_port_t *port, int slot, int tag,
+                                    gcm_msg_status_t *info)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(port->endpoint);
+    gcm_slots_umsg_t *found = NULL;
+    gcm_list_t *pos, *tmp;
+
+    gcm_thr_lock(port->endpoint);
+    gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
+            gcm_list_del(&umsg->elem);
+            gcm_list_push_back(&sep->matched, &umsg->elem);
+            info->slot  = umsg->env.rslot;
+            info->tag   = umsg->env.tag;
+            info->count = umsg->payload.size;
+            info->error = GCM_OK;
+            found       = umsg;
+            break;
+        }
+    }
+    gcm_thr_unlock(port->endpoint);
+    return found;
+}
+
+gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
+                              void *buf, size_t len, gcm_request_h *req_p)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    struct gcm_request *req = gcm_slots_req_alloc(endpoint, GCM_REQ_RECV);
+
+    if (req == NULL) {
+        /* The message stays matched: the caller may try again. */
+        return GCM_ERR_NO_MEMORY;
+    }
+    req->port = port;
+    req->buf  = buf;
+    req->len  = len;
+    req->slot = umsg->env.rslot;
+    req->tag  = umsg->env.tag;
+    gcm_thr_lock(endpoint);
+    gcm_list_del(&umsg->elem);
+    gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
+    gcm_thr_unlock(endpoint);
+    free(umsg);
+    *req_p = req;
+    return GCM_OK;
+}
+
 /* ---- sending ------------------------------------------------------------- */
 
 static void gcm_slots_send_cb(void *ucx_req, ucs_status_t ucs,
@@ -876,13 +1025,15 @@ static void gcm_slots_send_cb(void *ucx_req, ucs_status_t ucs,
 /* Same process: deliver under the destination endpoint's lock. */
 static void gcm_slots_send_local(struct gcm_request *req,
                                  const gcm_slots_dest_t *dest,
-                                 const void *buf, size_t len)
+                                 const void *buf, size_t len, int sync)
 {
     gcm_thr_endpoint_t *dst = gcm_thr_endpoint_get(dest->ep);
     gcm_payload_t payload;
     gcm_status_t status;
     gcm_port_t *port;
-    int copied = (len <= gcm_config.eager_limit);
+    /* A synchronous send must wait for the receive: it takes the path of
+     * large messages, which completes when a receive copies it. */
+    int copied = (len <= gcm_config.eager_limit) && !sync;
 
     if (dst == NULL) {
         gcm_slots_edge_refused(req->edge, GCM_ERR_NO_SUCH_LCO);
@@ -935,6 +1086,15 @@ static void gcm_slots_send_local(struct gcm_request *req,
 gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
                              int slot, int tag, gcm_request_h *req_p)
 {
+    return gcm_slots_isend_x(port, buf, len, slot, tag, 0, "gcm_isend",
+                             req_p);
+}
+
+gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
+                               int slot, int tag, int flags,
+                               const char *call, gcm_request_h *req_p)
+{
+    int sync = !!(flags & GCM_SLOTS_SEND_SYNC);
     gcm_thr_endpoint_t *endpoint = port->endpoint;
     gcm_slots_edge_t *edge = NULL;
     gcm_slots_dest_t dest = { 0 };
@@ -967,7 +1127,7 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
         gcm_thr_unlock(endpoint);
     }
     if ((slot < 0) || (slot >= nsend)) {
-        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, "gcm_isend",
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, call,
                         "send slot %d out of range (LCO has %d send slots)",
                         slot, nsend);
     }
@@ -981,7 +1141,7 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
     req->info.count = len;
     *req_p = req;
     if (state < 0) {
-        gcm_fail((gcm_status_t)state, "gcm_isend", "send slot %d was refused "
+        gcm_fail((gcm_status_t)state, call, "send slot %d was refused "
                  "by its receiver earlier", slot);
         gcm_slots_req_complete(req, (gcm_status_t)state);
         return GCM_OK;
@@ -1000,7 +1160,7 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
     req->env.size        = len;
 
     if ((int)dest.proc == gcm_slots.myproc) {
-        gcm_slots_send_local(req, &dest, buf, len);
+        gcm_slots_send_local(req, &dest, buf, len, sync);
         return GCM_OK;
     }
 
@@ -1015,11 +1175,13 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
         goto err_unlock;
     }
     req->pending = 1;
-    if ((edge != NULL) && (edge->state == GCM_EDGE_NEW)) {
+    if (sync || ((edge != NULL) && (edge->state == GCM_EDGE_NEW))) {
         /* Until the receiver accepts this edge once, every message asks
-         * for an answer, so a refusal reaches the request that caused it. */
+         * for an answer, so a refusal reaches the request that caused it.
+         * A synchronous send asks for its answer at the match instead,
+         * which is an acceptance too. */
         gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
-        req->env.flags |= GCM_ENV_FLAG_ACK;
+        req->env.flags |= sync ? GCM_ENV_FLAG_SYNC : GCM_ENV_FLAG_ACK;
         req->id          = ++sep->next_req_id;
         req->env.sreq    = req->id;
         req->pending++;
@@ -1045,7 +1207,7 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
     if (ucx_req == NULL) {
         gcm_slots_send_part_done(req, GCM_OK);
     } else if (UCS_PTR_IS_ERR(ucx_req)) {
-        if (req->env.flags & GCM_ENV_FLAG_ACK) {
+        if (req->env.flags & (GCM_ENV_FLAG_ACK | GCM_ENV_FLAG_SYNC)) {
             gcm_list_del(&req->elem);
             req->pending--;
         }
@@ -1128,9 +1290,7 @@ void gcm_slots_port_destroy(gcm_port_t *port)
         gcm_warn("LCO %u freed with an unreceived message (slot %d tag %d, "
                  "%zu bytes)", port->id, umsg->env.rslot, umsg->env.tag,
                  umsg->payload.size);
-        gcm_slots_payload_release(endpoint, &umsg->payload,
-                                  GCM_ERR_NO_SUCH_LCO);
-        free(umsg);
+        gcm_slots_umsg_drop(endpoint, umsg, GCM_ERR_NO_SUCH_LCO);
     }
     /* Sends still waiting for an answer must not touch the freed edges. */
     gcm_list_for_each_safe(pos, tmp, &sep->ackwait) {
@@ -1187,6 +1347,7 @@ gcm_status_t gcm_slots_init(void)
         }
         gcm_list_init(&gcm_slots_ep(endpoint)->ackwait);
         gcm_list_init(&gcm_slots_ep(endpoint)->orphans);
+        gcm_list_init(&gcm_slots_ep(endpoint)->matched);
     }
     world.size   = gcm_boot_size();
     world.procs  = NULL;
@@ -1267,9 +1428,16 @@ gcm_status_t gcm_slots_finalize(void)
             gcm_warn("finalize: a message for duplicate LCO %x was never "
                      "received (the LCO was not created here)",
                      umsg->env.dst_id);
-            gcm_slots_payload_release(endpoint, &umsg->payload,
-                                      GCM_ERR_NO_SUCH_LCO);
-            free(umsg);
+            gcm_slots_umsg_drop(endpoint, umsg, GCM_ERR_NO_SUCH_LCO);
+        }
+        while (!gcm_list_empty(&sep->matched)) {
+            gcm_slots_umsg_t *umsg = gcm_container_of(sep->matched.next,
+                                                      gcm_slots_umsg_t, elem);
+            gcm_list_del(&umsg->elem);
+            gcm_warn("finalize: a matched message (LCO %x slot %d tag %d) "
+                     "was never received with gcm_lco_imrecv",
+                     umsg->env.dst_id, umsg->env.rslot, umsg->env.tag);
+            gcm_slots_umsg_drop(endpoint, umsg, GCM_ERR_NO_SUCH_LCO);
         }
     }
     /* Connections close (and flush) with the endpoints. */

@@ -114,7 +114,11 @@ typedef struct gcm_slots_env {
     uint64_t size;
 } gcm_slots_env_t;
 
-#define GCM_ENV_FLAG_ACK 0x1  /* answer with an acknowledgement */
+#define GCM_ENV_FLAG_ACK  0x1  /* answer with an acknowledgement */
+/* Synchronous send: answer when a receive matches the message (not when
+ * it arrives); the answer also accepts the edge, so a SYNC message never
+ * carries ACK as well. */
+#define GCM_ENV_FLAG_SYNC 0x2
 
 /* How the payload of a message is held until a receive takes it. */
 typedef enum {
@@ -188,6 +192,13 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
  * in every member when they derive in the same order). */
 void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
     GCM_INTERNAL;
+/* An identity derived from parent and key alone (no counter). */
+void gcm_slots_derive_id_keyed(const gcm_port_t *parent, uint64_t key,
+                               uint32_t *id_p, uint32_t *gen_p)
+    GCM_INTERNAL;
+/* Is a port with this identity registered on endpoint? Takes the lock. */
+int gcm_slots_port_exists(gcm_thr_endpoint_t *endpoint, uint32_t id,
+                          uint32_t gen) GCM_INTERNAL;
 /* The process behind rank (send or receive slot) of a pattern port. */
 static inline int gcm_slots_pattern_proc(const gcm_port_t *port, int rank)
 {
@@ -212,9 +223,33 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
 gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
                              int slot, int tag, gcm_request_h *req_p)
     GCM_INTERNAL;
+/* The same with send flags (GCM_SLOTS_SEND_SYNC) and the name of the
+ * public call for error texts. */
+enum { GCM_SLOTS_SEND_SYNC = 0x1 };
+gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
+                               int slot, int tag, int flags,
+                               const char *call, gcm_request_h *req_p)
+    GCM_INTERNAL;
+gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
+                               int slot, int tag, const char *call,
+                               gcm_request_h *req_p) GCM_INTERNAL;
 /* Returns 1 and fills info if a matching message waits. */
 int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
                      gcm_msg_status_t *info) GCM_INTERNAL;
+/* Cancels a posted receive nothing matched: GCM_OK (it completes with
+ * GCM_ERR_CANCELED), GCM_ERR_BUSY if matched or complete already. */
+gcm_status_t gcm_slots_cancel(struct gcm_request *req) GCM_INTERNAL;
+/* Removes the first unexpected message matching (slot, tag) from port's
+ * queue and returns it (info filled), or NULL. Until gcm_slots_imrecv
+ * takes it, it is on its endpoint's list of matched messages, which
+ * finalize empties. Takes the lock. */
+gcm_slots_umsg_t *gcm_slots_improbe(gcm_port_t *port, int slot, int tag,
+                                    gcm_msg_status_t *info) GCM_INTERNAL;
+/* Delivers a message gcm_slots_improbe returned into buf as a receive on
+ * port would; consumes umsg. Takes the lock. */
+gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
+                              void *buf, size_t len, gcm_request_h *req_p)
+    GCM_INTERNAL;
 
 static inline int gcm_slots_req_done(void *arg)
 {
@@ -241,11 +276,14 @@ extern atomic_uint_fast64_t gcm_slots_stat_control GCM_INTERNAL;
 
 /* ---- pure helpers, exposed for unit tests ---------------------------------- */
 
-/* Does a receive for (slot, tag) accept a message on (rslot, mtag)? */
+/* Does a receive for (slot, tag) accept a message on (rslot, mtag)? Tags
+ * above GCM_TAG_UB are the library's own: only a receive naming the tag
+ * takes such a message, never GCM_ANY_TAG. */
 static inline int gcm_slots_matches(int slot, int tag, int rslot, int mtag)
 {
     return ((slot == GCM_ANY_SLOT) || (slot == rslot)) &&
-           ((tag == GCM_ANY_TAG) || (tag == mtag));
+           ((tag == GCM_ANY_TAG) ? ((mtag >= 0) && (mtag <= GCM_TAG_UB)) :
+                                   (tag == mtag));
 }
 
 #endif /* GCM_SLOTS_H */

@@ -146,6 +146,16 @@ for n in 2 3; do
     fi
 done
 
+# --- internal calls: synchronous sends, internal tags, matched probes -----
+run 60 2 "$progs/p2p_internal"
+if expect_rc 0; then
+    expect_count 1 'p2p_internal: sync 16 bytes: pending until matched'
+    expect_count 1 'p2p_internal: sync 1048576 bytes: pending until matched'
+    expect_count 1 'p2p_internal: internal tags: skipped by GCM_ANY_TAG'
+    expect_count 1 'p2p_internal: matched probes: 16 B, 1 MiB and sync'
+    expect_count 1 'p2p_internal: all checks passed'
+fi
+
 # --- a peer dies ------------------------------------------------------------
 # Rank 1 kills itself with SIGKILL: gcrun must report it and exit with
 # 128 + 9, and rank 0 must have seen its requests fail instead of hanging.

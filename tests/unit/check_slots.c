@@ -51,6 +51,13 @@ START_TEST(test_slots_matches_truth_table)
     ck_assert(!gcm_slots_matches(2, GCM_ANY_TAG, 3, 9));
     ck_assert(!gcm_slots_matches(GCM_ANY_SLOT, 8, 3, 9));
     ck_assert(!gcm_slots_matches(3, 8, 3, 9));
+    /* The library's own tags: named only. */
+    ck_assert(!gcm_slots_matches(GCM_ANY_SLOT, GCM_ANY_TAG, 3,
+                                 GCM_TAG_UB + 1));
+    ck_assert(!gcm_slots_matches(3, GCM_ANY_TAG, 3, 0x7fffffff));
+    ck_assert(gcm_slots_matches(3, GCM_TAG_UB + 1, 3, GCM_TAG_UB + 1));
+    ck_assert(gcm_slots_matches(GCM_ANY_SLOT, 0x7fffffff, 3, 0x7fffffff));
+    ck_assert(gcm_slots_matches(3, GCM_ANY_TAG, 3, GCM_TAG_UB));
 }
 END_TEST
 
@@ -449,6 +456,328 @@ START_TEST(test_slots_dup_refuses_built_lco)
 }
 END_TEST
 
+START_TEST(test_slots_pattern_with_given_identity)
+{
+    gcm_lco_h world = gcm_world(), p1, p2 = NULL, odd;
+    gcm_msg_status_t st;
+    const int procs[1] = { 0 };
+    const int *gp = NULL;
+    uint32_t id, gen, id2, gen2, kid, kgen, kid2, kgen2;
+    int v = 11, n = 0, me = -1;
+
+    gcm_lco_derive_id(world, &id, &gen);
+    ck_assert(id & GCM_PORT_ID_DERIVED);
+    gcm_lco_derive_id(world, &id2, &gen2);
+    ck_assert(id != id2);
+    gcm_lco_derive_id_keyed(world, 42, &kid, &kgen);
+    gcm_lco_derive_id_keyed(world, 42, &kid2, &kgen2);
+    ck_assert(kid & GCM_PORT_ID_DERIVED);
+    ck_assert(kid == kid2 && kgen == kgen2);
+    gcm_lco_derive_id_keyed(world, 43, &kid2, &kgen2);
+    ck_assert(kid != kid2);
+
+    ck_assert_int_eq(gcm_lco_create_pattern(id, gen, 1, procs, 0, &p1),
+                     GCM_OK);
+    ck_assert(gcm_lco_pattern_of(p1, &n, &gp, &me));
+    ck_assert_int_eq(n, 1);
+    ck_assert_int_eq(me, 0);
+    ck_assert_ptr_nonnull(gp);
+    ck_assert_int_eq(gp[0], 0);
+    ck_assert_int_eq(gcm_lco_send_slot_proc(p1, 0), 0);
+    ck_assert_int_eq(gcm_lco_send_slot_proc(p1, 1), -1);
+    ck_assert(gcm_lco_send_slot_is_self(p1, 0));
+    ck_assert(gcm_lco_send_slot_is_self(world, 0));
+    ck_assert(!gcm_lco_pattern_of(NULL, &n, &gp, &me));
+
+    /* One identity, one LCO. */
+    ck_assert_int_eq(gcm_lco_create_pattern(id, gen, 1, NULL, 0, &p2),
+                     GCM_ERR_BUSY);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_create_pattern"));
+    ck_assert_ptr_null(p2);
+    ck_assert_int_eq(gcm_lco_create_pattern(5, gen, 1, NULL, 0, &p2),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_create_pattern(id2, gen2, 2, NULL, 0, &p2),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_create_pattern(id2, gen2, 1, NULL, -1, &p2),
+                     GCM_ERR_INVALID_PARAM);
+
+    /* Separate traffic from the world. */
+    ck_assert_int_eq(gcm_send(p1, &v, sizeof(v), 0, 1), GCM_OK);
+    v = 0;
+    ck_assert_int_eq(gcm_recv(p1, &v, sizeof(v), 0, 1, &st), GCM_OK);
+    ck_assert_int_eq(v, 11);
+
+    /* An intercommunicator-like pattern whose local rank (3) is no receive
+     * slot of the receiving port (1 slot) is refused, not queued. */
+    ck_assert_int_eq(gcm_lco_create_pattern(id2, gen2, 1, NULL, 3, &odd),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_send(odd, &v, sizeof(v), 0, 1),
+                     GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_int_eq(gcm_lco_free(&odd), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&p1), GCM_OK);
+}
+END_TEST
+
+static const int itag = GCM_TAG_UB + 7;
+
+START_TEST(test_slots_any_tag_skips_internal_tags)
+{
+    gcm_lco_h rx, tx;
+    gcm_request_h any, sreq;
+    gcm_msg_status_t st;
+    int a = 1, b = 2, v = 0, flag = 1;
+
+    make_pair(1, &rx, &tx);
+    /* A wildcard receive posted first does not take an internal tag. */
+    ck_assert_int_eq(gcm_irecv(rx, &v, sizeof(v), GCM_ANY_SLOT, GCM_ANY_TAG,
+                               &any), GCM_OK);
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, itag, 0, &sreq),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_OK);
+    ck_assert(!gcm_lco_req_done(any));
+    /* Nor does a wildcard probe see it, public or internal. */
+    ck_assert_int_eq(gcm_iprobe(rx, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
+                     GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    ck_assert_int_eq(gcm_lco_iprobe_x(rx, 0, GCM_ANY_TAG, &flag, &st),
+                     GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    ck_assert_int_eq(gcm_lco_iprobe_x(rx, 0, itag, &flag, &st), GCM_OK);
+    ck_assert_int_eq(flag, 1);
+    ck_assert_int_eq(st.tag, itag);
+    /* A user message behind it goes to the wildcard receive. */
+    ck_assert_int_eq(gcm_send(tx, &b, sizeof(b), 0, 5), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&any, &st), GCM_OK);
+    ck_assert_int_eq(v, 2);
+    ck_assert_int_eq(st.tag, 5);
+    /* The exact internal tag takes it. */
+    ck_assert_int_eq(gcm_lco_irecv_x(rx, &v, sizeof(v), GCM_ANY_SLOT, itag,
+                                     &any), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&any, &st), GCM_OK);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(st.tag, itag);
+    /* Unexpected queue then wildcard receive: the same. */
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, 0x7fffffff, 0,
+                                     &sreq), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_OK);
+    ck_assert_int_eq(gcm_irecv(rx, &v, sizeof(v), 0, GCM_ANY_TAG, &any),
+                     GCM_OK);
+    ck_assert(!gcm_lco_req_done(any));
+    ck_assert_int_eq(gcm_lco_cancel(any), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&any, NULL), GCM_ERR_CANCELED);
+    ck_assert_int_eq(gcm_lco_irecv_x(rx, &v, sizeof(v), 0, 0x7fffffff, &any),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_wait(&any, NULL), GCM_OK);
+
+    /* The public calls keep refusing the library's tags; the internal
+     * ones check slots and sign with their own names. */
+    ck_assert_int_eq(gcm_isend(tx, &a, sizeof(a), 0, itag, &sreq),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, -3, 0, &sreq),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_isend_x"));
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, GCM_ANY_TAG, 0,
+                                     &sreq), GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 4, itag, 0, &sreq),
+                     GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(),
+                                 "gcm_lco_isend_x: send slot 4 out of range"));
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, itag, 0x10,
+                                     &sreq), GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_irecv_x(rx, &v, sizeof(v), 1, itag, &any),
+                     GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_irecv_x"));
+    ck_assert_int_eq(gcm_lco_iprobe_x(rx, 3, itag, &flag, NULL),
+                     GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_int_eq(gcm_lco_iprobe_x(rx, 0, -2, &flag, NULL),
+                     GCM_ERR_INVALID_PARAM);
+}
+END_TEST
+
+START_TEST(test_slots_sync_send_waits_for_receive)
+{
+    gcm_lco_h rx, tx, world = gcm_world();
+    gcm_request_h sreq, rreq;
+    gcm_msg_status_t st;
+    int a = 3, v = 0, flag = 1;
+
+    make_pair(1, &rx, &tx);
+    /* Small enough to be copied, were it not synchronous. */
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, 9,
+                                     GCM_LCO_SEND_SYNC, &sreq), GCM_OK);
+    ck_assert(!gcm_lco_req_done(sreq));
+    ck_assert_int_eq(gcm_test(&sreq, &flag, NULL), GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    /* Arrived (a probe sees it) is not matched. */
+    ck_assert_int_eq(gcm_iprobe(rx, 0, 9, &flag, &st), GCM_OK);
+    ck_assert_int_eq(flag, 1);
+    ck_assert(!gcm_lco_req_done(sreq));
+    ck_assert_int_eq(gcm_irecv(rx, &v, sizeof(v), 0, 9, &rreq), GCM_OK);
+    ck_assert(gcm_lco_req_done(sreq));
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&rreq, &st), GCM_OK);
+    ck_assert_int_eq(v, 3);
+
+    /* A receive posted first matches at once. */
+    ck_assert_int_eq(gcm_irecv(rx, &v, sizeof(v), 0, 9, &rreq), GCM_OK);
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, 9,
+                                     GCM_LCO_SEND_SYNC, &sreq), GCM_OK);
+    ck_assert(gcm_lco_req_done(sreq));
+    ck_assert_int_eq(gcm_waitall(1, &sreq, NULL), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&rreq, NULL), GCM_OK);
+
+    /* The world (a pattern) to itself. */
+    ck_assert_int_eq(gcm_lco_isend_x(world, &a, sizeof(a), 0, itag,
+                                     GCM_LCO_SEND_SYNC, &sreq), GCM_OK);
+    ck_assert(!gcm_lco_req_done(sreq));
+    ck_assert_int_eq(gcm_lco_irecv_x(world, &v, sizeof(v), 0, itag, &rreq),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&rreq, NULL), GCM_OK);
+
+    /* Refused: completes with the refusal. */
+    ck_assert_int_eq(gcm_lco_free(&rx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, 9,
+                                     GCM_LCO_SEND_SYNC, &sreq), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_ERR_NO_SUCH_LCO);
+}
+END_TEST
+
+START_TEST(test_slots_sync_send_to_freed_lco_while_queued)
+{
+    gcm_lco_h rx, tx;
+    gcm_request_h sreq;
+    int a = 3;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, 9,
+                                     GCM_LCO_SEND_SYNC, &sreq), GCM_OK);
+    ck_assert(!gcm_lco_req_done(sreq));
+    ck_assert_int_eq(gcm_lco_free(&rx), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_ERR_NO_SUCH_LCO);
+}
+END_TEST
+
+START_TEST(test_slots_cancel)
+{
+    gcm_lco_h rx, tx;
+    gcm_request_h r1, r2, sreq;
+    gcm_msg_status_t st;
+    int v = 0, w = 0, a = 8;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_irecv(rx, &v, sizeof(v), 0, 1, &r1), GCM_OK);
+    ck_assert_int_eq(gcm_irecv(rx, &w, sizeof(w), 0, 1, &r2), GCM_OK);
+    ck_assert_int_eq(gcm_lco_cancel(r1), GCM_OK);
+    ck_assert(gcm_lco_req_done(r1));
+    ck_assert_int_eq(gcm_lco_cancel(r1), GCM_ERR_BUSY);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_cancel"));
+    ck_assert_int_eq(gcm_wait(&r1, &st), GCM_ERR_CANCELED);
+    ck_assert_int_eq(st.error, GCM_ERR_CANCELED);
+    /* The message goes to the receive still posted. */
+    ck_assert_int_eq(gcm_send(tx, &a, sizeof(a), 0, 1), GCM_OK);
+    ck_assert(gcm_lco_req_done(r2));
+    ck_assert_int_eq(gcm_lco_cancel(r2), GCM_ERR_BUSY);
+    ck_assert_int_eq(gcm_wait(&r2, NULL), GCM_OK);
+    ck_assert_int_eq(v, 0);
+    ck_assert_int_eq(w, 8);
+    /* Sends cannot be cancelled. */
+    ck_assert_int_eq(gcm_isend(tx, &a, sizeof(a), 0, 1, &sreq), GCM_OK);
+    ck_assert_int_eq(gcm_lco_cancel(sreq), GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_cancel"));
+    ck_assert_int_eq(gcm_wait(&sreq, NULL), GCM_OK);
+    ck_assert_int_eq(gcm_lco_cancel(NULL), GCM_ERR_INVALID_PARAM);
+    ck_assert(gcm_lco_req_done(GCM_REQUEST_NULL));
+}
+END_TEST
+
+static int req_is_done(void *arg)
+{
+    return gcm_lco_req_done(*(gcm_request_h *)arg);
+}
+
+START_TEST(test_slots_improbe_imrecv)
+{
+    gcm_lco_h rx, tx, other, other_tx;
+    gcm_request_h big_s, sync_s, rreq;
+    gcm_message_h m1, m2, m3, none = NULL, left;
+    gcm_msg_status_t st;
+    size_t big = 4 << 20;
+    char *src = malloc(big), *dst = calloc(1, big);
+    char small[4];
+    int flag = 0, a = 5, v = 0;
+    size_t i;
+
+    ck_assert_ptr_nonnull(src);
+    ck_assert_ptr_nonnull(dst);
+    for (i = 0; i < big; i++) {
+        src[i] = (char)(i * 13);
+    }
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_send(tx, "0123456789", 10, 0, 1), GCM_OK);
+    ck_assert_int_eq(gcm_isend(tx, src, big, 0, 2, &big_s), GCM_OK);
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, 3,
+                                     GCM_LCO_SEND_SYNC, &sync_s), GCM_OK);
+
+    /* Takes the second message: nothing else can receive it now. */
+    ck_assert_int_eq(gcm_lco_improbe(rx, 0, 2, &flag, &m2, &st), GCM_OK);
+    ck_assert_int_eq(flag, 1);
+    ck_assert_ptr_nonnull(m2);
+    ck_assert_int_eq(st.count, big);
+    ck_assert_int_eq(st.tag, 2);
+    ck_assert_int_eq(gcm_iprobe(rx, 0, 2, &flag, NULL), GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    ck_assert_int_eq(gcm_lco_improbe(rx, 0, 2, &flag, &none, NULL), GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    ck_assert_ptr_null(none);
+    ck_assert_int_eq(gcm_lco_improbe(rx, GCM_ANY_SLOT, GCM_ANY_TAG, &flag,
+                                     &m1, &st), GCM_OK);
+    ck_assert_int_eq(flag, 1);
+    ck_assert_int_eq(st.tag, 1);
+    ck_assert_int_eq(st.count, 10);
+
+    /* Large, same process: copied from the sender's buffer, whose send
+     * completes then. */
+    ck_assert(!gcm_lco_req_done(big_s));
+    ck_assert_int_eq(gcm_lco_imrecv(rx, m2, dst, big, &rreq), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&rreq, &st), GCM_OK);
+    ck_assert_int_eq(st.count, big);
+    ck_assert(memcmp(dst, src, big) == 0);
+    ck_assert_int_eq(gcm_wait(&big_s, NULL), GCM_OK);
+
+    /* Truncated: the first bytes and the error. */
+    ck_assert_int_eq(gcm_lco_imrecv(rx, m1, small, sizeof(small), &rreq),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_wait(&rreq, &st), GCM_ERR_TRUNCATED);
+    ck_assert_int_eq(st.count, sizeof(small));
+    ck_assert_mem_eq(small, "0123", 4);
+
+    /* Synchronous: matched by the probe is not received; imrecv is. */
+    ck_assert_int_eq(gcm_lco_improbe(rx, 0, 3, &flag, &m3, &st), GCM_OK);
+    ck_assert_int_eq(flag, 1);
+    ck_assert(!gcm_lco_req_done(sync_s));
+    /* A handle belongs to the LCO it was matched on. */
+    make_pair(1, &other, &other_tx);
+    ck_assert_int_eq(gcm_lco_imrecv(other, m3, &v, sizeof(v), &rreq),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "gcm_lco_imrecv"));
+    ck_assert_int_eq(gcm_lco_imrecv(rx, m3, &v, sizeof(v), &rreq), GCM_OK);
+    gcm_lco_wait_until(req_is_done, &sync_s);
+    ck_assert_int_eq(gcm_wait(&sync_s, NULL), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&rreq, NULL), GCM_OK);
+    ck_assert_int_eq(v, 5);
+
+    /* One left matched and never received: finalize releases it. */
+    ck_assert_int_eq(gcm_send(tx, &a, sizeof(a), 0, 4), GCM_OK);
+    ck_assert_int_eq(gcm_lco_improbe(rx, 0, 4, &flag, &left, NULL), GCM_OK);
+    ck_assert_int_eq(flag, 1);
+    ck_assert_int_eq(gcm_lco_improbe(rx, 0, 4, &flag, NULL, NULL),
+                     GCM_ERR_INVALID_PARAM);
+    free(src);
+    free(dst);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("slots");
@@ -476,6 +805,12 @@ static Suite *make_suite(void)
     tcase_add_test(local, test_slots_free_cancels_pending_receive);
     tcase_add_test(local, test_slots_dup_is_separate_and_silent);
     tcase_add_test(local, test_slots_dup_refuses_built_lco);
+    tcase_add_test(local, test_slots_pattern_with_given_identity);
+    tcase_add_test(local, test_slots_any_tag_skips_internal_tags);
+    tcase_add_test(local, test_slots_sync_send_waits_for_receive);
+    tcase_add_test(local, test_slots_sync_send_to_freed_lco_while_queued);
+    tcase_add_test(local, test_slots_cancel);
+    tcase_add_test(local, test_slots_improbe_imrecv);
     suite_add_tcase(s, local);
     return s;
 }
