@@ -268,8 +268,10 @@ static void cart_coords_of(const struct gcm_mpi_topo *t, int rank,
 }
 
 /* Coordinate c + disp along dimension d, wrapped if d is periodic; -1 if
- * it leaves a non-periodic dimension. long long: disp may be any int. */
-static int cart_step(const struct gcm_mpi_topo *t, int d, int c, int disp)
+ * it leaves a non-periodic dimension. long long: disp may be any int,
+ * INT_MIN included, and so may its negation. */
+static int cart_step(const struct gcm_mpi_topo *t, int d, int c,
+                     long long disp)
 {
     long long x = (long long)c + disp;
     long long n = t->dims[d];
@@ -291,7 +293,7 @@ static void cart_shift_of(const struct gcm_mpi_topo *t, int rank, int d,
     c = coords[d];
     coords[d] = cart_step(t, d, c, disp);
     *dst_p = coords[d] < 0 ? MPI_PROC_NULL : cart_rank_of(t, coords);
-    coords[d] = cart_step(t, d, c, -disp);
+    coords[d] = cart_step(t, d, c, -(long long)disp);
     *src_p = coords[d] < 0 ? MPI_PROC_NULL : cart_rank_of(t, coords);
     coords[d] = c;
 }

@@ -13,6 +13,7 @@
  */
 #include <mpi.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +192,23 @@ static void test_grid(const int dims[2], const int periods[2])
             CHECK(src == want_src && dst == want_dst,
                   "Cart_shift(%d, %d) = (%d, %d), want (%d, %d)", dir,
                   disps[i], src, dst, want_src, want_dst);
+        }
+    }
+
+    /* Extreme displacements: INT_MIN's negation does not fit an int. */
+    OK(MPI_Cart_shift(cart, 0, INT_MIN, &src, &dst));
+    {
+        long long m = (long long)INT_MIN % dims[0];
+        int up = (int)((c[0] + m + dims[0]) % dims[0]);
+        int down = (int)(((c[0] - m) % dims[0] + dims[0]) % dims[0]);
+
+        if (periods[0]) {
+            CHECK(dst == up * dims[1] + c[1] && src == down * dims[1] + c[1],
+                  "Cart_shift(0, INT_MIN) = (%d, %d)", src, dst);
+        } else {
+            CHECK(src == MPI_PROC_NULL && dst == MPI_PROC_NULL,
+                  "Cart_shift(0, INT_MIN) = (%d, %d) off the grid", src,
+                  dst);
         }
     }
 
