@@ -1,20 +1,682 @@
 /*
  * compat/mpi_attr.c: attribute caching on communicators (MPI-3.1 6.7).
- * Placeholder hooks until the family lands.
+ *
+ * Keyvals live in one table, indexed by slot. A keyval number encodes its
+ * slot and the slot's generation, so that a stale number (a keyval freed
+ * and its slot reused) is refused instead of reaching someone else's
+ * keyval. A keyval counts its references: the user's handle and one per
+ * attribute that uses it. MPI_Comm_free_keyval drops the user's one and
+ * marks the keyval freed (no new use); the slot is recycled when the last
+ * attribute goes, so attributes already set keep their callbacks.
+ *
+ * Each communicator holds its attributes in a singly linked list
+ * (comm->attrs), in the order they were first set. MPI_THREAD_MULTIPLE
+ * lets any thread create keyvals and touch attributes, so one lock guards
+ * the keyval table and every list. User callbacks run with the lock
+ * released (they may call attribute functions themselves); the keyval is
+ * pinned by a reference meanwhile, and the list is searched again
+ * afterwards instead of trusting a pointer kept across the call.
+ *
+ * Predefined attributes (MPI_TAG_UB ... MPI_LASTUSEDCODE) are not stored:
+ * MPI_Comm_get_attr answers them from constants. MPI_TAG_UB, MPI_HOST,
+ * MPI_IO and MPI_WTIME_IS_GLOBAL are answered on every communicator (as
+ * MPICH and Open MPI do), the others on MPI_COMM_WORLD only.
  */
 #include "config.h"
 
 #include "compat/mpi_impl.h"
 
-int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
+#include <pthread.h>
+#include <stdlib.h>
+
+/* Keyval numbers: GCM_KEYVAL_BASE + slot + GCM_KEYVAL_SLOTS * generation,
+ * all below INT_MAX. Numbers below the base are the predefined keys
+ * (MPI_TAG_UB = 0 ... MPI_LASTUSEDCODE = 6) or invalid. */
+#define GCM_KEYVAL_BASE  16
+#define GCM_KEYVAL_SLOTS 65536
+#define GCM_KEYVAL_GENS  32766
+
+typedef struct gcm_mpi_keyval {
+    int in_use;      /* the slot holds a keyval (refs > 0) */
+    int freed;       /* MPI_Comm_free_keyval was called: no new use */
+    int refs;        /* user handle + attributes + pinned callbacks */
+    int gen;         /* bumped when the slot is recycled */
+    MPI_Comm_copy_attr_function   *copy_fn;
+    MPI_Comm_delete_attr_function *delete_fn;
+    void *extra_state;
+} gcm_mpi_keyval_t;
+
+/* One attribute; comm->attrs points to the first. */
+struct gcm_mpi_attr_list {
+    int keyval;
+    void *value;
+    struct gcm_mpi_attr_list *next;
+};
+
+static pthread_mutex_t gcm_attr_lock = PTHREAD_MUTEX_INITIALIZER;
+static gcm_mpi_keyval_t *gcm_keyvals;   /* guarded by gcm_attr_lock */
+static int gcm_keyvals_len;             /* slots ever used */
+static int gcm_keyvals_cap;
+
+/* ---- predefined callbacks ------------------------------------------------ */
+
+int gcm_mpi_comm_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
+                              void *attribute_val_in, void *attribute_val_out,
+                              int *flag)
 {
     (void)oldcomm;
-    (void)newcomm;
+    (void)keyval;
+    (void)extra_state;
+    (void)attribute_val_in;
+    (void)attribute_val_out;
+    *flag = 0;
     return MPI_SUCCESS;
 }
 
-int gcm_mpi_attr_delete_all(MPI_Comm comm)
+int gcm_mpi_comm_dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
+                        void *attribute_val_in, void *attribute_val_out,
+                        int *flag)
+{
+    (void)oldcomm;
+    (void)keyval;
+    (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag                       = 1;
+    return MPI_SUCCESS;
+}
+
+int gcm_mpi_comm_null_delete_fn(MPI_Comm comm, int keyval,
+                                void *attribute_val, void *extra_state)
 {
     (void)comm;
+    (void)keyval;
+    (void)attribute_val;
+    (void)extra_state;
     return MPI_SUCCESS;
+}
+
+/* ---- predefined attributes ----------------------------------------------- */
+
+static const int gcm_attr_tag_ub       = GCM_TAG_UB;
+static const int gcm_attr_host         = MPI_PROC_NULL;
+static const int gcm_attr_io           = MPI_ANY_SOURCE; /* all can do I/O */
+static const int gcm_attr_wtime_global = 0;
+static const int gcm_attr_appnum       = 0;
+static const int gcm_attr_lastusedcode = MPI_ERR_LASTCODE;
+static int gcm_attr_universe_size;
+static pthread_once_t gcm_attr_universe_once = PTHREAD_ONCE_INIT;
+
+static void universe_init(void)
+{
+    gcm_attr_universe_size = gcm_proc_count();
+}
+
+static int is_predefined(int keyval)
+{
+    return keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE;
+}
+
+/* The value of predefined key keyval on comm, or NULL if comm has none. */
+static const int *predefined_value(MPI_Comm comm, int keyval)
+{
+    int world = (comm == MPI_COMM_WORLD);
+
+    switch (keyval) {
+    case MPI_TAG_UB:
+        return &gcm_attr_tag_ub;
+    case MPI_HOST:
+        return &gcm_attr_host;
+    case MPI_IO:
+        return &gcm_attr_io;
+    case MPI_WTIME_IS_GLOBAL:
+        return &gcm_attr_wtime_global;
+    case MPI_APPNUM:
+        return world ? &gcm_attr_appnum : NULL;
+    case MPI_UNIVERSE_SIZE:
+        if (world == 0) {
+            return NULL;
+        }
+        pthread_once(&gcm_attr_universe_once, universe_init);
+        return &gcm_attr_universe_size;
+    case MPI_LASTUSEDCODE:
+        return world ? &gcm_attr_lastusedcode : NULL;
+    default:
+        return NULL;
+    }
+}
+
+/* ---- keyval table (all with gcm_attr_lock held) -------------------------- */
+
+/* The slot of a live keyval number (in use, freed or not), or -1. */
+static int kv_slot(int keyval)
+{
+    int v, slot, gen;
+
+    if (keyval < GCM_KEYVAL_BASE) {
+        return -1;
+    }
+    v    = keyval - GCM_KEYVAL_BASE;
+    slot = v % GCM_KEYVAL_SLOTS;
+    gen  = v / GCM_KEYVAL_SLOTS;
+    if (slot >= gcm_keyvals_len || gcm_keyvals[slot].in_use == 0 ||
+        gcm_keyvals[slot].gen != gen) {
+        return -1;
+    }
+    return slot;
+}
+
+/* The slot of a keyval the user may still use (not freed), or -1. */
+static int kv_user_slot(int keyval)
+{
+    int slot = kv_slot(keyval);
+
+    return (slot >= 0 && gcm_keyvals[slot].freed == 0) ? slot : -1;
+}
+
+static void kv_unref(int slot)
+{
+    gcm_mpi_keyval_t *kv = &gcm_keyvals[slot];
+
+    if (--kv->refs == 0) {
+        kv->in_use = 0;
+        kv->gen    = (kv->gen + 1) % GCM_KEYVAL_GENS;
+    }
+}
+
+/* A free slot (growing the table if needed), or -1 when none is left. */
+static int kv_alloc(void)
+{
+    gcm_mpi_keyval_t *table;
+    int slot, cap;
+
+    for (slot = 0; slot < gcm_keyvals_len; slot++) {
+        if (gcm_keyvals[slot].in_use == 0) {
+            return slot;
+        }
+    }
+    if (gcm_keyvals_len == GCM_KEYVAL_SLOTS) {
+        return -1;
+    }
+    if (gcm_keyvals_len == gcm_keyvals_cap) {
+        cap   = (gcm_keyvals_cap == 0) ? 16 : 2 * gcm_keyvals_cap;
+        table = realloc(gcm_keyvals, (size_t)cap * sizeof(*table));
+        if (table == NULL) {
+            return -1;
+        }
+        gcm_keyvals     = table;
+        gcm_keyvals_cap = cap;
+    }
+    slot = gcm_keyvals_len++;
+    gcm_keyvals[slot].gen = 0;
+    return slot;
+}
+
+/* ---- attribute lists (with gcm_attr_lock held) --------------------------- */
+
+static struct gcm_mpi_attr_list *attr_find(MPI_Comm comm, int keyval)
+{
+    struct gcm_mpi_attr_list *a;
+
+    for (a = comm->attrs; a != NULL; a = a->next) {
+        if (a->keyval == keyval) {
+            return a;
+        }
+    }
+    return NULL;
+}
+
+/* Appends an attribute; the caller has taken the keyval reference it
+ * holds. Returns 0 or -1 (out of memory). */
+static int attr_append(MPI_Comm comm, int keyval, void *value)
+{
+    struct gcm_mpi_attr_list *a, **pos;
+
+    a = malloc(sizeof(*a));
+    if (a == NULL) {
+        return -1;
+    }
+    a->keyval = keyval;
+    a->value  = value;
+    a->next   = NULL;
+    for (pos = &comm->attrs; *pos != NULL; pos = &(*pos)->next) {
+    }
+    *pos = a;
+    return 0;
+}
+
+/* Removes the attribute of keyval if it still holds value; drops its
+ * keyval reference. */
+static void attr_unlink(MPI_Comm comm, int keyval, void *value)
+{
+    struct gcm_mpi_attr_list *a, **pos;
+
+    for (pos = &comm->attrs; *pos != NULL; pos = &(*pos)->next) {
+        a = *pos;
+        if (a->keyval == keyval) {
+            if (a->value == value) {
+                *pos = a->next;
+                kv_unref(kv_slot(keyval));
+                free(a);
+            }
+            return;
+        }
+    }
+}
+
+/* Runs the delete callback of the attribute (keyval, value) of comm,
+ * whose keyval slot the caller pinned. Called without the lock. */
+static int attr_call_delete(MPI_Comm comm, int keyval,
+                            MPI_Comm_delete_attr_function *delete_fn,
+                            void *value, void *extra_state)
+{
+    if (delete_fn == NULL) {
+        return MPI_SUCCESS;
+    }
+    return delete_fn(comm, keyval, value, extra_state);
+}
+
+/* ---- keyvals ------------------------------------------------------------- */
+
+static int keyval_create(MPI_Comm_copy_attr_function *copy_fn,
+                         MPI_Comm_delete_attr_function *delete_fn,
+                         int *keyval, void *extra_state, const char *call)
+{
+    gcm_mpi_keyval_t *kv;
+    int slot;
+
+    if (keyval == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "keyval is NULL");
+    }
+    pthread_mutex_lock(&gcm_attr_lock);
+    slot = kv_alloc();
+    if (slot < 0) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
+                             "no keyval left (%d in use at most)",
+                             GCM_KEYVAL_SLOTS);
+    }
+    kv = &gcm_keyvals[slot];
+    kv->in_use = 1;
+    kv->freed  = 0;
+    kv->refs   = 1;
+    /* NULL callbacks are taken as the null ones (MPICH does the same):
+     * the attribute is not copied, nothing runs on delete. */
+    kv->copy_fn     = copy_fn;
+    kv->delete_fn   = delete_fn;
+    kv->extra_state = extra_state;
+    *keyval = GCM_KEYVAL_BASE + slot + GCM_KEYVAL_SLOTS * kv->gen;
+    pthread_mutex_unlock(&gcm_attr_lock);
+    return MPI_SUCCESS;
+}
+
+static int keyval_free(int *keyval, const char *call)
+{
+    int slot;
+
+    if (keyval == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "keyval is NULL");
+    }
+    if (is_predefined(*keyval)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_KEYVAL, call,
+                             "keyval %d is predefined", *keyval);
+    }
+    pthread_mutex_lock(&gcm_attr_lock);
+    slot = kv_user_slot(*keyval);
+    if (slot < 0) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return gcm_mpi_raise(NULL, MPI_ERR_KEYVAL, call,
+                             "keyval %d is not a valid keyval (never "
+                             "created, or freed)", *keyval);
+    }
+    /* Attributes still set keep the keyval (and its callbacks) alive. */
+    gcm_keyvals[slot].freed = 1;
+    kv_unref(slot);
+    pthread_mutex_unlock(&gcm_attr_lock);
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
+                            MPI_Comm_delete_attr_function *del_fn,
+                            int *comm_keyval, void *extra_state)
+{
+    return keyval_create(copy_fn, del_fn, comm_keyval, extra_state,
+                         "MPI_Comm_create_keyval");
+}
+GCM_MPI_ALIAS(Comm_create_keyval)
+
+int PMPI_Comm_free_keyval(int *comm_keyval)
+{
+    return keyval_free(comm_keyval, "MPI_Comm_free_keyval");
+}
+GCM_MPI_ALIAS(Comm_free_keyval)
+
+int PMPI_Keyval_create(MPI_Copy_function *copy_fn,
+                       MPI_Delete_function *delete_fn, int *keyval,
+                       void *extra_state)
+{
+    return keyval_create(copy_fn, delete_fn, keyval, extra_state,
+                         "MPI_Keyval_create");
+}
+GCM_MPI_ALIAS(Keyval_create)
+
+int PMPI_Keyval_free(int *keyval)
+{
+    return keyval_free(keyval, "MPI_Keyval_free");
+}
+GCM_MPI_ALIAS(Keyval_free)
+
+/* ---- attributes ---------------------------------------------------------- */
+
+/* Checks what set/get/delete share: MPI is initialized, comm is live. */
+static int check_comm(MPI_Comm comm, const char *call)
+{
+    int rc = gcm_mpi_check_init(call);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    return gcm_mpi_comm_check(comm, call);
+}
+
+static int keyval_error(MPI_Comm comm, int keyval, const char *call)
+{
+    if (is_predefined(keyval)) {
+        return gcm_mpi_raise(comm, MPI_ERR_KEYVAL, call,
+                             "keyval %d is predefined (read-only)", keyval);
+    }
+    return gcm_mpi_raise(comm, MPI_ERR_KEYVAL, call,
+                         "keyval %d is not a valid keyval (never created, "
+                         "or freed)", keyval);
+}
+
+static int attr_set(MPI_Comm comm, int keyval, void *value, const char *call)
+{
+    MPI_Comm_delete_attr_function *delete_fn;
+    struct gcm_mpi_attr_list *a;
+    void *old, *extra_state;
+    int rc, slot;
+
+    rc = check_comm(comm, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    pthread_mutex_lock(&gcm_attr_lock);
+    slot = kv_user_slot(keyval);
+    if (slot < 0) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return keyval_error(comm, keyval, call);
+    }
+    /* The slot pin: the attribute's reference if a new one is added,
+     * else held across the delete callback and dropped below. */
+    gcm_keyvals[slot].refs++;
+    a = attr_find(comm, keyval);
+    if (a != NULL) {
+        /* As if MPI_Comm_delete_attr ran first (MPI-3.1 6.7.2): the old
+         * value's delete callback runs, and its error fails the call. */
+        old         = a->value;
+        delete_fn   = gcm_keyvals[slot].delete_fn;
+        extra_state = gcm_keyvals[slot].extra_state;
+        pthread_mutex_unlock(&gcm_attr_lock);
+        rc = attr_call_delete(comm, keyval, delete_fn, old, extra_state);
+        pthread_mutex_lock(&gcm_attr_lock);
+        if (rc != MPI_SUCCESS) {
+            kv_unref(slot);
+            pthread_mutex_unlock(&gcm_attr_lock);
+            return gcm_mpi_raise(comm, rc, call,
+                                 "the delete callback of keyval %d "
+                                 "returned error %d", keyval, rc);
+        }
+        a = attr_find(comm, keyval);
+    }
+    if (a != NULL) {
+        a->value = value;
+        kv_unref(slot);
+    } else if (attr_append(comm, keyval, value) != 0) {
+        kv_unref(slot);
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    pthread_mutex_unlock(&gcm_attr_lock);
+    return MPI_SUCCESS;
+}
+
+static int attr_get(MPI_Comm comm, int keyval, void *attribute_val,
+                    int *flag, const char *call)
+{
+    struct gcm_mpi_attr_list *a;
+    const int *pre;
+    int rc;
+
+    rc = check_comm(comm, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (attribute_val == NULL || flag == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "%s is NULL",
+                             (attribute_val == NULL) ? "attribute_val" :
+                             "flag");
+    }
+    if (is_predefined(keyval)) {
+        /* The value is a pointer to the int (MPI-3.1 8.1.2). */
+        pre   = predefined_value(comm, keyval);
+        *flag = (pre != NULL);
+        if (pre != NULL) {
+            *(const int **)attribute_val = pre;
+        }
+        return MPI_SUCCESS;
+    }
+    pthread_mutex_lock(&gcm_attr_lock);
+    if (kv_user_slot(keyval) < 0) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return keyval_error(comm, keyval, call);
+    }
+    a     = attr_find(comm, keyval);
+    *flag = (a != NULL);
+    if (a != NULL) {
+        *(void **)attribute_val = a->value;
+    }
+    pthread_mutex_unlock(&gcm_attr_lock);
+    return MPI_SUCCESS;
+}
+
+static int attr_delete(MPI_Comm comm, int keyval, const char *call)
+{
+    MPI_Comm_delete_attr_function *delete_fn;
+    struct gcm_mpi_attr_list *a;
+    void *value, *extra_state;
+    int rc, slot;
+
+    rc = check_comm(comm, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    pthread_mutex_lock(&gcm_attr_lock);
+    slot = kv_user_slot(keyval);
+    if (slot < 0) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return keyval_error(comm, keyval, call);
+    }
+    a = attr_find(comm, keyval);
+    if (a == NULL) {
+        /* Nothing to delete is not an error (MPICH agrees). */
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return MPI_SUCCESS;
+    }
+    value       = a->value;
+    delete_fn   = gcm_keyvals[slot].delete_fn;
+    extra_state = gcm_keyvals[slot].extra_state;
+    gcm_keyvals[slot].refs++;
+    pthread_mutex_unlock(&gcm_attr_lock);
+    rc = attr_call_delete(comm, keyval, delete_fn, value, extra_state);
+    pthread_mutex_lock(&gcm_attr_lock);
+    if (rc == MPI_SUCCESS) {
+        attr_unlink(comm, keyval, value);
+    }
+    kv_unref(slot);
+    pthread_mutex_unlock(&gcm_attr_lock);
+    if (rc != MPI_SUCCESS) {
+        /* The attribute stays: the callback refused to let it go. */
+        return gcm_mpi_raise(comm, rc, call,
+                             "the delete callback of keyval %d returned "
+                             "error %d", keyval, rc);
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+{
+    return attr_set(comm, comm_keyval, attribute_val, "MPI_Comm_set_attr");
+}
+GCM_MPI_ALIAS(Comm_set_attr)
+
+int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                       int *flag)
+{
+    return attr_get(comm, comm_keyval, attribute_val, flag,
+                    "MPI_Comm_get_attr");
+}
+GCM_MPI_ALIAS(Comm_get_attr)
+
+int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+{
+    return attr_delete(comm, comm_keyval, "MPI_Comm_delete_attr");
+}
+GCM_MPI_ALIAS(Comm_delete_attr)
+
+int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
+{
+    return attr_set(comm, keyval, attribute_val, "MPI_Attr_put");
+}
+GCM_MPI_ALIAS(Attr_put)
+
+int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
+{
+    return attr_get(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+}
+GCM_MPI_ALIAS(Attr_get)
+
+int PMPI_Attr_delete(MPI_Comm comm, int keyval)
+{
+    return attr_delete(comm, keyval, "MPI_Attr_delete");
+}
+GCM_MPI_ALIAS(Attr_delete)
+
+/* ---- hooks of MPI_Comm_dup and MPI_Comm_free ----------------------------- */
+
+/* One attribute of the old communicator, copied out under the lock. */
+typedef struct gcm_mpi_attr_snap {
+    int keyval;
+    int slot;
+    void *value;
+    MPI_Comm_copy_attr_function *copy_fn;
+    void *extra_state;
+} gcm_mpi_attr_snap_t;
+
+/*
+ * Runs each attribute's copy callback; those that set flag get the value
+ * it returned on newcomm. Returns MPI_SUCCESS, or the first error code a
+ * callback returned (or MPI_ERR_NO_MEM): the dup then fails with it, and
+ * the attributes already copied to newcomm have been deleted again (their
+ * delete callbacks ran), so newcomm holds none.
+ */
+int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
+{
+    gcm_mpi_attr_snap_t *snap;
+    struct gcm_mpi_attr_list *a;
+    void *out;
+    int n = 0, i, flag, rc = MPI_SUCCESS, slot;
+
+    pthread_mutex_lock(&gcm_attr_lock);
+    for (a = oldcomm->attrs; a != NULL; a = a->next) {
+        n++;
+    }
+    if (n == 0) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return MPI_SUCCESS;
+    }
+    snap = malloc((size_t)n * sizeof(*snap));
+    if (snap == NULL) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return MPI_ERR_NO_MEM;
+    }
+    /* Each snapshot pins its keyval: the callbacks run unlocked, while
+     * another thread may free the keyval and delete the attribute. */
+    for (i = 0, a = oldcomm->attrs; a != NULL; a = a->next, i++) {
+        slot                = kv_slot(a->keyval);
+        snap[i].keyval      = a->keyval;
+        snap[i].slot        = slot;
+        snap[i].value       = a->value;
+        snap[i].copy_fn     = gcm_keyvals[slot].copy_fn;
+        snap[i].extra_state = gcm_keyvals[slot].extra_state;
+        gcm_keyvals[slot].refs++;
+    }
+    pthread_mutex_unlock(&gcm_attr_lock);
+
+    for (i = 0; i < n; i++) {
+        if (rc != MPI_SUCCESS || snap[i].copy_fn == NULL ||
+            snap[i].copy_fn == gcm_mpi_comm_null_copy_fn) {
+            pthread_mutex_lock(&gcm_attr_lock);
+            kv_unref(snap[i].slot);
+            pthread_mutex_unlock(&gcm_attr_lock);
+            continue;
+        }
+        out  = NULL;
+        flag = 0;
+        rc   = snap[i].copy_fn(oldcomm, snap[i].keyval, snap[i].extra_state,
+                               snap[i].value, &out, &flag);
+        pthread_mutex_lock(&gcm_attr_lock);
+        if (rc == MPI_SUCCESS && flag != 0) {
+            /* The pin becomes the new attribute's reference. */
+            if (attr_append(newcomm, snap[i].keyval, out) != 0) {
+                kv_unref(snap[i].slot);
+                rc = MPI_ERR_NO_MEM;
+            }
+        } else {
+            kv_unref(snap[i].slot);
+        }
+        pthread_mutex_unlock(&gcm_attr_lock);
+    }
+    free(snap);
+    if (rc != MPI_SUCCESS) {
+        (void)gcm_mpi_attr_delete_all(newcomm);
+    }
+    return rc;
+}
+
+/*
+ * Deletes every attribute of comm, running the delete callbacks. Stops at
+ * the first callback that returns an error and returns that code: that
+ * attribute and the ones after it stay (MPI_Comm_free then fails).
+ */
+int gcm_mpi_attr_delete_all(MPI_Comm comm)
+{
+    MPI_Comm_delete_attr_function *delete_fn;
+    void *value, *extra_state;
+    int keyval, slot, rc;
+
+    for (;;) {
+        pthread_mutex_lock(&gcm_attr_lock);
+        if (comm->attrs == NULL) {
+            pthread_mutex_unlock(&gcm_attr_lock);
+            return MPI_SUCCESS;
+        }
+        keyval      = comm->attrs->keyval;
+        value       = comm->attrs->value;
+        slot        = kv_slot(keyval);
+        delete_fn   = gcm_keyvals[slot].delete_fn;
+        extra_state = gcm_keyvals[slot].extra_state;
+        gcm_keyvals[slot].refs++;
+        pthread_mutex_unlock(&gcm_attr_lock);
+        rc = attr_call_delete(comm, keyval, delete_fn, value, extra_state);
+        pthread_mutex_lock(&gcm_attr_lock);
+        if (rc == MPI_SUCCESS) {
+            attr_unlink(comm, keyval, value);
+        }
+        kv_unref(slot);
+        pthread_mutex_unlock(&gcm_attr_lock);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    }
 }

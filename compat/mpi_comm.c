@@ -28,10 +28,19 @@ typedef struct gcm_mpi_comm_node {
     struct gcm_mpi_comm_node *prev;
 } gcm_mpi_comm_node_t;
 
+/* Freed communicator objects are kept (magic cleared) and reused rather
+ * than returned to malloc, so that a call on a freed handle reads a dead
+ * object and reports MPI_ERR_COMM instead of reading freed memory. */
+typedef struct gcm_mpi_comm_spare {
+    struct gcm_mpi_comm        comm;
+    struct gcm_mpi_comm_spare *next;
+} gcm_mpi_comm_spare_t;
+
 static struct {
-    pthread_mutex_t      lock;
-    gcm_mpi_comm_node_t *live;
-} gcm_mpi_comms = { PTHREAD_MUTEX_INITIALIZER, NULL };
+    pthread_mutex_t       lock;
+    gcm_mpi_comm_node_t  *live;
+    gcm_mpi_comm_spare_t *spare;     /* freed objects, for reuse */
+} gcm_mpi_comms = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL };
 
 /* MPI_Comm_create_group counts per (group, tag), see there. */
 typedef struct gcm_mpi_cg_count {
@@ -99,9 +108,50 @@ static void gcm_mpi_comm_unregister(MPI_Comm comm)
     pthread_mutex_unlock(&gcm_mpi_comms.lock);
 }
 
+/* Every object made is remembered in a second chain (spare objects are
+ * allocated with room for it) so that MPI_Finalize can release them. */
+typedef struct gcm_mpi_comm_block {
+    gcm_mpi_comm_spare_t       spare;
+    struct gcm_mpi_comm_block *next_made;
+} gcm_mpi_comm_block_t;
+
+static gcm_mpi_comm_block_t *gcm_mpi_comm_blocks;
+
+static MPI_Comm gcm_mpi_comm_obtain(void)
+{
+    gcm_mpi_comm_spare_t *spare;
+    gcm_mpi_comm_block_t *block;
+
+    pthread_mutex_lock(&gcm_mpi_comms.lock);
+    spare = gcm_mpi_comms.spare;
+    if (spare != NULL) {
+        gcm_mpi_comms.spare = spare->next;
+        pthread_mutex_unlock(&gcm_mpi_comms.lock);
+        memset(&spare->comm, 0, sizeof(spare->comm));
+        return &spare->comm;
+    }
+    block = calloc(1, sizeof(*block));
+    if (block != NULL) {
+        block->next_made     = gcm_mpi_comm_blocks;
+        gcm_mpi_comm_blocks  = block;
+    }
+    pthread_mutex_unlock(&gcm_mpi_comms.lock);
+    return (block != NULL) ? &block->spare.comm : NULL;
+}
+
+static void gcm_mpi_comm_release(MPI_Comm comm)
+{
+    gcm_mpi_comm_spare_t *spare = (gcm_mpi_comm_spare_t *)comm;
+
+    pthread_mutex_lock(&gcm_mpi_comms.lock);
+    spare->next = gcm_mpi_comms.spare;
+    gcm_mpi_comms.spare = spare;
+    pthread_mutex_unlock(&gcm_mpi_comms.lock);
+}
+
 MPI_Comm gcm_mpi_comm_alloc(int kind, gcm_lco_h lco)
 {
-    MPI_Comm comm = calloc(1, sizeof(*comm));
+    MPI_Comm comm = gcm_mpi_comm_obtain();
 
     if (comm == NULL) {
         return NULL;
@@ -150,7 +200,7 @@ void gcm_mpi_comm_destroy(MPI_Comm comm)
     comm->magic  = 0;
     if (!comm->predefined) {
         gcm_mpi_comm_unregister(comm);
-        free(comm);
+        gcm_mpi_comm_release(comm);
     }
 }
 
@@ -224,6 +274,15 @@ void gcm_mpi_comm_finalize(void)
     gcm_mpi_attr_delete_all(MPI_COMM_WORLD);
     gcm_mpi_comm_destroy(MPI_COMM_SELF);
     gcm_mpi_comm_destroy(MPI_COMM_WORLD);
+    pthread_mutex_lock(&gcm_mpi_comms.lock);
+    while (gcm_mpi_comm_blocks != NULL) {
+        gcm_mpi_comm_block_t *block = gcm_mpi_comm_blocks;
+
+        gcm_mpi_comm_blocks = block->next_made;
+        free(block);
+    }
+    gcm_mpi_comms.spare = NULL;
+    pthread_mutex_unlock(&gcm_mpi_comms.lock);
 }
 
 /* ---- raw transfers for the library's own protocols --------------------- */

@@ -215,13 +215,37 @@ gcm_status_t gcm_lco_create(gcm_lco_h *lco_p)
     return GCM_OK;
 }
 
+/* A pattern LCO with identity (id, gen) on endpoint, in the list of live
+ * LCOs. */
+static gcm_status_t gcm_lco_pattern_new(gcm_thr_endpoint_t *endpoint,
+                                        uint32_t id, uint32_t gen,
+                                        const gcm_slots_pattern_t *group,
+                                        const char *call, gcm_lco_h *lco_p)
+{
+    struct gcm_lco *lco = calloc(1, sizeof(*lco));
+    gcm_status_t status;
+
+    if (lco == NULL) {
+        return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for the LCO");
+    }
+    status = gcm_slots_port_create(endpoint, id, gen, 0, group, &lco->port);
+    if (status != GCM_OK) {
+        free(lco);
+        return gcm_fail(status, call, "cannot create the LCO");
+    }
+    lco->magic = GCM_LCO_MAGIC;
+    pthread_mutex_lock(&gcm_lco.list_lock);
+    gcm_list_push_back(&gcm_lco.lcos, &lco->elem);
+    pthread_mutex_unlock(&gcm_lco.list_lock);
+    *lco_p = lco;
+    return GCM_OK;
+}
+
 gcm_status_t gcm_lco_dup(gcm_lco_h lco, gcm_lco_h *newlco_p)
 {
     static const char *call = "gcm_lco_dup";
     gcm_slots_pattern_t group;
-    struct gcm_lco *dup;
     uint32_t id, gen;
-    gcm_status_t status;
 
     GCM_CHECK_LCO(call, lco);
     if (newlco_p == NULL) {
@@ -232,28 +256,14 @@ gcm_status_t gcm_lco_dup(gcm_lco_h lco, gcm_lco_h *newlco_p)
                         "only LCOs the library builds (the world, "
                         "duplicates) can be duplicated without messages");
     }
-    dup = calloc(1, sizeof(*dup));
-    if (dup == NULL) {
-        return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for the LCO");
-    }
     gcm_slots_derive_id(lco->port, &id, &gen);
     group.size   = lco->port->nsend;
     group.procs  = lco->port->procs;
     group.myrank = lco->port->myrank;
     /* Homed on the parent's endpoint: that is where its peers' traffic
      * for the parent goes, so the duplicate needs no new address. */
-    status = gcm_slots_port_create(lco->port->endpoint, id, gen, 0, &group,
-                                   &dup->port);
-    if (status != GCM_OK) {
-        free(dup);
-        return gcm_fail(status, call, "cannot create the duplicate");
-    }
-    dup->magic = GCM_LCO_MAGIC;
-    pthread_mutex_lock(&gcm_lco.list_lock);
-    gcm_list_push_back(&gcm_lco.lcos, &dup->elem);
-    pthread_mutex_unlock(&gcm_lco.list_lock);
-    *newlco_p = dup;
-    return GCM_OK;
+    return gcm_lco_pattern_new(lco->port->endpoint, id, gen, &group, call,
+                               newlco_p);
 }
 
 gcm_status_t gcm_lco_free(gcm_lco_h *lco_p)
@@ -795,8 +805,6 @@ gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
     static const char *call = "gcm_lco_create_pattern";
     gcm_thr_endpoint_t *endpoint;
     gcm_slots_pattern_t group;
-    struct gcm_lco *lco;
-    gcm_status_t status;
     int i;
 
     GCM_CHECK_INIT(call);
@@ -841,24 +849,10 @@ gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
                         "an LCO with identity %#x/%#x exists already", id,
                         gen);
     }
-    lco = calloc(1, sizeof(*lco));
-    if (lco == NULL) {
-        return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for the LCO");
-    }
     group.size   = n;
     group.procs  = procs;
     group.myrank = myrank;
-    status = gcm_slots_port_create(endpoint, id, gen, 0, &group, &lco->port);
-    if (status != GCM_OK) {
-        free(lco);
-        return gcm_fail(status, call, "cannot create the LCO");
-    }
-    lco->magic = GCM_LCO_MAGIC;
-    pthread_mutex_lock(&gcm_lco.list_lock);
-    gcm_list_push_back(&gcm_lco.lcos, &lco->elem);
-    pthread_mutex_unlock(&gcm_lco.list_lock);
-    *lco_p = lco;
-    return GCM_OK;
+    return gcm_lco_pattern_new(endpoint, id, gen, &group, call, lco_p);
 }
 
 static int gcm_lco_valid(gcm_lco_h lco)

@@ -1,0 +1,106 @@
+/*
+ * tests/mpi/coll_err.c: argument errors of collectives give the right
+ * error class under MPI_ERRORS_RETURN, on every rank alike (so that no
+ * rank is left inside a collective), and collectives still work after.
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+
+static int rank, size, failures;
+
+#define CHECK(cond, ...)                                                 \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            printf("FAIL: ");                                            \
+            printf(__VA_ARGS__);                                         \
+            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
+            fflush(stdout);                                              \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+/* The call must fail with class cls. */
+#define EXPECT(cls, call)                                                \
+    do {                                                                 \
+        int rc_ = (call), c_ = -1;                                       \
+        if (rc_ != MPI_SUCCESS) {                                        \
+            MPI_Error_class(rc_, &c_);                                   \
+        }                                                                \
+        CHECK(rc_ != MPI_SUCCESS && c_ == (cls),                         \
+              "%s gave %d (class %d), wanted class %s", #call, rc_, c_,  \
+              #cls);                                                     \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    int buf[4] = { 0, 0, 0, 0 }, out[4], total, x;
+    MPI_Request req;
+    MPI_Datatype uncommitted;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    EXPECT(MPI_ERR_ROOT, MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_ROOT, MPI_Bcast(buf, 1, MPI_INT, -1, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_ROOT, MPI_Reduce(buf, out, 1, MPI_INT, MPI_SUM, size + 3,
+                                    MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_ROOT, MPI_Gather(buf, 1, MPI_INT, out, 1, MPI_INT, -5,
+                                    MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_ROOT, MPI_Ibcast(buf, 1, MPI_INT, MPI_ROOT,
+                                    MPI_COMM_WORLD, &req));
+    EXPECT(MPI_ERR_COUNT, MPI_Bcast(buf, -1, MPI_INT, 0, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_COUNT, MPI_Allreduce(buf, out, -2, MPI_INT, MPI_SUM,
+                                        MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_COUNT, MPI_Allgather(buf, -1, MPI_INT, out, 1, MPI_INT,
+                                        MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_COUNT, MPI_Alltoall(buf, 1, MPI_INT, out, -1, MPI_INT,
+                                       MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_OP, MPI_Allreduce(buf, out, 1, MPI_INT, MPI_OP_NULL,
+                                     MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_OP, MPI_Reduce(buf, out, 1, MPI_INT, MPI_OP_NULL, 0,
+                                  MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_OP, MPI_Scan(buf, out, 1, MPI_DOUBLE, MPI_BAND,
+                                MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_OP, MPI_Iallreduce(buf, out, 1, MPI_INT, MPI_MINLOC,
+                                      MPI_COMM_WORLD, &req));
+    EXPECT(MPI_ERR_TYPE, MPI_Bcast(buf, 1, MPI_DATATYPE_NULL, 0,
+                                   MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_TYPE, MPI_Allreduce(buf, out, 1, MPI_DATATYPE_NULL,
+                                       MPI_SUM, MPI_COMM_WORLD));
+    MPI_Type_contiguous(2, MPI_INT, &uncommitted);
+    EXPECT(MPI_ERR_TYPE, MPI_Allgather(buf, 1, uncommitted, out, 1,
+                                       uncommitted, MPI_COMM_WORLD));
+    MPI_Type_free(&uncommitted);
+    EXPECT(MPI_ERR_COMM, MPI_Barrier(MPI_COMM_NULL));
+    EXPECT(MPI_ERR_COMM, MPI_Allreduce(buf, out, 1, MPI_INT, MPI_SUM,
+                                       MPI_COMM_NULL));
+    EXPECT(MPI_ERR_BUFFER, MPI_Bcast(MPI_IN_PLACE, 1, MPI_INT, 0,
+                                     MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, MPI_Allreduce(buf, MPI_IN_PLACE, 1, MPI_INT,
+                                         MPI_SUM, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_BUFFER, MPI_Allreduce(buf, NULL, 1, MPI_INT, MPI_SUM,
+                                         MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_ARG, MPI_Ibarrier(MPI_COMM_WORLD, NULL));
+    EXPECT(MPI_ERR_ARG, MPI_Allgatherv(buf, 1, MPI_INT, out, NULL, NULL,
+                                       MPI_INT, MPI_COMM_WORLD));
+    EXPECT(MPI_ERR_ARG, MPI_Reduce_scatter(buf, out, NULL, MPI_INT, MPI_SUM,
+                                           MPI_COMM_WORLD));
+
+    /* Nothing was left half done: collectives still line up. */
+    x = rank;
+    CHECK(MPI_Allreduce(&rank, &x, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) ==
+          MPI_SUCCESS && x == size * (size - 1) / 2, "allreduce after");
+    buf[0] = (rank == 0) ? 31 : 0;
+    CHECK(MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS &&
+          buf[0] == 31, "bcast after");
+
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && total == 0) {
+        printf("coll_err: all passed at %d processes\n", size);
+    }
+    MPI_Finalize();
+    return (failures == 0) ? 0 : 1;
+}

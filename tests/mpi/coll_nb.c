@@ -1,0 +1,206 @@
+/*
+ * tests/mpi/coll_nb.c: nonblocking collectives overlapped with each other,
+ * with computation and with blocking collectives; and collectives of
+ * every kind while the user has MPI_ANY_SOURCE / MPI_ANY_TAG receives
+ * pending, which must not take collective traffic.
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size, failures;
+
+#define CHECK(cond, ...)                                                 \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            printf("FAIL: ");                                            \
+            printf(__VA_ARGS__);                                         \
+            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
+            fflush(stdout);                                              \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+
+static void test_overlap(int round)
+{
+    enum { NB = 6, N = 1000 };
+    MPI_Request req[NB];
+    int *bc = malloc(N * sizeof(int));
+    double *ar_in = malloc(N * sizeof(double));
+    double *ar_out = malloc(N * sizeof(double));
+    int *ag = malloc((size_t)size * 2 * sizeof(int));
+    int *a2s = malloc((size_t)size * sizeof(int));
+    int *a2r = malloc((size_t)size * sizeof(int));
+    int red = -1, mine[2] = { rank, -rank }, i, r, flag = 0, polls = 0;
+    int root = (round + 1) % size, blocking = 0;
+    double work = 0.0;
+
+    for (i = 0; i < N; i++) {
+        bc[i] = (rank == root) ? i * 3 + round : -1;
+        ar_in[i] = i + rank * 0.5;
+    }
+    for (r = 0; r < size; r++) {
+        a2s[r] = rank * 100 + r;
+    }
+    OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+    OK(MPI_Ibcast(bc, N, MPI_INT, root, MPI_COMM_WORLD, &req[1]));
+    OK(MPI_Iallreduce(ar_in, ar_out, N, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD,
+                      &req[2]));
+    OK(MPI_Iallgather(mine, 2, MPI_INT, ag, 2, MPI_INT, MPI_COMM_WORLD,
+                      &req[3]));
+    OK(MPI_Ialltoall(a2s, 1, MPI_INT, a2r, 1, MPI_INT, MPI_COMM_WORLD,
+                     &req[4]));
+    OK(MPI_Ireduce(&rank, &red, 1, MPI_INT, MPI_MAX, root, MPI_COMM_WORLD,
+                   &req[5]));
+    /* A blocking collective while they are all in flight. */
+    OK(MPI_Allreduce(&rank, &blocking, 1, MPI_INT, MPI_SUM,
+                     MPI_COMM_WORLD));
+    CHECK(blocking == size * (size - 1) / 2, "blocking allreduce %d",
+          blocking);
+    /* Computation, polling one of them now and then. */
+    for (i = 0; i < 200000; i++) {
+        work += (double)i * 1e-9;
+        if ((i % 5000) == 0 && flag == 0) {
+            OK(MPI_Test(&req[2], &flag, MPI_STATUS_IGNORE));
+            polls++;
+        }
+    }
+    CHECK(work > 0.0, "work");
+    /* Complete in reverse order of start. */
+    for (i = NB - 1; i >= 0; i--) {
+        if (i == 2 && flag != 0) {
+            continue;
+        }
+        OK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+        CHECK(req[i] == MPI_REQUEST_NULL, "request %d not freed", i);
+    }
+    for (i = 0; i < N; i++) {
+        CHECK(bc[i] == i * 3 + round, "ibcast [%d]=%d", i, bc[i]);
+        CHECK(ar_out[i] == i * (double)size + 0.25 * size * (size - 1),
+              "iallreduce [%d]=%g", i, ar_out[i]);
+        if (bc[i] != i * 3 + round ||
+            ar_out[i] != i * (double)size + 0.25 * size * (size - 1)) {
+            break;
+        }
+    }
+    for (r = 0; r < size; r++) {
+        CHECK(ag[2 * r] == r && ag[2 * r + 1] == -r, "iallgather %d", r);
+        CHECK(a2r[r] == r * 100 + rank, "ialltoall from %d: %d", r, a2r[r]);
+    }
+    if (rank == root) {
+        CHECK(red == size - 1, "ireduce %d", red);
+    }
+    free(bc);
+    free(ar_in);
+    free(ar_out);
+    free(ag);
+    free(a2s);
+    free(a2r);
+}
+
+/* Waitall over a set, and a Test-only loop to completion. */
+static void test_waitall_testloop(void)
+{
+    MPI_Request req[3];
+    int a = rank, b = -1, c[2] = { 0, 0 }, flag = 0, n;
+
+    OK(MPI_Iallreduce(&a, &b, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                      &req[0]));
+    OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[1]));
+    c[0] = (rank == 0) ? 42 : 0;
+    c[1] = (rank == 0) ? 43 : 0;
+    OK(MPI_Ibcast(c, 2, MPI_INT, 0, MPI_COMM_WORLD, &req[2]));
+    OK(MPI_Waitall(3, req, MPI_STATUSES_IGNORE));
+    CHECK(b == size * (size - 1) / 2, "waitall iallreduce %d", b);
+    CHECK(c[0] == 42 && c[1] == 43, "waitall ibcast %d %d", c[0], c[1]);
+    OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+    for (n = 0; flag == 0; n++) {
+        OK(MPI_Test(&req[0], &flag, MPI_STATUS_IGNORE));
+    }
+    CHECK(req[0] == MPI_REQUEST_NULL, "tested ibarrier not freed");
+}
+
+/* A wildcard receive posted before many collectives must still get the
+ * user message sent after them, and nothing else. */
+static void test_wildcard_p2p(void)
+{
+    MPI_Request rreq;
+    MPI_Status st;
+    int got = -1, flag = 1, x = rank, y = 0, *all, i;
+    double d = rank, e = 0.0;
+    MPI_Request nb;
+
+    all = malloc((size_t)size * sizeof(int));
+    OK(MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                 MPI_COMM_WORLD, &rreq));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    OK(MPI_Bcast(&x, 1, MPI_INT, size - 1, MPI_COMM_WORLD));
+    OK(MPI_Allreduce(&rank, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    OK(MPI_Allgather(&rank, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD));
+    OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_INT, all, 1, MPI_INT,
+                    MPI_COMM_WORLD));
+    OK(MPI_Reduce(&d, &e, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
+    OK(MPI_Scan(&rank, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    OK(MPI_Gather(&rank, 1, MPI_INT, all, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    OK(MPI_Scatter(all, 1, MPI_INT, &x, 1, MPI_INT, 0, MPI_COMM_WORLD));
+    OK(MPI_Ibarrier(MPI_COMM_WORLD, &nb));
+    OK(MPI_Wait(&nb, MPI_STATUS_IGNORE));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    /* Nobody has sent a user message yet. */
+    OK(MPI_Test(&rreq, &flag, &st));
+    CHECK(flag == 0, "wildcard receive took collective traffic (got %d "
+          "tag %d from %d)", got, st.MPI_TAG, st.MPI_SOURCE);
+    /* Everyone has tested before anyone sends. */
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (flag == 0) {
+        int msg = 5000 + rank;
+
+        OK(MPI_Send(&msg, 1, MPI_INT, (rank + 1) % size, 7,
+                    MPI_COMM_WORLD));
+        OK(MPI_Wait(&rreq, &st));
+        CHECK(got == 5000 + (rank - 1 + size) % size && st.MPI_TAG == 7 &&
+              st.MPI_SOURCE == (rank - 1 + size) % size,
+              "user message %d tag %d from %d", got, st.MPI_TAG,
+              st.MPI_SOURCE);
+    }
+    /* User messages already waiting (unexpected) during a collective. */
+    for (i = 0; i < 3; i++) {
+        int msg = 6000 + i;
+
+        OK(MPI_Send(&msg, 1, MPI_INT, (rank + 1) % size, 8 + i,
+                    MPI_COMM_WORLD));
+    }
+    OK(MPI_Allreduce(&rank, &y, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+    CHECK(y == size - 1, "allreduce with unexpected user messages");
+    for (i = 0; i < 3; i++) {
+        OK(MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG,
+                    MPI_COMM_WORLD, &st));
+        CHECK(got == 6000 + i && st.MPI_TAG == 8 + i,
+              "queued user message %d: %d tag %d", i, got, st.MPI_TAG);
+    }
+    free(all);
+}
+
+int main(int argc, char **argv)
+{
+    int total, round;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (round = 0; round < 3; round++) {
+        test_overlap(round);
+    }
+    test_waitall_testloop();
+    test_wildcard_p2p();
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && total == 0) {
+        printf("coll_nb: all passed at %d processes\n", size);
+    }
+    MPI_Finalize();
+    return (failures == 0) ? 0 : 1;
+}

@@ -1,0 +1,43 @@
+/*
+ * tests/mpi/err_fatal.c MODE: errors under the default handler,
+ * MPI_ERRORS_ARE_FATAL, end the whole job. One process (rank 1, or 0
+ * when alone) fails; the others are blocked in MPI_Recv (rank 0) or in
+ * an MPI_Ssend nobody receives (the rest), and must be ended too, not
+ * hang.
+ *   send:  MPI_Send to rank = size (an invalid rank).
+ *   abort: MPI_Abort(MPI_COMM_WORLD, 7).
+ * test_err_fatal.sh checks gcrun's exit status and the message.
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <string.h>
+
+int main(int argc, char **argv)
+{
+    int rank, size, culprit, buf = 0;
+    const char *mode = (argc > 1) ? argv[1] : "send";
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    culprit = (size > 1) ? 1 : 0;
+    if (rank == culprit) {
+        if (strcmp(mode, "abort") == 0) {
+            MPI_Abort(MPI_COMM_WORLD, 7);
+        } else {
+            MPI_Send(&buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
+        }
+        printf("FAIL: %s returned under MPI_ERRORS_ARE_FATAL (rank %d)\n",
+               mode, rank);
+        return 1;
+    }
+    if (rank == 0) {
+        MPI_Recv(&buf, 1, MPI_INT, culprit, 0, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+    } else {
+        MPI_Ssend(&buf, 1, MPI_INT, 0, 99, MPI_COMM_WORLD);
+    }
+    printf("FAIL: rank %d went on after the job should have ended\n", rank);
+    return 1;
+}
