@@ -195,6 +195,29 @@ static void test_neighbor(void)
     OK(MPI_Comm_free(&cart));
 }
 
+/* Topologies live on intracommunicators only. */
+static void test_inter(void)
+{
+    int dims[1] = { 1 }, per[1] = { 0 }, st = -1, s = 0, r[2];
+    MPI_Comm half, inter, bad = MPI_COMM_NULL;
+    int low = (wrank < wsize / 2);
+
+    if (wsize < 2) {
+        return;
+    }
+    OK(MPI_Comm_split(MPI_COMM_WORLD, low, wrank, &half));
+    OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? wsize / 2 : 0,
+                            77, &inter));
+    EXPECT(MPI_ERR_COMM, MPI_Cart_create(inter, 1, dims, per, 0, &bad));
+    EXPECT(MPI_ERR_COMM, MPI_Neighbor_allgather(&s, 1, MPI_INT, r, 1,
+                                                MPI_INT, inter));
+    CHECK(bad == MPI_COMM_NULL, "Cart_create on an intercomm gave a comm");
+    OK(MPI_Topo_test(inter, &st));
+    CHECK(st == MPI_UNDEFINED, "Topo_test(intercomm) = %d", st);
+    OK(MPI_Comm_free(&inter));
+    OK(MPI_Comm_free(&half));
+}
+
 int main(int argc, char **argv)
 {
     int st;
@@ -210,6 +233,7 @@ int main(int argc, char **argv)
     test_graph();
     test_dist();
     test_neighbor();
+    test_inter();
 
     if (failures == 0 && wrank == 0) {
         printf("topo_errors: %d processes: all checks passed\n", wsize);
