@@ -1231,9 +1231,9 @@ static int derive_all(MPI_Comm parent, struct gcm_mpi_topo *t,
 
 int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
                                     const int sources[],
-                                    const int sourceweights[], int outdegree,
+                                    const int *sourceweights, int outdegree,
                                     const int destinations[],
-                                    const int destweights[], MPI_Info info,
+                                    const int *destweights, MPI_Info info,
                                     int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char call[] = "MPI_Dist_graph_create_adjacent";
@@ -1424,7 +1424,7 @@ out:
 
 int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
                            const int degrees[], const int destinations[],
-                           const int weights[], MPI_Info info, int reorder,
+                           const int *weights, MPI_Info info, int reorder,
                            MPI_Comm *comm_dist_graph)
 {
     static const char call[] = "MPI_Dist_graph_create";
@@ -1558,8 +1558,8 @@ static int wants_weights(const int *w)
 }
 
 int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
-                              int sourceweights[], int maxoutdegree,
-                              int destinations[], int destweights[])
+                              int *sourceweights, int maxoutdegree,
+                              int destinations[], int *destweights)
 {
     static const char call[] = "MPI_Dist_graph_neighbors";
     struct gcm_mpi_topo *t = NULL;
