@@ -1,6 +1,477 @@
 /*
- * compat/mpi_inter.c: placeholder until the family lands.
+ * compat/mpi_inter.c: intercommunicator construction (MPI-3.1 section
+ * 6.6): MPI_Intercomm_create and MPI_Intercomm_merge.
+ *
+ * An intercommunicator is, in the seed's terms (its section 3, "Example:
+ * Intercommunicator"), a set of LCOs in two groups where each LCO's send
+ * slots target the LCOs of the other group. Here it is a pattern LCO over
+ * the REMOTE group (lco/lco.h): send slot i goes to remote rank i and
+ * arrives on receive slot "my local rank" there, so receive slot j of an
+ * LCO holds what remote rank j sent. Every member of both groups makes it
+ * with the same identity, so no message is needed to connect the slots;
+ * only the two group lists and that identity travel, between the leaders
+ * and then down each local group.
+ *
+ * The identity comes from the leader of lower world index, derived from
+ * its local communicator with a key (gcm_lco_derive_id_keyed): keyed
+ * derivation advances no counter, so the other members of its group,
+ * which do not derive, stay in step for later derivations.
  */
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * The leaders' exchange over peer_comm happens on a tag beyond the user
+ * range, so that it can never match a user's receive on peer_comm (which
+ * MPI lets the application use concurrently); the user's tag picks the
+ * internal one, so that concurrent MPI_Intercomm_create calls between the
+ * same leaders on different tags stay apart, as MPI requires. The range
+ * is the top quarter of the internal tags, which the collectives'
+ * sequence tags (gcm_mpi_coll_tag) do not reach.
+ */
+#define INTER_PEER_TAG_BASE GCM_MPI_TAG_FIXED
+#define INTER_PEER_TAG_MASK 0x0fffffff
+#define INTER_PEER_TAG(_tag) \
+    (INTER_PEER_TAG_BASE + ((_tag) & INTER_PEER_TAG_MASK))
+
+/* Keys of the identities this file derives: the top bit keeps them apart
+ * from other keyed derivations (MPI_Comm_create_group), then the
+ * leader's world index and a per-process count of creations. */
+#define INTER_KEY_MARK (UINT64_C(1) << 63)
+
+static atomic_uint gcm_mpi_inter_count;
+
+/* What the leaders exchange, and what each leader broadcasts in its
+ * group (followed by size world indices). */
+typedef struct inter_hdr {
+    int32_t  errclass;  /* MPI_SUCCESS, or the error every member raises */
+    int32_t  size;      /* of the group whose list follows */
+    int32_t  leader;    /* world index of that group's leader */
+    uint32_t id;        /* the intercommunicator's identity */
+    uint32_t gen;
+} inter_hdr_t;
+
+/* ---- helpers --------------------------------------------------------- */
+
+static int raise_native(MPI_Comm comm, gcm_status_t status, const char *call,
+                        const char *what)
+{
+    return gcm_mpi_raise(comm, gcm_mpi_errclass(status), call, "%s: %s",
+                         what, gcm_last_error());
+}
+
+/*
+ * Binomial-tree broadcast of hdr and then hdr->size ints in procs_p from
+ * root (prank space of comm) with tag. Non-roots get *procs_p malloc'ed
+ * (NULL when the list is empty). Both messages take the same path, so
+ * each child receives them in the order sent.
+ */
+static gcm_status_t bcast_list(MPI_Comm comm, int root, int tag,
+                               inter_hdr_t *hdr, int **procs_p)
+{
+    int n = comm->psize;
+    int vrank = (comm->prank - root + n) % n;
+    int mask = 1;
+    gcm_status_t status;
+
+    while (mask < n) {
+        if ((vrank & mask) != 0) {
+            int parent = (vrank - mask + root) % n;
+
+            status = gcm_mpi_recv_bytes(comm, hdr, sizeof(*hdr), parent, tag);
+            if (status != GCM_OK) {
+                return status;
+            }
+            *procs_p = NULL;
+            if (hdr->size > 0) {
+                *procs_p = malloc((size_t)hdr->size * sizeof(int));
+                if (*procs_p == NULL) {
+                    return GCM_ERR_NO_MEMORY;
+                }
+                status = gcm_mpi_recv_bytes(comm, *procs_p,
+                                            (size_t)hdr->size * sizeof(int),
+                                            parent, tag);
+                if (status != GCM_OK) {
+                    return status;
+                }
+            }
+            break;
+        }
+        mask <<= 1;
+    }
+    mask >>= 1;
+    while (mask > 0) {
+        if (vrank + mask < n) {
+            int child = (vrank + mask + root) % n;
+
+            status = gcm_mpi_send_bytes(comm, hdr, sizeof(*hdr), child, tag);
+            if ((status == GCM_OK) && (hdr->size > 0)) {
+                status = gcm_mpi_send_bytes(comm, *procs_p,
+                                            (size_t)hdr->size * sizeof(int),
+                                            child, tag);
+            }
+            if (status != GCM_OK) {
+                return status;
+            }
+        }
+        mask >>= 1;
+    }
+    return GCM_OK;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a;
+    int y = *(const int *)b;
+
+    return (x < y) ? -1 : (x > y);
+}
+
+/* Nonzero if the two lists share a process (MPI requires disjoint
+ * groups). O((n + m) log(n + m)). */
+static int lists_overlap(int n, const int a[], int m, const int b[],
+                         int *overlap_p)
+{
+    int *all;
+    int i;
+    int found = 0;
+
+    all = malloc(((size_t)n + (size_t)m) * sizeof(int));
+    if (all == NULL) {
+        return -1;
+    }
+    memcpy(all, a, (size_t)n * sizeof(int));
+    memcpy(all + n, b, (size_t)m * sizeof(int));
+    qsort(all, (size_t)n + (size_t)m, sizeof(int), cmp_int);
+    for (i = 1; (i < n + m) && (found == 0); i++) {
+        if (all[i] == all[i - 1]) {
+            found = 1;
+            *overlap_p = all[i];
+        }
+    }
+    free(all);
+    return found;
+}
+
+/*
+ * The leader's half of MPI_Intercomm_create: exchanges hdr and the local
+ * list with the remote leader over peer_comm, and fills *rhdr and
+ * *rprocs_p with the remote group's. Returns MPI_SUCCESS or an error
+ * class (with *why set) for the caller to broadcast and raise.
+ */
+static int leader_exchange(MPI_Comm peer_comm, int remote_leader, int tag,
+                           const inter_hdr_t *hdr, const int procs[],
+                           inter_hdr_t *rhdr, int **rprocs_p,
+                           const char **why)
+{
+    int ptag = INTER_PEER_TAG(tag);
+    gcm_status_t status;
+
+    *rprocs_p = NULL;
+    status = gcm_mpi_sendrecv_bytes(peer_comm, hdr, sizeof(*hdr),
+                                    remote_leader, rhdr, sizeof(*rhdr),
+                                    remote_leader, ptag);
+    if (status != GCM_OK) {
+        *why = "exchange of group sizes with the remote leader failed";
+        return gcm_mpi_errclass(status);
+    }
+    if (rhdr->errclass != MPI_SUCCESS) {
+        /* The remote leader found an error and sends no list. */
+        *why = "the remote group's leader reported an error";
+        return rhdr->errclass;
+    }
+    if ((rhdr->size <= 0) || (rhdr->leader < 0)) {
+        *why = "the remote leader sent a malformed group header";
+        return MPI_ERR_INTERN;
+    }
+    *rprocs_p = malloc((size_t)rhdr->size * sizeof(int));
+    if (*rprocs_p == NULL) {
+        *why = "out of memory for the remote group";
+        return MPI_ERR_NO_MEM;
+    }
+    status = gcm_mpi_sendrecv_bytes(peer_comm, procs,
+                                    (size_t)hdr->size * sizeof(int),
+                                    remote_leader, *rprocs_p,
+                                    (size_t)rhdr->size * sizeof(int),
+                                    remote_leader, ptag);
+    if (status != GCM_OK) {
+        *why = "exchange of group lists with the remote leader failed";
+        return gcm_mpi_errclass(status);
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- MPI_Intercomm_create -------------------------------------------- */
+
+int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
+                          MPI_Comm peer_comm, int remote_leader, int tag,
+                          MPI_Comm *newintercomm)
+{
+    static const char *call = "MPI_Intercomm_create";
+    inter_hdr_t hdr, rhdr;
+    int *procs = NULL;
+    int *rprocs = NULL;
+    const char *why = NULL;
+    int errclass = MPI_SUCCESS;
+    MPI_Comm comm = MPI_COMM_NULL;
+    gcm_lco_h lco = NULL;
+    gcm_status_t status;
+    int ctag, rc, r, me, overlap = -1;
+
+    rc = gcm_mpi_check_init(call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = gcm_mpi_comm_check(local_comm, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (local_comm->kind != GCM_MPI_COMM_INTRA) {
+        return gcm_mpi_raise(local_comm, MPI_ERR_COMM, call,
+                             "local_comm is not an intracommunicator");
+    }
+    if (newintercomm == NULL) {
+        return gcm_mpi_raise(local_comm, MPI_ERR_ARG, call,
+                             "newintercomm is NULL");
+    }
+    if ((local_leader < 0) || (local_leader >= local_comm->size)) {
+        return gcm_mpi_raise(local_comm, MPI_ERR_RANK, call,
+                             "local_leader %d is not a rank of local_comm "
+                             "(size %d)", local_leader, local_comm->size);
+    }
+    me = local_comm->rank;
+
+    procs = malloc((size_t)local_comm->size * sizeof(int));
+    if (procs == NULL) {
+        return gcm_mpi_raise(local_comm, MPI_ERR_NO_MEM, call,
+                             "out of memory for a group of %d",
+                             local_comm->size);
+    }
+    for (r = 0; r < local_comm->size; r++) {
+        procs[r] = gcm_mpi_comm_proc(local_comm, r);
+    }
+
+    /* Every member takes the same tag for the broadcast below, leaders
+     * included, before anything can fail differently among them. */
+    ctag = gcm_mpi_coll_tag(local_comm);
+
+    memset(&hdr, 0, sizeof(hdr));
+    memset(&rhdr, 0, sizeof(rhdr));
+    if (me == local_leader) {
+        /* peer_comm, remote_leader and tag matter at the leader only. */
+        int can_talk = 0;
+
+        if (gcm_mpi_comm_check(peer_comm, call) != MPI_SUCCESS) {
+            errclass = MPI_ERR_COMM;
+            why = "peer_comm is not a valid communicator";
+        } else if ((remote_leader < 0) ||
+                   (remote_leader >= peer_comm->psize)) {
+            errclass = MPI_ERR_RANK;
+            why = "remote_leader is not a rank of peer_comm";
+        } else if ((tag < 0) || (tag > GCM_TAG_UB)) {
+            /* No internal tag to meet the remote leader on. */
+            errclass = MPI_ERR_TAG;
+            why = "tag is outside 0..MPI_TAG_UB";
+        } else {
+            can_talk = 1;
+        }
+        hdr.errclass = errclass;
+        hdr.size     = local_comm->size;
+        hdr.leader   = procs[me];
+        if (can_talk != 0) {
+            uint64_t key = INTER_KEY_MARK |
+                           ((uint64_t)(uint32_t)procs[me] << 32) |
+                           atomic_fetch_add(&gcm_mpi_inter_count, 1u);
+
+            gcm_lco_derive_id_keyed(local_comm->lco, key, &hdr.id, &hdr.gen);
+            errclass = leader_exchange(peer_comm, remote_leader, tag, &hdr,
+                                       procs, &rhdr, &rprocs, &why);
+        }
+        if ((errclass == MPI_SUCCESS) &&
+            (lists_overlap(hdr.size, procs, rhdr.size, rprocs, &overlap) !=
+             0)) {
+            errclass = (overlap < 0) ? MPI_ERR_NO_MEM : MPI_ERR_COMM;
+            why = (overlap < 0) ? "out of memory" :
+                  "the local and remote groups overlap";
+        }
+        /* The lower world index's identity, so both groups take the
+         * same. */
+        if ((errclass == MPI_SUCCESS) && (rhdr.leader < hdr.leader)) {
+            hdr.id  = rhdr.id;
+            hdr.gen = rhdr.gen;
+        }
+        rhdr.errclass = errclass;
+        rhdr.id       = hdr.id;
+        rhdr.gen      = hdr.gen;
+        if (errclass != MPI_SUCCESS) {
+            rhdr.size = 0;
+        }
+    }
+
+    /* The leader hands the remote list and the identity to its group. */
+    status = bcast_list(local_comm, local_leader, ctag, &rhdr, &rprocs);
+    if (status != GCM_OK) {
+        free(procs);
+        free(rprocs);
+        return raise_native(local_comm, status, call,
+                            "broadcast of the remote group failed");
+    }
+    if (rhdr.errclass != MPI_SUCCESS) {
+        free(procs);
+        free(rprocs);
+        if (why == NULL) {
+            why = "the local leader reported an error";
+        }
+        if (overlap >= 0) {
+            return gcm_mpi_raise(local_comm, rhdr.errclass, call,
+                                 "%s (process %d is in both)", why, overlap);
+        }
+        return gcm_mpi_raise(local_comm, rhdr.errclass, call, "%s", why);
+    }
+
+    status = gcm_lco_create_pattern(rhdr.id, rhdr.gen, rhdr.size, rprocs,
+                                    me, &lco);
+    if (status != GCM_OK) {
+        free(procs);
+        free(rprocs);
+        return raise_native(local_comm, status, call,
+                            "cannot create the intercommunicator's LCO");
+    }
+    comm = gcm_mpi_comm_alloc(GCM_MPI_COMM_INTER, lco);
+    if (comm == NULL) {
+        gcm_lco_free(&lco);
+        free(procs);
+        free(rprocs);
+        return gcm_mpi_raise(local_comm, MPI_ERR_NO_MEM, call,
+                             "out of memory for the communicator");
+    }
+    /* From here gcm_mpi_comm_destroy frees procs and rprocs with it. */
+    comm->rank        = me;
+    comm->size        = local_comm->size;
+    comm->procs       = procs;
+    comm->remote_size = rhdr.size;
+    comm->rprocs      = rprocs;
+    comm->prank       = me;
+    comm->psize       = rhdr.size;
+    comm->errh        = local_comm->errh;
+    gcm_mpi_errh_retain(comm->errh);
+
+    /* The collectives' local phases run on a copy of the local group. */
+    rc = gcm_mpi_comm_derive(local_comm, local_comm->size, procs, me, call,
+                             &comm->local_comm);
+    if (rc != MPI_SUCCESS) {
+        gcm_mpi_comm_destroy(comm);
+        return rc;
+    }
+    *newintercomm = comm;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Intercomm_create)
+
+/* ---- MPI_Intercomm_merge --------------------------------------------- */
+
+/*
+ * Each group's leader (local rank 0) sends its group's high flag to every
+ * member of the other group, on the intercommunicator itself, so every
+ * member learns the remote flag from one message. The group that passed
+ * high = false comes first; when both passed the same value (MPI leaves
+ * the order arbitrary) the group whose leader has the lower world index
+ * comes first, which both sides can tell without asking.
+ */
+int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
+                         MPI_Comm *newintracomm)
+{
+    static const char *call = "MPI_Intercomm_merge";
+    gcm_request_h *reqs = NULL;
+    gcm_request_h rreq = GCM_REQUEST_NULL;
+    int32_t mine = (high != 0) ? 1 : 0;
+    int32_t theirs = -1;
+    int *procs = NULL;
+    int nreq = 0, first, n, myrank, tag, rc, r;
+    gcm_status_t status;
+
+    rc = gcm_mpi_check_init(call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = gcm_mpi_comm_check(intercomm, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (intercomm->kind != GCM_MPI_COMM_INTER) {
+        return gcm_mpi_raise(intercomm, MPI_ERR_COMM, call,
+                             "not an intercommunicator");
+    }
+    if (newintracomm == NULL) {
+        return gcm_mpi_raise(intercomm, MPI_ERR_ARG, call,
+                             "newintracomm is NULL");
+    }
+
+    tag = gcm_mpi_coll_tag(intercomm);
+    status = gcm_mpi_irecv_bytes(intercomm, &theirs, sizeof(theirs), 0, tag,
+                                 &rreq);
+    if ((status == GCM_OK) && (intercomm->rank == 0)) {
+        reqs = malloc((size_t)intercomm->remote_size * sizeof(*reqs));
+        if (reqs == NULL) {
+            status = GCM_ERR_NO_MEMORY;
+        }
+        for (r = 0; (status == GCM_OK) && (r < intercomm->remote_size);
+             r++) {
+            status = gcm_mpi_isend_bytes(intercomm, &mine, sizeof(mine), r,
+                                         tag, &reqs[r]);
+            if (status == GCM_OK) {
+                nreq++;
+            }
+        }
+    }
+    if (nreq > 0) {
+        gcm_status_t s2 = gcm_waitall(nreq, reqs, NULL);
+
+        if (status == GCM_OK) {
+            status = s2;
+        }
+    }
+    free(reqs);
+    if (rreq != GCM_REQUEST_NULL) {
+        gcm_status_t s2 = gcm_wait(&rreq, NULL);
+
+        if (status == GCM_OK) {
+            status = s2;
+        }
+    }
+    if (status != GCM_OK) {
+        return raise_native(intercomm, status, call,
+                            "exchange of the high flags failed");
+    }
+
+    first = (mine < theirs) ||
+            ((mine == theirs) && (gcm_mpi_comm_proc(intercomm, 0) <
+                                  gcm_mpi_comm_rproc(intercomm, 0)));
+    n = intercomm->size + intercomm->remote_size;
+    procs = malloc((size_t)n * sizeof(int));
+    if (procs == NULL) {
+        return gcm_mpi_raise(intercomm, MPI_ERR_NO_MEM, call,
+                             "out of memory for a group of %d", n);
+    }
+    for (r = 0; r < intercomm->size; r++) {
+        procs[(first ? 0 : intercomm->remote_size) + r] =
+            gcm_mpi_comm_proc(intercomm, r);
+    }
+    for (r = 0; r < intercomm->remote_size; r++) {
+        procs[(first ? intercomm->size : 0) + r] =
+            gcm_mpi_comm_rproc(intercomm, r);
+    }
+    myrank = (first ? 0 : intercomm->remote_size) + intercomm->rank;
+    /* Every member of both groups derives from the intercommunicator's
+     * identity, which they share, once: the new identity agrees. */
+    rc = gcm_mpi_comm_derive(intercomm, n, procs, myrank, call,
+                             newintracomm);
+    free(procs);
+    return rc;
+}
+GCM_MPI_ALIAS(Intercomm_merge)

@@ -124,6 +124,42 @@ if expect_rc 0; then
     expect_count 3 'child [1-3] sent 25 messages'
 fi
 
+# lco_channel: Figure 2 through the MPI interface, pairs as channel.
+run 2 "$examples/lco_channel"
+if expect_rc 0; then
+    expect_count 1 'lco_channel: P0 received 10 messages in order from P1'
+    expect_count 1 'lco_channel: P1 sent 10 messages to P0 on send slot 0'
+fi
+run 4 "$examples/lco_channel"
+if expect_rc 0; then
+    expect_count 2 'lco_channel: P[02] received 10 messages in order'
+    expect_line 'lco_channel: P3 sent 10 messages to P2'
+fi
+
+# lco_dup: Figure 3, a duplicate built from LCOs, used by point-to-point
+# and collectives.
+for np in 2 4; do
+    run $np "$examples/lco_dup"
+    if expect_rc 0; then
+        expect_count $np "lco_dup: P[0-9]+: hand-built duplicate of $np processes: ring, allreduce, bcast and barrier ok"
+    fi
+done
+
+# fox: Fox's matrix product on a 2 x 2 and a 3 x 3 grid (MPI layer).
+run 4 "$examples/fox"
+if expect_rc 0; then
+    expect_count 1 '^fox: n=12 q=2 product matches the serial product$'
+fi
+run 9 "$examples/fox" 36
+if expect_rc 0; then
+    expect_count 1 '^fox: n=36 q=3 product matches the serial product$'
+fi
+# Not a square number of processes: a clean refusal, no hang.
+run 3 "$examples/fox"
+if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+    fail "fox with 3 processes: exit status $rc, expected an error"
+fi
+
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"
     exit 1

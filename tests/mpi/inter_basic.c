@@ -1,0 +1,354 @@
+/*
+ * inter_basic.c: MPI_Intercomm_create and MPI_Intercomm_merge (MPI-3.1
+ * 6.6) over two splits of the world: even/odd ranks (leaders: local rank
+ * 0) and lower/upper halves (leaders: the last local rank), so groups of
+ * unequal size at odd process counts. For each intercommunicator:
+ * MPI_Comm_test_inter, size/rank (local group), MPI_Comm_remote_size and
+ * MPI_Comm_remote_group, MPI_Comm_group; point-to-point across (ranks are
+ * remote ranks, MPI_SOURCE is the sender's remote rank, MPI_ANY_SOURCE
+ * too); MPI_Intercomm_merge with high = 0/1 either way and tied, checking
+ * the order of the merged group; MPI_Comm_dup of the intercommunicator
+ * (traffic on the duplicate never matches the original). Error paths
+ * under MPI_ERRORS_RETURN. Runs at any process count (intercommunicators
+ * need 2 or more).
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int me, n;
+static int failures;
+
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            printf("FAIL: ");                                             \
+            printf(__VA_ARGS__);                                          \
+            printf(" (rank %d, line %d)\n", me, __LINE__);                \
+            failures++;                                                   \
+        }                                                                 \
+    } while (0)
+
+#define EXPECT_CLASS(call, want)                                          \
+    do {                                                                  \
+        int rc_ = (call);                                                 \
+        int cls_ = -1;                                                    \
+        if (rc_ != MPI_SUCCESS) {                                         \
+            MPI_Error_class(rc_, &cls_);                                  \
+        }                                                                 \
+        CHECK(cls_ == (want), "%s gave class %d, expected %d (%s)",       \
+              #call, cls_, (want), #want);                                \
+    } while (0)
+
+#define P2P_TAG 5
+#define ANY_TAG_T 6
+#define DUP_TAG 9
+
+/* The two groups of a split: world indices in rank order. */
+typedef struct split {
+    const char *name;
+    int size[2];
+    int procs[2][64];
+    int leader[2];   /* local rank of each group's leader */
+} split_t;
+
+static void make_split(split_t *s, int halves)
+{
+    int w, c;
+
+    memset(s, 0, sizeof(*s));
+    s->name = halves ? "halves" : "even/odd";
+    for (w = 0; w < n; w++) {
+        c = halves ? (w >= (n + 1) / 2) : (w % 2);
+        s->procs[c][s->size[c]++] = w;
+    }
+    for (c = 0; c < 2; c++) {
+        s->leader[c] = halves ? s->size[c] - 1 : 0;
+    }
+}
+
+static int color_of(const split_t *s, int w, int *rank_p)
+{
+    int c, r;
+
+    for (c = 0; c < 2; c++) {
+        for (r = 0; r < s->size[c]; r++) {
+            if (s->procs[c][r] == w) {
+                *rank_p = r;
+                return c;
+            }
+        }
+    }
+    return -1;
+}
+
+/* Checks that group g lists the world processes procs[0..size). */
+static void expect_group(MPI_Group g, int size, const int procs[],
+                         const char *what)
+{
+    MPI_Group wg;
+    int ranks[64], world[64];
+    int gsize = -1, i;
+
+    MPI_Group_size(g, &gsize);
+    CHECK(gsize == size, "%s: group size %d, expected %d", what, gsize, size);
+    if (gsize != size) {
+        return;
+    }
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (i = 0; i < size; i++) {
+        ranks[i] = i;
+    }
+    MPI_Group_translate_ranks(g, size, ranks, wg, world);
+    for (i = 0; i < size; i++) {
+        CHECK(world[i] == procs[i], "%s: rank %d is world %d, expected %d",
+              what, i, world[i], procs[i]);
+    }
+    MPI_Group_free(&wg);
+}
+
+static void check_shape(MPI_Comm inter, const split_t *s, int c, int r,
+                        const char *what)
+{
+    MPI_Group g;
+    int flag = -1, size = -1, rank = -1, rsize = -1;
+
+    MPI_Comm_test_inter(inter, &flag);
+    MPI_Comm_size(inter, &size);
+    MPI_Comm_rank(inter, &rank);
+    MPI_Comm_remote_size(inter, &rsize);
+    CHECK((flag != 0) && (size == s->size[c]) && (rank == r) &&
+          (rsize == s->size[1 - c]),
+          "%s: inter %d size %d rank %d remote size %d; expected 1 %d %d %d",
+          what, flag, size, rank, rsize, s->size[c], r, s->size[1 - c]);
+    MPI_Comm_remote_group(inter, &g);
+    expect_group(g, s->size[1 - c], s->procs[1 - c], what);
+    MPI_Group_free(&g);
+    MPI_Comm_group(inter, &g);
+    expect_group(g, s->size[c], s->procs[c], what);
+    MPI_Group_free(&g);
+}
+
+/* Everyone sends to every remote rank and receives from each. */
+static void check_p2p(MPI_Comm inter, const split_t *s, int c, int r,
+                      const char *what)
+{
+    int rs = s->size[1 - c];
+    MPI_Request reqs[128];
+    MPI_Status sts[128];
+    int out[64], in[64];
+    int j, got, k;
+
+    for (j = 0; j < rs; j++) {
+        in[j] = -1;
+        out[j] = 1000 * me + j;
+        MPI_Irecv(&in[j], 1, MPI_INT, j, P2P_TAG, inter, &reqs[j]);
+    }
+    for (j = 0; j < rs; j++) {
+        MPI_Isend(&out[j], 1, MPI_INT, j, P2P_TAG, inter, &reqs[rs + j]);
+    }
+    MPI_Waitall(2 * rs, reqs, sts);
+    for (j = 0; j < rs; j++) {
+        CHECK((in[j] == 1000 * s->procs[1 - c][j] + r) &&
+              (sts[j].MPI_SOURCE == j),
+              "%s: from remote %d got %d (source %d), expected %d", what, j,
+              in[j], sts[j].MPI_SOURCE, 1000 * s->procs[1 - c][j] + r);
+    }
+
+    /* Every process sends its local rank to remote rank 0, which takes
+     * them with MPI_ANY_SOURCE: the source is the sender's rank. */
+    MPI_Send(&r, 1, MPI_INT, 0, ANY_TAG_T, inter);
+    if (r == 0) {
+        int seen[64] = { 0 };
+
+        for (k = 0; k < rs; k++) {
+            MPI_Status st;
+
+            MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, ANY_TAG_T, inter, &st);
+            CHECK((got == st.MPI_SOURCE) && (got >= 0) && (got < rs) &&
+                  (seen[got] == 0),
+                  "%s: any source: got %d from %d", what, got, st.MPI_SOURCE);
+            if ((got >= 0) && (got < rs)) {
+                seen[got] = 1;
+            }
+        }
+    }
+}
+
+/* Merges and checks that the group is first's then the other's. */
+static void check_merge(MPI_Comm inter, const split_t *s, int c, int r,
+                        int high, int first, const char *what)
+{
+    MPI_Comm merged = MPI_COMM_NULL;
+    MPI_Group g;
+    int procs[64];
+    int size = -1, rank = -1, flag = -1, k = 0, i, right, left, got = -1;
+    int want_rank = ((c == first) ? 0 : s->size[first]) + r;
+
+    MPI_Intercomm_merge(inter, high, &merged);
+    for (i = 0; i < s->size[first]; i++) {
+        procs[k++] = s->procs[first][i];
+    }
+    for (i = 0; i < s->size[1 - first]; i++) {
+        procs[k++] = s->procs[1 - first][i];
+    }
+    MPI_Comm_test_inter(merged, &flag);
+    MPI_Comm_size(merged, &size);
+    MPI_Comm_rank(merged, &rank);
+    CHECK((flag == 0) && (size == n) && (rank == want_rank),
+          "%s: merged inter %d size %d rank %d, expected 0 %d %d", what,
+          flag, size, rank, n, want_rank);
+    MPI_Comm_group(merged, &g);
+    expect_group(g, n, procs, what);
+    MPI_Group_free(&g);
+
+    /* A ring on the merged communicator (by the rank it reports, so that
+     * a wrong order fails the checks above instead of hanging). */
+    right = (rank + 1) % n;
+    left = (rank - 1 + n) % n;
+    MPI_Sendrecv(&rank, 1, MPI_INT, right, P2P_TAG, &got, 1, MPI_INT,
+                 left, P2P_TAG, merged, MPI_STATUS_IGNORE);
+    CHECK(got == left, "%s: merged ring got %d, expected %d", what, got,
+          left);
+    MPI_Comm_free(&merged);
+}
+
+/* MPI_Comm_dup of an intercommunicator: same shape, separate traffic. */
+static void check_dup(MPI_Comm inter, const split_t *s, int c, int r)
+{
+    MPI_Comm dup = MPI_COMM_NULL;
+    int rs = s->size[1 - c];
+    int one = 1, two = 2, got, k;
+
+    MPI_Comm_dup(inter, &dup);
+    check_shape(dup, s, c, r, "dup");
+    /* Sent on the duplicate first, then on the original, same tag: the
+     * original's receives must get only the original's messages. */
+    MPI_Send(&one, 1, MPI_INT, 0, DUP_TAG, dup);
+    MPI_Send(&two, 1, MPI_INT, 0, DUP_TAG, inter);
+    if (r == 0) {
+        for (k = 0; k < rs; k++) {
+            MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, DUP_TAG, inter,
+                     MPI_STATUS_IGNORE);
+            CHECK(got == 2, "original received %d (from the duplicate?)",
+                  got);
+        }
+        for (k = 0; k < rs; k++) {
+            MPI_Recv(&got, 1, MPI_INT, MPI_ANY_SOURCE, DUP_TAG, dup,
+                     MPI_STATUS_IGNORE);
+            CHECK(got == 1, "duplicate received %d", got);
+        }
+    }
+    check_p2p(dup, s, c, r, "dup");
+    MPI_Comm_free(&dup);
+}
+
+static void run_split(int halves)
+{
+    split_t s;
+    MPI_Comm local, inter = MPI_COMM_NULL;
+    int c, r = -1, rl, first_low, first_tie;
+
+    make_split(&s, halves);
+    c = color_of(&s, me, &r);
+    MPI_Comm_split(MPI_COMM_WORLD, c, me, &local);
+    /* The remote leader, as a rank of the peer communicator (world). */
+    rl = s.procs[1 - c][s.leader[1 - c]];
+    MPI_Intercomm_create(local, s.leader[c], MPI_COMM_WORLD, rl, 42 + halves,
+                         &inter);
+    check_shape(inter, &s, c, r, s.name);
+    check_p2p(inter, &s, c, r, s.name);
+
+    /* high = color: group 0 first; high = !color: group 1 first. */
+    check_merge(inter, &s, c, r, c, 0, "merge high=color");
+    check_merge(inter, &s, c, r, 1 - c, 1, "merge high=!color");
+    /* Ties: the group whose leader (local rank 0) has the lower world
+     * index comes first: group 0 holds world 0. */
+    first_low = 0;
+    first_tie = first_low;
+    check_merge(inter, &s, c, r, 0, first_tie, "merge both low");
+    check_merge(inter, &s, c, r, 1, first_tie, "merge both high");
+
+    check_dup(inter, &s, c, r);
+
+    /* A communicator whose group is not an intracommunicator's. */
+    {
+        MPI_Comm x = MPI_COMM_NULL;
+
+        EXPECT_CLASS(MPI_Intercomm_create(inter, 0, MPI_COMM_WORLD, rl, 1,
+                                          &x), MPI_ERR_COMM);
+    }
+    MPI_Comm_free(&inter);
+    CHECK(inter == MPI_COMM_NULL, "MPI_Comm_free left the handle set");
+
+    /* Errors every member sees alike: leaders that both pass a bad tag,
+     * or both a remote leader out of range, fail their whole groups. */
+    {
+        MPI_Comm x = MPI_COMM_NULL;
+
+        EXPECT_CLASS(MPI_Intercomm_create(local, s.leader[c], MPI_COMM_WORLD,
+                                          rl, -3, &x), MPI_ERR_TAG);
+        EXPECT_CLASS(MPI_Intercomm_create(local, s.leader[c], MPI_COMM_WORLD,
+                                          n, 1, &x), MPI_ERR_RANK);
+        CHECK(x == MPI_COMM_NULL, "a failed create set the handle");
+    }
+    MPI_Comm_free(&local);
+}
+
+static void errors(void)
+{
+    MPI_Comm x = MPI_COMM_NULL;
+    MPI_Group g;
+    int v;
+
+    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1,
+                                      &x), MPI_ERR_COMM);
+    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_WORLD, -1, MPI_COMM_WORLD, 0,
+                                      1, &x), MPI_ERR_RANK);
+    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_WORLD, n, MPI_COMM_WORLD, 0,
+                                      1, &x), MPI_ERR_RANK);
+    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0,
+                                      1, NULL), MPI_ERR_ARG);
+    /* The world with itself: the groups overlap, every member fails. */
+    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0,
+                                      77, &x), MPI_ERR_COMM);
+    CHECK(x == MPI_COMM_NULL, "a failed create set the handle");
+
+    EXPECT_CLASS(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &x), MPI_ERR_COMM);
+    EXPECT_CLASS(MPI_Intercomm_merge(MPI_COMM_NULL, 0, &x), MPI_ERR_COMM);
+    EXPECT_CLASS(MPI_Comm_remote_size(MPI_COMM_WORLD, &v), MPI_ERR_COMM);
+    EXPECT_CLASS(MPI_Comm_remote_group(MPI_COMM_WORLD, &g), MPI_ERR_COMM);
+    v = -1;
+    MPI_Comm_test_inter(MPI_COMM_WORLD, &v);
+    CHECK(v == 0, "MPI_COMM_WORLD is an intercommunicator?");
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+
+    if (n > 64) {
+        if (me == 0) {
+            printf("inter_basic: up to 64 processes\n");
+        }
+        MPI_Finalize();
+        return 0;
+    }
+    errors();
+    if (n >= 2) {
+        run_split(0);
+        run_split(1);
+    }
+
+    MPI_Finalize();
+    if (failures != 0) {
+        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
+        return 1;
+    }
+    return 0;
+}
