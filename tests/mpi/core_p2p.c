@@ -365,7 +365,7 @@ static void test_counts(void)
     char bytes[7];
     int ints[8], count, i;
     double d5[5], r5[8];
-    MPI_Datatype pair, triple, four;
+    MPI_Datatype pair, triple, four, tmp;
     struct { int i; double d; } pairs[2];
     struct { int i; double d; int j; } trip = { 11, 2.5, 12 };
     int bl[3] = { 1, 1, 1 };
@@ -402,8 +402,9 @@ static void test_counts(void)
      * basic elements. */
     disp[0] = 0;
     disp[1] = (MPI_Aint)((char *)&pairs[0].d - (char *)&pairs[0]);
-    MPI_Type_create_struct(2, bl, disp, types, &pair);
-    MPI_Type_create_resized(pair, 0, (MPI_Aint)sizeof(pairs[0]), &pair);
+    MPI_Type_create_struct(2, bl, disp, types, &tmp);
+    MPI_Type_create_resized(tmp, 0, (MPI_Aint)sizeof(pairs[0]), &pair);
+    MPI_Type_free(&tmp);
     MPI_Type_commit(&pair);
     disp[1] = (MPI_Aint)((char *)&trip.d - (char *)&trip);
     disp[2] = (MPI_Aint)((char *)&trip.j - (char *)&trip);
