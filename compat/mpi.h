@@ -763,22 +763,22 @@ GCM_MPI_API(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
 GCM_MPI_API(int, Topo_test, (MPI_Comm comm, int *status))
 GCM_MPI_API(int, Dist_graph_create_adjacent,
             (MPI_Comm comm_old, int indegree, const int sources[],
-             const int sourceweights[], int outdegree,
-             const int destinations[], const int destweights[],
+             const int *sourceweights, int outdegree,
+             const int destinations[], const int *destweights,
              MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
 GCM_MPI_API(int, Dist_graph_create, (MPI_Comm comm_old, int n,
                                      const int sources[],
                                      const int degrees[],
                                      const int destinations[],
-                                     const int weights[], MPI_Info info,
+                                     const int *weights, MPI_Info info,
                                      int reorder, MPI_Comm *comm_dist_graph))
 GCM_MPI_API(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree,
                                               int *outdegree, int *weighted))
 GCM_MPI_API(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree,
-                                        int sources[], int sourceweights[],
+                                        int sources[], int *sourceweights,
                                         int maxoutdegree,
                                         int destinations[],
-                                        int destweights[]))
+                                        int *destweights))
 GCM_MPI_API(int, Neighbor_allgather, (const void *sendbuf, int sendcount,
                                       MPI_Datatype sendtype, void *recvbuf,
                                       int recvcount, MPI_Datatype recvtype,

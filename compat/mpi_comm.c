@@ -292,7 +292,10 @@ int gcm_mpi_coll_tag(MPI_Comm comm)
     unsigned seq = atomic_fetch_add_explicit(&comm->coll_seq, 1,
                                              memory_order_relaxed);
 
-    return (int)((unsigned)GCM_TAG_UB + 1u + (seq & (unsigned)GCM_TAG_UB));
+    /* Sequence tags cycle below GCM_MPI_TAG_FIXED, which protocols with
+     * fixed tags (MPI_Intercomm_create's leaders) have to themselves. */
+    return (int)((unsigned)GCM_TAG_UB + 1u +
+                 seq % (unsigned)(GCM_MPI_TAG_FIXED - GCM_TAG_UB - 1));
 }
 
 gcm_status_t gcm_mpi_isend_bytes(MPI_Comm comm, const void *buf, size_t len,

@@ -129,6 +129,10 @@ int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
                         int myrank, const char *call, MPI_Comm *newcomm)
     GCM_INTERNAL;
 
+/* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
+ * protocols that need a fixed tag take theirs in this range. */
+#define GCM_MPI_TAG_FIXED 0x70000000
+
 /* Next internal tag for one collective call on comm (all members get the
  * same one for the same call). Tags above GCM_TAG_UB never match user
  * receives, not even MPI_ANY_TAG ones. */

@@ -34,7 +34,7 @@
  * is the top quarter of the internal tags, which the collectives'
  * sequence tags (gcm_mpi_coll_tag) do not reach.
  */
-#define INTER_PEER_TAG_BASE 0x70000000
+#define INTER_PEER_TAG_BASE GCM_MPI_TAG_FIXED
 #define INTER_PEER_TAG_MASK 0x0fffffff
 #define INTER_PEER_TAG(_tag) \
     (INTER_PEER_TAG_BASE + ((_tag) & INTER_PEER_TAG_MASK))

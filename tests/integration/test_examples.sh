@@ -145,6 +145,21 @@ for np in 2 4; do
     fi
 done
 
+# fox: Fox's matrix product on a 2 x 2 and a 3 x 3 grid (MPI layer).
+run 4 "$examples/fox"
+if expect_rc 0; then
+    expect_count 1 '^fox: n=12 q=2 product matches the serial product$'
+fi
+run 9 "$examples/fox" 36
+if expect_rc 0; then
+    expect_count 1 '^fox: n=36 q=3 product matches the serial product$'
+fi
+# Not a square number of processes: a clean refusal, no hang.
+run 3 "$examples/fox"
+if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+    fail "fox with 3 processes: exit status $rc, expected an error"
+fi
+
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"
     exit 1
