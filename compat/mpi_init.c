@@ -36,9 +36,9 @@ int gcm_mpi_check_init(const char *call)
     }
     /* Nothing can run without MPI_Init: as MPICH and Open MPI do, say so
      * and end the program rather than return into undefined state. */
-    fprintf(stderr, "gencomm: %s called %s MPI_Init\n", call,
-            (state == GCM_MPI_NEVER) ? "before" : "after MPI_Finalize, not "
-            "between MPI_Init and");
+    fprintf(stderr, "gencomm: %s called %s\n", call,
+            (state == GCM_MPI_NEVER) ? "before MPI_Init" :
+            "after MPI_Finalize");
     gcm_mpi_abort_job(MPI_ERR_OTHER, NULL);
 }
 

@@ -145,13 +145,17 @@ void gcm_slots_req_cache_flush(void)
 static void gcm_slots_req_complete(struct gcm_request *req,
                                    gcm_status_t status)
 {
+    /* Read before done is set: from then on the waiter (another thread,
+     * perhaps) may free the request and reuse its memory. */
+    gcm_thr_endpoint_t *endpoint = req->endpoint;
+
     if ((status != GCM_OK) && (req->status == GCM_OK)) {
         req->status = status;
     }
     req->info.error = req->status;
     atomic_store(&req->done, 1);
-    if (req->endpoint != NULL) {
-        gcm_thr_signal(req->endpoint);
+    if (endpoint != NULL) {
+        gcm_thr_signal(endpoint);
     }
 }
 

@@ -1,0 +1,695 @@
+/*
+ * tests/mpi/core_req.c: requests (MPI-3.1 sections 3.7.3-3.7.5, 3.8, 3.9):
+ * Wait/Test in all their forms over mixes of MPI_REQUEST_NULL, complete
+ * and pending requests; persistent requests; MPI_Cancel; MPI_Request_free
+ * of an active send; MPI_Request_get_status; matched probes, also from two
+ * threads at once.
+ *
+ * Processes pair up (0-1, 2-3, ...); an odd one out is its own peer.
+ * "Pending" requests are receives of a message the peer sends only once
+ * this process told it to (go()), so they provably cannot complete before.
+ */
+#include <mpi.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+static int rank = -1, size, peer;
+static MPI_Comm comm = MPI_COMM_NULL;
+
+#define CHECK(cond, ...)                                                 \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            printf("FAIL: ");                                            \
+            printf(__VA_ARGS__);                                         \
+            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
+            fflush(stdout);                                              \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+/* Each test on its own duplicate of the world (see core_p2p.c). */
+#define RUN(test)                                                        \
+    do {                                                                 \
+        if (getenv("CORE_VERBOSE") != NULL) {                            \
+            fprintf(stderr, "[%d] %s\n", rank, #test);                   \
+        }                                                                \
+        MPI_Comm_dup(MPI_COMM_WORLD, &comm);                             \
+        test();                                                          \
+        MPI_Comm_free(&comm);                                            \
+    } while (0)
+
+enum { TAG_GO = 1000, TAG_D = 1001 };
+
+/* Tells the peer to go on, waits for its word, and sends it the message
+ * (value v, tag TAG_D) it is waiting for. Both sides call it. */
+static void go(int v)
+{
+    MPI_Request req;
+    int token = 0;
+
+    MPI_Isend(&token, 1, MPI_INT, peer, TAG_GO, comm, &req);
+    MPI_Recv(&token, 1, MPI_INT, peer, TAG_GO, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Send(&v, 1, MPI_INT, peer, TAG_D, comm);
+}
+
+static int is_empty(const MPI_Status *st)
+{
+    int count = -1, cancelled = -1;
+
+    MPI_Get_count(st, MPI_INT, &count);
+    MPI_Test_cancelled(st, &cancelled);
+    return st->MPI_SOURCE == MPI_ANY_SOURCE && st->MPI_TAG == MPI_ANY_TAG &&
+           st->MPI_ERROR == MPI_SUCCESS && count == 0 && !cancelled;
+}
+
+static int is_proc_null(const MPI_Status *st)
+{
+    int count = -1;
+
+    MPI_Get_count(st, MPI_INT, &count);
+    return st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG &&
+           count == 0;
+}
+
+static void poison(MPI_Status *st, int n)
+{
+    memset(st, 0x5a, (size_t)n * sizeof(*st));
+}
+
+/* ---- the wait/test family ------------------------------------------- */
+
+static void test_waitall(void)
+{
+    MPI_Request reqs[5];
+    MPI_Status st[5];
+    int in = -1, out = rank * 3 + 1, i, count;
+
+    reqs[0] = MPI_REQUEST_NULL;
+    MPI_Irecv(&in, 1, MPI_INT, MPI_PROC_NULL, 4, comm, &reqs[1]);
+    MPI_Irecv(&in, 1, MPI_INT, peer, 4, comm, &reqs[2]);
+    reqs[3] = MPI_REQUEST_NULL;
+    MPI_Isend(&out, 1, MPI_INT, peer, 4, comm, &reqs[4]);
+    poison(st, 5);
+    CHECK(MPI_Waitall(5, reqs, st) == MPI_SUCCESS, "Waitall of a mix");
+    for (i = 0; i < 5; i++) {
+        CHECK(reqs[i] == MPI_REQUEST_NULL, "Waitall: request %d not NULL",
+              i);
+    }
+    CHECK(is_empty(&st[0]) && is_empty(&st[3]),
+          "Waitall: MPI_REQUEST_NULL gives an empty status");
+    CHECK(is_proc_null(&st[1]), "Waitall: MPI_PROC_NULL receive status");
+    MPI_Get_count(&st[2], MPI_INT, &count);
+    CHECK(st[2].MPI_SOURCE == peer && st[2].MPI_TAG == 4 && count == 1 &&
+          in == peer * 3 + 1, "Waitall: receive status (%d, %d) %d, data %d",
+          st[2].MPI_SOURCE, st[2].MPI_TAG, count, in);
+    CHECK(MPI_Waitall(0, NULL, MPI_STATUSES_IGNORE) == MPI_SUCCESS,
+          "Waitall of nothing");
+}
+
+static void test_testall(void)
+{
+    MPI_Request reqs[3] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL,
+                            MPI_REQUEST_NULL };
+    MPI_Status st[3];
+    int flag = 0, in = -1, i;
+
+    poison(st, 3);
+    CHECK(MPI_Testall(3, reqs, &flag, st) == MPI_SUCCESS && flag,
+          "Testall of NULL requests is true");
+    for (i = 0; i < 3; i++) {
+        CHECK(is_empty(&st[i]), "Testall: NULL request %d empty status", i);
+    }
+    MPI_Irecv(&in, 1, MPI_INT, peer, TAG_D, comm, &reqs[0]);
+    MPI_Irecv(&in, 0, MPI_INT, MPI_PROC_NULL, 0, comm, &reqs[2]);
+    flag = 1;
+    CHECK(MPI_Testall(3, reqs, &flag, st) == MPI_SUCCESS && !flag,
+          "Testall with a pending receive is false");
+    CHECK(reqs[0] != MPI_REQUEST_NULL && reqs[2] != MPI_REQUEST_NULL,
+          "a false Testall leaves every request (even complete ones)");
+    go(rank + 50);
+    do {
+        MPI_Testall(3, reqs, &flag, st);
+    } while (!flag);
+    CHECK(in == peer + 50 && st[0].MPI_SOURCE == peer &&
+          st[0].MPI_TAG == TAG_D, "Testall: data %d status (%d, %d)", in,
+          st[0].MPI_SOURCE, st[0].MPI_TAG);
+    CHECK(is_proc_null(&st[2]) && is_empty(&st[1]),
+          "Testall: PROC_NULL and NULL statuses");
+    CHECK(reqs[0] == MPI_REQUEST_NULL && reqs[2] == MPI_REQUEST_NULL,
+          "Testall true frees the requests");
+}
+
+static void test_any(void)
+{
+    MPI_Request reqs[3] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL,
+                            MPI_REQUEST_NULL };
+    MPI_Status st;
+    int index = -5, flag = -1, in = -1;
+
+    poison(&st, 1);
+    CHECK(MPI_Waitany(3, reqs, &index, &st) == MPI_SUCCESS &&
+          index == MPI_UNDEFINED && is_empty(&st),
+          "Waitany of NULL requests: index %d", index);
+    index = -5;
+    poison(&st, 1);
+    CHECK(MPI_Testany(3, reqs, &index, &flag, &st) == MPI_SUCCESS &&
+          flag && index == MPI_UNDEFINED && is_empty(&st),
+          "Testany of NULL requests: flag %d index %d", flag, index);
+    index = -5;
+    flag = -1;
+    CHECK(MPI_Testany(0, NULL, &index, &flag, MPI_STATUS_IGNORE) ==
+          MPI_SUCCESS && flag && index == MPI_UNDEFINED,
+          "Testany of no requests");
+
+    MPI_Irecv(&in, 1, MPI_INT, peer, TAG_D, comm, &reqs[1]);
+    MPI_Irecv(&in, 1, MPI_INT, MPI_PROC_NULL, 0, comm, &reqs[2]);
+    poison(&st, 1);
+    CHECK(MPI_Waitany(3, reqs, &index, &st) == MPI_SUCCESS && index == 2 &&
+          is_proc_null(&st) && reqs[2] == MPI_REQUEST_NULL,
+          "Waitany picks the complete request: index %d", index);
+    flag = -1;
+    index = -5;
+    CHECK(MPI_Testany(3, reqs, &index, &flag, &st) == MPI_SUCCESS &&
+          !flag && index == MPI_UNDEFINED && reqs[1] != MPI_REQUEST_NULL,
+          "Testany with only a pending one: flag %d index %d", flag, index);
+    go(rank + 60);
+    CHECK(MPI_Waitany(3, reqs, &index, &st) == MPI_SUCCESS && index == 1 &&
+          st.MPI_SOURCE == peer && st.MPI_TAG == TAG_D && in == peer + 60,
+          "Waitany: index %d data %d", index, in);
+    CHECK(MPI_Waitany(3, reqs, &index, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+          index == MPI_UNDEFINED, "Waitany once all are done");
+}
+
+static void test_some(void)
+{
+    MPI_Request reqs[4] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL,
+                            MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    MPI_Status st[4];
+    int indices[4], outcount = -5, in = -1, junk = 0;
+
+    CHECK(MPI_Waitsome(4, reqs, &outcount, indices, st) == MPI_SUCCESS &&
+          outcount == MPI_UNDEFINED, "Waitsome of NULL requests: %d",
+          outcount);
+    outcount = -5;
+    CHECK(MPI_Testsome(4, reqs, &outcount, indices, st) == MPI_SUCCESS &&
+          outcount == MPI_UNDEFINED, "Testsome of NULL requests: %d",
+          outcount);
+    outcount = -5;
+    CHECK(MPI_Testsome(0, NULL, &outcount, NULL, MPI_STATUSES_IGNORE) ==
+          MPI_SUCCESS && outcount == MPI_UNDEFINED,
+          "Testsome of no requests: %d", outcount);
+
+    MPI_Irecv(&in, 1, MPI_INT, peer, TAG_D, comm, &reqs[0]);
+    MPI_Irecv(&junk, 1, MPI_INT, MPI_PROC_NULL, 0, comm, &reqs[1]);
+    MPI_Isend(&junk, 1, MPI_INT, MPI_PROC_NULL, 0, comm, &reqs[3]);
+    poison(st, 4);
+    CHECK(MPI_Waitsome(4, reqs, &outcount, indices, st) == MPI_SUCCESS &&
+          outcount == 2 && indices[0] == 1 && indices[1] == 3 &&
+          is_proc_null(&st[0]), "Waitsome: outcount %d indices %d %d",
+          outcount, indices[0], indices[1]);
+    CHECK(reqs[1] == MPI_REQUEST_NULL && reqs[3] == MPI_REQUEST_NULL &&
+          reqs[0] != MPI_REQUEST_NULL, "Waitsome frees exactly those done");
+    outcount = -5;
+    CHECK(MPI_Testsome(4, reqs, &outcount, indices, st) == MPI_SUCCESS &&
+          outcount == 0, "Testsome with only a pending one: %d", outcount);
+    go(rank + 70);
+    do {
+        MPI_Testsome(4, reqs, &outcount, indices, st);
+    } while (outcount == 0);
+    CHECK(outcount == 1 && indices[0] == 0 && st[0].MPI_SOURCE == peer &&
+          in == peer + 70, "Testsome: outcount %d index %d data %d",
+          outcount, indices[0], in);
+    CHECK(MPI_Testsome(4, reqs, &outcount, indices, st) == MPI_SUCCESS &&
+          outcount == MPI_UNDEFINED, "Testsome once all are done");
+}
+
+/* A failed request in Waitall: MPI_ERR_IN_STATUS, the error in its
+ * status, and MPI_SUCCESS in the others'. */
+static void test_waitall_error(void)
+{
+    MPI_Request reqs[3];
+    MPI_Status st[3];
+    int small[2], ok = -1, four[4] = { 1, 2, 3, 4 }, rc, cls = -1;
+
+    MPI_Irecv(small, 2, MPI_INT, peer, 12, comm, &reqs[0]);
+    MPI_Irecv(&ok, 1, MPI_INT, peer, 13, comm, &reqs[1]);
+    MPI_Isend(four, 4, MPI_INT, peer, 12, comm, &reqs[2]);
+    MPI_Send(four, 1, MPI_INT, peer, 13, comm);
+    poison(st, 3);
+    rc = MPI_Waitall(3, reqs, st);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_IN_STATUS, "Waitall with a truncation: class %d",
+          cls);
+    cls = -1;
+    MPI_Error_class(st[0].MPI_ERROR, &cls);
+    CHECK(cls == MPI_ERR_TRUNCATE, "truncated request's status error %d",
+          st[0].MPI_ERROR);
+    CHECK(st[1].MPI_ERROR == MPI_SUCCESS && st[2].MPI_ERROR == MPI_SUCCESS &&
+          ok == 1, "the other statuses: %d %d", st[1].MPI_ERROR,
+          st[2].MPI_ERROR);
+}
+
+/* ---- persistent requests ---------------------------------------------- */
+
+static void test_persistent(void)
+{
+    enum { N = 1000, BIG = 300000, ITERS = 200 };
+    int *sbuf = malloc(BIG * sizeof(int)), *rbuf = malloc(BIG * sizeof(int));
+    MPI_Request reqs[2], big[2], modes[3][2];
+    MPI_Status st[2];
+    void *bbuf, *det;
+    int it, i, bad, flag, dsize, rc, cls, token = 0;
+
+    CHECK(MPI_Recv_init(rbuf, N, MPI_INT, peer, 7, comm, &reqs[0]) ==
+          MPI_SUCCESS, "Recv_init");
+    CHECK(MPI_Send_init(sbuf, N, MPI_INT, peer, 7, comm, &reqs[1]) ==
+          MPI_SUCCESS, "Send_init");
+    /* Inactive: Wait and Test return at once with an empty status. */
+    poison(st, 1);
+    CHECK(MPI_Wait(&reqs[0], &st[0]) == MPI_SUCCESS && is_empty(&st[0]) &&
+          reqs[0] != MPI_REQUEST_NULL, "Wait on an inactive request");
+    flag = 0;
+    CHECK(MPI_Test(&reqs[1], &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+          flag && reqs[1] != MPI_REQUEST_NULL, "Test on an inactive one");
+    for (it = 0; it < ITERS; it++) {
+        for (i = 0; i < N; i++) {
+            sbuf[i] = rank * 100000 + it * 7 + i;
+        }
+        CHECK(MPI_Startall(2, reqs) == MPI_SUCCESS, "Startall");
+        if (it == 0) {
+            cls = -1;
+            rc = MPI_Start(&reqs[0]);
+            MPI_Error_class(rc, &cls);
+            CHECK(cls == MPI_ERR_REQUEST, "Start of an active request: %d",
+                  cls);
+        }
+        MPI_Waitall(2, reqs, st);
+        CHECK(reqs[0] != MPI_REQUEST_NULL && reqs[1] != MPI_REQUEST_NULL,
+              "persistent requests stay after Waitall");
+        CHECK(st[0].MPI_SOURCE == peer && st[0].MPI_TAG == 7,
+              "persistent receive status (%d, %d)", st[0].MPI_SOURCE,
+              st[0].MPI_TAG);
+        for (i = 0, bad = -1; i < N && bad < 0; i++) {
+            if (rbuf[i] != peer * 100000 + it * 7 + i) {
+                bad = i;
+            }
+        }
+        CHECK(bad < 0, "iteration %d: element %d wrong", it, bad);
+    }
+    CHECK(MPI_Request_free(&reqs[0]) == MPI_SUCCESS &&
+          MPI_Request_free(&reqs[1]) == MPI_SUCCESS &&
+          reqs[0] == MPI_REQUEST_NULL && reqs[1] == MPI_REQUEST_NULL,
+          "Request_free of inactive persistent requests");
+
+    /* Large (rendezvous) persistent messages, started one by one. */
+    MPI_Recv_init(rbuf, BIG, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm,
+                  &big[0]);
+    MPI_Send_init(sbuf, BIG, MPI_INT, peer, 8, comm, &big[1]);
+    for (it = 0; it < 5; it++) {
+        for (i = 0; i < BIG; i++) {
+            sbuf[i] = rank + it + i;
+        }
+        MPI_Start(&big[0]);
+        MPI_Start(&big[1]);
+        MPI_Wait(&big[1], MPI_STATUS_IGNORE);
+        MPI_Wait(&big[0], &st[0]);
+        for (i = 0, bad = -1; i < BIG && bad < 0; i++) {
+            if (rbuf[i] != peer + it + i) {
+                bad = i;
+            }
+        }
+        CHECK(bad < 0 && st[0].MPI_SOURCE == peer && st[0].MPI_TAG == 8,
+              "big iteration %d: element %d wrong", it, bad);
+    }
+    MPI_Request_free(&big[0]);
+    MPI_Request_free(&big[1]);
+
+    /* The other modes as persistent requests. */
+    dsize = 3 * (N * (int)sizeof(int) + MPI_BSEND_OVERHEAD);
+    bbuf = malloc((size_t)dsize);
+    MPI_Buffer_attach(bbuf, dsize);
+    for (it = 0; it < 3; it++) {
+        MPI_Recv_init(rbuf, N, MPI_INT, peer, 9, comm, &modes[it][0]);
+    }
+    MPI_Ssend_init(sbuf, N, MPI_INT, peer, 9, comm, &modes[0][1]);
+    MPI_Bsend_init(sbuf, N, MPI_INT, peer, 9, comm, &modes[1][1]);
+    MPI_Rsend_init(sbuf, N, MPI_INT, peer, 9, comm, &modes[2][1]);
+    for (it = 0; it < 6; it++) {
+        MPI_Request *pair = modes[it % 3];
+        MPI_Request r;
+
+        for (i = 0; i < N; i++) {
+            sbuf[i] = rank * 3 + it + i;
+        }
+        MPI_Start(&pair[0]);
+        /* The receive is posted on both sides before any Rsend. */
+        MPI_Isend(&token, 1, MPI_INT, peer, 10, comm, &r);
+        MPI_Recv(&token, 1, MPI_INT, peer, 10, comm, MPI_STATUS_IGNORE);
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        MPI_Start(&pair[1]);
+        MPI_Waitall(2, pair, MPI_STATUSES_IGNORE);
+        for (i = 0, bad = -1; i < N && bad < 0; i++) {
+            if (rbuf[i] != peer * 3 + it + i) {
+                bad = i;
+            }
+        }
+        CHECK(bad < 0, "persistent mode %d, round %d: element %d", it % 3,
+              it, bad);
+    }
+    for (it = 0; it < 3; it++) {
+        MPI_Request_free(&modes[it][0]);
+        MPI_Request_free(&modes[it][1]);
+    }
+    MPI_Buffer_detach(&det, &dsize);
+    free(bbuf);
+
+    /* Start of something that is not a persistent request. */
+    MPI_Irecv(rbuf, 1, MPI_INT, MPI_PROC_NULL, 0, comm, &reqs[0]);
+    cls = -1;
+    MPI_Error_class(MPI_Start(&reqs[0]), &cls);
+    CHECK(cls == MPI_ERR_REQUEST, "Start of a nonpersistent request: %d",
+          cls);
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    free(sbuf);
+    free(rbuf);
+}
+
+/* ---- cancel, free, get_status -------------------------------------- */
+
+static void test_cancel(void)
+{
+    MPI_Request req;
+    MPI_Status st;
+    int in = -1, flag = 0, cancelled = -1;
+
+    /* A receive nothing will ever match. */
+    MPI_Irecv(&in, 1, MPI_INT, peer, 999, comm, &req);
+    CHECK(MPI_Cancel(&req) == MPI_SUCCESS, "Cancel of a posted receive");
+    CHECK(MPI_Wait(&req, &st) == MPI_SUCCESS && req == MPI_REQUEST_NULL,
+          "Wait after Cancel");
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(cancelled, "Test_cancelled of an unmatched receive is true");
+    CHECK(in == -1, "cancelled receive wrote its buffer");
+
+    /* The same with a wildcard source, completed by Test. (No
+     * MPI_ANY_TAG: the peer's next message may be there already.) */
+    MPI_Irecv(&in, 1, MPI_INT, MPI_ANY_SOURCE, 998, comm, &req);
+    MPI_Cancel(&req);
+    do {
+        MPI_Test(&req, &flag, &st);
+    } while (!flag);
+    cancelled = -1;
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(cancelled, "Test_cancelled of an unmatched wildcard receive");
+
+    /* One that has matched already: the cancel fails, the data is there. */
+    MPI_Irecv(&in, 1, MPI_INT, peer, TAG_D, comm, &req);
+    go(rank + 80);
+    do {
+        MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE);
+    } while (!flag);
+    CHECK(MPI_Cancel(&req) == MPI_SUCCESS, "Cancel of a matched receive");
+    MPI_Wait(&req, &st);
+    cancelled = -1;
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(!cancelled && in == peer + 80 && st.MPI_SOURCE == peer,
+          "Test_cancelled of a matched receive is false (data %d)", in);
+
+    /* An ordinary completed status is not cancelled. */
+    MPI_Irecv(&in, 1, MPI_INT, MPI_PROC_NULL, 0, comm, &req);
+    MPI_Wait(&req, &st);
+    cancelled = -1;
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(!cancelled, "Test_cancelled of a PROC_NULL receive");
+}
+
+static void test_request_free(void)
+{
+    enum { BIG = 1 << 18 };
+    int *sbuf = malloc(BIG * sizeof(int)), *rbuf = malloc(BIG * sizeof(int));
+    MPI_Request req;
+    int i, bad = -1, ack = 0;
+
+    for (i = 0; i < BIG; i++) {
+        sbuf[i] = rank ^ i;
+    }
+    MPI_Isend(sbuf, BIG, MPI_INT, peer, 88, comm, &req);
+    CHECK(MPI_Request_free(&req) == MPI_SUCCESS && req == MPI_REQUEST_NULL,
+          "Request_free of an active send");
+    MPI_Recv(rbuf, BIG, MPI_INT, peer, 88, comm, MPI_STATUS_IGNORE);
+    for (i = 0; i < BIG && bad < 0; i++) {
+        if (rbuf[i] != (peer ^ i)) {
+            bad = i;
+        }
+    }
+    CHECK(bad < 0, "freed send's data wrong at %d", bad);
+    /* Only once the peer has the data may the send buffer go. */
+    MPI_Sendrecv(&ack, 1, MPI_INT, peer, 89, &ack, 1, MPI_INT, peer, 89,
+                 comm, MPI_STATUS_IGNORE);
+    free(sbuf);
+    free(rbuf);
+}
+
+static void test_get_status(void)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Status st, st2;
+    int flag = -1, in = -1, count;
+
+    poison(&st, 1);
+    CHECK(MPI_Request_get_status(req, &flag, &st) == MPI_SUCCESS && flag &&
+          is_empty(&st), "Request_get_status of MPI_REQUEST_NULL");
+    MPI_Irecv(&in, 1, MPI_INT, peer, TAG_D, comm, &req);
+    flag = -1;
+    CHECK(MPI_Request_get_status(req, &flag, &st) == MPI_SUCCESS && !flag,
+          "Request_get_status of a pending receive is false");
+    go(rank + 90);
+    do {
+        MPI_Request_get_status(req, &flag, &st);
+    } while (!flag);
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(req != MPI_REQUEST_NULL && st.MPI_SOURCE == peer &&
+          st.MPI_TAG == TAG_D && count == 1 && in == peer + 90,
+          "Request_get_status: request kept, status (%d, %d) %d",
+          st.MPI_SOURCE, st.MPI_TAG, count);
+    /* Asking again is allowed, and Wait still gives the status. */
+    MPI_Request_get_status(req, &flag, MPI_STATUS_IGNORE);
+    CHECK(flag, "Request_get_status a second time");
+    CHECK(MPI_Wait(&req, &st2) == MPI_SUCCESS && req == MPI_REQUEST_NULL &&
+          st2.MPI_SOURCE == peer && st2.MPI_TAG == TAG_D,
+          "Wait after Request_get_status");
+}
+
+/* ---- matched probes ---------------------------------------------------- */
+
+static void test_mprobe(void)
+{
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    MPI_Request reqs[2], req;
+    MPI_Status st;
+    int five = 5, six = 6, eight = 8, in = -1, in2 = -1, flag = 0, count;
+
+    MPI_Isend(&five, 1, MPI_INT, peer, 5, comm, &reqs[0]);
+    MPI_Isend(&six, 1, MPI_INT, peer, 6, comm, &reqs[1]);
+    do {
+        CHECK(MPI_Improbe(peer, 6, comm, &flag, &msg, &st) == MPI_SUCCESS,
+              "Improbe");
+    } while (!flag);
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(msg != MPI_MESSAGE_NULL && st.MPI_SOURCE == peer &&
+          st.MPI_TAG == 6 && count == 1, "Improbe status (%d, %d) %d",
+          st.MPI_SOURCE, st.MPI_TAG, count);
+    CHECK(MPI_Mrecv(&in, 1, MPI_INT, &msg, &st) == MPI_SUCCESS && in == 6 &&
+          msg == MPI_MESSAGE_NULL && st.MPI_TAG == 6,
+          "Mrecv of the tag-6 message: %d", in);
+    CHECK(MPI_Mprobe(peer, MPI_ANY_TAG, comm, &msg, &st) == MPI_SUCCESS &&
+          st.MPI_TAG == 5, "Mprobe with MPI_ANY_TAG finds tag 5: %d",
+          st.MPI_TAG);
+    CHECK(MPI_Imrecv(&in, 1, MPI_INT, &msg, &req) == MPI_SUCCESS &&
+          msg == MPI_MESSAGE_NULL, "Imrecv");
+    MPI_Wait(&req, &st);
+    CHECK(in == 5 && st.MPI_SOURCE == peer && st.MPI_TAG == 5,
+          "Imrecv data %d", in);
+    MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+    flag = -1;
+    /* (A tag nobody sends: the peer may have run ahead already.) */
+    CHECK(MPI_Improbe(peer, 12345, comm, &flag, &msg, &st) ==
+          MPI_SUCCESS && !flag, "Improbe with nothing there is false");
+
+    /* A matched message belongs to its handle: a receive posted later
+     * that would match it takes the next message instead. */
+    MPI_Isend(&eight, 1, MPI_INT, peer, 8, comm, &reqs[0]);
+    MPI_Mprobe(peer, 8, comm, &msg, &st);
+    MPI_Irecv(&in2, 1, MPI_INT, peer, 8, comm, &req);
+    flag = -1;
+    MPI_Test(&req, &flag, &st);
+    CHECK(!flag, "a receive took the matched message");
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    MPI_Isend(&five, 1, MPI_INT, peer, TAG_GO, comm, &reqs[0]);
+    MPI_Recv(&in, 1, MPI_INT, peer, TAG_GO, comm, MPI_STATUS_IGNORE);
+    MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+    six = rank + 40;
+    MPI_Send(&six, 1, MPI_INT, peer, 8, comm);
+    MPI_Wait(&req, &st);
+    CHECK(in2 == peer + 40 && st.MPI_TAG == 8,
+          "the receive gets the next message: %d tag %d", in2, st.MPI_TAG);
+    in = -1;
+    MPI_Mrecv(&in, 1, MPI_INT, &msg, &st);
+    CHECK(in == 8 && st.MPI_TAG == 8, "Mrecv after: %d", in);
+
+    /* MPI_PROC_NULL: the message MPI_MESSAGE_NO_PROC. */
+    CHECK(MPI_Mprobe(MPI_PROC_NULL, 3, comm, &msg, &st) == MPI_SUCCESS &&
+          msg == MPI_MESSAGE_NO_PROC && is_proc_null(&st),
+          "Mprobe of MPI_PROC_NULL");
+    in = -1;
+    poison(&st, 1);
+    CHECK(MPI_Mrecv(&in, 1, MPI_INT, &msg, &st) == MPI_SUCCESS &&
+          msg == MPI_MESSAGE_NULL && is_proc_null(&st) && in == -1,
+          "Mrecv of MPI_MESSAGE_NO_PROC");
+    flag = 0;
+    CHECK(MPI_Improbe(MPI_PROC_NULL, MPI_ANY_TAG, comm, &flag, &msg, &st) ==
+          MPI_SUCCESS && flag && msg == MPI_MESSAGE_NO_PROC &&
+          is_proc_null(&st), "Improbe of MPI_PROC_NULL");
+    CHECK(MPI_Imrecv(&in, 1, MPI_INT, &msg, &req) == MPI_SUCCESS &&
+          msg == MPI_MESSAGE_NULL, "Imrecv of MPI_MESSAGE_NO_PROC");
+    poison(&st, 1);
+    MPI_Wait(&req, &st);
+    CHECK(is_proc_null(&st) && in == -1, "Imrecv of NO_PROC: status");
+    msg = MPI_MESSAGE_NULL;
+    CHECK(MPI_Mrecv(&in, 1, MPI_INT, &msg, &st) != MPI_SUCCESS,
+          "Mrecv of MPI_MESSAGE_NULL fails");
+}
+
+/* Two threads matched-probe the same source: each gets distinct
+ * messages, each in increasing order, together all of them. */
+enum { MT_K = 200 };
+
+typedef struct mt_arg {
+    int got[MT_K];
+    int rc;
+} mt_arg_t;
+
+static void *mt_thread(void *p)
+{
+    mt_arg_t *a = p;
+    MPI_Message msg;
+    MPI_Status st;
+    int i;
+
+    for (i = 0; i < MT_K; i++) {
+        a->got[i] = -1;
+        if (MPI_Mprobe(peer, 3, comm, &msg, &st) != MPI_SUCCESS ||
+            MPI_Mrecv(&a->got[i], 1, MPI_INT, &msg, &st) != MPI_SUCCESS) {
+            a->rc = 1;
+        }
+    }
+    return NULL;
+}
+
+static void test_mprobe_threads(void)
+{
+    static mt_arg_t args[2];
+    int *vals = malloc(2 * MT_K * sizeof(int));
+    char *seen = calloc(2 * MT_K, 1);
+    MPI_Request *reqs = malloc(2 * MT_K * sizeof(MPI_Request));
+    pthread_t thr[2];
+    int i, t, sorted, bad = 0;
+
+    for (i = 0; i < 2 * MT_K; i++) {
+        vals[i] = i;
+        MPI_Isend(&vals[i], 1, MPI_INT, peer, 3, comm, &reqs[i]);
+    }
+    memset(args, 0, sizeof(args));
+    for (t = 0; t < 2; t++) {
+        pthread_create(&thr[t], NULL, mt_thread, &args[t]);
+    }
+    for (t = 0; t < 2; t++) {
+        pthread_join(thr[t], NULL);
+    }
+    MPI_Waitall(2 * MT_K, reqs, MPI_STATUSES_IGNORE);
+    for (t = 0; t < 2; t++) {
+        CHECK(args[t].rc == 0, "thread %d: Mprobe/Mrecv failed", t);
+        for (i = 0, sorted = 1; i < MT_K; i++) {
+            int v = args[t].got[i];
+
+            if (v < 0 || v >= 2 * MT_K || seen[v]) {
+                bad++;
+            } else {
+                seen[v] = 1;
+            }
+            if (i > 0 && v <= args[t].got[i - 1]) {
+                sorted = 0;
+            }
+        }
+        CHECK(sorted, "thread %d: messages out of order", t);
+    }
+    CHECK(bad == 0, "%d messages received twice or wrong", bad);
+    free(vals);
+    free(seen);
+    free(reqs);
+}
+
+/* ---- argument errors ------------------------------------------------ */
+
+static void expect_class(int rc, int want, const char *what)
+{
+    int cls = -1;
+
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == want, "%s: error class %d, want %d", what, cls, want);
+}
+
+static void test_errors(void)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    int flag;
+
+    expect_class(MPI_Cancel(&req), MPI_ERR_REQUEST,
+                 "Cancel of MPI_REQUEST_NULL");
+    expect_class(MPI_Request_free(&req), MPI_ERR_REQUEST,
+                 "Request_free of MPI_REQUEST_NULL");
+    expect_class(MPI_Start(&req), MPI_ERR_REQUEST,
+                 "Start of MPI_REQUEST_NULL");
+    expect_class(MPI_Waitall(-1, &req, MPI_STATUSES_IGNORE), MPI_ERR_COUNT,
+                 "Waitall of -1 requests");
+    expect_class(MPI_Testany(-2, &req, &flag, &flag, MPI_STATUS_IGNORE),
+                 MPI_ERR_COUNT, "Testany of -2 requests");
+    expect_class(MPI_Startall(-1, &req), MPI_ERR_COUNT,
+                 "Startall of -1 requests");
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    peer = rank ^ 1;
+    if (peer >= size) {
+        peer = rank;
+    }
+    CHECK(provided == MPI_THREAD_MULTIPLE, "thread level %d", provided);
+
+    RUN(test_waitall);
+    RUN(test_testall);
+    RUN(test_any);
+    RUN(test_some);
+    RUN(test_waitall_error);
+    RUN(test_persistent);
+    RUN(test_cancel);
+    RUN(test_request_free);
+    RUN(test_get_status);
+    RUN(test_mprobe);
+    RUN(test_mprobe_threads);
+    RUN(test_errors);
+
+    MPI_Finalize();
+    return (failures == 0) ? 0 : 1;
+}
