@@ -139,7 +139,7 @@ static MPI_Comm gcm_mpi_comm_obtain(void)
     return (block != NULL) ? &block->spare.comm : NULL;
 }
 
-static void gcm_mpi_comm_release(MPI_Comm comm)
+static void gcm_mpi_comm_recycle(MPI_Comm comm)
 {
     gcm_mpi_comm_spare_t *spare = (gcm_mpi_comm_spare_t *)comm;
 
@@ -163,8 +163,25 @@ MPI_Comm gcm_mpi_comm_alloc(int kind, gcm_lco_h lco)
     comm->rank  = MPI_UNDEFINED;
     comm->prank = MPI_UNDEFINED;
     atomic_init(&comm->coll_seq, 0);
+    atomic_init(&comm->refs, 1);
     gcm_mpi_comm_register(comm);
     return comm;
+}
+
+void gcm_mpi_comm_ref(MPI_Comm comm)
+{
+    if ((comm != NULL) && !comm->predefined) {
+        atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);
+    }
+}
+
+void gcm_mpi_comm_unref(MPI_Comm comm)
+{
+    if ((comm != NULL) && !comm->predefined &&
+        (atomic_fetch_sub_explicit(&comm->refs, 1, memory_order_acq_rel) ==
+         1)) {
+        gcm_mpi_comm_destroy(comm);
+    }
 }
 
 void gcm_mpi_comm_destroy(MPI_Comm comm)
@@ -200,7 +217,7 @@ void gcm_mpi_comm_destroy(MPI_Comm comm)
     comm->magic  = 0;
     if (!comm->predefined) {
         gcm_mpi_comm_unregister(comm);
-        gcm_mpi_comm_release(comm);
+        gcm_mpi_comm_recycle(comm);
     }
 }
 
@@ -680,6 +697,11 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     rc = gcm_mpi_comm_dup_common(comm, newcomm, call);
     if ((rc == MPI_SUCCESS) && (info != MPI_INFO_NULL)) {
         rc = PMPI_Info_dup(info, &(*newcomm)->info);
+        if (rc != MPI_SUCCESS) {
+            gcm_mpi_attr_delete_all(*newcomm);
+            gcm_mpi_comm_destroy(*newcomm);
+            *newcomm = MPI_COMM_NULL;
+        }
     }
     return rc;
 }
@@ -690,6 +712,9 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     static const char *call = "MPI_Comm_idup";
     int rc;
 
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
     if (request == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
     }
@@ -1007,7 +1032,11 @@ int PMPI_Comm_free(MPI_Comm *comm)
         return gcm_mpi_raise(*comm, rc, call,
                              "an attribute delete callback failed");
     }
-    gcm_mpi_comm_destroy(*comm);
+    /* The handle is dead from now on (calls on a copy of it report
+     * MPI_ERR_COMM), but operations still pending on the communicator
+     * complete: their requests hold it until they are freed. */
+    (*comm)->magic = GCM_MPI_MAGIC_FREED;
+    gcm_mpi_comm_unref(*comm);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;
 }

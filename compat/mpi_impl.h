@@ -27,6 +27,7 @@
 #define GCM_MPI_MAGIC_OP    0x4f504f50u  /* "OPOP" */
 #define GCM_MPI_MAGIC_GROUP 0x47525550u  /* "GRUP" */
 #define GCM_MPI_MAGIC_COMM  0x434f4d4du  /* "COMM" */
+#define GCM_MPI_MAGIC_FREED 0x46524545u  /* "FREE": freed, ops pending */
 #define GCM_MPI_MAGIC_REQ   0x52455155u  /* "REQU" */
 #define GCM_MPI_MAGIC_INFO  0x494e464fu  /* "INFO" */
 #define GCM_MPI_MAGIC_ERRH  0x45525248u  /* "ERRH" */
@@ -84,6 +85,11 @@ struct gcm_mpi_comm {
     /* MPI_Comm_create_group calls made on this communicator, per
      * (group, tag): see mpi_comm.c. */
     void           *cg_counts;
+    /* One reference for the user's handle and one per request on the
+     * communicator: MPI_Comm_free only drops the first, and operations
+     * still pending complete normally (MPI-3.1 6.4.3); the last
+     * reference frees the communicator. */
+    atomic_int      refs;
 };
 
 /* MPI_Init: sets up MPI_COMM_WORLD and MPI_COMM_SELF. MPI_Finalize:
@@ -94,6 +100,9 @@ void gcm_mpi_comm_finalize(void) GCM_INTERNAL;
  * registered for MPI_Finalize; fields other than kind and lco are zero
  * but for errh (MPI_ERRORS_ARE_FATAL). NULL without memory. */
 MPI_Comm gcm_mpi_comm_alloc(int kind, gcm_lco_h lco) GCM_INTERNAL;
+/* A request on comm takes a reference and drops it when freed. */
+void gcm_mpi_comm_ref(MPI_Comm comm) GCM_INTERNAL;
+void gcm_mpi_comm_unref(MPI_Comm comm) GCM_INTERNAL;
 /* Frees what MPI_Comm_free frees (without callbacks or checks). */
 void gcm_mpi_comm_destroy(MPI_Comm comm) GCM_INTERNAL;
 /* Allgather of len bytes from every member of comm (prank order) with

@@ -14,6 +14,7 @@
 
 #include "compat/mpi_impl.h"
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +464,15 @@ static int gcm_mpi_recv_start(MPI_Request req, const char *call)
     return MPI_SUCCESS;
 }
 
+/* Frees a request that never started (its reference on the communicator
+ * too). */
+static void gcm_mpi_req_discard(MPI_Request req)
+{
+    free(req->tmp);
+    gcm_mpi_comm_unref(req->comm);
+    free(req);
+}
+
 static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,
                                    MPI_Datatype datatype, int peer, int tag,
                                    MPI_Comm comm, int mode)
@@ -470,6 +480,7 @@ static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,
     MPI_Request req = calloc(1, sizeof(*req));
 
     if (req != NULL) {
+        gcm_mpi_comm_ref(comm);
         req->magic    = GCM_MPI_MAGIC_REQ;
         req->kind     = kind;
         req->comm     = comm;
@@ -510,7 +521,7 @@ static int gcm_mpi_isend_mode(const void *buf, int count,
     }
     rc = gcm_mpi_send_start(req, call);
     if (rc != MPI_SUCCESS) {
-        free(req);
+        gcm_mpi_req_discard(req);
         return rc;
     }
     *request = req;
@@ -684,7 +695,7 @@ static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
     }
     rc = gcm_mpi_recv_start(req, call);
     if (rc != MPI_SUCCESS) {
-        free(req);
+        gcm_mpi_req_discard(req);
         return rc;
     }
     *request = req;
@@ -862,6 +873,12 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
     /* The outgoing data is packed first, so the receive may land in the
      * same buffer. */
     len = (size_t)gcm_mpi_type_size(datatype) * (size_t)count;
+    if (len > (size_t)INT_MAX) {
+        /* The packed copy travels as MPI_BYTE with an int count. */
+        return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                             "%zu bytes exceed what one call can replace "
+                             "(INT_MAX bytes)", len);
+    }
     copy = malloc((len > 0) ? len : 1);
     if (copy == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
@@ -1091,14 +1108,13 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
     }
     rc = gcm_mpi_recv_data(buf, count, datatype, &data, &len, &req->tmp);
     if (rc != MPI_SUCCESS) {
-        free(req);
+        gcm_mpi_req_discard(req);
         return gcm_mpi_raise(m->comm, rc, call, "out of memory");
     }
     req->active = 1;
     status = gcm_lco_imrecv(m->comm->lco, m->msg, data, len, &req->native);
     if (status != GCM_OK) {
-        free(req->tmp);
-        free(req);
+        gcm_mpi_req_discard(req);
         return gcm_mpi_native_error(m->comm, status, call);
     }
     m->magic = 0;

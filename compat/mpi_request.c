@@ -45,6 +45,7 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     if (req == NULL) {
         return MPI_ERR_NO_MEM;
     }
+    gcm_mpi_comm_ref(comm);
     req->magic   = GCM_MPI_MAGIC_REQ;
     req->kind    = (poll != NULL) ? GCM_MPI_REQ_GENERIC : GCM_MPI_REQ_DONE;
     req->active  = 1;
@@ -144,6 +145,7 @@ static void gcm_mpi_req_release(MPI_Request req)
         req->cleanup(req->state);
     }
     free(req->tmp);
+    gcm_mpi_comm_unref(req->comm);
     req->magic = 0;
     free(req);
 }
@@ -153,8 +155,9 @@ static void gcm_mpi_orphans_reap(int wait)
 {
     int i;
 
-    if (gcm_mpi_orphans.n == 0) {
-        return;   /* racy read is fine: a later call reaps */
+    if (atomic_load_explicit((_Atomic int *)&gcm_mpi_orphans.n,
+                             memory_order_relaxed) == 0) {
+        return;   /* a stale zero only delays the reaping to a later call */
     }
     pthread_mutex_lock(&gcm_mpi_orphans.lock);
     for (i = 0; i < gcm_mpi_orphans.n;) {

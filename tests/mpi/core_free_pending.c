@@ -1,0 +1,80 @@
+/*
+ * core_free_pending: MPI_Comm_free marks a communicator for deallocation;
+ * operations still pending on it complete normally (MPI-3.1 6.4.3).
+ *
+ * Rank 0 posts a receive and a persistent receive on a duplicate, frees
+ * the duplicate, and only then lets rank 1 send on its copy: both
+ * receives must deliver the data, not be cancelled. The freed handle
+ * itself is dead: a call on a stale copy of it reports MPI_ERR_COMM.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures;
+
+#define CHECK(_cond, ...) \
+    do { \
+        if (!(_cond)) { \
+            printf("FAIL: "); \
+            printf(__VA_ARGS__); \
+            printf("\n"); \
+            failures++; \
+        } \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    int rank, size, x = -1, y = -1, go = 1, cancelled = -1, rc;
+    MPI_Comm dup, stale;
+    MPI_Request req, preq;
+    MPI_Status st;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    if (size < 2) {
+        printf("core_free_pending: SKIPPED (needs 2 processes)\n");
+        MPI_Comm_free(&dup);
+        MPI_Finalize();
+        return 0;
+    }
+    if (rank == 0) {
+        MPI_Irecv(&x, 1, MPI_INT, 1, 5, dup, &req);
+        MPI_Recv_init(&y, 1, MPI_INT, 1, 6, dup, &preq);
+        MPI_Start(&preq);
+        stale = dup;
+        MPI_Comm_free(&dup);
+        CHECK(dup == MPI_COMM_NULL, "MPI_Comm_free did not reset the handle");
+        rc = MPI_Send(&go, 1, MPI_INT, 1, 0, stale);
+        CHECK(rc == MPI_ERR_COMM, "send on a freed handle gave %d", rc);
+        MPI_Send(&go, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
+        MPI_Wait(&req, &st);
+        MPI_Test_cancelled(&st, &cancelled);
+        CHECK((x == 42) && !cancelled && (st.MPI_SOURCE == 1),
+              "receive pending at free: x=%d cancelled=%d source=%d", x,
+              cancelled, st.MPI_SOURCE);
+        MPI_Wait(&preq, &st);
+        MPI_Test_cancelled(&st, &cancelled);
+        CHECK((y == 43) && !cancelled,
+              "persistent receive pending at free: y=%d cancelled=%d", y,
+              cancelled);
+        MPI_Request_free(&preq);
+    } else if (rank == 1) {
+        MPI_Recv(&go, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        x = 42;
+        y = 43;
+        MPI_Send(&x, 1, MPI_INT, 0, 5, dup);
+        MPI_Send(&y, 1, MPI_INT, 0, 6, dup);
+        MPI_Comm_free(&dup);
+    } else {
+        MPI_Comm_free(&dup);
+    }
+    MPI_Finalize();
+    if (failures == 0 && rank == 0) {
+        printf("core_free_pending: ok\n");
+    }
+    return (failures == 0) ? 0 : 1;
+}
