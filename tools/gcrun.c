@@ -296,16 +296,26 @@ enum bind_policy {
     BIND_NUMA
 };
 
+/* Longest emulated host name (boot/ keeps 255 characters). */
+#define HOST_NAME_LEN_MAX 255
+
 struct options {
     int nprocs;
     bool tag_output;
     enum bind_policy bind;
+    /* --hosts / --nodes: the host names (nhosts of them) and, per rank,
+     * the index of its host; NULL when neither was given. */
+    const char *hosts_arg;
+    long nodes_arg;         /* 0: no --nodes */
+    char **hosts;
+    int nhosts;
+    int *host_of;
     char **argv; /* program and its arguments; points into main's argv */
 };
 
 static const char usage_text[] =
-    "Usage: gcrun -n N [--tag-output] [--bind-to none|core|numa] [--] "
-    "prog [args...]\n"
+    "Usage: gcrun -n N [--tag-output] [--bind-to none|core|numa]\n"
+    "             [--hosts LIST | --nodes M] [--] prog [args...]\n"
     "Start N processes of prog on this machine and serve PMI-1 to them.\n"
     "\n"
     "  -n, -np, --np N     number of processes to start (N >= 1)\n"
@@ -313,6 +323,17 @@ static const char usage_text[] =
     "  --bind-to POLICY    none, core or numa; the default binds rank r to\n"
     "                      core r when N is at most the number of cores\n"
     "                      and leaves the ranks unbound otherwise\n"
+    "  --hosts LIST        emulate hosts: comma-separated host names, one\n"
+    "                      per rank in rank order (N names), or fewer names\n"
+    "                      that get the ranks block-wise as --nodes does;\n"
+    "                      a \":DIGITS\" suffix (foo:00) labels a slot and\n"
+    "                      is not part of the name\n"
+    "  --nodes M           emulate M hosts named <hostname>-node0 ...\n"
+    "                      <hostname>-node<M-1>, ranks block-wise (the\n"
+    "                      first N mod M hosts get one rank more)\n"
+    "                      Each rank gets its host name in\n"
+    "                      GENCOMM_HOSTNAME (MPI_Get_processor_name,\n"
+    "                      MPI_COMM_TYPE_SHARED and MPIX_Comm_node use it)\n"
     "  -h, --help          show this help and exit\n"
     "  --version           show the version and exit\n"
     "\n"
@@ -363,6 +384,139 @@ static enum bind_policy parse_bind(const char *s)
     usage_error("invalid --bind-to policy '%s' (use none, core or numa)", s);
 }
 
+static long parse_nodes(const char *s)
+{
+    long v;
+
+    if (!parse_long(s, &v) || v < 1) {
+        usage_error("invalid number of nodes '%s' (must be a positive "
+                    "integer)", s);
+    }
+    if (v > MAX_NPROCS) {
+        usage_error("too many nodes '%s' (at most %d)", s, MAX_NPROCS);
+    }
+    return v;
+}
+
+/* One host name of --hosts, [s, s + len): checked, with a ":DIGITS" slot
+ * label cut off. Host names never hold ':', so the label is unambiguous;
+ * characters that would garble an environment entry or a PMI line are
+ * refused. */
+static char *host_name_dup(const char *s, size_t len, int pos)
+{
+    size_t i, cut = len;
+    char *name;
+
+    for (i = 0; i < len; i++) {
+        if (s[i] == ':') {
+            size_t j;
+
+            for (j = i + 1; j < len && isdigit((unsigned char)s[j]); j++) {
+            }
+            if (j != len || j == i + 1) {
+                usage_error("invalid host name '%.*s' in --hosts (entry %d):"
+                            " ':' must be followed by digits only (a slot "
+                            "label, as in foo:00)", (int)len, s, pos + 1);
+            }
+            cut = i;
+            break;
+        }
+        if (!isgraph((unsigned char)s[i]) || s[i] == '=' || s[i] == ';') {
+            usage_error("invalid host name '%.*s' in --hosts (entry %d): "
+                        "use printable characters other than '=' and ';'",
+                        (int)len, s, pos + 1);
+        }
+    }
+    if (cut == 0) {
+        usage_error("empty host name in --hosts (entry %d)", pos + 1);
+    }
+    if (cut > HOST_NAME_LEN_MAX) {
+        usage_error("host name in --hosts (entry %d) is longer than %d "
+                    "characters", pos + 1, HOST_NAME_LEN_MAX);
+    }
+    name = xmalloc(cut + 1);
+    memcpy(name, s, cut);
+    name[cut] = '\0';
+    return name;
+}
+
+/* Ranks to nhosts hosts block-wise: the first nprocs % nhosts hosts get
+ * one rank more, so 5 ranks on 2 hosts are 3 + 2. */
+static void assign_block(struct options *opt)
+{
+    int base = opt->nprocs / opt->nhosts;
+    int extra = opt->nprocs % opt->nhosts;
+    int h, r = 0;
+
+    opt->host_of = xcalloc((size_t)opt->nprocs, sizeof(int));
+    for (h = 0; h < opt->nhosts; h++) {
+        int k;
+        int count = base + (h < extra ? 1 : 0);
+
+        for (k = 0; k < count; k++) {
+            opt->host_of[r++] = h;
+        }
+    }
+}
+
+/* Turns --hosts or --nodes into opt->hosts and opt->host_of. */
+static void plan_hosts(struct options *opt)
+{
+    if (opt->hosts_arg != NULL && opt->nodes_arg != 0) {
+        usage_error("--hosts and --nodes cannot be used together");
+    }
+    if (opt->nodes_arg != 0) {
+        char self[HOST_NAME_LEN_MAX + 1];
+        int h;
+
+        if (opt->nodes_arg > opt->nprocs) {
+            usage_error("--nodes %ld is more than the %d processes (every "
+                        "node needs one)", opt->nodes_arg, opt->nprocs);
+        }
+        if (gethostname(self, sizeof(self) - 1) != 0) {
+            snprintf(self, sizeof(self), "localhost");
+        }
+        self[sizeof(self) - 1] = '\0';
+        /* Leave room for "-node<index>" within the length limit. */
+        self[HOST_NAME_LEN_MAX - 20] = '\0';
+        opt->nhosts = (int)opt->nodes_arg;
+        opt->hosts = xcalloc((size_t)opt->nhosts, sizeof(char *));
+        for (h = 0; h < opt->nhosts; h++) {
+            char name[HOST_NAME_LEN_MAX + 1];
+
+            snprintf(name, sizeof(name), "%s-node%d", self, h);
+            opt->hosts[h] = strdup(name);
+            if (opt->hosts[h] == NULL) {
+                out_of_memory();
+            }
+        }
+        assign_block(opt);
+    } else if (opt->hosts_arg != NULL) {
+        const char *s = opt->hosts_arg;
+        int count = 1;
+        int k;
+
+        for (k = 0; s[k] != '\0'; k++) {
+            count += s[k] == ',';
+        }
+        if (count > opt->nprocs) {
+            usage_error("--hosts lists %d names for %d processes (give at "
+                        "most one per process)", count, opt->nprocs);
+        }
+        opt->hosts = xcalloc((size_t)count, sizeof(char *));
+        for (k = 0; k < count; k++) {
+            const char *end = strchr(s, ',');
+            size_t len = end == NULL ? strlen(s) : (size_t)(end - s);
+
+            opt->hosts[k] = host_name_dup(s, len, k);
+            s += len + (end != NULL ? 1 : 0);
+        }
+        opt->nhosts = count;
+        /* n names: one per rank (assign_block gives exactly that). */
+        assign_block(opt);
+    }
+}
+
 /* Options end at "--" or at the first word that is not an option, so that
  * the program's own options are never taken for ours. */
 static void parse_args(int argc, char **argv, struct options *opt)
@@ -374,6 +528,11 @@ static void parse_args(int argc, char **argv, struct options *opt)
     opt->tag_output = false;
     opt->bind = BIND_AUTO;
     opt->argv = NULL;
+    opt->hosts_arg = NULL;
+    opt->nodes_arg = 0;
+    opt->hosts = NULL;
+    opt->nhosts = 0;
+    opt->host_of = NULL;
 
     while (i < argc) {
         const char *a = argv[i];
@@ -386,12 +545,17 @@ static void parse_args(int argc, char **argv, struct options *opt)
             break;
         }
         if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 ||
-            strcmp(a, "--np") == 0 || strcmp(a, "--bind-to") == 0) {
+            strcmp(a, "--np") == 0 || strcmp(a, "--bind-to") == 0 ||
+            strcmp(a, "--hosts") == 0 || strcmp(a, "--nodes") == 0) {
             if (i + 1 >= argc) {
                 usage_error("option '%s' needs a value", a);
             }
             if (strcmp(a, "--bind-to") == 0) {
                 opt->bind = parse_bind(argv[i + 1]);
+            } else if (strcmp(a, "--hosts") == 0) {
+                opt->hosts_arg = argv[i + 1];
+            } else if (strcmp(a, "--nodes") == 0) {
+                opt->nodes_arg = parse_nodes(argv[i + 1]);
             } else {
                 opt->nprocs = parse_nprocs(argv[i + 1]);
                 have_n = true;
@@ -408,6 +572,10 @@ static void parse_args(int argc, char **argv, struct options *opt)
             have_n = true;
         } else if (strncmp(a, "--bind-to=", 10) == 0) {
             opt->bind = parse_bind(a + 10);
+        } else if (strncmp(a, "--hosts=", 8) == 0) {
+            opt->hosts_arg = a + 8;
+        } else if (strncmp(a, "--nodes=", 8) == 0) {
+            opt->nodes_arg = parse_nodes(a + 8);
         } else if (strcmp(a, "--tag-output") == 0) {
             opt->tag_output = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -432,6 +600,7 @@ static void parse_args(int argc, char **argv, struct options *opt)
         usage_error("no program given");
     }
     opt->argv = &argv[i];
+    plan_hosts(opt);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1409,14 +1578,17 @@ static bool env_dropped(const char *entry)
 #define RANK_ENV_VARS 6
 
 /* envp is the filtered environment plus RANK_ENV_VARS slots that point at
- * the per-rank strings, refilled before each fork. */
+ * the per-rank strings (and one for GENCOMM_HOSTNAME with --hosts or
+ * --nodes), refilled before each fork. */
 struct rank_env {
     char **envp;
     size_t nbase;
     char vars[RANK_ENV_VARS][64];
+    bool with_host;
+    char host[HOST_NAME_LEN_MAX + 32];
 };
 
-static void rank_env_init(struct rank_env *re)
+static void rank_env_init(struct rank_env *re, bool with_host)
 {
     extern char **environ;
     size_t n = 0;
@@ -1425,17 +1597,24 @@ static void rank_env_init(struct rank_env *re)
     while (environ[n] != NULL) {
         n++;
     }
-    re->envp = xcalloc(n + RANK_ENV_VARS + 1, sizeof(char *));
+    re->envp = xcalloc(n + RANK_ENV_VARS + 2, sizeof(char *));
     re->nbase = 0;
+    re->with_host = with_host;
     for (i = 0; i < n; i++) {
-        if (!env_dropped(environ[i])) {
+        /* Our own host names replace one set from outside. */
+        if (!env_dropped(environ[i]) &&
+            !(with_host &&
+              strncmp(environ[i], "GENCOMM_HOSTNAME=", 17) == 0)) {
             re->envp[re->nbase++] = environ[i];
         }
     }
     for (i = 0; i < RANK_ENV_VARS; i++) {
         re->envp[re->nbase + i] = re->vars[i];
     }
-    re->envp[re->nbase + RANK_ENV_VARS] = NULL;
+    if (with_host) {
+        re->envp[re->nbase + RANK_ENV_VARS] = re->host;
+    }
+    re->envp[re->nbase + RANK_ENV_VARS + (with_host ? 1 : 0)] = NULL;
 }
 
 static void rank_env_fill(struct rank_env *re, int rank, int size,
@@ -1449,6 +1628,11 @@ static void rank_env_fill(struct rank_env *re, int rank, int size,
     snprintf(re->vars[4], sizeof(re->vars[4]), "GENCOMM_LOCAL_SIZE=%d",
              size);
     snprintf(re->vars[5], sizeof(re->vars[5]), "GENCOMM_BIND=%s", bind);
+}
+
+static void rank_env_host(struct rank_env *re, const char *host)
+{
+    snprintf(re->host, sizeof(re->host), "GENCOMM_HOSTNAME=%s", host);
 }
 
 /* Finds prog the way execvp would: as given when it contains a slash,
@@ -1672,6 +1856,9 @@ static int launch_rank(struct job *job, struct launch *ln, int r)
     }
 
     rank_env_fill(&ln->env, r, job->opt.nprocs, sv[1], ln->bind_name);
+    if (job->opt.hosts != NULL) {
+        rank_env_host(&ln->env, job->opt.hosts[job->opt.host_of[r]]);
+    }
     memset(&cs, 0, sizeof(cs));
     cs.rank = r;
     cs.path = ln->path;
@@ -1783,7 +1970,7 @@ static void launch_ranks(struct job *job, struct launch *ln)
     int r;
 
     ln->forward_stdin = want_stdin();
-    rank_env_init(&ln->env);
+    rank_env_init(&ln->env, job->opt.hosts != NULL);
     raise_fd_limit(ln, job->opt.nprocs);
     if (pipe2(ln->report, O_CLOEXEC) != 0) {
         gc_msg("pipe: %s", strerror(errno));
@@ -2367,6 +2554,11 @@ static void job_free(struct job *job)
     free(job->readbuf);
     free(job->pfds);
     free(job->refs);
+    for (r = 0; r < job->opt.nhosts; r++) {
+        free(job->opt.hosts[r]);
+    }
+    free(job->opt.hosts);
+    free(job->opt.host_of);
 }
 
 int main(int argc, char **argv)

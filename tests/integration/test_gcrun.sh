@@ -511,6 +511,78 @@ done
 want_faster 10000
 finish
 
+# --- emulated hosts (--hosts, --nodes) ------------------------------------
+
+# host_lines NAME...: the output expected from the ranks of show_host.
+want_hosts() {
+    local r=0 h
+    for h in "$@"; do
+        want_out "[$r] host=$h"
+        r=$((r + 1))
+    done
+    want_out_lines $#
+}
+show_host='echo host=$GENCOMM_HOSTNAME'
+me=$(hostname)
+
+begin "--nodes 2 -n 5 gives GENCOMM_HOSTNAME block-wise (3 + 2)"
+run --tag-output --nodes 2 -n 5 sh -c "$show_host"
+want_rc 0
+want_hosts "$me-node0" "$me-node0" "$me-node0" "$me-node1" "$me-node1"
+finish
+
+begin "--hosts a,b,a,b gives one name per rank, interleaved"
+GENCOMM_HOSTNAME=outer run --tag-output --hosts a,b,a,b -n 4 sh -c \
+    "$show_host"
+want_rc 0
+want_hosts a b a b
+finish
+
+begin "--hosts=foo:00,foo:01,bar:00,bar:01 drops the slot labels"
+run --tag-output --hosts=foo:00,foo:01,bar:00,bar:01 -n 4 sh -c "$show_host"
+want_rc 0
+want_hosts foo foo bar bar
+finish
+
+begin "--hosts a,b -n 5 (fewer names) assigns block-wise; --nodes=1"
+run --tag-output -n 5 --hosts a,b sh -c "$show_host"
+want_rc 0
+want_hosts a a a b b
+run --tag-output -n 2 --nodes=1 sh -c "$show_host"
+want_rc 0
+want_hosts "$me-node0" "$me-node0"
+finish
+
+begin "without --hosts/--nodes GENCOMM_HOSTNAME passes through"
+GENCOMM_HOSTNAME=outer run --tag-output -n 2 sh -c "$show_host"
+want_rc 0
+want_hosts outer outer
+finish
+
+begin "--help documents --hosts and --nodes"
+run --help
+want_rc 0
+grep -q -- '--hosts LIST' "$tmp/out" || problem "--help lacks --hosts LIST"
+grep -q -- '--nodes M' "$tmp/out" || problem "--help lacks --nodes M"
+finish
+
+begin "bad --hosts/--nodes give exit 2 and a clear message"
+for args in "-n 2 --hosts a,b,c x" "-n 3 --hosts a,,b x" "-n 2 --hosts , x" \
+    "-n 2 --hosts a:b x" "-n 2 --hosts a: x" "-n 2 --nodes 0 x" \
+    "-n 2 --nodes 3 x" "-n 2 --nodes x y" "-n 2 --nodes 2 --hosts a,b x" \
+    "-n 2 --hosts"; do
+    # shellcheck disable=SC2086 # word splitting is intended
+    run $args
+    if [ "$rc" -ne 2 ]; then
+        problem "'gcrun $args': exit status $rc, expected 2"
+    fi
+    if ! head -n 1 "$tmp/err" |
+        grep -qE '^gcrun: .*(--hosts|--nodes|host name|nodes)'; then
+        problem "'gcrun $args': unclear message: $(head -n 1 "$tmp/err")"
+    fi
+done
+finish
+
 echo "$((ntests - nfailed)) of $ntests gcrun tests passed"
 [ "$nfailed" -eq 0 ] || exit 1
 exit 0
