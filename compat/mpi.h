@@ -119,6 +119,8 @@ typedef struct MPI_Status {
 
 /* Communicator kinds and split types. */
 #define MPI_COMM_TYPE_SHARED 1
+#define MPI_COMM_TYPE_HW_GUIDED   2   /* MPI-4: info mpi_hw_resource_type */
+#define MPI_COMM_TYPE_HW_UNGUIDED 3   /* MPI-4: next finer hardware level */
 #define MPI_KEYVAL_INVALID   (-1)
 /* Predefined attribute keys (on MPI_COMM_WORLD). */
 #define MPI_TAG_UB            0
@@ -128,6 +130,10 @@ typedef struct MPI_Status {
 #define MPI_APPNUM            4
 #define MPI_UNIVERSE_SIZE     5
 #define MPI_LASTUSEDCODE      6
+/* The SMP hierarchy (MPIX_Comm_node): this process's depth, on
+ * MPI_COMM_SELF, and the deepest level, on MPI_COMM_WORLD. */
+#define MPIX_DEPTH            7
+#define MPIX_MAX_DEPTH        8
 /* Topology kinds (MPI_Topo_test). */
 #define MPI_GRAPH      1
 #define MPI_CART       2
@@ -814,6 +820,14 @@ GCM_MPIX_API(int, Slot_name, (MPI_Comm lcomm, int recv_slot,
 GCM_MPIX_API(int, Add_send_slot, (MPI_Comm lcomm,
                                    const MPIX_Slotname *name))
 GCM_MPIX_API(int, Comm_lco_rank, (MPI_Comm lcomm, int *rank))
+
+/* The SMP hierarchy (Träff 2003; docs/launch.md): MPI_COMM_NODE[level],
+ * 0 the world, 1 the host, then hardware levels, MPIX_MAX_DEPTH the
+ * deepest (the process alone). The communicators belong to the library.
+ * MPIX_Comm_level: the deepest level whose node holds ranks i and j of
+ * comm. */
+GCM_MPIX_API(int, Comm_node, (int level, MPI_Comm *nodecomm))
+GCM_MPIX_API(int, Comm_level, (MPI_Comm comm, int i, int j, int *level))
 
 #ifdef __cplusplus
 }

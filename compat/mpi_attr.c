@@ -113,7 +113,7 @@ static void universe_init(void)
 
 static int is_predefined(int keyval)
 {
-    return keyval >= MPI_TAG_UB && keyval <= MPI_LASTUSEDCODE;
+    return keyval >= MPI_TAG_UB && keyval <= MPIX_MAX_DEPTH;
 }
 
 /* The value of predefined key keyval on comm, or NULL if comm has none. */
@@ -140,6 +140,10 @@ static const int *predefined_value(MPI_Comm comm, int keyval)
         return &gcm_attr_universe_size;
     case MPI_LASTUSEDCODE:
         return world ? &gcm_attr_lastusedcode : NULL;
+    case MPIX_DEPTH:
+        return (comm == MPI_COMM_SELF) ? gcm_mpi_hier_attr(keyval) : NULL;
+    case MPIX_MAX_DEPTH:
+        return world ? gcm_mpi_hier_attr(keyval) : NULL;
     default:
         return NULL;
     }

@@ -835,7 +835,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
                          MPI_Info info, MPI_Comm *newcomm)
 {
     static const char *call = "MPI_Comm_split_type";
-    const char *host;
+    const char *host, *resource = NULL;
     int64_t color;
     int rc;
 
@@ -857,13 +857,35 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
          * MPI_UNDEFINED. */
         host  = gcm_boot_hostname();
         color = (int64_t)(gcm_hash64(host, strlen(host)) >> 2);
+    } else if ((split_type == MPI_COMM_TYPE_HW_GUIDED) ||
+               (split_type == MPI_COMM_TYPE_HW_UNGUIDED)) {
+        /* The hierarchy's levels (mpi_hier.c). */
+        rc = gcm_mpi_hier_split_color(comm, split_type, info, &color,
+                                      &resource);
+        if (rc != MPI_SUCCESS) {
+            return gcm_mpi_raise(comm, rc, call,
+                                 "the hardware hierarchy is not available");
+        }
     } else {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
                              "split type %d is not supported (use "
-                             "MPI_COMM_TYPE_SHARED or MPI_UNDEFINED)",
+                             "MPI_COMM_TYPE_SHARED, _HW_GUIDED, "
+                             "_HW_UNGUIDED or MPI_UNDEFINED)",
                              split_type);
     }
-    return gcm_mpi_comm_split64(comm, color, key, call, newcomm);
+    rc = gcm_mpi_comm_split64(comm, color, key, call, newcomm);
+    if ((rc == MPI_SUCCESS) && (resource != NULL) &&
+        (*newcomm != MPI_COMM_NULL)) {
+        /* MPI-4 7.4.2: the new communicator's info names the resource. */
+        MPI_Info hw;
+
+        if (PMPI_Info_create(&hw) == MPI_SUCCESS) {
+            (void)PMPI_Info_set(hw, "mpi_hw_resource_type", resource);
+            (void)PMPI_Comm_set_info(*newcomm, hw);
+            (void)PMPI_Info_free(&hw);
+        }
+    }
+    return rc;
 }
 GCM_MPI_ALIAS(Comm_split_type)
 

@@ -358,4 +358,20 @@ void gcm_mpi_group_retain(MPI_Group group) GCM_INTERNAL;
  * predefined empty group); the last one frees the group. */
 void gcm_mpi_group_release(MPI_Group group) GCM_INTERNAL;
 
+/* ---- hierarchy (mpi_hier.c) */
+
+/* MPI_Init, once MPI is running: exchanges the hierarchy keys over the
+ * world and builds the MPIX_Comm_node communicators. Collective. */
+int gcm_mpi_hier_init(void) GCM_INTERNAL;
+/* The value of predefined attribute MPIX_DEPTH or MPIX_MAX_DEPTH (NULL
+ * before the hierarchy exists). */
+const int *gcm_mpi_hier_attr(int keyval) GCM_INTERNAL;
+/* MPI_Comm_split_type, MPI_COMM_TYPE_HW_GUIDED or _HW_UNGUIDED on the
+ * intracommunicator comm: this process's color (MPI_UNDEFINED for
+ * MPI_COMM_NULL) and the resource's name (mpi_hw_resource_type of the
+ * result; NULL with MPI_UNDEFINED). 0 or an MPI error class. */
+int gcm_mpi_hier_split_color(MPI_Comm comm, int split_type, MPI_Info info,
+                             int64_t *color, const char **resource)
+    GCM_INTERNAL;
+
 #endif /* GCM_MPI_IMPL_H */

@@ -82,7 +82,9 @@ static int gcm_mpi_init_common(int *argc, char ***argv, int required,
     }
     atomic_store_explicit(&gcm_mpi_env.state, GCM_MPI_RUNNING,
                           memory_order_release);
-    return MPI_SUCCESS;
+    /* The SMP hierarchy: built now because MPIX_Comm_node is not
+     * collective (it needs MPI running: it sets an attribute). */
+    return gcm_mpi_hier_init();
 }
 
 int PMPI_Init(int *argc, char ***argv)

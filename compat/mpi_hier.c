@@ -1,0 +1,437 @@
+/*
+ * compat/mpi_hier.c: the SMP hierarchy (Träff 2003, "SMP-aware message
+ * passing"): MPIX_Comm_node, MPIX_Comm_level, the MPIX_DEPTH and
+ * MPIX_MAX_DEPTH attributes, and the colors of MPI-4's hardware split
+ * types.
+ *
+ * Raw levels, outermost first: the job, the host (boot/'s host name,
+ * GENCOMM_HOSTNAME under gcrun --hosts/--nodes), the hwloc levels
+ * package, NUMA node, L3 cache and core (lco/lco_hier.c), the process.
+ * Each process has a key per raw level that chains its parent's key, so
+ * that the groups of a level always refine those of the level above, and
+ * a process with no hwloc object at a level (unbound, or bound across
+ * two) keeps its parent's key: at that level it stays in its parent's
+ * group. MPI_Init exchanges every process's keys once (one allgather of
+ * 24 bytes each over the world) and builds the communicators, so that
+ * MPIX_Comm_node, which is not collective, only looks them up.
+ *
+ * The levels of MPI_COMM_NODE[]: 0 is the world and 1 the host, always
+ * (so that MPIX_Comm_node(1) is the shared-memory node on every machine);
+ * then the hwloc levels that split some host's group further without
+ * leaving everybody alone; then the process level, kept only if some
+ * process is not alone at the level above. Every process has the same
+ * number of levels, MPIX_MAX_DEPTH + 1. A process's depth (MPIX_DEPTH) is
+ * the first level from 1 at which it is alone; from there down its
+ * MPI_COMM_NODE[level] is MPI_COMM_SELF (an unbalanced tree: a process
+ * alone on its host has depth 1). Level 0 is MPI_COMM_WORLD itself.
+ *
+ * The other communicators belong to the library: they are marked
+ * predefined, so MPI_Comm_free refuses them with MPI_ERR_COMM, and an
+ * attribute on MPI_COMM_SELF, whose delete callback MPI_Finalize runs
+ * first, hands them back to the ordinary teardown.
+ */
+#include "config.h"
+
+#include "boot/boot.h"
+#include "compat/mpi_impl.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Raw levels: world, host, the hwloc ones, the process. */
+#define GCM_HIER_HOST 1
+#define GCM_HIER_HW0  2
+#define GCM_HIER_SELF (GCM_HIER_HW0 + GCM_HIER_HW_LEVELS)
+#define GCM_HIER_RAW  (GCM_HIER_SELF + 1)
+
+/* What each process contributes at MPI_Init (same layout everywhere). */
+typedef struct gcm_mpi_hier_rec {
+    uint64_t host;                       /* hash of the host name */
+    int32_t  idx[GCM_HIER_HW_LEVELS];    /* hwloc logical index or -1 */
+} gcm_mpi_hier_rec_t;
+
+static struct {
+    int                 ready;
+    int                 nprocs;
+    uint64_t           *keys;     /* nprocs * GCM_HIER_RAW chained keys */
+    gcm_mpi_hier_rec_t  mine;
+    int                 nlevels;  /* MAX_DEPTH + 1 */
+    int                 raw_of[GCM_HIER_RAW];  /* level -> raw level */
+    MPI_Comm            node[GCM_HIER_RAW];
+    int                 depth;
+    int                 max_depth;
+} gcm_hier;
+
+static uint64_t gcm_hier_mix(uint64_t parent, uint64_t v)
+{
+    uint64_t buf[2] = { parent, v };
+
+    return gcm_hash64(buf, sizeof(buf));
+}
+
+/* The chained keys of one process from its record. The process level's
+ * key is never compared (only ranks tell processes apart), but a
+ * distinct value keeps the table uniform. */
+static void gcm_hier_chain(const gcm_mpi_hier_rec_t *rec, int proc,
+                           uint64_t keys[GCM_HIER_RAW])
+{
+    int h;
+
+    keys[0]             = 0;
+    keys[GCM_HIER_HOST] = rec->host;
+    for (h = 0; h < GCM_HIER_HW_LEVELS; h++) {
+        uint64_t parent = keys[GCM_HIER_HW0 + h - 1];
+
+        keys[GCM_HIER_HW0 + h] = (rec->idx[h] >= 0) ?
+            gcm_hier_mix(parent, (uint64_t)rec->idx[h] + 1) : parent;
+    }
+    keys[GCM_HIER_SELF] = gcm_hier_mix(keys[GCM_HIER_SELF - 1],
+                                       (uint64_t)proc + 0x8000000000000000u);
+}
+
+static uint64_t gcm_hier_key(int proc, int raw)
+{
+    return gcm_hier.keys[(size_t)proc * GCM_HIER_RAW + (size_t)raw];
+}
+
+static int gcm_hier_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* How many groups raw level raw has (keys refine level by level, so equal
+ * counts mean equal partitions). */
+static int gcm_hier_ngroups(int raw, uint64_t *scratch)
+{
+    int n = gcm_hier.nprocs, p, count = 1;
+
+    for (p = 0; p < n; p++) {
+        scratch[p] = gcm_hier_key(p, raw);
+    }
+    qsort(scratch, (size_t)n, sizeof(uint64_t), gcm_hier_cmp_u64);
+    for (p = 1; p < n; p++) {
+        count += scratch[p] != scratch[p - 1];
+    }
+    return count;
+}
+
+/* Members of this process's group at raw level raw, in world order. */
+static int gcm_hier_members(int raw, int *procs, int *myrank)
+{
+    int me = MPI_COMM_WORLD->rank, p, n = 0;
+    uint64_t mykey = gcm_hier_key(me, raw);
+
+    for (p = 0; p < gcm_hier.nprocs; p++) {
+        if ((raw == GCM_HIER_SELF) ? (p == me) :
+            (gcm_hier_key(p, raw) == mykey)) {
+            if (p == me) {
+                *myrank = n;
+            }
+            procs[n++] = p;
+        }
+    }
+    return n;
+}
+
+/* Chooses the levels from the raw ones (see the top of the file). */
+static void gcm_hier_choose_levels(uint64_t *scratch)
+{
+    int n = gcm_hier.nprocs, prev, raw, count, last;
+
+    gcm_hier.nlevels   = 0;
+    gcm_hier.raw_of[gcm_hier.nlevels++] = 0;
+    gcm_hier.raw_of[gcm_hier.nlevels++] = GCM_HIER_HOST;
+    prev = gcm_hier_ngroups(GCM_HIER_HOST, scratch);
+    last = prev;
+    for (raw = GCM_HIER_HW0; raw < GCM_HIER_SELF; raw++) {
+        count = gcm_hier_ngroups(raw, scratch);
+        if ((count > prev) && (count < n)) {
+            gcm_hier.raw_of[gcm_hier.nlevels++] = raw;
+            last = count;
+        }
+        prev = count;
+    }
+    if (last < n) {
+        gcm_hier.raw_of[gcm_hier.nlevels++] = GCM_HIER_SELF;
+    }
+    gcm_hier.max_depth = gcm_hier.nlevels - 1;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes before it frees the
+ * communicators: the node communicators become ordinary ones then, and
+ * its teardown frees them. */
+static int gcm_hier_release(MPI_Comm comm, int keyval, void *value,
+                            void *extra)
+{
+    int level;
+
+    (void)comm;
+    (void)keyval;
+    (void)value;
+    (void)extra;
+    for (level = 0; level < gcm_hier.nlevels; level++) {
+        MPI_Comm c = gcm_hier.node[level];
+
+        if ((c != MPI_COMM_WORLD) && (c != MPI_COMM_SELF) &&
+            (c != MPI_COMM_NULL)) {
+            c->predefined = 0;
+        }
+        gcm_hier.node[level] = MPI_COMM_NULL;
+    }
+    free(gcm_hier.keys);
+    gcm_hier.keys  = NULL;
+    gcm_hier.ready = 0;
+    return MPI_SUCCESS;
+}
+
+int gcm_mpi_hier_init(void)
+{
+    static const char *call = "MPI_Init";
+    MPI_Comm world = MPI_COMM_WORLD;
+    gcm_mpi_hier_rec_t *all;
+    const char *host = gcm_boot_hostname();
+    uint64_t *scratch;
+    int *procs;
+    int n = world->size, p, level, keyval, rc;
+
+    memset(&gcm_hier, 0, sizeof(gcm_hier));
+    gcm_hier.nprocs    = n;
+    gcm_hier.mine.host = gcm_hash64(host, strlen(host));
+    gcm_hier_hw_indices(gcm_hier.mine.idx);
+
+    all     = malloc((size_t)n * sizeof(*all));
+    scratch = malloc((size_t)n * sizeof(*scratch));
+    procs   = malloc((size_t)n * sizeof(*procs));
+    gcm_hier.keys = malloc((size_t)n * GCM_HIER_RAW * sizeof(uint64_t));
+    if ((all == NULL) || (scratch == NULL) || (procs == NULL) ||
+        (gcm_hier.keys == NULL)) {
+        rc = gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+        goto out;
+    }
+    rc = gcm_mpi_comm_allgather_bytes(world, &gcm_hier.mine,
+                                      sizeof(gcm_hier.mine), all);
+    if (rc != MPI_SUCCESS) {
+        rc = gcm_mpi_raise(NULL, rc, call,
+                           "cannot exchange the hierarchy keys");
+        goto out;
+    }
+    for (p = 0; p < n; p++) {
+        gcm_hier_chain(&all[p], p, &gcm_hier.keys[(size_t)p * GCM_HIER_RAW]);
+    }
+    gcm_hier_choose_levels(scratch);
+
+    /* Every process derives once per middle level, in the same order,
+     * whatever its own group is, so the world's derivations stay in
+     * step; groups equal to the world or to the process itself reuse
+     * MPI_COMM_WORLD and MPI_COMM_SELF. */
+    gcm_hier.node[0] = world;
+    gcm_hier.depth   = gcm_hier.max_depth;
+    for (level = 1; level < gcm_hier.nlevels; level++) {
+        int myrank = 0;
+        int size = gcm_hier_members(gcm_hier.raw_of[level], procs, &myrank);
+        int middle = level < gcm_hier.max_depth ||
+                     gcm_hier.raw_of[level] != GCM_HIER_SELF;
+        MPI_Comm c = MPI_COMM_NULL;
+
+        if (middle) {
+            rc = gcm_mpi_comm_derive(world, (size > 1 && size < n) ? size : 0,
+                                     procs, myrank, call, &c);
+            if (rc != MPI_SUCCESS) {
+                goto out;
+            }
+        }
+        if (c != MPI_COMM_NULL) {
+            c->predefined = 1;
+            snprintf(c->name, sizeof(c->name), "MPIX_COMM_NODE[%d]", level);
+        } else {
+            c = (size == 1) ? MPI_COMM_SELF : world;
+        }
+        if ((size == 1) && (gcm_hier.depth > level)) {
+            gcm_hier.depth = level;
+        }
+        gcm_hier.node[level] = c;
+    }
+
+    /* The hand-back at MPI_Finalize (see gcm_hier_release). The keyval
+     * is freed at once: the attribute keeps it alive, and no user call
+     * can ever name it. */
+    rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, gcm_hier_release,
+                                 &keyval, NULL);
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
+        (void)PMPI_Comm_free_keyval(&keyval);
+    }
+    gcm_hier.ready = rc == MPI_SUCCESS;
+out:
+    free(all);
+    free(scratch);
+    free(procs);
+    return rc;
+}
+
+const int *gcm_mpi_hier_attr(int keyval)
+{
+    if (!gcm_hier.ready) {
+        return NULL;
+    }
+    return (keyval == MPIX_DEPTH) ? &gcm_hier.depth : &gcm_hier.max_depth;
+}
+
+/* ---- MPI_Comm_split_type's hardware types ------------------------------ */
+
+/* The raw level named by an mpi_hw_resource_type value, or -1. */
+static int gcm_hier_raw_by_name(const char *value)
+{
+    int h;
+
+    if (strcmp(value, "mpi_shared_memory") == 0) {
+        return GCM_HIER_HOST;
+    }
+    if (strncmp(value, "hwloc://", 8) == 0) {
+        value += 8;
+    }
+    for (h = 0; h < GCM_HIER_HW_LEVELS; h++) {
+        if (strcasecmp(value, gcm_hier_hw_name(h)) == 0) {
+            return GCM_HIER_HW0 + h;
+        }
+    }
+    return -1;
+}
+
+/* Colors are keys made non-negative (and so never MPI_UNDEFINED). */
+static int64_t gcm_hier_color(uint64_t key)
+{
+    return (int64_t)(key >> 2);
+}
+
+int gcm_mpi_hier_split_color(MPI_Comm comm, int split_type, MPI_Info info,
+                             int64_t *color, const char **resource)
+{
+    int me = MPI_COMM_WORLD->rank;
+    int raw, r;
+
+    *color    = MPI_UNDEFINED;
+    *resource = NULL;
+    if (!gcm_hier.ready) {
+        return MPI_ERR_INTERN;
+    }
+    if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+        char value[MPI_MAX_INFO_VAL + 1];
+        int flag = 0;
+
+        /* MPI-4 7.4.2: a missing or unknown mpi_hw_resource_type, or a
+         * resource this process is not inside, gives MPI_COMM_NULL. */
+        if ((info == MPI_INFO_NULL) ||
+            (PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL,
+                           value, &flag) != MPI_SUCCESS) || !flag) {
+            return MPI_SUCCESS;
+        }
+        raw = gcm_hier_raw_by_name(value);
+        if ((raw < 0) ||
+            ((raw >= GCM_HIER_HW0) &&
+             (gcm_hier.mine.idx[raw - GCM_HIER_HW0] < 0))) {
+            return MPI_SUCCESS;
+        }
+        *color    = gcm_hier_color(gcm_hier_key(me, raw));
+        *resource = (raw == GCM_HIER_HOST) ? "mpi_shared_memory" :
+                    gcm_hier_hw_name(raw - GCM_HIER_HW0);
+        return MPI_SUCCESS;
+    }
+    /* MPI_COMM_TYPE_HW_UNGUIDED: the first level whose groups split comm,
+     * found alike by every member from the table of MPI_Init. */
+    for (raw = GCM_HIER_HOST; raw < GCM_HIER_SELF; raw++) {
+        uint64_t first = gcm_hier_key(gcm_mpi_comm_proc(comm, 0), raw);
+
+        for (r = 1; r < comm->size; r++) {
+            if (gcm_hier_key(gcm_mpi_comm_proc(comm, r), raw) != first) {
+                break;
+            }
+        }
+        if (r < comm->size) {
+            *color    = gcm_hier_color(gcm_hier_key(me, raw));
+            *resource = (raw == GCM_HIER_HOST) ? "mpi_shared_memory" :
+                        gcm_hier_hw_name(raw - GCM_HIER_HW0);
+            return MPI_SUCCESS;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* ---- MPIX_Comm_node, MPIX_Comm_level ----------------------------------- */
+
+int PMPIX_Comm_node(int level, MPI_Comm *nodecomm)
+{
+    static const char *call = "MPIX_Comm_node";
+    int rc;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (nodecomm == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "nodecomm is NULL");
+    }
+    if (!gcm_hier.ready) {
+        return gcm_mpi_raise(NULL, MPI_ERR_INTERN, call,
+                             "the hierarchy was not built at MPI_Init");
+    }
+    if ((level < 0) || (level > gcm_hier.max_depth)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "level %d is not in 0..%d (MPIX_MAX_DEPTH)",
+                             level, gcm_hier.max_depth);
+    }
+    *nodecomm = gcm_hier.node[level];
+    return MPI_SUCCESS;
+}
+GCM_MPIX_ALIAS(Comm_node)
+
+int PMPIX_Comm_level(MPI_Comm comm, int i, int j, int *level)
+{
+    static const char *call = "MPIX_Comm_level";
+    int rc, pi, pj, l;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (comm->kind == GCM_MPI_COMM_LCO) {
+        return gcm_mpi_raise(comm, MPI_ERR_COMM, call,
+                             "an LCO communicator has no process ranks");
+    }
+    if (level == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "level is NULL");
+    }
+    /* Ranks of the (local) group, as MPI_Comm_rank counts them. */
+    if ((i < 0) || (i >= comm->size) || (j < 0) || (j >= comm->size)) {
+        return gcm_mpi_raise(comm, MPI_ERR_RANK, call,
+                             "ranks %d and %d are not both in 0..%d", i, j,
+                             comm->size - 1);
+    }
+    if (!gcm_hier.ready) {
+        return gcm_mpi_raise(comm, MPI_ERR_INTERN, call,
+                             "the hierarchy was not built at MPI_Init");
+    }
+    pi = gcm_mpi_comm_proc(comm, i);
+    pj = gcm_mpi_comm_proc(comm, j);
+    if (pi == pj) {
+        *level = gcm_hier.max_depth;
+        return MPI_SUCCESS;
+    }
+    for (l = gcm_hier.max_depth; l > 0; l--) {
+        int raw = gcm_hier.raw_of[l];
+
+        if ((raw != GCM_HIER_SELF) &&
+            (gcm_hier_key(pi, raw) == gcm_hier_key(pj, raw))) {
+            break;
+        }
+    }
+    *level = l;
+    return MPI_SUCCESS;
+}
+GCM_MPIX_ALIAS(Comm_level)

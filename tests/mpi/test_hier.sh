@@ -1,0 +1,56 @@
+#!/bin/sh
+# tests/mpi/test_hier.sh: tests/mpi/hier_basic under gcrun's emulated
+# hosts (--hosts, --nodes), balanced, unbalanced and interleaved, and on
+# the real machine with hwloc's levels. Each line gives hier_basic the
+# host name gcrun should give each rank.
+set -u
+builddir=${top_builddir:-.}
+gcrun="$builddir/tools/gcrun"
+prog="$builddir/tests/mpi/hier_basic"
+# The host names must come from gcrun (or gethostname), not from outside.
+unset GENCOMM_HOSTNAME
+me=$(hostname)
+status=0
+
+run() {
+    # run WHAT EXPECTED-HOSTS [exact] -- GCRUN-OPTIONS...
+    what=$1
+    hosts=$2
+    mode=$3
+    shift 4
+    out=$(timeout 120 "$gcrun" --tag-output "$@" "$prog" "$hosts" $mode 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "FAIL: hier_basic $what (exit $rc)"
+        echo "$out" | tail -30
+        status=1
+    else
+        echo "ok: hier_basic $what"
+    fi
+}
+
+n0="$me-node0"
+n1="$me-node1"
+n2="$me-node2"
+run "--nodes 2 -n 5 (3+2)" "$n0,$n0,$n0,$n1,$n1" exact -- \
+    --bind-to none --nodes 2 -n 5
+run "--hosts a,a,b,b,b" "a,a,b,b,b" exact -- \
+    --bind-to none --hosts a,a,b,b,b -n 5
+run "--hosts a,b,a,b (interleaved)" "a,b,a,b" exact -- \
+    --bind-to none --hosts a,b,a,b -n 4
+run "--hosts foo:00,foo:01,bar:00,bar:01" "foo,foo,bar,bar" exact -- \
+    --bind-to none --hosts foo:00,foo:01,bar:00,bar:01 -n 4
+run "--hosts a,b,c -n 6 (block-wise)" "a,a,b,b,c,c" exact -- \
+    --bind-to none --hosts a,b,c -n 6
+run "--hosts 3+1+2" "a,a,a,b,c,c" exact -- \
+    --bind-to none --hosts a,a,a,b,c,c -n 6
+run "--nodes 3 -n 3 (one per host)" "$n0,$n1,$n2" exact -- \
+    --nodes 3 -n 3
+run "-n 1 --hosts solo" "solo" exact -- --hosts solo -n 1
+# The real machine: hwloc's levels with gcrun's default binding.
+run "-n 2 default binding" "$me,$me" "" -- -n 2
+run "-n 4 default binding" "$me,$me,$me,$me" "" -- -n 4
+run "--nodes 2 -n 4 default binding" "$n0,$n0,$n1,$n1" "" -- --nodes 2 -n 4
+export GENCOMM_HIER_HWLOC=0
+run "-n 3 GENCOMM_HIER_HWLOC=0" "$me,$me,$me" exact -- -n 3
+exit $status
