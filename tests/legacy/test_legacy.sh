@@ -118,6 +118,12 @@ for entry in $progs; do
             tail -15 "$tmp/gc.err"
             diff "$ref" "$out" | head -15
             fail=1
+        elif grep -qE 'runtime error:|(Address|Leak|Thread)Sanitizer' \
+            "$tmp/gc.err"; then
+            # UBSan reports and goes on: its reports fail the run too.
+            echo "FAIL: $what under gencomm: sanitizer report"
+            grep -E -A8 'runtime error:|Sanitizer' "$tmp/gc.err" | head -20
+            fail=1
         elif ! diff "$ref" "$out" >"$tmp/diff"; then
             echo "FAIL: $what: gencomm output differs from $how" \
                 "(< $how, > gencomm)"
