@@ -3,7 +3,8 @@
 # gnuplot -e "csv='bench/results/latest.csv'; out='latest.png'" bench/plot.gp
 #
 # Left: one-way latency against message size; right: bandwidth against
-# message size; one line per implementation, log-scaled size axis. The 0-byte
+# message size; one line per implementation (gencomm-mpi included: the MPI
+# layer), log-scaled size axis; comm_dup is in the table only. The 0-byte
 # latency cannot sit on a log axis: it is in the table only.
 
 if (!exists("csv")) {
@@ -21,7 +22,7 @@ if (strstrt(GPVAL_TERMINALS, "pngcairo") > 0) {
 }
 set output out
 
-impls = "ucx gencomm openmpi mpich"
+impls = "ucx gencomm gencomm-mpi openmpi mpich"
 
 # Rows of one benchmark and implementation as "size value", size > 0.
 rows(bench, impl) = sprintf("< awk -F, '$1==\"%s\" && $3==\"%s\" && $2>0 " \
