@@ -513,7 +513,7 @@ finish
 
 # --- emulated hosts (--hosts, --nodes) ------------------------------------
 
-# host_lines NAME...: the output expected from the ranks of show_host.
+# want_hosts NAME...: rank r printed "host=NAME_r" through show_host.
 want_hosts() {
     local r=0 h
     for h in "$@"; do
@@ -522,6 +522,7 @@ want_hosts() {
     done
     want_out_lines $#
 }
+# shellcheck disable=SC2016 # expanded by the ranks' shell
 show_host='echo host=$GENCOMM_HOSTNAME'
 me=$(hostname)
 

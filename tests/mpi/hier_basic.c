@@ -1,13 +1,15 @@
 /*
  * tests/mpi/hier_basic.c: the SMP hierarchy under emulated hosts.
  *
- * Usage: hier_basic HOSTS [exact]
+ * Usage: hier_basic HOSTS [exact | maxdepth=K]
  *   HOSTS  the host name gcrun gave each rank, comma-separated in rank
  *          order (the script that runs it knows what --hosts or --nodes
  *          it passed)
  *   exact  no hwloc level can split a host (ranks unbound or hwloc
  *          off): the levels are exactly world, host and, if some host
  *          has two processes, the process
+ *   maxdepth=K  MPIX_MAX_DEPTH must be K (a hwloc level is known to split
+ *          the hosts)
  *
  * Checks MPI_Get_processor_name, MPI_COMM_TYPE_SHARED, MPIX_Comm_node,
  * MPIX_Comm_level, MPIX_DEPTH/MPIX_MAX_DEPTH, MPI_COMM_TYPE_HW_GUIDED and
@@ -138,7 +140,7 @@ static void check_names_and_shared(MPI_Comm *shared)
 static void check_levels(MPI_Comm shared, int exact, int *maxd_p)
 {
     MPI_Comm node, deeper;
-    int *val, flag, maxd, depth, l, r, expect_max;
+    int *val, flag, maxd, depth, l, r, expect_max, one = 1;
     int multi = 0;
 
     for (r = 0; r < size; r++) {
@@ -186,6 +188,10 @@ static void check_levels(MPI_Comm shared, int exact, int *maxd_p)
     for (l = 0; l <= maxd; l++) {
         MPIX_Comm_node(l, &node);
         CHECK(holds(node, rank), "level %d does not hold this process", l);
+        /* The library's communicators carry traffic like any other. */
+        MPI_Allreduce(&one, &r, 1, MPI_INT, MPI_SUM, node);
+        CHECK(r == comm_size(node), "allreduce over level %d gave %d of %d",
+              l, r, comm_size(node));
         if (l >= depth) {
             CHECK(comm_size(node) == 1, "level %d >= depth %d has %d "
                   "processes", l, depth, comm_size(node));
@@ -423,7 +429,7 @@ static void check_errors(int maxd)
 int main(int argc, char **argv)
 {
     MPI_Comm shared;
-    int exact, maxd = 0, total;
+    int exact, maxd = 0, total, want_maxd = -1;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -434,9 +440,14 @@ int main(int argc, char **argv)
     }
     parse_hosts(argv[1]);
     exact = argc > 2 && strcmp(argv[2], "exact") == 0;
+    if (argc > 2 && strncmp(argv[2], "maxdepth=", 9) == 0) {
+        want_maxd = atoi(argv[2] + 9);
+    }
 
     check_names_and_shared(&shared);
     check_levels(shared, exact, &maxd);
+    CHECK(want_maxd < 0 || maxd == want_maxd, "MPIX_MAX_DEPTH %d, expected "
+          "%d", maxd, want_maxd);
     check_comm_level(maxd, exact);
     check_hw_split(shared, exact);
     check_errors(maxd);

@@ -18,6 +18,7 @@ run() {
     hosts=$2
     mode=$3
     shift 4
+    # shellcheck disable=SC2086 # an empty mode is no argument
     out=$(timeout 120 "$gcrun" --tag-output "$@" "$prog" "$hosts" $mode 2>&1)
     rc=$?
     if [ $rc -ne 0 ]; then
@@ -51,6 +52,16 @@ run "-n 1 --hosts solo" "solo" exact -- --hosts solo -n 1
 run "-n 2 default binding" "$me,$me" "" -- -n 2
 run "-n 4 default binding" "$me,$me,$me,$me" "" -- -n 4
 run "--nodes 2 -n 4 default binding" "$n0,$n0,$n1,$n1" "" -- --nodes 2 -n 4
+# Round-robin binding: with 2 cores, ranks 0 and 2 share core 0 and 1 and
+# 3 core 1, so the core level splits the host (world, host, core, self).
+ncores=$(lscpu -p=CORE 2>/dev/null | grep -v '^#' | sort -u | grep -c .)
+if [ "$ncores" = 2 ]; then
+    depth=maxdepth=3
+else
+    depth=""
+fi
+run "--bind-to core -n 4 (a core level on 2 cores)" "$me,$me,$me,$me" \
+    "$depth" -- --bind-to core -n 4
 export GENCOMM_HIER_HWLOC=0
 run "-n 3 GENCOMM_HIER_HWLOC=0" "$me,$me,$me" exact -- -n 3
 exit $status
