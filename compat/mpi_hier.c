@@ -26,9 +26,9 @@
  * alone on its host has depth 1). Level 0 is MPI_COMM_WORLD itself.
  *
  * The other communicators belong to the library: they are marked
- * predefined, so MPI_Comm_free refuses them with MPI_ERR_COMM, and an
- * attribute on MPI_COMM_SELF, whose delete callback MPI_Finalize runs
- * first, hands them back to the ordinary teardown.
+ * predefined, so MPI_Comm_free refuses them with MPI_ERR_COMM, and
+ * MPI_Finalize hands them back to the ordinary teardown
+ * (gcm_mpi_hier_finalize).
  */
 #include "config.h"
 
@@ -162,18 +162,10 @@ static void gcm_hier_choose_levels(uint64_t *scratch)
     gcm_hier.max_depth = gcm_hier.nlevels - 1;
 }
 
-/* MPI_Finalize deletes MPI_COMM_SELF's attributes before it frees the
- * communicators: the node communicators become ordinary ones then, and
- * its teardown frees them. */
-static int gcm_hier_release(MPI_Comm comm, int keyval, void *value,
-                            void *extra)
+void gcm_mpi_hier_finalize(void)
 {
     int level;
 
-    (void)comm;
-    (void)keyval;
-    (void)value;
-    (void)extra;
     for (level = 0; level < gcm_hier.nlevels; level++) {
         MPI_Comm c = gcm_hier.node[level];
 
@@ -186,7 +178,6 @@ static int gcm_hier_release(MPI_Comm comm, int keyval, void *value,
     free(gcm_hier.keys);
     gcm_hier.keys  = NULL;
     gcm_hier.ready = 0;
-    return MPI_SUCCESS;
 }
 
 int gcm_mpi_hier_init(void)
@@ -197,7 +188,7 @@ int gcm_mpi_hier_init(void)
     const char *host = gcm_boot_hostname();
     uint64_t *scratch;
     int *procs;
-    int n = world->size, p, level, keyval, rc;
+    int n = world->size, p, level, rc;
 
     memset(&gcm_hier, 0, sizeof(gcm_hier));
     gcm_hier.nprocs    = n;
@@ -257,16 +248,8 @@ int gcm_mpi_hier_init(void)
         gcm_hier.node[level] = c;
     }
 
-    /* The hand-back at MPI_Finalize (see gcm_hier_release). The keyval
-     * is freed at once: the attribute keeps it alive, and no user call
-     * can ever name it. */
-    rc = PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, gcm_hier_release,
-                                 &keyval, NULL);
-    if (rc == MPI_SUCCESS) {
-        rc = PMPI_Comm_set_attr(MPI_COMM_SELF, keyval, NULL);
-        (void)PMPI_Comm_free_keyval(&keyval);
-    }
-    gcm_hier.ready = rc == MPI_SUCCESS;
+    gcm_hier.ready = 1;
+    rc = MPI_SUCCESS;
 out:
     free(all);
     free(scratch);

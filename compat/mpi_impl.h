@@ -363,6 +363,9 @@ void gcm_mpi_group_release(MPI_Group group) GCM_INTERNAL;
 /* MPI_Init, once MPI is running: exchanges the hierarchy keys over the
  * world and builds the MPIX_Comm_node communicators. Collective. */
 int gcm_mpi_hier_init(void) GCM_INTERNAL;
+/* MPI_Finalize, before the communicators are freed: the node
+ * communicators become ordinary ones, which the teardown then frees. */
+void gcm_mpi_hier_finalize(void) GCM_INTERNAL;
 /* The value of predefined attribute MPIX_DEPTH or MPIX_MAX_DEPTH (NULL
  * before the hierarchy exists). */
 const int *gcm_mpi_hier_attr(int keyval) GCM_INTERNAL;

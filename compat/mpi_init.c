@@ -138,6 +138,7 @@ int PMPI_Finalize(void)
     /* Buffered sends still in flight must reach their receivers. */
     gcm_mpi_bsend_drain();
     gcm_mpi_requests_finalize();
+    gcm_mpi_hier_finalize();
     gcm_mpi_comm_finalize();
     atomic_store(&gcm_mpi_env.state, GCM_MPI_FINALIZED);
     if (gcm_mpi_env.started_gcm) {

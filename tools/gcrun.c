@@ -484,7 +484,8 @@ static void plan_hosts(struct options *opt)
         for (h = 0; h < opt->nhosts; h++) {
             char name[HOST_NAME_LEN_MAX + 1];
 
-            snprintf(name, sizeof(name), "%s-node%d", self, h);
+            snprintf(name, sizeof(name), "%.*s-node%d",
+                     (int)(HOST_NAME_LEN_MAX - 20), self, h);
             opt->hosts[h] = strdup(name);
             if (opt->hosts[h] == NULL) {
                 out_of_memory();
