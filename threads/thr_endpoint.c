@@ -343,6 +343,9 @@ void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
     gcm_thr_lock(endpoint);
     ucp_worker_progress(endpoint->worker);
+    if (gcm_thr.upcalls.progress != NULL) {
+        gcm_thr.upcalls.progress(endpoint);
+    }
     gcm_thr_unlock(endpoint);
 }
 
@@ -362,8 +365,8 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
 {
     unsigned spins = 0;
     unsigned limit = gcm_thr.spin_limit;
-    struct pollfd pfd[2];
-    int npfd, bootfd;
+    struct pollfd pfd[3];
+    int npfd, bootfd, upfd, bootidx;
     ucs_status_t ucs;
 
     while (!done(arg)) {
@@ -391,19 +394,38 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
             atomic_fetch_sub(&endpoint->sleepers, 1);
             continue;
         }
+        /* The layer above says it sleeps too (so that its senders wake
+         * us) and re-checks its own arrivals after saying so. */
+        upfd = -1;
+        if (gcm_thr.upcalls.sleep_prepare != NULL) {
+            upfd = gcm_thr.upcalls.sleep_prepare(endpoint);
+            if (upfd == -2) {
+                atomic_fetch_sub(&endpoint->sleepers, 1);
+                continue;
+            }
+        }
         pfd[0].fd     = endpoint->efd;
         pfd[0].events = POLLIN;
-        npfd   = 1;
-        bootfd = gcm_boot_event_fd();
+        npfd    = 1;
+        bootidx = -1;
+        bootfd  = gcm_boot_event_fd();
         if (bootfd >= 0) {
-            pfd[1].fd     = bootfd;
-            pfd[1].events = POLLIN;
-            npfd          = 2;
+            pfd[npfd].fd     = bootfd;
+            pfd[npfd].events = POLLIN;
+            bootidx          = npfd++;
+        }
+        if (upfd >= 0) {
+            pfd[npfd].fd     = upfd;
+            pfd[npfd].events = POLLIN;
+            npfd++;
         }
         if (poll(pfd, (nfds_t)npfd, (int)gcm_config.wait_timeout_ms) > 0) {
-            if ((npfd == 2) && (pfd[1].revents != 0)) {
+            if ((bootidx >= 0) && (pfd[bootidx].revents != 0)) {
                 gcm_boot_poll_events();
             }
+        }
+        if (upfd != -1) {
+            gcm_thr.upcalls.sleep_done(endpoint);
         }
         atomic_fetch_sub(&endpoint->sleepers, 1);
         /* After a sleep spin a little again: the reply usually follows. */
@@ -432,7 +454,7 @@ gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
 
 /* How many processes of the job share this machine: what the launcher
  * says, else (conservatively) the whole job. */
-static int gcm_thr_count_local(void)
+int gcm_thr_count_local(void)
 {
     static const char *const vars[] = {
         "GENCOMM_LOCAL_SIZE",          /* gcrun */
