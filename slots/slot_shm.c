@@ -233,6 +233,16 @@ static void gcm_shm_close_all(void)
     gcm_shm.enabled = 0;
 }
 
+/* Peers read our entry whatever our setting: "off" (pid 0) rather than no
+ * entry, which the launcher would report as an error. */
+static void gcm_shm_publish_off(void)
+{
+    gcm_shm_info_t info;
+
+    memset(&info, 0, sizeof(info));
+    (void)gcm_boot_put(GCM_SHM_KEY, &info, sizeof(info));
+}
+
 gcm_status_t gcm_slots_shm_init(gcm_thr_endpoint_t *endpoint)
 {
     const char *jobid = gcm_boot_jobid();
@@ -245,7 +255,11 @@ gcm_status_t gcm_slots_shm_init(gcm_thr_endpoint_t *endpoint)
 
     gcm_list_init(&gcm_shm.txs);
     gcm_shm.enabled = 0;
-    if (!gcm_config.shm || (gcm_boot_size() < 2) || (endpoint == NULL)) {
+    if (gcm_boot_size() < 2) {
+        return GCM_OK;
+    }
+    if (!gcm_config.shm || (endpoint == NULL)) {
+        gcm_shm_publish_off();
         return GCM_OK;
     }
     gcm_shm.myproc  = gcm_boot_rank();
@@ -328,6 +342,7 @@ err:
     gcm_info("shared memory off (%s: %s): every message goes over UCX", why,
              strerror(errno));
     gcm_shm_close_all();
+    gcm_shm_publish_off();
     return GCM_ERR_TRANSPORT;
 }
 
@@ -390,6 +405,9 @@ static gcm_shm_tx_t *gcm_shm_attach(int proc)
 
     if ((gcm_boot_get(proc, GCM_SHM_KEY, &info, &len) != GCM_OK) ||
         (len != sizeof(info))) {
+        return NULL;
+    }
+    if (info.pid == 0) {
         return NULL;    /* its shared memory is off */
     }
     info.host[sizeof(info.host) - 1] = '\0';
