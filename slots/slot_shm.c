@@ -131,6 +131,7 @@ typedef struct gcm_shm_rx {
     gcm_shm_ring_t *ring;
     uint64_t        tail;
     int             proc;
+    int             pid;    /* 0: unknown */
 } gcm_shm_rx_t;
 
 static struct {
@@ -688,6 +689,19 @@ gcm_status_t gcm_slots_shm_read(const gcm_payload_t *payload, void *buf,
 
 /* ---- consuming ----------------------------------------------------------- */
 
+/* The pid proc published with its segment, or 0. */
+static int gcm_shm_pid_of(int proc)
+{
+    gcm_shm_info_t info;
+    size_t len = sizeof(info);
+
+    if ((gcm_boot_get(proc, GCM_SHM_KEY, &info, &len) != GCM_OK) ||
+        (len != sizeof(info))) {
+        return 0;
+    }
+    return (int)info.pid;
+}
+
 static void gcm_shm_rescan(uint32_t gen)
 {
     _Atomic uint32_t *owners = gcm_shm_owners(gcm_shm.seg);
@@ -705,6 +719,7 @@ static void gcm_shm_rescan(uint32_t gen)
         }
         gcm_shm.rx[i].ring = gcm_shm_ring(gcm_shm.seg, i);
         gcm_shm.rx[i].proc = (int)owner - 1;
+        gcm_shm.rx[i].pid  = gcm_shm_pid_of(gcm_shm.rx[i].proc);
         gcm_shm.rx[i].tail = atomic_load_explicit(&gcm_shm.rx[i].ring->tail,
                                                   memory_order_relaxed);
         gcm_shm.active[gcm_shm.nactive++] = (int)i;
@@ -787,6 +802,8 @@ static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint)
         return;
     }
     gcm_shm.last_check = now;
+    int i;
+
     gcm_list_for_each_safe(pos, tmp, &gcm_shm.txs) {
         gcm_shm_tx_t *tx = gcm_container_of(pos, gcm_shm_tx_t, elem);
         if (!tx->dead && (kill((pid_t)tx->pid, 0) != 0) &&
@@ -794,6 +811,21 @@ static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint)
             gcm_debug("shm: proc %d (pid %d) is gone", tx->proc, tx->pid);
             tx->dead = 1;
             gcm_thr_peer_failed(endpoint, tx->proc, GCM_ERR_PEER_FAILED);
+        }
+    }
+    /* Processes that send to us: receives bound to them must fail too. */
+    for (i = 0; i < gcm_shm.nactive; i++) {
+        gcm_shm_rx_t *rx = &gcm_shm.rx[gcm_shm.active[i]];
+        gcm_thr_conn_t *conn;
+        if ((rx->pid <= 0) || (kill((pid_t)rx->pid, 0) == 0) ||
+            (errno != ESRCH)) {
+            continue;
+        }
+        conn = gcm_thr_conn_get(endpoint, rx->proc, 0);
+        rx->pid = 0;
+        if ((conn != NULL) && (conn->failed == GCM_OK)) {
+            gcm_debug("shm: proc %d is gone", rx->proc);
+            gcm_thr_peer_failed(endpoint, rx->proc, GCM_ERR_PEER_FAILED);
         }
     }
 }
