@@ -63,6 +63,8 @@ typedef struct gcm_thr_endpoint {
     /* Threads asleep (or about to sleep) in poll() on efd: a completion
      * costs a wakeup system call only when someone sleeps. */
     atomic_int        sleepers;
+    /* Launcher reports of dead processes applied so far (lock held). */
+    unsigned          died_seen;
 } gcm_thr_endpoint_t;
 
 /* Upcalls registered by the layer above, run with the endpoint lock held. */

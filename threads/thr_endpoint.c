@@ -24,6 +24,11 @@ static struct {
     gcm_thr_upcalls_t    upcalls;
     gcm_thr_endpoint_t  *endpoints[1];
     int                  nendpoints;
+    /* Processes the launcher reported dead (by rank), and how many
+     * reports came: applied by each endpoint's progress, see
+     * gcm_thr_boot_peer_died. */
+    atomic_uchar        *died;
+    atomic_uint          died_gen;
 } gcm_thr;
 
 gcm_status_t gcm_thr_status(ucs_status_t status)
@@ -306,17 +311,52 @@ void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
     gcm_thr_signal(endpoint);
 }
 
-/* The launcher said a process died: fail it on every endpoint. */
+/*
+ * The launcher said a process died. This runs inside a boot/ call, with the
+ * launcher's lock held, possibly by a thread that holds an endpoint lock
+ * (connecting reads peers' addresses from the launcher): taking an
+ * endpoint lock here could deadlock. So it only records the death and
+ * wakes the waiters; each endpoint's progress applies it.
+ */
 static void gcm_thr_boot_peer_died(int rank, void *arg)
 {
     int i;
 
     (void)arg;
+    if ((gcm_thr.died == NULL) || (rank < 0) || (rank >= gcm_boot_size())) {
+        return;
+    }
+    atomic_store(&gcm_thr.died[rank], 1);
+    atomic_fetch_add(&gcm_thr.died_gen, 1);
     for (i = 0; i < gcm_thr.nendpoints; i++) {
-        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
-        gcm_thr_lock(endpoint);
-        gcm_thr_peer_failed(endpoint, rank, GCM_ERR_PEER_FAILED);
-        gcm_thr_unlock(endpoint);
+        atomic_store(&gcm_thr.endpoints[i]->signaled, 1);
+        gcm_thr_signal(gcm_thr.endpoints[i]);
+    }
+}
+
+/* Fails the processes reported dead since the endpoint last looked. Lock
+ * held. */
+static void gcm_thr_apply_deaths(gcm_thr_endpoint_t *endpoint)
+{
+    unsigned gen = atomic_load(&gcm_thr.died_gen);
+    int proc;
+
+    if (gcm_likely(gen == endpoint->died_seen)) {
+        return;
+    }
+    endpoint->died_seen = gen;
+    for (proc = 0; proc < endpoint->nprocs; proc++) {
+        gcm_thr_conn_t *conn = endpoint->conns[proc];
+        if (!atomic_load(&gcm_thr.died[proc])) {
+            continue;
+        }
+        /* Once per process: its connections are marked failed then. */
+        while ((conn != NULL) && (conn->rep != 0)) {
+            conn = conn->next;
+        }
+        if ((conn == NULL) || (conn->failed == GCM_OK)) {
+            gcm_thr_peer_failed(endpoint, proc, GCM_ERR_PEER_FAILED);
+        }
     }
 }
 
@@ -343,6 +383,7 @@ void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
     gcm_thr_lock(endpoint);
     ucp_worker_progress(endpoint->worker);
+    gcm_thr_apply_deaths(endpoint);
     if (gcm_thr.upcalls.progress != NULL) {
         gcm_thr.upcalls.progress(endpoint);
     }
@@ -543,6 +584,12 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
         gcm_thr_finalize();
         return gcm_fail(status, "gcm_init", "cannot publish worker address");
     }
+    gcm_thr.died = calloc((size_t)gcm_boot_size(), sizeof(*gcm_thr.died));
+    if (gcm_thr.died == NULL) {
+        gcm_thr_finalize();
+        return GCM_ERR_NO_MEMORY;
+    }
+    atomic_init(&gcm_thr.died_gen, 0);
     gcm_boot_set_peer_died_cb(gcm_thr_boot_peer_died, NULL);
     return GCM_OK;
 }
@@ -557,6 +604,8 @@ void gcm_thr_finalize(void)
         gcm_thr.endpoints[i] = NULL;
     }
     gcm_thr.nendpoints = 0;
+    free(gcm_thr.died);
+    gcm_thr.died = NULL;
     if (gcm_thr.context != NULL) {
         ucp_cleanup(gcm_thr.context);
         gcm_thr.context = NULL;

@@ -163,7 +163,7 @@ fi
 export GENCOMM_WAIT_TIMEOUT_MS=5000
 for n in 2 5; do
     out=""
-    run 60 "$n" env GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
+    run 60 "$n" env GENCOMM_SHM=1 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
     if expect_rc 0; then
         for phase in a b c d e; do
             expect_count 2 "p2p_shm: P[01] \\($phase\\) .* ok"
