@@ -136,19 +136,22 @@ void gcm_slots_req_cache_flush(void)
 static void gcm_slots_req_complete(struct gcm_request *req,
                                    gcm_status_t status)
 {
+    gcm_thr_endpoint_t *endpoint = req->endpoint;
+
     if ((status != GCM_OK) && (req->status == GCM_OK)) {
         req->status = status;
     }
     req->info.error = req->status;
+    /* Once done is set, the owner may free and reuse the request at once:
+     * nothing of it is read after. */
     atomic_store(&req->done, 1);
-    if (req->endpoint != NULL) {
-        gcm_thr_signal(req->endpoint);
+    if (endpoint != NULL) {
+        gcm_thr_signal(endpoint);
     }
 }
 
 /* One part of a send finished (local completion or the answer). */
-void gcm_slots_send_part_done(struct gcm_request *req,
-                                     gcm_status_t status)
+void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
 {
     if ((status != GCM_OK) && (req->status == GCM_OK)) {
         req->status = status;
