@@ -63,6 +63,12 @@ typedef struct gcm_thr_endpoint {
     /* Threads asleep (or about to sleep) in poll() on efd: a completion
      * costs a wakeup system call only when someone sleeps. */
     atomic_int        sleepers;
+    /* One sleeping thread at a time polls (poller is 1 while one does);
+     * the others sleep on the futex wake_gen, which the poller and
+     * gcm_thr_signal bump. fsleepers: threads on the futex. */
+    atomic_int        poller;
+    atomic_int        fsleepers;
+    atomic_uint       wake_gen;
     /* Launcher reports of dead processes applied so far (lock held). */
     unsigned          died_seen;
 } gcm_thr_endpoint_t;
