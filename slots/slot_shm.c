@@ -17,9 +17,9 @@
  * (one copy) when a receive matches, and sends back a GCM_CTRL_DATA notice
  * that completes the send. Control messages travel in cells too.
  *
- * Rings are indexed by monotonic 64-bit counters: head written by the
- * producer (release), tail by the consumer (release), each on its own
- * cache lines. A producer finding its ring full queues the message (its
+ * Rings are indexed by monotonic 64-bit counters: each cell's seq, which
+ * the producer writes last (release) and the consumer polls (acquire),
+ * and tail, written by the consumer (release) on its own cache lines. A producer finding its ring full queues the message (its
  * request) in order and writes it from progress later, so neither side
  * blocks while it holds its endpoint lock and two processes sending to
  * each other with full rings still drain each other's rings.
@@ -57,8 +57,9 @@
 
 #define GCM_SHM_KEY        "gcm-s0"
 #define GCM_SHM_NCELLS     32
-#define GCM_SHM_CELL_HDR   128
-#define GCM_SHM_CELL_SIZE  (GCM_SHM_CELL_HDR + GCM_SLOTS_SHM_CELL_DATA)
+#define GCM_SHM_CELL_HDR   96
+#define GCM_SHM_CELL_SIZE  \
+    ((GCM_SHM_CELL_HDR + GCM_SLOTS_SHM_CELL_DATA + 63) / 64 * 64)
 #define GCM_SHM_SEG_HDR    4096
 #define GCM_SHM_RING_HDR   384
 #define GCM_SHM_OWNERS_OFF 256
@@ -80,12 +81,16 @@ typedef struct gcm_shm_seg {
 } gcm_shm_seg_t;
 
 typedef struct gcm_shm_ring {
-    _Alignas(128) _Atomic uint64_t head;
     _Alignas(128) _Atomic uint64_t tail;
     _Alignas(128) _Atomic int32_t  tx_waiting;
 } gcm_shm_ring_t;
 
+/* A cell is full when its seq is the producer's count of cells written
+ * (index + 1): the consumer polls the next cell itself, so a small message
+ * costs it the two cache lines of header, envelope and data, and no
+ * separate head counter. */
 typedef struct gcm_shm_cell {
+    _Atomic uint64_t seq;
     uint32_t        kind;
     uint32_t        len;    /* EAGER: data bytes */
     int32_t         pid;    /* CMA: the sender */
@@ -484,8 +489,8 @@ static gcm_shm_tx_t *gcm_shm_attach(int proc)
     tx->map_len  = (size_t)info.size;
     tx->seg      = seg;
     tx->ring     = gcm_shm_ring(seg, i);
-    tx->head     = atomic_load_explicit(&tx->ring->head,
-                                        memory_order_relaxed);
+    tx->head     = atomic_load_explicit(&tx->ring->tail,
+                                        memory_order_acquire);
     tx->tail     = tx->head;
     tx->wake_len = gcm_shm_wake_addr(proc, &tx->wake);
     gcm_list_push_back(&gcm_shm.txs, &tx->elem);
@@ -527,10 +532,10 @@ static int gcm_shm_room(gcm_shm_tx_t *tx)
     return tx->head - tx->tail < GCM_SHM_NCELLS;
 }
 
-static void gcm_shm_publish(gcm_shm_tx_t *tx)
+static void gcm_shm_publish(gcm_shm_tx_t *tx, gcm_shm_cell_t *cell)
 {
     tx->head++;
-    atomic_store_explicit(&tx->ring->head, tx->head, memory_order_release);
+    atomic_store_explicit(&cell->seq, tx->head, memory_order_release);
     /* Against the owner's "sleeping, then re-check": see the top. */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&tx->seg->sleeping, memory_order_relaxed) > 0) {
@@ -556,7 +561,7 @@ static void gcm_shm_write_msg(gcm_shm_tx_t *tx, struct gcm_request *req,
         cell->pid  = gcm_shm.mypid;
         cell->addr = (uint64_t)(uintptr_t)buf;
     }
-    gcm_shm_publish(tx);
+    gcm_shm_publish(tx, cell);
 }
 
 static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
@@ -566,7 +571,7 @@ static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
     cell->kind = GCM_SHM_CTRL;
     cell->len  = (uint32_t)sizeof(*ctrl);
     memcpy(gcm_shm_cell_data(cell), ctrl, sizeof(*ctrl));
-    gcm_shm_publish(tx);
+    gcm_shm_publish(tx, cell);
 }
 
 /* Writes what waits for room, in order; returns how many. */
@@ -765,19 +770,22 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_cell_t *cell)
 
 static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)
 {
-    uint64_t head = atomic_load_explicit(&rx->ring->head,
-                                         memory_order_acquire);
     unsigned n = 0;
 
-    if (head == rx->tail) {
-        return 0;
-    }
-    while ((rx->tail != head) && (n < GCM_SHM_NCELLS)) {
-        gcm_shm_handle(endpoint, gcm_shm_cell(rx->ring, rx->tail));
+    while (n < GCM_SHM_NCELLS) {
+        gcm_shm_cell_t *cell = gcm_shm_cell(rx->ring, rx->tail);
+        if (atomic_load_explicit(&cell->seq, memory_order_acquire) !=
+            rx->tail + 1) {
+            break;
+        }
+        gcm_shm_handle(endpoint, cell);
         rx->tail++;
         n++;
         atomic_store_explicit(&rx->ring->tail, rx->tail,
                               memory_order_release);
+    }
+    if (n == 0) {
+        return 0;
     }
     /* A producer that sleeps until there is room: see the top. */
     atomic_thread_fence(memory_order_seq_cst);
@@ -875,7 +883,8 @@ static int gcm_shm_busy(void)
     }
     for (i = 0; i < gcm_shm.nactive; i++) {
         gcm_shm_rx_t *rx = &gcm_shm.rx[gcm_shm.active[i]];
-        if (atomic_load(&rx->ring->head) != rx->tail) {
+        if (atomic_load(&gcm_shm_cell(rx->ring, rx->tail)->seq) ==
+            rx->tail + 1) {
             return 1;
         }
     }
