@@ -31,15 +31,6 @@ typedef struct gcm_slots_ep {
     uint64_t    next_req_id;
 } gcm_slots_ep_t;
 
-/* Control message: the answer to a message that asked for one. */
-typedef struct gcm_slots_ctrl {
-    uint64_t sreq;
-    int32_t  status;     /* GCM_OK: accepted; else why refused */
-    uint32_t src_id;
-    int32_t  src_slot;
-    uint32_t pad;
-} gcm_slots_ctrl_t;
-
 static struct {
     uint64_t     job_token;
     atomic_uint  next_id;
@@ -145,14 +136,14 @@ void gcm_slots_req_cache_flush(void)
 static void gcm_slots_req_complete(struct gcm_request *req,
                                    gcm_status_t status)
 {
-    /* Read before done is set: from then on the waiter (another thread,
-     * perhaps) may free the request and reuse its memory. */
     gcm_thr_endpoint_t *endpoint = req->endpoint;
 
     if ((status != GCM_OK) && (req->status == GCM_OK)) {
         req->status = status;
     }
     req->info.error = req->status;
+    /* Once done is set, the owner may free and reuse the request at once:
+     * nothing of it is read after. */
     atomic_store(&req->done, 1);
     if (endpoint != NULL) {
         gcm_thr_signal(endpoint);
@@ -160,8 +151,7 @@ static void gcm_slots_req_complete(struct gcm_request *req,
 }
 
 /* One part of a send finished (local completion or the answer). */
-static void gcm_slots_send_part_done(struct gcm_request *req,
-                                     gcm_status_t status)
+void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
 {
     if ((status != GCM_OK) && (req->status == GCM_OK)) {
         req->status = status;
@@ -356,11 +346,33 @@ gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
 
 /* ---- payloads ------------------------------------------------------------- */
 
+static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
+                                   int ep, const gcm_slots_ctrl_t *ctrl);
+
+/* A same-host sender waits for the notice that its data was read (or
+ * will never be, with why). */
+static void gcm_slots_shm_data_notice(gcm_thr_endpoint_t *endpoint,
+                                      const gcm_payload_t *payload,
+                                      gcm_status_t status)
+{
+    gcm_slots_ctrl_t ctrl;
+
+    memset(&ctrl, 0, sizeof(ctrl));
+    ctrl.sreq     = payload->cookie;
+    ctrl.status   = status;
+    ctrl.src_slot = -1;
+    ctrl.kind     = GCM_CTRL_DATA;
+    gcm_slots_send_ctrl_to(endpoint, (int)payload->proc, payload->ep, &ctrl);
+}
+
 static void gcm_slots_payload_release(gcm_thr_endpoint_t *endpoint,
                                       gcm_payload_t *payload,
                                       gcm_status_t sender_status)
 {
     switch (payload->kind) {
+    case GCM_PAYLOAD_SHM_RNDV:
+        gcm_slots_shm_data_notice(endpoint, payload, sender_status);
+        break;
     case GCM_PAYLOAD_HELD:
     case GCM_PAYLOAD_RNDV:
         /* Inside its own callback UCX releases it when we return UCS_OK
@@ -436,6 +448,15 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
         gcm_slots_send_ctrl(endpoint, env, GCM_OK);
     }
 
+    if (payload->kind == GCM_PAYLOAD_SHM_RNDV) {
+        /* One copy, straight from the sender's buffer; a truncated
+         * message is read up to the receive's length only. */
+        gcm_status_t rstatus = gcm_slots_shm_read(payload, req->buf, n);
+        gcm_slots_shm_data_notice(endpoint, payload, rstatus);
+        payload->kind = GCM_PAYLOAD_TRANSIENT;
+        gcm_slots_req_complete(req, (rstatus != GCM_OK) ? rstatus : status);
+        return;
+    }
     if (payload->kind != GCM_PAYLOAD_RNDV) {
         if (n > 0) {
             memcpy(req->buf, payload->data, n);
@@ -497,29 +518,34 @@ static void gcm_slots_ctrl_sent_cb(void *ucx_req, ucs_status_t ucs,
     ucp_request_free(ucx_req);
 }
 
-/* Answers a message (accept or refuse); best effort: a sender that is gone
- * needs no answer. Lock held. */
-static void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
-                                const gcm_slots_env_t *env,
-                                gcm_status_t status)
+/* Sends a control message to endpoint ep of proc: through shared memory
+ * if that is how this connection goes, else over UCX; best effort: a
+ * sender that is gone needs no answer. Lock held. */
+static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
+                                   int ep, const gcm_slots_ctrl_t *msg)
 {
-    gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, (int)env->src_proc,
-                                            env->src_ep);
+    gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, proc, ep);
     gcm_slots_ctrl_t *ctrl;
     ucp_request_param_t param;
     void *ucx_req;
 
-    if ((conn == NULL) || (gcm_thr_conn_connect(endpoint, conn) != GCM_OK)) {
+    if ((conn == NULL) || (conn->failed != GCM_OK)) {
         return;
     }
-    ctrl = calloc(1, sizeof(*ctrl));
+    if (gcm_slots_shm_usable(endpoint, conn)) {
+        gcm_slots_shm_send_ctrl(endpoint, conn, msg);
+        atomic_fetch_add_explicit(&gcm_slots_stat_control, 1,
+                                  memory_order_relaxed);
+        return;
+    }
+    if (gcm_thr_conn_connect(endpoint, conn) != GCM_OK) {
+        return;
+    }
+    ctrl = malloc(sizeof(*ctrl));
     if (ctrl == NULL) {
         return;
     }
-    ctrl->sreq     = env->sreq;
-    ctrl->status   = status;
-    ctrl->src_id   = env->src_id;
-    ctrl->src_slot = env->src_slot;
+    *ctrl = *msg;
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
                          UCP_OP_ATTR_FIELD_USER_DATA |
@@ -536,6 +562,22 @@ static void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
     }
 }
 
+/* Answers a message (accept or refuse). Lock held. */
+static void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
+                                const gcm_slots_env_t *env,
+                                gcm_status_t status)
+{
+    gcm_slots_ctrl_t ctrl;
+
+    memset(&ctrl, 0, sizeof(ctrl));
+    ctrl.sreq     = env->sreq;
+    ctrl.status   = status;
+    ctrl.src_id   = env->src_id;
+    ctrl.src_slot = env->src_slot;
+    ctrl.kind     = GCM_CTRL_ANSWER;
+    gcm_slots_send_ctrl_to(endpoint, (int)env->src_proc, env->src_ep, &ctrl);
+}
+
 static void gcm_slots_edge_refused(gcm_slots_edge_t *edge,
                                    gcm_status_t status)
 {
@@ -544,30 +586,27 @@ static void gcm_slots_edge_refused(gcm_slots_edge_t *edge,
     }
 }
 
-static ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
-                                      size_t header_length, void *data,
-                                      size_t length,
-                                      const ucp_am_recv_param_t *param)
+void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
+                       const gcm_slots_ctrl_t *msg)
 {
-    gcm_thr_endpoint_t *endpoint = arg;
     gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
-    gcm_slots_ctrl_t ctrl;
+    gcm_slots_ctrl_t ctrl = *msg;
+    int bit = (ctrl.kind == GCM_CTRL_DATA) ? GCM_RWAIT_DATA :
+                                             GCM_RWAIT_ANSWER;
     gcm_list_t *pos, *tmp;
     gcm_port_t *port;
 
-    if (header_length != sizeof(ctrl)) {
-        gcm_warn("control message of %zu bytes ignored", header_length);
-        return UCS_OK;
-    }
-    memcpy(&ctrl, header, sizeof(ctrl));
     gcm_list_for_each_safe(pos, tmp, &sep->ackwait) {
         struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
                                                    elem);
-        if (req->id != ctrl.sreq) {
+        if ((req->id != ctrl.sreq) || !(req->rwait & bit)) {
             continue;
         }
-        gcm_list_del(&req->elem);
-        if (req->edge != NULL) {
+        req->rwait &= ~bit;
+        if (req->rwait == 0) {
+            gcm_list_del(&req->elem);
+        }
+        if ((req->edge != NULL) && (bit == GCM_RWAIT_ANSWER)) {
             if (ctrl.status == GCM_OK) {
                 if (req->edge->state == GCM_EDGE_NEW) {
                     req->edge->state = GCM_EDGE_VALIDATED;
@@ -577,11 +616,11 @@ static ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
             }
         }
         gcm_slots_send_part_done(req, (gcm_status_t)ctrl.status);
-        return UCS_OK;
+        return;
     }
     /* A refusal on an edge that had been accepted before (its LCO freed
      * since): no request waits, so mark the edge for the next send. */
-    if (ctrl.status != GCM_OK) {
+    if ((ctrl.status != GCM_OK) && (bit == GCM_RWAIT_ANSWER)) {
         port = gcm_slots_port_find(endpoint, ctrl.src_id, 0);
         /* Patterns have no edges to mark. */
         if ((port != NULL) && !port->pattern && (ctrl.src_slot >= 0) &&
@@ -592,6 +631,21 @@ static ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
         gcm_warn("a message from LCO %u slot %d was refused: %s", ctrl.src_id,
                  ctrl.src_slot, gcm_status_string((gcm_status_t)ctrl.status));
     }
+}
+
+static ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
+                                      size_t header_length, void *data,
+                                      size_t length,
+                                      const ucp_am_recv_param_t *param)
+{
+    gcm_slots_ctrl_t ctrl;
+
+    if (header_length != sizeof(ctrl)) {
+        gcm_warn("control message of %zu bytes ignored", header_length);
+        return UCS_OK;
+    }
+    memcpy(&ctrl, header, sizeof(ctrl));
+    gcm_slots_ctrl_in(arg, &ctrl);
     return UCS_OK;
 }
 
@@ -775,9 +829,6 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
     gcm_thr_endpoint_t *endpoint = arg;
     gcm_slots_env_t env;
     gcm_payload_t payload;
-    gcm_thr_conn_t *conn;
-    gcm_slots_umsg_t *umsg;
-    int kept = 0;
 
     if (header_length != sizeof(env)) {
         /* Returning UCS_OK lets UCX drop the data. */
@@ -785,6 +836,7 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         return UCS_OK;
     }
     memcpy(&env, header, sizeof(env));
+    memset(&payload, 0, sizeof(payload));
     payload.data     = data;
     payload.size     = length;
     payload.sreq     = NULL;
@@ -798,39 +850,51 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         payload.can_hold = !!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA);
     }
 
+    return gcm_slots_msg_in(endpoint, &env, &payload) ? UCS_INPROGRESS :
+                                                         UCS_OK;
+}
+
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *envp,
+                     gcm_payload_t *payload)
+{
+    gcm_slots_env_t env = *envp;
+    gcm_thr_conn_t *conn;
+    gcm_slots_umsg_t *umsg;
+    int kept = 0;
+
     if (env.src_proc >= (uint32_t)endpoint->nprocs) {
         gcm_warn("message from unknown proc %u ignored", env.src_proc);
-        gcm_slots_payload_release(endpoint, &payload, GCM_OK);
-        return UCS_OK;
+        gcm_slots_payload_release(endpoint, payload, GCM_OK);
+        return 0;
     }
     conn = gcm_thr_conn_get(endpoint, (int)env.src_proc, env.src_ep);
     if (conn == NULL) {
-        gcm_slots_payload_release(endpoint, &payload, GCM_OK);
-        return UCS_OK;
+        gcm_slots_payload_release(endpoint, payload, GCM_OK);
+        return 0;
     }
 
     if (conn->failed != GCM_OK) {
         /* Messages were lost on this connection: nothing after them can
          * be delivered in order. */
-        return UCS_OK;
+        return 0;
     }
     if (env.seq != conn->rx_seq) {
         /* Ahead of its turn: keep it until the ones before it arrive. */
-        umsg = gcm_slots_umsg_new(&env, &payload, &kept);
+        umsg = gcm_slots_umsg_new(&env, payload, &kept);
         if (umsg == NULL) {
             gcm_error("out of memory parking a message from proc %u",
                       env.src_proc);
             gcm_slots_conn_lost(endpoint, conn);
-            return UCS_OK;
+            return 0;
         }
         gcm_slots_park(conn, umsg);
-        return kept ? UCS_INPROGRESS : UCS_OK;
+        return kept;
     }
 
-    kept = gcm_slots_accept(endpoint, &env, &payload);
+    kept = gcm_slots_accept(endpoint, &env, payload);
     if (kept == GCM_ACCEPT_LOST) {
         gcm_slots_conn_lost(endpoint, conn);
-        return UCS_OK;
+        return 0;
     }
     conn->rx_seq++;
     while (!gcm_list_empty(&conn->parked)) {
@@ -850,7 +914,7 @@ static ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         conn->rx_seq++;
         free(umsg);
     }
-    return (kept == GCM_ACCEPT_KEPT) ? UCS_INPROGRESS : UCS_OK;
+    return kept == GCM_ACCEPT_KEPT;
 }
 
 gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
@@ -1087,6 +1151,44 @@ static void gcm_slots_send_local(struct gcm_request *req,
     }
 }
 
+/*
+ * Same host, another process: the message goes through the peer's ring.
+ * Its parts: written into the ring; the answer if it asks for one; for a
+ * large message, the notice that the receiver has read it. Lock held.
+ */
+static void gcm_slots_isend_shm(gcm_thr_endpoint_t *endpoint,
+                                gcm_thr_conn_t *conn,
+                                struct gcm_request *req, const void *buf,
+                                size_t len, int sync)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+
+    if (conn->failed != GCM_OK) {
+        gcm_slots_req_complete(req, conn->failed);
+        return;
+    }
+    req->pending = 1;
+    if (sync || ((req->edge != NULL) &&
+                 (req->edge->state == GCM_EDGE_NEW))) {
+        req->env.flags |= sync ? GCM_ENV_FLAG_SYNC : GCM_ENV_FLAG_ACK;
+        req->rwait     |= GCM_RWAIT_ANSWER;
+        req->pending++;
+    }
+    if (len > GCM_SLOTS_SHM_CELL_DATA) {
+        req->rwait |= GCM_RWAIT_DATA;
+        req->pending++;
+    }
+    if (req->rwait != 0) {
+        req->id       = ++sep->next_req_id;
+        req->env.sreq = req->id;
+        gcm_list_push_back(&sep->ackwait, &req->elem);
+    }
+    req->env.seq = conn->tx_seq++;
+    atomic_fetch_add_explicit(&gcm_slots_stat_remote, 1,
+                              memory_order_relaxed);
+    gcm_slots_shm_send_msg(endpoint, conn, req, buf, len);
+}
+
 gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
                              int slot, int tag, gcm_request_h *req_p)
 {
@@ -1174,6 +1276,11 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
         status = GCM_ERR_NO_MEMORY;
         goto err_unlock;
     }
+    if (gcm_slots_shm_usable(endpoint, conn)) {
+        gcm_slots_isend_shm(endpoint, conn, req, buf, len, sync);
+        gcm_thr_unlock(endpoint);
+        return GCM_OK;
+    }
     status = gcm_thr_conn_connect(endpoint, conn);
     if (status != GCM_OK) {
         goto err_unlock;
@@ -1188,6 +1295,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
         req->env.flags |= sync ? GCM_ENV_FLAG_SYNC : GCM_ENV_FLAG_ACK;
         req->id          = ++sep->next_req_id;
         req->env.sreq    = req->id;
+        req->rwait       = GCM_RWAIT_ANSWER;
         req->pending++;
         gcm_list_push_back(&sep->ackwait, &req->elem);
     }
@@ -1213,6 +1321,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     } else if (UCS_PTR_IS_ERR(ucx_req)) {
         if (req->env.flags & (GCM_ENV_FLAG_ACK | GCM_ENV_FLAG_SYNC)) {
             gcm_list_del(&req->elem);
+            req->rwait = 0;
             req->pending--;
         }
         gcm_slots_send_part_done(req, gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
@@ -1240,10 +1349,18 @@ static void gcm_slots_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
         struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
                                                    elem);
         if (req->dest_proc == proc) {
+            /* Each awaited notice is a part; the last one may complete
+             * (and free) the request, so count them first. */
+            int parts = ((req->rwait & GCM_RWAIT_ANSWER) ? 1 : 0) +
+                        ((req->rwait & GCM_RWAIT_DATA) ? 1 : 0);
             gcm_list_del(&req->elem);
-            gcm_slots_send_part_done(req, reason);
+            req->rwait = 0;
+            while (parts-- > 0) {
+                gcm_slots_send_part_done(req, reason);
+            }
         }
     }
+    gcm_slots_shm_peer_failed(endpoint, proc, reason);
     for (b = 0; b < GCM_SLOTS_BUCKETS; b++) {
         gcm_port_t *port;
         for (port = sep->buckets[b]; port != NULL; port = port->hash_next) {
@@ -1322,9 +1439,12 @@ void gcm_slots_port_destroy(gcm_port_t *port)
 gcm_status_t gcm_slots_init(void)
 {
     static const gcm_thr_upcalls_t upcalls = {
-        .am          = { [GCM_AM_MSG] = gcm_slots_am_msg,
-                         [GCM_AM_CTRL] = gcm_slots_am_ctrl },
-        .peer_failed = gcm_slots_peer_failed,
+        .am            = { [GCM_AM_MSG] = gcm_slots_am_msg,
+                           [GCM_AM_CTRL] = gcm_slots_am_ctrl },
+        .peer_failed   = gcm_slots_peer_failed,
+        .progress      = gcm_slots_shm_progress,
+        .sleep_prepare = gcm_slots_shm_sleep_prepare,
+        .sleep_done    = gcm_slots_shm_sleep_done,
     };
     const char *jobid = gcm_boot_jobid();
     gcm_slots_pattern_t world;
@@ -1353,6 +1473,8 @@ gcm_status_t gcm_slots_init(void)
         gcm_list_init(&gcm_slots_ep(endpoint)->orphans);
         gcm_list_init(&gcm_slots_ep(endpoint)->matched);
     }
+    /* Not fatal: without it every message goes over UCX. */
+    (void)gcm_slots_shm_init(gcm_thr_endpoint_get(0));
     world.size   = gcm_boot_size();
     world.procs  = NULL;
     world.myrank = gcm_slots.myproc;
@@ -1452,6 +1574,7 @@ gcm_status_t gcm_slots_finalize(void)
         }
         gcm_thr_unlock(endpoint);
     }
+    gcm_slots_shm_finalize(gcm_thr_endpoint_get(0));
     {
         void *uppers[64];
         int n = gcm_thr_num_endpoints();

@@ -126,7 +126,9 @@ typedef enum {
     GCM_PAYLOAD_HELD,      /* UCX data kept with UCS_INPROGRESS */
     GCM_PAYLOAD_COPY,      /* our malloc'd copy */
     GCM_PAYLOAD_RNDV,      /* UCX rendezvous descriptor: data still remote */
-    GCM_PAYLOAD_LOCAL      /* same process: the sender's buffer */
+    GCM_PAYLOAD_LOCAL,     /* same process: the sender's buffer */
+    GCM_PAYLOAD_SHM_RNDV   /* same host: data in the sender's memory, read
+                            * with process_vm_readv at the match */
 } gcm_payload_kind_t;
 
 typedef struct gcm_payload {
@@ -137,6 +139,12 @@ typedef struct gcm_payload {
     int                 can_hold; /* TRANSIENT data UCX lets us keep */
     int                 in_cb;    /* inside its UCX callback: UCX releases
                                    * it unless the callback keeps it */
+    /* SHM_RNDV: data is the address in process pid (job process proc,
+     * endpoint ep), whose request sreq waits for the "data read" notice. */
+    int                 pid;
+    uint32_t            proc;
+    uint16_t            ep;
+    uint64_t            cookie;
 } gcm_payload_t;
 
 /* A message no receive has taken yet (unexpected), or one that arrived
@@ -147,6 +155,27 @@ typedef struct gcm_slots_umsg {
     gcm_payload_t   payload;
 } gcm_slots_umsg_t;
 
+
+/* Control message: the answer to a message that asked for one, or the
+ * notice that a same-host receiver has read a large message. */
+typedef struct gcm_slots_ctrl {
+    uint64_t sreq;
+    int32_t  status;     /* GCM_OK: accepted; else why refused */
+    uint32_t src_id;
+    int32_t  src_slot;
+    uint32_t kind;       /* GCM_CTRL_ANSWER or GCM_CTRL_DATA */
+} gcm_slots_ctrl_t;
+
+enum { GCM_CTRL_ANSWER = 0, GCM_CTRL_DATA = 1 };
+
+/* A message or control message waiting for room in a full ring. */
+typedef struct gcm_slots_shm_pend {
+    gcm_list_t          elem;
+    struct gcm_request *req;   /* the message's request; NULL: control */
+    const void         *buf;
+    size_t              len;
+    gcm_slots_ctrl_t    ctrl;
+} gcm_slots_shm_pend_t;
 
 struct gcm_request {
     atomic_int          done;
@@ -168,7 +197,17 @@ struct gcm_request {
     gcm_slots_edge_t   *edge;      /* NULL for pattern ports */
     uint64_t            id;        /* for acknowledgements */
     int                 dest_proc;
+    int                 rwait;     /* GCM_RWAIT_* notices awaited (on the
+                                    * ack-wait list while not 0) */
+    gcm_slots_shm_pend_t shmq;     /* waiting for room in a ring */
 };
+
+/* What a send on the ack-wait list waits for, one part each. */
+enum {
+    GCM_RWAIT_ANSWER = 0x1,  /* acceptance, refusal or SYNC match */
+    GCM_RWAIT_DATA   = 0x2   /* same host: the receiver read the data */
+};
+
 
 gcm_status_t gcm_slots_init(void) GCM_INTERNAL;
 /* Closes the transport; call gcm_slots_barrier() first. */
@@ -262,6 +301,47 @@ static inline int gcm_slots_req_done(void *arg)
  * parked list, which stays sorted by sequence number. Lock held. */
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
     GCM_INTERNAL;
+
+/* ---- between slot_path.c and slot_shm.c (lock held for all) ------------- */
+
+/* A message arrived (UCX or shared memory): in sequence order it is
+ * accepted, else parked. Returns 1 if the payload was kept as is (UCX
+ * data held), 0 if it was consumed or copied. */
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *env,
+                     gcm_payload_t *payload) GCM_INTERNAL;
+/* A control message arrived. */
+void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
+                       const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
+/* Completes one part of a send. */
+void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
+    GCM_INTERNAL;
+
+/* Shared memory between processes of one host (slot_shm.c). */
+gcm_status_t gcm_slots_shm_init(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+void gcm_slots_shm_finalize(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* Decides at the first use of conn whether it goes through shared memory
+ * and attaches to the peer's rings if so; returns 1 for shared memory. */
+int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
+    GCM_INTERNAL;
+/* Sends req's message (env filled) on conn; completes one part of req
+ * when it is in the ring (at once, or later from progress). */
+void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
+                            gcm_thr_conn_t *conn, struct gcm_request *req,
+                            const void *buf, size_t len) GCM_INTERNAL;
+void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
+                             gcm_thr_conn_t *conn,
+                             const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
+/* Reads n bytes of a SHM_RNDV payload into buf. */
+gcm_status_t gcm_slots_shm_read(const gcm_payload_t *payload, void *buf,
+                                size_t n) GCM_INTERNAL;
+void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
+                               gcm_status_t reason) GCM_INTERNAL;
+unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* Largest message copied through a ring cell; larger ones are read from
+ * the sender's memory. */
+#define GCM_SLOTS_SHM_CELL_DATA 8192
 
 /* Frees a completed request (into the calling thread's cache). */
 void gcm_slots_req_free(struct gcm_request *req) GCM_INTERNAL;

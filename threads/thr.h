@@ -33,6 +33,12 @@ typedef struct gcm_thr_conn {
     int                  rep;        /* the remote endpoint's index */
     ucp_ep_h             ucp_ep;     /* NULL until first used */
     gcm_status_t         failed;     /* GCM_OK, or why it is unusable */
+    /* Set by slots/ at first use: 1 when the peer shares this host and
+     * all traffic goes through its shared-memory ring (shm_tx), -1 when
+     * it goes over UCX, 0 before the choice. Fixed once made, so that the
+     * per-connection order holds. */
+    int                  shm;
+    void                *shm_tx;
     /* Used by slots/: per-connection sequence numbers and the messages that
      * arrived ahead of their turn. */
     uint64_t             tx_seq;
@@ -57,6 +63,14 @@ typedef struct gcm_thr_endpoint {
     /* Threads asleep (or about to sleep) in poll() on efd: a completion
      * costs a wakeup system call only when someone sleeps. */
     atomic_int        sleepers;
+    /* One sleeping thread at a time polls (poller is 1 while one does);
+     * the others sleep on the futex wake_gen, which the poller and
+     * gcm_thr_signal bump. fsleepers: threads on the futex. */
+    atomic_int        poller;
+    atomic_int        fsleepers;
+    atomic_uint       wake_gen;
+    /* Launcher reports of dead processes applied so far (lock held). */
+    unsigned          died_seen;
 } gcm_thr_endpoint_t;
 
 /* Upcalls registered by the layer above, run with the endpoint lock held. */
@@ -67,9 +81,21 @@ typedef ucs_status_t (*gcm_thr_am_func_t)(void *arg, const void *header,
 typedef void (*gcm_thr_peer_failed_func_t)(gcm_thr_endpoint_t *endpoint,
                                            int proc, gcm_status_t reason);
 
+/* Transports of the layer above beside UCX (shared memory): progress runs
+ * after each UCX progress, lock held, and returns the events it handled;
+ * sleep_prepare (lock not held) returns a file descriptor a sleeping
+ * waiter must poll too, -1 for none, or -2 if work arrived and the waiter
+ * must not sleep; sleep_done ends a sleep that sleep_prepare allowed. */
+typedef unsigned (*gcm_thr_progress_func_t)(gcm_thr_endpoint_t *endpoint);
+typedef int (*gcm_thr_sleep_prepare_func_t)(gcm_thr_endpoint_t *endpoint);
+typedef void (*gcm_thr_sleep_done_func_t)(gcm_thr_endpoint_t *endpoint);
+
 typedef struct gcm_thr_upcalls {
-    gcm_thr_am_func_t          am[GCM_AM_LAST];
-    gcm_thr_peer_failed_func_t peer_failed;
+    gcm_thr_am_func_t            am[GCM_AM_LAST];
+    gcm_thr_peer_failed_func_t   peer_failed;
+    gcm_thr_progress_func_t      progress;
+    gcm_thr_sleep_prepare_func_t sleep_prepare;
+    gcm_thr_sleep_done_func_t    sleep_done;
 } gcm_thr_upcalls_t;
 
 gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls) GCM_INTERNAL;
@@ -82,6 +108,10 @@ gcm_status_t gcm_thr_status(ucs_status_t status) GCM_INTERNAL;
 gcm_thr_endpoint_t *gcm_thr_endpoint_current(void) GCM_INTERNAL;
 gcm_thr_endpoint_t *gcm_thr_endpoint_get(int index) GCM_INTERNAL;
 int gcm_thr_num_endpoints(void) GCM_INTERNAL;
+
+/* How many processes of the job share this host, as the launcher says
+ * (else the whole job). */
+int gcm_thr_count_local(void) GCM_INTERNAL;
 
 void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 

@@ -7,11 +7,15 @@
 #include "boot/boot.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #define GCM_THR_ADDR_KEY     "gcm-a0"
@@ -24,6 +28,11 @@ static struct {
     gcm_thr_upcalls_t    upcalls;
     gcm_thr_endpoint_t  *endpoints[1];
     int                  nendpoints;
+    /* Processes the launcher reported dead (by rank), and how many
+     * reports came: applied by each endpoint's progress, see
+     * gcm_thr_boot_peer_died. */
+    atomic_uchar        *died;
+    atomic_uint          died_gen;
 } gcm_thr;
 
 gcm_status_t gcm_thr_status(ucs_status_t status)
@@ -79,6 +88,9 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
     atomic_init(&endpoint->lock, 0);
     atomic_init(&endpoint->signaled, 0);
     atomic_init(&endpoint->sleepers, 0);
+    atomic_init(&endpoint->fsleepers, 0);
+    atomic_init(&endpoint->poller, 0);
+    atomic_init(&endpoint->wake_gen, 0);
 
     memset(&params, 0, sizeof(params));
     params.field_mask  = UCP_WORKER_PARAM_FIELD_THREAD_MODE;
@@ -306,17 +318,52 @@ void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
     gcm_thr_signal(endpoint);
 }
 
-/* The launcher said a process died: fail it on every endpoint. */
+/*
+ * The launcher said a process died. This runs inside a boot/ call, with the
+ * launcher's lock held, possibly by a thread that holds an endpoint lock
+ * (connecting reads peers' addresses from the launcher): taking an
+ * endpoint lock here could deadlock. So it only records the death and
+ * wakes the waiters; each endpoint's progress applies it.
+ */
 static void gcm_thr_boot_peer_died(int rank, void *arg)
 {
     int i;
 
     (void)arg;
+    if ((gcm_thr.died == NULL) || (rank < 0) || (rank >= gcm_boot_size())) {
+        return;
+    }
+    atomic_store(&gcm_thr.died[rank], 1);
+    atomic_fetch_add(&gcm_thr.died_gen, 1);
     for (i = 0; i < gcm_thr.nendpoints; i++) {
-        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
-        gcm_thr_lock(endpoint);
-        gcm_thr_peer_failed(endpoint, rank, GCM_ERR_PEER_FAILED);
-        gcm_thr_unlock(endpoint);
+        atomic_store(&gcm_thr.endpoints[i]->signaled, 1);
+        gcm_thr_signal(gcm_thr.endpoints[i]);
+    }
+}
+
+/* Fails the processes reported dead since the endpoint last looked. Lock
+ * held. */
+static void gcm_thr_apply_deaths(gcm_thr_endpoint_t *endpoint)
+{
+    unsigned gen = atomic_load(&gcm_thr.died_gen);
+    int proc;
+
+    if (gcm_likely(gen == endpoint->died_seen)) {
+        return;
+    }
+    endpoint->died_seen = gen;
+    for (proc = 0; proc < endpoint->nprocs; proc++) {
+        gcm_thr_conn_t *conn = endpoint->conns[proc];
+        if (!atomic_load(&gcm_thr.died[proc])) {
+            continue;
+        }
+        /* Once per process: its connections are marked failed then. */
+        while ((conn != NULL) && (conn->rep != 0)) {
+            conn = conn->next;
+        }
+        if ((conn == NULL) || (conn->failed == GCM_OK)) {
+            gcm_thr_peer_failed(endpoint, proc, GCM_ERR_PEER_FAILED);
+        }
     }
 }
 
@@ -343,7 +390,39 @@ void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
     gcm_thr_lock(endpoint);
     ucp_worker_progress(endpoint->worker);
+    gcm_thr_apply_deaths(endpoint);
+    if (gcm_thr.upcalls.progress != NULL) {
+        gcm_thr.upcalls.progress(endpoint);
+    }
     gcm_thr_unlock(endpoint);
+}
+
+/* Threads that wait while another polls sleep on the endpoint's wake_gen
+ * word. */
+static void gcm_thr_futex_wait(atomic_uint *word, unsigned value,
+                               unsigned timeout_ms)
+{
+    struct timespec ts;
+
+    ts.tv_sec  = (time_t)(timeout_ms / 1000);
+    ts.tv_nsec = (long)(timeout_ms % 1000) * 1000000L;
+    (void)syscall(SYS_futex, (unsigned *)word, FUTEX_WAIT_PRIVATE, value,
+                  &ts, NULL, 0);
+}
+
+static void gcm_thr_futex_wake_all(atomic_uint *word)
+{
+    (void)syscall(SYS_futex, (unsigned *)word, FUTEX_WAKE_PRIVATE, INT_MAX,
+                  NULL, NULL, 0);
+}
+
+/* Wakes the threads that wait for the poller (or for a signal). */
+static void gcm_thr_wake_waiters(gcm_thr_endpoint_t *endpoint)
+{
+    atomic_fetch_add(&endpoint->wake_gen, 1);
+    if (atomic_load(&endpoint->fsleepers) > 0) {
+        gcm_thr_futex_wake_all(&endpoint->wake_gen);
+    }
 }
 
 void gcm_thr_signal(gcm_thr_endpoint_t *endpoint)
@@ -351,10 +430,98 @@ void gcm_thr_signal(gcm_thr_endpoint_t *endpoint)
     /* Sequentially consistent with the waiter's increment of sleepers and
      * its re-check of the condition: either it sees our completion, or we
      * see it asleep and wake it. */
+    if (atomic_load(&endpoint->fsleepers) > 0) {
+        gcm_thr_wake_waiters(endpoint);
+    }
     if (atomic_load(&endpoint->sleepers) > 0) {
         atomic_store(&endpoint->signaled, 1);
         ucp_worker_signal(endpoint->worker);
     }
+}
+
+/*
+ * The poller gives its role up: the threads that waited for it progress
+ * again, and one of them polls next.
+ */
+static void gcm_thr_poller_release(gcm_thr_endpoint_t *endpoint)
+{
+    atomic_store(&endpoint->poller, 0);
+    gcm_thr_wake_waiters(endpoint);
+}
+
+/*
+ * Sleeps once: one thread at a time (the poller) arms the worker and
+ * polls the event fds, so that no thread drains or re-arms what another
+ * was about to be woken by; the others sleep on a futex that the poller
+ * bumps when it wakes and that gcm_thr_signal bumps too.
+ */
+static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
+                          int (*done)(void *arg), void *arg)
+{
+    unsigned gen = atomic_load(&endpoint->wake_gen);
+    struct pollfd pfd[3];
+    int npfd, bootfd, upfd, bootidx;
+    ucs_status_t ucs;
+
+    if (atomic_exchange(&endpoint->poller, 1) != 0) {
+        atomic_fetch_add(&endpoint->fsleepers, 1);
+        if (!done(arg) && (atomic_load(&endpoint->wake_gen) == gen) &&
+            atomic_load(&endpoint->poller)) {
+            gcm_thr_futex_wait(&endpoint->wake_gen, gen,
+                               gcm_config.wait_timeout_ms);
+        }
+        atomic_fetch_sub(&endpoint->fsleepers, 1);
+        return;
+    }
+    gcm_thr_lock(endpoint);
+    ucs = ucp_worker_arm(endpoint->worker);
+    gcm_thr_unlock(endpoint);
+    if (ucs == UCS_ERR_BUSY) {
+        gcm_thr_poller_release(endpoint);
+        return;
+    }
+    atomic_fetch_add(&endpoint->sleepers, 1);
+    if (done(arg) || atomic_exchange(&endpoint->signaled, 0)) {
+        atomic_fetch_sub(&endpoint->sleepers, 1);
+        gcm_thr_poller_release(endpoint);
+        return;
+    }
+    /* The layer above says it sleeps too (so that its senders wake
+     * us) and re-checks its own arrivals after saying so. */
+    upfd = -1;
+    if (gcm_thr.upcalls.sleep_prepare != NULL) {
+        upfd = gcm_thr.upcalls.sleep_prepare(endpoint);
+        if (upfd == -2) {
+            atomic_fetch_sub(&endpoint->sleepers, 1);
+            gcm_thr_poller_release(endpoint);
+            return;
+        }
+    }
+    pfd[0].fd     = endpoint->efd;
+    pfd[0].events = POLLIN;
+    npfd    = 1;
+    bootidx = -1;
+    bootfd  = gcm_boot_event_fd();
+    if (bootfd >= 0) {
+        pfd[npfd].fd     = bootfd;
+        pfd[npfd].events = POLLIN;
+        bootidx          = npfd++;
+    }
+    if (upfd >= 0) {
+        pfd[npfd].fd     = upfd;
+        pfd[npfd].events = POLLIN;
+        npfd++;
+    }
+    if (poll(pfd, (nfds_t)npfd, (int)gcm_config.wait_timeout_ms) > 0) {
+        if ((bootidx >= 0) && (pfd[bootidx].revents != 0)) {
+            gcm_boot_poll_events();
+        }
+    }
+    if (upfd != -1) {
+        gcm_thr.upcalls.sleep_done(endpoint);
+    }
+    atomic_fetch_sub(&endpoint->sleepers, 1);
+    gcm_thr_poller_release(endpoint);
 }
 
 void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
@@ -362,9 +529,6 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
 {
     unsigned spins = 0;
     unsigned limit = gcm_thr.spin_limit;
-    struct pollfd pfd[2];
-    int npfd, bootfd;
-    ucs_status_t ucs;
 
     while (!done(arg)) {
         gcm_thr_progress(endpoint);
@@ -380,32 +544,7 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
             }
             continue;
         }
-        gcm_thr_lock(endpoint);
-        ucs = ucp_worker_arm(endpoint->worker);
-        gcm_thr_unlock(endpoint);
-        if (ucs == UCS_ERR_BUSY) {
-            continue;
-        }
-        atomic_fetch_add(&endpoint->sleepers, 1);
-        if (done(arg) || atomic_exchange(&endpoint->signaled, 0)) {
-            atomic_fetch_sub(&endpoint->sleepers, 1);
-            continue;
-        }
-        pfd[0].fd     = endpoint->efd;
-        pfd[0].events = POLLIN;
-        npfd   = 1;
-        bootfd = gcm_boot_event_fd();
-        if (bootfd >= 0) {
-            pfd[1].fd     = bootfd;
-            pfd[1].events = POLLIN;
-            npfd          = 2;
-        }
-        if (poll(pfd, (nfds_t)npfd, (int)gcm_config.wait_timeout_ms) > 0) {
-            if ((npfd == 2) && (pfd[1].revents != 0)) {
-                gcm_boot_poll_events();
-            }
-        }
-        atomic_fetch_sub(&endpoint->sleepers, 1);
+        gcm_thr_sleep(endpoint, done, arg);
         /* After a sleep spin a little again: the reply usually follows. */
         spins = limit / 2;
     }
@@ -432,7 +571,7 @@ gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
 
 /* How many processes of the job share this machine: what the launcher
  * says, else (conservatively) the whole job. */
-static int gcm_thr_count_local(void)
+int gcm_thr_count_local(void)
 {
     static const char *const vars[] = {
         "GENCOMM_LOCAL_SIZE",          /* gcrun */
@@ -521,6 +660,12 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
         gcm_thr_finalize();
         return gcm_fail(status, "gcm_init", "cannot publish worker address");
     }
+    gcm_thr.died = calloc((size_t)gcm_boot_size(), sizeof(*gcm_thr.died));
+    if (gcm_thr.died == NULL) {
+        gcm_thr_finalize();
+        return GCM_ERR_NO_MEMORY;
+    }
+    atomic_init(&gcm_thr.died_gen, 0);
     gcm_boot_set_peer_died_cb(gcm_thr_boot_peer_died, NULL);
     return GCM_OK;
 }
@@ -535,6 +680,8 @@ void gcm_thr_finalize(void)
         gcm_thr.endpoints[i] = NULL;
     }
     gcm_thr.nendpoints = 0;
+    free(gcm_thr.died);
+    gcm_thr.died = NULL;
     if (gcm_thr.context != NULL) {
         ucp_cleanup(gcm_thr.context);
         gcm_thr.context = NULL;

@@ -102,6 +102,9 @@ static const gcm_config_entry_t gcm_config_table[] = {
             "longest single sleep of a waiting thread (ms)"),
     GCM_CFG("GENCOMM_PRINT_CONFIG", "0", GCM_CFG_INT, print_config,
             "print every setting at init when 1"),
+    GCM_CFG("GENCOMM_SHM", "1", GCM_CFG_INT, shm,
+            "1: processes on one host talk through shared memory; "
+            "0: over UCX"),
 };
 
 static int gcm_config_parse_level(const char *text)

@@ -83,6 +83,7 @@ typedef struct gcm_config {
     unsigned spin_count;       /* GENCOMM_SPIN_COUNT */
     unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
     int      print_config;     /* GENCOMM_PRINT_CONFIG */
+    int      shm;              /* GENCOMM_SHM */
 } gcm_config_t;
 
 extern gcm_config_t gcm_config GCM_INTERNAL;

@@ -156,6 +156,40 @@ if expect_rc 0; then
     expect_count 1 'p2p_internal: all checks passed'
 fi
 
+# --- the same-host shared-memory path ---------------------------------------
+# A long poll timeout, so that a lost wakeup shows as a slow phase (e) or
+# a hang rather than a 100 ms delay. Debug logging shows the rings in use.
+# Then the same program and a stress run with shared memory off (UCX).
+export GENCOMM_WAIT_TIMEOUT_MS=5000
+for n in 2 5; do
+    out=""
+    run 60 "$n" env GENCOMM_SHM=1 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
+    if expect_rc 0; then
+        for phase in a b c d e; do
+            expect_count 2 "p2p_shm: P[01] \\($phase\\) .* ok"
+        done
+        expect_match 'shm: attached to proc 1'
+    fi
+done
+run 60 2 env GENCOMM_SHM=0 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
+if expect_rc 0; then
+    expect_count 2 'p2p_shm: P[01] \(e\) wakeups ok'
+    expect_count 0 'shm: attached'
+fi
+# Threads of one process waiting on the same endpoint, both transports;
+# a lost wakeup would cost 5 s here.
+for shm in 1 0; do
+    run 60 2 env GENCOMM_SHM=$shm "$progs/p2p_threads" 3000
+    if expect_rc 0; then
+        expect_count 2 'p2p_threads: P[01] ok'
+    fi
+done
+unset GENCOMM_WAIT_TIMEOUT_MS
+run 60 4 env GENCOMM_SHM=0 "$progs/p2p_stress" -a 1000
+if expect_rc 0; then
+    expect_count 4 'p2p_stress: 3000 messages ok'
+fi
+
 # --- a peer dies ------------------------------------------------------------
 # Rank 1 kills itself with SIGKILL: gcrun must report it and exit with
 # 128 + 9, and rank 0 must have seen its requests fail instead of hanging.

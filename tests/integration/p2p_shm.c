@@ -1,0 +1,291 @@
+/*
+ * p2p_shm: the same-host shared-memory path between processes 0 and 1
+ * (its rings have 32 cells; messages above 8 KiB are read from the
+ * sender's memory). Each phase prints a line when it passed:
+ *
+ *  (a) wrap-around: 5000 messages of 0..12 KiB, content and order checked;
+ *  (b) back-pressure: process 1 does not progress for 300 ms while
+ *      process 0 starts 1000 sends; none is lost or reordered;
+ *  (c) both full: each process sends 2000 messages (blocking) before it
+ *      receives any, which must not deadlock;
+ *  (d) large messages both ways at once, and one truncated;
+ *  (e) wakeups: a receiver asleep in gcm_recv is woken by the arrival,
+ *      not by its poll timeout (the script sets it to 5 s), and sleeping
+ *      does not burn its core.
+ *
+ * Any other process only joins the world's finalize.
+ */
+#include <gencomm.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAXSZ (12 * 1024)
+
+static int g_me;
+static int g_failures;
+
+static void fail(const char *fmt, ...)
+{
+    va_list ap;
+
+    g_failures++;
+    fprintf(stderr, "p2p_shm: P%d: ", g_me);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+static double now_s(clockid_t clk)
+{
+    struct timespec ts;
+
+    clock_gettime(clk, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static unsigned char pattern(int phase, int from, int i, size_t k)
+{
+    return (unsigned char)(phase * 31 + from * 17 + i * 7 + (int)k);
+}
+
+static void fill(unsigned char *buf, size_t n, int phase, int from, int i)
+{
+    size_t k;
+
+    for (k = 0; k < n; k++) {
+        buf[k] = pattern(phase, from, i, k);
+    }
+}
+
+static int check(const unsigned char *buf, size_t n, int phase, int from,
+                 int i)
+{
+    size_t k;
+
+    for (k = 0; k < n; k++) {
+        if (buf[k] != pattern(phase, from, i, k)) {
+            fail("phase %d message %d: byte %zu is %u, expected %u", phase,
+                 i, k, buf[k], pattern(phase, from, i, k));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static size_t size_a(int i)
+{
+    /* Steps through eager sizes and past the cell size. */
+    return (size_t)((i * 997) % (MAXSZ + 1));
+}
+
+static void recv_check(int phase, int from, int i, size_t n)
+{
+    static unsigned char buf[MAXSZ];
+    gcm_msg_status_t st;
+
+    if (gcm_recv(gcm_world(), buf, n, from, phase, &st) != GCM_OK) {
+        fail("phase %d receive %d: %s", phase, i, gcm_last_error());
+        return;
+    }
+    if (st.count != n) {
+        fail("phase %d message %d: %zu bytes, expected %zu", phase, i,
+             st.count, n);
+        return;
+    }
+    check(buf, n, phase, from, i);
+}
+
+static void phase_a(void)
+{
+    static unsigned char buf[MAXSZ];
+    int i;
+
+    for (i = 0; i < 5000; i++) {
+        if (g_me == 0) {
+            fill(buf, size_a(i), 1, 0, i);
+            if (gcm_send(gcm_world(), buf, size_a(i), 1, 1) != GCM_OK) {
+                fail("phase 1 send %d: %s", i, gcm_last_error());
+                return;
+            }
+        } else {
+            recv_check(1, 0, i, size_a(i));
+        }
+    }
+}
+
+static void phase_b(void)
+{
+    enum { N = 1000, SZ = 256 };
+    static unsigned char bufs[N][SZ];
+    static gcm_request_h reqs[N];
+    int i;
+
+    if (g_me == 0) {
+        for (i = 0; i < N; i++) {
+            fill(bufs[i], SZ, 2, 0, i);
+            if (gcm_isend(gcm_world(), bufs[i], SZ, 1, 2, &reqs[i]) !=
+                GCM_OK) {
+                fail("phase 2 isend %d: %s", i, gcm_last_error());
+                return;
+            }
+        }
+        if (gcm_waitall(N, reqs, NULL) != GCM_OK) {
+            fail("phase 2 waitall: %s", gcm_last_error());
+        }
+    } else {
+        usleep(300000);
+        for (i = 0; i < N; i++) {
+            recv_check(2, 0, i, SZ);
+        }
+    }
+}
+
+static void phase_c(void)
+{
+    enum { N = 2000, SZ = 1024 };
+    unsigned char buf[SZ];
+    int peer = 1 - g_me;
+    int i;
+
+    for (i = 0; i < N; i++) {
+        fill(buf, SZ, 3, g_me, i);
+        if (gcm_send(gcm_world(), buf, SZ, peer, 3) != GCM_OK) {
+            fail("phase 3 send %d: %s", i, gcm_last_error());
+            return;
+        }
+    }
+    for (i = 0; i < N; i++) {
+        recv_check(3, peer, i, SZ);
+    }
+}
+
+static void phase_d(void)
+{
+    enum { N = 40, SZ = 300 * 1024 };
+    unsigned char *out = malloc((size_t)N * SZ);
+    unsigned char *in = malloc((size_t)N * SZ);
+    gcm_request_h reqs[2 * N];
+    gcm_msg_status_t st;
+    unsigned char small[100];
+    int peer = 1 - g_me;
+    int i;
+
+    if ((out == NULL) || (in == NULL)) {
+        fail("out of memory");
+        free(out);
+        free(in);
+        return;
+    }
+    for (i = 0; i < N; i++) {
+        fill(out + (size_t)i * SZ, SZ, 4, g_me, i);
+        gcm_irecv(gcm_world(), in + (size_t)i * SZ, SZ, peer, 4, &reqs[i]);
+    }
+    for (i = 0; i < N; i++) {
+        gcm_isend(gcm_world(), out + (size_t)i * SZ, SZ, peer, 4,
+                  &reqs[N + i]);
+    }
+    if (gcm_waitall(2 * N, reqs, NULL) != GCM_OK) {
+        fail("phase 4 waitall: %s", gcm_last_error());
+    }
+    for (i = 0; i < N; i++) {
+        if (!check(in + (size_t)i * SZ, SZ, 4, peer, i)) {
+            break;
+        }
+    }
+    /* A large message into a small buffer: its first bytes, truncated. */
+    if (g_me == 0) {
+        if (gcm_send(gcm_world(), out, SZ, 1, 5) != GCM_OK) {
+            fail("phase 4 truncated send: %s", gcm_last_error());
+        }
+    } else if (gcm_recv(gcm_world(), small, sizeof(small), 0, 5, &st) !=
+               GCM_ERR_TRUNCATED) {
+        fail("phase 4: truncated receive did not say so");
+    } else {
+        check(small, sizeof(small), 4, 0, 0);
+    }
+    free(out);
+    free(in);
+}
+
+static void phase_e(void)
+{
+    enum { N = 10 };
+    double worst = 0.0, sent, cpu0, wall0, cpu, wall;
+    gcm_msg_status_t st;
+    int i;
+
+    for (i = 0; i < N; i++) {
+        if (g_me == 0) {
+            usleep(100000);
+            sent = now_s(CLOCK_MONOTONIC);
+            gcm_send(gcm_world(), &sent, sizeof(sent), 1, 6);
+        } else {
+            cpu0  = now_s(CLOCK_PROCESS_CPUTIME_ID);
+            wall0 = now_s(CLOCK_MONOTONIC);
+            if (gcm_recv(gcm_world(), &sent, sizeof(sent), 0, 6, &st) !=
+                GCM_OK) {
+                fail("phase 5 receive: %s", gcm_last_error());
+                return;
+            }
+            wall = now_s(CLOCK_MONOTONIC);
+            cpu  = now_s(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+            if (wall - sent > worst) {
+                worst = wall - sent;
+            }
+            if ((i > 0) && (cpu > 0.5 * (wall - wall0))) {
+                fail("phase 5: waiting %.0f ms used %.0f ms of CPU",
+                     (wall - wall0) * 1e3, cpu * 1e3);
+            }
+        }
+    }
+    if ((g_me == 1) && (worst > 1.0)) {
+        fail("phase 5: a sleeping receiver woke %.3f s after the send "
+             "(lost wakeup?)", worst);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (gcm_init(&argc, &argv) != GCM_OK) {
+        fprintf(stderr, "p2p_shm: gcm_init: %s\n", gcm_last_error());
+        return 1;
+    }
+    g_me = gcm_proc_rank();
+    if (gcm_proc_count() < 2) {
+        fprintf(stderr, "p2p_shm: needs 2 processes\n");
+        gcm_finalize();
+        return 1;
+    }
+    if (g_me < 2) {
+        phase_a();
+        if (g_failures == 0) {
+            printf("p2p_shm: P%d (a) wrap-around ok\n", g_me);
+        }
+        phase_b();
+        if (g_failures == 0) {
+            printf("p2p_shm: P%d (b) back-pressure ok\n", g_me);
+        }
+        phase_c();
+        if (g_failures == 0) {
+            printf("p2p_shm: P%d (c) both rings full ok\n", g_me);
+        }
+        phase_d();
+        if (g_failures == 0) {
+            printf("p2p_shm: P%d (d) large both ways ok\n", g_me);
+        }
+        phase_e();
+        if (g_failures == 0) {
+            printf("p2p_shm: P%d (e) wakeups ok\n", g_me);
+        }
+    }
+    fflush(stdout);
+    gcm_finalize();
+    return (g_failures == 0) ? 0 : 1;
+}
