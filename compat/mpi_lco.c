@@ -413,9 +413,11 @@ GCM_MPIX_ALIAS(Add_receive_slots)
 
 /* ---- queries (any communicator) -------------------------------------- */
 
-int PMPIX_Num_send_slots(MPI_Comm lcomm, int *count)
+/* A slot count of any communicator's LCO, by the native query. */
+static int lco_num_slots(MPI_Comm lcomm, int *count,
+                         gcm_status_t (*query)(gcm_lco_h, int *),
+                         const char *call)
 {
-    static const char *call = "MPIX_Num_send_slots";
     gcm_status_t status;
     int rc;
 
@@ -426,32 +428,24 @@ int PMPIX_Num_send_slots(MPI_Comm lcomm, int *count)
     if (count == NULL) {
         return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "count is NULL");
     }
-    status = gcm_lco_num_send_slots(lcomm->lco, count);
+    status = query(lcomm->lco, count);
     if (status != GCM_OK) {
         return lco_raise_native(lcomm, status, call);
     }
     return MPI_SUCCESS;
 }
+
+int PMPIX_Num_send_slots(MPI_Comm lcomm, int *count)
+{
+    return lco_num_slots(lcomm, count, gcm_lco_num_send_slots,
+                         "MPIX_Num_send_slots");
+}
 GCM_MPIX_ALIAS(Num_send_slots)
 
 int PMPIX_Num_receive_slots(MPI_Comm lcomm, int *count)
 {
-    static const char *call = "MPIX_Num_receive_slots";
-    gcm_status_t status;
-    int rc;
-
-    rc = lco_check_comm(lcomm, call);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (count == NULL) {
-        return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "count is NULL");
-    }
-    status = gcm_lco_num_recv_slots(lcomm->lco, count);
-    if (status != GCM_OK) {
-        return lco_raise_native(lcomm, status, call);
-    }
-    return MPI_SUCCESS;
+    return lco_num_slots(lcomm, count, gcm_lco_num_recv_slots,
+                         "MPIX_Num_receive_slots");
 }
 GCM_MPIX_ALIAS(Num_receive_slots)
 
