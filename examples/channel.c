@@ -8,6 +8,9 @@
  *
  *     sender = {<receiver[0]>, <>}    receiver = {<>, <+>}
  *
+ * gcm_lco_offer() and gcm_lco_accept_offer() do the same in two calls
+ * over any existing path (examples/offer.c).
+ *
  * Processes pair up: 2k receives from 2k+1; an odd last process idles.
  * Run with: gcrun -n 2 examples/channel
  */

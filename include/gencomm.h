@@ -275,6 +275,70 @@ GCM_EXPORT gcm_status_t gcm_iprobe(gcm_lco_h lco, int slot, int tag,
 GCM_EXPORT gcm_status_t gcm_probe(gcm_lco_h lco, int slot, int tag,
                                   gcm_msg_status_t *status_p);
 
+/**
+ * A receive-slot handler: called with a message that arrived on receive
+ * slot slot of lco, with its tag and its data (len bytes, valid only
+ * during the call), and the arg given to gcm_lco_set_handler().
+ */
+typedef void (*gcm_handler_func_t)(gcm_lco_h lco, int slot, int tag,
+                                   const void *data, size_t len, void *arg);
+
+/**
+ * @brief Attach handler fn (with arg) to receive slot rslot of lco, or
+ * remove it (fn NULL): then messages are queued for receives again.
+ *
+ * A message with a user tag (0..GCM_TAG_UB) that arrives on a slot with a
+ * handler is not queued for receives (receives and probes on the slot never
+ * see it): fn runs with its data on the progress of the endpoint lco is
+ * homed on, inside whichever thread progresses it (a thread in
+ * gcm_wait(), gcm_test(), gcm_progress() or any other waiting call), with
+ * no gencomm lock held, so it may send. Handler calls of one endpoint run
+ * one at a time, in the order their messages were matched (so in the order
+ * sent, per sender), whatever their sizes: a large message is first
+ * fetched into a temporary buffer, and later messages wait for it.
+ * Messages already queued on the slot are handed to fn, in order, before
+ * this call returns or at the next progress. A synchronous send to the
+ * slot completes once fn has returned. A same-process small send completes
+ * at once and its handler runs at the next progress of the endpoint.
+ *
+ * fn must not wait for messages (receives, probes, synchronous sends to a
+ * handler slot): handlers do not run while a handler runs, so nothing it
+ * waits for that needs another handler can happen, and a receive it waits
+ * for may have been taken by a handler. Sends (gcm_send() included) and
+ * gcm_progress() are fine. Calls already queued when a handler is removed
+ * or replaced still run with the handler they were queued for; after
+ * gcm_lco_free() no handler of the LCO runs. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_set_handler(gcm_lco_h lco, int rslot,
+                                            gcm_handler_func_t fn, void *arg);
+
+/**
+ * @brief Offer receive slot rslot of target to whoever receives on the
+ * other end of send slot via_slot of via: sends target's slot name
+ * (gcm_slot_name()) as a GCM_SLOTNAME_SIZE-byte message with tag tag and
+ * waits until it is sent. The receiver turns it into a send slot with
+ * gcm_lco_accept_offer(). Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_offer(gcm_lco_h via, int via_slot, int tag,
+                                      gcm_lco_h target, int rslot);
+
+/**
+ * @brief Receive an offer (gcm_lco_offer()) on receive slot via_rslot of
+ * via with tag tag (blocking) and append to lco a send slot that targets
+ * the offered slot; its index is stored in *slot_p.
+ *
+ * A message that is not a slot name of this job gives
+ * GCM_ERR_INVALID_PARAM (the message is consumed, no slot is added). A
+ * well-formed name the target's process did not issue (forged or stale
+ * token, freed LCO) adds the slot; the first send on it fails with
+ * GCM_ERR_BAD_TOKEN or GCM_ERR_NO_SUCH_LCO. Thread-safe; the index is
+ * the slot added by this call even if other threads add slots to lco at
+ * the same time.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_accept_offer(gcm_lco_h via, int via_rslot,
+                                             int tag, gcm_lco_h lco,
+                                             int *slot_p);
+
 /** @brief Advance communication of the calling thread's endpoint. */
 GCM_EXPORT gcm_status_t gcm_progress(void);
 

@@ -444,15 +444,17 @@ out:
     return status;
 }
 
-gcm_status_t gcm_lco_add_send_slot(gcm_lco_h lco, const gcm_slotname_t *name)
+/* Appends a send slot for a slot name; *index_p (may be NULL) gets its
+ * index, read under the same lock as the append. */
+static gcm_status_t gcm_lco_add_slotname(const char *call, gcm_lco_h lco,
+                                         const gcm_slotname_t *name,
+                                         int *index_p)
 {
-    static const char *call = "gcm_lco_add_send_slot";
     gcm_slots_dest_t dest;
     gcm_lco_ref_t ref;
     const char *why;
     gcm_status_t status;
 
-    GCM_CHECK_LCO(call, lco);
     if (lco->port->pattern) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
                         "LCOs the library builds (the world, duplicates) cannot be changed");
@@ -470,9 +472,83 @@ gcm_status_t gcm_lco_add_send_slot(gcm_lco_h lco, const gcm_slotname_t *name)
     gcm_lco_dest_of(&ref, ref.rslot, &dest);
     gcm_thr_lock(lco->port->endpoint);
     status = gcm_slots_port_add_send(lco->port, &dest);
+    if ((status == GCM_OK) && (index_p != NULL)) {
+        *index_p = lco->port->nsend - 1;
+    }
     gcm_thr_unlock(lco->port->endpoint);
     return (status == GCM_OK) ? GCM_OK :
            gcm_fail(status, call, "could not add the send slot");
+}
+
+gcm_status_t gcm_lco_add_send_slot(gcm_lco_h lco, const gcm_slotname_t *name)
+{
+    GCM_CHECK_LCO("gcm_lco_add_send_slot", lco);
+    return gcm_lco_add_slotname("gcm_lco_add_send_slot", lco, name, NULL);
+}
+
+gcm_status_t gcm_lco_set_handler(gcm_lco_h lco, int rslot,
+                                 gcm_handler_func_t fn, void *arg)
+{
+    static const char *call = "gcm_lco_set_handler";
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    status = gcm_slots_set_handler(lco->port, lco, rslot, fn, arg);
+    if (status == GCM_ERR_NO_SUCH_SLOT) {
+        return gcm_fail(status, call, "receive slot %d out of range", rslot);
+    }
+    return (status == GCM_OK) ? GCM_OK :
+           gcm_fail(status, call, "cannot set the handler of slot %d", rslot);
+}
+
+gcm_status_t gcm_lco_offer(gcm_lco_h via, int via_slot, int tag,
+                           gcm_lco_h target, int rslot)
+{
+    static const char *call = "gcm_lco_offer";
+    gcm_slotname_t name;
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, via);
+    GCM_CHECK_LCO(call, target);
+    status = gcm_slot_name(target, rslot, &name);
+    if (status != GCM_OK) {
+        return status;
+    }
+    return gcm_send(via, name.bytes, sizeof(name.bytes), via_slot, tag);
+}
+
+gcm_status_t gcm_lco_accept_offer(gcm_lco_h via, int via_rslot, int tag,
+                                  gcm_lco_h lco, int *slot_p)
+{
+    static const char *call = "gcm_lco_accept_offer";
+    gcm_msg_status_t st;
+    gcm_slotname_t name;
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, via);
+    GCM_CHECK_LCO(call, lco);
+    if (slot_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "slot_p is NULL");
+    }
+    /* Check what can be checked before a message is consumed. */
+    if (lco->port->pattern) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "LCOs the library "
+                        "builds (the world, duplicates) cannot be changed");
+    }
+    status = gcm_recv(via, name.bytes, sizeof(name.bytes), via_rslot, tag,
+                      &st);
+    if (status == GCM_ERR_TRUNCATED) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "the offer is longer "
+                        "than a slot name (%d bytes)", GCM_SLOTNAME_SIZE);
+    }
+    if (status != GCM_OK) {
+        return status;
+    }
+    if (st.count != sizeof(name.bytes)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "the offer has %zu "
+                        "bytes, a slot name %d", st.count, GCM_SLOTNAME_SIZE);
+    }
+    return gcm_lco_add_slotname(call, lco, &name, slot_p);
 }
 
 gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count)

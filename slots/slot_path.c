@@ -29,7 +29,36 @@ typedef struct gcm_slots_ep {
      * so that finalize can release what a program never received. */
     gcm_list_t  matched;
     uint64_t    next_req_id;
+    /* Handler calls in the order their messages were matched (one FIFO
+     * for all ports: order per slot follows), run after progress with the
+     * lock released; hrunning while one thread runs them, so that two
+     * threads never run two of them out of order. nhcalls: entries, read
+     * without the lock to skip the lock when there are none. */
+    gcm_list_t  hcalls;
+    int         hrunning;
+    atomic_int  nhcalls;
 } gcm_slots_ep_t;
+
+/* A message for a receive-slot handler, waiting for its turn (and, if
+ * large, for its data to arrive in data). */
+typedef struct gcm_slots_hcall {
+    gcm_list_t          elem;
+    gcm_port_t         *port;   /* to mark it dead when the port goes */
+    gcm_lco_h           lco;
+    gcm_handler_func_t  fn;
+    void               *arg;
+    gcm_slots_env_t     env;
+    void               *data;   /* ours, or the sender's buffer (local) */
+    size_t              len;
+    int                 local;  /* same process: payload is the sender's */
+    gcm_payload_t       payload;
+    struct gcm_request *req;    /* large: internal receive into data */
+    int                 dead;   /* its LCO was freed: call nothing */
+} gcm_slots_hcall_t;
+
+/* Set while this thread runs a handler: a handler that progresses must
+ * not run the next handler inside itself (out of order, and recursion). */
+static __thread int gcm_slots_in_handler;
 
 static struct {
     uint64_t     job_token;
@@ -722,6 +751,249 @@ enum {
     GCM_ACCEPT_KEPT = 1    /* queued holding UCX's data from its callback */
 };
 
+/* ---- receive-slot handlers ---------------------------------------------- */
+
+/*
+ * Queues a message for the handler of its slot. Small data is copied (or
+ * taken over), a same-process sender's buffer is used as is until the
+ * handler has run, and large data is fetched by an internal receive into
+ * a buffer of ours; the call waits in the FIFO until that completes, so
+ * later messages cannot overtake it. A synchronous sender is answered
+ * after the handler (gcm_slots_hcall_finish). Lock held.
+ */
+static int gcm_slots_hcall_queue(gcm_thr_endpoint_t *endpoint,
+                                 gcm_port_t *port,
+                                 const gcm_slots_env_t *env,
+                                 gcm_payload_t *payload)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    gcm_slots_hcall_t *h = calloc(1, sizeof(*h));
+    size_t size = payload->size;
+    gcm_slots_env_t denv;
+
+    if (h == NULL) {
+        goto nomem;
+    }
+    h->port = port;
+    h->lco  = port->owner;
+    h->fn   = port->handlers[env->rslot].fn;
+    h->arg  = port->handlers[env->rslot].arg;
+    h->env  = *env;
+    h->len  = size;
+    switch (payload->kind) {
+    case GCM_PAYLOAD_LOCAL:
+        h->local   = 1;
+        h->payload = *payload;
+        h->data    = payload->data;
+        payload->kind = GCM_PAYLOAD_TRANSIENT;
+        break;
+    case GCM_PAYLOAD_RNDV:
+    case GCM_PAYLOAD_SHM_RNDV:
+        h->data = malloc((size > 0) ? size : 1);
+        h->req  = gcm_slots_req_alloc(endpoint, GCM_REQ_RECV);
+        if ((h->data == NULL) || (h->req == NULL)) {
+            free(h->data);
+            if (h->req != NULL) {
+                gcm_slots_req_free(h->req);
+            }
+            free(h);
+            goto nomem;
+        }
+        h->req->port = port;
+        h->req->buf  = h->data;
+        h->req->len  = size;
+        h->req->slot = env->rslot;
+        h->req->tag  = env->tag;
+        /* The synchronous answer waits for the handler, not the match. */
+        denv = *env;
+        denv.flags &= (uint16_t)~GCM_ENV_FLAG_SYNC;
+        gcm_slots_deliver(endpoint, h->req, &denv, payload);
+        break;
+    case GCM_PAYLOAD_COPY:
+        h->data = payload->data;
+        payload->kind = GCM_PAYLOAD_TRANSIENT;
+        break;
+    default:
+        h->data = malloc((size > 0) ? size : 1);
+        if (h->data == NULL) {
+            free(h);
+            goto nomem;
+        }
+        if (size > 0) {
+            memcpy(h->data, payload->data, size);
+        }
+        gcm_slots_payload_release(endpoint, payload, GCM_OK);
+        break;
+    }
+    if (h->req == NULL) {
+        atomic_fetch_add_explicit(&gcm_slots_stat_received, 1,
+                                  memory_order_relaxed);
+    }
+    gcm_list_push_back(&sep->hcalls, &h->elem);
+    atomic_fetch_add(&sep->nhcalls, 1);
+    /* A sleeping waiter must wake up to run it. */
+    gcm_thr_signal(endpoint);
+    return GCM_ACCEPT_DONE;
+
+nomem:
+    gcm_error("out of memory queueing a message for a handler of LCO %u "
+              "from proc %u", env->dst_id, env->src_proc);
+    if ((env->flags & GCM_ENV_FLAG_SYNC) &&
+        (payload->kind != GCM_PAYLOAD_LOCAL)) {
+        gcm_slots_send_ctrl(endpoint, env, GCM_ERR_NO_MEMORY);
+    }
+    gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
+    return GCM_ACCEPT_LOST;
+}
+
+/* After its handler ran (or not, dead): answer a synchronous sender,
+ * complete a same-process one, free what it held. Lock held. */
+static void gcm_slots_hcall_finish(gcm_thr_endpoint_t *endpoint,
+                                   gcm_slots_hcall_t *h, gcm_status_t status)
+{
+    if (h->local) {
+        gcm_slots_payload_release(endpoint, &h->payload, status);
+    } else {
+        if (h->env.flags & GCM_ENV_FLAG_SYNC) {
+            gcm_slots_send_ctrl(endpoint, &h->env, status);
+        }
+        free(h->data);
+    }
+    if (h->req != NULL) {
+        gcm_slots_req_free(h->req);
+    }
+    free(h);
+}
+
+/* Is the first handler call ready to run? Lock held. */
+static gcm_slots_hcall_t *gcm_slots_hcall_ready(gcm_slots_ep_t *sep)
+{
+    gcm_slots_hcall_t *h;
+
+    if (gcm_list_empty(&sep->hcalls)) {
+        return NULL;
+    }
+    h = gcm_container_of(sep->hcalls.next, gcm_slots_hcall_t, elem);
+    if ((h->req != NULL) && !gcm_slots_req_done(h->req)) {
+        return NULL;
+    }
+    return h;
+}
+
+void gcm_slots_run_handlers(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    gcm_slots_hcall_t *h;
+
+    if (gcm_slots_in_handler || (sep == NULL) ||
+        (atomic_load_explicit(&sep->nhcalls, memory_order_relaxed) == 0)) {
+        return;
+    }
+    gcm_thr_lock(endpoint);
+    if (sep->hrunning) {
+        /* That thread runs them all, in order, before it stops. */
+        gcm_thr_unlock(endpoint);
+        return;
+    }
+    sep->hrunning = 1;
+    gcm_slots_in_handler = 1;
+    while ((h = gcm_slots_hcall_ready(sep)) != NULL) {
+        gcm_status_t status = (h->req != NULL) ? h->req->status : GCM_OK;
+        int dead = h->dead;
+
+        gcm_list_del(&h->elem);
+        atomic_fetch_sub(&sep->nhcalls, 1);
+        if (dead) {
+            status = GCM_ERR_NO_SUCH_LCO;
+        }
+        gcm_thr_unlock(endpoint);
+        /* No lock held: the handler may send, to this process too. */
+        if (status == GCM_OK) {
+            h->fn(h->lco, h->env.rslot, h->env.tag, h->data, h->len, h->arg);
+        } else if (!dead) {
+            gcm_warn("a message for the handler of LCO %u slot %d was lost: "
+                     "%s", h->env.dst_id, h->env.rslot,
+                     gcm_status_string(status));
+        }
+        gcm_thr_lock(endpoint);
+        gcm_slots_hcall_finish(endpoint, h, status);
+    }
+    sep->hrunning = 0;
+    gcm_thr_unlock(endpoint);
+    gcm_slots_in_handler = 0;
+}
+
+gcm_status_t gcm_slots_set_handler(gcm_port_t *port, gcm_lco_h owner,
+                                   int rslot, gcm_handler_func_t fn,
+                                   void *arg)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    gcm_status_t status = GCM_OK;
+    gcm_list_t *pos, *tmp;
+
+    gcm_thr_lock(endpoint);
+    if ((rslot < 0) || (rslot >= port->nrecv)) {
+        status = GCM_ERR_NO_SUCH_SLOT;
+        goto out;
+    }
+    if (rslot >= port->nhandlers) {
+        gcm_slots_handler_t *handlers;
+        int n = port->nrecv;
+
+        if (fn == NULL) {
+            goto out; /* none set, none to remove */
+        }
+        handlers = realloc(port->handlers, (size_t)n * sizeof(*handlers));
+        if (handlers == NULL) {
+            status = GCM_ERR_NO_MEMORY;
+            goto out;
+        }
+        memset(&handlers[port->nhandlers], 0,
+               (size_t)(n - port->nhandlers) * sizeof(*handlers));
+        port->handlers  = handlers;
+        port->nhandlers = n;
+    }
+    port->owner = owner;
+    port->handlers[rslot].fn  = fn;
+    port->handlers[rslot].arg = arg;
+    if (fn != NULL) {
+        /* What waits for receives on the slot now goes to the handler,
+         * in arrival order. */
+        gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
+            gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                      elem);
+            if (gcm_slots_matches(rslot, GCM_ANY_TAG, umsg->env.rslot,
+                                  umsg->env.tag)) {
+                gcm_list_del(&umsg->elem);
+                (void)gcm_slots_hcall_queue(endpoint, port, &umsg->env,
+                                            &umsg->payload);
+                free(umsg);
+            }
+        }
+    }
+out:
+    gcm_thr_unlock(endpoint);
+    if (status == GCM_OK) {
+        gcm_slots_run_handlers(endpoint);
+    }
+    return status;
+}
+
+/* A waiter must not sleep while handler calls it could run are ready. */
+static int gcm_slots_sleep_prepare(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    int ready = 0;
+
+    if (!gcm_slots_in_handler &&
+        (atomic_load_explicit(&sep->nhcalls, memory_order_relaxed) > 0)) {
+        gcm_thr_lock(endpoint);
+        ready = !sep->hrunning && (gcm_slots_hcall_ready(sep) != NULL);
+        gcm_thr_unlock(endpoint);
+    }
+    return ready ? -2 : gcm_slots_shm_sleep_prepare(endpoint);
+}
+
 /*
  * Takes one in-sequence message: validates, answers if asked, matches a
  * posted receive or queues it as unexpected. Lock held.
@@ -763,6 +1035,11 @@ static int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
     }
     if (!port->pattern && (env->rslot >= 0) && (env->rslot < port->nrecv)) {
         port->rpeer[env->rslot] = (int)env->src_proc;
+    }
+    if ((env->rslot >= 0) && (env->rslot < port->nhandlers) &&
+        (port->handlers[env->rslot].fn != NULL) &&
+        gcm_slots_matches(env->rslot, GCM_ANY_TAG, env->rslot, env->tag)) {
+        return gcm_slots_hcall_queue(endpoint, port, env, payload);
     }
 
     gcm_list_for_each_safe(pos, tmp, &port->posted) {
@@ -1413,6 +1690,15 @@ void gcm_slots_port_destroy(gcm_port_t *port)
                  umsg->payload.size);
         gcm_slots_umsg_drop(endpoint, umsg, GCM_ERR_NO_SUCH_LCO);
     }
+    /* Handler calls of this LCO run no handler now; they still answer
+     * their senders. */
+    gcm_list_for_each_safe(pos, tmp, &sep->hcalls) {
+        gcm_slots_hcall_t *h = gcm_container_of(pos, gcm_slots_hcall_t,
+                                                elem);
+        if (h->port == port) {
+            h->dead = 1;
+        }
+    }
     /* Sends still waiting for an answer must not touch the freed edges. */
     gcm_list_for_each_safe(pos, tmp, &sep->ackwait) {
         struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
@@ -1431,6 +1717,7 @@ void gcm_slots_port_destroy(gcm_port_t *port)
     free(port->rtokens);
     free(port->rpeer);
     free(port->procs);
+    free(port->handlers);
     free(port);
 }
 
@@ -1443,8 +1730,9 @@ gcm_status_t gcm_slots_init(void)
                            [GCM_AM_CTRL] = gcm_slots_am_ctrl },
         .peer_failed   = gcm_slots_peer_failed,
         .progress      = gcm_slots_shm_progress,
-        .sleep_prepare = gcm_slots_shm_sleep_prepare,
+        .sleep_prepare = gcm_slots_sleep_prepare,
         .sleep_done    = gcm_slots_shm_sleep_done,
+        .after_progress = gcm_slots_run_handlers,
     };
     const char *jobid = gcm_boot_jobid();
     gcm_slots_pattern_t world;
@@ -1472,6 +1760,8 @@ gcm_status_t gcm_slots_init(void)
         gcm_list_init(&gcm_slots_ep(endpoint)->ackwait);
         gcm_list_init(&gcm_slots_ep(endpoint)->orphans);
         gcm_list_init(&gcm_slots_ep(endpoint)->matched);
+        gcm_list_init(&gcm_slots_ep(endpoint)->hcalls);
+        atomic_init(&gcm_slots_ep(endpoint)->nhcalls, 0);
     }
     /* Not fatal: without it every message goes over UCX. */
     (void)gcm_slots_shm_init(gcm_thr_endpoint_get(0));
@@ -1555,6 +1845,13 @@ gcm_status_t gcm_slots_finalize(void)
                      "received (the LCO was not created here)",
                      umsg->env.dst_id);
             gcm_slots_umsg_drop(endpoint, umsg, GCM_ERR_NO_SUCH_LCO);
+        }
+        /* Every LCO is freed by now: what is left only answers its
+         * senders; a large message still in flight is left to UCX. */
+        gcm_slots_run_handlers(endpoint);
+        if (!gcm_list_empty(&sep->hcalls)) {
+            gcm_warn("finalize: a message for a handler was still being "
+                     "fetched");
         }
         while (!gcm_list_empty(&sep->matched)) {
             gcm_slots_umsg_t *umsg = gcm_container_of(sep->matched.next,

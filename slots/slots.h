@@ -43,6 +43,12 @@ typedef struct gcm_slots_edge {
     int              state;
 } gcm_slots_edge_t;
 
+/* A receive slot's handler (gcm_lco_set_handler). */
+typedef struct gcm_slots_handler {
+    gcm_handler_func_t fn;     /* NULL: messages are queued for receives */
+    void              *arg;
+} gcm_slots_handler_t;
+
 typedef struct gcm_port {
     gcm_thr_endpoint_t *endpoint;
     uint32_t            id;
@@ -66,6 +72,11 @@ typedef struct gcm_port {
     int                 recv_cap;
     uint64_t           *rtokens;
     int                *rpeer;
+    /* handlers by receive slot (nhandlers entries, NULL until one is
+     * set) and the LCO handle they are given */
+    gcm_slots_handler_t *handlers;
+    int                 nhandlers;
+    gcm_lco_h           owner;
     /* matching */
     gcm_list_t          posted;     /* receive requests, in post order */
     gcm_list_t          unexpected; /* messages, in arrival order */
@@ -272,6 +283,16 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
 gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
                                int slot, int tag, const char *call,
                                gcm_request_h *req_p) GCM_INTERNAL;
+/* Sets (fn not NULL) or removes the handler of receive slot rslot; owner
+ * is the LCO handle handlers get. Messages queued on the slot go to the
+ * new handler in order. Takes the lock; runs ready handlers after. */
+gcm_status_t gcm_slots_set_handler(gcm_port_t *port, gcm_lco_h owner,
+                                   int rslot, gcm_handler_func_t fn,
+                                   void *arg) GCM_INTERNAL;
+/* Runs the endpoint's handler calls that are ready, in order, unless this
+ * thread is inside a handler already or another thread runs them. Lock
+ * not held. */
+void gcm_slots_run_handlers(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* Returns 1 and fills info if a matching message waits. */
 int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
                      gcm_msg_status_t *info) GCM_INTERNAL;

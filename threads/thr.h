@@ -89,13 +89,17 @@ typedef void (*gcm_thr_peer_failed_func_t)(gcm_thr_endpoint_t *endpoint,
 typedef unsigned (*gcm_thr_progress_func_t)(gcm_thr_endpoint_t *endpoint);
 typedef int (*gcm_thr_sleep_prepare_func_t)(gcm_thr_endpoint_t *endpoint);
 typedef void (*gcm_thr_sleep_done_func_t)(gcm_thr_endpoint_t *endpoint);
+/* Runs at the end of each round of progress with the lock released: work
+ * that may call back into the library (receive-slot handlers). */
+typedef void (*gcm_thr_after_progress_func_t)(gcm_thr_endpoint_t *endpoint);
 
 typedef struct gcm_thr_upcalls {
-    gcm_thr_am_func_t            am[GCM_AM_LAST];
-    gcm_thr_peer_failed_func_t   peer_failed;
-    gcm_thr_progress_func_t      progress;
-    gcm_thr_sleep_prepare_func_t sleep_prepare;
-    gcm_thr_sleep_done_func_t    sleep_done;
+    gcm_thr_am_func_t             am[GCM_AM_LAST];
+    gcm_thr_peer_failed_func_t    peer_failed;
+    gcm_thr_progress_func_t       progress;
+    gcm_thr_sleep_prepare_func_t  sleep_prepare;
+    gcm_thr_sleep_done_func_t     sleep_done;
+    gcm_thr_after_progress_func_t after_progress;
 } gcm_thr_upcalls_t;
 
 gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls) GCM_INTERNAL;

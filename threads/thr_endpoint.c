@@ -395,6 +395,9 @@ void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
         gcm_thr.upcalls.progress(endpoint);
     }
     gcm_thr_unlock(endpoint);
+    if (gcm_thr.upcalls.after_progress != NULL) {
+        gcm_thr.upcalls.after_progress(endpoint);
+    }
 }
 
 /* Threads that wait while another polls sleep on the endpoint's wake_gen

@@ -77,6 +77,15 @@ if expect_rc 0; then
     expect_count 1 'channel: P2 idles'
 fi
 
+# offer: the same channel made with gcm_lco_offer / gcm_lco_accept_offer,
+# and one between two threads of each process.
+run 3 "$examples/offer"
+if expect_rc 0; then
+    expect_count 1 'offer: P0 received 5 messages from P1 on the offered slot'
+    expect_count 1 'offer: P1 sent 5 messages to P0 on send slot 0'
+    expect_count 3 'offer: P[012]: a thread received 5 messages on a channel'
+fi
+
 # intracomm: every process prints its LCO in the seed's notation.
 run 3 "$examples/intracomm"
 if expect_rc 0; then

@@ -190,6 +190,37 @@ if expect_rc 0; then
     expect_count 4 'p2p_stress: 3000 messages ok'
 fi
 
+# --- receive-slot handlers: a remote counter and a remote queue ------------
+# Small, large (rendezvous or shared-memory read) and mixed sizes, with and
+# without shared memory; every process also sends a synchronous message to
+# a handler slot, which must complete.
+for shm in 1 0; do
+    for n in 2 4; do
+        for args in "16 200" "65536 30" "65536 30 mixed"; do
+            run 60 "$n" env GENCOMM_SHM=$shm "$progs/p2p_handlers" $args
+            if expect_rc 0; then
+                expect_count 1 \
+                    'p2p_handlers: counter [0-9]+ and queue of [0-9]+ in order'
+                expect_count "$n" \
+                    'p2p_handlers: P[0-9]+ sync send to a handler slot completed'
+                expect_count "$n" 'p2p_handlers: P[0-9]+ ok'
+            fi
+        done
+    done
+done
+
+# --- several receivers on one slot: the one that posted first gets it -----
+for shm in 1 0; do
+    for n in 2 3; do
+        run 60 "$n" env GENCOMM_SHM=$shm "$progs/p2p_first_posted" 200
+        if expect_rc 0; then
+            expect_count 2 \
+                'p2p_first_posted: 200 rounds with .*: first posted first served'
+            expect_count "$n" 'p2p_first_posted: P[0-9]+ ok'
+        fi
+    done
+done
+
 # --- a peer dies ------------------------------------------------------------
 # Rank 1 kills itself with SIGKILL: gcrun must report it and exit with
 # 128 + 9, and rank 0 must have seen its requests fail instead of hanging.

@@ -778,6 +778,183 @@ START_TEST(test_slots_improbe_imrecv)
 }
 END_TEST
 
+/* Handler state for the handler tests: a log of what arrived. */
+typedef struct hlog {
+    int    n;
+    int    tags[16];
+    size_t lens[16];
+    int    first[16];     /* first int of the data */
+    int    progress_seen; /* a nested gcm_progress ran no handler */
+} hlog_t;
+
+static void log_handler(gcm_lco_h lco, int slot, int tag, const void *data,
+                        size_t len, void *arg)
+{
+    hlog_t *log = arg;
+    int n = log->n;
+
+    (void)lco;
+    ck_assert_int_eq(slot, 1);
+    ck_assert_int_lt(n, 16);
+    log->tags[n]  = tag;
+    log->lens[n]  = len;
+    log->first[n] = -1;
+    if (len >= sizeof(int)) {
+        memcpy(&log->first[n], data, sizeof(int));
+    }
+    log->n = n + 1;
+    /* Re-entry: progressing here must not run the next handler inside
+     * this one. */
+    ck_assert_int_eq(gcm_progress(), GCM_OK);
+    ck_assert_int_eq(log->n, n + 1);
+}
+
+START_TEST(test_slots_handler_takes_messages_in_order)
+{
+    gcm_lco_h rx, tx;
+    hlog_t log;
+    size_t big = 64 * 1024;
+    int *large = calloc(big / sizeof(int), sizeof(int));
+    gcm_request_h req;
+    gcm_msg_status_t st;
+    int v, flag, i;
+
+    memset(&log, 0, sizeof(log));
+    ck_assert_ptr_nonnull(large);
+    make_pair(2, &rx, &tx);
+    /* Queued before the handler is set: handed to it, in order. */
+    v = 1;
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 1, 11), GCM_OK);
+    ck_assert_int_eq(gcm_lco_set_handler(rx, 1, log_handler, &log), GCM_OK);
+    ck_assert_int_eq(gcm_progress(), GCM_OK);
+    ck_assert_int_eq(log.n, 1);
+    ck_assert_int_eq(log.tags[0], 11);
+    /* Small, large (stays in the sender's buffer until the handler ran),
+     * small: in order. */
+    v = 2;
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 1, 12), GCM_OK);
+    large[0] = 3;
+    ck_assert_int_eq(gcm_isend(tx, large, big, 1, 13, &req), GCM_OK);
+    v = 4;
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 1, 14), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+    for (i = 0; (i < 100) && (log.n < 4); i++) {
+        ck_assert_int_eq(gcm_progress(), GCM_OK);
+    }
+    ck_assert_int_eq(log.n, 4);
+    for (i = 1; i < 4; i++) {
+        ck_assert_int_eq(log.tags[i], 11 + i);
+        ck_assert_int_eq(log.first[i], 1 + i);
+    }
+    ck_assert_uint_eq(log.lens[2], big);
+    /* A synchronous send completes when the handler has run. */
+    v = 5;
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &v, sizeof(v), 1, 15,
+                                     GCM_LCO_SEND_SYNC, &req), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+    ck_assert_int_eq(log.n, 5);
+    /* Slot 0 has no handler: receives as usual; nothing probes slot 1. */
+    v = 6;
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 16), GCM_OK);
+    ck_assert_int_eq(gcm_recv(rx, &v, sizeof(v), GCM_ANY_SLOT, GCM_ANY_TAG,
+                              &st), GCM_OK);
+    ck_assert_int_eq(st.slot, 0);
+    ck_assert_int_eq(gcm_iprobe(rx, 1, GCM_ANY_TAG, &flag, NULL), GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    /* Removed: messages are queued for receives again. */
+    ck_assert_int_eq(gcm_lco_set_handler(rx, 1, NULL, NULL), GCM_OK);
+    v = 7;
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 1, 17), GCM_OK);
+    ck_assert_int_eq(gcm_recv(rx, &v, sizeof(v), 1, 17, &st), GCM_OK);
+    ck_assert_int_eq(v, 7);
+    ck_assert_int_eq(log.n, 5);
+    /* Bad arguments. */
+    ck_assert_int_eq(gcm_lco_set_handler(rx, 2, log_handler, &log),
+                     GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_int_eq(gcm_lco_set_handler(NULL, 0, log_handler, &log),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_free(&tx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&rx), GCM_OK);
+    free(large);
+}
+END_TEST
+
+/* A handler that sends: the echo goes to another LCO of this process
+ * (which takes the destination's lock: no lock may be held here). */
+static void echo_handler(gcm_lco_h lco, int slot, int tag, const void *data,
+                         size_t len, void *arg)
+{
+    (void)slot;
+    (void)arg;
+    ck_assert_int_eq(gcm_send(lco, data, len, 0, tag), GCM_OK);
+}
+
+START_TEST(test_slots_handler_may_send)
+{
+    gcm_lco_h rx, tx;
+    gcm_name_t name;
+    int rslot = 0, v = 42, w = 0;
+    gcm_msg_status_t st;
+
+    make_pair(1, &rx, &tx);
+    /* rx's send slot 0 goes back to tx's receive slot 0. */
+    ck_assert_int_eq(gcm_lco_add_recv_slots(tx, 1), GCM_OK);
+    ck_assert_int_eq(gcm_lco_name(tx, &name), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_send_slots(rx, 1, &name, &rslot), GCM_OK);
+    ck_assert_int_eq(gcm_lco_set_handler(rx, 0, echo_handler, NULL), GCM_OK);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 5), GCM_OK);
+    ck_assert_int_eq(gcm_recv(tx, &w, sizeof(w), 0, 5, &st), GCM_OK);
+    ck_assert_int_eq(w, 42);
+    ck_assert_int_eq(gcm_lco_free(&tx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&rx), GCM_OK);
+}
+END_TEST
+
+START_TEST(test_slots_offer_and_accept)
+{
+    gcm_lco_h a, b, target, user;
+    unsigned char junk[GCM_SLOTNAME_SIZE];
+    gcm_slotname_t forged;
+    int slot = -1, v = 9, w = 0;
+
+    /* a -> b is the existing path that carries the name. */
+    make_pair(1, &b, &a);
+    ck_assert_int_eq(gcm_lco_create(&target), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(target, 2), GCM_OK);
+    ck_assert_int_eq(gcm_lco_create(&user), GCM_OK);
+    ck_assert_int_eq(gcm_lco_offer(a, 0, 3, target, 1), GCM_OK);
+    ck_assert_int_eq(gcm_lco_accept_offer(b, 0, 3, user, &slot), GCM_OK);
+    ck_assert_int_eq(slot, 0);
+    ck_assert_int_eq(gcm_send(user, &v, sizeof(v), slot, 1), GCM_OK);
+    ck_assert_int_eq(gcm_recv(target, &w, sizeof(w), 1, 1, NULL), GCM_OK);
+    ck_assert_int_eq(w, 9);
+    /* Bytes that are no slot name. */
+    memset(junk, 0x5a, sizeof(junk));
+    ck_assert_int_eq(gcm_send(a, junk, sizeof(junk), 0, 3), GCM_OK);
+    ck_assert_int_eq(gcm_lco_accept_offer(b, 0, 3, user, &slot),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_send(a, junk, 4, 0, 3), GCM_OK);
+    ck_assert_int_eq(gcm_lco_accept_offer(b, 0, 3, user, &slot),
+                     GCM_ERR_INVALID_PARAM);
+    /* A forged token (bytes 20..27 of the layout): the slot is added,
+     * its first send is refused by the target. */
+    ck_assert_int_eq(gcm_slot_name(target, 0, &forged), GCM_OK);
+    forged.bytes[20] ^= 0xff;
+    ck_assert_int_eq(gcm_send(a, forged.bytes, sizeof(forged.bytes), 0, 3),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_lco_accept_offer(b, 0, 3, user, &slot), GCM_OK);
+    ck_assert_int_eq(slot, 1);
+    ck_assert_int_eq(gcm_send(user, &v, sizeof(v), slot, 1),
+                     GCM_ERR_BAD_TOKEN);
+    /* A bad offer: no such slot on the target. */
+    ck_assert_int_eq(gcm_lco_offer(a, 0, 3, target, 5), GCM_ERR_NO_SUCH_SLOT);
+    ck_assert_int_eq(gcm_lco_free(&user), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&target), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&a), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&b), GCM_OK);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("slots");
@@ -811,6 +988,9 @@ static Suite *make_suite(void)
     tcase_add_test(local, test_slots_sync_send_to_freed_lco_while_queued);
     tcase_add_test(local, test_slots_cancel);
     tcase_add_test(local, test_slots_improbe_imrecv);
+    tcase_add_test(local, test_slots_handler_takes_messages_in_order);
+    tcase_add_test(local, test_slots_handler_may_send);
+    tcase_add_test(local, test_slots_offer_and_accept);
     suite_add_tcase(s, local);
     return s;
 }
