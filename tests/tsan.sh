@@ -1,0 +1,41 @@
+#!/bin/sh
+# tests/tsan.sh: the threaded programs, in a build configured with
+# --enable-sanitizers=thread (`make check-threads` runs it). Any data race
+# ThreadSanitizer reports fails the run. UCX's memory-event hooks crash
+# processes under ThreadSanitizer, so they are turned off here.
+set -u
+b="${top_builddir:-.}"
+gcrun="$b/tools/gcrun"
+UCX_MEM_EVENTS=no; export UCX_MEM_EVENTS
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
+export TSAN_OPTIONS
+GENCOMM_LOG_LEVEL=error; export GENCOMM_LOG_LEVEL
+status=0
+run() {
+    what=$1
+    shift
+    out=$(timeout 300 "$@" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ] || printf '%s\n' "$out" | grep -q 'ThreadSanitizer'; then
+        echo "FAIL: $what (exit $rc)"
+        printf '%s\n' "$out" | grep -A30 'ThreadSanitizer' | head -60
+        status=1
+    else
+        echo "ok: $what"
+    fi
+}
+for shm in 1 0; do
+    run "p2p_threads shm=$shm" env GENCOMM_SHM=$shm \
+        "$gcrun" -n 2 "$b/tests/integration/p2p_threads" 500
+    run "p2p_first_posted shm=$shm" env GENCOMM_SHM=$shm \
+        "$gcrun" -n 2 "$b/tests/integration/p2p_first_posted" 50
+    run "p2p_handlers shm=$shm" env GENCOMM_SHM=$shm \
+        "$gcrun" -n 3 "$b/tests/integration/p2p_handlers" 16 100
+done
+run "p2p_stress -n 3" "$gcrun" -n 3 "$b/tests/integration/p2p_stress" 300
+run "core_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_threads"
+run "attr_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/attr_threads"
+if [ $status -eq 0 ]; then
+    echo "tsan: no data race reported"
+fi
+exit $status
