@@ -5,6 +5,8 @@
 
 #include "boot/boot.h"
 
+#include <stdatomic.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,7 @@ static struct {
     const gcm_boot_ops_t      *ops;   /* NULL for the singleton */
     gcm_boot_peer_died_func_t  peer_died_cb;
     void                      *peer_died_arg;
+    atomic_int                 job_aborting;
     /* The singleton's own key-value store: only this process reads it. */
     struct gcm_boot_kv        *local_kvs;
 } gcm_boot;
@@ -219,6 +222,16 @@ void gcm_boot_set_peer_died_cb(gcm_boot_peer_died_func_t cb, void *arg)
 {
     gcm_boot.peer_died_arg = arg;
     gcm_boot.peer_died_cb  = cb;
+}
+
+int gcm_boot_job_aborting(void)
+{
+    return atomic_load(&gcm_boot.job_aborting);
+}
+
+void gcm_boot_report_job_aborting(void)
+{
+    atomic_store(&gcm_boot.job_aborting, 1);
 }
 
 void gcm_boot_report_peer_died(int rank)

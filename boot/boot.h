@@ -54,6 +54,12 @@ void gcm_boot_poll_events(void) GCM_INTERNAL;
 void gcm_boot_set_peer_died_cb(gcm_boot_peer_died_func_t cb, void *arg)
     GCM_INTERNAL;
 
+/* Nonzero once the launcher said another process called abort: the
+ * failures that follow are its consequences (the MPI layer then ends
+ * quietly instead of reporting them as errors of its own). */
+int gcm_boot_job_aborting(void) GCM_INTERNAL;
+void gcm_boot_report_job_aborting(void) GCM_INTERNAL;
+
 /* Ends the whole job with code (never returns). */
 void gcm_boot_abort(int code, const char *msg) GCM_INTERNAL
     __attribute__((noreturn));

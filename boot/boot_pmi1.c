@@ -77,8 +77,12 @@ static int gcm_pmi1_field(const char *line, const char *key, char *out,
 
 static void gcm_pmi1_handle_event(const char *line)
 {
-    char rank[32];
+    char rank[32], reason[16];
 
+    if (gcm_pmi1_field(line, "reason", reason, sizeof(reason)) &&
+        (strcmp(reason, "abort") == 0)) {
+        gcm_boot_report_job_aborting();
+    }
     if (gcm_pmi1_field(line, "rank", rank, sizeof(rank))) {
         gcm_boot_report_peer_died(atoi(rank));
     }

@@ -173,6 +173,13 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
         return code;
     case GCM_MPI_ERRH_FATAL:
     default:
+        if ((code == MPI_ERR_PROC_FAILED) && gcm_initialized() &&
+            gcm_boot_job_aborting()) {
+            /* Another process called MPI_Abort: this failure is its
+             * consequence, and the launcher reports the abort. */
+            fflush(stdout);
+            _exit(code);
+        }
         snprintf(msg, sizeof(msg),
                  "gencomm: fatal error on %s (process %d of %d): %s\n"
                  "gencomm: MPI_ERRORS_ARE_FATAL: ending the job",

@@ -863,6 +863,8 @@ struct job {
 
     /* termination */
     enum job_state state;
+    bool aborting;    /* a rank called abort: the others' deaths are
+                       * consequences, not news */
     int exit_status;
     bool status_set;
     int got_signal;   /* first SIGINT/SIGTERM/SIGHUP we received */
@@ -1008,7 +1010,10 @@ static void notify_peer_died(struct job *job, const struct rank *dead)
         struct rank *rk = &job->ranks[r];
 
         if (rk != dead && rk->alive && rk->pmi_fd >= 0) {
-            pmi_send(rk, "cmd=peer_died rank=%d", dead->id);
+            /* reason=abort lets the survivors end without reporting the
+             * failures the abort causes them as errors of their own. */
+            pmi_send(rk, "cmd=peer_died rank=%d%s", dead->id,
+                     dead->aborted ? " reason=abort" : "");
         }
     }
 }
@@ -1171,6 +1176,10 @@ static void pmi_do_abort(struct job *job, struct rank *rk,
         code = 1;
     }
     rk->aborted = true;
+    if (job->aborting) {
+        return;   /* a survivor ending after another rank's abort */
+    }
+    job->aborting = true;
     gc_msg("rank %d called abort with exit code %ld", rk->id, code);
     /* Only the low 8 bits survive exit(); a code that would read as
      * success still has to fail the job. */
@@ -2051,7 +2060,8 @@ static struct rank *rank_by_pid(struct job *job, pid_t pid)
 
 static void on_rank_exit(struct job *job, struct rank *rk, int wstatus)
 {
-    bool quiet = rk->signalled || rk->exec_failed || rk->aborted;
+    bool quiet = rk->signalled || rk->exec_failed || rk->aborted ||
+                 job->aborting;
     int status = 0;
     char name[32];
 

@@ -2,7 +2,7 @@
  * tests/mpi/err_fatal.c MODE: errors under the default handler,
  * MPI_ERRORS_ARE_FATAL, end the whole job. One process (rank 1, or 0
  * when alone) fails; the others are blocked in MPI_Recv (rank 0) or in
- * an MPI_Ssend nobody receives (the rest), and must be ended too, not
+ * MPI_Barrier (the rest), and must be ended too, not
  * hang.
  *   send:  MPI_Send to rank = size (an invalid rank).
  *   abort: MPI_Abort(MPI_COMM_WORLD, 7).
@@ -36,7 +36,7 @@ int main(int argc, char **argv)
         MPI_Recv(&buf, 1, MPI_INT, culprit, 0, MPI_COMM_WORLD,
                  MPI_STATUS_IGNORE);
     } else {
-        MPI_Ssend(&buf, 1, MPI_INT, 0, 99, MPI_COMM_WORLD);
+        MPI_Barrier(MPI_COMM_WORLD);
     }
     printf("FAIL: rank %d went on after the job should have ended\n", rank);
     return 1;

@@ -38,6 +38,9 @@ for np in 1 2 3 4; do
         fail "MPI_Abort(MPI_COMM_WORLD, 7) with $np processes: gcrun exit $rc"
     elif grep -q "FAIL:" "$out" "$err"; then
         fail "MPI_Abort with $np processes: a process went on"
+    elif grep -q "fatal error" "$err"; then
+        fail "MPI_Abort with $np processes: a survivor reported the" \
+             "abort's consequence as an error of its own"
     else
         echo "ok: MPI_Abort with $np processes (exit 7)"
     fi
