@@ -65,7 +65,6 @@ static int32_t gcm_hier_covering(hwloc_topology_t topo, hwloc_obj_type_t type,
 
 static void gcm_hier_load(void)
 {
-    const char *env = getenv("GENCOMM_HIER_HWLOC");
     hwloc_topology_t topo;
     hwloc_bitmap_t set;
     int i;
@@ -73,7 +72,7 @@ static void gcm_hier_load(void)
     for (i = 0; i < GCM_HIER_HW_LEVELS; i++) {
         gcm_hier_idx[i] = -1;
     }
-    if ((env != NULL) && (strcmp(env, "0") == 0)) {
+    if (!gcm_config.hier_hwloc) {
         return;
     }
     if (hwloc_topology_init(&topo) != 0) {

@@ -105,6 +105,8 @@ static const gcm_config_entry_t gcm_config_table[] = {
     GCM_CFG("GENCOMM_SHM", "1", GCM_CFG_INT, shm,
             "1: processes on one host talk through shared memory; "
             "0: over UCX"),
+    GCM_CFG("GENCOMM_HIER_HWLOC", "1", GCM_CFG_INT, hier_hwloc,
+            "1: hierarchy levels below the host from hwloc; 0: host only"),
 };
 
 static int gcm_config_parse_level(const char *text)

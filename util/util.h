@@ -84,6 +84,7 @@ typedef struct gcm_config {
     unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
     int      print_config;     /* GENCOMM_PRINT_CONFIG */
     int      shm;              /* GENCOMM_SHM */
+    int      hier_hwloc;       /* GENCOMM_HIER_HWLOC */
 } gcm_config_t;
 
 extern gcm_config_t gcm_config GCM_INTERNAL;
