@@ -83,6 +83,10 @@ typedef struct gcm_shm_seg {
 typedef struct gcm_shm_ring {
     _Alignas(128) _Atomic uint64_t tail;
     _Alignas(128) _Atomic int32_t  tx_waiting;
+    /* Written by the producer while it reads the consumer's memory: until
+     * when (gcm_shm_now_ns) the consumer should expect the data notice
+     * and spin rather than sleep; 0 when no read is under way. */
+    _Alignas(128) _Atomic uint64_t read_until;
 } gcm_shm_ring_t;
 
 /* A cell is full when its seq is the producer's count of cells written
@@ -127,6 +131,7 @@ typedef struct gcm_shm_tx {
     gcm_shm_ring_t     *ring;
     uint64_t            head;
     uint64_t            tail;      /* as last seen */
+    int                 reading;   /* ring->read_until set by us */
     struct sockaddr_un  wake;
     socklen_t           wake_len;
 } gcm_shm_tx_t;
@@ -164,6 +169,11 @@ static struct {
 static _Atomic uint32_t *gcm_shm_owners(gcm_shm_seg_t *seg)
 {
     return (_Atomic uint32_t *)((char *)seg + GCM_SHM_OWNERS_OFF);
+}
+
+static uint64_t gcm_shm_now_ns(void)
+{
+    return (uint64_t)(gcm_time_now() * 1e9);
 }
 
 static gcm_shm_ring_t *gcm_shm_ring(gcm_shm_seg_t *seg, uint32_t i)
@@ -572,6 +582,13 @@ static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
     cell->len  = (uint32_t)sizeof(*ctrl);
     memcpy(gcm_shm_cell_data(cell), ctrl, sizeof(*ctrl));
     gcm_shm_publish(tx, cell);
+    if (tx->reading) {
+        /* The data notice is out (or whatever follows a read): the
+         * consumer may sleep again. */
+        tx->reading = 0;
+        atomic_store_explicit(&tx->ring->read_until, 0,
+                              memory_order_relaxed);
+    }
 }
 
 /* Writes what waits for room, in order; returns how many. */
@@ -659,10 +676,37 @@ void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
     }
 }
 
+/* The ring we send into at proc (the data notice's way back), or NULL. */
+static gcm_shm_tx_t *gcm_shm_tx_of(int proc)
+{
+    gcm_list_t *pos, *tmp;
+
+    gcm_list_for_each_safe(pos, tmp, &gcm_shm.txs) {
+        gcm_shm_tx_t *tx = gcm_container_of(pos, gcm_shm_tx_t, elem);
+        if ((tx->proc == proc) && !tx->dead) {
+            return tx;
+        }
+    }
+    return NULL;
+}
+
 gcm_status_t gcm_slots_shm_read(const gcm_payload_t *payload, void *buf,
                                 size_t n)
 {
+    gcm_shm_tx_t *tx = gcm_shm_tx_of((int)payload->proc);
     size_t done = 0;
+
+    /* The sender waits for this read's notice: tell it that it comes soon
+     * (at 1 GB/s at worst, plus 50 us), so that it keeps spinning instead
+     * of sleeping and costing us a wakeup per message (streaming 1 MiB
+     * messages: 11.3 instead of 13 GB/s). Only a hint: a sleeping sender
+     * is woken as ever. */
+    if (tx != NULL) {
+        tx->reading = 1;
+        atomic_store_explicit(&tx->ring->read_until,
+                              gcm_shm_now_ns() + 50000 + (uint64_t)n,
+                              memory_order_relaxed);
+    }
 
     while (done < n) {
         struct iovec local, remote;
@@ -905,6 +949,31 @@ static int gcm_shm_busy(void)
     return 0;
 }
 
+/* Is a peer reading our memory, its data notice due soon? Lock held. */
+static int gcm_shm_being_read(void)
+{
+    uint64_t now = 0;
+    int i;
+
+    for (i = 0; i < gcm_shm.nactive; i++) {
+        gcm_shm_rx_t *rx = &gcm_shm.rx[gcm_shm.active[i]];
+        uint64_t until = atomic_load_explicit(&rx->ring->read_until,
+                                              memory_order_relaxed);
+        if (until == 0) {
+            continue;
+        }
+        if (now == 0) {
+            now = gcm_shm_now_ns();
+        }
+        /* Beyond 100 ms: a huge read (one wakeup is nothing to it) or a
+         * reader whose clock is not ours (another time namespace). */
+        if ((now < until) && (until - now <= 100000000)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint)
 {
     int busy;
@@ -912,8 +981,14 @@ int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint)
     if (!gcm_shm.enabled || (endpoint->index != 0)) {
         return -1;
     }
-    atomic_fetch_add(&gcm_shm.seg->sleeping, 1);
     gcm_thr_lock(endpoint);
+    if (gcm_shm_being_read()) {
+        /* Spin on (as Open MPI's vader always does): sleeping would cost
+         * the reader a wakeup for the notice. */
+        gcm_thr_unlock(endpoint);
+        return -2;
+    }
+    atomic_fetch_add(&gcm_shm.seg->sleeping, 1);
     busy = gcm_shm_busy();
     gcm_thr_unlock(endpoint);
     if (busy) {
