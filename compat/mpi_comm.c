@@ -6,8 +6,8 @@
  * (lco/lco.h): fully connected over its group, stored as the group alone,
  * with an identity every member derives from the parent without a message.
  * So MPI_Comm_dup sends nothing and costs the same at any process count.
- * split and split_type exchange (color, key) once; create and
- * create_group need nothing but the group the caller passes.
+ * split and split_type exchange (color, key) once (MPI_Allgather);
+ * create and create_group need nothing but the group the caller passes.
  */
 #include "config.h"
 
@@ -21,26 +21,27 @@
 struct gcm_mpi_comm gcm_mpi_comm_world;
 struct gcm_mpi_comm gcm_mpi_comm_self;
 
-/* Every communicator the program has not freed, for MPI_Finalize. */
-typedef struct gcm_mpi_comm_node {
-    MPI_Comm                  comm;
-    struct gcm_mpi_comm_node *next;
-    struct gcm_mpi_comm_node *prev;
-} gcm_mpi_comm_node_t;
-
-/* Freed communicator objects are kept (magic cleared) and reused rather
- * than returned to malloc, so that a call on a freed handle reads a dead
- * object and reports MPI_ERR_COMM instead of reading freed memory. */
-typedef struct gcm_mpi_comm_spare {
-    struct gcm_mpi_comm        comm;
-    struct gcm_mpi_comm_spare *next;
-} gcm_mpi_comm_spare_t;
+/*
+ * The communicator objects the library makes. A freed one is kept (magic
+ * cleared) and reused rather than returned to malloc, so that a call on a
+ * freed handle reads a dead object and reports MPI_ERR_COMM instead of
+ * reading freed memory. Each object is on one of two lists, the live ones
+ * (MPI_Finalize frees what the program left) or the spare ones, and every
+ * object ever made is on the chain MPI_Finalize releases.
+ */
+typedef struct gcm_mpi_comm_block {
+    struct gcm_mpi_comm        comm;       /* first: the handle's address */
+    struct gcm_mpi_comm_block *next;       /* live or spare list */
+    struct gcm_mpi_comm_block *prev;       /* live list */
+    struct gcm_mpi_comm_block *next_made;
+} gcm_mpi_comm_block_t;
 
 static struct {
     pthread_mutex_t       lock;
-    gcm_mpi_comm_node_t  *live;
-    gcm_mpi_comm_spare_t *spare;     /* freed objects, for reuse */
-} gcm_mpi_comms = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL };
+    gcm_mpi_comm_block_t *live;
+    gcm_mpi_comm_block_t *spare;
+    gcm_mpi_comm_block_t *made;
+} gcm_mpi_comms = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL };
 
 /* MPI_Comm_create_group counts per (group, tag), see there. */
 typedef struct gcm_mpi_cg_count {
@@ -68,84 +69,51 @@ int gcm_mpi_comm_check(MPI_Comm comm, const char *call)
     return MPI_SUCCESS;
 }
 
-static void gcm_mpi_comm_register(MPI_Comm comm)
-{
-    gcm_mpi_comm_node_t *node = malloc(sizeof(*node));
-
-    if (node == NULL) {
-        return;   /* only MPI_Finalize's cleanup misses it */
-    }
-    node->comm = comm;
-    node->prev = NULL;
-    pthread_mutex_lock(&gcm_mpi_comms.lock);
-    node->next = gcm_mpi_comms.live;
-    if (node->next != NULL) {
-        node->next->prev = node;
-    }
-    gcm_mpi_comms.live = node;
-    pthread_mutex_unlock(&gcm_mpi_comms.lock);
-}
-
-static void gcm_mpi_comm_unregister(MPI_Comm comm)
-{
-    gcm_mpi_comm_node_t *node;
-
-    pthread_mutex_lock(&gcm_mpi_comms.lock);
-    for (node = gcm_mpi_comms.live; node != NULL; node = node->next) {
-        if (node->comm == comm) {
-            if (node->prev != NULL) {
-                node->prev->next = node->next;
-            } else {
-                gcm_mpi_comms.live = node->next;
-            }
-            if (node->next != NULL) {
-                node->next->prev = node->prev;
-            }
-            free(node);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&gcm_mpi_comms.lock);
-}
-
-/* Every object made is remembered in a second chain (spare objects are
- * allocated with room for it) so that MPI_Finalize can release them. */
-typedef struct gcm_mpi_comm_block {
-    gcm_mpi_comm_spare_t       spare;
-    struct gcm_mpi_comm_block *next_made;
-} gcm_mpi_comm_block_t;
-
-static gcm_mpi_comm_block_t *gcm_mpi_comm_blocks;
-
+/* A zeroed object on the live list (a spare one if there is one). */
 static MPI_Comm gcm_mpi_comm_obtain(void)
 {
-    gcm_mpi_comm_spare_t *spare;
     gcm_mpi_comm_block_t *block;
 
     pthread_mutex_lock(&gcm_mpi_comms.lock);
-    spare = gcm_mpi_comms.spare;
-    if (spare != NULL) {
-        gcm_mpi_comms.spare = spare->next;
-        pthread_mutex_unlock(&gcm_mpi_comms.lock);
-        memset(&spare->comm, 0, sizeof(spare->comm));
-        return &spare->comm;
-    }
-    block = calloc(1, sizeof(*block));
+    block = gcm_mpi_comms.spare;
     if (block != NULL) {
-        block->next_made     = gcm_mpi_comm_blocks;
-        gcm_mpi_comm_blocks  = block;
+        gcm_mpi_comms.spare = block->next;
+        memset(&block->comm, 0, sizeof(block->comm));
+    } else {
+        block = calloc(1, sizeof(*block));
+        if (block == NULL) {
+            pthread_mutex_unlock(&gcm_mpi_comms.lock);
+            return NULL;
+        }
+        block->next_made   = gcm_mpi_comms.made;
+        gcm_mpi_comms.made = block;
     }
+    block->prev = NULL;
+    block->next = gcm_mpi_comms.live;
+    if (block->next != NULL) {
+        block->next->prev = block;
+    }
+    gcm_mpi_comms.live = block;
     pthread_mutex_unlock(&gcm_mpi_comms.lock);
-    return (block != NULL) ? &block->spare.comm : NULL;
+    return &block->comm;
 }
 
+/* Moves a destroyed object from the live list to the spare one. */
 static void gcm_mpi_comm_recycle(MPI_Comm comm)
 {
-    gcm_mpi_comm_spare_t *spare = (gcm_mpi_comm_spare_t *)comm;
+    gcm_mpi_comm_block_t *block = (gcm_mpi_comm_block_t *)comm;
 
     pthread_mutex_lock(&gcm_mpi_comms.lock);
-    spare->next = gcm_mpi_comms.spare;
-    gcm_mpi_comms.spare = spare;
+    if (block->prev != NULL) {
+        block->prev->next = block->next;
+    } else {
+        gcm_mpi_comms.live = block->next;
+    }
+    if (block->next != NULL) {
+        block->next->prev = block->prev;
+    }
+    block->next = gcm_mpi_comms.spare;
+    gcm_mpi_comms.spare = block;
     pthread_mutex_unlock(&gcm_mpi_comms.lock);
 }
 
@@ -164,7 +132,6 @@ MPI_Comm gcm_mpi_comm_alloc(int kind, gcm_lco_h lco)
     comm->prank = MPI_UNDEFINED;
     atomic_init(&comm->coll_seq, 0);
     atomic_init(&comm->refs, 1);
-    gcm_mpi_comm_register(comm);
     return comm;
 }
 
@@ -216,7 +183,6 @@ void gcm_mpi_comm_destroy(MPI_Comm comm)
     comm->rprocs = NULL;
     comm->magic  = 0;
     if (!comm->predefined) {
-        gcm_mpi_comm_unregister(comm);
         gcm_mpi_comm_recycle(comm);
     }
 }
@@ -271,31 +237,27 @@ int gcm_mpi_comm_init_world(void)
 
 void gcm_mpi_comm_finalize(void)
 {
-    gcm_mpi_comm_node_t *node;
-    MPI_Comm comm;
+    gcm_mpi_comm_block_t *block;
 
     /* What the program left: delete attributes (their callbacks run, as
      * MPI_Finalize does for MPI_COMM_SELF first), then free. */
     gcm_mpi_attr_delete_all(MPI_COMM_SELF);
     for (;;) {
         pthread_mutex_lock(&gcm_mpi_comms.lock);
-        node = gcm_mpi_comms.live;
-        comm = (node != NULL) ? node->comm : MPI_COMM_NULL;
+        block = gcm_mpi_comms.live;
         pthread_mutex_unlock(&gcm_mpi_comms.lock);
-        if (comm == MPI_COMM_NULL) {
+        if (block == NULL) {
             break;
         }
-        gcm_mpi_attr_delete_all(comm);
-        gcm_mpi_comm_destroy(comm);
+        gcm_mpi_attr_delete_all(&block->comm);
+        gcm_mpi_comm_destroy(&block->comm);
     }
     gcm_mpi_attr_delete_all(MPI_COMM_WORLD);
     gcm_mpi_comm_destroy(MPI_COMM_SELF);
     gcm_mpi_comm_destroy(MPI_COMM_WORLD);
     pthread_mutex_lock(&gcm_mpi_comms.lock);
-    while (gcm_mpi_comm_blocks != NULL) {
-        gcm_mpi_comm_block_t *block = gcm_mpi_comm_blocks;
-
-        gcm_mpi_comm_blocks = block->next_made;
+    while ((block = gcm_mpi_comms.made) != NULL) {
+        gcm_mpi_comms.made = block->next_made;
         free(block);
     }
     gcm_mpi_comms.spare = NULL;
@@ -373,50 +335,22 @@ gcm_status_t gcm_mpi_sendrecv_bytes(MPI_Comm comm, const void *sbuf,
     return gcm_waitall(2, reqs, NULL);
 }
 
-int gcm_mpi_comm_allgather_bytes(MPI_Comm comm, const void *sendbuf,
-                                 size_t len, void *recvbuf)
-{
-    /* Bruck's allgather: ceil(log2 p) rounds; in round k each member
-     * sends the blocks it has (its own first) to prank - 2^k and
-     * receives as many from prank + 2^k; a final rotation puts block r
-     * at position r. */
-    int p = comm->psize, me = comm->prank;
-    int tag = gcm_mpi_coll_tag(comm);
-    unsigned char *tmp, *out = recvbuf;
-    gcm_status_t status = GCM_OK;
-    int have = 1, dist, n, i;
+/* ---- making communicators --------------------------------------------- */
 
-    if (len == 0) {
-        len = 1;   /* still synchronise: every member must take part */
+/* A copy of n ints (none of NULL). */
+static int gcm_mpi_ints_copy(int n, const int src[], int **out_p)
+{
+    *out_p = NULL;
+    if (src == NULL) {
+        return MPI_SUCCESS;
     }
-    tmp = malloc((size_t)p * len);
-    if (tmp == NULL) {
+    *out_p = malloc(((size_t)n + 1) * sizeof(int));
+    if (*out_p == NULL) {
         return MPI_ERR_NO_MEM;
     }
-    memcpy(tmp, sendbuf, (comm->psize > 0) ? len : 0);
-    for (dist = 1; dist < p; dist *= 2) {
-        n = (have < p - have) ? have : p - have;
-        status = gcm_mpi_sendrecv_bytes(comm, tmp, (size_t)n * len,
-                                        (me - dist + p) % p,
-                                        tmp + (size_t)have * len,
-                                        (size_t)n * len, (me + dist) % p,
-                                        tag);
-        if (status != GCM_OK) {
-            break;
-        }
-        have += n;
-    }
-    if (status == GCM_OK) {
-        for (i = 0; i < p; i++) {
-            memcpy(out + (size_t)((me + i) % p) * len,
-                   tmp + (size_t)i * len, len);
-        }
-    }
-    free(tmp);
-    return (status == GCM_OK) ? MPI_SUCCESS : gcm_mpi_errclass(status);
+    memcpy(*out_p, src, (size_t)n * sizeof(int));
+    return MPI_SUCCESS;
 }
-
-/* ---- making communicators --------------------------------------------- */
 
 /* Copies procs unless it is the identity over the whole world (then the
  * communicator stores nothing, like the world). */
@@ -427,16 +361,7 @@ static int gcm_mpi_procs_copy(int n, const int procs[], int **out_p)
     for (i = 0; identity && (i < n); i++) {
         identity = (procs[i] == i);
     }
-    *out_p = NULL;
-    if (identity) {
-        return MPI_SUCCESS;
-    }
-    *out_p = malloc((size_t)n * sizeof(int));
-    if (*out_p == NULL) {
-        return MPI_ERR_NO_MEM;
-    }
-    memcpy(*out_p, procs, (size_t)n * sizeof(int));
-    return MPI_SUCCESS;
+    return gcm_mpi_ints_copy(n, identity ? NULL : procs, out_p);
 }
 
 /* The identity of a communicator derived from parent. Pattern parents
@@ -602,31 +527,12 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
         dup->psize       = comm->psize;
         dup->errh        = comm->errh;
         gcm_mpi_errh_retain(dup->errh);
-        rc = gcm_mpi_procs_copy(comm->size, comm->procs, &dup->procs);
-        if ((rc == MPI_SUCCESS) && (comm->rprocs != NULL)) {
-            rc = gcm_mpi_procs_copy(comm->remote_size, comm->rprocs,
-                                    &dup->rprocs);
-            if ((rc == MPI_SUCCESS) && (dup->rprocs == NULL)) {
-                /* The identity never stands for a remote group. */
-                dup->rprocs = malloc((size_t)comm->remote_size *
-                                     sizeof(int));
-                if (dup->rprocs == NULL) {
-                    rc = MPI_ERR_NO_MEM;
-                } else {
-                    memcpy(dup->rprocs, comm->rprocs,
-                           (size_t)comm->remote_size * sizeof(int));
-                }
-            }
-        }
-        if ((rc == MPI_SUCCESS) && (comm->procs != NULL) &&
-            (dup->procs == NULL)) {
-            dup->procs = malloc((size_t)comm->size * sizeof(int));
-            if (dup->procs == NULL) {
-                rc = MPI_ERR_NO_MEM;
-            } else {
-                memcpy(dup->procs, comm->procs,
-                       (size_t)comm->size * sizeof(int));
-            }
+        /* The arrays as they are: an intercommunicator's remote group is
+         * never stored as the identity. */
+        rc = gcm_mpi_ints_copy(comm->size, comm->procs, &dup->procs);
+        if (rc == MPI_SUCCESS) {
+            rc = gcm_mpi_ints_copy(comm->remote_size, comm->rprocs,
+                                   &dup->rprocs);
         }
         if ((rc == MPI_SUCCESS) && (comm->local_comm != MPI_COMM_NULL)) {
             rc = gcm_mpi_comm_dup_common(comm->local_comm, &dup->local_comm,
@@ -761,13 +667,13 @@ static int gcm_mpi_comm_split64(MPI_Comm comm, int64_t color, int key,
         free(procs);
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
     }
-    rc = gcm_mpi_comm_allgather_bytes(comm, &mine, sizeof(mine), all);
+    /* The collective raises its own failure on comm. */
+    rc = PMPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, all,
+                        (int)sizeof(mine), MPI_BYTE, comm);
     if (rc != MPI_SUCCESS) {
         free(all);
         free(procs);
-        return gcm_mpi_raise(comm, rc, call,
-                             "exchange of colors and keys failed: %s",
-                             gcm_last_error());
+        return rc;
     }
     if (color != MPI_UNDEFINED) {
         for (i = 0; i < comm->size; i++) {

@@ -204,11 +204,11 @@ int gcm_mpi_hier_init(void)
         rc = gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
         goto out;
     }
-    rc = gcm_mpi_comm_allgather_bytes(world, &gcm_hier.mine,
-                                      sizeof(gcm_hier.mine), all);
+    /* The collective raises its own failure on the world. */
+    rc = PMPI_Allgather(&gcm_hier.mine, (int)sizeof(gcm_hier.mine),
+                        MPI_BYTE, all, (int)sizeof(gcm_hier.mine), MPI_BYTE,
+                        world);
     if (rc != MPI_SUCCESS) {
-        rc = gcm_mpi_raise(NULL, rc, call,
-                           "cannot exchange the hierarchy keys");
         goto out;
     }
     for (p = 0; p < n; p++) {

@@ -105,11 +105,6 @@ void gcm_mpi_comm_ref(MPI_Comm comm) GCM_INTERNAL;
 void gcm_mpi_comm_unref(MPI_Comm comm) GCM_INTERNAL;
 /* Frees what MPI_Comm_free frees (without callbacks or checks). */
 void gcm_mpi_comm_destroy(MPI_Comm comm) GCM_INTERNAL;
-/* Allgather of len bytes from every member of comm (prank order) with
- * raw transfers on one collective tag: the communicator family's own
- * (split, split_type), independent of mpi_coll.c. */
-int gcm_mpi_comm_allgather_bytes(MPI_Comm comm, const void *sendbuf,
-                                 size_t len, void *recvbuf) GCM_INTERNAL;
 
 /* 0 if comm is a live communicator, else raises MPI_ERR_COMM (on
  * MPI_COMM_WORLD) from call and returns the code. */

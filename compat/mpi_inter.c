@@ -66,62 +66,27 @@ static int raise_native(MPI_Comm comm, gcm_status_t status, const char *call,
 }
 
 /*
- * Binomial-tree broadcast of hdr and then hdr->size ints in procs_p from
- * root (prank space of comm) with tag. Non-roots get *procs_p malloc'ed
- * (NULL when the list is empty). Both messages take the same path, so
- * each child receives them in the order sent.
+ * Broadcast of hdr and then hdr->size ints in *procs_p from root over
+ * comm (MPI_Bcast, which raises its own failures on comm). Non-roots get
+ * *procs_p malloc'ed (NULL when the list is empty).
  */
-static gcm_status_t bcast_list(MPI_Comm comm, int root, int tag,
-                               inter_hdr_t *hdr, int **procs_p)
+static int bcast_list(MPI_Comm comm, int root, inter_hdr_t *hdr,
+                      int **procs_p, const char *call)
 {
-    int n = comm->psize;
-    int vrank = (comm->prank - root + n) % n;
-    int mask = 1;
-    gcm_status_t status;
+    int rc = PMPI_Bcast(hdr, (int)sizeof(*hdr), MPI_BYTE, root, comm);
 
-    while (mask < n) {
-        if ((vrank & mask) != 0) {
-            int parent = (vrank - mask + root) % n;
-
-            status = gcm_mpi_recv_bytes(comm, hdr, sizeof(*hdr), parent, tag);
-            if (status != GCM_OK) {
-                return status;
-            }
-            *procs_p = NULL;
-            if (hdr->size > 0) {
-                *procs_p = malloc((size_t)hdr->size * sizeof(int));
-                if (*procs_p == NULL) {
-                    return GCM_ERR_NO_MEMORY;
-                }
-                status = gcm_mpi_recv_bytes(comm, *procs_p,
-                                            (size_t)hdr->size * sizeof(int),
-                                            parent, tag);
-                if (status != GCM_OK) {
-                    return status;
-                }
-            }
-            break;
-        }
-        mask <<= 1;
+    if ((rc != MPI_SUCCESS) || (hdr->size <= 0)) {
+        return rc;
     }
-    mask >>= 1;
-    while (mask > 0) {
-        if (vrank + mask < n) {
-            int child = (vrank + mask + root) % n;
-
-            status = gcm_mpi_send_bytes(comm, hdr, sizeof(*hdr), child, tag);
-            if ((status == GCM_OK) && (hdr->size > 0)) {
-                status = gcm_mpi_send_bytes(comm, *procs_p,
-                                            (size_t)hdr->size * sizeof(int),
-                                            child, tag);
-            }
-            if (status != GCM_OK) {
-                return status;
-            }
+    if (comm->rank != root) {
+        *procs_p = malloc((size_t)hdr->size * sizeof(int));
+        if (*procs_p == NULL) {
+            return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                                 "out of memory for a group of %d",
+                                 hdr->size);
         }
-        mask >>= 1;
     }
-    return GCM_OK;
+    return PMPI_Bcast(*procs_p, hdr->size, MPI_INT, root, comm);
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -221,7 +186,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
     MPI_Comm comm = MPI_COMM_NULL;
     gcm_lco_h lco = NULL;
     gcm_status_t status;
-    int ctag, rc, r, me, overlap = -1;
+    int rc, r, me, overlap = -1;
 
     rc = gcm_mpi_check_init(call);
     if (rc != MPI_SUCCESS) {
@@ -255,10 +220,6 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
     for (r = 0; r < local_comm->size; r++) {
         procs[r] = gcm_mpi_comm_proc(local_comm, r);
     }
-
-    /* Every member takes the same tag for the broadcast below, leaders
-     * included, before anything can fail differently among them. */
-    ctag = gcm_mpi_coll_tag(local_comm);
 
     memset(&hdr, 0, sizeof(hdr));
     memset(&rhdr, 0, sizeof(rhdr));
@@ -314,12 +275,11 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
     }
 
     /* The leader hands the remote list and the identity to its group. */
-    status = bcast_list(local_comm, local_leader, ctag, &rhdr, &rprocs);
-    if (status != GCM_OK) {
+    rc = bcast_list(local_comm, local_leader, &rhdr, &rprocs, call);
+    if (rc != MPI_SUCCESS) {
         free(procs);
         free(rprocs);
-        return raise_native(local_comm, status, call,
-                            "broadcast of the remote group failed");
+        return rc;
     }
     if (rhdr.errclass != MPI_SUCCESS) {
         free(procs);

@@ -333,15 +333,14 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
 }
 GCM_MPI_ALIAS(Request_get_status)
 
-int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+/* Waitall and Testall once every request is complete: statuses out,
+ * requests freed, MPI_ERR_IN_STATUS raised if any failed. */
+static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
+                              MPI_Status statuses[], const char *call)
 {
-    static const char *call = "MPI_Waitall";
     MPI_Comm errcomm = NULL;
-    int rc, i, err, any_error = 0;
+    int i, any_error = 0;
 
-    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
-        return rc;
-    }
     for (i = 0; i < count; i++) {
         MPI_Status *st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[i] :
                          MPI_STATUS_IGNORE;
@@ -350,14 +349,11 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
             gcm_mpi_status_empty(st);
             continue;
         }
-        gcm_mpi_req_wait(reqs[i]);
         if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
             errcomm = reqs[i]->comm;
         }
-        err = gcm_mpi_req_finish(&reqs[i], st);
-        any_error |= (err != MPI_SUCCESS);
+        any_error |= (gcm_mpi_req_finish(&reqs[i], st) != MPI_SUCCESS);
     }
-    gcm_mpi_orphans_reap(0);
     if (!any_error) {
         return MPI_SUCCESS;
     }
@@ -365,14 +361,30 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
                          "a request failed (see its status): %s",
                          gcm_last_error());
 }
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    static const char *call = "MPI_Waitall";
+    int rc, i;
+
+    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    for (i = 0; i < count; i++) {
+        if (!gcm_mpi_req_is_null(reqs[i])) {
+            gcm_mpi_req_wait(reqs[i]);
+        }
+    }
+    gcm_mpi_orphans_reap(0);
+    return gcm_mpi_finish_all(count, reqs, statuses, call);
+}
 GCM_MPI_ALIAS(Waitall)
 
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
                  MPI_Status statuses[])
 {
     static const char *call = "MPI_Testall";
-    MPI_Comm errcomm = NULL;
-    int rc, i, err, any_error = 0;
+    int rc, i;
 
     if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
         return rc;
@@ -389,25 +401,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
         }
     }
     *flag = 1;
-    for (i = 0; i < count; i++) {
-        MPI_Status *st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[i] :
-                         MPI_STATUS_IGNORE;
-
-        if (gcm_mpi_req_is_null(reqs[i])) {
-            gcm_mpi_status_empty(st);
-            continue;
-        }
-        if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
-            errcomm = reqs[i]->comm;
-        }
-        err = gcm_mpi_req_finish(&reqs[i], st);
-        any_error |= (err != MPI_SUCCESS);
-    }
-    if (!any_error) {
-        return MPI_SUCCESS;
-    }
-    return gcm_mpi_raise(errcomm, MPI_ERR_IN_STATUS, call,
-                         "a request failed (see its status)");
+    return gcm_mpi_finish_all(count, reqs, statuses, call);
 }
 GCM_MPI_ALIAS(Testall)
 

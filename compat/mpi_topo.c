@@ -1288,32 +1288,36 @@ typedef struct dist_edge {
 /*
  * Sends every edge this process was given to its source and its
  * destination (once if they are the same process), and collects the
- * edges that start or end here. Collective over comm: an exchange of
- * counts with every process, then of the edges where there are any.
- * Edges are kept in (giver rank, order given) order at both ends, so that
- * the k-th of several edges a -> b is the k-th at a and at b, which is what
- * neighbour collectives match messages by.
+ * edges that start or end here: MPI_Alltoall of the counts, then
+ * MPI_Alltoallv of the edges. Edges are kept in (giver rank, order given)
+ * order at both ends, so that the k-th of several edges a -> b is the k-th
+ * at a and at b, which is what neighbour collectives match messages by.
+ * The collectives raise their own failures on comm.
  */
 static int dist_exchange(MPI_Comm comm, int nedges, const dist_edge_t *mine,
                          const int *owner2, dist_edge_t **got_p,
                          int *ngot_p, const char *call)
 {
-    int size = comm->size, me = comm->rank;
-    int tag_counts = gcm_mpi_coll_tag(comm);
-    int tag_edges  = gcm_mpi_coll_tag(comm);
+    int size = comm->size;
     int *scount = calloc((size_t)size, sizeof(int));
     int *rcount = calloc((size_t)size, sizeof(int));
-    size_t *soff = calloc((size_t)size + 1, sizeof(size_t));
-    size_t *roff = calloc((size_t)size + 1, sizeof(size_t));
-    gcm_request_h *reqs = calloc(2 * (size_t)size, sizeof(gcm_request_h));
+    int *sdispl = calloc((size_t)size + 1, sizeof(int));
+    int *rdispl = calloc((size_t)size + 1, sizeof(int));
+    int *fill   = calloc((size_t)size, sizeof(int));
     dist_edge_t *sbuf = NULL, *rbuf = NULL;
-    gcm_status_t st = GCM_OK;
-    int i, q, nreq = 0, rc = MPI_SUCCESS;
-    size_t total = 0, *fill = NULL;
+    MPI_Datatype edge_type = MPI_DATATYPE_NULL;
+    int i, q, rc = MPI_SUCCESS;
+    long long total = 0;
 
-    if (scount == NULL || rcount == NULL || soff == NULL || roff == NULL ||
-        reqs == NULL) {
+    if (scount == NULL || rcount == NULL || sdispl == NULL ||
+        rdispl == NULL || fill == NULL) {
         rc = no_mem(comm, call);
+        goto out;
+    }
+    if (nedges > INT_MAX / 2) {
+        rc = gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                           "%d edges are more than one call can exchange",
+                           nedges);
         goto out;
     }
     /* owner2[i] is the second end of edge i, or -1 if it is the first. */
@@ -1324,101 +1328,66 @@ static int dist_exchange(MPI_Comm comm, int nedges, const dist_edge_t *mine,
         }
     }
     for (q = 0; q < size; q++) {
-        soff[q + 1] = soff[q] + (size_t)scount[q];
+        sdispl[q + 1] = sdispl[q] + scount[q];
+        fill[q]       = sdispl[q];
     }
-    sbuf = malloc((soff[size] > 0 ? soff[size] : 1) * sizeof(dist_edge_t));
-    fill = calloc((size_t)size, sizeof(size_t));
-    if (sbuf == NULL || fill == NULL) {
+    sbuf = malloc((sdispl[size] > 0 ? (size_t)sdispl[size] : 1u) *
+                  sizeof(dist_edge_t));
+    if (sbuf == NULL) {
         rc = no_mem(comm, call);
         goto out;
     }
     for (i = 0; i < nedges; i++) {
-        q = mine[i].src;
-        sbuf[soff[q] + fill[q]++] = mine[i];
+        sbuf[fill[mine[i].src]++] = mine[i];
         if (owner2[i] >= 0) {
-            q = owner2[i];
-            sbuf[soff[q] + fill[q]++] = mine[i];
+            sbuf[fill[owner2[i]]++] = mine[i];
         }
     }
-    /* Phase 1: how many edges each process gets from each other one. */
-    rcount[me] = scount[me];
-    for (q = 0; q < size && st == GCM_OK; q++) {
-        if (q != me) {
-            st = gcm_mpi_irecv_bytes(comm, &rcount[q], sizeof(int), q,
-                                     tag_counts, &reqs[nreq++]);
-        }
-    }
-    for (q = 0; q < size && st == GCM_OK; q++) {
-        if (q != me) {
-            st = gcm_mpi_isend_bytes(comm, &scount[q], sizeof(int), q,
-                                     tag_counts, &reqs[nreq++]);
-        }
-    }
-    if (st == GCM_OK) {
-        st = gcm_waitall(nreq, reqs, NULL);
-    } else {
-        (void)gcm_waitall(nreq, reqs, NULL);
-    }
-    if (st != GCM_OK) {
-        rc = gcm_mpi_raise(comm, gcm_mpi_errclass(st), call,
-                           "exchanging edge counts: %s",
-                           gcm_status_string(st));
+    rc = PMPI_Alltoall(scount, 1, MPI_INT, rcount, 1, MPI_INT, comm);
+    if (rc != MPI_SUCCESS) {
         goto out;
     }
-    /* Phase 2: the edges themselves, only where there are some. */
     for (q = 0; q < size; q++) {
-        if (rcount[q] < 0) {
-            rc = gcm_mpi_raise(comm, MPI_ERR_INTERN, call,
-                               "bad edge count from rank %d", q);
+        rdispl[q] = (int)total;
+        total    += rcount[q];
+        if (rcount[q] < 0 || total > INT_MAX) {
+            rc = gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                               "edge count %d from rank %d is not valid",
+                               rcount[q], q);
             goto out;
         }
-        roff[q + 1] = roff[q] + (size_t)rcount[q];
     }
-    total = roff[size];
-    rbuf  = malloc((total > 0 ? total : 1) * sizeof(dist_edge_t));
+    rbuf = malloc((total > 0 ? (size_t)total : 1u) * sizeof(dist_edge_t));
     if (rbuf == NULL) {
         rc = no_mem(comm, call);
         goto out;
     }
-    memcpy(rbuf + roff[me], sbuf + soff[me],
-           (size_t)scount[me] * sizeof(dist_edge_t));
-    nreq = 0;
-    for (q = 0; q < size && st == GCM_OK; q++) {
-        if (q != me && rcount[q] > 0) {
-            st = gcm_mpi_irecv_bytes(comm, rbuf + roff[q],
-                                     (size_t)rcount[q] * sizeof(dist_edge_t),
-                                     q, tag_edges, &reqs[nreq++]);
-        }
+    rc = PMPI_Type_contiguous((int)sizeof(dist_edge_t), MPI_BYTE,
+                              &edge_type);
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Type_commit(&edge_type);
     }
-    for (q = 0; q < size && st == GCM_OK; q++) {
-        if (q != me && scount[q] > 0) {
-            st = gcm_mpi_isend_bytes(comm, sbuf + soff[q],
-                                     (size_t)scount[q] * sizeof(dist_edge_t),
-                                     q, tag_edges, &reqs[nreq++]);
-        }
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Alltoallv(sbuf, scount, sdispl, edge_type, rbuf, rcount,
+                            rdispl, edge_type, comm);
     }
-    if (st == GCM_OK) {
-        st = gcm_waitall(nreq, reqs, NULL);
-    } else {
-        (void)gcm_waitall(nreq, reqs, NULL);
-    }
-    if (st != GCM_OK) {
-        rc = gcm_mpi_raise(comm, gcm_mpi_errclass(st), call,
-                           "exchanging edges: %s", gcm_status_string(st));
+    if (rc != MPI_SUCCESS) {
         goto out;
     }
     *got_p  = rbuf;
     *ngot_p = (int)total;
     rbuf    = NULL;
 out:
+    if (edge_type != MPI_DATATYPE_NULL) {
+        PMPI_Type_free(&edge_type);
+    }
     free(scount);
     free(rcount);
-    free(soff);
-    free(roff);
-    free(reqs);
+    free(sdispl);
+    free(rdispl);
+    free(fill);
     free(sbuf);
     free(rbuf);
-    free(fill);
     return rc;
 }
 
