@@ -12,6 +12,7 @@
 #include "boot/boot.h"
 #include "compat/mpi_impl.h"
 
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,6 +148,30 @@ void gcm_mpi_abort_job(int code, const char *msg)
     _exit((code != 0) ? code : 1);
 }
 
+/*
+ * Did another process call MPI_Abort? A peer's death can be seen (its
+ * connection drops) before the launcher's word that it aborted has been
+ * read, so wait for that word a little: the job is ending either way.
+ */
+static int gcm_mpi_abort_in_progress(void)
+{
+    double deadline = gcm_time_now() + 1.0;
+    struct pollfd pfd;
+
+    if (!gcm_initialized()) {
+        return 0;
+    }
+    pfd.fd     = gcm_boot_event_fd();
+    pfd.events = POLLIN;
+    while (!gcm_boot_job_aborting() && (pfd.fd >= 0) &&
+           (gcm_time_now() < deadline)) {
+        if (poll(&pfd, 1, 50) > 0) {
+            gcm_boot_poll_events();
+        }
+    }
+    return gcm_boot_job_aborting();
+}
+
 int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
 {
     MPI_Errhandler errh;
@@ -173,8 +198,11 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
         return code;
     case GCM_MPI_ERRH_FATAL:
     default:
-        if ((code == MPI_ERR_PROC_FAILED) && gcm_initialized() &&
-            gcm_boot_job_aborting()) {
+        /* A transfer that fails because a peer is gone shows as
+         * MPI_ERR_PROC_FAILED, or as MPI_ERR_OTHER when a connection to
+         * it could not even be made. */
+        if (((code == MPI_ERR_PROC_FAILED) || (code == MPI_ERR_OTHER)) &&
+            gcm_mpi_abort_in_progress()) {
             /* Another process called MPI_Abort: this failure is its
              * consequence, and the launcher reports the abort. */
             fflush(stdout);

@@ -14,7 +14,7 @@ trap 'rm -f "$out" "$err"' EXIT
 
 fail() {
     echo "FAIL: $*"
-    tail -20 "$out" "$err"
+    tail -n 20 "$out" "$err"
     status=1
 }
 
