@@ -181,6 +181,13 @@ void gcm_get_stats(gcm_stats_t *stats_p)
 
 gcm_status_t gcm_lco_create(gcm_lco_h *lco_p)
 {
+    GCM_CHECK_INIT("gcm_lco_create");
+    return gcm_lco_create_on(gcm_thr_endpoint_current()->index, lco_p);
+}
+
+gcm_status_t gcm_lco_create_on(int endpoint_index, gcm_lco_h *lco_p)
+{
+    gcm_thr_endpoint_t *endpoint = gcm_thr_endpoint_get(endpoint_index);
     struct gcm_lco *lco;
     uint32_t gen;
     uint64_t token;
@@ -191,6 +198,11 @@ gcm_status_t gcm_lco_create(gcm_lco_h *lco_p)
         return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_create",
                         "lco_p is NULL");
     }
+    if (endpoint == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_create",
+                        "no endpoint %d (this process has %d)",
+                        endpoint_index, gcm_thr_num_endpoints());
+    }
     lco = calloc(1, sizeof(*lco));
     if (lco == NULL) {
         return gcm_fail(GCM_ERR_NO_MEMORY, "gcm_lco_create",
@@ -200,7 +212,7 @@ gcm_status_t gcm_lco_create(gcm_lco_h *lco_p)
      * make a name unguessable and a stale one detectable. */
     gcm_random_bytes(&gen, sizeof(gen));
     gcm_random_bytes(&token, sizeof(token));
-    status = gcm_slots_port_create(gcm_thr_endpoint_current(),
+    status = gcm_slots_port_create(endpoint,
                                    gcm_slots_next_port_id(), gen, token,
                                    NULL, &lco->port);
     if (status != GCM_OK) {
@@ -1210,6 +1222,11 @@ gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
     status = gcm_slots_imrecv(lco->port, msg, buf, len, req_p);
     return (status == GCM_OK) ? GCM_OK :
            gcm_fail(status, call, "no memory for the request");
+}
+
+int gcm_lco_endpoint_reserve(void)
+{
+    return gcm_thr_endpoint_reserve();
 }
 
 void gcm_lco_wait_until(int (*done)(void *arg), void *arg)

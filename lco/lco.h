@@ -59,6 +59,16 @@ gcm_status_t gcm_lco_irecv_x(gcm_lco_h lco, void *buf, size_t len, int slot,
 gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
                               gcm_msg_status_t *status_p) GCM_INTERNAL;
 
+/* Creates an LCO (as gcm_lco_create) homed on endpoint endpoint_index
+ * instead of the calling thread's endpoint: the thread LCOs of
+ * MPIX_Comm_create_threads, each on its own endpoint. */
+gcm_status_t gcm_lco_create_on(int endpoint_index, gcm_lco_h *lco_p)
+    GCM_INTERNAL;
+/* The endpoint the next thread LCO should live on: a distinct one per
+ * call while endpoints no thread or thread LCO uses remain, then shared
+ * ones, round robin. */
+int gcm_lco_endpoint_reserve(void) GCM_INTERNAL;
+
 /* Is the request complete? (does not progress, does not free). */
 int gcm_lco_req_done(gcm_request_h req) GCM_INTERNAL;
 

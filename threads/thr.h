@@ -112,6 +112,9 @@ gcm_status_t gcm_thr_status(ucs_status_t status) GCM_INTERNAL;
 gcm_thr_endpoint_t *gcm_thr_endpoint_current(void) GCM_INTERNAL;
 gcm_thr_endpoint_t *gcm_thr_endpoint_get(int index) GCM_INTERNAL;
 int gcm_thr_num_endpoints(void) GCM_INTERNAL;
+/* An endpoint for a new thread LCO: the next one after 0, round robin
+ * (0 when it is the only one). */
+int gcm_thr_endpoint_reserve(void) GCM_INTERNAL;
 
 /* How many processes of the job share this host, as the launcher says
  * (else the whole job). */

@@ -208,6 +208,17 @@ int gcm_thr_num_endpoints(void)
     return gcm_thr.nendpoints;
 }
 
+int gcm_thr_endpoint_reserve(void)
+{
+    static atomic_uint next;
+
+    if (gcm_thr.nendpoints <= 1) {
+        return 0;
+    }
+    return 1 + (int)(atomic_fetch_add(&next, 1) %
+                     (unsigned)(gcm_thr.nendpoints - 1));
+}
+
 /* ---- connections ---------------------------------------------------------- */
 
 gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
