@@ -61,6 +61,8 @@ struct gcm_mpi_datatype {
     size_t           align;        /* largest alignment of basic parts */
     int              dense;        /* one block, and extent == size */
     MPI_Count        nelem;        /* basic elements in one element */
+    uint64_t         sig;          /* derived: hash of one element's type
+                                    * signature (type_sig_*) */
     MPI_Count        pair_vsize;   /* pair types: bytes of the value part */
     gcm_mpi_basic_t  basic;
     MPI_Count        basic_count;
@@ -440,6 +442,109 @@ static int type_foreach_entry(const struct gcm_mpi_datatype *t,
     }
 }
 
+/* ---- type signatures ---------------------------------------------------- */
+
+/*
+ * A type signature (the sequence of basic types of the data, MPI-3.1
+ * 3.3.1) is kept as a polynomial hash modulo the prime 2^61 - 1:
+ * H(s_1 ... s_L) = sum of s_i * B^(L - i), where s_i is a nonzero number
+ * per basic type. Concatenation and repetition are then arithmetic on the
+ * hashes (H(xy) = H(x) * B^|y| + H(y)), so the hash of a derived type is
+ * computed from its entries when it is built, and that of count elements
+ * in O(log count). Equal signatures give equal hashes on every process;
+ * different ones collide with a probability of about L / 2^61.
+ */
+#define GCM_SIG_P ((UINT64_C(1) << 61) - 1)
+#define GCM_SIG_B UINT64_C(0x0a3b5f1c97e2d467)   /* any base below P */
+
+static uint64_t type_sig_mul(uint64_t a, uint64_t b)
+{
+    unsigned __int128 x = (unsigned __int128)a * b;
+    uint64_t r = (uint64_t)(x & GCM_SIG_P) + (uint64_t)(x >> 61);
+
+    return (r >= GCM_SIG_P) ? r - GCM_SIG_P : r;
+}
+
+static uint64_t type_sig_add(uint64_t a, uint64_t b)
+{
+    uint64_t r = a + b;
+
+    return (r >= GCM_SIG_P) ? r - GCM_SIG_P : r;
+}
+
+static uint64_t type_sig_pow(uint64_t e)
+{
+    uint64_t r = 1, b = GCM_SIG_B;
+
+    for (; e != 0; e >>= 1) {
+        if ((e & 1) != 0) {
+            r = type_sig_mul(r, b);
+        }
+        b = type_sig_mul(b, b);
+    }
+    return r;
+}
+
+/* The hash of n copies of a sequence of hash h and length len:
+ * h * (1 + q + ... + q^(n-1)) with q = B^len, the sum built bit by bit
+ * from the top (S(2m) = S(m) * (1 + q^m), S(m + 1) = S(m) * q + 1). */
+static uint64_t type_sig_repeat(uint64_t h, MPI_Count len, MPI_Count n)
+{
+    uint64_t q = type_sig_pow((uint64_t)len), s = 0, qm = 1;
+    int bit;
+
+    if (h == 0 || n <= 0) {
+        return 0;
+    }
+    for (bit = 63 - __builtin_clzll((unsigned long long)n); bit >= 0;
+         bit--) {
+        s = type_sig_mul(s, type_sig_add(1, qm));
+        qm = type_sig_mul(qm, qm);
+        if ((((uint64_t)n >> bit) & 1) != 0) {
+            s = type_sig_add(type_sig_mul(s, q), 1);
+            qm = type_sig_mul(qm, q);
+        }
+    }
+    return type_sig_mul(h, s);
+}
+
+/* The number standing for one basic type (never 0). */
+static uint64_t type_sig_leaf(uint64_t id)
+{
+    return gcm_hash64(&id, sizeof(id)) % (GCM_SIG_P - 1) + 1;
+}
+
+/* A predefined type: its basic kind; a value-index pair is the two basic
+ * types it is made of (MPI_2INT is the same signature as two MPI_INT);
+ * the opaque ones (MPI_PACKED, MPIX_CNAME, MPIX_SLOTNAME) are told apart
+ * by their size. */
+static uint64_t type_sig_named(const struct gcm_mpi_datatype *t)
+{
+    gcm_mpi_basic_t value;
+
+    switch (t->basic) {
+    case GCM_MPI_BASIC_FLOAT_INT:       value = GCM_MPI_BASIC_FLOAT; break;
+    case GCM_MPI_BASIC_DOUBLE_INT:      value = GCM_MPI_BASIC_DOUBLE; break;
+    case GCM_MPI_BASIC_LONG_INT:        value = GCM_MPI_BASIC_LONG; break;
+    case GCM_MPI_BASIC_2INT:            value = GCM_MPI_BASIC_INT; break;
+    case GCM_MPI_BASIC_SHORT_INT:       value = GCM_MPI_BASIC_SHORT; break;
+    case GCM_MPI_BASIC_LONG_DOUBLE_INT:
+        value = GCM_MPI_BASIC_LONG_DOUBLE;
+        break;
+    case GCM_MPI_BASIC_NONE:
+        return type_sig_leaf(GCM_MPI_BASIC_LAST + (uint64_t)t->size);
+    default:
+        return type_sig_leaf(t->basic);
+    }
+    return type_sig_add(type_sig_mul(type_sig_leaf(value), GCM_SIG_B),
+                        type_sig_leaf(GCM_MPI_BASIC_INT));
+}
+
+static uint64_t type_sig_of(const struct gcm_mpi_datatype *t)
+{
+    return t->predefined ? type_sig_named(t) : t->sig;
+}
+
 /* ---- properties of a new type ------------------------------------------- */
 
 typedef struct {
@@ -453,6 +558,7 @@ typedef struct {
     int             have_true;
     MPI_Aint        true_lb;
     MPI_Aint        true_ub;
+    uint64_t        sig;
     int             basic_state;  /* 0: none seen, 1: one kind, -1: mixed */
     gcm_mpi_basic_t basic;
     MPI_Count       basic_count;
@@ -531,6 +637,9 @@ static int type_props_entry(void *vctx, struct gcm_mpi_datatype *c,
         __builtin_add_overflow(p->nelem, elems, &p->nelem)) {
         return MPI_ERR_COUNT;
     }
+    /* The entries come in type-map order: append n copies of the child. */
+    p->sig = type_sig_add(type_sig_mul(p->sig, type_sig_pow((uint64_t)elems)),
+                          type_sig_repeat(type_sig_of(c), c->nelem, n));
     if (c->align > p->align) {
         p->align = c->align;
     }
@@ -569,6 +678,7 @@ static int type_compute_props(struct gcm_mpi_datatype *t)
     }
     t->size = p.size;
     t->nelem = p.nelem;
+    t->sig = p.sig;
     t->align = p.align;
     t->explicit_bounds = p.explicit_bounds;
     t->lb = p.have_bounds ? p.lb : 0;
@@ -954,6 +1064,15 @@ gcm_mpi_basic_t gcm_mpi_type_basic(MPI_Datatype datatype,
         *per_element = datatype->basic_count;
     }
     return datatype->basic;
+}
+
+uint64_t gcm_mpi_type_sig(MPI_Datatype datatype, MPI_Count count,
+                          MPI_Count *nelem_p)
+{
+    if (nelem_p != NULL) {
+        *nelem_p = datatype->nelem * count;
+    }
+    return type_sig_repeat(type_sig_of(datatype), datatype->nelem, count);
 }
 
 void gcm_mpi_type_pack(MPI_Datatype datatype, int count, const void *buf,

@@ -319,6 +319,13 @@ int gcm_mpi_type_is_contiguous(MPI_Datatype datatype, int count,
 gcm_mpi_basic_t gcm_mpi_type_basic(MPI_Datatype datatype,
                                    MPI_Count *per_element) GCM_INTERNAL;
 
+/* The type signature (MPI-3.1 3.3.1: the sequence of basic types) of
+ * count elements of datatype, as a hash that is the same on every process
+ * for the same signature (a different one collides with probability about
+ * length / 2^61); *nelem_p (may be NULL): its length. */
+uint64_t gcm_mpi_type_sig(MPI_Datatype datatype, MPI_Count count,
+                          MPI_Count *nelem_p) GCM_INTERNAL;
+
 /* Packs count elements from buf into out (which holds count * size
  * bytes), in type order; unpack is the reverse. Partial unpack: only the
  * first nbytes of packed data are unpacked (for truncated receives). */
@@ -334,6 +341,10 @@ void gcm_mpi_type_unpack(MPI_Datatype datatype, int count, const void *in,
 int gcm_mpi_op_check(MPI_Op op, MPI_Datatype datatype, MPI_Comm comm,
                      const char *call) GCM_INTERNAL;
 int gcm_mpi_op_is_commutative(MPI_Op op) GCM_INTERNAL;
+/* Which op, alike on every process: a predefined op's index (0..), or -1
+ * for a user op. The name of a predefined op's index (NULL for others). */
+int gcm_mpi_op_id(MPI_Op op) GCM_INTERNAL;
+const char *gcm_mpi_op_id_name(int id) GCM_INTERNAL;
 /* inout[i] = in[i] op inout[i] for count elements of datatype (both
  * buffers laid out as datatype describes). */
 void gcm_mpi_op_apply(MPI_Op op, const void *in, void *inout, int count,

@@ -438,6 +438,19 @@ int gcm_mpi_op_is_commutative(MPI_Op op)
     return op->commutative;
 }
 
+int gcm_mpi_op_id(MPI_Op op)
+{
+    return op->predefined ? (int)op->index : -1;
+}
+
+const char *gcm_mpi_op_id_name(int id)
+{
+    if (id < 0 || id >= (int)GCM_MPI_OPIDX_LAST) {
+        return NULL;
+    }
+    return gcm_mpi_op_names[id];
+}
+
 /* ---- applying an op ------------------------------------------------------ */
 
 /* Bytes of packed data per side handled at once off the heap; larger

@@ -1156,6 +1156,89 @@ START_TEST(test_errors)
 }
 END_TEST
 
+/* ---- type signatures (verification of collectives) --------------------- */
+
+static uint64_t sig(MPI_Datatype t, MPI_Count count, MPI_Count nelem)
+{
+    MPI_Count n = -1;
+    uint64_t h = gcm_mpi_type_sig(t, count, &n);
+
+    ck_assert_int_eq(n, nelem);
+    return h;
+}
+
+START_TEST(test_signature_hash)
+{
+    MPI_Datatype c4, c2, c1000, vec, pair_i, if_s, fi_s, if2, dup, sub;
+    int bl[2] = { 1, 1 }, sizes[2] = { 4, 4 }, subs[2] = { 2, 3 };
+    int starts[2] = { 1, 0 };
+    MPI_Aint d_if[2] = { 0, 4 };
+    MPI_Datatype t_if[2] = { MPI_INT, MPI_FLOAT };
+    MPI_Datatype t_fi[2] = { MPI_FLOAT, MPI_INT };
+    MPI_Datatype t_if2[4] = { MPI_INT, MPI_FLOAT, MPI_INT, MPI_FLOAT };
+    int bl4[4] = { 1, 1, 1, 1 };
+    MPI_Aint d_if2[4] = { 0, 4, 8, 12 };
+    uint64_t int4 = sig(MPI_INT, 4, 4);
+
+    /* Equal signatures, whatever the layout: the same hash. */
+    ck_assert_int_eq(MPI_Type_contiguous(4, MPI_INT, &c4), MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_contiguous(2, MPI_INT, &c2), MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_vector(2, 2, 5, MPI_INT, &vec), MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_dup(c2, &dup), MPI_SUCCESS);
+    ck_assert(sig(c4, 1, 4) == int4);
+    ck_assert(sig(c2, 2, 4) == int4);
+    ck_assert(sig(vec, 1, 4) == int4);
+    ck_assert(sig(dup, 2, 4) == int4);
+    /* MPI_2INT is two MPI_INT; a subarray of 2 x 3 ints is 6 of them. */
+    ck_assert(sig(MPI_2INT, 2, 4) == int4);
+    ck_assert_int_eq(MPI_Type_create_subarray(2, sizes, subs, starts,
+                                              MPI_ORDER_C, MPI_INT, &sub),
+                     MPI_SUCCESS);
+    ck_assert(sig(sub, 1, 6) == sig(MPI_INT, 6, 6));
+    /* Repetition in O(log count) agrees with the entries' walk. */
+    ck_assert_int_eq(MPI_Type_contiguous(1000, MPI_INT, &c1000),
+                     MPI_SUCCESS);
+    ck_assert(sig(c1000, 1000, 1000000) == sig(MPI_INT, 1000000, 1000000));
+
+    /* Different signatures: different hashes. */
+    ck_assert(sig(MPI_FLOAT, 4, 4) != int4);     /* same size */
+    ck_assert(sig(MPI_INT32_T, 4, 4) != int4);   /* same representation */
+    ck_assert(sig(MPI_UNSIGNED, 4, 4) != int4);
+    ck_assert(sig(MPI_INT, 5, 5) != int4);
+    ck_assert(sig(MPI_INT, 3, 3) != int4);
+    ck_assert(sig(MPI_PACKED, 4, 4) != sig(MPI_BYTE, 4, 4));
+    ck_assert(sig(MPI_PACKED, 1, 1) != sig(T_CNAME, 1, 1));
+    ck_assert_int_eq(MPI_Type_contiguous(2, MPI_FLOAT, &pair_i),
+                     MPI_SUCCESS);
+    ck_assert(sig(MPI_FLOAT_INT, 1, 2) != sig(pair_i, 1, 2));
+    /* Order matters: {int, float} is not {float, int}; two {int, float}
+     * are one {int, float, int, float}. */
+    ck_assert_int_eq(MPI_Type_create_struct(2, bl, d_if, t_if, &if_s),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_create_struct(2, bl, d_if, t_fi, &fi_s),
+                     MPI_SUCCESS);
+    ck_assert_int_eq(MPI_Type_create_struct(4, bl4, d_if2, t_if2, &if2),
+                     MPI_SUCCESS);
+    ck_assert(sig(if_s, 1, 2) != sig(fi_s, 1, 2));
+    ck_assert(sig(if_s, 2, 4) == sig(if2, 1, 4));
+    ck_assert(sig(if_s, 2, 4) != sig(fi_s, 2, 4));
+
+    /* Nothing is nothing, of any type. */
+    ck_assert(sig(MPI_INT, 0, 0) == sig(MPI_DOUBLE, 0, 0));
+
+    type_free(&c4);
+    type_free(&c2);
+    type_free(&c1000);
+    type_free(&vec);
+    type_free(&dup);
+    type_free(&sub);
+    type_free(&pair_i);
+    type_free(&if_s);
+    type_free(&fi_s);
+    type_free(&if2);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("mpi_datatype");
@@ -1187,6 +1270,7 @@ static Suite *make_suite(void)
     tcase_add_test(data, test_overlapping_unpack_last_wins);
     tcase_add_test(data, test_pack_positions_and_truncation);
     tcase_add_test(data, test_get_count_and_elements);
+    tcase_add_test(data, test_signature_hash);
     suite_add_tcase(s, data);
 
     tcase_add_test(life, test_free_inner_type_keeps_outer_usable);
