@@ -1143,8 +1143,11 @@ static int coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
                              "cannot allocate the collective's schedule");
     }
     /* Start what can start now, so the transfers overlap with whatever
-     * the caller does next. */
-    (void)coll_advance(s, 0);
+     * the caller does next; in verification mode only once the check
+     * of the call has passed (the request's first test). */
+    if (comm->coll_gate == NULL) {
+        (void)coll_advance(s, 0);
+    }
     rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, s,
                              request);
     if (rc != MPI_SUCCESS) {
@@ -1382,6 +1385,9 @@ int PMPI_Barrier(MPI_Comm comm)
     coll_sched_t s;
     int rc = coll_check_comm(comm, call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BARRIER);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -1399,6 +1405,10 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
     if (rc == MPI_SUCCESS) {
         rc = coll_check_req(comm, call, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BARRIER,
+                                 .nonblocking = 1);
     }
     if (rc != MPI_SUCCESS || (s = coll_new(comm, call, &rc)) == NULL) {
         return rc;
@@ -1431,6 +1441,11 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     coll_sched_t s;
     int rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BCAST,
+                                 .root = root, .scount = count,
+                                 .stype = datatype);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -1449,6 +1464,11 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
 
     if (rc == MPI_SUCCESS) {
         rc = coll_check_req(comm, call, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BCAST,
+                                 .nonblocking = 1, .root = root,
+                                 .scount = count, .stype = datatype);
     }
     if (rc != MPI_SUCCESS || (s = coll_new(comm, call, &rc)) == NULL) {
         return rc;
@@ -1529,6 +1549,21 @@ static int coll_rooted(int is_gather, const void *mbuf, int mcount,
     if (rc == MPI_SUCCESS && in_place == 0 &&
         (coll_is_inter(comm) == 0 || coll_am_leaf(comm, root) != 0)) {
         rc = coll_check_side(comm, call, mbuf, mcount, mtype, 0, mname);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call,
+            .kind = is_gather ? (is_v ? GCM_MPI_COLL_GATHERV :
+                                        GCM_MPI_COLL_GATHER) :
+                                (is_v ? GCM_MPI_COLL_SCATTERV :
+                                        GCM_MPI_COLL_SCATTER),
+            .root = root,
+            .sbuf = is_gather ? mbuf : rbuf, .rbuf = is_gather ? rbuf : mbuf,
+            .scount = is_gather ? mcount : rcount,
+            .scounts = is_gather ? NULL : rcounts,
+            .stype = is_gather ? mtype : rtype,
+            .rcount = is_gather ? rcount : mcount,
+            .rcounts = is_gather ? rcounts : NULL,
+            .rtype = is_gather ? rtype : mtype);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -1638,6 +1673,12 @@ int PMPI_Allgather(const void *sendbuf, int sendcount,
                                   recvcount, NULL, NULL, 0, recvtype, comm,
                                   call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHER,
+                                 .sbuf = sendbuf, .scount = sendcount,
+                                 .stype = sendtype, .rcount = recvcount,
+                                 .rtype = recvtype);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -1662,6 +1703,12 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount,
     if (rc == MPI_SUCCESS) {
         rc = coll_check_req(comm, call, request);
     }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHER,
+                                 .nonblocking = 1, .sbuf = sendbuf,
+                                 .scount = sendcount, .stype = sendtype,
+                                 .rcount = recvcount, .rtype = recvtype);
+    }
     if (rc != MPI_SUCCESS || (s = coll_new(comm, call, &rc)) == NULL) {
         return rc;
     }
@@ -1682,6 +1729,12 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount,
                                   recvcounts, displs, 1, recvtype, comm,
                                   call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHERV,
+                                 .sbuf = sendbuf, .scount = sendcount,
+                                 .stype = sendtype, .rcounts = recvcounts,
+                                 .rtype = recvtype);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -1757,6 +1810,15 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
     }
     if (rc == MPI_SUCCESS && nonblocking != 0) {
         rc = coll_check_req(comm, call, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call,
+            .kind = is_w ? GCM_MPI_COLL_ALLTOALLW :
+                    is_v ? GCM_MPI_COLL_ALLTOALLV : GCM_MPI_COLL_ALLTOALL,
+            .nonblocking = nonblocking, .sbuf = sd->buf,
+            .scount = sd->count, .scounts = sd->counts, .stype = sd->type,
+            .stypes = sd->types, .rbuf = rd->buf, .rcount = rd->count,
+            .rcounts = rd->counts, .rtype = rd->type, .rtypes = rd->types);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -1864,6 +1926,11 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     int rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                comm, call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_REDUCE,
+                                 .root = root, .op = op, .scount = count,
+                                 .stype = datatype);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -1884,6 +1951,11 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 
     if (rc == MPI_SUCCESS) {
         rc = coll_check_req(comm, call, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_REDUCE,
+                                 .nonblocking = 1, .root = root, .op = op,
+                                 .scount = count, .stype = datatype);
     }
     if (rc != MPI_SUCCESS || (s = coll_new(comm, call, &rc)) == NULL) {
         return rc;
@@ -1930,6 +2002,11 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
                                   comm, 1, call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLREDUCE,
+                                 .op = op, .scount = count,
+                                 .stype = datatype);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -1951,6 +2028,11 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
     if (rc == MPI_SUCCESS) {
         rc = coll_check_req(comm, call, request);
     }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLREDUCE,
+                                 .nonblocking = 1, .op = op, .scount = count,
+                                 .stype = datatype);
+    }
     if (rc != MPI_SUCCESS || (s = coll_new(comm, call, &rc)) == NULL) {
         return rc;
     }
@@ -1968,6 +2050,11 @@ static int coll_scan_any(const void *sendbuf, void *recvbuf, int count,
     int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
                                   comm, 0, call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call,
+            .kind = exclusive ? GCM_MPI_COLL_EXSCAN : GCM_MPI_COLL_SCAN,
+            .op = op, .scount = count, .stype = datatype);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -2046,6 +2133,13 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
     if (rc == MPI_SUCCESS) {
         rc = coll_check_buf(comm, call, sendbuf, (int)total, datatype, 1,
                             "sendbuf");
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call,
+            .kind = (rcounts != NULL) ? GCM_MPI_COLL_REDUCE_SCATTER :
+                                        GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
+            .op = op, .scount = rcount, .scounts = rcounts,
+            .stype = datatype);
     }
     if (rc != MPI_SUCCESS) {
         return rc;

@@ -51,6 +51,7 @@ typedef enum {
 
 struct gcm_mpi_attr_list;   /* mpi_attr.c */
 struct gcm_mpi_topo;        /* mpi_topo.c */
+struct gcm_mpi_coll_vfy;    /* mpi_coll_check.c */
 
 struct gcm_mpi_comm {
     uint32_t        magic;       /* GCM_MPI_MAGIC_COMM while alive */
@@ -82,6 +83,9 @@ struct gcm_mpi_comm {
      * all members (MPI's rule), so each member numbers them alike: the
      * number picks the internal tag of that call's messages. */
     atomic_uint     coll_seq;
+    /* Verification mode: the check a nonblocking collective call started
+     * (mpi_coll_check.c), until the request that call makes takes it. */
+    struct gcm_mpi_coll_vfy *coll_gate;
     /* MPI_Comm_create_group calls made on this communicator, per
      * (group, tag): see mpi_comm.c. */
     void           *cg_counts;
@@ -181,6 +185,93 @@ void gcm_mpi_abort_job(int code, const char *msg)
  * code; else 0. */
 int gcm_mpi_check_init(const char *call) GCM_INTERNAL;
 
+/* ---- verification of collectives (mpi_coll_check.c) -----------------
+ *
+ * With GENCOMM_CHECK_COLLECTIVES=1 every intracommunicator collective
+ * first checks, with one small exchange among its members, that they all
+ * made the same call with matching arguments (docs/mpi.md). */
+
+typedef enum {
+    GCM_MPI_COLL_BARRIER = 1,
+    GCM_MPI_COLL_BCAST,
+    GCM_MPI_COLL_GATHER,
+    GCM_MPI_COLL_GATHERV,
+    GCM_MPI_COLL_SCATTER,
+    GCM_MPI_COLL_SCATTERV,
+    GCM_MPI_COLL_ALLGATHER,
+    GCM_MPI_COLL_ALLGATHERV,
+    GCM_MPI_COLL_ALLTOALL,
+    GCM_MPI_COLL_ALLTOALLV,
+    GCM_MPI_COLL_ALLTOALLW,
+    GCM_MPI_COLL_REDUCE,
+    GCM_MPI_COLL_ALLREDUCE,
+    GCM_MPI_COLL_REDUCE_SCATTER,
+    GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
+    GCM_MPI_COLL_SCAN,
+    GCM_MPI_COLL_EXSCAN,
+    GCM_MPI_COLL_LAST
+} gcm_mpi_coll_kind_t;
+
+/*
+ * One member's view of a collective call: its arguments as the user gave
+ * them. The send side (sbuf, scount or scounts[peer], stype or
+ * stypes[peer]) and the receive side (r...) are those of the call; calls
+ * with one buffer (bcast) or one count and type (the reductions) give
+ * them as scount and stype, reduce_scatter its recvcounts as scounts.
+ * Counts and types are read during the call (nonblocking calls: until the
+ * request completes, as MPI requires of their arguments).
+ */
+typedef struct gcm_mpi_coll_desc {
+    gcm_mpi_coll_kind_t kind;
+    int                 nonblocking;  /* the MPI_I... form */
+    int                 root;         /* rooted calls */
+    MPI_Op              op;           /* reductions */
+    const void         *sbuf;         /* MPI_IN_PLACE matters */
+    int                 scount;
+    const int          *scounts;      /* v, w forms: per peer */
+    MPI_Datatype        stype;
+    const MPI_Datatype *stypes;       /* w form: per peer */
+    const void         *rbuf;
+    int                 rcount;
+    const int          *rcounts;
+    MPI_Datatype        rtype;
+    const MPI_Datatype *rtypes;
+} gcm_mpi_coll_desc_t;
+
+/* Is verification mode on? (A load and a branch: the entries ask first.) */
+static inline int gcm_mpi_coll_checking(void)
+{
+    return gcm_config.check_collectives != 0;
+}
+
+/*
+ * Checks the call desc describes against the other members' (collective
+ * over comm; intercommunicators are not checked). Blocking calls: returns
+ * MPI_SUCCESS, or raises the mismatch on comm under the name call (every
+ * member the same error). Nonblocking calls: starts the check and leaves
+ * it on comm for the request the call makes next (gcm_mpi_req_generic),
+ * which runs the collective only once the check has passed.
+ */
+int gcm_mpi_coll_verify(MPI_Comm comm, const char *call,
+                        const gcm_mpi_coll_desc_t *desc) GCM_INTERNAL;
+
+/* The line each collective entry has after its argument checks: builds
+ * the descriptor only when verification mode is on. */
+#define GCM_MPI_COLL_VERIFY(_comm, _call, ...) \
+    (gcm_mpi_coll_checking() ? \
+     gcm_mpi_coll_verify((_comm), (_call), \
+                         &(const gcm_mpi_coll_desc_t){ __VA_ARGS__ }) : \
+     MPI_SUCCESS)
+
+/* A started check (gate of a request): advances it without blocking;
+ * returns 0 while it runs, else 1 with *errclass_p MPI_SUCCESS or the
+ * class of the mismatch, and *text_p (when failed) a malloc'd text
+ * naming the call and the mismatch, or NULL without memory. */
+int gcm_mpi_coll_gate_poll(struct gcm_mpi_coll_vfy *gate, int *errclass_p,
+                           char **text_p) GCM_INTERNAL;
+/* Ends a check (waiting for its transfers) and frees it. */
+void gcm_mpi_coll_gate_free(struct gcm_mpi_coll_vfy *gate) GCM_INTERNAL;
+
 /* ---- requests (mpi_request.c) ---------------------------------------- */
 
 typedef enum {
@@ -220,6 +311,11 @@ struct gcm_mpi_request {
     gcm_mpi_req_poll_func_t poll;
     void           (*cleanup)(void *state);
     void            *state;
+    /* Verification mode: poll runs only once this check of the call has
+     * passed (none: NULL); if it fails, the request completes with its
+     * error and errtext says why. */
+    struct gcm_mpi_coll_vfy *gate;
+    char            *errtext;
 };
 
 /* A generic request on comm: poll(req) advances it, cleanup(state) runs

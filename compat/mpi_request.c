@@ -13,6 +13,7 @@
 #include "compat/mpi_impl.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,13 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     req->state   = state;
     gcm_mpi_status_empty(&req->status);
     req->complete = (poll == NULL);
+    if (poll != NULL) {
+        /* The check of the nonblocking collective this request is for
+         * (verification mode): collectives on one communicator are not
+         * called concurrently, so it is this call's. */
+        req->gate = comm->coll_gate;
+        comm->coll_gate = NULL;
+    }
     *req_p = req;
     return MPI_SUCCESS;
 }
@@ -88,6 +96,37 @@ static void gcm_mpi_req_complete_native(MPI_Request req)
     req->complete = 1;
 }
 
+/*
+ * A nonblocking collective in verification mode: its schedule may start
+ * only once the check of the call has passed at every member. Returns 1
+ * once it has; a failed check completes the request with the mismatch
+ * (its schedule never starts, and is freed with it).
+ */
+static int gcm_mpi_req_gate(MPI_Request req, int progress)
+{
+    int errclass = MPI_SUCCESS;
+    char *text = NULL;
+
+    if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
+        if (!progress) {
+            return 0;
+        }
+        gcm_progress();
+        if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
+            return 0;
+        }
+    }
+    gcm_mpi_coll_gate_free(req->gate);
+    req->gate = NULL;
+    if (errclass != MPI_SUCCESS) {
+        req->status.MPI_ERROR = errclass;
+        req->errtext = text;
+        req->complete = 1;
+        return 0;
+    }
+    return 1;
+}
+
 /* Completes req if it can without blocking; progress: also advance the
  * thread's endpoint once first. */
 static int gcm_mpi_req_check(MPI_Request req, int progress)
@@ -106,6 +145,9 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
         }
         break;
     case GCM_MPI_REQ_GENERIC:
+        if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
+            break;
+        }
         if (req->poll(req)) {
             req->complete = 1;
         } else if (progress) {
@@ -141,6 +183,10 @@ void gcm_mpi_req_wait(MPI_Request req)
 
 static void gcm_mpi_req_release(MPI_Request req)
 {
+    if (req->gate != NULL) {
+        gcm_mpi_coll_gate_free(req->gate);
+    }
+    free(req->errtext);
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
     }
@@ -190,10 +236,25 @@ void gcm_mpi_requests_finalize(void)
     gcm_mpi_orphans.cap  = 0;
 }
 
+/* Why the last request this thread finished with an error failed, when
+ * the request knows (a failed verification of a collective); empty: the
+ * native layer's last error says. */
+static __thread char gcm_mpi_req_why[MPI_MAX_ERROR_STRING / 2];
+
+static const char *gcm_mpi_req_reason(void)
+{
+    return (gcm_mpi_req_why[0] != '\0') ? gcm_mpi_req_why : gcm_last_error();
+}
+
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
 {
     MPI_Request req = *req_p;
     int err = req->status.MPI_ERROR;
+
+    if (err != MPI_SUCCESS) {
+        snprintf(gcm_mpi_req_why, sizeof(gcm_mpi_req_why), "%s",
+                 (req->errtext != NULL) ? req->errtext : "");
+    }
 
     if (status != MPI_STATUS_IGNORE) {
         *status = req->status;
@@ -227,7 +288,7 @@ static int gcm_mpi_req_error(MPI_Comm comm, int err, const char *call)
         return MPI_SUCCESS;
     }
     return gcm_mpi_raise(comm, err, call, "the request failed: %s",
-                         gcm_last_error());
+                         gcm_mpi_req_reason());
 }
 
 static int gcm_mpi_check_array(int count, MPI_Request reqs[],
@@ -359,7 +420,7 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
     }
     return gcm_mpi_raise(errcomm, MPI_ERR_IN_STATUS, call,
                          "a request failed (see its status): %s",
-                         gcm_last_error());
+                         gcm_mpi_req_reason());
 }
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])

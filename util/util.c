@@ -107,6 +107,9 @@ static const gcm_config_entry_t gcm_config_table[] = {
             "0: over UCX"),
     GCM_CFG("GENCOMM_HIER_HWLOC", "1", GCM_CFG_INT, hier_hwloc,
             "1: hierarchy levels below the host from hwloc; 0: host only"),
+    GCM_CFG("GENCOMM_CHECK_COLLECTIVES", "0", GCM_CFG_INT, check_collectives,
+            "1: the members of every MPI collective first check that they "
+            "made the same call with matching arguments"),
 };
 
 static int gcm_config_parse_level(const char *text)

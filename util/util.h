@@ -85,6 +85,7 @@ typedef struct gcm_config {
     int      print_config;     /* GENCOMM_PRINT_CONFIG */
     int      shm;              /* GENCOMM_SHM */
     int      hier_hwloc;       /* GENCOMM_HIER_HWLOC */
+    int      check_collectives; /* GENCOMM_CHECK_COLLECTIVES */
 } gcm_config_t;
 
 extern gcm_config_t gcm_config GCM_INTERNAL;
