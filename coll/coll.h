@@ -62,6 +62,11 @@ typedef struct gcm_coll_type_ops {
     int    (*commutative)(gcm_coll_op_h op);
 } gcm_coll_type_ops_t;
 
+/* Internal tags (above GCM_TAG_UB) from here to GCM_COLL_TAG_GENERAL +
+ * GCM_COLL_TAG_UB carry gcm_coll_general's calls, tag for tag; the MPI
+ * layer's per-call tags stay below. */
+#define GCM_COLL_TAG_GENERAL 0x68000000
+
 /* "This rank's data is already in the receive buffer": the same value as
  * MPI_IN_PLACE, so that compat/ passes the user's pointer unchanged. */
 #define GCM_COLL_IN_PLACE ((void *)-1)

@@ -138,8 +138,11 @@ int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
     GCM_INTERNAL;
 
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
- * protocols that need a fixed tag take theirs in this range. */
+ * protocols that need a fixed tag take theirs in this range (below it,
+ * from GCM_COLL_TAG_GENERAL, are the generalized collective's). */
 #define GCM_MPI_TAG_FIXED 0x70000000
+_Static_assert(GCM_COLL_TAG_GENERAL + GCM_COLL_TAG_UB < GCM_MPI_TAG_FIXED,
+               "the generalized collective's tags overlap the fixed ones");
 
 /* Next internal tag for one collective call on comm (all members get the
  * same one for the same call). Tags above GCM_TAG_UB never match user
