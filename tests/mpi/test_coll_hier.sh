@@ -3,8 +3,10 @@
 # emulated hosts: unbalanced nodes (3+1+2, 2+3+4), interleaved ones (a
 # non-commutative reduction must then stay flat), one process per node
 # and a single node (no hierarchy unless GENCOMM_COLL_HIER=1), and
-# GENCOMM_COLL_HIER=0. tests/mpi/coll_algos checks every result against a
-# local reference; the debug trace shows which form ran.
+# GENCOMM_COLL_HIER=0; then an LCO communicator with two LCOs in every
+# process (tests/mpi/coll_lcos), whose processes are its nodes. The
+# programs check every result against a local reference; the debug trace
+# shows which form ran.
 set -u
 . "${top_srcdir:-.}/tests/mpi/coll_run.sh"
 unset GENCOMM_HOSTNAME
@@ -35,4 +37,17 @@ coll_run "--hosts a,b,c, GENCOMM_COLL_HIER=1" "GENCOMM_COLL_HIER=1" \
 coll_run "one host -n 4" "" "-n 4" "" "" "hier"
 coll_run "one host -n 4, GENCOMM_COLL_HIER=1" "GENCOMM_COLL_HIER=1" "-n 4" \
     "" "$all" ""
+
+# An LCO communicator with two LCOs per process: the process is the node.
+prog="$builddir/tests/mpi/coll_lcos"
+coll_run "two LCOs per process, 3 processes" "" "-n 3" "" \
+    "allreduce hier, 6 ranks, 4 bytes|allreduce hier, 6 ranks, 8 bytes|bcast hier, 6 ranks|allgather hier, 6 ranks|alltoall hier, 6 ranks|barrier hier, 6 ranks" ""
+coll_run "two LCOs per process, interleaved, 3 processes" "" "-n 3" \
+    interleaved \
+    "allreduce hier, 6 ranks, 4 bytes|allreduce recursive_doubling, 6 ranks, 8 bytes|alltoall hier, 6 ranks" \
+    "allreduce hier, 6 ranks, 8"
+coll_run "two LCOs per process, 4 processes, GENCOMM_COLL_HIER=0" \
+    "GENCOMM_COLL_HIER=0" "-n 4" "" "allreduce recursive_doubling, 8 ranks" \
+    "hier"
+coll_run "two LCOs per process, 1 process" "" "-n 1" interleaved "" "hier"
 exit $status
