@@ -234,9 +234,6 @@ gcm_coll_hier_t *gcm_coll_hier_create(gcm_lco_h lco, int rank, int size,
 void gcm_coll_hier_free(gcm_coll_hier_t *h) GCM_INTERNAL;
 /* Zero when GENCOMM_COLL_HIER=0 (no structure need be made). */
 int gcm_coll_hier_enabled(void) GCM_INTERNAL;
-/* Number of nodes, and whether the ranks of every node are contiguous. */
-int gcm_coll_hier_nnodes(const gcm_coll_hier_t *h) GCM_INTERNAL;
-int gcm_coll_hier_contiguous(const gcm_coll_hier_t *h) GCM_INTERNAL;
 
 /* ---- algorithm choice --------------------------------------------------
  *

@@ -245,16 +245,6 @@ void gcm_coll_hier_free(gcm_coll_hier_t *h)
     free(h);
 }
 
-int gcm_coll_hier_nnodes(const gcm_coll_hier_t *h)
-{
-    return h->nnodes;
-}
-
-int gcm_coll_hier_contiguous(const gcm_coll_hier_t *h)
-{
-    return h->contiguous;
-}
-
 int gcm_coll_hier_enabled(void)
 {
     return gcm_config.coll_hier != GCM_COLL_HIER_OFF;
