@@ -1,35 +1,18 @@
 /*
  * compat/mpi_coll.c: collective operations (MPI-3.1 chapter 5).
  *
- * Every collective is built as a schedule: a list of steps (start a send,
- * start a receive, wait for the transfers started since the last fence,
- * reduce two buffers, copy between layouts) that is then run. Blocking
- * calls run it to the end at once; nonblocking ones hand it to a generic
- * request whose poll function advances it without blocking. One builder
- * per algorithm thus serves both forms.
+ * The MPI side of the collectives: argument checks, the blocking and
+ * nonblocking entries, intercommunicators, and the translation of MPI's
+ * buffers (datatypes, MPI_IN_PLACE, v and w layouts) for coll/, which
+ * builds each call as a schedule and chooses its algorithm (coll/coll.h,
+ * coll/README.md). MPI datatypes and operators reach coll/ as opaque
+ * handles through coll_mpi_ops; its transfers go on the communicator's
+ * LCO on one internal tag per call (gcm_mpi_coll_tag), so they never
+ * match user receives.
  *
- * Algorithms (correct first; tuning comes later):
- * - barrier: dissemination, ceil(log2 p) rounds;
- * - bcast: binomial tree;
- * - reduce: binomial tree; for non-commutative operations the tree is
- *   rooted at rank 0 and every combination has the lower ranks on the
- *   left, then rank 0 sends the result to the root;
- * - allreduce: recursive doubling with the usual fold of the first
- *   2 * (p - 2^k) ranks into pairs; partners combine lower-rank data on
- *   the left, so non-commutative operations are correct as well and every
- *   rank computes the bit-identical result;
- * - gather(v), scatter(v): linear (the root posts all transfers at once);
- * - allgather(v): ring;
- * - alltoall(v,w): pairwise exchange;
- * - reduce_scatter(_block): reduce to rank 0, then scatterv;
- * - scan, exscan: recursive doubling in rank order.
- *
- * Transfers are raw bytes by point-to-point rank (gcm_mpi_isend_bytes),
- * all on the one internal tag the call takes from gcm_mpi_coll_tag, so
- * they never match user receives. Data of a non-contiguous datatype is
- * packed into a temporary when a send starts and unpacked when a receive
- * completes. Reductions work on buffers laid out as the user's datatype,
- * because user functions get that datatype as it is.
+ * Each communicator caches its node structure for the hierarchical
+ * algorithms (comm->coll_hier), built on its first collective from the
+ * host names of MPI_Init (mpi_hier.c) and freed with the communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
  * the intercommunicator by remote rank; work inside a group runs the
@@ -45,431 +28,85 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- schedules ----------------------------------------------------------- */
+/* ---- MPI data for coll/ ------------------------------------------------- */
 
-typedef enum {
-    COLL_SEND = 1,
-    COLL_RECV,
-    COLL_FENCE,    /* wait for the transfers started since the last fence */
-    COLL_REDUCE,   /* buf = sbuf op buf */
-    COLL_COPY      /* (sbuf, scount, stype) -> (buf, count, type) */
-} coll_kind_t;
+typedef gcm_coll_sched_t  coll_sched_t;
+typedef gcm_coll_grp_t    coll_grp_t;
+typedef gcm_coll_layout_t coll_layout_t;
+typedef gcm_coll_blocks_t coll_blocks_t;
 
-/*
- * A buffer is (pointer, count, datatype), or raw bytes when the datatype
- * is MPI_DATATYPE_NULL (then len is the length; packed temporaries can
- * exceed what an int count of MPI_BYTE holds).
- */
-typedef struct coll_step {
-    coll_kind_t    kind;
-    MPI_Comm       comm;     /* SEND, RECV */
-    int            peer;
-    int            tag;
-    void          *buf;      /* SEND/RECV data; REDUCE inout; COPY target */
-    int            count;
-    MPI_Datatype   type;
-    size_t         len;      /* raw length when type is NULL */
-    const void    *sbuf;     /* REDUCE in (lower ranks); COPY source */
-    int            scount;
-    MPI_Datatype   stype;
-    size_t         slen;
-    MPI_Op         op;
-    gcm_request_h  req;      /* started transfer */
-    void          *tmp;      /* packed data of a non-contiguous buffer */
-} coll_step_t;
+#define CT(_type) ((gcm_coll_type_h)(_type))
+#define CO(_op)   ((gcm_coll_op_h)(_op))
 
-typedef struct coll_sched {
-    coll_step_t   *steps;
-    int            nsteps;
-    int            cap;
-    int            next;     /* first step not yet run */
-    int            pending;  /* first step after the last fence */
-    void         **mem;      /* temporaries, freed with the schedule */
-    int            nmem;
-    int            capmem;
-    int            nomem;    /* building ran out of memory */
-    int            err;      /* first MPI error class met while running */
-} coll_sched_t;
+static size_t coll_mpi_size(gcm_coll_type_h type)
+{
+    return (size_t)gcm_mpi_type_size((MPI_Datatype)type);
+}
 
-/* A group the algorithms run over: ranks are point-to-point ranks of
- * comm (for an intercommunicator's own transfers: remote ranks, with
- * size the remote size). */
-typedef struct coll_grp {
-    MPI_Comm comm;
-    int      tag;
-    int      rank;
-    int      size;
-} coll_grp_t;
+static void coll_mpi_extent(gcm_coll_type_h type, ptrdiff_t *lb_p,
+                            ptrdiff_t *extent_p)
+{
+    MPI_Aint lb, ext;
 
-/* Zero-length transfers still need a valid address. */
-static char coll_dummy;
+    gcm_mpi_type_extent((MPI_Datatype)type, &lb, &ext);
+    *lb_p = (ptrdiff_t)lb;
+    *extent_p = (ptrdiff_t)ext;
+}
+
+static void coll_mpi_true_extent(gcm_coll_type_h type, ptrdiff_t *lb_p,
+                                 ptrdiff_t *extent_p)
+{
+    MPI_Aint lb = 0, ext = 0;
+
+    PMPI_Type_get_true_extent((MPI_Datatype)type, &lb, &ext);
+    *lb_p = (ptrdiff_t)lb;
+    *extent_p = (ptrdiff_t)ext;
+}
+
+static int coll_mpi_contig(gcm_coll_type_h type, int count, const void *buf,
+                           const void **start_p)
+{
+    return gcm_mpi_type_is_contiguous((MPI_Datatype)type, count, buf,
+                                      start_p);
+}
+
+static void coll_mpi_pack(gcm_coll_type_h type, int count, const void *buf,
+                          void *out)
+{
+    gcm_mpi_type_pack((MPI_Datatype)type, count, buf, out);
+}
+
+static void coll_mpi_unpack(gcm_coll_type_h type, int count, const void *in,
+                            size_t nbytes, void *buf)
+{
+    gcm_mpi_type_unpack((MPI_Datatype)type, count, in, nbytes, buf);
+}
+
+static void coll_mpi_combine(gcm_coll_op_h op, const void *in, void *inout,
+                             int count, gcm_coll_type_h type)
+{
+    gcm_mpi_op_apply((MPI_Op)op, in, inout, count, (MPI_Datatype)type);
+}
+
+static int coll_mpi_commutative(gcm_coll_op_h op)
+{
+    return gcm_mpi_op_is_commutative((MPI_Op)op);
+}
+
+static const gcm_coll_type_ops_t coll_mpi_ops = {
+    .size        = coll_mpi_size,
+    .extent      = coll_mpi_extent,
+    .true_extent = coll_mpi_true_extent,
+    .contig      = coll_mpi_contig,
+    .pack        = coll_mpi_pack,
+    .unpack      = coll_mpi_unpack,
+    .combine     = coll_mpi_combine,
+    .commutative = coll_mpi_commutative,
+};
 
 static void coll_sched_init(coll_sched_t *s)
 {
-    memset(s, 0, sizeof(*s));
-}
-
-static void coll_fail(coll_sched_t *s, int errclass)
-{
-    if (s->err == MPI_SUCCESS) {
-        s->err = errclass;
-    }
-}
-
-static void *coll_alloc(coll_sched_t *s, size_t len)
-{
-    void *p;
-
-    if (s->nmem == s->capmem) {
-        int cap = (s->capmem == 0) ? 8 : 2 * s->capmem;
-        void **m = realloc(s->mem, (size_t)cap * sizeof(*m));
-
-        if (m == NULL) {
-            s->nomem = 1;
-            return NULL;
-        }
-        s->mem = m;
-        s->capmem = cap;
-    }
-    p = malloc((len == 0) ? 1 : len);
-    if (p == NULL) {
-        s->nomem = 1;
-        return NULL;
-    }
-    s->mem[s->nmem++] = p;
-    return p;
-}
-
-/* Span of count elements of type, from the lowest byte to past the
- * highest (true extent, so that resized types work). */
-static void coll_type_span(MPI_Datatype type, int count, MPI_Aint *lo_p,
-                           MPI_Aint *hi_p)
-{
-    MPI_Aint tlb = 0, text = 0, lb, ext, lo, hi, shift;
-
-    PMPI_Type_get_true_extent(type, &tlb, &text);
-    gcm_mpi_type_extent(type, &lb, &ext);
-    lo = tlb;
-    hi = tlb + text;
-    if (count > 1) {
-        shift = (MPI_Aint)(count - 1) * ext;
-        if (shift < 0) {
-            lo += shift;
-        } else {
-            hi += shift;
-        }
-    }
-    *lo_p = lo;
-    *hi_p = hi;
-}
-
-/* A temporary for count elements laid out as type (the pointer is the
- * element origin, which may lie outside the allocation when true_lb is
- * not 0; only type-described offsets are ever added to it). */
-static void *coll_alloc_type(coll_sched_t *s, int count, MPI_Datatype type)
-{
-    MPI_Aint lo, hi;
-    char *mem;
-
-    coll_type_span(type, count, &lo, &hi);
-    mem = coll_alloc(s, (size_t)(hi - lo));
-    if (mem == NULL) {
-        return NULL;
-    }
-    return (void *)((uintptr_t)mem - (uintptr_t)lo);
-}
-
-static coll_step_t *coll_add(coll_sched_t *s, coll_kind_t kind)
-{
-    coll_step_t *st;
-
-    if (s->nomem != 0) {
-        return NULL;
-    }
-    if (s->nsteps == s->cap) {
-        int cap = (s->cap == 0) ? 16 : 2 * s->cap;
-        coll_step_t *n = realloc(s->steps, (size_t)cap * sizeof(*n));
-
-        if (n == NULL) {
-            s->nomem = 1;
-            return NULL;
-        }
-        s->steps = n;
-        s->cap = cap;
-    }
-    st = &s->steps[s->nsteps++];
-    memset(st, 0, sizeof(*st));
-    st->kind = kind;
-    st->type = MPI_DATATYPE_NULL;
-    st->stype = MPI_DATATYPE_NULL;
-    st->req = GCM_REQUEST_NULL;
-    return st;
-}
-
-static void coll_xfer(coll_sched_t *s, coll_kind_t kind, const coll_grp_t *g,
-                      const void *buf, int count, MPI_Datatype type,
-                      size_t len, int peer)
-{
-    coll_step_t *st = coll_add(s, kind);
-
-    if (st == NULL) {
-        return;
-    }
-    st->comm = g->comm;
-    st->tag = g->tag;
-    st->peer = peer;
-    st->buf = (void *)buf;
-    st->count = count;
-    st->type = type;
-    st->len = len;
-}
-
-static void coll_send(coll_sched_t *s, const coll_grp_t *g, const void *buf,
-                      int count, MPI_Datatype type, int peer)
-{
-    coll_xfer(s, COLL_SEND, g, buf, count, type, 0, peer);
-}
-
-static void coll_recv(coll_sched_t *s, const coll_grp_t *g, void *buf,
-                      int count, MPI_Datatype type, int peer)
-{
-    coll_xfer(s, COLL_RECV, g, buf, count, type, 0, peer);
-}
-
-static void coll_send_raw(coll_sched_t *s, const coll_grp_t *g,
-                          const void *buf, size_t len, int peer)
-{
-    coll_xfer(s, COLL_SEND, g, buf, 0, MPI_DATATYPE_NULL, len, peer);
-}
-
-static void coll_recv_raw(coll_sched_t *s, const coll_grp_t *g, void *buf,
-                          size_t len, int peer)
-{
-    coll_xfer(s, COLL_RECV, g, buf, 0, MPI_DATATYPE_NULL, len, peer);
-}
-
-static void coll_fence(coll_sched_t *s)
-{
-    (void)coll_add(s, COLL_FENCE);
-}
-
-/* inout = in op inout; in holds the lower ranks' data. */
-static void coll_reduce(coll_sched_t *s, MPI_Op op, const void *in,
-                        void *inout, int count, MPI_Datatype type)
-{
-    coll_step_t *st = coll_add(s, COLL_REDUCE);
-
-    if (st == NULL) {
-        return;
-    }
-    st->op = op;
-    st->sbuf = in;
-    st->buf = inout;
-    st->count = count;
-    st->type = type;
-}
-
-/* Copies between two layouts (either may be raw: type NULL, len). */
-static void coll_copy(coll_sched_t *s, const void *src, int scount,
-                      MPI_Datatype stype, size_t slen, void *dst, int count,
-                      MPI_Datatype type, size_t len)
-{
-    coll_step_t *st = coll_add(s, COLL_COPY);
-
-    if (st == NULL) {
-        return;
-    }
-    st->sbuf = src;
-    st->scount = scount;
-    st->stype = stype;
-    st->slen = slen;
-    st->buf = dst;
-    st->count = count;
-    st->type = type;
-    st->len = len;
-}
-
-static void coll_copy_typed(coll_sched_t *s, const void *src, int scount,
-                            MPI_Datatype stype, void *dst, int count,
-                            MPI_Datatype type)
-{
-    coll_copy(s, src, scount, stype, 0, dst, count, type, 0);
-}
-
-/* Bytes of data in a buffer. */
-static size_t coll_bytes(MPI_Datatype type, int count, size_t len)
-{
-    if (type == MPI_DATATYPE_NULL) {
-        return len;
-    }
-    return (size_t)count * (size_t)gcm_mpi_type_size(type);
-}
-
-/* Where the data of a buffer starts if it is one contiguous run, else
- * NULL. */
-static void *coll_contig(void *buf, int count, MPI_Datatype type,
-                         size_t len)
-{
-    const void *start = NULL;
-
-    if (type == MPI_DATATYPE_NULL) {
-        return (len == 0) ? &coll_dummy : buf;
-    }
-    if (gcm_mpi_type_is_contiguous(type, count, buf, &start) == 0) {
-        return NULL;
-    }
-    if (coll_bytes(type, count, 0) == 0) {
-        return &coll_dummy;
-    }
-    return (void *)start;
-}
-
-static void coll_start_xfer(coll_sched_t *s, coll_step_t *st)
-{
-    size_t len = coll_bytes(st->type, st->count, st->len);
-    void *p = coll_contig(st->buf, st->count, st->type, st->len);
-    gcm_status_t rc;
-
-    if (p == NULL) {
-        st->tmp = malloc(len);
-        if (st->tmp == NULL) {
-            coll_fail(s, MPI_ERR_NO_MEM);
-            return;
-        }
-        if (st->kind == COLL_SEND) {
-            gcm_mpi_type_pack(st->type, st->count, st->buf, st->tmp);
-        }
-        p = st->tmp;
-    }
-    if (st->kind == COLL_SEND) {
-        rc = gcm_mpi_isend_bytes(st->comm, p, len, st->peer, st->tag,
-                                 &st->req);
-    } else {
-        rc = gcm_mpi_irecv_bytes(st->comm, p, len, st->peer, st->tag,
-                                 &st->req);
-    }
-    if (rc != GCM_OK) {
-        st->req = GCM_REQUEST_NULL;
-        coll_fail(s, gcm_mpi_errclass(rc));
-    }
-}
-
-static void coll_run_copy(coll_sched_t *s, coll_step_t *st)
-{
-    size_t slen = coll_bytes(st->stype, st->scount, st->slen);
-    size_t dlen = coll_bytes(st->type, st->count, st->len);
-    void *src = coll_contig((void *)st->sbuf, st->scount, st->stype,
-                            st->slen);
-    void *dst = coll_contig(st->buf, st->count, st->type, st->len);
-    void *tmp = NULL;
-    size_t n = (slen < dlen) ? slen : dlen;
-
-    if (slen > dlen) {
-        coll_fail(s, MPI_ERR_TRUNCATE);
-    }
-    if (n == 0) {
-        return;
-    }
-    if (src == NULL) {
-        tmp = malloc(slen);
-        if (tmp == NULL) {
-            coll_fail(s, MPI_ERR_NO_MEM);
-            return;
-        }
-        gcm_mpi_type_pack(st->stype, st->scount, st->sbuf, tmp);
-        src = tmp;
-    }
-    if (dst != NULL) {
-        memmove(dst, src, n);
-    } else {
-        gcm_mpi_type_unpack(st->type, st->count, src, n, st->buf);
-    }
-    free(tmp);
-}
-
-/* Completes the transfers started since the last fence; without block,
- * returns 0 at the first that is not complete yet. */
-static int coll_run_fence(coll_sched_t *s, int block)
-{
-    gcm_msg_status_t ms;
-    gcm_status_t rc;
-    int i;
-
-    for (i = s->pending; i < s->next; i++) {
-        coll_step_t *st = &s->steps[i];
-
-        if (st->req != GCM_REQUEST_NULL) {
-            if ((block == 0) && (gcm_lco_req_done(st->req) == 0)) {
-                return 0;
-            }
-            memset(&ms, 0, sizeof(ms));
-            rc = gcm_wait(&st->req, &ms);
-            st->req = GCM_REQUEST_NULL;
-            if (rc != GCM_OK) {
-                coll_fail(s, gcm_mpi_errclass(rc));
-            } else if ((st->kind == COLL_RECV) && (st->tmp != NULL)) {
-                gcm_mpi_type_unpack(st->type, st->count, st->tmp, ms.count,
-                                    st->buf);
-            }
-        }
-        free(st->tmp);
-        st->tmp = NULL;
-    }
-    return 1;
-}
-
-/* Runs steps until the schedule ends (returns 1) or, without block, until
- * a fence must wait (returns 0). */
-static int coll_advance(coll_sched_t *s, int block)
-{
-    while (s->next < s->nsteps) {
-        coll_step_t *st = &s->steps[s->next];
-
-        switch (st->kind) {
-        case COLL_SEND:
-        case COLL_RECV:
-            coll_start_xfer(s, st);
-            break;
-        case COLL_FENCE:
-            if (coll_run_fence(s, block) == 0) {
-                return 0;
-            }
-            s->pending = s->next + 1;
-            break;
-        case COLL_REDUCE:
-            gcm_mpi_op_apply(st->op, st->sbuf, st->buf, st->count,
-                             st->type);
-            break;
-        case COLL_COPY:
-            coll_run_copy(s, st);
-            break;
-        }
-        s->next++;
-    }
-    /* Transfers after the last fence (builders end with one, but be
-     * safe). */
-    (void)coll_run_fence(s, 1);
-    s->pending = s->next;
-    return 1;
-}
-
-static void coll_sched_free(coll_sched_t *s)
-{
-    int i;
-
-    /* Only reached with transfers outstanding when a request was freed
-     * early; their buffers must outlive them. */
-    for (i = 0; i < s->nsteps; i++) {
-        if (s->steps[i].req != GCM_REQUEST_NULL) {
-            (void)gcm_wait(&s->steps[i].req, NULL);
-        }
-        free(s->steps[i].tmp);
-    }
-    for (i = 0; i < s->nmem; i++) {
-        free(s->mem[i]);
-    }
-    free(s->mem);
-    free(s->steps);
+    gcm_coll_sched_init(s, &coll_mpi_ops);
 }
 
 /* The group of an intracommunicator (or LCO communicator) for this
@@ -478,10 +115,11 @@ static coll_grp_t coll_grp(MPI_Comm comm)
 {
     coll_grp_t g;
 
-    g.comm = comm;
+    g.lco = comm->lco;
     g.tag = gcm_mpi_coll_tag(comm);
     g.rank = comm->prank;
     g.size = comm->psize;
+    g.slot = NULL;
     return g;
 }
 
@@ -494,400 +132,80 @@ static int coll_is_inter(MPI_Comm comm)
  * remote rank; rank is the local rank) and the local one. */
 static void coll_grp_inter(MPI_Comm comm, coll_grp_t *rg, coll_grp_t *lg)
 {
-    rg->comm = comm;
+    rg->lco = comm->lco;
     rg->tag = gcm_mpi_coll_tag(comm);
     rg->rank = comm->rank;
     rg->size = comm->remote_size;
+    rg->slot = NULL;
     *lg = coll_grp(comm->local_comm);
 }
 
-/* Integer arithmetic: buf may be MPI_BOTTOM (NULL) with absolute
- * displacements, where pointer arithmetic would be undefined. */
-static void *coll_off(const void *buf, MPI_Aint off)
+/* MPI_ROOT and MPI_PROC_NULL as coll/ names them. */
+static int coll_root(int root)
 {
-    return (void *)((uintptr_t)buf + (uintptr_t)off);
-}
-
-static void *coll_at(const void *buf, MPI_Aint disp, MPI_Datatype type)
-{
-    MPI_Aint lb, ext;
-
-    gcm_mpi_type_extent(type, &lb, &ext);
-    return coll_off(buf, disp * ext);
-}
-
-/* ---- algorithms ---------------------------------------------------------- */
-
-static void coll_barrier_intra(coll_sched_t *s, const coll_grp_t *g)
-{
-    int k;
-
-    /* Dissemination: after round k every rank has heard, directly or
-     * not, from the 2^(k+1) ranks before it. */
-    for (k = 1; k < g->size; k <<= 1) {
-        coll_send_raw(s, g, NULL, 0, (g->rank + k) % g->size);
-        coll_recv_raw(s, g, NULL, 0, (g->rank - k + g->size) % g->size);
-        coll_fence(s);
+    if (root == MPI_ROOT) {
+        return GCM_COLL_ROOT;
     }
-}
-
-/* Binomial tree over ranks relative to root, on raw bytes. */
-static void coll_bcast_raw(coll_sched_t *s, const coll_grp_t *g, void *p,
-                           size_t len, int root)
-{
-    int size = g->size;
-    int vr = (g->rank - root + size) % size;
-    int mask;
-
-    for (mask = 1; mask < size; mask <<= 1) {
-        if ((vr & mask) != 0) {
-            coll_recv_raw(s, g, p, len, (vr - mask + root) % size);
-            coll_fence(s);
-            break;
-        }
-    }
-    for (mask >>= 1; mask > 0; mask >>= 1) {
-        if (vr + mask < size) {
-            coll_send_raw(s, g, p, len, (vr + mask + root) % size);
-        }
-    }
-    coll_fence(s);
-}
-
-/* Bcast of a typed buffer: packed once at the root and unpacked once
- * elsewhere when it is not contiguous. */
-static void coll_bcast_typed(coll_sched_t *s, const coll_grp_t *g,
-                             void *buf, int count, MPI_Datatype type,
-                             int root)
-{
-    size_t len = coll_bytes(type, count, 0);
-    void *p = coll_contig(buf, count, type, 0);
-
-    if (g->size == 1) {
-        return;
-    }
-    if (p != NULL) {
-        coll_bcast_raw(s, g, p, len, root);
-        return;
-    }
-    p = coll_alloc(s, len);
-    if (g->rank == root) {
-        coll_copy(s, buf, count, type, 0, p, 0, MPI_DATATYPE_NULL, len);
-    }
-    coll_bcast_raw(s, g, p, len, root);
-    if (g->rank != root) {
-        coll_copy(s, p, 0, MPI_DATATYPE_NULL, len, buf, count, type, 0);
-    }
+    return (root == MPI_PROC_NULL) ? GCM_COLL_PROC_NULL : root;
 }
 
 /*
- * Binomial reduction to root. sbuf is this rank's contribution (never
- * written); rbuf matters at root only (may be sbuf: MPI_IN_PLACE).
- * Children are always higher in the tree's numbering; for non-commutative
- * operations that numbering is the ranks themselves (tree rooted at 0), so
- * "mine op child's" keeps rank order.
+ * The node structure of an intracommunicator, made on first use: the node
+ * of a rank is its host (an LCO communicator whose slots reach some
+ * process more than once: its process, the level below the host). NULL
+ * when there is none to use: a single rank, the hierarchy not built yet
+ * (the allgather of MPI_Init itself), GENCOMM_COLL_HIER=0, or no memory
+ * (the flat algorithms are always right).
+ *
+ * MPI orders the collectives on a communicator, so no two threads build
+ * it at once.
  */
-static void coll_reduce_intra(coll_sched_t *s, const coll_grp_t *g,
-                              const void *sbuf, void *rbuf, int count,
-                              MPI_Datatype type, MPI_Op op, int root)
+static const gcm_coll_hier_t *coll_hier_of(MPI_Comm comm)
 {
-    int size = g->size;
-    int troot = gcm_mpi_op_is_commutative(op) ? root : 0;
-    int vr = (g->rank - troot + size) % size;
-    const void *acc = sbuf;
-    void *w[2] = { NULL, NULL };
-    int wi = 0, mask;
+    uint64_t *node;
+    int *procs, n = comm->psize, r, by_proc = 0;
 
-    for (mask = 1; mask < size; mask <<= 1) {
-        if ((vr & mask) == 0) {
-            int src = vr | mask;
-            void *x;
+    if (comm->coll_hier != NULL) {
+        return comm->coll_hier;
+    }
+    if (n < 2 || comm->kind == GCM_MPI_COMM_INTER ||
+        !gcm_coll_hier_enabled() ||
+        gcm_mpi_hier_host(0, NULL) != 0) {
+        return NULL;
+    }
+    node = malloc((size_t)n * sizeof(*node));
+    procs = malloc((size_t)n * sizeof(*procs));
+    if (node == NULL || procs == NULL) {
+        free(node);
+        free(procs);
+        return NULL;
+    }
+    for (r = 0; r < n; r++) {
+        procs[r] = (comm->kind == GCM_MPI_COMM_LCO) ?
+                   gcm_lco_send_slot_proc(comm->lco, r) :
+                   gcm_mpi_comm_proc(comm, r);
+    }
+    if (comm->kind == GCM_MPI_COMM_LCO) {
+        /* Several LCOs of one process: the process is the node. */
+        for (r = 0; r < n && !by_proc; r++) {
+            int q;
 
-            if (src >= size) {
-                continue;
-            }
-            if (w[wi] == NULL) {
-                w[wi] = coll_alloc_type(s, count, type);
-            }
-            x = w[wi];
-            wi ^= 1;
-            coll_recv(s, g, x, count, type, (src + troot) % size);
-            coll_fence(s);
-            coll_reduce(s, op, acc, x, count, type);
-            acc = x;
-        } else {
-            coll_send(s, g, acc, count, type,
-                      ((vr & ~mask) + troot) % size);
-            coll_fence(s);
-            break;
-        }
-    }
-    if (g->rank == troot) {
-        if (troot == root) {
-            if (acc != rbuf) {
-                coll_copy_typed(s, acc, count, type, rbuf, count, type);
-            }
-        } else {
-            coll_send(s, g, acc, count, type, root);
-            coll_fence(s);
-        }
-    } else if (g->rank == root) {
-        coll_recv(s, g, rbuf, count, type, troot);
-        coll_fence(s);
-    }
-}
-
-/*
- * Recursive doubling. The first 2*rem ranks fold in pairs (the odd one
- * keeps lower op higher), the remaining pof2 ranks exchange with partners
- * at distance 1, 2, 4... of their new numbering, which keeps contiguous
- * rank ranges in order, and the folded ranks get the result back.
- */
-static void coll_allreduce_intra(coll_sched_t *s, const coll_grp_t *g,
-                                 const void *sbuf, void *rbuf, int count,
-                                 MPI_Datatype type, MPI_Op op)
-{
-    int rank = g->rank, size = g->size;
-    int pof2 = 1, rem, newrank, mask;
-    void *acc = rbuf, *x;
-
-    if (sbuf != MPI_IN_PLACE) {
-        coll_copy_typed(s, sbuf, count, type, rbuf, count, type);
-    }
-    if (size == 1) {
-        return;
-    }
-    x = coll_alloc_type(s, count, type);
-    while (2 * pof2 <= size) {
-        pof2 <<= 1;
-    }
-    rem = size - pof2;
-    if (rank < 2 * rem) {
-        if ((rank % 2) == 0) {
-            coll_send(s, g, acc, count, type, rank + 1);
-            coll_fence(s);
-            newrank = -1;
-        } else {
-            coll_recv(s, g, x, count, type, rank - 1);
-            coll_fence(s);
-            coll_reduce(s, op, x, acc, count, type);
-            newrank = rank / 2;
-        }
-    } else {
-        newrank = rank - rem;
-    }
-    if (newrank >= 0) {
-        for (mask = 1; mask < pof2; mask <<= 1) {
-            int newdst = newrank ^ mask;
-            int dst = (newdst < rem) ? (2 * newdst + 1) : (newdst + rem);
-
-            coll_send(s, g, acc, count, type, dst);
-            coll_recv(s, g, x, count, type, dst);
-            coll_fence(s);
-            if (dst < rank) {
-                coll_reduce(s, op, x, acc, count, type);
-            } else {
-                void *t = acc;
-
-                coll_reduce(s, op, acc, x, count, type);
-                acc = x;
-                x = t;
+            for (q = 0; q < r && !by_proc; q++) {
+                by_proc = (procs[q] == procs[r]);
             }
         }
-        if (acc != rbuf) {
-            coll_copy_typed(s, acc, count, type, rbuf, count, type);
+    }
+    for (r = 0; r < n; r++) {
+        if (by_proc || gcm_mpi_hier_host(procs[r], &node[r]) != 0) {
+            node[r] = (uint64_t)procs[r];
         }
     }
-    if (rank < 2 * rem) {
-        if ((rank % 2) != 0) {
-            coll_send(s, g, rbuf, count, type, rank - 1);
-        } else {
-            coll_recv(s, g, rbuf, count, type, rank + 1);
-        }
-        coll_fence(s);
-    }
-}
-
-/* Inclusive (exclusive = 0) or exclusive prefix reduction by recursive
- * doubling: partial holds the reduction of this rank's aligned block of
- * 2^k ranks; data from a lower partner is prepended to both. */
-static void coll_scan_intra(coll_sched_t *s, const coll_grp_t *g,
-                            const void *sbuf, void *rbuf, int count,
-                            MPI_Datatype type, MPI_Op op, int exclusive)
-{
-    int rank = g->rank, size = g->size, mask, have = 0;
-    const void *in = (sbuf == MPI_IN_PLACE) ? rbuf : sbuf;
-    void *partial, *x;
-
-    if (exclusive == 0 && sbuf != MPI_IN_PLACE) {
-        coll_copy_typed(s, sbuf, count, type, rbuf, count, type);
-    }
-    if (size == 1) {
-        return;
-    }
-    partial = coll_alloc_type(s, count, type);
-    x = coll_alloc_type(s, count, type);
-    coll_copy_typed(s, in, count, type, partial, count, type);
-    for (mask = 1; mask < size; mask <<= 1) {
-        int dst = rank ^ mask;
-
-        if (dst >= size) {
-            continue;
-        }
-        coll_send(s, g, partial, count, type, dst);
-        coll_recv(s, g, x, count, type, dst);
-        coll_fence(s);
-        if (dst < rank) {
-            coll_reduce(s, op, x, partial, count, type);
-            if (exclusive == 0 || have != 0) {
-                coll_reduce(s, op, x, rbuf, count, type);
-            } else {
-                coll_copy_typed(s, x, count, type, rbuf, count, type);
-                have = 1;
-            }
-        } else {
-            void *t = partial;
-
-            coll_reduce(s, op, partial, x, count, type);
-            partial = x;
-            x = t;
-        }
-    }
-}
-
-/* One rank's block in a gather-like layout: counts/displs, or the same
- * count for all with displacement rank * count. */
-typedef struct coll_layout {
-    void         *buf;
-    int           count;      /* when counts is NULL */
-    const int    *counts;
-    const int    *displs;
-    MPI_Datatype  type;
-} coll_layout_t;
-
-static void *coll_blk(const coll_layout_t *l, int i)
-{
-    MPI_Aint d = (l->displs != NULL) ? l->displs[i] :
-                                       (MPI_Aint)i * l->count;
-
-    return coll_at(l->buf, d, l->type);
-}
-
-static int coll_cnt(const coll_layout_t *l, int i)
-{
-    return (l->counts != NULL) ? l->counts[i] : l->count;
-}
-
-/* Linear gather (to_root = 1) or scatter. Intracommunicator: root is a
- * rank of g and takes part with its own block (none if in_place).
- * Intercommunicator: g is the remote group; root is MPI_ROOT (this rank
- * gathers from or scatters to every remote rank), MPI_PROC_NULL, or the
- * remote root. */
-static void coll_gather_linear(coll_sched_t *s, const coll_grp_t *g,
-                               int inter, int to_root, void *mbuf,
-                               int mcount, MPI_Datatype mtype,
-                               const coll_layout_t *l, int root,
-                               int in_place)
-{
-    int i;
-
-    if (root == MPI_PROC_NULL) {
-        return;
-    }
-    if ((inter != 0 && root == MPI_ROOT) ||
-        (inter == 0 && g->rank == root)) {
-        for (i = 0; i < g->size; i++) {
-            if (inter == 0 && i == root) {
-                if (in_place != 0) {
-                    continue;
-                }
-                if (to_root != 0) {
-                    coll_copy_typed(s, mbuf, mcount, mtype, coll_blk(l, i),
-                                    coll_cnt(l, i), l->type);
-                } else {
-                    coll_copy_typed(s, coll_blk(l, i), coll_cnt(l, i),
-                                    l->type, mbuf, mcount, mtype);
-                }
-            } else if (to_root != 0) {
-                coll_recv(s, g, coll_blk(l, i), coll_cnt(l, i), l->type, i);
-            } else {
-                coll_send(s, g, coll_blk(l, i), coll_cnt(l, i), l->type, i);
-            }
-        }
-    } else if (to_root != 0) {
-        coll_send(s, g, mbuf, mcount, mtype, root);
-    } else {
-        coll_recv(s, g, mbuf, mcount, mtype, root);
-    }
-    coll_fence(s);
-}
-
-/* Ring allgather(v) into layout l; this rank's block is already there
- * when sbuf is MPI_IN_PLACE. */
-static void coll_allgather_ring(coll_sched_t *s, const coll_grp_t *g,
-                                const void *sbuf, int scount,
-                                MPI_Datatype stype, const coll_layout_t *l)
-{
-    int rank = g->rank, size = g->size, k;
-    int right = (rank + 1) % size, left = (rank - 1 + size) % size;
-
-    if (sbuf != MPI_IN_PLACE) {
-        coll_copy_typed(s, sbuf, scount, stype, coll_blk(l, rank),
-                        coll_cnt(l, rank), l->type);
-    }
-    for (k = 0; k < size - 1; k++) {
-        int sb = (rank - k + size) % size;
-        int rb = (rank - k - 1 + size) % size;
-
-        coll_send(s, g, coll_blk(l, sb), coll_cnt(l, sb), l->type, right);
-        coll_recv(s, g, coll_blk(l, rb), coll_cnt(l, rb), l->type, left);
-        coll_fence(s);
-    }
-}
-
-/* One block per peer for all-to-all: where, how many, which type. */
-typedef struct coll_blocks {
-    void        **ptr;
-    int          *count;
-    MPI_Datatype *type;
-} coll_blocks_t;
-
-static int coll_blocks_alloc(coll_sched_t *s, int n, coll_blocks_t *b)
-{
-    b->ptr = coll_alloc(s, (size_t)n * sizeof(*b->ptr));
-    b->count = coll_alloc(s, (size_t)n * sizeof(*b->count));
-    b->type = coll_alloc(s, (size_t)n * sizeof(*b->type));
-    return (b->ptr != NULL && b->count != NULL && b->type != NULL) ? 0 : -1;
-}
-
-/* Pairwise exchange: in step k, send to rank + k and receive from
- * rank - k, so that every rank has one partner each way per step.
- * Intercommunicators (g the remote group) post everything at once. */
-static void coll_alltoall_pairwise(coll_sched_t *s, const coll_grp_t *g,
-                                   int inter, const coll_blocks_t *sb,
-                                   const coll_blocks_t *rb, int in_place)
-{
-    int rank = g->rank, size = g->size, k;
-
-    if (inter != 0) {
-        for (k = 0; k < size; k++) {
-            coll_send(s, g, sb->ptr[k], sb->count[k], sb->type[k], k);
-            coll_recv(s, g, rb->ptr[k], rb->count[k], rb->type[k], k);
-        }
-        coll_fence(s);
-        return;
-    }
-    if (in_place == 0) {
-        coll_copy_typed(s, sb->ptr[rank], sb->count[rank], sb->type[rank],
-                        rb->ptr[rank], rb->count[rank], rb->type[rank]);
-    }
-    for (k = 1; k < size; k++) {
-        int dst = (rank + k) % size, src = (rank - k + size) % size;
-
-        coll_send(s, g, sb->ptr[dst], sb->count[dst], sb->type[dst], dst);
-        coll_recv(s, g, rb->ptr[src], rb->count[src], rb->type[src], src);
-        coll_fence(s);
-    }
+    comm->coll_hier = gcm_coll_hier_create(comm->lco, comm->prank, n, node,
+                                           (comm->kind == GCM_MPI_COMM_LCO) ?
+                                           NULL : procs);
+    free(node);
+    free(procs);
+    return comm->coll_hier;
 }
 
 /* MPI_IN_PLACE all-to-all: the data to send is the receive buffer as it
@@ -902,22 +220,38 @@ static void coll_alltoall_inplace_copy(coll_sched_t *s, int size,
     int i;
 
     for (i = 0; i < size; i++) {
-        total += coll_bytes(rb->type[i], rb->count[i], 0);
+        total += gcm_coll_bytes(s, rb->type[i], rb->count[i], 0);
     }
-    tmp = coll_alloc(s, total);
+    tmp = gcm_coll_alloc(s, total);
     if (tmp == NULL) {
         return;
     }
     for (i = 0; i < size; i++) {
-        size_t n = coll_bytes(rb->type[i], rb->count[i], 0);
+        size_t n = gcm_coll_bytes(s, rb->type[i], rb->count[i], 0);
 
-        coll_copy_typed(s, rb->ptr[i], rb->count[i], rb->type[i], tmp + off,
-                        (int)n, MPI_BYTE);
+        gcm_coll_copy(s, rb->ptr[i], rb->count[i], rb->type[i], 0,
+                      tmp + off, (int)n, CT(MPI_BYTE), 0);
         sb->ptr[i] = tmp + off;
         sb->count[i] = (int)n;
-        sb->type[i] = MPI_BYTE;
+        sb->type[i] = CT(MPI_BYTE);
         off += n;
     }
+}
+
+/* Layout helpers for the checks. */
+static void *coll_blk(const coll_layout_t *l, int i)
+{
+    MPI_Aint lb, ext;
+    MPI_Aint d = (l->displs != NULL) ? l->displs[i] :
+                                       (MPI_Aint)i * l->count;
+
+    gcm_mpi_type_extent((MPI_Datatype)l->type, &lb, &ext);
+    return gcm_coll_off(l->buf, d * ext);
+}
+
+static int coll_cnt(const coll_layout_t *l, int i)
+{
+    return gcm_coll_cnt(l, i);
 }
 
 /* ---- argument checks ----------------------------------------------------- */
@@ -1080,19 +414,20 @@ static int coll_no_inter_in_place(MPI_Comm comm, const char *call,
  * wrong. */
 static int coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
 {
-    int err;
+    gcm_status_t err;
 
     if (s->nomem != 0) {
-        coll_sched_free(s);
+        gcm_coll_sched_free(s);
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
                              "cannot allocate the collective's schedule");
     }
-    (void)coll_advance(s, 1);
+    (void)gcm_coll_sched_advance(s, 1);
     err = s->err;
-    coll_sched_free(s);
-    if (err != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, err, call, "a transfer of the collective "
-                             "failed");
+    gcm_coll_sched_free(s);
+    if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
+                             "a transfer of the collective failed: %s",
+                             gcm_status_string(err));
     }
     return MPI_SUCCESS;
 }
@@ -1101,11 +436,11 @@ static int coll_req_poll(MPI_Request req)
 {
     coll_sched_t *s = req->state;
 
-    if (coll_advance(s, 0) == 0) {
+    if (gcm_coll_sched_advance(s, 0) == 0) {
         return 0;
     }
     gcm_mpi_status_empty(&req->status);
-    req->status.MPI_ERROR = s->err;
+    req->status.MPI_ERROR = gcm_mpi_errclass(s->err);
     return 1;
 }
 
@@ -1113,7 +448,7 @@ static void coll_req_cleanup(void *state)
 {
     coll_sched_t *s = state;
 
-    coll_sched_free(s);
+    gcm_coll_sched_free(s);
     free(s);
 }
 
@@ -1146,7 +481,7 @@ static int coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
      * the caller does next; in verification mode only once the check
      * of the call has passed (the request's first test). */
     if (comm->coll_gate == NULL) {
-        (void)coll_advance(s, 0);
+        (void)gcm_coll_sched_advance(s, 0);
     }
     rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, s,
                              request);
@@ -1157,7 +492,12 @@ static int coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
     return MPI_SUCCESS;
 }
 
-/* ---- builders shared by blocking and nonblocking forms ------------------- */
+/* ---- builders shared by blocking and nonblocking forms -------------------
+ *
+ * An intracommunicator's call goes to coll/'s entry, which chooses the
+ * algorithm; an intercommunicator's is put together here from transfers
+ * across and the local group's collectives.
+ */
 
 static void coll_build_barrier(coll_sched_t *s, MPI_Comm comm)
 {
@@ -1165,19 +505,19 @@ static void coll_build_barrier(coll_sched_t *s, MPI_Comm comm)
 
     if (coll_is_inter(comm) == 0) {
         g = coll_grp(comm);
-        coll_barrier_intra(s, &g);
+        gcm_coll_barrier(s, &g, coll_hier_of(comm));
         return;
     }
     /* Everyone in my group has entered once my group's barrier is done;
      * the leaders swap that news, and each tells its group. */
     coll_grp_inter(comm, &g, &lg);
-    coll_barrier_intra(s, &lg);
+    gcm_coll_barrier(s, &lg, NULL);
     if (lg.rank == 0) {
-        coll_send_raw(s, &g, NULL, 0, 0);
-        coll_recv_raw(s, &g, NULL, 0, 0);
-        coll_fence(s);
+        gcm_coll_send_raw(s, &g, NULL, 0, 0);
+        gcm_coll_recv_raw(s, &g, NULL, 0, 0);
+        gcm_coll_fence(s);
     }
-    coll_bcast_raw(s, &lg, NULL, 0, 0);
+    gcm_coll_bcast_raw(s, &lg, NULL, 0, 0);
 }
 
 static void coll_build_bcast(coll_sched_t *s, void *buf, int count,
@@ -1187,7 +527,8 @@ static void coll_build_bcast(coll_sched_t *s, void *buf, int count,
 
     if (coll_is_inter(comm) == 0) {
         g = coll_grp(comm);
-        coll_bcast_typed(s, &g, buf, count, type, root);
+        gcm_coll_bcast(s, &g, coll_hier_of(comm), buf, count, CT(type),
+                       root);
         return;
     }
     coll_grp_inter(comm, &g, &lg);
@@ -1195,15 +536,15 @@ static void coll_build_bcast(coll_sched_t *s, void *buf, int count,
         return;
     }
     if (root == MPI_ROOT) {
-        coll_send(s, &g, buf, count, type, 0);
-        coll_fence(s);
+        gcm_coll_send(s, &g, buf, count, CT(type), 0);
+        gcm_coll_fence(s);
         return;
     }
     if (lg.rank == 0) {
-        coll_recv(s, &g, buf, count, type, root);
-        coll_fence(s);
+        gcm_coll_recv(s, &g, buf, count, CT(type), root);
+        gcm_coll_fence(s);
     }
-    coll_bcast_typed(s, &lg, buf, count, type, 0);
+    gcm_coll_bcast(s, &lg, NULL, buf, count, CT(type), 0);
 }
 
 static void coll_build_reduce(coll_sched_t *s, const void *sbuf,
@@ -1215,8 +556,9 @@ static void coll_build_reduce(coll_sched_t *s, const void *sbuf,
 
     if (coll_is_inter(comm) == 0) {
         g = coll_grp(comm);
-        coll_reduce_intra(s, &g, (sbuf == MPI_IN_PLACE) ? rbuf : sbuf, rbuf,
-                          count, type, op, root);
+        gcm_coll_reduce(s, &g, coll_hier_of(comm),
+                        (sbuf == MPI_IN_PLACE) ? rbuf : sbuf, rbuf, count,
+                        CT(type), CO(op), root);
         return;
     }
     coll_grp_inter(comm, &g, &lg);
@@ -1224,17 +566,17 @@ static void coll_build_reduce(coll_sched_t *s, const void *sbuf,
         return;
     }
     if (root == MPI_ROOT) {
-        coll_recv(s, &g, rbuf, count, type, 0);
-        coll_fence(s);
+        gcm_coll_recv(s, &g, rbuf, count, CT(type), 0);
+        gcm_coll_fence(s);
         return;
     }
     if (lg.rank == 0) {
-        tmp = coll_alloc_type(s, count, type);
+        tmp = gcm_coll_alloc_type(s, count, CT(type));
     }
-    coll_reduce_intra(s, &lg, sbuf, tmp, count, type, op, 0);
+    gcm_coll_reduce(s, &lg, NULL, sbuf, tmp, count, CT(type), CO(op), 0);
     if (lg.rank == 0) {
-        coll_send(s, &g, tmp, count, type, root);
-        coll_fence(s);
+        gcm_coll_send(s, &g, tmp, count, CT(type), root);
+        gcm_coll_fence(s);
     }
 }
 
@@ -1247,22 +589,62 @@ static void coll_build_allreduce(coll_sched_t *s, const void *sbuf,
 
     if (coll_is_inter(comm) == 0) {
         g = coll_grp(comm);
-        coll_allreduce_intra(s, &g, sbuf, rbuf, count, type, op);
+        gcm_coll_allreduce(s, &g, coll_hier_of(comm), sbuf, rbuf, count,
+                           CT(type), CO(op));
         return;
     }
     /* Each group reduces its data to its leader; the leaders swap, and
      * each spreads the other group's result in its own group. */
     coll_grp_inter(comm, &g, &lg);
     if (lg.rank == 0) {
-        tmp = coll_alloc_type(s, count, type);
+        tmp = gcm_coll_alloc_type(s, count, CT(type));
     }
-    coll_reduce_intra(s, &lg, sbuf, tmp, count, type, op, 0);
+    gcm_coll_reduce(s, &lg, NULL, sbuf, tmp, count, CT(type), CO(op), 0);
     if (lg.rank == 0) {
-        coll_send(s, &g, tmp, count, type, 0);
-        coll_recv(s, &g, rbuf, count, type, 0);
-        coll_fence(s);
+        gcm_coll_send(s, &g, tmp, count, CT(type), 0);
+        gcm_coll_recv(s, &g, rbuf, count, CT(type), 0);
+        gcm_coll_fence(s);
     }
-    coll_bcast_typed(s, &lg, rbuf, count, type, 0);
+    gcm_coll_bcast(s, &lg, NULL, rbuf, count, CT(type), 0);
+}
+
+static void coll_build_scan(coll_sched_t *s, const void *sbuf, void *rbuf,
+                            int count, MPI_Datatype type, MPI_Op op,
+                            MPI_Comm comm, int exclusive)
+{
+    coll_grp_t g = coll_grp(comm);
+
+    gcm_coll_scan(s, &g, sbuf, rbuf, count, CT(type), CO(op), exclusive);
+}
+
+static void coll_build_reduce_scatter(coll_sched_t *s, const void *sbuf,
+                                      void *rbuf, int rcount,
+                                      const int *rcounts, MPI_Datatype type,
+                                      MPI_Op op, MPI_Comm comm)
+{
+    coll_grp_t g = coll_grp(comm);
+
+    gcm_coll_reduce_scatter(s, &g, sbuf, rbuf, rcount, rcounts, CT(type),
+                            CO(op));
+}
+
+/* Gather, gatherv, scatter, scatterv (see coll_rooted). */
+static void coll_build_rooted(coll_sched_t *s, int is_gather, int is_v,
+                              void *mbuf, int mcount, MPI_Datatype mtype,
+                              const coll_layout_t *l, int root, int in_place,
+                              MPI_Comm comm)
+{
+    coll_grp_t g, lg;
+
+    if (coll_is_inter(comm)) {
+        coll_grp_inter(comm, &g, &lg);
+        gcm_coll_gather_linear(s, &g, 1, is_gather, mbuf, mcount, CT(mtype),
+                               l, coll_root(root), in_place);
+        return;
+    }
+    g = coll_grp(comm);
+    gcm_coll_gather(s, &g, coll_hier_of(comm), is_gather, is_v, mbuf,
+                    mcount, CT(mtype), l, root, in_place);
 }
 
 /* Allgather and allgatherv (counts/displs NULL: allgather). */
@@ -1272,7 +654,7 @@ static void coll_build_allgather(coll_sched_t *s, const void *sbuf,
                                  const int *displs, MPI_Datatype rtype,
                                  MPI_Comm comm)
 {
-    coll_layout_t l = { rbuf, rcount, rcounts, displs, rtype };
+    coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
     coll_grp_t g, lg;
     size_t total = 0, off;
     char *tmp;
@@ -1280,42 +662,44 @@ static void coll_build_allgather(coll_sched_t *s, const void *sbuf,
 
     if (coll_is_inter(comm) == 0) {
         g = coll_grp(comm);
-        coll_allgather_ring(s, &g, sbuf, scount, stype, &l);
+        gcm_coll_allgather(s, &g, coll_hier_of(comm), sbuf, scount,
+                           CT(stype), &l);
         return;
     }
     /* Every process sends to the remote leader, which gathers its remote
      * group's blocks and spreads them (packed) in its own group. */
     coll_grp_inter(comm, &g, &lg);
-    coll_send(s, &g, sbuf, scount, stype, 0);
+    gcm_coll_send(s, &g, sbuf, scount, CT(stype), 0);
     if (lg.rank == 0) {
         for (i = 0; i < g.size; i++) {
-            coll_recv(s, &g, coll_blk(&l, i), coll_cnt(&l, i), rtype, i);
+            gcm_coll_recv(s, &g, gcm_coll_blk(s, &l, i), coll_cnt(&l, i),
+                          CT(rtype), i);
         }
     }
-    coll_fence(s);
+    gcm_coll_fence(s);
     if (lg.size == 1) {
         return;
     }
     for (i = 0; i < g.size; i++) {
-        total += coll_bytes(rtype, coll_cnt(&l, i), 0);
+        total += gcm_coll_bytes(s, CT(rtype), coll_cnt(&l, i), 0);
     }
-    tmp = coll_alloc(s, total);
+    tmp = gcm_coll_alloc(s, total);
     if (tmp == NULL) {
         return;
     }
     for (i = 0, off = 0; lg.rank == 0 && i < g.size; i++) {
-        size_t n = coll_bytes(rtype, coll_cnt(&l, i), 0);
+        size_t n = gcm_coll_bytes(s, CT(rtype), coll_cnt(&l, i), 0);
 
-        coll_copy(s, coll_blk(&l, i), coll_cnt(&l, i), rtype, 0, tmp + off,
-                  0, MPI_DATATYPE_NULL, n);
+        gcm_coll_copy(s, gcm_coll_blk(s, &l, i), coll_cnt(&l, i), CT(rtype),
+                      0, tmp + off, 0, NULL, n);
         off += n;
     }
-    coll_bcast_raw(s, &lg, tmp, total, 0);
+    gcm_coll_bcast_raw(s, &lg, tmp, total, 0);
     for (i = 0, off = 0; lg.rank != 0 && i < g.size; i++) {
-        size_t n = coll_bytes(rtype, coll_cnt(&l, i), 0);
+        size_t n = gcm_coll_bytes(s, CT(rtype), coll_cnt(&l, i), 0);
 
-        coll_copy(s, tmp + off, 0, MPI_DATATYPE_NULL, n, coll_blk(&l, i),
-                  coll_cnt(&l, i), rtype, 0);
+        gcm_coll_copy(s, tmp + off, 0, NULL, n, gcm_coll_blk(s, &l, i),
+                      coll_cnt(&l, i), CT(rtype), 0);
         off += n;
     }
 }
@@ -1332,7 +716,7 @@ typedef struct coll_a2a_side {
     const MPI_Datatype *types;
 } coll_a2a_side_t;
 
-static void coll_a2a_fill(const coll_a2a_side_t *d, int n,
+static void coll_a2a_fill(coll_sched_t *s, const coll_a2a_side_t *d, int n,
                           coll_blocks_t *b)
 {
     int i;
@@ -1340,14 +724,14 @@ static void coll_a2a_fill(const coll_a2a_side_t *d, int n,
     for (i = 0; i < n; i++) {
         b->count[i] = (d->counts != NULL) ? d->counts[i] : d->count;
         if (d->types != NULL) {
-            b->type[i] = d->types[i];
-            b->ptr[i] = coll_off(d->buf, d->displs[i]);
+            b->type[i] = CT(d->types[i]);
+            b->ptr[i] = gcm_coll_off(d->buf, d->displs[i]);
         } else {
             MPI_Aint disp = (d->displs != NULL) ? d->displs[i] :
                             (MPI_Aint)i * d->count;
 
-            b->type[i] = d->type;
-            b->ptr[i] = coll_at(d->buf, disp, d->type);
+            b->type[i] = CT(d->type);
+            b->ptr[i] = gcm_coll_at(s, d->buf, disp, CT(d->type));
         }
     }
 }
@@ -1358,23 +742,29 @@ static void coll_build_alltoall(coll_sched_t *s, const coll_a2a_side_t *sd,
     coll_blocks_t sb, rb;
     coll_grp_t g, lg;
     int inter = coll_is_inter(comm), in_place = (sd->buf == MPI_IN_PLACE);
+    int uniform = (rd->counts == NULL);
 
     if (inter != 0) {
         coll_grp_inter(comm, &g, &lg);
     } else {
         g = coll_grp(comm);
     }
-    if (coll_blocks_alloc(s, g.size, &sb) != 0 ||
-        coll_blocks_alloc(s, g.size, &rb) != 0) {
+    if (gcm_coll_blocks_alloc(s, g.size, &sb) != 0 ||
+        gcm_coll_blocks_alloc(s, g.size, &rb) != 0) {
         return;
     }
-    coll_a2a_fill(rd, g.size, &rb);
+    coll_a2a_fill(s, rd, g.size, &rb);
     if (in_place != 0) {
         coll_alltoall_inplace_copy(s, g.size, &rb, &sb);
     } else {
-        coll_a2a_fill(sd, g.size, &sb);
+        coll_a2a_fill(s, sd, g.size, &sb);
     }
-    coll_alltoall_pairwise(s, &g, inter, &sb, &rb, in_place);
+    if (inter != 0) {
+        gcm_coll_alltoall_pairwise(s, &g, 1, &sb, &rb, in_place);
+    } else {
+        gcm_coll_alltoall(s, &g, coll_hier_of(comm), &sb, &rb, in_place,
+                          uniform);
+    }
 }
 
 /* ---- the MPI functions --------------------------------------------------- */
@@ -1504,9 +894,8 @@ static int coll_rooted(int is_gather, const void *mbuf, int mcount,
 {
     const char *mname = is_gather ? "sendbuf" : "recvbuf";
     const char *rname = is_gather ? "recvbuf" : "sendbuf";
-    coll_layout_t l = { rbuf, rcount, rcounts, displs, rtype };
+    coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
     coll_sched_t s;
-    coll_grp_t g, lg;
     int rc = coll_check_comm(comm, call), i, n, in_place = 0;
 
     if (rc == MPI_SUCCESS) {
@@ -1569,13 +958,8 @@ static int coll_rooted(int is_gather, const void *mbuf, int mcount,
         return rc;
     }
     coll_sched_init(&s);
-    if (coll_is_inter(comm)) {
-        coll_grp_inter(comm, &g, &lg);
-    } else {
-        g = coll_grp(comm);
-    }
-    coll_gather_linear(&s, &g, coll_is_inter(comm), is_gather, (void *)mbuf,
-                       mcount, mtype, &l, root, in_place);
+    coll_build_rooted(&s, is_gather, is_v, (void *)mbuf, mcount, mtype, &l,
+                      root, in_place, comm);
     return coll_finish(&s, comm, call);
 }
 
@@ -1627,7 +1011,8 @@ static int coll_check_allgather(const void *sendbuf, int sendcount,
                                 MPI_Datatype recvtype, MPI_Comm comm,
                                 const char *call)
 {
-    coll_layout_t l = { recvbuf, recvcount, recvcounts, displs, recvtype };
+    coll_layout_t l = { recvbuf, recvcount, recvcounts, displs,
+                        CT(recvtype) };
     int rc = coll_check_comm(comm, call), n, i;
 
     if (rc == MPI_SUCCESS) {
@@ -2046,7 +1431,6 @@ static int coll_scan_any(const void *sendbuf, void *recvbuf, int count,
                          int exclusive, const char *call)
 {
     coll_sched_t s;
-    coll_grp_t g;
     int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
                                   comm, 0, call);
 
@@ -2059,8 +1443,7 @@ static int coll_scan_any(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     coll_sched_init(&s);
-    g = coll_grp(comm);
-    coll_scan_intra(&s, &g, sendbuf, recvbuf, count, datatype, op,
+    coll_build_scan(&s, sendbuf, recvbuf, count, datatype, op, comm,
                     exclusive);
     return coll_finish(&s, comm, call);
 }
@@ -2081,22 +1464,16 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
 }
 GCM_MPI_ALIAS(Exscan)
 
-/* Reduce to rank 0 over the whole vector, then scatterv: rank order is
- * kept, so non-commutative operations are right. rcounts NULL: the same
- * rcount for everyone (reduce_scatter_block). */
+/* Reduce_scatter(_block): rcounts NULL: the same rcount for everyone
+ * (reduce_scatter_block). */
 static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
                                    int rcount, const int *rcounts,
                                    MPI_Datatype datatype, MPI_Op op,
                                    MPI_Comm comm, const char *call)
 {
-    coll_layout_t l;
     coll_sched_t s;
-    coll_grp_t g;
     long long total = 0;
     int rc = coll_check_comm(comm, call), i, n, mine;
-    int *displs;
-    void *tmp = NULL;
-    const void *in;
 
     if (rc == MPI_SUCCESS && coll_is_inter(comm)) {
         rc = gcm_mpi_raise(comm, MPI_ERR_COMM, call,
@@ -2145,27 +1522,8 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
         return rc;
     }
     coll_sched_init(&s);
-    g = coll_grp(comm);
-    displs = coll_alloc(&s, (size_t)n * sizeof(int));
-    if (displs != NULL) {
-        for (i = 0, total = 0; i < n; i++) {
-            displs[i] = (int)total;
-            total += (rcounts != NULL) ? rcounts[i] : rcount;
-        }
-    }
-    if (g.rank == 0) {
-        tmp = coll_alloc_type(&s, (int)total, datatype);
-    }
-    in = (sendbuf == MPI_IN_PLACE) ? recvbuf : sendbuf;
-    if (s.nomem == 0) {
-        coll_reduce_intra(&s, &g, in, tmp, (int)total, datatype, op, 0);
-        l.buf = tmp;
-        l.count = rcount;
-        l.counts = rcounts;
-        l.displs = displs;
-        l.type = datatype;
-        coll_gather_linear(&s, &g, 0, 0, recvbuf, mine, datatype, &l, 0, 0);
-    }
+    coll_build_reduce_scatter(&s, sendbuf, recvbuf, rcount, rcounts,
+                              datatype, op, comm);
     return coll_finish(&s, comm, call);
 }
 

@@ -156,6 +156,8 @@ void gcm_mpi_comm_destroy(MPI_Comm comm)
     gcm_mpi_cg_count_t *cg, *next;
 
     gcm_mpi_topo_free(comm);
+    gcm_coll_hier_free(comm->coll_hier);
+    comm->coll_hier = NULL;
     if (comm->local_comm != MPI_COMM_NULL) {
         gcm_mpi_comm_destroy(comm->local_comm);
         comm->local_comm = MPI_COMM_NULL;
@@ -271,10 +273,12 @@ int gcm_mpi_coll_tag(MPI_Comm comm)
     unsigned seq = atomic_fetch_add_explicit(&comm->coll_seq, 1,
                                              memory_order_relaxed);
 
-    /* Sequence tags cycle below GCM_MPI_TAG_FIXED, which protocols with
-     * fixed tags (MPI_Intercomm_create's leaders) have to themselves. */
+    /* Sequence tags cycle below GCM_COLL_TAG_GENERAL (coll/coll.h): above
+     * it are the native generalized collective's tags, then, from
+     * GCM_MPI_TAG_FIXED, those of protocols with fixed tags
+     * (MPI_Intercomm_create's leaders). */
     return (int)((unsigned)GCM_TAG_UB + 1u +
-                 seq % (unsigned)(GCM_MPI_TAG_FIXED - GCM_TAG_UB - 1));
+                 seq % (unsigned)(GCM_COLL_TAG_GENERAL - GCM_TAG_UB - 1));
 }
 
 gcm_status_t gcm_mpi_isend_bytes(MPI_Comm comm, const void *buf, size_t len,

@@ -257,6 +257,17 @@ out:
     return rc;
 }
 
+int gcm_mpi_hier_host(int proc, uint64_t *key_p)
+{
+    if (!gcm_hier.ready || proc < 0 || proc >= gcm_hier.nprocs) {
+        return -1;
+    }
+    if (key_p != NULL) {
+        *key_p = gcm_hier_key(proc, GCM_HIER_HOST);
+    }
+    return 0;
+}
+
 const int *gcm_mpi_hier_attr(int keyval)
 {
     if (!gcm_hier.ready) {

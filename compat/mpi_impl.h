@@ -6,6 +6,7 @@
 #ifndef GCM_MPI_IMPL_H
 #define GCM_MPI_IMPL_H
 
+#include "coll/coll.h"
 #include "compat/mpi.h"
 #include "lco/lco.h"
 #include "util/util.h"
@@ -89,6 +90,9 @@ struct gcm_mpi_comm {
     /* MPI_Comm_create_group calls made on this communicator, per
      * (group, tag): see mpi_comm.c. */
     void           *cg_counts;
+    /* What the collectives cache: the node structure (coll/), made by
+     * the first collective that can use it (mpi_coll.c). */
+    gcm_coll_hier_t *coll_hier;
     /* One reference for the user's handle and one per request on the
      * communicator: MPI_Comm_free only drops the first, and operations
      * still pending complete normally (MPI-3.1 6.4.3); the last
@@ -138,8 +142,11 @@ int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
     GCM_INTERNAL;
 
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
- * protocols that need a fixed tag take theirs in this range. */
+ * protocols that need a fixed tag take theirs in this range (below it,
+ * from GCM_COLL_TAG_GENERAL, are the generalized collective's). */
 #define GCM_MPI_TAG_FIXED 0x70000000
+_Static_assert(GCM_COLL_TAG_GENERAL + GCM_COLL_TAG_UB < GCM_MPI_TAG_FIXED,
+               "the generalized collective's tags overlap the fixed ones");
 
 /* Next internal tag for one collective call on comm (all members get the
  * same one for the same call). Tags above GCM_TAG_UB never match user
@@ -468,6 +475,9 @@ int gcm_mpi_hier_init(void) GCM_INTERNAL;
 /* MPI_Finalize, before the communicators are freed: the node
  * communicators become ordinary ones, which the teardown then frees. */
 void gcm_mpi_hier_finalize(void) GCM_INTERNAL;
+/* The host of world process proc as a key (equal keys: same host) in
+ * *key_p (may be NULL); 0, or -1 before the hierarchy exists. */
+int gcm_mpi_hier_host(int proc, uint64_t *key_p) GCM_INTERNAL;
 /* The value of predefined attribute MPIX_DEPTH or MPIX_MAX_DEPTH (NULL
  * before the hierarchy exists). */
 const int *gcm_mpi_hier_attr(int keyval) GCM_INTERNAL;

@@ -112,9 +112,11 @@ typedef void gcm_mpi_reduce_fn_t(gcm_mpi_opidx_t op, const void *in,
                                  void *inout, size_t n);
 
 /* The kinds, as (kind, C type, MPI name, class). Integer arithmetic goes
- * through unsigned long long so that overflow wraps instead of being
+ * through unsigned types so that overflow wraps instead of being
  * undefined (and unsigned short * unsigned short, promoted to int, cannot
- * overflow either). */
+ * overflow either). Sums take the narrowest unsigned type that holds the
+ * items (unsigned int up to its width), which the compiler vectorizes: in
+ * unsigned long long a sum of bytes ran about 20 times slower. */
 #define GCM_MPI_FOREACH_INT_KIND(_) \
     _(SIGNED_CHAR,        signed char,        MPI_SIGNED_CHAR,        CINT) \
     _(UNSIGNED_CHAR,      unsigned char,      MPI_UNSIGNED_CHAR,      CINT) \
@@ -189,8 +191,12 @@ static void gcm_mpi_reduce_##_kind(gcm_mpi_opidx_t op, const void *in, \
         GCM_MPI_LOOP(b[i] = (a[i] < b[i]) ? a[i] : b[i]) \
         break; \
     case GCM_MPI_OPIDX_sum: \
-        GCM_MPI_LOOP(b[i] = (_ctype)((unsigned long long)a[i] + \
-                                     (unsigned long long)b[i])) \
+        if (sizeof(_ctype) <= sizeof(unsigned)) { \
+            GCM_MPI_LOOP(b[i] = (_ctype)((unsigned)a[i] + (unsigned)b[i])) \
+        } else { \
+            GCM_MPI_LOOP(b[i] = (_ctype)((unsigned long long)a[i] + \
+                                         (unsigned long long)b[i])) \
+        } \
         break; \
     case GCM_MPI_OPIDX_prod: \
         GCM_MPI_LOOP(b[i] = (_ctype)((unsigned long long)a[i] * \

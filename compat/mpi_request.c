@@ -423,18 +423,39 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
                          gcm_mpi_req_reason());
 }
 
+typedef struct gcm_mpi_all {
+    int          count;
+    MPI_Request *reqs;
+} gcm_mpi_all_t;
+
+/* Polls every request, not only the first incomplete one: a collective's
+ * schedule advances only when polled, and one may wait for another of the
+ * same process (two LCOs of one process in one collective). */
+static int gcm_mpi_all_done_cb(void *arg)
+{
+    gcm_mpi_all_t *all = arg;
+    int i, done = 1;
+
+    for (i = 0; i < all->count; i++) {
+        if (!gcm_mpi_req_is_null(all->reqs[i]) &&
+            !gcm_mpi_req_check(all->reqs[i], 0)) {
+            done = 0;
+        }
+    }
+    return done;
+}
+
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     static const char *call = "MPI_Waitall";
-    int rc, i;
+    gcm_mpi_all_t all = { count, reqs };
+    int rc;
 
     if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
         return rc;
     }
-    for (i = 0; i < count; i++) {
-        if (!gcm_mpi_req_is_null(reqs[i])) {
-            gcm_mpi_req_wait(reqs[i]);
-        }
+    if (!gcm_mpi_all_done_cb(&all)) {
+        gcm_lco_wait_until(gcm_mpi_all_done_cb, &all);
     }
     gcm_mpi_orphans_reap(0);
     return gcm_mpi_finish_all(count, reqs, statuses, call);

@@ -342,6 +342,63 @@ GCM_EXPORT gcm_status_t gcm_lco_accept_offer(gcm_lco_h via, int via_rslot,
 /** @brief Advance communication of the calling thread's endpoint. */
 GCM_EXPORT gcm_status_t gcm_progress(void);
 
+/**
+ * Combine function of gcm_coll_general(): inout = in (+) inout over len
+ * bytes, where in holds what the earlier senders (in the order of the
+ * senders array) contributed and inout what the later ones did. The
+ * operation must be associative; it need not be commutative.
+ */
+typedef void (*gcm_combine_func_t)(void *inout, const void *in, size_t len,
+                                   void *arg);
+
+/** Largest tag gcm_coll_general() takes. */
+#define GCM_COLL_TAG_UB 0x07ffffff
+
+/**
+ * @brief Generalized collective (Foster, Kesselman and Snir, section 6):
+ * combines the len-byte contributions of a set of sender LCOs with fn and
+ * delivers the result to a set of receiver LCOs.
+ *
+ * The members are those of a fully connected LCO graph in which send slot
+ * i of every member reaches member i and receive slot i hears it: the
+ * world, its duplicates (gcm_lco_dup()), or an LCO built that way. Members
+ * are named by that index. senders[0..nsend-1] and
+ * receivers[0..nrecv-1] are member indices, each at most once per array;
+ * a member may be in both. The result is
+ * c[senders[0]] (+) c[senders[1]] (+) ... (+) c[senders[nsend-1]],
+ * combined in that order whatever fn is (a tree along the senders, then a
+ * broadcast to the receivers), so every receiver gets the same bytes.
+ *
+ * Collective over the senders and receivers: each calls it on its own LCO
+ * of the graph with the same arrays, len, tag and an equivalent fn and
+ * arg; other members need not call it (a call from one returns GCM_OK at
+ * once). sendbuf is read at senders, recvbuf written at receivers (it may
+ * be sendbuf). The call's messages use internal tags derived from tag
+ * (0..GCM_COLL_TAG_UB), which never match user receives: calls that may
+ * be in flight at once on one graph need different tags. len is at most
+ * INT_MAX bytes. Blocking; owner thread of lco only.
+ *
+ * @param[in]  lco        this member's LCO of the graph
+ * @param[in]  nsend      number of senders (at least 1)
+ * @param[in]  senders    member indices of the senders, in combining order
+ * @param[in]  nrecv      number of receivers (at least 1)
+ * @param[in]  receivers  member indices of the receivers
+ * @param[in]  sendbuf    this member's contribution (senders)
+ * @param[out] recvbuf    the result (receivers)
+ * @param[in]  len        bytes of each contribution and of the result
+ * @param[in]  fn         the combine function
+ * @param[in]  arg        passed to fn
+ * @param[in]  tag        0..GCM_COLL_TAG_UB
+ * @return GCM_OK; GCM_ERR_INVALID_PARAM for bad arguments (the reason in
+ * gcm_last_error()); a transfer's error otherwise.
+ */
+GCM_EXPORT gcm_status_t gcm_coll_general(gcm_lco_h lco, int nsend,
+                                         const int senders[], int nrecv,
+                                         const int receivers[],
+                                         const void *sendbuf, void *recvbuf,
+                                         size_t len, gcm_combine_func_t fn,
+                                         void *arg, int tag);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,7 +77,12 @@ const char *gcm_last_error(void)
 
 /* ---- settings ---------------------------------------------------------- */
 
-typedef enum { GCM_CFG_INT, GCM_CFG_SIZE, GCM_CFG_LEVEL } gcm_cfg_kind_t;
+typedef enum {
+    GCM_CFG_INT,
+    GCM_CFG_SIZE,
+    GCM_CFG_LEVEL,
+    GCM_CFG_CHOICE    /* one word of a list: the field is its index */
+} gcm_cfg_kind_t;
 
 typedef struct gcm_config_entry {
     const char     *name;
@@ -85,10 +90,19 @@ typedef struct gcm_config_entry {
     gcm_cfg_kind_t  kind;
     size_t          offset;
     const char     *doc;
+    const char     *words;   /* GCM_CFG_CHOICE: the list, '|' between */
 } gcm_config_entry_t;
 
 #define GCM_CFG(_name, _dflt, _kind, _field, _doc) \
-    { _name, _dflt, _kind, offsetof(gcm_config_t, _field), _doc }
+    { _name, _dflt, _kind, offsetof(gcm_config_t, _field), _doc, NULL }
+
+/* A choice whose first word is the default. */
+#define GCM_CFG_WORDS(_name, _words, _field, _doc) \
+    { _name, NULL, GCM_CFG_CHOICE, offsetof(gcm_config_t, _field), _doc, \
+      _words }
+
+#define GCM_STR_(_x) #_x
+#define GCM_STR(_x)  GCM_STR_(_x)
 
 /* Every GENCOMM_* setting the library reads; docs/env.md lists the same. */
 static const gcm_config_entry_t gcm_config_table[] = {
@@ -110,6 +124,59 @@ static const gcm_config_entry_t gcm_config_table[] = {
     GCM_CFG("GENCOMM_CHECK_COLLECTIVES", "0", GCM_CFG_INT, check_collectives,
             "1: the members of every MPI collective first check that they "
             "made the same call with matching arguments"),
+    /* The collectives' choices: the word lists are in the order of the
+     * names in coll/coll_impl.h. */
+    GCM_CFG_WORDS("GENCOMM_COLL_HIER", "auto|0|1", coll_hier,
+                  "hierarchical collectives (node, leaders, node): auto "
+                  "when a communicator spans several nodes and some node "
+                  "holds several of its members; 0 never; 1 always"),
+    GCM_CFG_WORDS("GENCOMM_COLL_BCAST", "auto|binomial|scatter_allgather",
+                  coll_bcast, "broadcast algorithm"),
+    GCM_CFG_WORDS("GENCOMM_COLL_REDUCE", "auto|binomial|rabenseifner",
+                  coll_reduce, "reduce algorithm (rabenseifner: "
+                  "commutative operators only)"),
+    GCM_CFG_WORDS("GENCOMM_COLL_ALLREDUCE",
+                  "auto|recursive_doubling|rabenseifner", coll_allreduce,
+                  "allreduce algorithm (rabenseifner: commutative "
+                  "operators only)"),
+    GCM_CFG_WORDS("GENCOMM_COLL_REDUCE_SCATTER",
+                  "auto|recursive_halving|reduce_scatterv",
+                  coll_reduce_scatter, "reduce_scatter algorithm "
+                  "(recursive_halving: commutative operators only)"),
+    GCM_CFG_WORDS("GENCOMM_COLL_SCAN", "auto|linear|recursive_doubling",
+                  coll_scan, "scan and exscan algorithm"),
+    GCM_CFG_WORDS("GENCOMM_COLL_GATHER", "auto|binomial|linear",
+                  coll_gather, "gather and scatter algorithm"),
+    GCM_CFG_WORDS("GENCOMM_COLL_ALLGATHER",
+                  "auto|recursive_doubling|bruck|ring", coll_allgather,
+                  "allgather algorithm (recursive_doubling: powers of "
+                  "two only)"),
+    GCM_CFG_WORDS("GENCOMM_COLL_ALLTOALL", "auto|bruck|pairwise",
+                  coll_alltoall, "alltoall algorithm"),
+    GCM_CFG("GENCOMM_COLL_BCAST_LARGE", GCM_STR(GCM_COLL_BCAST_LARGE),
+            GCM_CFG_SIZE, coll_bcast_large,
+            "broadcasts of this many bytes and more: scatter + allgather"),
+    GCM_CFG("GENCOMM_COLL_REDUCE_LARGE", GCM_STR(GCM_COLL_REDUCE_LARGE),
+            GCM_CFG_SIZE, coll_reduce_large,
+            "reduce and allreduce of this many bytes and more: recursive "
+            "halving (Rabenseifner) for commutative operators"),
+    GCM_CFG("GENCOMM_COLL_GATHER_LARGE", GCM_STR(GCM_COLL_GATHER_LARGE),
+            GCM_CFG_SIZE, coll_gather_large,
+            "gather/scatter blocks of this many bytes and more: linear"),
+    GCM_CFG("GENCOMM_COLL_ALLGATHER_LARGE",
+            GCM_STR(GCM_COLL_ALLGATHER_LARGE), GCM_CFG_SIZE,
+            coll_allgather_large,
+            "allgather of this many bytes in all and more: ring"),
+    GCM_CFG("GENCOMM_COLL_ALLTOALL_SMALL", GCM_STR(GCM_COLL_ALLTOALL_SMALL),
+            GCM_CFG_SIZE, coll_alltoall_small,
+            "alltoall blocks of at most this many bytes: Bruck"),
+    GCM_CFG("GENCOMM_COLL_SCAN_LINEAR_MAX",
+            GCM_STR(GCM_COLL_SCAN_LINEAR_MAX), GCM_CFG_INT,
+            coll_scan_linear_max,
+            "scans over at most this many processes: linear pipeline"),
+    GCM_CFG("GENCOMM_COLL_SEGMENT", GCM_STR(GCM_COLL_SEGMENT),
+            GCM_CFG_SIZE, coll_segment,
+            "piece size of the pipelined scan (bytes)"),
 };
 
 static int gcm_config_parse_level(const char *text)
@@ -143,15 +210,58 @@ static size_t gcm_config_parse_size(const char *text, int *ok_p)
     return (size_t)value;
 }
 
+/* The index of word in the '|'-separated list words, or -1. */
+static int gcm_config_parse_word(const char *words, const char *word)
+{
+    size_t n = strlen(word);
+    const char *p = words;
+    int i = 0;
+
+    while (p != NULL) {
+        const char *bar = strchr(p, '|');
+        size_t len = (bar != NULL) ? (size_t)(bar - p) : strlen(p);
+
+        if ((len == n) && (strncasecmp(p, word, n) == 0)) {
+            return i;
+        }
+        p = (bar != NULL) ? bar + 1 : NULL;
+        i++;
+    }
+    return -1;
+}
+
+/* The default text of an entry (a choice's first word). */
+static const char *gcm_config_default(const gcm_config_entry_t *e,
+                                      char *buf, size_t len)
+{
+    size_t n;
+
+    if (e->kind != GCM_CFG_CHOICE) {
+        return e->dflt;
+    }
+    n = strcspn(e->words, "|");
+    snprintf(buf, len, "%.*s", (int)n, e->words);
+    return buf;
+}
+
 static void gcm_config_set(const gcm_config_entry_t *e, const char *text,
                            int from_env)
 {
     char *field = (char *)&gcm_config + e->offset;
+    char dflt[64];
     int ok = 1;
     int level;
     size_t value;
 
     switch (e->kind) {
+    case GCM_CFG_CHOICE:
+        level = gcm_config_parse_word(e->words, text);
+        if (level < 0) {
+            ok    = 0;
+            level = 0;
+        }
+        *(int *)field = level;
+        break;
     case GCM_CFG_LEVEL:
         level = gcm_config_parse_level(text);
         if (level < 0) {
@@ -170,9 +280,16 @@ static void gcm_config_set(const gcm_config_entry_t *e, const char *text,
         break;
     }
     if (!ok && from_env) {
-        fprintf(stderr, "gencomm: warning: %s='%s' is not valid, using %s\n",
-                e->name, text, e->dflt);
-        gcm_config_set(e, e->dflt, 0);
+        const char *d = gcm_config_default(e, dflt, sizeof(dflt));
+
+        if (e->kind == GCM_CFG_CHOICE) {
+            fprintf(stderr, "gencomm: warning: %s='%s' is not one of %s, "
+                    "using %s\n", e->name, text, e->words, d);
+        } else {
+            fprintf(stderr, "gencomm: warning: %s='%s' is not valid, "
+                    "using %s\n", e->name, text, d);
+        }
+        gcm_config_set(e, d, 0);
     }
 }
 
@@ -184,7 +301,11 @@ void gcm_config_load(void)
 
     for (i = 0; i < n; i++) {
         const char *env = getenv(gcm_config_table[i].name);
-        gcm_config_set(&gcm_config_table[i], gcm_config_table[i].dflt, 0);
+        char dflt[64];
+
+        gcm_config_set(&gcm_config_table[i],
+                       gcm_config_default(&gcm_config_table[i], dflt,
+                                          sizeof(dflt)), 0);
         if (env != NULL) {
             gcm_config_set(&gcm_config_table[i], env, 1);
         }
@@ -204,10 +325,17 @@ void gcm_config_load(void)
 
     if (gcm_config.print_config) {
         for (i = 0; i < n; i++) {
-            const char *env = getenv(gcm_config_table[i].name);
-            printf("# %s\n%s=%s\n", gcm_config_table[i].doc,
-                   gcm_config_table[i].name,
-                   (env != NULL) ? env : gcm_config_table[i].dflt);
+            const gcm_config_entry_t *e = &gcm_config_table[i];
+            const char *env = getenv(e->name);
+            char dflt[64];
+
+            if (e->kind == GCM_CFG_CHOICE) {
+                printf("# %s (%s)\n", e->doc, e->words);
+            } else {
+                printf("# %s\n", e->doc);
+            }
+            printf("%s=%s\n", e->name, (env != NULL) ? env :
+                   gcm_config_default(e, dflt, sizeof(dflt)));
         }
     }
 }

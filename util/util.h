@@ -86,7 +86,47 @@ typedef struct gcm_config {
     int      shm;              /* GENCOMM_SHM */
     int      hier_hwloc;       /* GENCOMM_HIER_HWLOC */
     int      check_collectives; /* GENCOMM_CHECK_COLLECTIVES */
+    /* Collectives (coll/): which algorithm, as the index of the chosen
+     * word in the setting's list (0 is "auto" everywhere; coll/coll_impl.h
+     * names the others in the same order), and the thresholds of the
+     * automatic choice. */
+    int      coll_hier;             /* GENCOMM_COLL_HIER */
+    int      coll_bcast;            /* GENCOMM_COLL_BCAST */
+    int      coll_reduce;           /* GENCOMM_COLL_REDUCE */
+    int      coll_allreduce;        /* GENCOMM_COLL_ALLREDUCE */
+    int      coll_reduce_scatter;   /* GENCOMM_COLL_REDUCE_SCATTER */
+    int      coll_scan;             /* GENCOMM_COLL_SCAN */
+    int      coll_gather;           /* GENCOMM_COLL_GATHER */
+    int      coll_allgather;        /* GENCOMM_COLL_ALLGATHER */
+    int      coll_alltoall;         /* GENCOMM_COLL_ALLTOALL */
+    size_t   coll_bcast_large;      /* GENCOMM_COLL_BCAST_LARGE */
+    size_t   coll_reduce_large;     /* GENCOMM_COLL_REDUCE_LARGE */
+    size_t   coll_gather_large;     /* GENCOMM_COLL_GATHER_LARGE */
+    size_t   coll_allgather_large;  /* GENCOMM_COLL_ALLGATHER_LARGE */
+    size_t   coll_alltoall_small;   /* GENCOMM_COLL_ALLTOALL_SMALL */
+    unsigned coll_scan_linear_max;  /* GENCOMM_COLL_SCAN_LINEAR_MAX */
+    size_t   coll_segment;          /* GENCOMM_COLL_SEGMENT */
 } gcm_config_t;
+
+/*
+ * Defaults of the collectives' thresholds (bytes, or processes for the
+ * scan): the settings table takes them as text, coll/README.md says where
+ * they come from. Data of at least BCAST_LARGE bytes is broadcast by
+ * scatter and allgather; reductions of at least REDUCE_LARGE bytes use
+ * recursive halving (commutative operators); gather and scatter blocks of
+ * at least GATHER_LARGE bytes go straight to and from the root; allgather
+ * of a total of at least ALLGATHER_LARGE bytes runs in a ring; all-to-all
+ * blocks of at most ALLTOALL_SMALL bytes take Bruck's algorithm; scans
+ * over at most SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte
+ * pieces.
+ */
+#define GCM_COLL_BCAST_LARGE      32768
+#define GCM_COLL_REDUCE_LARGE     16384
+#define GCM_COLL_GATHER_LARGE     65536
+#define GCM_COLL_ALLGATHER_LARGE  65536
+#define GCM_COLL_ALLTOALL_SMALL   256
+#define GCM_COLL_SCAN_LINEAR_MAX  4
+#define GCM_COLL_SEGMENT          65536
 
 extern gcm_config_t gcm_config GCM_INTERNAL;
 

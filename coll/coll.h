@@ -1,0 +1,322 @@
+/*
+ * coll/: collective algorithms as schedules over LCO groups.
+ *
+ * A collective is first built as a schedule, a list of steps (start a
+ * send, start a receive, wait for the transfers started since the last
+ * fence, combine two buffers, copy between layouts), then run: at once to
+ * the end for a blocking call, or a little at every poll for a
+ * nonblocking one. One builder per algorithm thus serves both forms.
+ *
+ * coll/ knows nothing of MPI. The layer above describes its data with
+ * opaque type and operator handles and a table of functions
+ * (gcm_coll_type_ops_t: sizes, extents, pack, unpack, combine), given to
+ * every schedule; a NULL type is raw bytes. compat/ passes MPI datatypes
+ * and operators through it; the native generalized collective
+ * (gcm_coll_general, coll_general.c) passes bytes and a user function.
+ *
+ * Transfers go on an LCO by send slot, with one tag per call
+ * (gcm_coll_grp_t). A group is either a whole LCO (rank r is slot r) or a
+ * view of some of its slots; the node and leader groups of the
+ * hierarchical algorithms (coll_hier.c) are LCOs of their own, derived
+ * from the parent without messages and cached with it.
+ */
+#ifndef GCM_COLL_H
+#define GCM_COLL_H
+
+#include "lco/lco.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- the upper layer's data, seen through a table --------------------- */
+
+/* Opaque handles: coll/ never looks inside them. A NULL type is raw
+ * bytes (a length instead of a count). */
+typedef struct gcm_coll_type *gcm_coll_type_h;
+typedef struct gcm_coll_op   *gcm_coll_op_h;
+
+typedef struct gcm_coll_type_ops {
+    /* Bytes of data in one element. */
+    size_t (*size)(gcm_coll_type_h type);
+    /* lb and extent of one element, and its true lb and true extent
+     * (from its lowest to past its highest byte). */
+    void   (*extent)(gcm_coll_type_h type, ptrdiff_t *lb_p,
+                     ptrdiff_t *extent_p);
+    void   (*true_extent)(gcm_coll_type_h type, ptrdiff_t *lb_p,
+                          ptrdiff_t *extent_p);
+    /* Nonzero if count elements at buf are one contiguous run of bytes;
+     * *start_p is then where it starts. */
+    int    (*contig)(gcm_coll_type_h type, int count, const void *buf,
+                     const void **start_p);
+    /* count elements at buf into out (count * size bytes) and back; unpack
+     * takes only the first nbytes of in (a truncated receive). */
+    void   (*pack)(gcm_coll_type_h type, int count, const void *buf,
+                   void *out);
+    void   (*unpack)(gcm_coll_type_h type, int count, const void *in,
+                     size_t nbytes, void *buf);
+    /* inout[i] = in[i] op inout[i] for count elements; in holds the
+     * lower ranks' data. */
+    void   (*combine)(gcm_coll_op_h op, const void *in, void *inout,
+                      int count, gcm_coll_type_h type);
+    /* May the operands of op be reordered? */
+    int    (*commutative)(gcm_coll_op_h op);
+} gcm_coll_type_ops_t;
+
+/* Internal tags (above GCM_TAG_UB) from here to GCM_COLL_TAG_GENERAL +
+ * GCM_COLL_TAG_UB carry gcm_coll_general's calls, tag for tag; the MPI
+ * layer's per-call tags stay below. */
+#define GCM_COLL_TAG_GENERAL 0x68000000
+
+/* "This rank's data is already in the receive buffer": the same value as
+ * MPI_IN_PLACE, so that compat/ passes the user's pointer unchanged. */
+#define GCM_COLL_IN_PLACE ((void *)-1)
+
+/* ---- groups and schedules --------------------------------------------- */
+
+/*
+ * The processes (or LCOs) an algorithm runs over: ranks 0..size-1, this
+ * one being rank, each reached through a send slot of lco (slot[r], or r
+ * when slot is NULL) and heard on the receive slot of the same index.
+ * tag is the call's: every member uses the same one for the same call.
+ */
+typedef struct gcm_coll_grp {
+    gcm_lco_h   lco;
+    int         tag;
+    int         rank;
+    int         size;
+    const int  *slot;
+} gcm_coll_grp_t;
+
+typedef enum {
+    GCM_COLL_SEND = 1,
+    GCM_COLL_RECV,
+    GCM_COLL_FENCE,    /* wait for the transfers started since the last one */
+    GCM_COLL_COMBINE,  /* buf = sbuf op buf */
+    GCM_COLL_COPY      /* (sbuf, scount, stype) -> (buf, count, type) */
+} gcm_coll_kind_t;
+
+/* One step. A buffer is (pointer, count, type), or raw bytes when type is
+ * NULL (then len is its length: packed temporaries can exceed what an int
+ * count holds). */
+typedef struct gcm_coll_step {
+    gcm_coll_kind_t  kind;
+    gcm_lco_h        lco;      /* SEND, RECV */
+    int              slot;
+    int              tag;
+    void            *buf;      /* SEND/RECV data; COMBINE inout; COPY dst */
+    int              count;
+    gcm_coll_type_h  type;
+    size_t           len;
+    const void      *sbuf;     /* COMBINE in (lower ranks); COPY source */
+    int              scount;
+    gcm_coll_type_h  stype;
+    size_t           slen;
+    gcm_coll_op_h    op;
+    gcm_request_h    req;      /* a started transfer */
+    void            *tmp;      /* packed data of a non-contiguous buffer */
+} gcm_coll_step_t;
+
+typedef struct gcm_coll_sched {
+    const gcm_coll_type_ops_t *ops;
+    gcm_coll_step_t *steps;
+    int              nsteps;
+    int              cap;
+    int              next;     /* first step not yet run */
+    int              pending;  /* first step after the last fence */
+    void           **mem;      /* temporaries, freed with the schedule */
+    int              nmem;
+    int              capmem;
+    int              nomem;    /* building ran out of memory */
+    gcm_status_t     err;      /* first failure met while running */
+} gcm_coll_sched_t;
+
+void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)
+    GCM_INTERNAL;
+/* Runs steps until the schedule ends (returns 1) or, without block, until
+ * a fence must wait (returns 0). Failures go to s->err; the schedule
+ * still runs to its end so that no peer is left waiting on a step
+ * skipped here. */
+int gcm_coll_sched_advance(gcm_coll_sched_t *s, int block) GCM_INTERNAL;
+/* Waits for what is still in flight, frees temporaries and steps. */
+void gcm_coll_sched_free(gcm_coll_sched_t *s) GCM_INTERNAL;
+
+/* Temporaries freed with the schedule (NULL and s->nomem set when out of
+ * memory; building goes on harmlessly and the caller reports it). */
+void *gcm_coll_alloc(gcm_coll_sched_t *s, size_t len) GCM_INTERNAL;
+/* For count elements laid out as type: the pointer is the element origin,
+ * which may lie outside the allocation when the true lb is not 0. */
+void *gcm_coll_alloc_type(gcm_coll_sched_t *s, int count,
+                          gcm_coll_type_h type) GCM_INTERNAL;
+
+void gcm_coll_send(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                   const void *buf, int count, gcm_coll_type_h type,
+                   int peer) GCM_INTERNAL;
+void gcm_coll_recv(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, void *buf,
+                   int count, gcm_coll_type_h type, int peer) GCM_INTERNAL;
+void gcm_coll_send_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                       const void *buf, size_t len, int peer) GCM_INTERNAL;
+void gcm_coll_recv_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                       void *buf, size_t len, int peer) GCM_INTERNAL;
+void gcm_coll_fence(gcm_coll_sched_t *s) GCM_INTERNAL;
+/* inout = in op inout; in holds the lower ranks' data. */
+void gcm_coll_combine(gcm_coll_sched_t *s, gcm_coll_op_h op, const void *in,
+                      void *inout, int count, gcm_coll_type_h type)
+    GCM_INTERNAL;
+/* Copies between two layouts (either may be raw: type NULL, len). */
+void gcm_coll_copy(gcm_coll_sched_t *s, const void *src, int scount,
+                   gcm_coll_type_h stype, size_t slen, void *dst, int count,
+                   gcm_coll_type_h type, size_t len) GCM_INTERNAL;
+
+/* Bytes of data in count elements of type (len for raw). */
+size_t gcm_coll_bytes(const gcm_coll_sched_t *s, gcm_coll_type_h type,
+                      int count, size_t len) GCM_INTERNAL;
+/* buf + disp extents of type, in integer arithmetic: buf may be NULL
+ * (MPI_BOTTOM) with absolute displacements. */
+void *gcm_coll_at(const gcm_coll_sched_t *s, const void *buf, ptrdiff_t disp,
+                  gcm_coll_type_h type) GCM_INTERNAL;
+static inline void *gcm_coll_off(const void *buf, ptrdiff_t off)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)off);
+}
+
+/* ---- block layouts ---------------------------------------------------- */
+
+/* Blocks of a gather-like buffer: block i holds counts[i] (or count)
+ * elements at displacement displs[i] (or i * count) extents of type. */
+typedef struct gcm_coll_layout {
+    void            *buf;
+    int              count;
+    const int       *counts;
+    const int       *displs;
+    gcm_coll_type_h  type;
+} gcm_coll_layout_t;
+
+void *gcm_coll_blk(const gcm_coll_sched_t *s, const gcm_coll_layout_t *l,
+                   int i) GCM_INTERNAL;
+static inline int gcm_coll_cnt(const gcm_coll_layout_t *l, int i)
+{
+    return (l->counts != NULL) ? l->counts[i] : l->count;
+}
+
+/* One block per peer for all-to-all: where, how many, which type. */
+typedef struct gcm_coll_blocks {
+    void            **ptr;
+    int              *count;
+    gcm_coll_type_h  *type;
+} gcm_coll_blocks_t;
+
+/* Arrays for n blocks (0, or -1 out of memory). */
+int gcm_coll_blocks_alloc(gcm_coll_sched_t *s, int n, gcm_coll_blocks_t *b)
+    GCM_INTERNAL;
+
+/* ---- the node structure of a group (coll_hier.c) ----------------------- */
+
+/*
+ * Which node each rank of a group is on, its node group and its leader
+ * group (the lowest rank of each node), built once per communicator on
+ * its first collective and freed with it. "Node" is whatever the caller
+ * groups by: the host for processes, the process for the LCOs of a
+ * thread communicator.
+ */
+typedef struct gcm_coll_hier gcm_coll_hier_t;
+
+/*
+ * Builds the structure of the group of size ranks (this one is rank) over
+ * lco from node[r], a key of rank r's node (equal keys: same node).
+ * procs[r] is rank r's process when lco is a pattern LCO over processes:
+ * the node and leader groups are then pattern LCOs derived from lco
+ * (keyed, no messages: every member computes the same ones). With procs
+ * NULL they are views of lco's slots. Local; NULL without memory.
+ */
+gcm_coll_hier_t *gcm_coll_hier_create(gcm_lco_h lco, int rank, int size,
+                                      const uint64_t node[],
+                                      const int procs[]) GCM_INTERNAL;
+void gcm_coll_hier_free(gcm_coll_hier_t *h) GCM_INTERNAL;
+/* Zero when GENCOMM_COLL_HIER=0 (no structure need be made). */
+int gcm_coll_hier_enabled(void) GCM_INTERNAL;
+
+/* ---- algorithm choice --------------------------------------------------
+ *
+ * Each entry below picks its algorithm from the message size and the
+ * group size (thresholds in util/util.h, GENCOMM_COLL_* settings), or the
+ * one a GENCOMM_COLL_<NAME> setting forces. h, where taken, is the group's
+ * node structure (NULL: none known); GENCOMM_COLL_HIER decides whether
+ * the hierarchical form runs.
+ */
+
+void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                      const gcm_coll_hier_t *h) GCM_INTERNAL;
+void gcm_coll_bcast(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                    const gcm_coll_hier_t *h, void *buf, int count,
+                    gcm_coll_type_h type, int root) GCM_INTERNAL;
+/* Binomial broadcast of raw bytes (any length, p may be NULL for 0). */
+void gcm_coll_bcast_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                        void *p, size_t len, int root) GCM_INTERNAL;
+/* sbuf is this rank's contribution (never written; the caller resolves
+ * GCM_COLL_IN_PLACE to rbuf); rbuf matters at root only. */
+void gcm_coll_reduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                     const gcm_coll_hier_t *h, const void *sbuf, void *rbuf,
+                     int count, gcm_coll_type_h type, gcm_coll_op_h op,
+                     int root) GCM_INTERNAL;
+/* sbuf may be GCM_COLL_IN_PLACE. */
+void gcm_coll_allreduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                        const gcm_coll_hier_t *h, const void *sbuf,
+                        void *rbuf, int count, gcm_coll_type_h type,
+                        gcm_coll_op_h op) GCM_INTERNAL;
+/* Block i (counts[i], or count for all when counts is NULL) of the
+ * reduction goes to rank i's rbuf; sbuf may be GCM_COLL_IN_PLACE (the
+ * whole vector is then in rbuf). */
+void gcm_coll_reduce_scatter(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                             const void *sbuf, void *rbuf, int count,
+                             const int *counts, gcm_coll_type_h type,
+                             gcm_coll_op_h op) GCM_INTERNAL;
+/* Inclusive (exclusive = 0) or exclusive prefix reduction. */
+void gcm_coll_scan(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                   const void *sbuf, void *rbuf, int count,
+                   gcm_coll_type_h type, gcm_coll_op_h op, int exclusive)
+    GCM_INTERNAL;
+
+/*
+ * Gather (to_root = 1) or scatter within a group: (mbuf, mcount, mtype)
+ * is this rank's own block (not used by the root when in_place), l the
+ * root's layout of everybody's blocks (read at the root only). vform (the
+ * v forms, whose counts only the root knows): the transfers go straight
+ * between root and ranks.
+ */
+void gcm_coll_gather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                     const gcm_coll_hier_t *h, int to_root, int vform,
+                     void *mbuf,
+                     int mcount, gcm_coll_type_h mtype,
+                     const gcm_coll_layout_t *l, int root, int in_place)
+    GCM_INTERNAL;
+/* The linear form, also between the groups of an intercommunicator (g is
+ * then the remote group and root GCM_COLL_ROOT, GCM_COLL_PROC_NULL or the
+ * remote root). */
+#define GCM_COLL_ROOT      (-3)
+#define GCM_COLL_PROC_NULL (-1)
+void gcm_coll_gather_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                            int inter, int to_root, void *mbuf, int mcount,
+                            gcm_coll_type_h mtype,
+                            const gcm_coll_layout_t *l, int root,
+                            int in_place) GCM_INTERNAL;
+/* Allgather(v) into layout l; sbuf GCM_COLL_IN_PLACE: this rank's block
+ * is there already. */
+void gcm_coll_allgather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                        const gcm_coll_hier_t *h, const void *sbuf,
+                        int scount, gcm_coll_type_h stype,
+                        const gcm_coll_layout_t *l) GCM_INTERNAL;
+/* All-to-all from blocks sb to blocks rb (in_place: sb is a copy the
+ * caller made of rb). uniform: every block has the same size everywhere
+ * (alltoall, not v or w), which the Bruck and hierarchical forms need. */
+void gcm_coll_alltoall(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                       const gcm_coll_hier_t *h, const gcm_coll_blocks_t *sb,
+                       const gcm_coll_blocks_t *rb, int in_place,
+                       int uniform) GCM_INTERNAL;
+/* Pairwise exchange; between the groups of an intercommunicator (inter),
+ * everything is posted at once. */
+void gcm_coll_alltoall_pairwise(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                                int inter, const gcm_coll_blocks_t *sb,
+                                const gcm_coll_blocks_t *rb, int in_place)
+    GCM_INTERNAL;
+
+#endif /* GCM_COLL_H */

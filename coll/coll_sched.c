@@ -1,0 +1,412 @@
+/*
+ * coll/coll_sched.c: the schedule engine (coll/coll.h).
+ *
+ * Building appends steps; running starts the transfers of the steps up to
+ * the next fence, then at the fence completes them (unpacking received
+ * data of non-contiguous buffers), combines and copies in order. Data of a
+ * non-contiguous type is packed into a temporary when its send starts,
+ * so the user's buffer is read at the moment the schedule reaches the
+ * step, not when it was built.
+ */
+#include "config.h"
+
+#include "coll/coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Zero-length transfers still need a valid address. */
+static char coll_dummy;
+
+void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)
+{
+    memset(s, 0, sizeof(*s));
+    s->ops = ops;
+    s->err = GCM_OK;
+}
+
+static void coll_fail(gcm_coll_sched_t *s, gcm_status_t status)
+{
+    if (s->err == GCM_OK) {
+        s->err = status;
+    }
+}
+
+void *gcm_coll_alloc(gcm_coll_sched_t *s, size_t len)
+{
+    void *p;
+
+    if (s->nmem == s->capmem) {
+        int cap = (s->capmem == 0) ? 8 : 2 * s->capmem;
+        void **m = realloc(s->mem, (size_t)cap * sizeof(*m));
+
+        if (m == NULL) {
+            s->nomem = 1;
+            return NULL;
+        }
+        s->mem = m;
+        s->capmem = cap;
+    }
+    p = malloc((len == 0) ? 1 : len);
+    if (p == NULL) {
+        s->nomem = 1;
+        return NULL;
+    }
+    s->mem[s->nmem++] = p;
+    return p;
+}
+
+/* Span of count elements of type, from the lowest byte to past the
+ * highest (true extent, so that resized types work). */
+static void coll_type_span(const gcm_coll_sched_t *s, gcm_coll_type_h type,
+                           int count, ptrdiff_t *lo_p, ptrdiff_t *hi_p)
+{
+    ptrdiff_t tlb = 0, text = 0, lb, ext, lo, hi, shift;
+
+    s->ops->true_extent(type, &tlb, &text);
+    s->ops->extent(type, &lb, &ext);
+    lo = tlb;
+    hi = tlb + text;
+    if (count > 1) {
+        shift = (ptrdiff_t)(count - 1) * ext;
+        if (shift < 0) {
+            lo += shift;
+        } else {
+            hi += shift;
+        }
+    }
+    *lo_p = lo;
+    *hi_p = hi;
+}
+
+void *gcm_coll_alloc_type(gcm_coll_sched_t *s, int count,
+                          gcm_coll_type_h type)
+{
+    ptrdiff_t lo, hi;
+    char *mem;
+
+    if (type == NULL) {
+        return gcm_coll_alloc(s, (size_t)count);
+    }
+    coll_type_span(s, type, count, &lo, &hi);
+    mem = gcm_coll_alloc(s, (size_t)(hi - lo));
+    if (mem == NULL) {
+        return NULL;
+    }
+    return (void *)((uintptr_t)mem - (uintptr_t)lo);
+}
+
+static gcm_coll_step_t *coll_add(gcm_coll_sched_t *s, gcm_coll_kind_t kind)
+{
+    gcm_coll_step_t *st;
+
+    if (s->nomem != 0) {
+        return NULL;
+    }
+    if (s->nsteps == s->cap) {
+        int cap = (s->cap == 0) ? 16 : 2 * s->cap;
+        gcm_coll_step_t *n = realloc(s->steps, (size_t)cap * sizeof(*n));
+
+        if (n == NULL) {
+            s->nomem = 1;
+            return NULL;
+        }
+        s->steps = n;
+        s->cap = cap;
+    }
+    st = &s->steps[s->nsteps++];
+    memset(st, 0, sizeof(*st));
+    st->kind = kind;
+    st->req = GCM_REQUEST_NULL;
+    return st;
+}
+
+static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
+                      const gcm_coll_grp_t *g, const void *buf, int count,
+                      gcm_coll_type_h type, size_t len, int peer)
+{
+    gcm_coll_step_t *st = coll_add(s, kind);
+
+    if (st == NULL) {
+        return;
+    }
+    st->lco = g->lco;
+    st->tag = g->tag;
+    st->slot = (g->slot != NULL) ? g->slot[peer] : peer;
+    st->buf = (void *)buf;
+    st->count = count;
+    st->type = type;
+    st->len = len;
+}
+
+void gcm_coll_send(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                   const void *buf, int count, gcm_coll_type_h type,
+                   int peer)
+{
+    coll_xfer(s, GCM_COLL_SEND, g, buf, count, type, 0, peer);
+}
+
+void gcm_coll_recv(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, void *buf,
+                   int count, gcm_coll_type_h type, int peer)
+{
+    coll_xfer(s, GCM_COLL_RECV, g, buf, count, type, 0, peer);
+}
+
+void gcm_coll_send_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                       const void *buf, size_t len, int peer)
+{
+    coll_xfer(s, GCM_COLL_SEND, g, buf, 0, NULL, len, peer);
+}
+
+void gcm_coll_recv_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                       void *buf, size_t len, int peer)
+{
+    coll_xfer(s, GCM_COLL_RECV, g, buf, 0, NULL, len, peer);
+}
+
+void gcm_coll_fence(gcm_coll_sched_t *s)
+{
+    (void)coll_add(s, GCM_COLL_FENCE);
+}
+
+void gcm_coll_combine(gcm_coll_sched_t *s, gcm_coll_op_h op, const void *in,
+                      void *inout, int count, gcm_coll_type_h type)
+{
+    gcm_coll_step_t *st;
+
+    if (count == 0) {
+        return;
+    }
+    st = coll_add(s, GCM_COLL_COMBINE);
+    if (st == NULL) {
+        return;
+    }
+    st->op = op;
+    st->sbuf = in;
+    st->buf = inout;
+    st->count = count;
+    st->type = type;
+}
+
+void gcm_coll_copy(gcm_coll_sched_t *s, const void *src, int scount,
+                   gcm_coll_type_h stype, size_t slen, void *dst, int count,
+                   gcm_coll_type_h type, size_t len)
+{
+    gcm_coll_step_t *st = coll_add(s, GCM_COLL_COPY);
+
+    if (st == NULL) {
+        return;
+    }
+    st->sbuf = src;
+    st->scount = scount;
+    st->stype = stype;
+    st->slen = slen;
+    st->buf = dst;
+    st->count = count;
+    st->type = type;
+    st->len = len;
+}
+
+size_t gcm_coll_bytes(const gcm_coll_sched_t *s, gcm_coll_type_h type,
+                      int count, size_t len)
+{
+    if (type == NULL) {
+        return len;
+    }
+    return (size_t)count * s->ops->size(type);
+}
+
+void *gcm_coll_at(const gcm_coll_sched_t *s, const void *buf, ptrdiff_t disp,
+                  gcm_coll_type_h type)
+{
+    ptrdiff_t lb, ext;
+
+    if (type == NULL) {
+        return gcm_coll_off(buf, disp);
+    }
+    s->ops->extent(type, &lb, &ext);
+    return gcm_coll_off(buf, disp * ext);
+}
+
+void *gcm_coll_blk(const gcm_coll_sched_t *s, const gcm_coll_layout_t *l,
+                   int i)
+{
+    ptrdiff_t d = (l->displs != NULL) ? l->displs[i] :
+                                        (ptrdiff_t)i * l->count;
+
+    return gcm_coll_at(s, l->buf, d, l->type);
+}
+
+int gcm_coll_blocks_alloc(gcm_coll_sched_t *s, int n, gcm_coll_blocks_t *b)
+{
+    b->ptr = gcm_coll_alloc(s, (size_t)n * sizeof(*b->ptr));
+    b->count = gcm_coll_alloc(s, (size_t)n * sizeof(*b->count));
+    b->type = gcm_coll_alloc(s, (size_t)n * sizeof(*b->type));
+    return (b->ptr != NULL && b->count != NULL && b->type != NULL) ? 0 : -1;
+}
+
+/* Where the data of a buffer starts if it is one contiguous run, else
+ * NULL. */
+static void *coll_contig(const gcm_coll_sched_t *s, void *buf, int count,
+                         gcm_coll_type_h type, size_t len)
+{
+    const void *start = NULL;
+
+    if (type == NULL) {
+        return (len == 0) ? &coll_dummy : buf;
+    }
+    if (s->ops->contig(type, count, buf, &start) == 0) {
+        return NULL;
+    }
+    if (gcm_coll_bytes(s, type, count, 0) == 0) {
+        return &coll_dummy;
+    }
+    return (void *)start;
+}
+
+static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
+{
+    size_t len = gcm_coll_bytes(s, st->type, st->count, st->len);
+    void *p = coll_contig(s, st->buf, st->count, st->type, st->len);
+    gcm_status_t rc;
+
+    if (p == NULL) {
+        st->tmp = malloc((len == 0) ? 1 : len);
+        if (st->tmp == NULL) {
+            coll_fail(s, GCM_ERR_NO_MEMORY);
+            return;
+        }
+        if (st->kind == GCM_COLL_SEND) {
+            s->ops->pack(st->type, st->count, st->buf, st->tmp);
+        }
+        p = st->tmp;
+    }
+    if (st->kind == GCM_COLL_SEND) {
+        rc = gcm_lco_isend_x(st->lco, p, len, st->slot, st->tag, 0,
+                             &st->req);
+    } else {
+        rc = gcm_lco_irecv_x(st->lco, p, len, st->slot, st->tag, &st->req);
+    }
+    if (rc != GCM_OK) {
+        st->req = GCM_REQUEST_NULL;
+        coll_fail(s, rc);
+    }
+}
+
+static void coll_run_copy(gcm_coll_sched_t *s, gcm_coll_step_t *st)
+{
+    size_t slen = gcm_coll_bytes(s, st->stype, st->scount, st->slen);
+    size_t dlen = gcm_coll_bytes(s, st->type, st->count, st->len);
+    void *src = coll_contig(s, (void *)st->sbuf, st->scount, st->stype,
+                            st->slen);
+    void *dst = coll_contig(s, st->buf, st->count, st->type, st->len);
+    void *tmp = NULL;
+    size_t n = (slen < dlen) ? slen : dlen;
+
+    if (slen > dlen) {
+        coll_fail(s, GCM_ERR_TRUNCATED);
+    }
+    if (n == 0) {
+        return;
+    }
+    if (src == NULL) {
+        tmp = malloc(slen);
+        if (tmp == NULL) {
+            coll_fail(s, GCM_ERR_NO_MEMORY);
+            return;
+        }
+        s->ops->pack(st->stype, st->scount, st->sbuf, tmp);
+        src = tmp;
+    }
+    if (dst != NULL) {
+        memmove(dst, src, n);
+    } else {
+        s->ops->unpack(st->type, st->count, src, n, st->buf);
+    }
+    free(tmp);
+}
+
+/* Completes the transfers started since the last fence; without block,
+ * returns 0 at the first that is not complete yet. */
+static int coll_run_fence(gcm_coll_sched_t *s, int block)
+{
+    gcm_msg_status_t ms;
+    gcm_status_t rc;
+    int i;
+
+    for (i = s->pending; i < s->next; i++) {
+        gcm_coll_step_t *st = &s->steps[i];
+
+        if (st->req != GCM_REQUEST_NULL) {
+            if ((block == 0) && (gcm_lco_req_done(st->req) == 0)) {
+                return 0;
+            }
+            memset(&ms, 0, sizeof(ms));
+            rc = gcm_wait(&st->req, &ms);
+            st->req = GCM_REQUEST_NULL;
+            if (rc != GCM_OK) {
+                coll_fail(s, rc);
+            } else if ((st->kind == GCM_COLL_RECV) && (st->tmp != NULL)) {
+                s->ops->unpack(st->type, st->count, st->tmp, ms.count,
+                               st->buf);
+            }
+        }
+        free(st->tmp);
+        st->tmp = NULL;
+    }
+    return 1;
+}
+
+int gcm_coll_sched_advance(gcm_coll_sched_t *s, int block)
+{
+    while (s->next < s->nsteps) {
+        gcm_coll_step_t *st = &s->steps[s->next];
+
+        switch (st->kind) {
+        case GCM_COLL_SEND:
+        case GCM_COLL_RECV:
+            coll_start_xfer(s, st);
+            break;
+        case GCM_COLL_FENCE:
+            if (coll_run_fence(s, block) == 0) {
+                return 0;
+            }
+            s->pending = s->next + 1;
+            break;
+        case GCM_COLL_COMBINE:
+            s->ops->combine(st->op, st->sbuf, st->buf, st->count, st->type);
+            break;
+        case GCM_COLL_COPY:
+            coll_run_copy(s, st);
+            break;
+        }
+        s->next++;
+    }
+    /* Transfers after the last fence (builders end with one, but be
+     * safe). */
+    if (coll_run_fence(s, block) == 0) {
+        return 0;
+    }
+    s->pending = s->next;
+    return 1;
+}
+
+void gcm_coll_sched_free(gcm_coll_sched_t *s)
+{
+    int i;
+
+    /* Only reached with transfers outstanding when a request was freed
+     * early; their buffers must outlive them. */
+    for (i = 0; i < s->nsteps; i++) {
+        if (s->steps[i].req != GCM_REQUEST_NULL) {
+            (void)gcm_wait(&s->steps[i].req, NULL);
+        }
+        free(s->steps[i].tmp);
+    }
+    for (i = 0; i < s->nmem; i++) {
+        free(s->mem[i]);
+    }
+    free(s->mem);
+    free(s->steps);
+    memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,680 @@
+/*
+ * tests/mpi/coll_algos.c: every collective whose algorithm coll/ chooses,
+ * against references computed locally, at counts 0, 1, odd and large,
+ * with a sum and a non-commutative user operation, MPI_IN_PLACE, a
+ * strided datatype and every root of a few. tests/mpi/test_coll_algos.sh
+ * runs it with each algorithm forced (GENCOMM_COLL_*) and under emulated
+ * hosts (the hierarchical forms), and checks from the debug trace that the
+ * algorithm it forced is the one that ran.
+ *
+ * Usage: coll_algos [WHAT...], WHAT among bcast reduce allreduce
+ * reduce_scatter scan gather allgather alltoall barrier nonblocking
+ * noncomm (only the non-commutative reductions); none: all but noncomm.
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size, failures;
+
+#define CHECK(cond, ...)                                                 \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            printf("FAIL: ");                                            \
+            printf(__VA_ARGS__);                                         \
+            printf(" (rank %d of %d, line %d)\n", rank, size, __LINE__); \
+            fflush(stdout);                                              \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+
+/* Large enough to pass every size threshold of coll/ (256 KiB of int). */
+#define LARGE 65536
+
+static const int counts[] = { 0, 1, 7, LARGE };
+#define NCOUNTS ((int)(sizeof(counts) / sizeof(counts[0])))
+
+/* ---- data and references */
+
+static int val(int r, int i)
+{
+    return r * 1000 + (i % 977);
+}
+
+static int sum_upto(int n, int i)    /* sum of val(r, i) for r < n */
+{
+    return 1000 * n * (n - 1) / 2 + n * (i % 977);
+}
+
+/* Affine maps t -> a t + b mod 2^32 composed left to right: associative,
+ * not commutative. (x op y) applies x first, then y. */
+typedef struct aff {
+    unsigned a, b;
+} aff_t;
+
+static MPI_Datatype aff_type;
+static MPI_Op aff_op;
+
+static aff_t aff_of(int r, int i)
+{
+    aff_t x = { 2u * (unsigned)(r + i) + 1u, (unsigned)(r * 7 + i) };
+
+    return x;
+}
+
+static aff_t aff_mul(aff_t x, aff_t y)
+{
+    aff_t z = { x.a * y.a, x.b * y.a + y.b };
+
+    return z;
+}
+
+/* inout = in op inout: in holds the lower ranks. */
+static void aff_fn(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    aff_t *x = in, *y = inout;
+    int i;
+
+    (void)dt;
+    for (i = 0; i < *len; i++) {
+        y[i] = aff_mul(x[i], y[i]);
+    }
+}
+
+/* Composition of ranks lo..hi-1, element i. */
+static aff_t aff_range(int lo, int hi, int i)
+{
+    aff_t m = { 1u, 0u };
+    int r;
+
+    for (r = lo; r < hi; r++) {
+        m = aff_mul(m, aff_of(r, i));
+    }
+    return m;
+}
+
+static int aff_eq(aff_t x, aff_t y)
+{
+    return x.a == y.a && x.b == y.b;
+}
+
+/* One int in every other slot: a strided (non-contiguous) layout. */
+static MPI_Datatype strided;
+
+static int *ints(int n)
+{
+    int *p = malloc(((size_t)n + 1) * sizeof(int));
+
+    if (p == NULL) {
+        printf("FAIL: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* ---- the collectives */
+
+static void test_barrier(void)
+{
+    int i;
+
+    for (i = 0; i < 3; i++) {
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+    }
+}
+
+static void test_bcast(void)
+{
+    int c, k, i, root;
+
+    for (c = 0; c < NCOUNTS; c++) {
+        int n = counts[c], bad = 0;
+        int *b = ints(n);
+
+        for (k = 0; k < 2; k++) {
+            root = (k == 0) ? 0 : size - 1;
+            for (i = 0; i < n; i++) {
+                b[i] = (rank == root) ? val(root, i) : -1;
+            }
+            OK(MPI_Bcast(b, n, MPI_INT, root, MPI_COMM_WORLD));
+            for (i = 0; i < n; i++) {
+                bad += (b[i] != val(root, i));
+            }
+        }
+        CHECK(bad == 0, "bcast of %d ints: %d wrong", n, bad);
+        free(b);
+    }
+    /* Strided: packed at the root, unpacked elsewhere; the gaps stay. */
+    {
+        int n = 1001, *b = ints(2 * n), bad = 0;
+
+        for (i = 0; i < 2 * n; i++) {
+            b[i] = (rank == 1 % size || (i % 2) == 1) ? val(7, i) : -1;
+        }
+        OK(MPI_Bcast(b, n, strided, 1 % size, MPI_COMM_WORLD));
+        for (i = 0; i < 2 * n; i++) {
+            bad += (b[i] != val(7, i));
+        }
+        CHECK(bad == 0, "strided bcast: %d wrong", bad);
+        free(b);
+    }
+}
+
+static void test_reduce(void)
+{
+    int c, k, i, root;
+
+    for (c = 0; c < NCOUNTS; c++) {
+        int n = counts[c], bad = 0;
+        int *in = ints(n), *out = ints(n);
+
+        for (k = 0; k < 3; k++) {
+            root = (k == 0) ? 0 : (k == 1) ? size - 1 : size / 2;
+            for (i = 0; i < n; i++) {
+                in[i] = val(rank, i);
+                out[i] = -1;
+            }
+            if (k == 2 && rank == root) {
+                memcpy(out, in, (size_t)n * sizeof(int));
+                OK(MPI_Reduce(MPI_IN_PLACE, out, n, MPI_INT, MPI_SUM, root,
+                              MPI_COMM_WORLD));
+            } else {
+                OK(MPI_Reduce(in, out, n, MPI_INT, MPI_SUM, root,
+                              MPI_COMM_WORLD));
+            }
+            for (i = 0; rank == root && i < n; i++) {
+                bad += (out[i] != sum_upto(size, i));
+            }
+            for (i = 0; rank != root && i < n; i++) {
+                bad += (out[i] != -1);
+            }
+        }
+        CHECK(bad == 0, "reduce sum of %d ints: %d wrong", n, bad);
+        free(in);
+        free(out);
+    }
+}
+
+static void test_reduce_noncomm(void)
+{
+    int c, i, root;
+
+    for (c = 0; c < NCOUNTS; c++) {
+        int n = (counts[c] == LARGE) ? LARGE / 4 : counts[c], bad = 0;
+        aff_t *in = malloc(((size_t)n + 1) * sizeof(aff_t));
+        aff_t *out = malloc(((size_t)n + 1) * sizeof(aff_t));
+
+        for (root = 0; root < size; root += (size > 2) ? size - 1 : 1) {
+            for (i = 0; i < n; i++) {
+                in[i] = aff_of(rank, i);
+            }
+            OK(MPI_Reduce(in, out, n, aff_type, aff_op, root,
+                          MPI_COMM_WORLD));
+            for (i = 0; rank == root && i < n; i++) {
+                bad += !aff_eq(out[i], aff_range(0, size, i));
+            }
+        }
+        /* Allreduce, in place. */
+        for (i = 0; i < n; i++) {
+            out[i] = aff_of(rank, i);
+        }
+        OK(MPI_Allreduce(MPI_IN_PLACE, out, n, aff_type, aff_op,
+                         MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += !aff_eq(out[i], aff_range(0, size, i));
+        }
+        CHECK(bad == 0, "non-commutative reduce/allreduce of %d: %d wrong",
+              n, bad);
+        free(in);
+        free(out);
+    }
+}
+
+static void test_allreduce(void)
+{
+    int c, i;
+
+    for (c = 0; c < NCOUNTS; c++) {
+        int n = counts[c], bad = 0;
+        int *in = ints(n), *out = ints(n);
+
+        for (i = 0; i < n; i++) {
+            in[i] = val(rank, i);
+            out[i] = -1;
+        }
+        OK(MPI_Allreduce(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += (out[i] != sum_upto(size, i));
+        }
+        memcpy(out, in, (size_t)n * sizeof(int));
+        OK(MPI_Allreduce(MPI_IN_PLACE, out, n, MPI_INT, MPI_MAX,
+                         MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += (out[i] != val(size - 1, i));
+        }
+        CHECK(bad == 0, "allreduce of %d ints: %d wrong", n, bad);
+        free(in);
+        free(out);
+    }
+    /* Strided: the halving algorithm cuts typed ranges of it. */
+    {
+        int n = 3001, *in = ints(2 * n), *out = ints(2 * n), bad = 0;
+
+        for (i = 0; i < 2 * n; i++) {
+            in[i] = val(rank, i);
+            out[i] = -7;
+        }
+        OK(MPI_Allreduce(in, out, n, strided, MPI_SUM, MPI_COMM_WORLD));
+        for (i = 0; i < 2 * n; i++) {
+            bad += (out[i] != (((i % 2) == 0) ? sum_upto(size, i) : -7));
+        }
+        CHECK(bad == 0, "strided allreduce: %d wrong", bad);
+        free(in);
+        free(out);
+    }
+}
+
+static void test_reduce_scatter(void)
+{
+    int c, i, r;
+
+    for (c = 0; c < NCOUNTS; c++) {
+        int n = (counts[c] == LARGE) ? LARGE / size : counts[c], bad = 0;
+        int *rc = ints(size), off = 0, tv = 0, total, *in, *out;
+        aff_t *ain, *aout;
+
+        /* Uneven counts for reduce_scatter: some zero, some one more. */
+        for (r = 0; r < size; r++) {
+            rc[r] = (r % 3 == 1) ? 0 : n + (r % 2);
+            tv += rc[r];
+            off += (r < rank) ? rc[r] : 0;
+        }
+        total = (tv > n * size) ? tv : n * size;
+        in = ints(total);
+        out = ints(total);
+        ain = malloc(((size_t)total + 1) * sizeof(aff_t));
+        aout = malloc(((size_t)total + 1) * sizeof(aff_t));
+        for (i = 0; i < total; i++) {
+            in[i] = val(rank, i);
+            ain[i] = aff_of(rank, i);
+        }
+        OK(MPI_Reduce_scatter_block(in, out, n, MPI_INT, MPI_SUM,
+                                    MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += (out[i] != sum_upto(size, rank * n + i));
+        }
+        /* In place: the whole vector in, this rank's block out first. */
+        memcpy(out, in, (size_t)n * size * sizeof(int));
+        OK(MPI_Reduce_scatter_block(MPI_IN_PLACE, out, n, MPI_INT, MPI_SUM,
+                                    MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += (out[i] != sum_upto(size, rank * n + i));
+        }
+        OK(MPI_Reduce_scatter(in, out, rc, MPI_INT, MPI_SUM,
+                              MPI_COMM_WORLD));
+        for (i = 0; i < rc[rank]; i++) {
+            bad += (out[i] != sum_upto(size, off + i));
+        }
+        OK(MPI_Reduce_scatter(ain, aout, rc, aff_type, aff_op,
+                              MPI_COMM_WORLD));
+        for (i = 0; i < rc[rank]; i++) {
+            bad += !aff_eq(aout[i], aff_range(0, size, off + i));
+        }
+        CHECK(bad == 0, "reduce_scatter of %d per rank: %d wrong", n, bad);
+        free(in);
+        free(out);
+        free(rc);
+        free(ain);
+        free(aout);
+    }
+}
+
+static void test_scan(void)
+{
+    int c, i;
+
+    for (c = 0; c < NCOUNTS; c++) {
+        int n = counts[c], bad = 0;
+        int *in = ints(n), *out = ints(n);
+        aff_t *ain = malloc(((size_t)n + 1) * sizeof(aff_t));
+        aff_t *aout = malloc(((size_t)n + 1) * sizeof(aff_t));
+
+        for (i = 0; i < n; i++) {
+            in[i] = val(rank, i);
+            ain[i] = aff_of(rank, i);
+        }
+        OK(MPI_Scan(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += (out[i] != sum_upto(rank + 1, i));
+        }
+        memcpy(out, in, (size_t)n * sizeof(int));
+        OK(MPI_Scan(MPI_IN_PLACE, out, n, MPI_INT, MPI_SUM,
+                    MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += (out[i] != sum_upto(rank + 1, i));
+        }
+        OK(MPI_Exscan(in, out, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (i = 0; rank > 0 && i < n; i++) {
+            bad += (out[i] != sum_upto(rank, i));
+        }
+        memcpy(out, in, (size_t)n * sizeof(int));
+        OK(MPI_Exscan(MPI_IN_PLACE, out, n, MPI_INT, MPI_SUM,
+                      MPI_COMM_WORLD));
+        for (i = 0; rank > 0 && i < n; i++) {
+            bad += (out[i] != sum_upto(rank, i));
+        }
+        OK(MPI_Scan(ain, aout, n, aff_type, aff_op, MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += !aff_eq(aout[i], aff_range(0, rank + 1, i));
+        }
+        OK(MPI_Exscan(ain, aout, n, aff_type, aff_op, MPI_COMM_WORLD));
+        for (i = 0; rank > 0 && i < n; i++) {
+            bad += !aff_eq(aout[i], aff_range(0, rank, i));
+        }
+        CHECK(bad == 0, "scan/exscan of %d: %d wrong", n, bad);
+        free(in);
+        free(out);
+        free(ain);
+        free(aout);
+    }
+}
+
+static void test_gather(void)
+{
+    int c, k, i, r, root;
+
+    for (c = 0; c < NCOUNTS; c++) {
+        int n = counts[c], bad = 0;
+        int *mine = ints(n), *all = ints(n * size);
+
+        for (k = 0; k < 2; k++) {
+            root = (k == 0) ? 0 : size - 1;
+            for (i = 0; i < n; i++) {
+                mine[i] = val(rank, i);
+            }
+            for (i = 0; i < n * size; i++) {
+                all[i] = -1;
+            }
+            if (k == 1 && rank == root) {
+                memcpy(all + (size_t)rank * n, mine, (size_t)n * sizeof(int));
+                OK(MPI_Gather(MPI_IN_PLACE, n, MPI_INT, all, n, MPI_INT,
+                              root, MPI_COMM_WORLD));
+            } else {
+                OK(MPI_Gather(mine, n, MPI_INT, all, n, MPI_INT, root,
+                              MPI_COMM_WORLD));
+            }
+            for (r = 0; rank == root && r < size; r++) {
+                for (i = 0; i < n; i++) {
+                    bad += (all[r * n + i] != val(r, i));
+                }
+            }
+            /* And back: the root scatters what it gathered, plus one. */
+            for (i = 0; rank == root && i < n * size; i++) {
+                all[i] += 1;
+            }
+            for (i = 0; i < n; i++) {
+                mine[i] = -1;
+            }
+            if (k == 1 && rank == root) {
+                OK(MPI_Scatter(all, n, MPI_INT, MPI_IN_PLACE, n, MPI_INT,
+                               root, MPI_COMM_WORLD));
+                memcpy(mine, all + (size_t)rank * n, (size_t)n * sizeof(int));
+            } else {
+                OK(MPI_Scatter(all, n, MPI_INT, mine, n, MPI_INT, root,
+                               MPI_COMM_WORLD));
+            }
+            for (i = 0; i < n; i++) {
+                bad += (mine[i] != val(rank, i) + 1);
+            }
+        }
+        CHECK(bad == 0, "gather/scatter of %d ints: %d wrong", n, bad);
+        free(mine);
+        free(all);
+    }
+    /* Strided blocks at the root, contiguous elsewhere. */
+    {
+        int n = 501, *mine = ints(n), *all = ints(2 * n * size), bad = 0;
+
+        root = size / 2;
+        for (i = 0; i < n; i++) {
+            mine[i] = val(rank, i);
+        }
+        for (i = 0; i < 2 * n * size; i++) {
+            all[i] = -3;
+        }
+        OK(MPI_Gather(mine, n, MPI_INT, all, n, strided, root,
+                      MPI_COMM_WORLD));
+        for (r = 0; rank == root && r < size; r++) {
+            for (i = 0; i < n; i++) {
+                bad += (all[2 * (r * n + i)] != val(r, i)) +
+                       (all[2 * (r * n + i) + 1] != -3);
+            }
+        }
+        CHECK(bad == 0, "strided gather: %d wrong", bad);
+        free(mine);
+        free(all);
+    }
+}
+
+static void test_allgather(void)
+{
+    int c, i, r;
+
+    for (c = 0; c < NCOUNTS; c++) {
+        int n = (counts[c] == LARGE) ? LARGE / size : counts[c], bad = 0;
+        int *mine = ints(n), *all = ints(n * size);
+        int *rc = ints(size), *displs = ints(size), total = 0;
+
+        for (i = 0; i < n; i++) {
+            mine[i] = val(rank, i);
+        }
+        OK(MPI_Allgather(mine, n, MPI_INT, all, n, MPI_INT,
+                         MPI_COMM_WORLD));
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < n; i++) {
+                bad += (all[r * n + i] != val(r, i));
+            }
+        }
+        for (i = 0; i < n * size; i++) {
+            all[i] = (i / (n > 0 ? n : 1) == rank) ? val(rank, i % n) : -1;
+        }
+        OK(MPI_Allgather(MPI_IN_PLACE, n, MPI_INT, all, n, MPI_INT,
+                         MPI_COMM_WORLD));
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < n; i++) {
+                bad += (all[r * n + i] != val(r, i));
+            }
+        }
+        /* Allgatherv: rank r gives n - r (at least 0) ints, reversed
+         * placement. */
+        for (r = size - 1; r >= 0; r--) {
+            rc[r] = (n - r > 0) ? n - r : 0;
+            displs[r] = total;
+            total += rc[r];
+        }
+        OK(MPI_Allgatherv(mine, rc[rank], MPI_INT, all, rc, displs, MPI_INT,
+                          MPI_COMM_WORLD));
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < rc[r]; i++) {
+                bad += (all[displs[r] + i] != val(r, i));
+            }
+        }
+        CHECK(bad == 0, "allgather(v) of %d ints: %d wrong", n, bad);
+        free(mine);
+        free(all);
+        free(rc);
+        free(displs);
+    }
+}
+
+static void test_alltoall(void)
+{
+    static const int a2a[] = { 0, 1, 7, 300 };
+    int c, i, r;
+
+    for (c = 0; c < 4; c++) {
+        int n = a2a[c], bad = 0;
+        int *sb = ints(n * size), *rb = ints(n * size);
+        int *sc = ints(size), *sd = ints(size), *rcv = ints(size);
+        int *rd = ints(size), off;
+
+        /* Block for r: val(rank * size + r, i). */
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < n; i++) {
+                sb[r * n + i] = val(rank * size + r, i);
+            }
+        }
+        OK(MPI_Alltoall(sb, n, MPI_INT, rb, n, MPI_INT, MPI_COMM_WORLD));
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < n; i++) {
+                bad += (rb[r * n + i] != val(r * size + rank, i));
+            }
+        }
+        memcpy(rb, sb, (size_t)n * size * sizeof(int));
+        OK(MPI_Alltoall(MPI_IN_PLACE, n, MPI_INT, rb, n, MPI_INT,
+                        MPI_COMM_WORLD));
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < n; i++) {
+                bad += (rb[r * n + i] != val(r * size + rank, i));
+            }
+        }
+        /* Alltoallv: rank s sends (s + d) % (n + 1) ints to d. */
+        for (r = 0, off = 0; r < size; r++) {
+            sc[r] = (rank + r) % (n + 1);
+            sd[r] = off;
+            off += sc[r];
+        }
+        for (r = 0, off = 0; r < size; r++) {
+            rcv[r] = (r + rank) % (n + 1);
+            rd[r] = off;
+            off += rcv[r];
+        }
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < sc[r]; i++) {
+                sb[sd[r] + i] = val(rank * size + r, i);
+            }
+        }
+        OK(MPI_Alltoallv(sb, sc, sd, MPI_INT, rb, rcv, rd, MPI_INT,
+                         MPI_COMM_WORLD));
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < rcv[r]; i++) {
+                bad += (rb[rd[r] + i] != val(r * size + rank, i));
+            }
+        }
+        CHECK(bad == 0, "alltoall(v) of %d ints: %d wrong", n, bad);
+        free(sb);
+        free(rb);
+        free(sc);
+        free(sd);
+        free(rcv);
+        free(rd);
+    }
+}
+
+/* The nonblocking forms run the same builders, advanced by polls. */
+static void test_nonblocking(void)
+{
+    int n = LARGE, *a = ints(n), *b = ints(n), bad = 0, i, flag = 0;
+    MPI_Request req[2];
+
+    for (i = 0; i < n; i++) {
+        a[i] = val(rank, i);
+        b[i] = (rank == 0) ? val(3, i) : -1;
+    }
+    OK(MPI_Iallreduce(MPI_IN_PLACE, a, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                      &req[0]));
+    OK(MPI_Ibcast(b, n, MPI_INT, 0, MPI_COMM_WORLD, &req[1]));
+    while (!flag) {
+        OK(MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE));
+    }
+    for (i = 0; i < n; i++) {
+        bad += (a[i] != sum_upto(size, i)) + (b[i] != val(3, i));
+    }
+    CHECK(bad == 0, "nonblocking allreduce/bcast: %d wrong", bad);
+    free(a);
+    free(b);
+}
+
+static int wanted(int argc, char **argv, const char *what)
+{
+    int i;
+
+    if (argc < 2) {
+        return strcmp(what, "noncomm") != 0;
+    }
+    for (i = 1; i < argc; i++) {
+        if (strcmp(argv[i], what) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int total = 0;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Type_contiguous(2, MPI_UNSIGNED, &aff_type);
+    MPI_Type_commit(&aff_type);
+    MPI_Op_create(aff_fn, 0, &aff_op);
+    {
+        MPI_Datatype one;
+
+        MPI_Type_vector(1, 1, 2, MPI_INT, &one);
+        MPI_Type_create_resized(one, 0, 2 * (MPI_Aint)sizeof(int), &strided);
+        MPI_Type_commit(&strided);
+        MPI_Type_free(&one);
+    }
+
+    if (wanted(argc, argv, "barrier")) {
+        test_barrier();
+    }
+    if (wanted(argc, argv, "bcast")) {
+        test_bcast();
+    }
+    if (wanted(argc, argv, "reduce")) {
+        test_reduce();
+    }
+    if (wanted(argc, argv, "allreduce")) {
+        test_allreduce();
+    }
+    if (wanted(argc, argv, "reduce") || wanted(argc, argv, "noncomm")) {
+        test_reduce_noncomm();
+    }
+    if (wanted(argc, argv, "reduce_scatter")) {
+        test_reduce_scatter();
+    }
+    if (wanted(argc, argv, "scan")) {
+        test_scan();
+    }
+    if (wanted(argc, argv, "gather")) {
+        test_gather();
+    }
+    if (wanted(argc, argv, "allgather")) {
+        test_allgather();
+    }
+    if (wanted(argc, argv, "alltoall")) {
+        test_alltoall();
+    }
+    if (wanted(argc, argv, "nonblocking")) {
+        test_nonblocking();
+    }
+
+    MPI_Op_free(&aff_op);
+    MPI_Type_free(&aff_type);
+    MPI_Type_free(&strided);
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0 && total == 0) {
+        printf("coll_algos: ok at %d processes\n", size);
+    }
+    MPI_Finalize();
+    return (total == 0) ? 0 : 1;
+}
