@@ -18,6 +18,11 @@
  * - MPI_Comm_free of the LCO, after which the handle is MPI_COMM_NULL.
  * Then the same structure over the halves of an MPI_Comm_split of the
  * world (2 threads each), whose groups are the halves' world ranks.
+ * Last, a first message on an edge completes while its receiver is in no
+ * call on that LCO: process 0 sends on its LCO to process 1's, and only
+ * then tells process 1 over the world to receive it (a send that waited
+ * for the receiver to accept the edge would wait for a thread that
+ * progresses the receiver's endpoint, and none does).
  */
 #include <mpi.h>
 
@@ -384,6 +389,32 @@ int main(int argc, char **argv)
     }
     failures += run(half, counts, (me % 2 == 0) ? "even half" : "odd half");
     MPI_Comm_free(&half);
+
+    if (np >= 2) {
+        MPI_Comm l;
+        int v = 41, got = -1, go = 0;
+
+        MPIX_Comm_create_threads(MPI_COMM_WORLD, (me < 2) ? 1 : 0, &l);
+        if (me == 0) {
+            MPI_Send(&v, 1, MPI_INT, 1, P2P_TAG, l);
+            MPI_Send(&go, 1, MPI_INT, 1, P2P_TAG, MPI_COMM_WORLD);
+        } else if (me == 1) {
+            MPI_Recv(&go, 1, MPI_INT, 0, P2P_TAG, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            MPI_Recv(&got, 1, MPI_INT, 0, P2P_TAG, l, MPI_STATUS_IGNORE);
+            if (got != 41) {
+                printf("FAIL: first message: got %d (rank %d)\n", got, me);
+                failures++;
+            } else {
+                printf("threads_coll: a first message completed before "
+                       "its receiver called\n");
+            }
+        }
+        if (me < 2) {
+            MPI_Barrier(l);
+            MPI_Comm_free(&l);
+        }
+    }
 
     MPI_Finalize();
     if (failures != 0) {
