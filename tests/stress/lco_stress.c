@@ -780,6 +780,21 @@ int main(int argc, char **argv)
     check(gcm_finalize(), "gcm_finalize", -1);
     atomic_store(&g_done, 1);
     pthread_join(dog, NULL);
+    for (t = 0; t < g_T; t++) {
+        thr_t *th = &g_thr[t];
+
+        free(th->lcos);
+        free(th->tx_seq);
+        free(th->rx_seq);
+        free(th->fin);
+        free(th->nfin);
+        free(th->rbuf);
+        free(th->made);
+    }
+    pthread_barrier_destroy(&g_barrier);
+    free(reqs);
+    free(g_names);
+    free(g_thr);
     if (atomic_load(&g_errors) != 0) {
         fprintf(stderr, "lco_stress: FAIL: P%d: %d error(s)\n", g_me,
                 atomic_load(&g_errors));
