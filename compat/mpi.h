@@ -820,6 +820,12 @@ GCM_MPIX_API(int, Slot_name, (MPI_Comm lcomm, int recv_slot,
 GCM_MPIX_API(int, Add_send_slot, (MPI_Comm lcomm,
                                    const MPIX_Slotname *name))
 GCM_MPIX_API(int, Comm_lco_rank, (MPI_Comm lcomm, int *rank))
+/* One LCO per thread (mpi_threads.c): collective over the processes of
+ * the intracommunicator comm, each asking for its own nthreads (0
+ * allowed); lcomms[i] is this process's i-th LCO of one fully connected
+ * structure over all of them, ranked by (rank in comm, i). */
+GCM_MPIX_API(int, Comm_create_threads, (MPI_Comm comm, int nthreads,
+                                        MPI_Comm lcomms[]))
 
 /* The SMP hierarchy (Träff 2003; docs/launch.md): MPI_COMM_NODE[level],
  * 0 the world, 1 the host, then hardware levels, MPIX_MAX_DEPTH the

@@ -556,6 +556,12 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
                                  "this LCO has no send slot to itself: it "
                                  "is not part of a communicator structure");
         }
+        if (comm->size < comm->psize) {
+            /* Several LCOs in one process (one per thread): no pattern
+             * says which of them a rank is; build the copy by names. */
+            rc = gcm_mpi_lco_dup_by_names(comm, call, &dup);
+            break;
+        }
         procs = malloc((size_t)comm->psize * sizeof(int));
         if (procs == NULL) {
             return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
@@ -714,7 +720,9 @@ static int gcm_mpi_check_intra(MPI_Comm comm, const char *call)
                              "an intercommunicator is not supported here");
     }
     if (comm->kind == GCM_MPI_COMM_LCO) {
-        return gcm_mpi_raise(comm, MPI_ERR_COMM, call,
+        return gcm_mpi_raise(comm, MPI_ERR_COMM, call, (comm->size <
+                             comm->psize) ? "not supported on LCOs with "
+                             "several LCOs per process (one per thread)" :
                              "not supported on an LCO built slot by slot: "
                              "MPI_Comm_dup it first");
     }

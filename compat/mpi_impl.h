@@ -75,6 +75,11 @@ struct gcm_mpi_comm {
      * rank and size (remote size for sends of an intercommunicator). */
     int             prank;
     int             psize;
+    /* An LCO communicator whose slots the library built (the thread
+     * LCOs of MPIX_Comm_create_threads and duplicates made by names):
+     * the calls that hand out names or change slots refuse it, as they
+     * refuse every communicator the library made. */
+    int             sealed;
     MPI_Errhandler  errh;
     MPI_Info        info;
     char            name[MPI_MAX_OBJECT_NAME];
@@ -139,6 +144,23 @@ static inline int gcm_mpi_comm_rproc(MPI_Comm comm, int r)
  */
 int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
                         int myrank, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
+/*
+ * MPI_Comm_dup of an LCO communicator in which a process has several LCOs
+ * (comm->size < comm->psize, as for MPIX_Comm_create_threads): a pattern
+ * LCO cannot express it, so each member makes a new LCO on the endpoint
+ * of its own and the names are gathered over comm (mpi_threads.c).
+ * Collective over comm's LCOs.
+ */
+int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
+                             MPI_Comm *newcomm) GCM_INTERNAL;
+
+/* Progress and waiting for comm's traffic happen on the endpoint comm's
+ * LCO lives on, which for a thread LCO need not be the calling thread's
+ * (mpi_request.c). */
+void gcm_mpi_progress(MPI_Comm comm) GCM_INTERNAL;
+void gcm_mpi_wait_until(MPI_Comm comm, int (*done)(void *arg), void *arg)
     GCM_INTERNAL;
 
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:

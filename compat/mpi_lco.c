@@ -75,7 +75,7 @@ static int lco_check_lco(MPI_Comm comm, const char *call)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (comm->kind != GCM_MPI_COMM_LCO) {
+    if ((comm->kind != GCM_MPI_COMM_LCO) || comm->sealed) {
         return gcm_mpi_raise(comm, MPI_ERR_COMM, call,
                              "the communicator is not an LCO made by "
                              "MPIX_Comm_create_local: its slots and name "

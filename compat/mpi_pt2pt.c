@@ -983,7 +983,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     p.comm = comm;
     p.slot = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
     p.tag  = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
-    gcm_lco_wait_until(gcm_mpi_probe_cb, &p);
+    gcm_mpi_wait_until(comm, gcm_mpi_probe_cb, &p);
     if (p.result != GCM_OK) {
         return gcm_mpi_native_error(comm, p.result, call);
     }
@@ -1022,9 +1022,9 @@ static int gcm_mpi_mprobe_common(int source, int tag, MPI_Comm comm,
     p.tag     = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
     p.matched = 1;
     if (wait) {
-        gcm_lco_wait_until(gcm_mpi_probe_cb, &p);
+        gcm_mpi_wait_until(comm, gcm_mpi_probe_cb, &p);
     } else if (!gcm_mpi_probe_cb(&p)) {
-        gcm_progress();
+        gcm_mpi_progress(comm);
         if (!gcm_mpi_probe_cb(&p)) {
             *flag = 0;
             return MPI_SUCCESS;

@@ -67,6 +67,48 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     return MPI_SUCCESS;
 }
 
+/*
+ * A communicator's traffic is progressed on the endpoint its LCO lives on.
+ * For most communicators that is the calling thread's; a thread LCO of
+ * MPIX_Comm_create_threads lives on an endpoint of its own, which only the
+ * threads that wait for its traffic progress.
+ */
+void gcm_mpi_progress(MPI_Comm comm)
+{
+    if ((comm != NULL) && (comm->lco != NULL)) {
+        gcm_lco_progress_on(comm->lco);
+    } else {
+        gcm_progress();
+    }
+}
+
+void gcm_mpi_wait_until(MPI_Comm comm, int (*done)(void *arg), void *arg)
+{
+    gcm_lco_wait_on(((comm != NULL) && (comm->lco != NULL)) ? comm->lco :
+                    NULL, done, arg);
+}
+
+/* Progresses the endpoint of each active request's communicator once
+ * (requests on one communicator usually come together). */
+static void gcm_mpi_reqs_progress(int count, MPI_Request reqs[])
+{
+    MPI_Comm last = NULL;
+    int i;
+
+    for (i = 0; i < count; i++) {
+        MPI_Request req = reqs[i];
+
+        if ((req != MPI_REQUEST_NULL) && !req->complete &&
+            (!req->persistent || req->active) && (req->comm != last)) {
+            last = req->comm;
+            gcm_mpi_progress(last);
+        }
+    }
+    if (last == NULL) {
+        gcm_progress();
+    }
+}
+
 /* Turns a finished native request into the MPI status. */
 static void gcm_mpi_req_complete_native(MPI_Request req)
 {
@@ -138,7 +180,7 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
     case GCM_MPI_REQ_SEND:
     case GCM_MPI_REQ_RECV:
         if (!gcm_lco_req_done(req->native) && progress) {
-            gcm_progress();
+            gcm_mpi_progress(req->comm);
         }
         if (gcm_lco_req_done(req->native)) {
             gcm_mpi_req_complete_native(req);
@@ -151,7 +193,7 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
         if (req->poll(req)) {
             req->complete = 1;
         } else if (progress) {
-            gcm_progress();
+            gcm_mpi_progress(req->comm);
             if (req->poll(req)) {
                 req->complete = 1;
             }
@@ -177,7 +219,7 @@ static int gcm_mpi_req_done_cb(void *arg)
 void gcm_mpi_req_wait(MPI_Request req)
 {
     if (!gcm_mpi_req_check(req, 0)) {
-        gcm_lco_wait_until(gcm_mpi_req_done_cb, req);
+        gcm_mpi_wait_until(req->comm, gcm_mpi_req_done_cb, req);
     }
 }
 
@@ -474,7 +516,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
     if (flag == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "flag is NULL");
     }
-    gcm_progress();
+    gcm_mpi_reqs_progress(count, reqs);
     for (i = 0; i < count; i++) {
         if (!gcm_mpi_req_is_null(reqs[i]) &&
             !gcm_mpi_req_check(reqs[i], 0)) {
@@ -491,7 +533,15 @@ typedef struct gcm_mpi_any_arg {
     int          count;
     MPI_Request *reqs;
     int          index;
+    int          ep;     /* endpoint the wait progresses, -1 for none */
 } gcm_mpi_any_arg_t;
+
+/* The endpoint a request's traffic is progressed on. */
+static int gcm_mpi_req_endpoint(MPI_Request req)
+{
+    return ((req->comm != NULL) && (req->comm->lco != NULL)) ?
+           gcm_lco_endpoint_of(req->comm->lco) : -1;
+}
 
 static int gcm_mpi_any_done_cb(void *arg)
 {
@@ -499,8 +549,12 @@ static int gcm_mpi_any_done_cb(void *arg)
     int i;
 
     for (i = 0; i < any->count; i++) {
+        /* The wait progresses one endpoint; requests whose communicator
+         * lives on another (thread LCOs) are progressed here. */
         if (!gcm_mpi_req_is_null(any->reqs[i]) &&
-            gcm_mpi_req_check(any->reqs[i], 0)) {
+            gcm_mpi_req_check(any->reqs[i], (any->ep >= 0) &&
+                              (gcm_mpi_req_endpoint(any->reqs[i]) !=
+                               any->ep))) {
             any->index = i;
             return 1;
         }
@@ -513,12 +567,18 @@ static int gcm_mpi_any_done_cb(void *arg)
 static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
                             int *active_p)
 {
-    gcm_mpi_any_arg_t any = { count, reqs, -1 };
+    gcm_mpi_any_arg_t any = { count, reqs, -1, -1 };
+    MPI_Comm first = NULL;
     int i;
 
     *active_p = 0;
     for (i = 0; i < count; i++) {
-        *active_p |= !gcm_mpi_req_is_null(reqs[i]);
+        if (!gcm_mpi_req_is_null(reqs[i])) {
+            *active_p = 1;
+            if (first == NULL) {
+                first = reqs[i]->comm;
+            }
+        }
     }
     if (!*active_p) {
         return -1;
@@ -527,10 +587,12 @@ static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
         return any.index;
     }
     if (wait) {
-        gcm_lco_wait_until(gcm_mpi_any_done_cb, &any);
+        any.ep = ((first != NULL) && (first->lco != NULL)) ?
+                 gcm_lco_endpoint_of(first->lco) : -1;
+        gcm_mpi_wait_until(first, gcm_mpi_any_done_cb, &any);
         return any.index;
     }
-    gcm_progress();
+    gcm_mpi_reqs_progress(count, reqs);
     return gcm_mpi_any_done_cb(&any) ? any.index : -1;
 }
 

@@ -318,6 +318,13 @@ GCM_EXPORT gcm_status_t gcm_lco_set_handler(gcm_lco_h lco, int rslot,
  * (gcm_slot_name()) as a GCM_SLOTNAME_SIZE-byte message with tag tag and
  * waits until it is sent. The receiver turns it into a send slot with
  * gcm_lco_accept_offer(). Thread-safe.
+ *
+ * This pair is the native call that connects two LCOs given any existing
+ * path that can carry the name (the world, a channel made before, an LCO
+ * the threads of a process share): the seed's Figure 2 without code that
+ * passes names by hand. For a connection both ways, each end offers one
+ * of its receive slots and accepts the other's offer (examples/offer.c,
+ * examples/thread_channels.c).
  */
 GCM_EXPORT gcm_status_t gcm_lco_offer(gcm_lco_h via, int via_slot, int tag,
                                       gcm_lco_h target, int rslot);

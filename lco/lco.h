@@ -69,6 +69,23 @@ gcm_status_t gcm_lco_create_on(int endpoint_index, gcm_lco_h *lco_p)
  * ones, round robin. */
 int gcm_lco_endpoint_reserve(void) GCM_INTERNAL;
 
+/* ---- LCOs used by several threads (lco_thread.c) ----------------------- */
+
+/* The index of the endpoint lco lives on (-1 for no LCO). */
+int gcm_lco_endpoint_of(gcm_lco_h lco) GCM_INTERNAL;
+/* One round of progress on the endpoint lco lives on, which need not be
+ * the calling thread's. */
+void gcm_lco_progress_on(gcm_lco_h lco) GCM_INTERNAL;
+/* As gcm_lco_wait_until, progressing the endpoint lco lives on (the
+ * calling thread's when lco is NULL). */
+void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)
+    GCM_INTERNAL;
+/* Send slots first..first+count-1 of lco ask for no acceptance: their
+ * receivers are known to exist (names gathered after every LCO of a
+ * structure was made). GCM_ERR_NO_SUCH_SLOT out of range. */
+gcm_status_t gcm_lco_trust_send_slots(gcm_lco_h lco, int first, int count)
+    GCM_INTERNAL;
+
 /* Is the request complete? (does not progress, does not free). */
 int gcm_lco_req_done(gcm_request_h req) GCM_INTERNAL;
 

@@ -35,6 +35,17 @@ done
 run "p2p_stress -n 3" "$gcrun" -n 3 "$b/tests/integration/p2p_stress" 300
 run "core_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_threads"
 run "attr_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/attr_threads"
+# One LCO per thread (MPIX_Comm_create_threads), channels between threads
+# made at run time, several receivers on one slot, and the stress run.
+run "thread_collectives -n 3" "$gcrun" -n 3 "$b/examples/thread_collectives"
+run "thread_channels -n 3" "$gcrun" -n 3 "$b/examples/thread_channels"
+run "threads_coll -n 2" "$gcrun" -n 2 "$b/tests/mpi/threads_coll"
+for shm in 1 0; do
+    run "p2p_receivers shm=$shm" env GENCOMM_SHM=$shm \
+        "$gcrun" -n 2 "$b/tests/integration/p2p_receivers" 4 20
+done
+run "lco_stress -n 3" "$gcrun" -n 3 "$b/tests/stress/lco_stress" -m 400 -c 4 \
+    -d 200
 if [ $status -eq 0 ]; then
     echo "tsan: no data race reported"
 fi

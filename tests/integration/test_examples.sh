@@ -169,6 +169,27 @@ if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
     fail "fox with 3 processes: exit status $rc, expected an error"
 fi
 
+# thread_channels: Figure 2 between threads made at run time, names over
+# the hub, the world and a channel made just before.
+for np in 1 3; do
+    run $np "$examples/thread_channels"
+    if expect_rc 0; then
+        expect_count $np 'thread_channels: P[0-9]+: 3 threads made 9 channels at run time .* 180 messages checked'
+    fi
+done
+
+# thread_collectives: one LCO per thread (3, and 4 on process 1), and
+# collectives among all of them.
+run 3 "$examples/thread_collectives"
+if expect_rc 0; then
+    expect_count 3 'thread_collectives: P[0-2]: [34] threads, LCOs [0-9]+\.\.[0-9]+ of 10: allreduce, bcast, barrier, allgather and ring ok'
+    expect_line 'thread_collectives: P1: 4 threads, LCOs 3..6 of 10'
+fi
+run 4 "$examples/thread_collectives"
+if expect_rc 0; then
+    expect_count 4 'of 13: allreduce, bcast, barrier, allgather and ring ok'
+fi
+
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"
     exit 1

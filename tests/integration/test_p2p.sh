@@ -220,6 +220,20 @@ for shm in 1 0; do
         fi
     done
 done
+# Four and six receivers on a user LCO's slot, exact and wildcard receives
+# interleaved; the sender in the same process, then in another.
+for shm in 1 0; do
+    run 60 2 env GENCOMM_SHM=$shm "$progs/p2p_receivers" 4 50
+    if expect_rc 0; then
+        expect_count 1 'same process: 4 receivers, 50 rounds: first posted'
+        expect_count 1 'other process: 4 receivers, 50 rounds: first posted'
+        expect_count 2 'p2p_receivers: P[01] ok'
+    fi
+done
+run 60 1 "$progs/p2p_receivers" 6 30
+if expect_rc 0; then
+    expect_count 1 'same process: 6 receivers, 30 rounds: first posted'
+fi
 
 # --- a peer dies ------------------------------------------------------------
 # Rank 1 kills itself with SIGKILL: gcrun must report it and exit with
