@@ -14,7 +14,7 @@ status=0
 COLL_ALL_DIR=$(mktemp -d "$builddir/tests/mpi/coll_all.XXXXXX") || exit 99
 export COLL_ALL_DIR
 trap 'rm -rf "$COLL_ALL_DIR"' EXIT
-trap 'exit 129' HUP INT TERM
+trap 'exit 129' HUP INT PIPE TERM
 for np in 4 8; do
     out=$(timeout 30 "$builddir/tools/gcrun" --tag-output -n "$np" \
           "$builddir/tests/mpi/coll_all" progress 2>&1)

@@ -59,7 +59,7 @@ cleanup() {
     done
 }
 trap cleanup EXIT
-trap 'exit 129' HUP INT TERM
+trap 'exit 129' HUP INT PIPE TERM
 
 make_net() {
     # (set -e does not hold inside an if's condition: every step checks.)
