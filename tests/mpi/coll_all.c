@@ -1492,6 +1492,14 @@ static void test_p2p_interleaved(const ctx_t *x)
 
 /* ---- main ---------------------------------------------------------------- */
 
+static void note(const char *what)
+{
+    if (wrank == 0) {
+        printf("coll_all: %s\n", what);
+        fflush(stdout);
+    }
+}
+
 static void ctx_make(ctx_t *x, MPI_Comm comm, const char *name)
 {
     MPI_Group wg, g;
@@ -1571,8 +1579,14 @@ int main(int argc, char **argv)
     flight[1] = &dup;
     flight[2] = &split;
     if (progress_only) {
+        /* Where a job hangs, the last line says in what. */
+        note("collectives in flight on 3 communicators, waited for in "
+             "reverse start order");
         test_in_flight(flight, 3, 1);
+        note("MPI_Waitall in rank-dependent order; MPI_Recv while an "
+             "Iallreduce is pending, on MPI_COMM_WORLD");
         test_blocked_progress(&world);
+        note("the same on the odd/even split");
         test_blocked_progress(&split);
     } else {
         test_in_flight(flight, 3, 0);

@@ -16,7 +16,7 @@ export COLL_ALL_DIR
 trap 'rm -rf "$COLL_ALL_DIR"' EXIT
 trap 'exit 129' HUP INT PIPE TERM
 for np in 4 8; do
-    out=$(timeout 30 "$builddir/tools/gcrun" --tag-output -n "$np" \
+    out=$(timeout 20 "$builddir/tools/gcrun" --tag-output -n "$np" \
           "$builddir/tests/mpi/coll_all" progress 2>&1)
     rc=$?
     if [ $rc -ne 0 ]; then
