@@ -24,6 +24,8 @@
 #include "compat/mpi_impl.h"
 
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,62 +434,154 @@ static int coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
     return MPI_SUCCESS;
 }
 
+/*
+ * Nonblocking collectives progress whenever any thread waits in the
+ * library, not only when their own request is tested (MPI-3.1 5.12: a
+ * process blocked in a wait on something else must not keep a collective
+ * of its peers from completing). Running schedules are listed here; the
+ * wait hook (gcm_lco_set_wait_hook) advances each one that no other
+ * thread is advancing at the moment. A schedule is listed once its
+ * verification (if any) has passed, and unlisted before it is freed.
+ */
+typedef struct coll_nb {
+    coll_sched_t s;
+    gcm_list_t   elem;
+    atomic_int   busy;     /* a thread advances s */
+    int          listed;
+} coll_nb_t;
+
+static struct {
+    pthread_mutex_t lock;
+    gcm_list_t      active;
+    atomic_int      n;
+} coll_nb_reg = { .lock = PTHREAD_MUTEX_INITIALIZER,
+                  .active = { &coll_nb_reg.active, &coll_nb_reg.active } };
+
+static _Thread_local int coll_nb_in_hook;
+
+static void coll_nb_hook(void)
+{
+    gcm_list_t *e;
+
+    if ((atomic_load_explicit(&coll_nb_reg.n, memory_order_relaxed) == 0) ||
+        coll_nb_in_hook ||
+        (pthread_mutex_trylock(&coll_nb_reg.lock) != 0)) {
+        return;
+    }
+    /* A user reduction may wait in the library: no recursion. */
+    coll_nb_in_hook = 1;
+    for (e = coll_nb_reg.active.next; e != &coll_nb_reg.active; e = e->next) {
+        coll_nb_t *nb = gcm_container_of(e, coll_nb_t, elem);
+
+        if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
+            continue;
+        }
+        (void)gcm_coll_sched_advance(&nb->s, 0);
+        atomic_store_explicit(&nb->busy, 0, memory_order_release);
+    }
+    coll_nb_in_hook = 0;
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
+static void coll_nb_list(coll_nb_t *nb)
+{
+    if (nb->listed) {
+        return;
+    }
+    pthread_mutex_lock(&coll_nb_reg.lock);
+    gcm_list_push_back(&coll_nb_reg.active, &nb->elem);
+    nb->listed = 1;
+    if (atomic_fetch_add(&coll_nb_reg.n, 1) == 0) {
+        gcm_lco_set_wait_hook(coll_nb_hook);
+    }
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
+static void coll_nb_unlist(coll_nb_t *nb)
+{
+    if (!nb->listed) {
+        return;
+    }
+    pthread_mutex_lock(&coll_nb_reg.lock);
+    gcm_list_del(&nb->elem);
+    nb->listed = 0;
+    atomic_fetch_sub(&coll_nb_reg.n, 1);
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
 static int coll_req_poll(MPI_Request req)
 {
-    coll_sched_t *s = req->state;
+    coll_nb_t *nb = req->state;
+    int done;
 
-    if (gcm_coll_sched_advance(s, 0) == 0) {
+    /* Polled only once the verification passed. */
+    coll_nb_list(nb);
+    if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
         return 0;
     }
+    done = gcm_coll_sched_advance(&nb->s, 0);
+    atomic_store_explicit(&nb->busy, 0, memory_order_release);
+    if (done == 0) {
+        return 0;
+    }
+    coll_nb_unlist(nb);
     gcm_mpi_status_empty(&req->status);
-    req->status.MPI_ERROR = gcm_mpi_errclass(s->err);
+    req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
     return 1;
 }
 
 static void coll_req_cleanup(void *state)
 {
-    coll_sched_t *s = state;
+    coll_nb_t *nb = state;
 
-    gcm_coll_sched_free(s);
-    free(s);
+    coll_nb_unlist(nb);
+    gcm_coll_sched_free(&nb->s);
+    free(nb);
 }
 
 /* A new schedule for a nonblocking call (NULL: raised). */
 static coll_sched_t *coll_new(MPI_Comm comm, const char *call, int *rc_p)
 {
-    coll_sched_t *s = malloc(sizeof(*s));
+    coll_nb_t *nb = calloc(1, sizeof(*nb));
 
-    if (s == NULL) {
+    if (nb == NULL) {
         *rc_p = gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
                               "cannot allocate a schedule");
         return NULL;
     }
-    coll_sched_init(s);
-    return s;
+    atomic_init(&nb->busy, 0);
+    coll_sched_init(&nb->s);
+    return &nb->s;
 }
 
-/* Hands a built schedule to a generic request, which starts it. */
+/* Hands a built schedule (from coll_new) to a generic request, which
+ * starts it. */
 static int coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
                       MPI_Request *request)
 {
+    coll_nb_t *nb = gcm_container_of(s, coll_nb_t, s);
+    int gated = (comm->coll_gate != NULL);
     int rc;
 
     if (s->nomem != 0) {
-        coll_req_cleanup(s);
+        coll_req_cleanup(nb);
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
                              "cannot allocate the collective's schedule");
     }
     /* Start what can start now, so the transfers overlap with whatever
      * the caller does next; in verification mode only once the check
      * of the call has passed (the request's first test). */
-    if (comm->coll_gate == NULL) {
+    if (!gated) {
         (void)gcm_coll_sched_advance(s, 0);
     }
-    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, s,
+    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
                              request);
     if (rc != MPI_SUCCESS) {
-        coll_req_cleanup(s);
+        coll_req_cleanup(nb);
         return rc;
+    }
+    if (!gated) {
+        coll_nb_list(nb);
     }
     return MPI_SUCCESS;
 }

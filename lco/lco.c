@@ -694,7 +694,7 @@ gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
         gcm_empty_status(status_p);
         return GCM_OK;
     }
-    gcm_thr_wait(req->endpoint, gcm_slots_req_done, req);
+    gcm_lco_thr_wait(req->endpoint, gcm_slots_req_done, req);
     return gcm_finish("gcm_wait", req_p, status_p);
 }
 
@@ -787,7 +787,7 @@ gcm_status_t gcm_waitany(int count, gcm_request_h reqs[], int *index_p,
         gcm_empty_status(status_p);
         return GCM_OK;
     }
-    gcm_thr_wait(endpoint, gcm_any_done, &any);
+    gcm_lco_thr_wait(endpoint, gcm_any_done, &any);
     *index_p = any.index;
     return gcm_finish("gcm_waitany", &reqs[any.index], status_p);
 }
@@ -852,7 +852,7 @@ gcm_status_t gcm_probe(gcm_lco_h lco, int slot, int tag,
     probe.port = lco->port;
     probe.slot = slot;
     probe.tag  = tag;
-    gcm_thr_wait(lco->port->endpoint, gcm_probe_done, &probe);
+    gcm_lco_thr_wait(lco->port->endpoint, gcm_probe_done, &probe);
     if (status_p != NULL) {
         *status_p = probe.info;
     }
@@ -1224,6 +1224,42 @@ gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
            gcm_fail(status, call, "no memory for the request");
 }
 
+static void (*_Atomic gcm_lco_wait_hook)(void);
+
+void gcm_lco_set_wait_hook(void (*hook)(void))
+{
+    atomic_store_explicit(&gcm_lco_wait_hook, hook, memory_order_release);
+}
+
+typedef struct gcm_lco_hooked {
+    int  (*done)(void *arg);
+    void  *arg;
+    void (*hook)(void);
+} gcm_lco_hooked_t;
+
+static int gcm_lco_hooked_done(void *arg)
+{
+    gcm_lco_hooked_t *h = arg;
+
+    h->hook();
+    return h->done(h->arg);
+}
+
+void gcm_lco_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
+                      void *arg)
+{
+    gcm_lco_hooked_t h;
+
+    h.hook = atomic_load_explicit(&gcm_lco_wait_hook, memory_order_acquire);
+    if (h.hook == NULL) {
+        gcm_thr_wait(endpoint, done, arg);
+        return;
+    }
+    h.done = done;
+    h.arg  = arg;
+    gcm_thr_wait(endpoint, gcm_lco_hooked_done, &h);
+}
+
 int gcm_lco_endpoint_reserve(void)
 {
     return gcm_thr_endpoint_reserve();
@@ -1234,5 +1270,5 @@ void gcm_lco_wait_until(int (*done)(void *arg), void *arg)
     if ((done == NULL) || !gcm_initialized()) {
         return;
     }
-    gcm_thr_wait(gcm_thr_endpoint_current(), done, arg);
+    gcm_lco_thr_wait(gcm_thr_endpoint_current(), done, arg);
 }

@@ -107,6 +107,15 @@ gcm_status_t gcm_lco_improbe(gcm_lco_h lco, int slot, int tag, int *flag_p,
 gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
                             size_t len, gcm_request_h *req_p) GCM_INTERNAL;
 
+/* A function every wait of the library calls on each round while it
+ * waits, in the waiting thread with no lock held (the MPI layer advances
+ * its nonblocking collectives with it, MPI-3.1 5.12: a wait on anything
+ * lets them progress). NULL removes it. */
+void gcm_lco_set_wait_hook(void (*hook)(void)) GCM_INTERNAL;
+/* gcm_thr_wait with the wait hook: what every wait of lco/ calls. */
+void gcm_lco_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
+                      void *arg) GCM_INTERNAL;
+
 /* Waits until done(arg) is true, progressing the calling thread's
  * endpoint and sleeping when nothing moves (as gcm_wait does). */
 void gcm_lco_wait_until(int (*done)(void *arg), void *arg) GCM_INTERNAL;

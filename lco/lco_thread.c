@@ -39,7 +39,7 @@ void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)
     if ((done == NULL) || !gcm_initialized()) {
         return;
     }
-    gcm_thr_wait(lco->port->endpoint, done, arg);
+    gcm_lco_thr_wait(lco->port->endpoint, done, arg);
 }
 
 /*
