@@ -383,10 +383,66 @@ int PMPIX_Comm_node(int level, MPI_Comm *nodecomm)
 }
 GCM_MPIX_ALIAS(Comm_node)
 
+/* The deepest level holding processes pi and pj. */
+static int hier_level_procs(int pi, int pj)
+{
+    int l;
+
+    if (pi == pj) {
+        return gcm_hier.max_depth;
+    }
+    for (l = gcm_hier.max_depth; l > 0; l--) {
+        int raw = gcm_hier.raw_of[l];
+
+        if ((raw != GCM_HIER_SELF) &&
+            (gcm_hier_key(pi, raw) == gcm_hier_key(pj, raw))) {
+            break;
+        }
+    }
+    return l;
+}
+
+/*
+ * On an LCO communicator (thread LCOs of MPIX_Comm_create_threads, or a
+ * hand-built one) ranks are send slots, and the threads are one level
+ * below the processes: two slots reaching LCOs of one process meet at the
+ * process's level (MPIX_MAX_DEPTH), a slot with itself at the thread
+ * level, MPIX_MAX_DEPTH + 1.
+ */
+static int hier_level_lco(MPI_Comm comm, int i, int j, int *level)
+{
+    static const char *call = "MPIX_Comm_level";
+    int n = 0, pi, pj;
+
+    (void)gcm_lco_num_send_slots(comm->lco, &n);
+    if ((i < 0) || (i >= n) || (j < 0) || (j >= n)) {
+        return gcm_mpi_raise(comm, MPI_ERR_RANK, call,
+                             "ranks %d and %d are not both send slots "
+                             "0..%d of the LCO", i, j, n - 1);
+    }
+    if (!gcm_hier.ready) {
+        return gcm_mpi_raise(comm, MPI_ERR_INTERN, call,
+                             "the hierarchy was not built at MPI_Init");
+    }
+    if (i == j) {
+        *level = gcm_hier.max_depth + 1;
+        return MPI_SUCCESS;
+    }
+    pi = gcm_lco_send_slot_proc(comm->lco, i);
+    pj = gcm_lco_send_slot_proc(comm->lco, j);
+    if ((pi < 0) || (pj < 0)) {
+        return gcm_mpi_raise(comm, MPI_ERR_RANK, call,
+                             "send slot %d does not reach a process",
+                             (pi < 0) ? i : j);
+    }
+    *level = hier_level_procs(pi, pj);
+    return MPI_SUCCESS;
+}
+
 int PMPIX_Comm_level(MPI_Comm comm, int i, int j, int *level)
 {
     static const char *call = "MPIX_Comm_level";
-    int rc, pi, pj, l;
+    int rc, pi, pj;
 
     if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
         return rc;
@@ -394,12 +450,11 @@ int PMPIX_Comm_level(MPI_Comm comm, int i, int j, int *level)
     if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (comm->kind == GCM_MPI_COMM_LCO) {
-        return gcm_mpi_raise(comm, MPI_ERR_COMM, call,
-                             "an LCO communicator has no process ranks");
-    }
     if (level == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "level is NULL");
+    }
+    if (comm->kind == GCM_MPI_COMM_LCO) {
+        return hier_level_lco(comm, i, j, level);
     }
     /* Ranks of the (local) group, as MPI_Comm_rank counts them. */
     if ((i < 0) || (i >= comm->size) || (j < 0) || (j >= comm->size)) {
@@ -413,19 +468,7 @@ int PMPIX_Comm_level(MPI_Comm comm, int i, int j, int *level)
     }
     pi = gcm_mpi_comm_proc(comm, i);
     pj = gcm_mpi_comm_proc(comm, j);
-    if (pi == pj) {
-        *level = gcm_hier.max_depth;
-        return MPI_SUCCESS;
-    }
-    for (l = gcm_hier.max_depth; l > 0; l--) {
-        int raw = gcm_hier.raw_of[l];
-
-        if ((raw != GCM_HIER_SELF) &&
-            (gcm_hier_key(pi, raw) == gcm_hier_key(pj, raw))) {
-            break;
-        }
-    }
-    *level = l;
+    *level = hier_level_procs(pi, pj);
     return MPI_SUCCESS;
 }
 GCM_MPIX_ALIAS(Comm_level)

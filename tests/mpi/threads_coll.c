@@ -5,6 +5,7 @@
  * asks for 2, process 1 for 4, process 2 for none, process 3 for 1
  * (further ones 2). Every thread, on its own LCO, all at once:
  * - the rules: MPIX_Comm_lco_rank is the rank by (process, index),
+ *   MPIX_Comm_level puts the threads one level below the processes,
  *   MPIX_Num_send_slots and MPIX_Num_receive_slots the number of LCOs,
  *   MPI_Comm_size the number of processes holding LCOs and MPI_Comm_rank
  *   this process's place among them, MPI_Comm_group those processes;
@@ -44,6 +45,8 @@ typedef struct targ {
     int      myproc;        /* this process's place among them */
     const int *holders;     /* their ranks in the parent */
     MPI_Comm parent;
+    int      first;         /* LCO ranks of this process: first.. */
+    int      mine;          /* ..first + mine - 1 */
     int      failures;
 } targ_t;
 
@@ -67,6 +70,37 @@ static int count_of(int r, int n)
         return 3;
     }
     return (r < 4) ? table[r] : 2;
+}
+
+/* The thread level below the processes: an LCO with itself at
+ * MPIX_MAX_DEPTH + 1, two LCOs of one process at MPIX_MAX_DEPTH, LCOs of
+ * different processes above it. */
+static void check_levels(targ_t *a, MPI_Comm c, int g, int n,
+                         const char *what)
+{
+    int *maxdepth, flag = 0, h, level, expect;
+
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPIX_MAX_DEPTH, &maxdepth, &flag);
+    TCHECK(a, flag, "%s: no MPIX_MAX_DEPTH", what);
+    if (!flag) {
+        return;
+    }
+    for (h = 0; h < n; h++) {
+        level = -1;
+        MPIX_Comm_level(c, g, h, &level);
+        if (h == g) {
+            expect = *maxdepth + 1;
+        } else if ((h >= a->first) && (h < a->first + a->mine)) {
+            expect = *maxdepth;
+        } else {
+            TCHECK(a, (level >= 0) && (level < *maxdepth), "%s: "
+                   "MPIX_Comm_level(%d, %d) %d, expected below %d", what,
+                   g, h, level, *maxdepth);
+            continue;
+        }
+        TCHECK(a, level == expect, "%s: MPIX_Comm_level(%d, %d) %d, "
+               "expected %d", what, g, h, level, expect);
+    }
 }
 
 static void check_rules(targ_t *a, MPI_Comm c, const char *what)
@@ -110,6 +144,7 @@ static void check_rules(targ_t *a, MPI_Comm c, const char *what)
         free(wranks);
     }
     MPI_Group_free(&group);
+    check_levels(a, c, g, nsend, what);
 }
 
 static void collectives(targ_t *a, MPI_Comm c, const char *what)
@@ -345,6 +380,8 @@ static int run(MPI_Comm parent, const int counts[], const char *what)
         args[i].myproc      = myproc;
         args[i].holders     = holders;
         args[i].parent      = parent;
+        args[i].first       = first;
+        args[i].mine        = mine;
         pthread_create(&threads[i], NULL, thread_main, &args[i]);
     }
     for (i = 0; i < mine; i++) {
