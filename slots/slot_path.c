@@ -128,6 +128,8 @@ static struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
         }
     }
     atomic_init(&req->done, 0);
+    /* Until it completes, its endpoint needs progress from someone. */
+    gcm_thr_pending_add(endpoint);
     req->kind       = kind;
     req->endpoint   = endpoint;
     req->status     = GCM_OK;
@@ -171,12 +173,12 @@ static void gcm_slots_req_complete(struct gcm_request *req,
         req->status = status;
     }
     req->info.error = req->status;
+    gcm_assert(!atomic_load(&req->done));
+    gcm_thr_pending_done(endpoint);
     /* Once done is set, the owner may free and reuse the request at once:
      * nothing of it is read after. */
     atomic_store(&req->done, 1);
-    if (endpoint != NULL) {
-        gcm_thr_signal(endpoint);
-    }
+    gcm_thr_signal(endpoint);
 }
 
 /* One part of a send finished (local completion or the answer). */
@@ -1819,6 +1821,8 @@ gcm_status_t gcm_slots_finalize(void)
     gcm_status_t status = GCM_OK;
     int i;
 
+    /* Nothing may progress behind our back from here on. */
+    gcm_thr_pt_stop();
     gcm_slots_req_cache_flush();
 
     if (gcm_slots.internal != NULL) {

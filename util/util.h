@@ -85,7 +85,14 @@ typedef struct gcm_config {
     int      print_config;     /* GENCOMM_PRINT_CONFIG */
     int      shm;              /* GENCOMM_SHM */
     int      hier_hwloc;       /* GENCOMM_HIER_HWLOC */
+    unsigned max_endpoints;    /* GENCOMM_MAX_ENDPOINTS */
+    int      progress_thread;  /* GENCOMM_PROGRESS_THREAD */
 } gcm_config_t;
+
+/* The most endpoints a process may have (GENCOMM_MAX_ENDPOINTS's bound;
+ * endpoint indices travel in 16 bits, and a shared-memory ring owner word
+ * keeps 8 bits for them). */
+#define GCM_MAX_ENDPOINTS 64
 
 extern gcm_config_t gcm_config GCM_INTERNAL;
 
