@@ -956,6 +956,11 @@ static int gcm_mpi_probe_cb(void *arg)
     gcm_mpi_probe_arg_t *p = arg;
     int flag = 0;
 
+    /* A waiter may ask again after it was told yes: a matched probe must
+     * not take a second message then (the first would be lost). */
+    if ((p->msg != NULL) || (p->result != GCM_OK)) {
+        return 1;
+    }
     if (p->matched) {
         p->result = gcm_lco_improbe(p->comm->lco, p->slot, p->tag, &flag,
                                     &p->msg, &p->info);

@@ -220,7 +220,9 @@ void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
 /* Waits until done(arg) is true, progressing endpoint: spins, then sleeps
- * on the worker's event fd (and the launcher's fd). Lock not held. While
+ * on the worker's event fd (and the launcher's fd). Lock not held. done
+ * may be called again after it returned true: once true it must stay
+ * true, with no further effect. While
  * it waits it also keeps the endpoints nobody waits on moving: every 32
  * rounds it progresses those with pending requests, and it sleeps
  * watching their event fds too (those no other thread watches), so that
