@@ -482,7 +482,8 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     if (payload->kind == GCM_PAYLOAD_SHM_RNDV) {
         /* One copy, straight from the sender's buffer; a truncated
          * message is read up to the receive's length only. */
-        gcm_status_t rstatus = gcm_slots_shm_read(payload, req->buf, n);
+        gcm_status_t rstatus = gcm_slots_shm_read(endpoint, payload,
+                                                  req->buf, n);
         gcm_slots_shm_data_notice(endpoint, payload, rstatus);
         payload->kind = GCM_PAYLOAD_TRANSIENT;
         gcm_slots_req_complete(req, (rstatus != GCM_OK) ? rstatus : status);
@@ -1766,7 +1767,7 @@ gcm_status_t gcm_slots_init(void)
         atomic_init(&gcm_slots_ep(endpoint)->nhcalls, 0);
     }
     /* Not fatal: without it every message goes over UCX. */
-    (void)gcm_slots_shm_init(gcm_thr_endpoint_get(0));
+    (void)gcm_slots_shm_init();
     world.size   = gcm_boot_size();
     world.procs  = NULL;
     world.myrank = gcm_slots.myproc;
@@ -1875,7 +1876,7 @@ gcm_status_t gcm_slots_finalize(void)
         }
         gcm_thr_unlock(endpoint);
     }
-    gcm_slots_shm_finalize(gcm_thr_endpoint_get(0));
+    gcm_slots_shm_finalize();
     {
         void *uppers[64];
         int n = gcm_thr_num_endpoints();

@@ -337,9 +337,10 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
 void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
     GCM_INTERNAL;
 
-/* Shared memory between processes of one host (slot_shm.c). */
-gcm_status_t gcm_slots_shm_init(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
-void gcm_slots_shm_finalize(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* Shared memory between processes of one host (slot_shm.c): a segment
+ * per endpoint, made and published for all of them at init. */
+gcm_status_t gcm_slots_shm_init(void) GCM_INTERNAL;
+void gcm_slots_shm_finalize(void) GCM_INTERNAL;
 /* Decides at the first use of conn whether it goes through shared memory
  * and attaches to the peer's rings if so; returns 1 for shared memory. */
 int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
@@ -352,8 +353,10 @@ void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
 void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
                              gcm_thr_conn_t *conn,
                              const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
-/* Reads n bytes of a SHM_RNDV payload into buf. */
-gcm_status_t gcm_slots_shm_read(const gcm_payload_t *payload, void *buf,
+/* Reads n bytes of a SHM_RNDV payload that arrived at endpoint into
+ * buf. */
+gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
+                                const gcm_payload_t *payload, void *buf,
                                 size_t n) GCM_INTERNAL;
 void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                                gcm_status_t reason) GCM_INTERNAL;
