@@ -988,7 +988,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     p.comm = comm;
     p.slot = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
     p.tag  = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
-    gcm_lco_wait_until(gcm_mpi_probe_cb, &p);
+    gcm_lco_wait_on(comm->lco, gcm_mpi_probe_cb, &p);
     if (p.result != GCM_OK) {
         return gcm_mpi_native_error(comm, p.result, call);
     }
@@ -1027,9 +1027,9 @@ static int gcm_mpi_mprobe_common(int source, int tag, MPI_Comm comm,
     p.tag     = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
     p.matched = 1;
     if (wait) {
-        gcm_lco_wait_until(gcm_mpi_probe_cb, &p);
+        gcm_lco_wait_on(comm->lco, gcm_mpi_probe_cb, &p);
     } else if (!gcm_mpi_probe_cb(&p)) {
-        gcm_progress();
+        gcm_lco_progress(comm->lco);
         if (!gcm_mpi_probe_cb(&p)) {
             *flag = 0;
             return MPI_SUCCESS;

@@ -5,8 +5,10 @@
  *
  * An MPI request wraps a native request (gcm_request_h) or a schedule that
  * a poll function advances. Waiting sleeps like gcm_wait: it progresses
- * the thread's endpoint, spinning briefly and then blocking on its event
- * file descriptor, so that oversubscribed runs do not burn cores.
+ * the endpoint the request's communicator lives on (so that threads on
+ * communicators of different endpoints never share a lock), spinning
+ * briefly and then blocking on its event file descriptor, so that
+ * oversubscribed runs do not burn cores.
  */
 #include "config.h"
 
@@ -88,8 +90,14 @@ static void gcm_mpi_req_complete_native(MPI_Request req)
     req->complete = 1;
 }
 
-/* Completes req if it can without blocking; progress: also advance the
- * thread's endpoint once first. */
+/* The LCO whose endpoint advances req (NULL: the thread's endpoint). */
+static gcm_lco_h gcm_mpi_req_lco(MPI_Request req)
+{
+    return (req->comm != NULL) ? req->comm->lco : NULL;
+}
+
+/* Completes req if it can without blocking; progress: also advance its
+ * endpoint once first. */
 static int gcm_mpi_req_check(MPI_Request req, int progress)
 {
     if (req->complete) {
@@ -99,7 +107,7 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
     case GCM_MPI_REQ_SEND:
     case GCM_MPI_REQ_RECV:
         if (!gcm_lco_req_done(req->native) && progress) {
-            gcm_progress();
+            gcm_lco_progress(gcm_mpi_req_lco(req));
         }
         if (gcm_lco_req_done(req->native)) {
             gcm_mpi_req_complete_native(req);
@@ -109,7 +117,7 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
         if (req->poll(req)) {
             req->complete = 1;
         } else if (progress) {
-            gcm_progress();
+            gcm_lco_progress(gcm_mpi_req_lco(req));
             if (req->poll(req)) {
                 req->complete = 1;
             }
@@ -135,7 +143,7 @@ static int gcm_mpi_req_done_cb(void *arg)
 void gcm_mpi_req_wait(MPI_Request req)
 {
     if (!gcm_mpi_req_check(req, 0)) {
-        gcm_lco_wait_until(gcm_mpi_req_done_cb, req);
+        gcm_lco_wait_on(gcm_mpi_req_lco(req), gcm_mpi_req_done_cb, req);
     }
 }
 
@@ -392,10 +400,11 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
     if (flag == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "flag is NULL");
     }
-    gcm_progress();
     for (i = 0; i < count; i++) {
+        /* The first incomplete one's endpoint is progressed; the others
+         * are looked at as they are. */
         if (!gcm_mpi_req_is_null(reqs[i]) &&
-            !gcm_mpi_req_check(reqs[i], 0)) {
+            !gcm_mpi_req_check(reqs[i], 1)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -432,11 +441,17 @@ static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
                             int *active_p)
 {
     gcm_mpi_any_arg_t any = { count, reqs, -1 };
+    gcm_lco_h lco = NULL;
     int i;
 
     *active_p = 0;
     for (i = 0; i < count; i++) {
-        *active_p |= !gcm_mpi_req_is_null(reqs[i]);
+        if (!gcm_mpi_req_is_null(reqs[i])) {
+            if (!*active_p) {
+                lco = gcm_mpi_req_lco(reqs[i]);
+            }
+            *active_p = 1;
+        }
     }
     if (!*active_p) {
         return -1;
@@ -444,11 +459,14 @@ static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
     if (gcm_mpi_any_done_cb(&any)) {
         return any.index;
     }
+    /* On the first active request's endpoint; those of others on other
+     * endpoints are progressed by waiters there or, with none, by this
+     * wait (gcm_thr_wait's care for endpoints nobody waits on). */
     if (wait) {
-        gcm_lco_wait_until(gcm_mpi_any_done_cb, &any);
+        gcm_lco_wait_on(lco, gcm_mpi_any_done_cb, &any);
         return any.index;
     }
-    gcm_progress();
+    gcm_lco_progress(lco);
     return gcm_mpi_any_done_cb(&any) ? any.index : -1;
 }
 

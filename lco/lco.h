@@ -91,8 +91,18 @@ gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
                             size_t len, gcm_request_h *req_p) GCM_INTERNAL;
 
 /* Waits until done(arg) is true, progressing the calling thread's
- * endpoint and sleeping when nothing moves (as gcm_wait does). */
+ * endpoint and sleeping when nothing moves (as gcm_wait does). done may
+ * be called again after it returned true: it must stay true without
+ * further effect. */
 void gcm_lco_wait_until(int (*done)(void *arg), void *arg) GCM_INTERNAL;
+/* The same progressing the endpoint lco lives on (the calling thread's
+ * for NULL): where the requests and messages of lco complete, so that
+ * waits on LCOs of different endpoints never share a lock. */
+void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)
+    GCM_INTERNAL;
+/* One round of progress on lco's endpoint (the calling thread's for
+ * NULL). */
+void gcm_lco_progress(gcm_lco_h lco) GCM_INTERNAL;
 
 /* Pattern LCOs: fully connected over a group of n processes (world
  * indices procs[], NULL for 0..n-1), this process being rank myrank
@@ -103,9 +113,24 @@ void gcm_lco_wait_until(int (*done)(void *arg), void *arg) GCM_INTERNAL;
 gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
                                     const int procs[], int myrank,
                                     gcm_lco_h *lco_p) GCM_INTERNAL;
+/* The same with a home key (gcm_lco_derive_id_homed): in every member
+ * the LCO lives on endpoint gcm_thr_home_index(home, its endpoint
+ * count), 1 + (home - 1) % (count - 1); home 0 (gcm_lco_create_pattern)
+ * is endpoint 0 everywhere. Every member must pass the same home. */
+gcm_status_t gcm_lco_create_pattern_homed(uint32_t id, uint32_t gen,
+                                          uint32_t home, int n,
+                                          const int procs[], int myrank,
+                                          gcm_lco_h *lco_p) GCM_INTERNAL;
 /* The next identity derived from parent (the same in every member that
  * derives from it in the same order). */
 void gcm_lco_derive_id(gcm_lco_h parent, uint32_t *id_p, uint32_t *gen_p)
+    GCM_INTERNAL;
+/* The same, and *home_p (if not NULL) the derived LCO's home key
+ * (gcm_slots_derive_id): successive derivations from the world
+ * (MPI_Comm_dup T times) land on different endpoints, the first child of
+ * another LCO on its parent's. */
+void gcm_lco_derive_id_homed(gcm_lco_h parent, uint32_t *id_p,
+                             uint32_t *gen_p, uint32_t *home_p)
     GCM_INTERNAL;
 /* An identity derived from parent and key alone (no counter): for calls
  * not all of parent's members make (MPI_Comm_create_group); the caller

@@ -13,10 +13,15 @@
 
 #define GCM_SLOTS_BUCKETS 256
 
-atomic_uint_fast64_t gcm_slots_stat_remote;
-atomic_uint_fast64_t gcm_slots_stat_local;
-atomic_uint_fast64_t gcm_slots_stat_received;
-atomic_uint_fast64_t gcm_slots_stat_control;
+/* Counters for gcm_get_stats(), kept per endpoint so that threads on
+ * different endpoints never write a common cache line per message. */
+enum {
+    GCM_STAT_REMOTE,
+    GCM_STAT_LOCAL,
+    GCM_STAT_RECEIVED,
+    GCM_STAT_CONTROL,
+    GCM_STAT_LAST
+};
 
 /* Per-endpoint state of this layer (endpoint->upper). */
 typedef struct gcm_slots_ep {
@@ -37,6 +42,9 @@ typedef struct gcm_slots_ep {
     gcm_list_t  hcalls;
     int         hrunning;
     atomic_int  nhcalls;
+    /* gcm_get_stats(): atomic, as the same-process path counts on the
+     * sender's endpoint without its lock. */
+    atomic_uint_fast64_t stats[GCM_STAT_LAST];
 } gcm_slots_ep_t;
 
 /* A message for a receive-slot handler, waiting for its turn (and, if
@@ -70,6 +78,35 @@ static struct {
 static gcm_slots_ep_t *gcm_slots_ep(gcm_thr_endpoint_t *endpoint)
 {
     return endpoint->upper;
+}
+
+static void gcm_slots_count(gcm_thr_endpoint_t *endpoint, int which)
+{
+    atomic_fetch_add_explicit(&gcm_slots_ep(endpoint)->stats[which], 1,
+                              memory_order_relaxed);
+}
+
+/* What the endpoints of earlier initializations counted: the counters
+ * are the process's, as they were when they lived in one place. */
+static uint64_t gcm_slots_stats_retired[GCM_STAT_LAST];
+
+void gcm_slots_stats(gcm_stats_t *stats_p)
+{
+    uint64_t sum[GCM_STAT_LAST];
+    int i, k;
+
+    memcpy(sum, gcm_slots_stats_retired, sizeof(sum));
+    for (i = 0; i < gcm_thr_num_endpoints(); i++) {
+        gcm_slots_ep_t *sep = gcm_slots_ep(gcm_thr_endpoint_get(i));
+        for (k = 0; (sep != NULL) && (k < GCM_STAT_LAST); k++) {
+            sum[k] += atomic_load_explicit(&sep->stats[k],
+                                           memory_order_relaxed);
+        }
+    }
+    stats_p->msgs_sent_remote = sum[GCM_STAT_REMOTE];
+    stats_p->msgs_sent_local  = sum[GCM_STAT_LOCAL];
+    stats_p->msgs_received    = sum[GCM_STAT_RECEIVED];
+    stats_p->control_sent     = sum[GCM_STAT_CONTROL];
 }
 
 uint64_t gcm_slots_job_token(void)
@@ -225,7 +262,8 @@ static void gcm_slots_derive_hash(const void *key, size_t len,
     *gen_p = (uint32_t)(h >> 31);
 }
 
-void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
+void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p,
+                         uint32_t *home_p)
 {
     uint32_t key[3];
 
@@ -233,6 +271,17 @@ void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
     key[1] = parent->gen;
     key[2] = atomic_fetch_add(&parent->nderived, 1);
     gcm_slots_derive_hash(key, sizeof(key), id_p, gen_p);
+    if (home_p != NULL) {
+        /* Children of the world spread over endpoints 1 and up; the
+         * first child of any other port stays where its parent is (a
+         * thread's communicator and what it splits off share the
+         * thread's endpoint), later ones move on. Never 0: that is the
+         * world's endpoint. */
+        *home_p = (parent->home == 0) ? key[2] + 1 : parent->home + key[2];
+        if (*home_p == 0) {
+            *home_p = 1;
+        }
+    }
 }
 
 void gcm_slots_derive_id_keyed(const gcm_port_t *parent, uint64_t key,
@@ -287,6 +336,7 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
         port->nsend   = pattern->size;
         port->nrecv   = pattern->size;
         port->myrank  = pattern->myrank;
+        port->home    = pattern->home;
         if (pattern->procs != NULL) {
             port->procs = malloc((size_t)pattern->size * sizeof(int));
             if (port->procs == NULL) {
@@ -469,8 +519,7 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     req->info.slot  = env->rslot;
     req->info.tag   = env->tag;
     req->info.count = n;
-    atomic_fetch_add_explicit(&gcm_slots_stat_received, 1,
-                              memory_order_relaxed);
+    gcm_slots_count(endpoint, GCM_STAT_RECEIVED);
     /* A synchronous sender waits for this moment, the match, whatever
      * becomes of the data. (A same-process sender is completed by the
      * release of its LOCAL payload instead.) */
@@ -566,8 +615,7 @@ static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
     }
     if (gcm_slots_shm_usable(endpoint, conn)) {
         gcm_slots_shm_send_ctrl(endpoint, conn, msg);
-        atomic_fetch_add_explicit(&gcm_slots_stat_control, 1,
-                                  memory_order_relaxed);
+        gcm_slots_count(endpoint, GCM_STAT_CONTROL);
         return;
     }
     if (gcm_thr_conn_connect(endpoint, conn) != GCM_OK) {
@@ -587,8 +635,7 @@ static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
     param.flags        = UCP_AM_SEND_FLAG_EAGER;
     ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_CTRL, ctrl, sizeof(*ctrl),
                               NULL, 0, &param);
-    atomic_fetch_add_explicit(&gcm_slots_stat_control, 1,
-                              memory_order_relaxed);
+    gcm_slots_count(endpoint, GCM_STAT_CONTROL);
     if (!UCS_PTR_IS_PTR(ucx_req)) {
         free(ctrl);
     }
@@ -829,8 +876,7 @@ static int gcm_slots_hcall_queue(gcm_thr_endpoint_t *endpoint,
         break;
     }
     if (h->req == NULL) {
-        atomic_fetch_add_explicit(&gcm_slots_stat_received, 1,
-                                  memory_order_relaxed);
+        gcm_slots_count(endpoint, GCM_STAT_RECEIVED);
     }
     gcm_list_push_back(&sep->hcalls, &h->elem);
     atomic_fetch_add(&sep->nhcalls, 1);
@@ -1396,7 +1442,7 @@ static void gcm_slots_send_local(struct gcm_request *req,
     /* Small messages are copied so the send completes at once; large ones
      * stay in the sender's buffer until a receive copies them once. */
     payload.kind = copied ? GCM_PAYLOAD_TRANSIENT : GCM_PAYLOAD_LOCAL;
-    atomic_fetch_add_explicit(&gcm_slots_stat_local, 1, memory_order_relaxed);
+    gcm_slots_count(req->endpoint, GCM_STAT_LOCAL);
 
     gcm_thr_lock(dst);
     port = gcm_slots_port_find(dst, dest->id, dest->gen);
@@ -1464,8 +1510,7 @@ static void gcm_slots_isend_shm(gcm_thr_endpoint_t *endpoint,
         gcm_list_push_back(&sep->ackwait, &req->elem);
     }
     req->env.seq = conn->tx_seq++;
-    atomic_fetch_add_explicit(&gcm_slots_stat_remote, 1,
-                              memory_order_relaxed);
+    gcm_slots_count(endpoint, GCM_STAT_REMOTE);
     gcm_slots_shm_send_msg(endpoint, conn, req, buf, len);
 }
 
@@ -1495,8 +1540,8 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
         nsend      = port->nsend;
         if ((slot >= 0) && (slot < nsend)) {
             dest.proc = (uint32_t)gcm_slots_pattern_proc(port, slot);
+            dest.ep   = (uint16_t)gcm_slots_pattern_ep(port, (int)dest.proc);
         }
-        dest.ep    = 0;
         dest.id    = port->id;
         dest.gen   = port->gen;
         dest.token = port->token;
@@ -1594,8 +1639,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
                          UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
     ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_MSG, &req->env,
                               sizeof(req->env), buf, len, &param);
-    atomic_fetch_add_explicit(&gcm_slots_stat_remote, 1,
-                              memory_order_relaxed);
+    gcm_slots_count(endpoint, GCM_STAT_REMOTE);
     if (ucx_req == NULL) {
         gcm_slots_send_part_done(req, GCM_OK);
     } else if (UCS_PTR_IS_ERR(ucx_req)) {
@@ -1771,6 +1815,7 @@ gcm_status_t gcm_slots_init(void)
     world.size   = gcm_boot_size();
     world.procs  = NULL;
     world.myrank = gcm_slots.myproc;
+    world.home   = 0;
     status = gcm_slots_port_create(gcm_thr_endpoint_get(0),
                                    GCM_PORT_ID_INTERNAL, 1, 0, &world,
                                    &gcm_slots.internal);
@@ -1878,13 +1923,18 @@ gcm_status_t gcm_slots_finalize(void)
     }
     gcm_slots_shm_finalize();
     {
-        void *uppers[64];
+        void *uppers[GCM_MAX_ENDPOINTS];
         int n = gcm_thr_num_endpoints();
-        for (i = 0; (i < n) && (i < 64); i++) {
-            uppers[i] = gcm_thr_endpoint_get(i)->upper;
+        for (i = 0; i < n; i++) {
+            gcm_slots_ep_t *sep = gcm_slots_ep(gcm_thr_endpoint_get(i));
+            int k;
+            for (k = 0; (sep != NULL) && (k < GCM_STAT_LAST); k++) {
+                gcm_slots_stats_retired[k] += atomic_load(&sep->stats[k]);
+            }
+            uppers[i] = sep;
         }
         gcm_thr_finalize();
-        for (i = 0; (i < n) && (i < 64); i++) {
+        for (i = 0; i < n; i++) {
             free(uppers[i]);
         }
     }

@@ -61,6 +61,11 @@ typedef struct gcm_port {
     int                 pattern;
     int                *procs;
     int                 myrank;
+    /* A pattern port's home key: in every process of its group it lives
+     * on endpoint gcm_thr_home_index(home, that process's endpoint
+     * count), so a sender finds the receiver's endpoint without a
+     * message. 0: endpoint 0 (the world's). */
+    uint32_t            home;
     atomic_uint         nderived;  /* ports derived from this one so far */
     int                 freed;
     /* send slots (explicit ports only) */
@@ -99,11 +104,13 @@ enum {
  */
 #define GCM_PORT_ID_DERIVED 0x80000000u
 
-/* The group of a pattern port. */
+/* The group of a pattern port, and where it lives (home key, see
+ * gcm_port_t.home). */
 typedef struct gcm_slots_pattern {
     int        size;
     const int *procs;   /* process of each rank; NULL: rank i is process i */
     int        myrank;
+    uint32_t   home;
 } gcm_slots_pattern_t;
 
 typedef enum { GCM_REQ_SEND = 1, GCM_REQ_RECV = 2 } gcm_req_kind_t;
@@ -239,9 +246,14 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                    gcm_port_t **port_p)
     GCM_INTERNAL;
 /* The id and generation the next port derived from parent gets (the same
- * in every member when they derive in the same order). */
-void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
-    GCM_INTERNAL;
+ * in every member when they derive in the same order); *home_p (if not
+ * NULL) its home key: for a child of a port of home 0 (the world) one
+ * more than the parent's derivation count, so that successive
+ * derivations spread over endpoints 1 and up; for a child of any other
+ * port the parent's home plus that count (its first child stays on its
+ * endpoint). */
+void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p,
+                         uint32_t *home_p) GCM_INTERNAL;
 /* An identity derived from parent and key alone (no counter). */
 void gcm_slots_derive_id_keyed(const gcm_port_t *parent, uint64_t key,
                                uint32_t *id_p, uint32_t *gen_p)
@@ -253,6 +265,14 @@ int gcm_slots_port_exists(gcm_thr_endpoint_t *endpoint, uint32_t id,
 static inline int gcm_slots_pattern_proc(const gcm_port_t *port, int rank)
 {
     return (port->procs != NULL) ? port->procs[rank] : rank;
+}
+/* The endpoint of process proc where pattern port lives. */
+static inline int gcm_slots_pattern_ep(const gcm_port_t *port, int proc)
+{
+    if (port->home == 0) {
+        return 0;
+    }
+    return gcm_thr_home_index(port->home, gcm_thr_remote_endpoints(proc));
 }
 /* Fails pending receives (CANCELED) and held messages, unregisters and
  * frees. Takes the endpoint lock. */
@@ -372,11 +392,8 @@ void gcm_slots_req_free(struct gcm_request *req) GCM_INTERNAL;
 /* Frees the calling thread's cached requests. */
 void gcm_slots_req_cache_flush(void) GCM_INTERNAL;
 
-/* Counters for gcm_get_stats(). */
-extern atomic_uint_fast64_t gcm_slots_stat_remote GCM_INTERNAL;
-extern atomic_uint_fast64_t gcm_slots_stat_local GCM_INTERNAL;
-extern atomic_uint_fast64_t gcm_slots_stat_received GCM_INTERNAL;
-extern atomic_uint_fast64_t gcm_slots_stat_control GCM_INTERNAL;
+/* The counters of gcm_get_stats(), summed over the endpoints. */
+void gcm_slots_stats(gcm_stats_t *stats_p) GCM_INTERNAL;
 
 /* ---- pure helpers, exposed for unit tests ---------------------------------- */
 

@@ -280,6 +280,56 @@ START_TEST(test_threads_pending_count)
 }
 END_TEST
 
+/* Communicators derived from the world spread over the endpoints; the
+ * first child of one stays on its endpoint; a message to oneself on a
+ * homed LCO finds it. */
+START_TEST(test_threads_pattern_homes)
+{
+    gcm_lco_h world = gcm_world(), a, b, c, child;
+    uint32_t id, gen, home, ha, hb, hc, hchild;
+    int me = 0, v = 5, w = 0;
+
+    gcm_lco_derive_id_homed(world, &id, &gen, &ha);
+    ck_assert_int_eq(gcm_lco_create_pattern_homed(id, gen, ha, 1, &me, 0,
+                                                  &a), GCM_OK);
+    gcm_lco_derive_id_homed(world, &id, &gen, &hb);
+    ck_assert_int_eq(gcm_lco_create_pattern_homed(id, gen, hb, 1, &me, 0,
+                                                  &b), GCM_OK);
+    gcm_lco_derive_id_homed(world, &id, &gen, &hc);
+    ck_assert_int_eq(gcm_lco_create_pattern_homed(id, gen, hc, 1, &me, 0,
+                                                  &c), GCM_OK);
+    /* Consecutive homes: three different endpoints among 1..3, never
+     * the world's. */
+    ck_assert_uint_eq(hb, ha + 1);
+    ck_assert_uint_eq(hc, hb + 1);
+    ck_assert_int_eq(a->port->endpoint->index, gcm_thr_home_index(ha, 4));
+    ck_assert_int_ne(a->port->endpoint->index, 0);
+    ck_assert_int_ne(a->port->endpoint->index, b->port->endpoint->index);
+    ck_assert_int_ne(b->port->endpoint->index, c->port->endpoint->index);
+    ck_assert_int_ne(a->port->endpoint->index, c->port->endpoint->index);
+
+    /* A's first child lives with A; a second one moves on. */
+    gcm_lco_derive_id_homed(a, &id, &gen, &hchild);
+    ck_assert_uint_eq(hchild, ha);
+    ck_assert_int_eq(gcm_lco_create_pattern_homed(id, gen, hchild, 1, &me, 0,
+                                                  &child), GCM_OK);
+    ck_assert_ptr_eq(child->port->endpoint, a->port->endpoint);
+    gcm_lco_derive_id_homed(a, &id, &gen, &home);
+    ck_assert_uint_eq(home, ha + 1);
+
+    /* Sends on a homed LCO go to its endpoint (here: this process). */
+    ck_assert_int_eq(gcm_send(b, &v, sizeof(v), 0, 3), GCM_OK);
+    ck_assert_int_eq(gcm_recv(b, &w, sizeof(w), 0, 3, NULL), GCM_OK);
+    ck_assert_int_eq(w, 5);
+    ck_assert_int_eq(gcm_lco_send_slot_is_self(b, 0), 1);
+
+    ck_assert_int_eq(gcm_lco_free(&child), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&c), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&b), GCM_OK);
+    ck_assert_int_eq(gcm_lco_free(&a), GCM_OK);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("threads");
@@ -300,6 +350,7 @@ static Suite *make_suite(void)
     tcase_add_test(four, test_threads_reserve_prefers_unused);
     tcase_add_test(four, test_threads_between_endpoints);
     tcase_add_test(four, test_threads_pending_count);
+    tcase_add_test(four, test_threads_pattern_homes);
     suite_add_tcase(s, four);
     return s;
 }
