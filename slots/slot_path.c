@@ -1835,29 +1835,40 @@ gcm_status_t gcm_slots_barrier(void)
 {
     int n = gcm_boot_size();
     int me = gcm_slots.myproc;
+    int neps = gcm_thr_num_endpoints();
     gcm_status_t status = GCM_OK;
     char token = 0;
-    int dist, round = 0;
+    int dist, round = 0, i;
+
+    /* Every endpoint may still owe its peers answers and rendezvous
+     * pulls: while the barrier waits on endpoint 0, the others count as
+     * having pending requests, so the wait progresses them all. */
+    for (i = 1; i < neps; i++) {
+        gcm_thr_pending_add(gcm_thr_endpoint_get(i));
+    }
 
     for (dist = 1; dist < n; dist *= 2, round++) {
         gcm_request_h reqs[2];
         char in;
         int to = (me + dist) % n;
         int from = (me - dist + n) % n;
-        int i;
+        int k;
 
         gcm_slots_irecv(gcm_slots.internal, &in, 1, from, round, &reqs[0]);
         gcm_slots_isend(gcm_slots.internal, &token, 1, to, round, &reqs[1]);
-        for (i = 0; i < 2; i++) {
-            gcm_thr_wait(reqs[i]->endpoint, gcm_slots_req_done, reqs[i]);
-            if ((reqs[i]->status != GCM_OK) && (status == GCM_OK)) {
-                status = reqs[i]->status;
+        for (k = 0; k < 2; k++) {
+            gcm_thr_wait(reqs[k]->endpoint, gcm_slots_req_done, reqs[k]);
+            if ((reqs[k]->status != GCM_OK) && (status == GCM_OK)) {
+                status = reqs[k]->status;
             }
-            gcm_slots_req_free(reqs[i]);
+            gcm_slots_req_free(reqs[k]);
         }
         if (status != GCM_OK) {
             break;
         }
+    }
+    for (i = 1; i < neps; i++) {
+        gcm_thr_pending_done(gcm_thr_endpoint_get(i));
     }
     return status;
 }

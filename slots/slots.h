@@ -230,8 +230,9 @@ enum {
 gcm_status_t gcm_slots_init(void) GCM_INTERNAL;
 /* Closes the transport; call gcm_slots_barrier() first. */
 gcm_status_t gcm_slots_finalize(void) GCM_INTERNAL;
-/* Barrier over all processes on UCX, progressing while it waits, so that
- * no process leaves while another still needs its answers. */
+/* Barrier over all processes on endpoint 0, progressing every endpoint
+ * while it waits, so that no process leaves while another still needs
+ * its answers. */
 gcm_status_t gcm_slots_barrier(void) GCM_INTERNAL;
 
 /* The token every process of this job gives its world and internal port. */

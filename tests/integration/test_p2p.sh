@@ -247,6 +247,7 @@ for n in 2 3; do
     if expect_rc 137; then
         expect_match 'rank 1.*killed by signal 9'
         expect_count 1 'peer failure detected: '
+        expect_count 1 'peer failure detected on endpoint [1-9] too'
         expect_count 1 'p2p_peer_death: P0 checks passed'
         if [ "$n" -gt 2 ]; then
             expect_count 1 'P0 still talks to the 1 other survivors'
