@@ -95,9 +95,11 @@ static void *binder(void *arg)
     b->index = gcm_thr_endpoint_current()->index;
     /* The same thread keeps its endpoint. */
     ck_assert_int_eq(gcm_thr_endpoint_current()->index, b->index);
-    if (gcm_lco_create(&b->lco) == GCM_OK) {
-        b->lco_index = b->lco->port->endpoint->index;
-    }
+    /* Published last (release): the test thread reads index after it. */
+    __atomic_store_n(&b->lco_index,
+                     (gcm_lco_create(&b->lco) == GCM_OK) ?
+                     b->lco->port->endpoint->index : 99,
+                     __ATOMIC_RELEASE);
     pthread_mutex_lock(&b->gate->lock);
     while (!b->gate->go) {
         pthread_cond_wait(&b->gate->cond, &b->gate->lock);
