@@ -165,8 +165,6 @@ static struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
         }
     }
     atomic_init(&req->done, 0);
-    /* Until it completes, its endpoint needs progress from someone. */
-    gcm_thr_pending_add(endpoint);
     req->kind       = kind;
     req->endpoint   = endpoint;
     req->status     = GCM_OK;
@@ -211,11 +209,28 @@ static void gcm_slots_req_complete(struct gcm_request *req,
     }
     req->info.error = req->status;
     gcm_assert(!atomic_load(&req->done));
-    gcm_thr_pending_done(endpoint);
+    if (req->counted) {
+        gcm_thr_pending_done(endpoint);
+    }
     /* Once done is set, the owner may free and reuse the request at once:
      * nothing of it is read after. */
     atomic_store(&req->done, 1);
     gcm_thr_signal(endpoint);
+}
+
+/*
+ * A request is posted (lock held: the one its completion takes, so that no
+ * completion runs in between): if it is not complete, its endpoint needs
+ * progress from someone until it is, and counts it as pending. One that
+ * completed at once (an eager send, a receive of a waiting message)
+ * costs the count nothing.
+ */
+static void gcm_slots_req_posted(struct gcm_request *req)
+{
+    if (!atomic_load_explicit(&req->done, memory_order_relaxed)) {
+        req->counted = 1;
+        gcm_thr_pending_add(req->endpoint);
+    }
 }
 
 /* One part of a send finished (local completion or the answer). */
@@ -858,6 +873,7 @@ static int gcm_slots_hcall_queue(gcm_thr_endpoint_t *endpoint,
         denv = *env;
         denv.flags &= (uint16_t)~GCM_ENV_FLAG_SYNC;
         gcm_slots_deliver(endpoint, h->req, &denv, payload);
+        gcm_slots_req_posted(h->req);
         break;
     case GCM_PAYLOAD_COPY:
         h->data = payload->data;
@@ -1307,6 +1323,7 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
     }
     gcm_list_push_back(&port->posted, &req->elem);
 out:
+    gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
     *req_p = req;
     return GCM_OK;
@@ -1399,6 +1416,7 @@ gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
     gcm_thr_lock(endpoint);
     gcm_list_del(&umsg->elem);
     gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
+    gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
     free(umsg);
     *req_p = req;
@@ -1443,6 +1461,12 @@ static void gcm_slots_send_local(struct gcm_request *req,
      * stay in the sender's buffer until a receive copies them once. */
     payload.kind = copied ? GCM_PAYLOAD_TRANSIENT : GCM_PAYLOAD_LOCAL;
     gcm_slots_count(req->endpoint, GCM_STAT_LOCAL);
+    if (!copied) {
+        /* Completed by the receive, under the destination's lock, which
+         * orders this before it. */
+        req->counted = 1;
+        gcm_thr_pending_add(req->endpoint);
+    }
 
     gcm_thr_lock(dst);
     port = gcm_slots_port_find(dst, dest->id, dest->gen);
@@ -1603,6 +1627,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     }
     if (gcm_slots_shm_usable(endpoint, conn)) {
         gcm_slots_isend_shm(endpoint, conn, req, buf, len, sync);
+        gcm_slots_req_posted(req);
         gcm_thr_unlock(endpoint);
         return GCM_OK;
     }
@@ -1650,6 +1675,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
         }
         gcm_slots_send_part_done(req, gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
     }
+    gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
     return GCM_OK;
 

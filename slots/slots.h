@@ -200,6 +200,10 @@ struct gcm_request {
     gcm_req_kind_t      kind;
     gcm_status_t        status;
     gcm_thr_endpoint_t *endpoint;  /* progressed by whoever waits */
+    /* Counted in its endpoint's pending requests (it did not complete
+     * while it was posted); set and read under the lock its completion
+     * takes. */
+    int                 counted;
     gcm_list_t          elem;      /* posted queue or ack-wait list */
     int                 pending;   /* parts outstanding (lock held) */
     gcm_msg_status_t    info;

@@ -8,7 +8,10 @@
  * worker, its connections and everything the upper layers keep per endpoint
  * (LCO registry, matching queues). Upcalls from UCX (AM handlers, error
  * handlers) run inside ucp_worker_progress() and so with that lock held.
- * No code holds two endpoint locks at once.
+ * No code holds two endpoint locks at once: another endpoint is only
+ * progressed with gcm_thr_trylock. A mutex of thr_endpoint.c protects
+ * thread binding (nbound, nreserved); it is taken with no endpoint lock
+ * held.
  */
 #ifndef GCM_THR_H
 #define GCM_THR_H
@@ -53,10 +56,12 @@ typedef struct gcm_thr_endpoint {
      * and held only for short, non-blocking work. */
     atomic_int        lock;
     /* Requests of this endpoint not complete yet (gcm_thr_pending_add,
-     * gcm_thr_pending_done), and threads waiting in gcm_thr_wait on it:
-     * an endpoint with pending requests and no waiter is progressed by
-     * the waiters of other endpoints (and the progress thread). Beside
-     * the lock: the threads that take it change these. */
+     * gcm_thr_pending_done; slots/ counts those that did not complete
+     * while posted), and threads waiting in gcm_thr_wait on it (from a
+     * wait's 32nd round or first sleep): an endpoint with pending
+     * requests and no waiter is progressed by the waiters of other
+     * endpoints (and the progress thread). Beside the lock: the threads
+     * that take it change these. */
     atomic_int        npending;
     atomic_int        nwaiters;
     int               index;
@@ -181,8 +186,10 @@ static inline void gcm_thr_unlock(gcm_thr_endpoint_t *endpoint)
     atomic_store_explicit(&endpoint->lock, 0, memory_order_release);
 }
 
-/* The progress thread sleeps when no endpoint has pending requests: the
- * first pending request of an endpoint wakes it. */
+/* The progress thread (GENCOMM_PROGRESS_THREAD) sleeps when no endpoint
+ * needs it: the first pending request of an endpoint, or a waiter leaving
+ * one with pending requests, wakes it (when gcm_thr_pt_idle says it
+ * sleeps). */
 extern atomic_int gcm_thr_pt_idle GCM_INTERNAL;
 void gcm_thr_pt_wake(void) GCM_INTERNAL;
 
@@ -222,11 +229,11 @@ void gcm_thr_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* Waits until done(arg) is true, progressing endpoint: spins, then sleeps
  * on the worker's event fd (and the launcher's fd). Lock not held. done
  * may be called again after it returned true: once true it must stay
- * true, with no further effect. While
- * it waits it also keeps the endpoints nobody waits on moving: every 32
- * rounds it progresses those with pending requests, and it sleeps
- * watching their event fds too (those no other thread watches), so that
- * a message or completion for any of them wakes it. */
+ * true, with no further effect. While it waits it also keeps the
+ * endpoints nobody waits on moving: every 32 rounds it progresses those
+ * with pending requests, and it sleeps watching their event fds too
+ * (those no other thread watches), so that a message or completion for
+ * any of them wakes it. */
 void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                   void *arg) GCM_INTERNAL;
 

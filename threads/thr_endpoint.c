@@ -879,17 +879,29 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
     unsigned spins = 0, rounds = 0;
     unsigned limit = gcm_thr.spin_limit;
     int others = (gcm_thr.nendpoints > 1);
+    /* A short wait (the reply of a ping-pong) does not say it waits: the
+     * two atomic operations would cost more than what they serve, which
+     * is sparing this endpoint the trylocks of other threads (harmless)
+     * once a wait lasts. With a progress thread it says so at once, so
+     * that the two do not take turns at the lock. */
+    int registered = gcm_thr.pt_running;
 
     if (done(arg)) {
         return;
     }
-    atomic_fetch_add(&endpoint->nwaiters, 1);
+    if (registered) {
+        atomic_fetch_add(&endpoint->nwaiters, 1);
+    }
     while (!done(arg)) {
         gcm_thr_progress_own(endpoint);
         if (done(arg)) {
             break;
         }
         if (others && ((++rounds % 32) == 0)) {
+            if (!registered) {
+                atomic_fetch_add(&endpoint->nwaiters, 1);
+                registered = 1;
+            }
             gcm_thr_progress_orphans(endpoint, 0);
         }
         if (++spins < limit) {
@@ -900,6 +912,10 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                 sched_yield();
             }
             continue;
+        }
+        if (!registered) {
+            atomic_fetch_add(&endpoint->nwaiters, 1);
+            registered = 1;
         }
         gcm_thr_sleep(endpoint, done, arg);
         if (others) {
@@ -912,7 +928,7 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
     /* Sequentially consistent against the idle progress thread: an
      * endpoint left with pending requests and no waiter is its to
      * watch. */
-    if ((atomic_fetch_sub(&endpoint->nwaiters, 1) == 1) &&
+    if (registered && (atomic_fetch_sub(&endpoint->nwaiters, 1) == 1) &&
         (atomic_load(&endpoint->npending) > 0) &&
         atomic_load(&gcm_thr_pt_idle)) {
         gcm_thr_pt_wake();
