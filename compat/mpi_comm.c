@@ -8,6 +8,14 @@
  * So MPI_Comm_dup sends nothing and costs the same at any process count.
  * split and split_type exchange (color, key) once (MPI_Allgather);
  * create and create_group need nothing but the group the caller passes.
+ *
+ * Each of them lives on an endpoint given by its home key, which every
+ * member derives with the identity (gcm_lco_derive_id_homed): children of
+ * the world go to endpoints 1, 2, ... in the order they are made, so "one
+ * communicator per thread" (MPI_Comm_dup T times, one thread each) gives
+ * every thread a channel with locks, queues and rings of its own, with no
+ * code change; a communicator's first child stays on its endpoint.
+ * MPI_COMM_WORLD, MPI_COMM_SELF and intercommunicators live on endpoint 0.
  */
 #include "config.h"
 
@@ -368,24 +376,26 @@ static int gcm_mpi_procs_copy(int n, const int procs[], int **out_p)
     return gcm_mpi_ints_copy(n, identity ? NULL : procs, out_p);
 }
 
-/* The identity of a communicator derived from parent. Pattern parents
- * derive it alone; an LCO the user built has a different identity in
- * every member, so the member with point-to-point rank 0 derives it and
- * sends it to the others. */
+/* The identity of a communicator derived from parent, and its home key
+ * (which endpoint of each member it lives on). Pattern parents derive
+ * them alone; an LCO the user built has a different identity in every
+ * member, so the member with point-to-point rank 0 derives them and sends
+ * them to the others. */
 static int gcm_mpi_comm_derive_id(MPI_Comm parent, uint32_t *id_p,
-                                  uint32_t *gen_p)
+                                  uint32_t *gen_p, uint32_t *home_p)
 {
-    uint32_t idgen[2];
+    uint32_t idgen[3];
     gcm_status_t status = GCM_OK;
     int tag, r;
 
     if (parent->kind != GCM_MPI_COMM_LCO) {
-        gcm_lco_derive_id(parent->lco, id_p, gen_p);
+        gcm_lco_derive_id_homed(parent->lco, id_p, gen_p, home_p);
         return MPI_SUCCESS;
     }
     tag = gcm_mpi_coll_tag(parent);
     if (parent->prank == 0) {
-        gcm_lco_derive_id(parent->lco, &idgen[0], &idgen[1]);
+        gcm_lco_derive_id_homed(parent->lco, &idgen[0], &idgen[1],
+                                &idgen[2]);
         for (r = 1; (r < parent->psize) && (status == GCM_OK); r++) {
             status = gcm_mpi_send_bytes(parent, idgen, sizeof(idgen), r,
                                         tag);
@@ -396,12 +406,13 @@ static int gcm_mpi_comm_derive_id(MPI_Comm parent, uint32_t *id_p,
     if (status != GCM_OK) {
         return gcm_mpi_errclass(status);
     }
-    *id_p  = idgen[0];
-    *gen_p = idgen[1];
+    *id_p   = idgen[0];
+    *gen_p  = idgen[1];
+    *home_p = idgen[2];
     return MPI_SUCCESS;
 }
 
-static int gcm_mpi_comm_make(uint32_t id, uint32_t gen, int n,
+static int gcm_mpi_comm_make(uint32_t id, uint32_t gen, uint32_t home, int n,
                              const int procs[], int myrank,
                              MPI_Comm errh_from, const char *call,
                              MPI_Comm *newcomm)
@@ -411,7 +422,8 @@ static int gcm_mpi_comm_make(uint32_t id, uint32_t gen, int n,
     MPI_Comm comm;
     int rc;
 
-    status = gcm_lco_create_pattern(id, gen, n, procs, myrank, &lco);
+    status = gcm_lco_create_pattern_homed(id, gen, home, n, procs, myrank,
+                                          &lco);
     if (status != GCM_OK) {
         return gcm_mpi_raise(errh_from, gcm_mpi_errclass(status), call,
                              "cannot create the communicator's LCO: %s",
@@ -441,10 +453,10 @@ static int gcm_mpi_comm_make(uint32_t id, uint32_t gen, int n,
 int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
                         int myrank, const char *call, MPI_Comm *newcomm)
 {
-    uint32_t id, gen;
+    uint32_t id, gen, home;
     int rc;
 
-    rc = gcm_mpi_comm_derive_id(parent, &id, &gen);
+    rc = gcm_mpi_comm_derive_id(parent, &id, &gen, &home);
     if (rc != MPI_SUCCESS) {
         return gcm_mpi_raise(parent, rc, call,
                              "cannot agree on the new communicator's "
@@ -454,7 +466,7 @@ int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    return gcm_mpi_comm_make(id, gen, n, procs, myrank, parent, call,
+    return gcm_mpi_comm_make(id, gen, home, n, procs, myrank, parent, call,
                              newcomm);
 }
 
@@ -888,7 +900,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     static const char *call = "MPI_Comm_create_group";
     gcm_mpi_cg_count_t *cg;
     uint64_t key;
-    uint32_t id, gen;
+    uint32_t id, gen, home;
     int *procs, n, myrank, rc;
 
     if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
@@ -944,8 +956,12 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     }
     gcm_lco_derive_id_keyed(comm->lco, key ^ ((uint64_t)cg->count << 40) ^
                             cg->count, &id, &gen);
+    /* Its endpoint from the same inputs: the members agree, and
+     * different groups and tags spread over the endpoints. */
+    home = 1 + (uint32_t)((key ^ cg->count) % 65521u);
     cg->count++;
-    rc = gcm_mpi_comm_make(id, gen, n, procs, myrank, comm, call, newcomm);
+    rc = gcm_mpi_comm_make(id, gen, home, n, procs, myrank, comm, call,
+                           newcomm);
     free(procs);
     return rc;
 }

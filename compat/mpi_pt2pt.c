@@ -956,6 +956,11 @@ static int gcm_mpi_probe_cb(void *arg)
     gcm_mpi_probe_arg_t *p = arg;
     int flag = 0;
 
+    /* A waiter may ask again after it was told yes: a matched probe must
+     * not take a second message then (the first would be lost). */
+    if ((p->msg != NULL) || (p->result != GCM_OK)) {
+        return 1;
+    }
     if (p->matched) {
         p->result = gcm_lco_improbe(p->comm->lco, p->slot, p->tag, &flag,
                                     &p->msg, &p->info);
@@ -983,7 +988,7 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     p.comm = comm;
     p.slot = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
     p.tag  = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
-    gcm_mpi_wait_until(comm, gcm_mpi_probe_cb, &p);
+    gcm_lco_wait_on(comm->lco, gcm_mpi_probe_cb, &p);
     if (p.result != GCM_OK) {
         return gcm_mpi_native_error(comm, p.result, call);
     }
@@ -1022,9 +1027,9 @@ static int gcm_mpi_mprobe_common(int source, int tag, MPI_Comm comm,
     p.tag     = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
     p.matched = 1;
     if (wait) {
-        gcm_mpi_wait_until(comm, gcm_mpi_probe_cb, &p);
+        gcm_lco_wait_on(comm->lco, gcm_mpi_probe_cb, &p);
     } else if (!gcm_mpi_probe_cb(&p)) {
-        gcm_mpi_progress(comm);
+        gcm_lco_progress(comm->lco);
         if (!gcm_mpi_probe_cb(&p)) {
             *flag = 0;
             return MPI_SUCCESS;

@@ -5,8 +5,10 @@
  *
  * An MPI request wraps a native request (gcm_request_h) or a schedule that
  * a poll function advances. Waiting sleeps like gcm_wait: it progresses
- * the thread's endpoint, spinning briefly and then blocking on its event
- * file descriptor, so that oversubscribed runs do not burn cores.
+ * the endpoint the request's communicator lives on (so that threads on
+ * communicators of different endpoints never share a lock), spinning
+ * briefly and then blocking on its event file descriptor, so that
+ * oversubscribed runs do not burn cores.
  */
 #include "config.h"
 
@@ -75,11 +77,8 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
  */
 void gcm_mpi_progress(MPI_Comm comm)
 {
-    if ((comm != NULL) && (comm->lco != NULL)) {
-        gcm_lco_progress_on(comm->lco);
-    } else {
-        gcm_progress();
-    }
+    gcm_lco_progress(((comm != NULL) && (comm->lco != NULL)) ? comm->lco :
+                     NULL);
 }
 
 void gcm_mpi_wait_until(MPI_Comm comm, int (*done)(void *arg), void *arg)
@@ -138,6 +137,12 @@ static void gcm_mpi_req_complete_native(MPI_Request req)
     req->complete = 1;
 }
 
+/* The LCO whose endpoint advances req (NULL: the thread's endpoint). */
+static gcm_lco_h gcm_mpi_req_lco(MPI_Request req)
+{
+    return (req->comm != NULL) ? req->comm->lco : NULL;
+}
+
 /*
  * A nonblocking collective in verification mode: its schedule may start
  * only once the check of the call has passed at every member. Returns 1
@@ -153,7 +158,7 @@ static int gcm_mpi_req_gate(MPI_Request req, int progress)
         if (!progress) {
             return 0;
         }
-        gcm_progress();
+        gcm_lco_progress(gcm_mpi_req_lco(req));
         if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
             return 0;
         }
@@ -169,8 +174,8 @@ static int gcm_mpi_req_gate(MPI_Request req, int progress)
     return 1;
 }
 
-/* Completes req if it can without blocking; progress: also advance the
- * thread's endpoint once first. */
+/* Completes req if it can without blocking; progress: also advance its
+ * endpoint once first. */
 static int gcm_mpi_req_check(MPI_Request req, int progress)
 {
     if (req->complete) {
@@ -180,7 +185,7 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
     case GCM_MPI_REQ_SEND:
     case GCM_MPI_REQ_RECV:
         if (!gcm_lco_req_done(req->native) && progress) {
-            gcm_mpi_progress(req->comm);
+            gcm_lco_progress(gcm_mpi_req_lco(req));
         }
         if (gcm_lco_req_done(req->native)) {
             gcm_mpi_req_complete_native(req);
@@ -193,7 +198,7 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
         if (req->poll(req)) {
             req->complete = 1;
         } else if (progress) {
-            gcm_mpi_progress(req->comm);
+            gcm_lco_progress(gcm_mpi_req_lco(req));
             if (req->poll(req)) {
                 req->complete = 1;
             }
@@ -219,7 +224,7 @@ static int gcm_mpi_req_done_cb(void *arg)
 void gcm_mpi_req_wait(MPI_Request req)
 {
     if (!gcm_mpi_req_check(req, 0)) {
-        gcm_mpi_wait_until(req->comm, gcm_mpi_req_done_cb, req);
+        gcm_lco_wait_on(gcm_mpi_req_lco(req), gcm_mpi_req_done_cb, req);
     }
 }
 
@@ -518,8 +523,10 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
     }
     gcm_mpi_reqs_progress(count, reqs);
     for (i = 0; i < count; i++) {
+        /* The first incomplete one's endpoint is progressed; the others
+         * are looked at as they are. */
         if (!gcm_mpi_req_is_null(reqs[i]) &&
-            !gcm_mpi_req_check(reqs[i], 0)) {
+            !gcm_mpi_req_check(reqs[i], 1)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -586,6 +593,9 @@ static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
     if (gcm_mpi_any_done_cb(&any)) {
         return any.index;
     }
+    /* On the first active request's endpoint; those of others on other
+     * endpoints are progressed by waiters there or, with none, by this
+     * wait (gcm_thr_wait's care for endpoints nobody waits on). */
     if (wait) {
         any.ep = ((first != NULL) && (first->lco != NULL)) ?
                  gcm_lco_endpoint_of(first->lco) : -1;

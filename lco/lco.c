@@ -84,6 +84,7 @@ gcm_status_t gcm_init(int *argc_p, char ***argv_p)
     world.size   = gcm_lco.size;
     world.procs  = NULL;
     world.myrank = gcm_lco.rank;
+    world.home   = 0;
     status = gcm_slots_port_create(gcm_thr_endpoint_get(0), GCM_PORT_ID_WORLD,
                                    1, 0, &world, &port);
     if (status != GCM_OK) {
@@ -171,10 +172,7 @@ void gcm_get_stats(gcm_stats_t *stats_p)
     if (stats_p == NULL) {
         return;
     }
-    stats_p->msgs_sent_remote = atomic_load(&gcm_slots_stat_remote);
-    stats_p->msgs_sent_local  = atomic_load(&gcm_slots_stat_local);
-    stats_p->msgs_received    = atomic_load(&gcm_slots_stat_received);
-    stats_p->control_sent     = atomic_load(&gcm_slots_stat_control);
+    gcm_slots_stats(stats_p);
 }
 
 /* ---- LCOs -------------------------------------------------------------------- */
@@ -268,12 +266,14 @@ gcm_status_t gcm_lco_dup(gcm_lco_h lco, gcm_lco_h *newlco_p)
                         "only LCOs the library builds (the world, "
                         "duplicates) can be duplicated without messages");
     }
-    gcm_slots_derive_id(lco->port, &id, &gen);
+    gcm_slots_derive_id(lco->port, &id, &gen, NULL);
     group.size   = lco->port->nsend;
     group.procs  = lco->port->procs;
     group.myrank = lco->port->myrank;
-    /* Homed on the parent's endpoint: that is where its peers' traffic
-     * for the parent goes, so the duplicate needs no new address. */
+    /* Homed where the parent is, in every member: that is where its
+     * peers' traffic for the parent goes, so the duplicate needs no new
+     * address. */
+    group.home   = lco->port->home;
     return gcm_lco_pattern_new(lco->port->endpoint, id, gen, &group, call,
                                newlco_p);
 }
@@ -890,6 +890,14 @@ gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
                                     const int procs[], int myrank,
                                     gcm_lco_h *lco_p)
 {
+    return gcm_lco_create_pattern_homed(id, gen, 0, n, procs, myrank, lco_p);
+}
+
+gcm_status_t gcm_lco_create_pattern_homed(uint32_t id, uint32_t gen,
+                                          uint32_t home, int n,
+                                          const int procs[], int myrank,
+                                          gcm_lco_h *lco_p)
+{
     static const char *call = "gcm_lco_create_pattern";
     gcm_thr_endpoint_t *endpoint;
     gcm_slots_pattern_t group;
@@ -929,9 +937,11 @@ gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
                             "%d-process job", i, procs[i], gcm_lco.size);
         }
     }
-    /* Homed where the world is, as duplicates of it are: every member's
-     * pattern sends go to endpoint 0 of the destination process. */
-    endpoint = gcm_lco.world.port->endpoint;
+    /* Every member puts it on the endpoint its home key gives for its
+     * own endpoint count, and senders compute the same from the count
+     * the receiver published. */
+    endpoint = gcm_thr_endpoint_get(gcm_thr_home_index(
+                   home, gcm_thr_num_endpoints()));
     if (gcm_slots_port_exists(endpoint, id, gen)) {
         return gcm_fail(GCM_ERR_BUSY, call,
                         "an LCO with identity %#x/%#x exists already", id,
@@ -940,6 +950,9 @@ gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
     group.size   = n;
     group.procs  = procs;
     group.myrank = myrank;
+    group.home   = home;
+    gcm_debug("pattern LCO %#x of %d processes on endpoint %d (home %u)",
+              id, n, endpoint->index, home);
     return gcm_lco_pattern_new(endpoint, id, gen, &group, call, lco_p);
 }
 
@@ -951,12 +964,18 @@ static int gcm_lco_valid(gcm_lco_h lco)
 
 void gcm_lco_derive_id(gcm_lco_h parent, uint32_t *id_p, uint32_t *gen_p)
 {
+    gcm_lco_derive_id_homed(parent, id_p, gen_p, NULL);
+}
+
+void gcm_lco_derive_id_homed(gcm_lco_h parent, uint32_t *id_p,
+                             uint32_t *gen_p, uint32_t *home_p)
+{
     if (!gcm_lco_valid(parent) || (id_p == NULL) || (gen_p == NULL)) {
         gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_lco_derive_id",
                  "not a valid LCO handle or NULL output");
         return;
     }
-    gcm_slots_derive_id(parent->port, id_p, gen_p);
+    gcm_slots_derive_id(parent->port, id_p, gen_p, home_p);
 }
 
 void gcm_lco_derive_id_keyed(gcm_lco_h parent, uint64_t key, uint32_t *id_p,
@@ -1004,7 +1023,7 @@ static int gcm_lco_send_dest(gcm_lco_h lco, int slot, gcm_slots_dest_t *dest)
             return 0;
         }
         dest->proc  = (uint32_t)gcm_slots_pattern_proc(port, slot);
-        dest->ep    = (uint16_t)port->endpoint->index;
+        dest->ep    = (uint16_t)gcm_slots_pattern_ep(port, (int)dest->proc);
         dest->id    = port->id;
         dest->gen   = port->gen;
         dest->rslot = port->myrank;
@@ -1267,8 +1286,27 @@ int gcm_lco_endpoint_reserve(void)
 
 void gcm_lco_wait_until(int (*done)(void *arg), void *arg)
 {
+    gcm_lco_wait_on(NULL, done, arg);
+}
+
+/* The endpoint lco lives on, or the calling thread's for NULL. */
+static gcm_thr_endpoint_t *gcm_lco_home(gcm_lco_h lco)
+{
+    return gcm_lco_valid(lco) ? lco->port->endpoint :
+                                gcm_thr_endpoint_current();
+}
+
+void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)
+{
     if ((done == NULL) || !gcm_initialized()) {
         return;
     }
-    gcm_lco_thr_wait(gcm_thr_endpoint_current(), done, arg);
+    gcm_lco_thr_wait(gcm_lco_home(lco), done, arg);
+}
+
+void gcm_lco_progress(gcm_lco_h lco)
+{
+    if (gcm_initialized()) {
+        gcm_thr_progress(gcm_lco_home(lco));
+    }
 }

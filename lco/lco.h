@@ -73,13 +73,6 @@ int gcm_lco_endpoint_reserve(void) GCM_INTERNAL;
 
 /* The index of the endpoint lco lives on (-1 for no LCO). */
 int gcm_lco_endpoint_of(gcm_lco_h lco) GCM_INTERNAL;
-/* One round of progress on the endpoint lco lives on, which need not be
- * the calling thread's. */
-void gcm_lco_progress_on(gcm_lco_h lco) GCM_INTERNAL;
-/* As gcm_lco_wait_until, progressing the endpoint lco lives on (the
- * calling thread's when lco is NULL). */
-void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)
-    GCM_INTERNAL;
 /* Send slots first..first+count-1 of lco ask for no acceptance: their
  * receivers are known to exist (names gathered after every LCO of a
  * structure was made). GCM_ERR_NO_SUCH_SLOT out of range. */
@@ -117,8 +110,18 @@ void gcm_lco_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                       void *arg) GCM_INTERNAL;
 
 /* Waits until done(arg) is true, progressing the calling thread's
- * endpoint and sleeping when nothing moves (as gcm_wait does). */
+ * endpoint and sleeping when nothing moves (as gcm_wait does). done may
+ * be called again after it returned true: it must stay true without
+ * further effect. */
 void gcm_lco_wait_until(int (*done)(void *arg), void *arg) GCM_INTERNAL;
+/* The same progressing the endpoint lco lives on (the calling thread's
+ * for NULL): where the requests and messages of lco complete, so that
+ * waits on LCOs of different endpoints never share a lock. */
+void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)
+    GCM_INTERNAL;
+/* One round of progress on lco's endpoint (the calling thread's for
+ * NULL). */
+void gcm_lco_progress(gcm_lco_h lco) GCM_INTERNAL;
 
 /* Pattern LCOs: fully connected over a group of n processes (world
  * indices procs[], NULL for 0..n-1), this process being rank myrank
@@ -129,9 +132,24 @@ void gcm_lco_wait_until(int (*done)(void *arg), void *arg) GCM_INTERNAL;
 gcm_status_t gcm_lco_create_pattern(uint32_t id, uint32_t gen, int n,
                                     const int procs[], int myrank,
                                     gcm_lco_h *lco_p) GCM_INTERNAL;
+/* The same with a home key (gcm_lco_derive_id_homed): in every member
+ * the LCO lives on endpoint gcm_thr_home_index(home, its endpoint
+ * count), 1 + (home - 1) % (count - 1); home 0 (gcm_lco_create_pattern)
+ * is endpoint 0 everywhere. Every member must pass the same home. */
+gcm_status_t gcm_lco_create_pattern_homed(uint32_t id, uint32_t gen,
+                                          uint32_t home, int n,
+                                          const int procs[], int myrank,
+                                          gcm_lco_h *lco_p) GCM_INTERNAL;
 /* The next identity derived from parent (the same in every member that
  * derives from it in the same order). */
 void gcm_lco_derive_id(gcm_lco_h parent, uint32_t *id_p, uint32_t *gen_p)
+    GCM_INTERNAL;
+/* The same, and *home_p (if not NULL) the derived LCO's home key
+ * (gcm_slots_derive_id): successive derivations from the world
+ * (MPI_Comm_dup T times) land on different endpoints, the first child of
+ * another LCO on its parent's. */
+void gcm_lco_derive_id_homed(gcm_lco_h parent, uint32_t *id_p,
+                             uint32_t *gen_p, uint32_t *home_p)
     GCM_INTERNAL;
 /* An identity derived from parent and key alone (no counter): for calls
  * not all of parent's members make (MPI_Comm_create_group); the caller

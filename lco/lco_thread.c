@@ -21,27 +21,6 @@ int gcm_lco_endpoint_of(gcm_lco_h lco)
     return lco->port->endpoint->index;
 }
 
-void gcm_lco_progress_on(gcm_lco_h lco)
-{
-    if ((lco == NULL) || (lco->magic != GCM_LCO_MAGIC) ||
-        !gcm_initialized()) {
-        return;
-    }
-    gcm_thr_progress(lco->port->endpoint);
-}
-
-void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)
-{
-    if ((lco == NULL) || (lco->magic != GCM_LCO_MAGIC)) {
-        gcm_lco_wait_until(done, arg);
-        return;
-    }
-    if ((done == NULL) || !gcm_initialized()) {
-        return;
-    }
-    gcm_lco_thr_wait(lco->port->endpoint, done, arg);
-}
-
 /*
  * Until its receiver has accepted one message, a send slot asks for an
  * answer to every message, and each such send completes only when the

@@ -13,10 +13,15 @@
 
 #define GCM_SLOTS_BUCKETS 256
 
-atomic_uint_fast64_t gcm_slots_stat_remote;
-atomic_uint_fast64_t gcm_slots_stat_local;
-atomic_uint_fast64_t gcm_slots_stat_received;
-atomic_uint_fast64_t gcm_slots_stat_control;
+/* Counters for gcm_get_stats(), kept per endpoint so that threads on
+ * different endpoints never write a common cache line per message. */
+enum {
+    GCM_STAT_REMOTE,
+    GCM_STAT_LOCAL,
+    GCM_STAT_RECEIVED,
+    GCM_STAT_CONTROL,
+    GCM_STAT_LAST
+};
 
 /* Per-endpoint state of this layer (endpoint->upper). */
 typedef struct gcm_slots_ep {
@@ -37,6 +42,9 @@ typedef struct gcm_slots_ep {
     gcm_list_t  hcalls;
     int         hrunning;
     atomic_int  nhcalls;
+    /* gcm_get_stats(): atomic, as the same-process path counts on the
+     * sender's endpoint without its lock. */
+    atomic_uint_fast64_t stats[GCM_STAT_LAST];
 } gcm_slots_ep_t;
 
 /* A message for a receive-slot handler, waiting for its turn (and, if
@@ -70,6 +78,35 @@ static struct {
 static gcm_slots_ep_t *gcm_slots_ep(gcm_thr_endpoint_t *endpoint)
 {
     return endpoint->upper;
+}
+
+static void gcm_slots_count(gcm_thr_endpoint_t *endpoint, int which)
+{
+    atomic_fetch_add_explicit(&gcm_slots_ep(endpoint)->stats[which], 1,
+                              memory_order_relaxed);
+}
+
+/* What the endpoints of earlier initializations counted: the counters
+ * are the process's, as they were when they lived in one place. */
+static uint64_t gcm_slots_stats_retired[GCM_STAT_LAST];
+
+void gcm_slots_stats(gcm_stats_t *stats_p)
+{
+    uint64_t sum[GCM_STAT_LAST];
+    int i, k;
+
+    memcpy(sum, gcm_slots_stats_retired, sizeof(sum));
+    for (i = 0; i < gcm_thr_num_endpoints(); i++) {
+        gcm_slots_ep_t *sep = gcm_slots_ep(gcm_thr_endpoint_get(i));
+        for (k = 0; (sep != NULL) && (k < GCM_STAT_LAST); k++) {
+            sum[k] += atomic_load_explicit(&sep->stats[k],
+                                           memory_order_relaxed);
+        }
+    }
+    stats_p->msgs_sent_remote = sum[GCM_STAT_REMOTE];
+    stats_p->msgs_sent_local  = sum[GCM_STAT_LOCAL];
+    stats_p->msgs_received    = sum[GCM_STAT_RECEIVED];
+    stats_p->control_sent     = sum[GCM_STAT_CONTROL];
 }
 
 uint64_t gcm_slots_job_token(void)
@@ -171,11 +208,28 @@ static void gcm_slots_req_complete(struct gcm_request *req,
         req->status = status;
     }
     req->info.error = req->status;
+    gcm_assert(!atomic_load(&req->done));
+    if (req->counted) {
+        gcm_thr_pending_done(endpoint);
+    }
     /* Once done is set, the owner may free and reuse the request at once:
      * nothing of it is read after. */
     atomic_store(&req->done, 1);
-    if (endpoint != NULL) {
-        gcm_thr_signal(endpoint);
+    gcm_thr_signal(endpoint);
+}
+
+/*
+ * A request is posted (lock held: the one its completion takes, so that no
+ * completion runs in between): if it is not complete, its endpoint needs
+ * progress from someone until it is, and counts it as pending. One that
+ * completed at once (an eager send, a receive of a waiting message)
+ * costs the count nothing.
+ */
+static void gcm_slots_req_posted(struct gcm_request *req)
+{
+    if (!atomic_load_explicit(&req->done, memory_order_relaxed)) {
+        req->counted = 1;
+        gcm_thr_pending_add(req->endpoint);
     }
 }
 
@@ -223,7 +277,8 @@ static void gcm_slots_derive_hash(const void *key, size_t len,
     *gen_p = (uint32_t)(h >> 31);
 }
 
-void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
+void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p,
+                         uint32_t *home_p)
 {
     uint32_t key[3];
 
@@ -231,6 +286,17 @@ void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
     key[1] = parent->gen;
     key[2] = atomic_fetch_add(&parent->nderived, 1);
     gcm_slots_derive_hash(key, sizeof(key), id_p, gen_p);
+    if (home_p != NULL) {
+        /* Children of the world spread over endpoints 1 and up; the
+         * first child of any other port stays where its parent is (a
+         * thread's communicator and what it splits off share the
+         * thread's endpoint), later ones move on. Never 0: that is the
+         * world's endpoint. */
+        *home_p = (parent->home == 0) ? key[2] + 1 : parent->home + key[2];
+        if (*home_p == 0) {
+            *home_p = 1;
+        }
+    }
 }
 
 void gcm_slots_derive_id_keyed(const gcm_port_t *parent, uint64_t key,
@@ -285,6 +351,7 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
         port->nsend   = pattern->size;
         port->nrecv   = pattern->size;
         port->myrank  = pattern->myrank;
+        port->home    = pattern->home;
         if (pattern->procs != NULL) {
             port->procs = malloc((size_t)pattern->size * sizeof(int));
             if (port->procs == NULL) {
@@ -467,8 +534,7 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     req->info.slot  = env->rslot;
     req->info.tag   = env->tag;
     req->info.count = n;
-    atomic_fetch_add_explicit(&gcm_slots_stat_received, 1,
-                              memory_order_relaxed);
+    gcm_slots_count(endpoint, GCM_STAT_RECEIVED);
     /* A synchronous sender waits for this moment, the match, whatever
      * becomes of the data. (A same-process sender is completed by the
      * release of its LOCAL payload instead.) */
@@ -480,7 +546,8 @@ static void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     if (payload->kind == GCM_PAYLOAD_SHM_RNDV) {
         /* One copy, straight from the sender's buffer; a truncated
          * message is read up to the receive's length only. */
-        gcm_status_t rstatus = gcm_slots_shm_read(payload, req->buf, n);
+        gcm_status_t rstatus = gcm_slots_shm_read(endpoint, payload,
+                                                  req->buf, n);
         gcm_slots_shm_data_notice(endpoint, payload, rstatus);
         payload->kind = GCM_PAYLOAD_TRANSIENT;
         gcm_slots_req_complete(req, (rstatus != GCM_OK) ? rstatus : status);
@@ -563,8 +630,7 @@ static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
     }
     if (gcm_slots_shm_usable(endpoint, conn)) {
         gcm_slots_shm_send_ctrl(endpoint, conn, msg);
-        atomic_fetch_add_explicit(&gcm_slots_stat_control, 1,
-                                  memory_order_relaxed);
+        gcm_slots_count(endpoint, GCM_STAT_CONTROL);
         return;
     }
     if (gcm_thr_conn_connect(endpoint, conn) != GCM_OK) {
@@ -584,8 +650,7 @@ static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
     param.flags        = UCP_AM_SEND_FLAG_EAGER;
     ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_CTRL, ctrl, sizeof(*ctrl),
                               NULL, 0, &param);
-    atomic_fetch_add_explicit(&gcm_slots_stat_control, 1,
-                              memory_order_relaxed);
+    gcm_slots_count(endpoint, GCM_STAT_CONTROL);
     if (!UCS_PTR_IS_PTR(ucx_req)) {
         free(ctrl);
     }
@@ -808,6 +873,7 @@ static int gcm_slots_hcall_queue(gcm_thr_endpoint_t *endpoint,
         denv = *env;
         denv.flags &= (uint16_t)~GCM_ENV_FLAG_SYNC;
         gcm_slots_deliver(endpoint, h->req, &denv, payload);
+        gcm_slots_req_posted(h->req);
         break;
     case GCM_PAYLOAD_COPY:
         h->data = payload->data;
@@ -826,8 +892,7 @@ static int gcm_slots_hcall_queue(gcm_thr_endpoint_t *endpoint,
         break;
     }
     if (h->req == NULL) {
-        atomic_fetch_add_explicit(&gcm_slots_stat_received, 1,
-                                  memory_order_relaxed);
+        gcm_slots_count(endpoint, GCM_STAT_RECEIVED);
     }
     gcm_list_push_back(&sep->hcalls, &h->elem);
     atomic_fetch_add(&sep->nhcalls, 1);
@@ -1258,6 +1323,7 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
     }
     gcm_list_push_back(&port->posted, &req->elem);
 out:
+    gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
     *req_p = req;
     return GCM_OK;
@@ -1350,6 +1416,7 @@ gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
     gcm_thr_lock(endpoint);
     gcm_list_del(&umsg->elem);
     gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
+    gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
     free(umsg);
     *req_p = req;
@@ -1393,7 +1460,13 @@ static void gcm_slots_send_local(struct gcm_request *req,
     /* Small messages are copied so the send completes at once; large ones
      * stay in the sender's buffer until a receive copies them once. */
     payload.kind = copied ? GCM_PAYLOAD_TRANSIENT : GCM_PAYLOAD_LOCAL;
-    atomic_fetch_add_explicit(&gcm_slots_stat_local, 1, memory_order_relaxed);
+    gcm_slots_count(req->endpoint, GCM_STAT_LOCAL);
+    if (!copied) {
+        /* Completed by the receive, under the destination's lock, which
+         * orders this before it. */
+        req->counted = 1;
+        gcm_thr_pending_add(req->endpoint);
+    }
 
     gcm_thr_lock(dst);
     port = gcm_slots_port_find(dst, dest->id, dest->gen);
@@ -1461,8 +1534,7 @@ static void gcm_slots_isend_shm(gcm_thr_endpoint_t *endpoint,
         gcm_list_push_back(&sep->ackwait, &req->elem);
     }
     req->env.seq = conn->tx_seq++;
-    atomic_fetch_add_explicit(&gcm_slots_stat_remote, 1,
-                              memory_order_relaxed);
+    gcm_slots_count(endpoint, GCM_STAT_REMOTE);
     gcm_slots_shm_send_msg(endpoint, conn, req, buf, len);
 }
 
@@ -1492,8 +1564,8 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
         nsend      = port->nsend;
         if ((slot >= 0) && (slot < nsend)) {
             dest.proc = (uint32_t)gcm_slots_pattern_proc(port, slot);
+            dest.ep   = (uint16_t)gcm_slots_pattern_ep(port, (int)dest.proc);
         }
-        dest.ep    = 0;
         dest.id    = port->id;
         dest.gen   = port->gen;
         dest.token = port->token;
@@ -1555,6 +1627,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     }
     if (gcm_slots_shm_usable(endpoint, conn)) {
         gcm_slots_isend_shm(endpoint, conn, req, buf, len, sync);
+        gcm_slots_req_posted(req);
         gcm_thr_unlock(endpoint);
         return GCM_OK;
     }
@@ -1591,8 +1664,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
                          UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
     ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_MSG, &req->env,
                               sizeof(req->env), buf, len, &param);
-    atomic_fetch_add_explicit(&gcm_slots_stat_remote, 1,
-                              memory_order_relaxed);
+    gcm_slots_count(endpoint, GCM_STAT_REMOTE);
     if (ucx_req == NULL) {
         gcm_slots_send_part_done(req, GCM_OK);
     } else if (UCS_PTR_IS_ERR(ucx_req)) {
@@ -1603,6 +1675,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
         }
         gcm_slots_send_part_done(req, gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
     }
+    gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
     return GCM_OK;
 
@@ -1764,10 +1837,11 @@ gcm_status_t gcm_slots_init(void)
         atomic_init(&gcm_slots_ep(endpoint)->nhcalls, 0);
     }
     /* Not fatal: without it every message goes over UCX. */
-    (void)gcm_slots_shm_init(gcm_thr_endpoint_get(0));
+    (void)gcm_slots_shm_init();
     world.size   = gcm_boot_size();
     world.procs  = NULL;
     world.myrank = gcm_slots.myproc;
+    world.home   = 0;
     status = gcm_slots_port_create(gcm_thr_endpoint_get(0),
                                    GCM_PORT_ID_INTERNAL, 1, 0, &world,
                                    &gcm_slots.internal);
@@ -1787,29 +1861,40 @@ gcm_status_t gcm_slots_barrier(void)
 {
     int n = gcm_boot_size();
     int me = gcm_slots.myproc;
+    int neps = gcm_thr_num_endpoints();
     gcm_status_t status = GCM_OK;
     char token = 0;
-    int dist, round = 0;
+    int dist, round = 0, i;
+
+    /* Every endpoint may still owe its peers answers and rendezvous
+     * pulls: while the barrier waits on endpoint 0, the others count as
+     * having pending requests, so the wait progresses them all. */
+    for (i = 1; i < neps; i++) {
+        gcm_thr_pending_add(gcm_thr_endpoint_get(i));
+    }
 
     for (dist = 1; dist < n; dist *= 2, round++) {
         gcm_request_h reqs[2];
         char in;
         int to = (me + dist) % n;
         int from = (me - dist + n) % n;
-        int i;
+        int k;
 
         gcm_slots_irecv(gcm_slots.internal, &in, 1, from, round, &reqs[0]);
         gcm_slots_isend(gcm_slots.internal, &token, 1, to, round, &reqs[1]);
-        for (i = 0; i < 2; i++) {
-            gcm_thr_wait(reqs[i]->endpoint, gcm_slots_req_done, reqs[i]);
-            if ((reqs[i]->status != GCM_OK) && (status == GCM_OK)) {
-                status = reqs[i]->status;
+        for (k = 0; k < 2; k++) {
+            gcm_thr_wait(reqs[k]->endpoint, gcm_slots_req_done, reqs[k]);
+            if ((reqs[k]->status != GCM_OK) && (status == GCM_OK)) {
+                status = reqs[k]->status;
             }
-            gcm_slots_req_free(reqs[i]);
+            gcm_slots_req_free(reqs[k]);
         }
         if (status != GCM_OK) {
             break;
         }
+    }
+    for (i = 1; i < neps; i++) {
+        gcm_thr_pending_done(gcm_thr_endpoint_get(i));
     }
     return status;
 }
@@ -1819,6 +1904,8 @@ gcm_status_t gcm_slots_finalize(void)
     gcm_status_t status = GCM_OK;
     int i;
 
+    /* Nothing may progress behind our back from here on. */
+    gcm_thr_pt_stop();
     gcm_slots_req_cache_flush();
 
     if (gcm_slots.internal != NULL) {
@@ -1871,15 +1958,20 @@ gcm_status_t gcm_slots_finalize(void)
         }
         gcm_thr_unlock(endpoint);
     }
-    gcm_slots_shm_finalize(gcm_thr_endpoint_get(0));
+    gcm_slots_shm_finalize();
     {
-        void *uppers[64];
+        void *uppers[GCM_MAX_ENDPOINTS];
         int n = gcm_thr_num_endpoints();
-        for (i = 0; (i < n) && (i < 64); i++) {
-            uppers[i] = gcm_thr_endpoint_get(i)->upper;
+        for (i = 0; i < n; i++) {
+            gcm_slots_ep_t *sep = gcm_slots_ep(gcm_thr_endpoint_get(i));
+            int k;
+            for (k = 0; (sep != NULL) && (k < GCM_STAT_LAST); k++) {
+                gcm_slots_stats_retired[k] += atomic_load(&sep->stats[k]);
+            }
+            uppers[i] = sep;
         }
         gcm_thr_finalize();
-        for (i = 0; (i < n) && (i < 64); i++) {
+        for (i = 0; i < n; i++) {
             free(uppers[i]);
         }
     }

@@ -3,13 +3,15 @@
  * memory, beside UCX (as MPICH's ch4 keeps its shared-memory path beside
  * its network module).
  *
- * Every process owns one segment: a memfd, so that nothing is left in
+ * Every endpoint owns one segment: a memfd, so that nothing is left in
  * /dev/shm whatever way the job ends. Other processes of the host open it
- * through /proc/<pid>/fd/<fd> (what the owner published at init) and map
- * it. It holds one single-producer single-consumer ring of fixed cells per
- * sending process of the host; a sender claims one at its first message to
- * the owner and then sends everything (data and control) through it, so
- * the per-connection order holds.
+ * through /proc/<pid>/fd/<fd> (what the owner published at init, for all
+ * its endpoints at once, before the fence) and map it. It holds single-
+ * producer single-consumer rings of fixed cells, one per sending endpoint
+ * (a process and one of its endpoints); a sender claims one at its first
+ * message to the owner and then sends everything (data and control)
+ * through it, so the per-connection order holds. Segments are sparse: a
+ * ring nobody claims costs no memory.
  *
  * A cell holds a message's envelope and, up to GCM_SLOTS_SHM_CELL_DATA
  * bytes, its data. A larger message is a descriptor (the sender's pid and
@@ -19,22 +21,25 @@
  *
  * Rings are indexed by monotonic 64-bit counters: each cell's seq, which
  * the producer writes last (release) and the consumer polls (acquire),
- * and tail, written by the consumer (release) on its own cache lines. A producer finding its ring full queues the message (its
- * request) in order and writes it from progress later, so neither side
- * blocks while it holds its endpoint lock and two processes sending to
- * each other with full rings still drain each other's rings.
+ * and tail, written by the consumer (release) on its own cache lines. A
+ * producer finding its ring full queues the message (its request) in
+ * order and writes it from progress later, so neither side blocks while it
+ * holds its endpoint lock and two endpoints sending to each other with
+ * full rings still drain each other's rings.
  *
- * Waking: a waiter about to sleep increments the segment's "sleeping"
- * count, re-checks its rings, then polls an abstract unix datagram socket
- * named after the job and its process beside UCX's event fd. A producer
- * publishes, fences, and sends a byte only if the count is not zero: one
- * of the two always sees the other (sequentially consistent on both
- * sides). A producer that sleeps waiting for room sets its ring's
- * tx_waiting, and the consumer wakes it after freeing cells.
+ * Waking: a waiter about to sleep on an endpoint increments its segment's
+ * "sleeping" count, re-checks its rings, then polls an abstract unix
+ * datagram socket named after the job, its process and the endpoint,
+ * beside UCX's event fd. A producer publishes, fences, and sends a byte
+ * only if the count is not zero: one of the two always sees the other
+ * (sequentially consistent on both sides). A producer that sleeps waiting
+ * for room sets its ring's tx_waiting, and the consumer wakes the
+ * producer's endpoint after freeing cells.
  *
- * All of it is for endpoint 0 (the only one so far). Locks: the producer
- * side of a ring is used under the sending endpoint's lock, the consumer
- * side under the receiving endpoint's lock.
+ * Locks: the producer side of a ring (gcm_shm_tx_t, on its endpoint's
+ * list) is used under the sending endpoint's lock, the consumer side (the
+ * owner's gcm_shm_ep_t) under the receiving endpoint's lock; what is
+ * shared by all endpoints is written at init and finalize only.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -64,7 +69,10 @@
 #define GCM_SHM_RING_HDR   384
 #define GCM_SHM_OWNERS_OFF 256
 #define GCM_SHM_MAX_RINGS  ((GCM_SHM_SEG_HDR - GCM_SHM_OWNERS_OFF) / 4)
-#define GCM_SHM_MAGIC      0x67636d73686d3031ULL /* "gcmshm01" */
+#define GCM_SHM_MAGIC      0x67636d73686d3032ULL /* "gcmshm02" */
+/* A ring's owner word: the sending process + 1 in the low 24 bits, its
+ * endpoint in the high 8 (GCM_MAX_ENDPOINTS fits). */
+#define GCM_SHM_OWNER_PROC_BITS 24
 
 enum { GCM_SHM_EAGER = 1, GCM_SHM_CMA = 2, GCM_SHM_CTRL = 3 };
 
@@ -108,21 +116,33 @@ _Static_assert(sizeof(gcm_shm_ring_t) <= GCM_SHM_RING_HDR, "ring header");
 _Static_assert(sizeof(gcm_shm_cell_t) <= GCM_SHM_CELL_HDR, "cell header");
 _Static_assert(sizeof(gcm_slots_ctrl_t) <= GCM_SLOTS_SHM_CELL_DATA, "ctrl");
 
-/* What a process publishes about its segment. */
-typedef struct gcm_shm_info {
+/* What a process publishes about its segments: one blob, a head and an
+ * entry per endpoint. */
+typedef struct gcm_shm_info_head {
     char     host[256];
     int32_t  pid;
+    uint32_t nseg;      /* 0: its shared memory is off */
+    uint64_t probe;     /* address of segment 0 in its owner */
+} gcm_shm_info_head_t;
+
+typedef struct gcm_shm_info_seg {
     int32_t  fd;
+    uint32_t pad;
     uint64_t size;
     uint64_t magic;
-    uint64_t probe;     /* the segment's address in its owner */
+} gcm_shm_info_seg_t;
+
+typedef struct gcm_shm_info {
+    gcm_shm_info_head_t head;
+    gcm_shm_info_seg_t  seg[GCM_MAX_ENDPOINTS];
 } gcm_shm_info_t;
 
-/* This process's side of a ring it sends into. */
+/* This endpoint's side of a ring it sends into, at endpoint rep of proc. */
 typedef struct gcm_shm_tx {
     gcm_list_t          elem;
     gcm_list_t          pending;
     int                 proc;
+    int                 rep;
     int                 pid;
     int                 dead;
     void               *map;
@@ -136,35 +156,50 @@ typedef struct gcm_shm_tx {
     socklen_t           wake_len;
 } gcm_shm_tx_t;
 
-/* A ring of this process's segment that a sender claimed. */
+/* A ring of an endpoint's segment that a sender claimed. */
 typedef struct gcm_shm_rx {
     gcm_shm_ring_t *ring;
     uint64_t        tail;
     int             proc;
+    int             ep;     /* the sending endpoint */
     int             pid;    /* 0: unknown */
 } gcm_shm_rx_t;
+
+/* One endpoint's shared memory: its segment and wakeup socket (consumer
+ * side) and the rings it sends into (producer side). Its lock protects
+ * all of it but the atomics. */
+typedef struct gcm_shm_ep {
+    int                 memfd;
+    gcm_shm_seg_t      *seg;
+    size_t              seg_len;
+    int                 wake_fd;
+    uint32_t            attach_gen;
+    gcm_shm_rx_t       *rx;        /* by ring */
+    int                *active;    /* claimed rings */
+    int                 nactive;
+    gcm_list_t          txs;
+    unsigned            nqueued;   /* messages waiting for room */
+    unsigned            rounds;
+    atomic_int          check_now;
+    double              last_check;
+} gcm_shm_ep_t;
 
 static struct {
     int                 enabled;
     int                 myproc;
     int                 mypid;
     uint64_t            jobhash;
-    int                 memfd;
-    gcm_shm_seg_t      *seg;
-    size_t              seg_len;
-    int                 wake_fd;
-    int                 send_fd;
-    uint32_t            attach_gen;
-    gcm_shm_rx_t       *rx;        /* by ring */
-    int                *active;    /* claimed rings */
-    int                 nactive;
-    gcm_list_t          txs;
-    unsigned            npending;
-    unsigned            rounds;
-    atomic_int          check_now;
-    double              last_check;
-    int                 cma_logged;
-} gcm_shm = { .memfd = -1, .wake_fd = -1, .send_fd = -1 };
+    int                 nrings;    /* per segment */
+    int                 send_fd;   /* for wakeups; any thread sends */
+    atomic_int          cma_logged;
+    int                 neps;
+    gcm_shm_ep_t       *eps[GCM_MAX_ENDPOINTS];
+} gcm_shm = { .send_fd = -1 };
+
+static gcm_shm_ep_t *gcm_shm_ep(gcm_thr_endpoint_t *endpoint)
+{
+    return gcm_shm.eps[endpoint->index];
+}
 
 static _Atomic uint32_t *gcm_shm_owners(gcm_shm_seg_t *seg)
 {
@@ -194,21 +229,23 @@ static void *gcm_shm_cell_data(gcm_shm_cell_t *cell)
     return (char *)cell + GCM_SHM_CELL_HDR;
 }
 
-static uint64_t gcm_shm_magic(int proc)
+static uint64_t gcm_shm_magic(int proc, int ep)
 {
-    return GCM_SHM_MAGIC ^ gcm_shm.jobhash ^ ((uint64_t)(unsigned)proc << 20);
+    return GCM_SHM_MAGIC ^ gcm_shm.jobhash ^
+           ((uint64_t)(unsigned)proc << 20) ^ ((uint64_t)(unsigned)ep << 56);
 }
 
-/* The abstract socket name of proc's wakeups: no file to leak. */
-static socklen_t gcm_shm_wake_addr(int proc, struct sockaddr_un *addr)
+/* The abstract socket name of the wakeups of endpoint ep of proc: no file
+ * to leak. */
+static socklen_t gcm_shm_wake_addr(int proc, int ep, struct sockaddr_un *addr)
 {
     int n;
 
     memset(addr, 0, sizeof(*addr));
     addr->sun_family = AF_UNIX;
     n = snprintf(addr->sun_path + 1, sizeof(addr->sun_path) - 1,
-                 "gencomm-%016llx-%d", (unsigned long long)gcm_shm.jobhash,
-                 proc);
+                 "gencomm-%016llx-%d-%d", (unsigned long long)gcm_shm.jobhash,
+                 proc, ep);
     return (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 +
                        (size_t)n);
 }
@@ -223,152 +260,209 @@ static void gcm_shm_wake(const struct sockaddr_un *addr, socklen_t len)
 
 /* ---- init and finalize --------------------------------------------------- */
 
+static void gcm_shm_ep_close(gcm_shm_ep_t *sep)
+{
+    if (sep->seg != NULL) {
+        munmap(sep->seg, sep->seg_len);
+    }
+    if (sep->memfd >= 0) {
+        close(sep->memfd);
+    }
+    if (sep->wake_fd >= 0) {
+        close(sep->wake_fd);
+    }
+    free(sep->rx);
+    free(sep->active);
+    free(sep);
+}
+
 static void gcm_shm_close_all(void)
 {
-    if (gcm_shm.seg != NULL) {
-        munmap(gcm_shm.seg, gcm_shm.seg_len);
-        gcm_shm.seg = NULL;
-    }
-    if (gcm_shm.memfd >= 0) {
-        close(gcm_shm.memfd);
-        gcm_shm.memfd = -1;
-    }
-    if (gcm_shm.wake_fd >= 0) {
-        close(gcm_shm.wake_fd);
-        gcm_shm.wake_fd = -1;
+    int i;
+
+    for (i = 0; i < GCM_MAX_ENDPOINTS; i++) {
+        if (gcm_shm.eps[i] != NULL) {
+            gcm_shm_ep_close(gcm_shm.eps[i]);
+            gcm_shm.eps[i] = NULL;
+        }
     }
     if (gcm_shm.send_fd >= 0) {
         close(gcm_shm.send_fd);
         gcm_shm.send_fd = -1;
     }
-    free(gcm_shm.rx);
-    gcm_shm.rx = NULL;
-    free(gcm_shm.active);
-    gcm_shm.active = NULL;
-    gcm_shm.nactive = 0;
+    gcm_shm.neps    = 0;
     gcm_shm.enabled = 0;
 }
 
-/* Peers read our entry whatever our setting: "off" (pid 0) rather than no
- * entry, which the launcher would report as an error. */
+/* Peers read our entry whatever our setting: "off" (no segments) rather
+ * than no entry, which the launcher would report as an error. */
 static void gcm_shm_publish_off(void)
 {
-    gcm_shm_info_t info;
+    gcm_shm_info_head_t head;
 
-    memset(&info, 0, sizeof(info));
-    (void)gcm_boot_put(GCM_SHM_KEY, &info, sizeof(info));
+    memset(&head, 0, sizeof(head));
+    (void)gcm_boot_put(GCM_SHM_KEY, &head, sizeof(head));
 }
 
-gcm_status_t gcm_slots_shm_init(gcm_thr_endpoint_t *endpoint)
+/* Makes endpoint index's segment and wakeup socket; *why_p names the step
+ * that failed. */
+static gcm_shm_ep_t *gcm_shm_ep_create(int index, const char **why_p)
 {
-    const char *jobid = gcm_boot_jobid();
+    uint64_t ring_bytes = GCM_SHM_RING_HDR +
+                          (uint64_t)GCM_SHM_NCELLS * GCM_SHM_CELL_SIZE;
     struct sockaddr_un addr;
     socklen_t addr_len;
-    gcm_shm_info_t info;
-    uint64_t ring_bytes;
-    int nrings;
-    const char *why;
+    gcm_shm_ep_t *sep;
+    char name[32];
 
-    gcm_list_init(&gcm_shm.txs);
+    *why_p = "malloc";
+    sep = calloc(1, sizeof(*sep));
+    if (sep == NULL) {
+        return NULL;
+    }
+    sep->memfd   = -1;
+    sep->wake_fd = -1;
+    gcm_list_init(&sep->txs);
+    atomic_init(&sep->check_now, 0);
+    sep->last_check = gcm_time_now();
+    sep->seg_len = GCM_SHM_SEG_HDR + (size_t)gcm_shm.nrings * ring_bytes;
+
+    *why_p = "memfd_create";
+    snprintf(name, sizeof(name), "gencomm-shm-%d", index);
+    sep->memfd = memfd_create(name, MFD_CLOEXEC);
+    if (sep->memfd < 0) {
+        goto err;
+    }
+    *why_p = "ftruncate";
+    if (ftruncate(sep->memfd, (off_t)sep->seg_len) != 0) {
+        goto err;
+    }
+    *why_p = "mmap";
+    sep->seg = mmap(NULL, sep->seg_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                    sep->memfd, 0);
+    if (sep->seg == MAP_FAILED) {
+        sep->seg = NULL;
+        goto err;
+    }
+    sep->seg->nrings     = (uint32_t)gcm_shm.nrings;
+    sep->seg->ncells     = GCM_SHM_NCELLS;
+    sep->seg->ring_bytes = ring_bytes;
+    sep->seg->magic      = gcm_shm_magic(gcm_shm.myproc, index);
+
+    *why_p = "socket";
+    sep->wake_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+                          0);
+    if (sep->wake_fd < 0) {
+        goto err;
+    }
+    *why_p = "bind";
+    addr_len = gcm_shm_wake_addr(gcm_shm.myproc, index, &addr);
+    if (bind(sep->wake_fd, (struct sockaddr *)&addr, addr_len) != 0) {
+        goto err;
+    }
+    *why_p = "malloc";
+    sep->rx     = calloc((size_t)gcm_shm.nrings, sizeof(*sep->rx));
+    sep->active = calloc((size_t)gcm_shm.nrings, sizeof(*sep->active));
+    if ((sep->rx == NULL) || (sep->active == NULL)) {
+        goto err;
+    }
+    return sep;
+
+err:
+    gcm_shm_ep_close(sep);
+    return NULL;
+}
+
+gcm_status_t gcm_slots_shm_init(void)
+{
+    const char *jobid = gcm_boot_jobid();
+    gcm_shm_info_t *info;
+    const char *why;
+    int neps = gcm_thr_num_endpoints();
+    int i, saved;
+
     gcm_shm.enabled = 0;
     if (gcm_boot_size() < 2) {
         return GCM_OK;
     }
-    if (!gcm_config.shm || (endpoint == NULL)) {
+    if (!gcm_config.shm || (neps < 1)) {
         gcm_shm_publish_off();
         return GCM_OK;
     }
     gcm_shm.myproc  = gcm_boot_rank();
     gcm_shm.mypid   = (int)getpid();
     gcm_shm.jobhash = gcm_hash64(jobid, strlen(jobid));
-    atomic_init(&gcm_shm.check_now, 0);
-    gcm_shm.last_check = gcm_time_now();
+    atomic_init(&gcm_shm.cma_logged, 0);
 
-    /* One ring per process of the host (the launcher's count, else the
-     * job's size): pages nobody writes cost nothing. */
-    nrings = gcm_thr_count_local();
-    if (nrings < 1) {
-        nrings = 1;
+    /* A ring per endpoint of each process of the host (the launcher's
+     * count, else the job's size; their endpoint counts taken to be
+     * ours): pages nobody writes cost nothing. A sender that finds no
+     * free ring goes over UCX. */
+    gcm_shm.nrings = gcm_thr_count_local() * neps;
+    if (gcm_shm.nrings < 1) {
+        gcm_shm.nrings = 1;
     }
-    if (nrings > GCM_SHM_MAX_RINGS) {
-        nrings = GCM_SHM_MAX_RINGS;
+    if (gcm_shm.nrings > GCM_SHM_MAX_RINGS) {
+        gcm_shm.nrings = GCM_SHM_MAX_RINGS;
     }
-    ring_bytes = GCM_SHM_RING_HDR +
-                 (uint64_t)GCM_SHM_NCELLS * GCM_SHM_CELL_SIZE;
-    gcm_shm.seg_len = GCM_SHM_SEG_HDR + (size_t)nrings * ring_bytes;
 
-    why = "memfd_create";
-    gcm_shm.memfd = memfd_create("gencomm-shm", MFD_CLOEXEC);
-    if (gcm_shm.memfd < 0) {
+    why = "malloc";
+    info = calloc(1, sizeof(*info));
+    if (info == NULL) {
         goto err;
     }
-    why = "ftruncate";
-    if (ftruncate(gcm_shm.memfd, (off_t)gcm_shm.seg_len) != 0) {
-        goto err;
-    }
-    why = "mmap";
-    gcm_shm.seg = mmap(NULL, gcm_shm.seg_len, PROT_READ | PROT_WRITE,
-                       MAP_SHARED, gcm_shm.memfd, 0);
-    if (gcm_shm.seg == MAP_FAILED) {
-        gcm_shm.seg = NULL;
-        goto err;
-    }
-    gcm_shm.seg->nrings     = (uint32_t)nrings;
-    gcm_shm.seg->ncells     = GCM_SHM_NCELLS;
-    gcm_shm.seg->ring_bytes = ring_bytes;
-    gcm_shm.seg->magic      = gcm_shm_magic(gcm_shm.myproc);
-
     why = "socket";
-    gcm_shm.wake_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK |
-                             SOCK_CLOEXEC, 0);
     gcm_shm.send_fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK |
                              SOCK_CLOEXEC, 0);
-    if ((gcm_shm.wake_fd < 0) || (gcm_shm.send_fd < 0)) {
+    if (gcm_shm.send_fd < 0) {
         goto err;
     }
-    why = "bind";
-    addr_len = gcm_shm_wake_addr(gcm_shm.myproc, &addr);
-    if (bind(gcm_shm.wake_fd, (struct sockaddr *)&addr, addr_len) != 0) {
-        goto err;
+    for (i = 0; i < neps; i++) {
+        gcm_shm.eps[i] = gcm_shm_ep_create(i, &why);
+        if (gcm_shm.eps[i] == NULL) {
+            goto err;
+        }
+        info->seg[i].fd    = gcm_shm.eps[i]->memfd;
+        info->seg[i].size  = gcm_shm.eps[i]->seg_len;
+        info->seg[i].magic = gcm_shm.eps[i]->seg->magic;
     }
-    why = "malloc";
-    gcm_shm.rx     = calloc((size_t)nrings, sizeof(*gcm_shm.rx));
-    gcm_shm.active = calloc((size_t)nrings, sizeof(*gcm_shm.active));
-    if ((gcm_shm.rx == NULL) || (gcm_shm.active == NULL)) {
-        goto err;
-    }
-
-    memset(&info, 0, sizeof(info));
-    snprintf(info.host, sizeof(info.host), "%s", gcm_boot_hostname());
-    info.pid   = gcm_shm.mypid;
-    info.fd    = gcm_shm.memfd;
-    info.size  = gcm_shm.seg_len;
-    info.magic = gcm_shm.seg->magic;
-    info.probe = (uint64_t)(uintptr_t)gcm_shm.seg;
+    gcm_shm.neps = neps;
+    snprintf(info->head.host, sizeof(info->head.host), "%s",
+             gcm_boot_hostname());
+    info->head.pid   = gcm_shm.mypid;
+    info->head.nseg  = (uint32_t)neps;
+    info->head.probe = (uint64_t)(uintptr_t)gcm_shm.eps[0]->seg;
     why = "publish";
-    if (gcm_boot_put(GCM_SHM_KEY, &info, sizeof(info)) != GCM_OK) {
+    if (gcm_boot_put(GCM_SHM_KEY, info,
+                     sizeof(info->head) +
+                     (size_t)neps * sizeof(info->seg[0])) != GCM_OK) {
         goto err;
     }
+    free(info);
     gcm_shm.enabled = 1;
-    gcm_debug("shm: %d rings of %d cells (%zu bytes)", nrings,
-              GCM_SHM_NCELLS, gcm_shm.seg_len);
+    gcm_debug("shm: %d segments of %d rings of %d cells (%zu bytes each)",
+              neps, gcm_shm.nrings, GCM_SHM_NCELLS,
+              gcm_shm.eps[0]->seg_len);
     return GCM_OK;
 
 err:
+    saved = errno;
     gcm_info("shared memory off (%s: %s): every message goes over UCX", why,
-             strerror(errno));
+             strerror(saved));
+    free(info);
     gcm_shm_close_all();
     gcm_shm_publish_off();
     return GCM_ERR_TRANSPORT;
 }
 
-static void gcm_shm_fail_pending(gcm_shm_tx_t *tx, gcm_status_t reason)
+static void gcm_shm_fail_pending(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
+                                 gcm_status_t reason)
 {
     while (!gcm_list_empty(&tx->pending)) {
         gcm_slots_shm_pend_t *pend =
             gcm_container_of(tx->pending.next, gcm_slots_shm_pend_t, elem);
         gcm_list_del(&pend->elem);
-        gcm_shm.npending--;
+        sep->nqueued--;
         if (pend->req != NULL) {
             gcm_slots_send_part_done(pend->req, reason);
         } else {
@@ -377,135 +471,176 @@ static void gcm_shm_fail_pending(gcm_shm_tx_t *tx, gcm_status_t reason)
     }
 }
 
-void gcm_slots_shm_finalize(gcm_thr_endpoint_t *endpoint)
+void gcm_slots_shm_finalize(void)
 {
     double deadline = gcm_time_now() + 2.0;
+    int i;
 
     if (!gcm_shm.enabled) {
         return;
     }
     /* What waits for room (answers, notices) goes out if the peers are
      * still there to take it. */
-    while ((gcm_shm.npending > 0) && (gcm_time_now() < deadline)) {
-        gcm_thr_progress(endpoint);
+    for (i = 0; i < gcm_shm.neps; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr_endpoint_get(i);
+        while ((gcm_shm.eps[i]->nqueued > 0) &&
+               (gcm_time_now() < deadline)) {
+            gcm_thr_progress(endpoint);
+        }
     }
-    gcm_thr_lock(endpoint);
-    while (!gcm_list_empty(&gcm_shm.txs)) {
-        gcm_shm_tx_t *tx = gcm_container_of(gcm_shm.txs.next, gcm_shm_tx_t,
-                                            elem);
-        gcm_list_del(&tx->elem);
-        gcm_shm_fail_pending(tx, GCM_ERR_CANCELED);
-        munmap(tx->map, tx->map_len);
-        free(tx);
+    for (i = 0; i < gcm_shm.neps; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr_endpoint_get(i);
+        gcm_shm_ep_t *sep = gcm_shm.eps[i];
+
+        gcm_thr_lock(endpoint);
+        while (!gcm_list_empty(&sep->txs)) {
+            gcm_shm_tx_t *tx = gcm_container_of(sep->txs.next, gcm_shm_tx_t,
+                                                elem);
+            gcm_list_del(&tx->elem);
+            gcm_shm_fail_pending(sep, tx, GCM_ERR_CANCELED);
+            munmap(tx->map, tx->map_len);
+            free(tx);
+        }
+        gcm_thr_unlock(endpoint);
     }
     gcm_shm_close_all();
-    gcm_thr_unlock(endpoint);
 }
 
 /* ---- attaching to a peer ------------------------------------------------- */
 
-static gcm_shm_tx_t *gcm_shm_attach(int proc)
+/* What proc published about its segments (*nseg_p of them, 0 when its
+ * shared memory is off or it is on another host); 0 if nothing usable. */
+static int gcm_shm_info_of(int proc, gcm_shm_info_t *info, int *nseg_p)
 {
-    gcm_shm_info_t info;
-    size_t len = sizeof(info);
+    size_t len = sizeof(*info);
+
+    *nseg_p = 0;
+    if ((gcm_boot_get(proc, GCM_SHM_KEY, info, &len) != GCM_OK) ||
+        (len < sizeof(info->head))) {
+        return 0;
+    }
+    if ((info->head.nseg == 0) || (info->head.pid == 0)) {
+        return 1;    /* its shared memory is off */
+    }
+    if ((info->head.nseg > GCM_MAX_ENDPOINTS) ||
+        (len != sizeof(info->head) +
+                (size_t)info->head.nseg * sizeof(info->seg[0]))) {
+        gcm_warn("shm: proc %d published a segment table of %zu bytes: "
+                 "UCX to it", proc, len);
+        return 0;
+    }
+    info->head.host[sizeof(info->head.host) - 1] = '\0';
+    if (strcmp(info->head.host, gcm_boot_hostname()) != 0) {
+        return 1;    /* another host */
+    }
+    *nseg_p = (int)info->head.nseg;
+    return 1;
+}
+
+/* Maps the segment of endpoint rep of proc and claims a ring in it for
+ * endpoint (the sender). NULL: UCX serves this connection. */
+static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
+                                    int rep)
+{
+    gcm_shm_info_t *info = malloc(sizeof(*info));
+    const gcm_shm_info_seg_t *is;
     char path[64];
     struct stat st;
     struct iovec local, remote;
     uint64_t probe = 0;
     _Atomic uint32_t *owners;
-    gcm_shm_tx_t *tx;
+    gcm_shm_tx_t *tx = NULL;
     gcm_shm_seg_t *seg;
-    void *map;
-    uint32_t i;
-    int fd;
+    void *map = MAP_FAILED;
+    uint32_t i, owner;
+    int fd, nseg;
 
-    if ((gcm_boot_get(proc, GCM_SHM_KEY, &info, &len) != GCM_OK) ||
-        (len != sizeof(info))) {
-        return NULL;
+    if ((info == NULL) || !gcm_shm_info_of(proc, info, &nseg) ||
+        (rep >= nseg)) {
+        goto out;
     }
-    if (info.pid == 0) {
-        return NULL;    /* its shared memory is off */
-    }
-    info.host[sizeof(info.host) - 1] = '\0';
-    if (strcmp(info.host, gcm_boot_hostname()) != 0) {
-        return NULL;    /* another host */
-    }
-    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)info.pid,
-             (int)info.fd);
+    is = &info->seg[rep];
+    snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)info->head.pid,
+             (int)is->fd);
     fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        gcm_info("shm: cannot open proc %d's segment (%s): UCX to it", proc,
-                 strerror(errno));
-        return NULL;
+        gcm_info("shm: cannot open the segment of proc %d endpoint %d "
+                 "(%s): UCX to it", proc, rep, strerror(errno));
+        goto out;
     }
-    if ((fstat(fd, &st) != 0) || ((uint64_t)st.st_size != info.size)) {
+    if ((fstat(fd, &st) != 0) || ((uint64_t)st.st_size != is->size)) {
         close(fd);
-        return NULL;
+        goto out;
     }
-    map = mmap(NULL, (size_t)info.size, PROT_READ | PROT_WRITE, MAP_SHARED,
+    map = mmap(NULL, (size_t)is->size, PROT_READ | PROT_WRITE, MAP_SHARED,
                fd, 0);
     close(fd);
     if (map == MAP_FAILED) {
-        return NULL;
+        goto out;
     }
     seg = map;
-    if ((seg->magic != info.magic) || (seg->ncells != GCM_SHM_NCELLS) ||
+    if ((seg->magic != is->magic) || (seg->ncells != GCM_SHM_NCELLS) ||
         (seg->nrings > GCM_SHM_MAX_RINGS) ||
         (GCM_SHM_SEG_HDR + (uint64_t)seg->nrings * seg->ring_bytes >
-         info.size)) {
-        munmap(map, (size_t)info.size);
-        return NULL;
+         is->size)) {
+        goto out;
     }
     /* Large messages are read from the sender's memory: make sure the
      * kernel lets us (same user, no ptrace restriction) before choosing
      * this path, and otherwise keep UCX for this peer. */
     local.iov_base  = &probe;
     local.iov_len   = sizeof(probe);
-    remote.iov_base = (void *)(uintptr_t)info.probe;
+    remote.iov_base = (void *)(uintptr_t)info->head.probe;
     remote.iov_len  = sizeof(probe);
-    if ((process_vm_readv((pid_t)info.pid, &local, 1, &remote, 1, 0) !=
-         (ssize_t)sizeof(probe)) || (probe != info.magic)) {
-        if (!gcm_shm.cma_logged) {
-            gcm_shm.cma_logged = 1;
+    if ((process_vm_readv((pid_t)info->head.pid, &local, 1, &remote, 1, 0) !=
+         (ssize_t)sizeof(probe)) || (probe != info->seg[0].magic)) {
+        if (!atomic_exchange(&gcm_shm.cma_logged, 1)) {
             gcm_info("shm: process_vm_readv unavailable (%s): same-host "
                      "messages go over UCX", strerror(errno));
         }
-        munmap(map, (size_t)info.size);
-        return NULL;
+        goto out;
     }
     owners = gcm_shm_owners(seg);
+    owner  = ((uint32_t)gcm_shm.myproc + 1) |
+             ((uint32_t)endpoint->index << GCM_SHM_OWNER_PROC_BITS);
     for (i = 0; i < seg->nrings; i++) {
         uint32_t expected = 0;
-        if (atomic_compare_exchange_strong(&owners[i], &expected,
-                                           (uint32_t)gcm_shm.myproc + 1)) {
+        if (atomic_compare_exchange_strong(&owners[i], &expected, owner)) {
             break;
         }
     }
     if (i == seg->nrings) {
-        gcm_debug("shm: no free ring at proc %d: UCX to it", proc);
-        munmap(map, (size_t)info.size);
-        return NULL;
+        gcm_debug("shm: no free ring at proc %d endpoint %d: UCX to it",
+                  proc, rep);
+        goto out;
     }
     tx = calloc(1, sizeof(*tx));
     if (tx == NULL) {
         /* The claimed ring stays unused; UCX serves this peer. */
-        munmap(map, (size_t)info.size);
-        return NULL;
+        goto out;
     }
     gcm_list_init(&tx->pending);
     tx->proc     = proc;
-    tx->pid      = (int)info.pid;
+    tx->rep      = rep;
+    tx->pid      = (int)info->head.pid;
     tx->map      = map;
-    tx->map_len  = (size_t)info.size;
+    tx->map_len  = (size_t)is->size;
     tx->seg      = seg;
     tx->ring     = gcm_shm_ring(seg, i);
     tx->head     = atomic_load_explicit(&tx->ring->tail,
                                         memory_order_acquire);
     tx->tail     = tx->head;
-    tx->wake_len = gcm_shm_wake_addr(proc, &tx->wake);
-    gcm_list_push_back(&gcm_shm.txs, &tx->elem);
+    tx->wake_len = gcm_shm_wake_addr(proc, rep, &tx->wake);
+    gcm_list_push_back(&gcm_shm_ep(endpoint)->txs, &tx->elem);
     atomic_fetch_add(&seg->attach_gen, 1);
-    gcm_debug("shm: attached to proc %d (ring %u)", proc, i);
+    gcm_debug("shm: endpoint %d attached to proc %d endpoint %d (ring %u)",
+              endpoint->index, proc, rep, i);
+    map = MAP_FAILED;
+out:
+    if (map != MAP_FAILED) {
+        munmap(map, (size_t)info->seg[rep].size);
+    }
+    free(info);
     return tx;
 }
 
@@ -517,12 +652,11 @@ int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
         return conn->shm > 0;
     }
     conn->shm = -1;
-    if (!gcm_shm.enabled || (endpoint->index != 0) || (conn->rep != 0) ||
-        (conn->proc == gcm_shm.myproc) || (conn->failed != GCM_OK) ||
-        (conn->ucp_ep != NULL)) {
+    if (!gcm_shm.enabled || (conn->proc == gcm_shm.myproc) ||
+        (conn->failed != GCM_OK) || (conn->ucp_ep != NULL)) {
         return 0;
     }
-    tx = gcm_shm_attach(conn->proc);
+    tx = gcm_shm_attach(endpoint, conn->proc, conn->rep);
     if (tx == NULL) {
         return 0;
     }
@@ -592,7 +726,7 @@ static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
 }
 
 /* Writes what waits for room, in order; returns how many. */
-static unsigned gcm_shm_flush(gcm_shm_tx_t *tx)
+static unsigned gcm_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)
 {
     unsigned n = 0;
 
@@ -600,7 +734,7 @@ static unsigned gcm_shm_flush(gcm_shm_tx_t *tx)
         gcm_slots_shm_pend_t *pend =
             gcm_container_of(tx->pending.next, gcm_slots_shm_pend_t, elem);
         gcm_list_del(&pend->elem);
-        gcm_shm.npending--;
+        sep->nqueued--;
         n++;
         if (pend->req != NULL) {
             gcm_shm_write_msg(tx, pend->req, pend->buf, pend->len);
@@ -619,7 +753,6 @@ void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
 {
     gcm_shm_tx_t *tx = conn->shm_tx;
 
-    (void)endpoint;
     if (gcm_list_empty(&tx->pending) && gcm_shm_room(tx)) {
         gcm_shm_write_msg(tx, req, buf, len);
         gcm_slots_send_part_done(req, GCM_OK);
@@ -630,7 +763,7 @@ void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
     req->shmq.buf = buf;
     req->shmq.len = len;
     gcm_list_push_back(&tx->pending, &req->shmq.elem);
-    gcm_shm.npending++;
+    gcm_shm_ep(endpoint)->nqueued++;
 }
 
 void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
@@ -640,7 +773,6 @@ void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
     gcm_shm_tx_t *tx = conn->shm_tx;
     gcm_slots_shm_pend_t *pend;
 
-    (void)endpoint;
     if (gcm_list_empty(&tx->pending) && gcm_shm_room(tx)) {
         gcm_shm_write_ctrl(tx, ctrl);
         return;
@@ -654,54 +786,46 @@ void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
     }
     pend->ctrl = *ctrl;
     gcm_list_push_back(&tx->pending, &pend->elem);
-    gcm_shm.npending++;
+    gcm_shm_ep(endpoint)->nqueued++;
 }
 
 void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                                gcm_status_t reason)
 {
+    gcm_shm_ep_t *sep;
     gcm_list_t *pos, *tmp;
 
-    (void)endpoint;
     if (!gcm_shm.enabled) {
         return;
     }
-    gcm_list_for_each_safe(pos, tmp, &gcm_shm.txs) {
+    sep = gcm_shm_ep(endpoint);
+    gcm_list_for_each_safe(pos, tmp, &sep->txs) {
         gcm_shm_tx_t *tx = gcm_container_of(pos, gcm_shm_tx_t, elem);
         if (tx->proc == proc) {
             tx->dead = 1;
             /* A full ring to a dead process is never drained. */
-            gcm_shm_fail_pending(tx, reason);
+            gcm_shm_fail_pending(sep, tx, reason);
         }
     }
 }
 
-/* The ring we send into at proc (the data notice's way back), or NULL. */
-static gcm_shm_tx_t *gcm_shm_tx_of(int proc)
-{
-    gcm_list_t *pos, *tmp;
-
-    gcm_list_for_each_safe(pos, tmp, &gcm_shm.txs) {
-        gcm_shm_tx_t *tx = gcm_container_of(pos, gcm_shm_tx_t, elem);
-        if ((tx->proc == proc) && !tx->dead) {
-            return tx;
-        }
-    }
-    return NULL;
-}
-
-gcm_status_t gcm_slots_shm_read(const gcm_payload_t *payload, void *buf,
+gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
+                                const gcm_payload_t *payload, void *buf,
                                 size_t n)
 {
-    gcm_shm_tx_t *tx = gcm_shm_tx_of((int)payload->proc);
+    gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, (int)payload->proc,
+                                            payload->ep);
+    gcm_shm_tx_t *tx = ((conn != NULL) && (conn->shm > 0)) ? conn->shm_tx :
+                                                             NULL;
     size_t done = 0;
 
-    /* The sender waits for this read's notice: tell it that it comes soon
-     * (at 1 GB/s at worst, plus 50 us), so that it keeps spinning instead
-     * of sleeping and costing us a wakeup per message (streaming 1 MiB
-     * messages: 11.3 instead of 13 GB/s). Only a hint: a sleeping sender
-     * is woken as ever. */
-    if (tx != NULL) {
+    /* The sender waits for this read's notice, which goes back through
+     * the ring we send into at its endpoint: tell it that the notice
+     * comes soon (at 1 GB/s at worst, plus 50 us), so that it keeps
+     * spinning instead of sleeping and costing us a wakeup per message
+     * (streaming 1 MiB messages: 11.3 instead of 13 GB/s). Only a hint: a
+     * sleeping sender is woken as ever. */
+    if ((tx != NULL) && !tx->dead) {
         tx->reading = 1;
         atomic_store_explicit(&tx->ring->read_until,
                               gcm_shm_now_ns() + 50000 + (uint64_t)n,
@@ -738,40 +862,43 @@ gcm_status_t gcm_slots_shm_read(const gcm_payload_t *payload, void *buf,
 
 /* ---- consuming ----------------------------------------------------------- */
 
-/* The pid proc published with its segment, or 0. */
+/* The pid proc published with its segments, or 0. */
 static int gcm_shm_pid_of(int proc)
 {
-    gcm_shm_info_t info;
-    size_t len = sizeof(info);
+    gcm_shm_info_t *info = malloc(sizeof(*info));
+    int nseg, pid = 0;
 
-    if ((gcm_boot_get(proc, GCM_SHM_KEY, &info, &len) != GCM_OK) ||
-        (len != sizeof(info))) {
-        return 0;
+    if ((info != NULL) && gcm_shm_info_of(proc, info, &nseg) && (nseg > 0)) {
+        pid = (int)info->head.pid;
     }
-    return (int)info.pid;
+    free(info);
+    return pid;
 }
 
-static void gcm_shm_rescan(uint32_t gen)
+static void gcm_shm_rescan(gcm_shm_ep_t *sep, uint32_t gen)
 {
-    _Atomic uint32_t *owners = gcm_shm_owners(gcm_shm.seg);
+    _Atomic uint32_t *owners = gcm_shm_owners(sep->seg);
     uint32_t i;
 
-    gcm_shm.attach_gen = gen;
-    for (i = 0; i < gcm_shm.seg->nrings; i++) {
+    sep->attach_gen = gen;
+    for (i = 0; i < sep->seg->nrings; i++) {
+        gcm_shm_rx_t *rx = &sep->rx[i];
         uint32_t owner;
-        if (gcm_shm.rx[i].ring != NULL) {
+
+        if (rx->ring != NULL) {
             continue;
         }
         owner = atomic_load_explicit(&owners[i], memory_order_acquire);
         if (owner == 0) {
             continue;
         }
-        gcm_shm.rx[i].ring = gcm_shm_ring(gcm_shm.seg, i);
-        gcm_shm.rx[i].proc = (int)owner - 1;
-        gcm_shm.rx[i].pid  = gcm_shm_pid_of(gcm_shm.rx[i].proc);
-        gcm_shm.rx[i].tail = atomic_load_explicit(&gcm_shm.rx[i].ring->tail,
-                                                  memory_order_relaxed);
-        gcm_shm.active[gcm_shm.nactive++] = (int)i;
+        rx->ring = gcm_shm_ring(sep->seg, i);
+        rx->proc = (int)(owner & ((1u << GCM_SHM_OWNER_PROC_BITS) - 1)) - 1;
+        rx->ep   = (int)(owner >> GCM_SHM_OWNER_PROC_BITS);
+        rx->pid  = gcm_shm_pid_of(rx->proc);
+        rx->tail = atomic_load_explicit(&rx->ring->tail,
+                                        memory_order_relaxed);
+        sep->active[sep->nactive++] = (int)i;
     }
 }
 
@@ -835,7 +962,7 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&rx->ring->tx_waiting, memory_order_relaxed)) {
         struct sockaddr_un addr;
-        socklen_t len = gcm_shm_wake_addr(rx->proc, &addr);
+        socklen_t len = gcm_shm_wake_addr(rx->proc, rx->ep, &addr);
         atomic_store_explicit(&rx->ring->tx_waiting, 0,
                               memory_order_relaxed);
         gcm_shm_wake(&addr, len);
@@ -845,18 +972,18 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)
 
 /* Without the launcher's report (not every launcher sends one) a dead
  * peer on this host is noticed here, at most a second or so late. */
-static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint)
+static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint,
+                                gcm_shm_ep_t *sep)
 {
     gcm_list_t *pos, *tmp;
     double now = gcm_time_now();
-
-    if (now - gcm_shm.last_check < 1.0) {
-        return;
-    }
-    gcm_shm.last_check = now;
     int i;
 
-    gcm_list_for_each_safe(pos, tmp, &gcm_shm.txs) {
+    if (now - sep->last_check < 1.0) {
+        return;
+    }
+    sep->last_check = now;
+    gcm_list_for_each_safe(pos, tmp, &sep->txs) {
         gcm_shm_tx_t *tx = gcm_container_of(pos, gcm_shm_tx_t, elem);
         if (!tx->dead && (kill((pid_t)tx->pid, 0) != 0) &&
             (errno == ESRCH)) {
@@ -866,14 +993,14 @@ static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint)
         }
     }
     /* Processes that send to us: receives bound to them must fail too. */
-    for (i = 0; i < gcm_shm.nactive; i++) {
-        gcm_shm_rx_t *rx = &gcm_shm.rx[gcm_shm.active[i]];
+    for (i = 0; i < sep->nactive; i++) {
+        gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
         gcm_thr_conn_t *conn;
         if ((rx->pid <= 0) || (kill((pid_t)rx->pid, 0) == 0) ||
             (errno != ESRCH)) {
             continue;
         }
-        conn = gcm_thr_conn_get(endpoint, rx->proc, 0);
+        conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
         rx->pid = 0;
         if ((conn != NULL) && (conn->failed == GCM_OK)) {
             gcm_debug("shm: proc %d is gone", rx->proc);
@@ -884,58 +1011,60 @@ static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint)
 
 unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint)
 {
+    gcm_shm_ep_t *sep;
     uint32_t gen;
     unsigned n = 0;
     int i;
 
-    if (!gcm_shm.enabled || (endpoint->index != 0)) {
+    if (!gcm_shm.enabled) {
         return 0;
     }
-    gen = atomic_load_explicit(&gcm_shm.seg->attach_gen,
-                               memory_order_acquire);
-    if (gcm_unlikely(gen != gcm_shm.attach_gen)) {
-        gcm_shm_rescan(gen);
+    sep = gcm_shm_ep(endpoint);
+    gen = atomic_load_explicit(&sep->seg->attach_gen, memory_order_acquire);
+    if (gcm_unlikely(gen != sep->attach_gen)) {
+        gcm_shm_rescan(sep, gen);
     }
-    for (i = 0; i < gcm_shm.nactive; i++) {
-        n += gcm_shm_drain(endpoint, &gcm_shm.rx[gcm_shm.active[i]]);
+    for (i = 0; i < sep->nactive; i++) {
+        n += gcm_shm_drain(endpoint, &sep->rx[sep->active[i]]);
     }
-    if (gcm_shm.npending > 0) {
+    if (sep->nqueued > 0) {
         gcm_list_t *pos, *tmp;
-        gcm_list_for_each_safe(pos, tmp, &gcm_shm.txs) {
-            n += gcm_shm_flush(gcm_container_of(pos, gcm_shm_tx_t, elem));
+        gcm_list_for_each_safe(pos, tmp, &sep->txs) {
+            n += gcm_shm_flush(sep, gcm_container_of(pos, gcm_shm_tx_t,
+                                                     elem));
         }
     }
-    if (gcm_unlikely((++gcm_shm.rounds >= 4096) ||
-                     atomic_load_explicit(&gcm_shm.check_now,
+    if (gcm_unlikely((++sep->rounds >= 4096) ||
+                     atomic_load_explicit(&sep->check_now,
                                           memory_order_relaxed))) {
-        gcm_shm.rounds = 0;
-        atomic_store_explicit(&gcm_shm.check_now, 0, memory_order_relaxed);
-        gcm_shm_check_peers(endpoint);
+        sep->rounds = 0;
+        atomic_store_explicit(&sep->check_now, 0, memory_order_relaxed);
+        gcm_shm_check_peers(endpoint, sep);
     }
     return n;
 }
 
-/* Is anything for us in the rings, or can a queued message go out?
+/* Is anything for endpoint in its rings, or can a queued message go out?
  * Lock held. */
-static int gcm_shm_busy(void)
+static int gcm_shm_busy(gcm_shm_ep_t *sep)
 {
     gcm_list_t *pos, *tmp;
     int i;
 
-    if (atomic_load(&gcm_shm.seg->attach_gen) != gcm_shm.attach_gen) {
+    if (atomic_load(&sep->seg->attach_gen) != sep->attach_gen) {
         return 1;
     }
-    for (i = 0; i < gcm_shm.nactive; i++) {
-        gcm_shm_rx_t *rx = &gcm_shm.rx[gcm_shm.active[i]];
+    for (i = 0; i < sep->nactive; i++) {
+        gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
         if (atomic_load(&gcm_shm_cell(rx->ring, rx->tail)->seq) ==
             rx->tail + 1) {
             return 1;
         }
     }
-    if (gcm_shm.npending == 0) {
+    if (sep->nqueued == 0) {
         return 0;
     }
-    gcm_list_for_each_safe(pos, tmp, &gcm_shm.txs) {
+    gcm_list_for_each_safe(pos, tmp, &sep->txs) {
         gcm_shm_tx_t *tx = gcm_container_of(pos, gcm_shm_tx_t, elem);
         if (gcm_list_empty(&tx->pending) || tx->dead) {
             continue;
@@ -950,13 +1079,13 @@ static int gcm_shm_busy(void)
 }
 
 /* Is a peer reading our memory, its data notice due soon? Lock held. */
-static int gcm_shm_being_read(void)
+static int gcm_shm_being_read(gcm_shm_ep_t *sep)
 {
     uint64_t now = 0;
     int i;
 
-    for (i = 0; i < gcm_shm.nactive; i++) {
-        gcm_shm_rx_t *rx = &gcm_shm.rx[gcm_shm.active[i]];
+    for (i = 0; i < sep->nactive; i++) {
+        gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
         uint64_t until = atomic_load_explicit(&rx->ring->read_until,
                                               memory_order_relaxed);
         if (until == 0) {
@@ -976,35 +1105,37 @@ static int gcm_shm_being_read(void)
 
 int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint)
 {
+    gcm_shm_ep_t *sep;
     int busy;
 
-    if (!gcm_shm.enabled || (endpoint->index != 0)) {
+    if (!gcm_shm.enabled) {
         return -1;
     }
+    sep = gcm_shm_ep(endpoint);
     gcm_thr_lock(endpoint);
-    if (gcm_shm_being_read()) {
+    if (gcm_shm_being_read(sep)) {
         /* Spin on (as Open MPI's vader always does): sleeping would cost
          * the reader a wakeup for the notice. */
         gcm_thr_unlock(endpoint);
         return -2;
     }
-    atomic_fetch_add(&gcm_shm.seg->sleeping, 1);
-    busy = gcm_shm_busy();
+    atomic_fetch_add(&sep->seg->sleeping, 1);
+    busy = gcm_shm_busy(sep);
     gcm_thr_unlock(endpoint);
     if (busy) {
-        atomic_fetch_sub(&gcm_shm.seg->sleeping, 1);
+        atomic_fetch_sub(&sep->seg->sleeping, 1);
         return -2;
     }
-    return gcm_shm.wake_fd;
+    return sep->wake_fd;
 }
 
 void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint)
 {
+    gcm_shm_ep_t *sep = gcm_shm_ep(endpoint);
     char buf[64];
 
-    (void)endpoint;
-    atomic_fetch_sub(&gcm_shm.seg->sleeping, 1);
-    while (recv(gcm_shm.wake_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0) {
+    atomic_fetch_sub(&sep->seg->sleeping, 1);
+    while (recv(sep->wake_fd, buf, sizeof(buf), MSG_DONTWAIT) > 0) {
     }
-    atomic_store_explicit(&gcm_shm.check_now, 1, memory_order_relaxed);
+    atomic_store_explicit(&sep->check_now, 1, memory_order_relaxed);
 }

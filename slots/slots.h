@@ -61,6 +61,11 @@ typedef struct gcm_port {
     int                 pattern;
     int                *procs;
     int                 myrank;
+    /* A pattern port's home key: in every process of its group it lives
+     * on endpoint gcm_thr_home_index(home, that process's endpoint
+     * count), so a sender finds the receiver's endpoint without a
+     * message. 0: endpoint 0 (the world's). */
+    uint32_t            home;
     atomic_uint         nderived;  /* ports derived from this one so far */
     int                 freed;
     /* send slots (explicit ports only) */
@@ -99,11 +104,13 @@ enum {
  */
 #define GCM_PORT_ID_DERIVED 0x80000000u
 
-/* The group of a pattern port. */
+/* The group of a pattern port, and where it lives (home key, see
+ * gcm_port_t.home). */
 typedef struct gcm_slots_pattern {
     int        size;
     const int *procs;   /* process of each rank; NULL: rank i is process i */
     int        myrank;
+    uint32_t   home;
 } gcm_slots_pattern_t;
 
 typedef enum { GCM_REQ_SEND = 1, GCM_REQ_RECV = 2 } gcm_req_kind_t;
@@ -193,6 +200,10 @@ struct gcm_request {
     gcm_req_kind_t      kind;
     gcm_status_t        status;
     gcm_thr_endpoint_t *endpoint;  /* progressed by whoever waits */
+    /* Counted in its endpoint's pending requests (it did not complete
+     * while it was posted); set and read under the lock its completion
+     * takes. */
+    int                 counted;
     gcm_list_t          elem;      /* posted queue or ack-wait list */
     int                 pending;   /* parts outstanding (lock held) */
     gcm_msg_status_t    info;
@@ -223,8 +234,9 @@ enum {
 gcm_status_t gcm_slots_init(void) GCM_INTERNAL;
 /* Closes the transport; call gcm_slots_barrier() first. */
 gcm_status_t gcm_slots_finalize(void) GCM_INTERNAL;
-/* Barrier over all processes on UCX, progressing while it waits, so that
- * no process leaves while another still needs its answers. */
+/* Barrier over all processes on endpoint 0, progressing every endpoint
+ * while it waits, so that no process leaves while another still needs
+ * its answers. */
 gcm_status_t gcm_slots_barrier(void) GCM_INTERNAL;
 
 /* The token every process of this job gives its world and internal port. */
@@ -239,9 +251,14 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                    gcm_port_t **port_p)
     GCM_INTERNAL;
 /* The id and generation the next port derived from parent gets (the same
- * in every member when they derive in the same order). */
-void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p)
-    GCM_INTERNAL;
+ * in every member when they derive in the same order); *home_p (if not
+ * NULL) its home key: for a child of a port of home 0 (the world) one
+ * more than the parent's derivation count, so that successive
+ * derivations spread over endpoints 1 and up; for a child of any other
+ * port the parent's home plus that count (its first child stays on its
+ * endpoint). */
+void gcm_slots_derive_id(gcm_port_t *parent, uint32_t *id_p, uint32_t *gen_p,
+                         uint32_t *home_p) GCM_INTERNAL;
 /* An identity derived from parent and key alone (no counter). */
 void gcm_slots_derive_id_keyed(const gcm_port_t *parent, uint64_t key,
                                uint32_t *id_p, uint32_t *gen_p)
@@ -253,6 +270,14 @@ int gcm_slots_port_exists(gcm_thr_endpoint_t *endpoint, uint32_t id,
 static inline int gcm_slots_pattern_proc(const gcm_port_t *port, int rank)
 {
     return (port->procs != NULL) ? port->procs[rank] : rank;
+}
+/* The endpoint of process proc where pattern port lives. */
+static inline int gcm_slots_pattern_ep(const gcm_port_t *port, int proc)
+{
+    if (port->home == 0) {
+        return 0;
+    }
+    return gcm_thr_home_index(port->home, gcm_thr_remote_endpoints(proc));
 }
 /* Fails pending receives (CANCELED) and held messages, unregisters and
  * frees. Takes the endpoint lock. */
@@ -337,9 +362,10 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
 void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
     GCM_INTERNAL;
 
-/* Shared memory between processes of one host (slot_shm.c). */
-gcm_status_t gcm_slots_shm_init(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
-void gcm_slots_shm_finalize(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* Shared memory between processes of one host (slot_shm.c): a segment
+ * per endpoint, made and published for all of them at init. */
+gcm_status_t gcm_slots_shm_init(void) GCM_INTERNAL;
+void gcm_slots_shm_finalize(void) GCM_INTERNAL;
 /* Decides at the first use of conn whether it goes through shared memory
  * and attaches to the peer's rings if so; returns 1 for shared memory. */
 int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
@@ -352,8 +378,10 @@ void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
 void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
                              gcm_thr_conn_t *conn,
                              const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
-/* Reads n bytes of a SHM_RNDV payload into buf. */
-gcm_status_t gcm_slots_shm_read(const gcm_payload_t *payload, void *buf,
+/* Reads n bytes of a SHM_RNDV payload that arrived at endpoint into
+ * buf. */
+gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
+                                const gcm_payload_t *payload, void *buf,
                                 size_t n) GCM_INTERNAL;
 void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                                gcm_status_t reason) GCM_INTERNAL;
@@ -369,11 +397,8 @@ void gcm_slots_req_free(struct gcm_request *req) GCM_INTERNAL;
 /* Frees the calling thread's cached requests. */
 void gcm_slots_req_cache_flush(void) GCM_INTERNAL;
 
-/* Counters for gcm_get_stats(). */
-extern atomic_uint_fast64_t gcm_slots_stat_remote GCM_INTERNAL;
-extern atomic_uint_fast64_t gcm_slots_stat_local GCM_INTERNAL;
-extern atomic_uint_fast64_t gcm_slots_stat_received GCM_INTERNAL;
-extern atomic_uint_fast64_t gcm_slots_stat_control GCM_INTERNAL;
+/* The counters of gcm_get_stats(), summed over the endpoints. */
+void gcm_slots_stats(gcm_stats_t *stats_p) GCM_INTERNAL;
 
 /* ---- pure helpers, exposed for unit tests ---------------------------------- */
 

@@ -32,6 +32,10 @@ for shm in 1 0; do
     run "p2p_handlers shm=$shm" env GENCOMM_SHM=$shm \
         "$gcrun" -n 3 "$b/tests/integration/p2p_handlers" 16 100
 done
+for shm in 1 0; do
+    run "p2p_endpoints shm=$shm" env GENCOMM_SHM=$shm \
+        "$gcrun" -n 2 "$b/tests/integration/p2p_endpoints" 20
+done
 run "p2p_stress -n 3" "$gcrun" -n 3 "$b/tests/integration/p2p_stress" 300
 run "core_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_threads"
 run "attr_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/attr_threads"
@@ -46,6 +50,13 @@ for shm in 1 0; do
 done
 run "lco_stress -n 3" "$gcrun" -n 3 "$b/tests/stress/lco_stress" -m 400 -c 4 \
     -d 200
+run "thr_comms -n 3" "$gcrun" -n 3 "$b/tests/mpi/thr_comms" 100
+run "thr_comms -n 2 progress thread" env GENCOMM_PROGRESS_THREAD=1 \
+    "$gcrun" -n 2 "$b/tests/mpi/thr_comms" 100
+run "thr_orphan -n 2 shm=0" env GENCOMM_SHM=0 \
+    "$gcrun" -n 2 "$b/tests/mpi/thr_orphan"
+run "thr_progress -n 2 progress thread" env GENCOMM_PROGRESS_THREAD=1 \
+    "$gcrun" -n 2 "$b/tests/mpi/thr_progress"
 if [ $status -eq 0 ]; then
     echo "tsan: no data race reported"
 fi

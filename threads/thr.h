@@ -8,7 +8,10 @@
  * worker, its connections and everything the upper layers keep per endpoint
  * (LCO registry, matching queues). Upcalls from UCX (AM handlers, error
  * handlers) run inside ucp_worker_progress() and so with that lock held.
- * No code holds two endpoint locks at once.
+ * No code holds two endpoint locks at once: another endpoint is only
+ * progressed with gcm_thr_trylock. A mutex of thr_endpoint.c protects
+ * thread binding (nbound, nreserved); it is taken with no endpoint lock
+ * held.
  */
 #ifndef GCM_THR_H
 #define GCM_THR_H
@@ -52,6 +55,15 @@ typedef struct gcm_thr_endpoint {
      * operations. It is taken on every round of a waiting thread's spin,
      * and held only for short, non-blocking work. */
     atomic_int        lock;
+    /* Requests of this endpoint not complete yet (gcm_thr_pending_add,
+     * gcm_thr_pending_done; slots/ counts those that did not complete
+     * while posted), and threads waiting in gcm_thr_wait on it (from a
+     * wait's 32nd round or first sleep): an endpoint with pending
+     * requests and no waiter is progressed by the waiters of other
+     * endpoints (and the progress thread). Beside the lock: the threads
+     * that take it change these. */
+    atomic_int        npending;
+    atomic_int        nwaiters;
     int               index;
     ucp_worker_h      worker;
     int               efd;           /* UCX wakeup fd */
@@ -71,6 +83,11 @@ typedef struct gcm_thr_endpoint {
     atomic_uint       wake_gen;
     /* Launcher reports of dead processes applied so far (lock held). */
     unsigned          died_seen;
+    /* Threads bound to it (gcm_thr_endpoint_current) and thread LCOs
+     * placed on it (gcm_thr_endpoint_reserve); changed under the binding
+     * mutex of thr_endpoint.c. */
+    int               nbound;
+    int               nreserved;
 } gcm_thr_endpoint_t;
 
 /* Upcalls registered by the layer above, run with the endpoint lock held. */
@@ -102,19 +119,45 @@ typedef struct gcm_thr_upcalls {
     gcm_thr_after_progress_func_t after_progress;
 } gcm_thr_upcalls_t;
 
+/* Makes the UCX context and all endpoints (GENCOMM_MAX_ENDPOINTS), and
+ * publishes their addresses and their count; the caller fences. The
+ * calling thread is bound to endpoint 0. */
 gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls) GCM_INTERNAL;
 void gcm_thr_finalize(void) GCM_INTERNAL;
+/* Stops the progress thread if there is one: before the layers above
+ * tear down what its progress would touch. */
+void gcm_thr_pt_stop(void) GCM_INTERNAL;
 
 /* The one place ucs_status_t becomes gcm_status_t. */
 gcm_status_t gcm_thr_status(ucs_status_t status) GCM_INTERNAL;
 
-/* The calling thread's endpoint (endpoint 0 until threaded endpoints). */
+/* The calling thread's endpoint. The thread that initialized the library
+ * has endpoint 0; any other thread is bound at its first call to an
+ * endpoint no thread uses yet (1 and up, those no reservation took
+ * first), and when every one is taken, to the least used one, which it
+ * then shares. A thread's exit unbinds it. */
 gcm_thr_endpoint_t *gcm_thr_endpoint_current(void) GCM_INTERNAL;
 gcm_thr_endpoint_t *gcm_thr_endpoint_get(int index) GCM_INTERNAL;
 int gcm_thr_num_endpoints(void) GCM_INTERNAL;
-/* An endpoint for a new thread LCO: the next one after 0, round robin
- * (0 when it is the only one). */
+/* An endpoint for a new thread LCO: one no thread and no earlier
+ * reservation uses while there is one (1 and up), then the least used
+ * ones, round robin; 0 when it is the only one. */
 int gcm_thr_endpoint_reserve(void) GCM_INTERNAL;
+/* The endpoint of a process with neps endpoints where the LCOs of home
+ * key home live: 0 for home 0 (the world's), else 1 + (home - 1) %
+ * (neps - 1), and 0 when neps is 1. Every member of a communicator
+ * computes the same index for each process without a message. */
+static inline int gcm_thr_home_index(uint32_t home, int neps)
+{
+    if ((home == 0) || (neps <= 1)) {
+        return 0;
+    }
+    return 1 + (int)((home - 1) % (uint32_t)(neps - 1));
+}
+
+/* How many endpoints process proc has (what it published at init; 1 if
+ * it published nothing). Any thread. */
+int gcm_thr_remote_endpoints(int proc) GCM_INTERNAL;
 
 /* How many processes of the job share this host, as the launcher says
  * (else the whole job). */
@@ -131,9 +174,39 @@ static inline void gcm_thr_lock(gcm_thr_endpoint_t *endpoint)
     gcm_thr_lock_contended(endpoint);
 }
 
+static inline int gcm_thr_trylock(gcm_thr_endpoint_t *endpoint)
+{
+    return !atomic_load_explicit(&endpoint->lock, memory_order_relaxed) &&
+           !atomic_exchange_explicit(&endpoint->lock, 1,
+                                     memory_order_acquire);
+}
+
 static inline void gcm_thr_unlock(gcm_thr_endpoint_t *endpoint)
 {
     atomic_store_explicit(&endpoint->lock, 0, memory_order_release);
+}
+
+/* The progress thread (GENCOMM_PROGRESS_THREAD) sleeps when no endpoint
+ * needs it: the first pending request of an endpoint, or a waiter leaving
+ * one with pending requests, wakes it (when gcm_thr_pt_idle says it
+ * sleeps). */
+extern atomic_int gcm_thr_pt_idle GCM_INTERNAL;
+void gcm_thr_pt_wake(void) GCM_INTERNAL;
+
+/* A request of endpoint starts (any thread, lock held or not) and ends. */
+static inline void gcm_thr_pending_add(gcm_thr_endpoint_t *endpoint)
+{
+    /* Sequentially consistent against the idle progress thread's "idle,
+     * then look at every endpoint again": one of the two sees the other. */
+    if (gcm_unlikely(atomic_fetch_add(&endpoint->npending, 1) == 0) &&
+        gcm_unlikely(atomic_load(&gcm_thr_pt_idle))) {
+        gcm_thr_pt_wake();
+    }
+}
+
+static inline void gcm_thr_pending_done(gcm_thr_endpoint_t *endpoint)
+{
+    atomic_fetch_sub_explicit(&endpoint->npending, 1, memory_order_release);
 }
 
 /* The connection to (proc, rep), created on first use; with the UCX
@@ -148,11 +221,19 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
 void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                          gcm_status_t reason) GCM_INTERNAL;
 
-/* One round of progress; takes the lock. */
+/* One round of progress; takes the lock. Every 32nd call of a thread
+ * also progresses the other endpoints that have pending requests and no
+ * waiter (trying their locks, never waiting for them). */
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
 /* Waits until done(arg) is true, progressing endpoint: spins, then sleeps
- * on the worker's event fd (and the launcher's fd). Lock not held. */
+ * on the worker's event fd (and the launcher's fd). Lock not held. done
+ * may be called again after it returned true: once true it must stay
+ * true, with no further effect. While it waits it also keeps the
+ * endpoints nobody waits on moving: every 32 rounds it progresses those
+ * with pending requests, and it sleeps watching their event fds too
+ * (those no other thread watches), so that a message or completion for
+ * any of them wakes it. */
 void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                   void *arg) GCM_INTERNAL;
 

@@ -6,6 +6,7 @@
 #include "threads/thr.h"
 #include "boot/boot.h"
 
+#include <pthread.h>
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -14,11 +15,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
-#define GCM_THR_ADDR_KEY     "gcm-a0"
+/* Keys this layer publishes: "gcm-a<k>" the worker address of endpoint k,
+ * "gcm-ne" how many endpoints this process has. */
+#define GCM_THR_ADDR_KEY_FMT "gcm-a%d"
+#define GCM_THR_NEPS_KEY     "gcm-ne"
 #define GCM_THR_ADDR_MAX     8192
 
 static struct {
@@ -26,14 +31,33 @@ static struct {
     unsigned             spin_limit;   /* spins before sleeping */
     int                  oversubscribed;
     gcm_thr_upcalls_t    upcalls;
-    gcm_thr_endpoint_t  *endpoints[1];
+    gcm_thr_endpoint_t  *endpoints[GCM_MAX_ENDPOINTS];
     int                  nendpoints;
+    /* How many endpoints each process has (it published it at init): 0
+     * until first asked. */
+    atomic_int          *remote_neps;
     /* Processes the launcher reported dead (by rank), and how many
      * reports came: applied by each endpoint's progress, see
      * gcm_thr_boot_peer_died. */
     atomic_uchar        *died;
     atomic_uint          died_gen;
-} gcm_thr;
+    /* Thread binding: bind_lock protects the endpoints' nbound and
+     * nreserved; epoch counts initializations (a thread's binding is
+     * valid in its own); bind_key unbinds exiting threads. */
+    pthread_mutex_t      bind_lock;
+    atomic_uint          epoch;
+    pthread_key_t        bind_key;
+    /* The progress thread (GENCOMM_PROGRESS_THREAD), woken through
+     * pt_fd (an eventfd). */
+    pthread_t            pt;
+    int                  pt_running;
+    int                  pt_fd;
+    atomic_int           pt_stop;
+} gcm_thr = { .bind_lock = PTHREAD_MUTEX_INITIALIZER, .pt_fd = -1 };
+
+static pthread_once_t gcm_thr_bind_once = PTHREAD_ONCE_INIT;
+
+atomic_int gcm_thr_pt_idle;
 
 gcm_status_t gcm_thr_status(ucs_status_t status)
 {
@@ -86,6 +110,8 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
         return GCM_ERR_NO_MEMORY;
     }
     atomic_init(&endpoint->lock, 0);
+    atomic_init(&endpoint->npending, 0);
+    atomic_init(&endpoint->nwaiters, 0);
     atomic_init(&endpoint->signaled, 0);
     atomic_init(&endpoint->sleepers, 0);
     atomic_init(&endpoint->fsleepers, 0);
@@ -190,9 +216,110 @@ static void gcm_thr_endpoint_destroy(gcm_thr_endpoint_t *endpoint)
     free(endpoint);
 }
 
+/* The calling thread's endpoint, valid while its epoch is the library's
+ * (a binding made before a gcm_finalize is void after the next init). */
+static __thread gcm_thr_endpoint_t *gcm_thr_mine;
+static __thread unsigned gcm_thr_mine_epoch;
+
+/* Binds the calling thread to endpoint (binding mutex held). */
+static void gcm_thr_bind(gcm_thr_endpoint_t *endpoint)
+{
+    endpoint->nbound++;
+    gcm_thr_mine       = endpoint;
+    gcm_thr_mine_epoch = atomic_load_explicit(&gcm_thr.epoch,
+                                              memory_order_relaxed);
+}
+
+/* A thread bound to an endpoint exits: the endpoint is free again for
+ * the threads that come later. */
+static void gcm_thr_unbind(void *value)
+{
+    (void)value;
+    pthread_mutex_lock(&gcm_thr.bind_lock);
+    if ((gcm_thr_mine != NULL) && (gcm_thr.nendpoints > 0) &&
+        (gcm_thr_mine_epoch == atomic_load(&gcm_thr.epoch))) {
+        gcm_thr_mine->nbound--;
+    }
+    gcm_thr_mine = NULL;
+    pthread_mutex_unlock(&gcm_thr.bind_lock);
+}
+
+static void gcm_thr_bind_key_create(void)
+{
+    (void)pthread_key_create(&gcm_thr.bind_key, gcm_thr_unbind);
+}
+
+/* How much endpoint i is used, for choosing among those in use. */
+static int gcm_thr_use(int i)
+{
+    return gcm_thr.endpoints[i]->nbound + gcm_thr.endpoints[i]->nreserved;
+}
+
+/*
+ * The endpoint for a new user among 1..n-1 (binding mutex held): the
+ * first nobody uses; for a thread (not reserve) else the first no thread
+ * is bound to; else the least used, the search starting at *cursor_p so
+ * that ties go round robin.
+ */
+static int gcm_thr_choose(int reserve, unsigned *cursor_p)
+{
+    int n = gcm_thr.nendpoints;
+    int i, k, best = -1;
+
+    if (n <= 1) {
+        return 0;
+    }
+    for (i = 1; i < n; i++) {
+        if (gcm_thr_use(i) == 0) {
+            return i;
+        }
+    }
+    for (i = 1; !reserve && (i < n); i++) {
+        if (gcm_thr.endpoints[i]->nbound == 0) {
+            return i;
+        }
+    }
+    for (k = 0; k < n - 1; k++) {
+        i = 1 + (int)((*cursor_p + (unsigned)k) % (unsigned)(n - 1));
+        if ((best < 0) || (gcm_thr_use(i) < gcm_thr_use(best))) {
+            best = i;
+        }
+    }
+    *cursor_p = (unsigned)best % (unsigned)(n - 1);
+    return best;
+}
+
+static gcm_thr_endpoint_t *gcm_thr_endpoint_bind(void)
+{
+    static unsigned cursor;
+    gcm_thr_endpoint_t *endpoint;
+
+    pthread_once(&gcm_thr_bind_once, gcm_thr_bind_key_create);
+    pthread_mutex_lock(&gcm_thr.bind_lock);
+    if (gcm_thr.nendpoints == 0) {
+        /* Not initialized: callers check that first; be safe anyway. */
+        pthread_mutex_unlock(&gcm_thr.bind_lock);
+        return NULL;
+    }
+    endpoint = gcm_thr.endpoints[gcm_thr_choose(0, &cursor)];
+    gcm_thr_bind(endpoint);
+    pthread_mutex_unlock(&gcm_thr.bind_lock);
+    /* The key's destructor runs at the thread's exit if the value is not
+     * NULL. */
+    (void)pthread_setspecific(gcm_thr.bind_key, endpoint);
+    gcm_debug("thread bound to endpoint %d", endpoint->index);
+    return endpoint;
+}
+
 gcm_thr_endpoint_t *gcm_thr_endpoint_current(void)
 {
-    return gcm_thr.endpoints[0];
+    if (gcm_likely((gcm_thr_mine != NULL) &&
+                   (gcm_thr_mine_epoch ==
+                    atomic_load_explicit(&gcm_thr.epoch,
+                                         memory_order_relaxed)))) {
+        return gcm_thr_mine;
+    }
+    return gcm_thr_endpoint_bind();
 }
 
 gcm_thr_endpoint_t *gcm_thr_endpoint_get(int index)
@@ -210,13 +337,43 @@ int gcm_thr_num_endpoints(void)
 
 int gcm_thr_endpoint_reserve(void)
 {
-    static atomic_uint next;
+    static unsigned cursor;
+    int index;
 
+    pthread_mutex_lock(&gcm_thr.bind_lock);
     if (gcm_thr.nendpoints <= 1) {
+        pthread_mutex_unlock(&gcm_thr.bind_lock);
         return 0;
     }
-    return 1 + (int)(atomic_fetch_add(&next, 1) %
-                     (unsigned)(gcm_thr.nendpoints - 1));
+    index = gcm_thr_choose(1, &cursor);
+    gcm_thr.endpoints[index]->nreserved++;
+    pthread_mutex_unlock(&gcm_thr.bind_lock);
+    return index;
+}
+
+int gcm_thr_remote_endpoints(int proc)
+{
+    uint32_t neps;
+    size_t len = sizeof(neps);
+    int n;
+
+    if ((proc < 0) || (proc >= gcm_boot_size())) {
+        return 0;
+    }
+    n = atomic_load_explicit(&gcm_thr.remote_neps[proc],
+                             memory_order_relaxed);
+    if (gcm_likely(n > 0)) {
+        return n;
+    }
+    /* Several threads may ask at once: they read the same value. */
+    if ((gcm_boot_get(proc, GCM_THR_NEPS_KEY, &neps, &len) != GCM_OK) ||
+        (len != sizeof(neps)) || (neps < 1) || (neps > GCM_MAX_ENDPOINTS)) {
+        gcm_warn("proc %d published no endpoint count: assuming 1", proc);
+        neps = 1;
+    }
+    atomic_store_explicit(&gcm_thr.remote_neps[proc], (int)neps,
+                          memory_order_relaxed);
+    return (int)neps;
 }
 
 /* ---- connections ---------------------------------------------------------- */
@@ -224,11 +381,15 @@ int gcm_thr_endpoint_reserve(void)
 gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
                                  int rep)
 {
+    gcm_status_t failed = GCM_OK;
     gcm_thr_conn_t *conn;
 
     for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
         if (conn->rep == rep) {
             return conn;
+        }
+        if (conn->failed != GCM_OK) {
+            failed = conn->failed;
         }
     }
     conn = calloc(1, sizeof(*conn));
@@ -238,7 +399,8 @@ gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
     conn->owner  = endpoint;
     conn->proc   = proc;
     conn->rep    = rep;
-    conn->failed = GCM_OK;
+    /* A process that died is dead to every endpoint of ours. */
+    conn->failed = failed;
     gcm_list_init(&conn->parked);
     conn->next = endpoint->conns[proc];
     endpoint->conns[proc] = conn;
@@ -262,6 +424,8 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     ucp_ep_params_t params;
     ucs_status_t ucs;
     gcm_status_t status;
+    char key[32];
+    int neps;
 
     if (conn->ucp_ep != NULL) {
         return GCM_OK;
@@ -269,20 +433,25 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     if (conn->failed != GCM_OK) {
         return conn->failed;
     }
-    if (conn->rep != 0) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, "connect",
-                        "endpoint %d of proc %d is not reachable yet",
-                        conn->rep, conn->proc);
+    neps = gcm_thr_remote_endpoints(conn->proc);
+    if (conn->rep >= neps) {
+        /* A name that does not fit the peer (forged, or made by another
+         * build): no LCO can live there. */
+        return gcm_fail(GCM_ERR_NO_SUCH_LCO, "connect",
+                        "proc %d has no endpoint %d (it has %d)",
+                        conn->proc, conn->rep, neps);
     }
     addr = malloc(len);
     if (addr == NULL) {
         return GCM_ERR_NO_MEMORY;
     }
-    status = gcm_boot_get(conn->proc, GCM_THR_ADDR_KEY, addr, &len);
+    snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, conn->rep);
+    status = gcm_boot_get(conn->proc, key, addr, &len);
     if (status != GCM_OK) {
         free(addr);
-        return gcm_fail(status, "connect", "no worker address for proc %d",
-                        conn->proc);
+        return gcm_fail(status, "connect",
+                        "no worker address for proc %d endpoint %d",
+                        conn->proc, conn->rep);
     }
     memset(&params, 0, sizeof(params));
     params.field_mask      = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
@@ -297,8 +466,8 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     if (ucs != UCS_OK) {
         conn->ucp_ep = NULL;
         return gcm_fail(gcm_thr_status(ucs), "connect",
-                        "ucp_ep_create to proc %d failed: %s", conn->proc,
-                        ucs_status_string(ucs));
+                        "ucp_ep_create to proc %d endpoint %d failed: %s",
+                        conn->proc, conn->rep, ucs_status_string(ucs));
     }
     gcm_debug("connected to proc %d endpoint %d", conn->proc, conn->rep);
     return GCM_OK;
@@ -397,17 +566,83 @@ void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint)
                                       memory_order_acquire));
 }
 
-void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
+/* One round with the lock held; returns the events handled. */
+static unsigned gcm_thr_progress_locked(gcm_thr_endpoint_t *endpoint)
 {
-    gcm_thr_lock(endpoint);
-    ucp_worker_progress(endpoint->worker);
+    unsigned n = ucp_worker_progress(endpoint->worker);
+
     gcm_thr_apply_deaths(endpoint);
     if (gcm_thr.upcalls.progress != NULL) {
-        gcm_thr.upcalls.progress(endpoint);
+        n += gcm_thr.upcalls.progress(endpoint);
     }
+    return n;
+}
+
+static unsigned gcm_thr_progress_own(gcm_thr_endpoint_t *endpoint)
+{
+    unsigned n;
+
+    gcm_thr_lock(endpoint);
+    n = gcm_thr_progress_locked(endpoint);
     gcm_thr_unlock(endpoint);
     if (gcm_thr.upcalls.after_progress != NULL) {
         gcm_thr.upcalls.after_progress(endpoint);
+    }
+    return n;
+}
+
+/* Does endpoint need a thread of another endpoint? all: also when it has
+ * no pending request (after a wakeup: something may have arrived). */
+static int gcm_thr_is_orphan(gcm_thr_endpoint_t *endpoint, int all)
+{
+    return (atomic_load_explicit(&endpoint->nwaiters,
+                                 memory_order_relaxed) == 0) &&
+           (all || (atomic_load_explicit(&endpoint->npending,
+                                         memory_order_relaxed) > 0));
+}
+
+/* Progresses endpoint if its lock is free: never waits for another
+ * endpoint's lock, so no thread ever holds or waits for two. */
+static unsigned gcm_thr_progress_try(gcm_thr_endpoint_t *endpoint)
+{
+    unsigned n;
+
+    if (!gcm_thr_trylock(endpoint)) {
+        return 0;
+    }
+    n = gcm_thr_progress_locked(endpoint);
+    gcm_thr_unlock(endpoint);
+    if (gcm_thr.upcalls.after_progress != NULL) {
+        gcm_thr.upcalls.after_progress(endpoint);
+    }
+    return n;
+}
+
+/* Progresses the endpoints other than self that nobody waits on (with
+ * pending requests only, unless all). */
+static unsigned gcm_thr_progress_orphans(gcm_thr_endpoint_t *self, int all)
+{
+    unsigned n = 0;
+    int i;
+
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
+        if ((endpoint != self) && gcm_thr_is_orphan(endpoint, all)) {
+            n += gcm_thr_progress_try(endpoint);
+        }
+    }
+    return n;
+}
+
+void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
+{
+    static __thread unsigned calls;
+
+    (void)gcm_thr_progress_own(endpoint);
+    /* A program that polls one request (MPI_Test in a loop) must not
+     * starve the endpoints its other requests live on. */
+    if (gcm_unlikely((++calls % 32) == 0) && (gcm_thr.nendpoints > 1)) {
+        (void)gcm_thr_progress_orphans(endpoint, 0);
     }
 }
 
@@ -463,19 +698,141 @@ static void gcm_thr_poller_release(gcm_thr_endpoint_t *endpoint)
     gcm_thr_wake_waiters(endpoint);
 }
 
+/* An endpoint a sleeping thread polls, and the fd of the layer above it
+ * polls with it (-1: none). */
+typedef struct gcm_thr_watch {
+    gcm_thr_endpoint_t *endpoint;
+    int                 upfd;
+} gcm_thr_watch_t;
+
+/* The most file descriptors one sleep polls: two per endpoint, the
+ * launcher's and the progress thread's. */
+#define GCM_THR_MAX_PFD (2 * GCM_MAX_ENDPOINTS + 2)
+
+/*
+ * Takes the poller role of endpoint (the caller holds it already if own)
+ * and arms its worker and the layer above, adding their fds to pfd.
+ * Returns 1 when watched, 0 when not (another thread polls it, or, not
+ * own, its lock is busy), -1 when it has work now: no sleeping then.
+ */
+static int gcm_thr_watch_begin(gcm_thr_endpoint_t *endpoint, int own,
+                               gcm_thr_watch_t *w, struct pollfd *pfd,
+                               int *npfd_p)
+{
+    ucs_status_t ucs;
+    int upfd;
+
+    if (!own) {
+        if (atomic_exchange(&endpoint->poller, 1) != 0) {
+            return 0;
+        }
+        if (!gcm_thr_trylock(endpoint)) {
+            atomic_store(&endpoint->poller, 0);
+            return 0;
+        }
+    } else {
+        gcm_thr_lock(endpoint);
+    }
+    ucs = ucp_worker_arm(endpoint->worker);
+    gcm_thr_unlock(endpoint);
+    if (ucs == UCS_ERR_BUSY) {
+        gcm_thr_poller_release(endpoint);
+        return -1;
+    }
+    atomic_fetch_add(&endpoint->sleepers, 1);
+    if (atomic_exchange(&endpoint->signaled, 0)) {
+        atomic_fetch_sub(&endpoint->sleepers, 1);
+        gcm_thr_poller_release(endpoint);
+        return -1;
+    }
+    /* The layer above says it sleeps too (so that its senders wake
+     * us) and re-checks its own arrivals after saying so. */
+    upfd = -1;
+    if (gcm_thr.upcalls.sleep_prepare != NULL) {
+        upfd = gcm_thr.upcalls.sleep_prepare(endpoint);
+        if (upfd == -2) {
+            atomic_fetch_sub(&endpoint->sleepers, 1);
+            gcm_thr_poller_release(endpoint);
+            return -1;
+        }
+    }
+    w->endpoint = endpoint;
+    w->upfd     = upfd;
+    pfd[*npfd_p].fd     = endpoint->efd;
+    pfd[*npfd_p].events = POLLIN;
+    (*npfd_p)++;
+    if (upfd >= 0) {
+        pfd[*npfd_p].fd     = upfd;
+        pfd[*npfd_p].events = POLLIN;
+        (*npfd_p)++;
+    }
+    return 1;
+}
+
+static void gcm_thr_watch_end(gcm_thr_watch_t *w)
+{
+    if (w->upfd != -1) {
+        gcm_thr.upcalls.sleep_done(w->endpoint);
+    }
+    atomic_fetch_sub(&w->endpoint->sleepers, 1);
+    gcm_thr_poller_release(w->endpoint);
+}
+
+/*
+ * Watches the endpoints other than self that have no waiter, as far as
+ * they can be, so that whatever arrives for them wakes the sleeper.
+ * Returns -1 if one has work now, else 1 if one with pending requests
+ * could not be watched (the sleep must be short), else 0.
+ */
+static int gcm_thr_watch_orphans(gcm_thr_endpoint_t *self,
+                                 gcm_thr_watch_t *w, int *nw_p,
+                                 struct pollfd *pfd, int *npfd_p)
+{
+    int i, r, unwatched = 0;
+
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
+        if ((endpoint == self) || !gcm_thr_is_orphan(endpoint, 1)) {
+            continue;
+        }
+        r = gcm_thr_watch_begin(endpoint, 0, &w[*nw_p], pfd, npfd_p);
+        if (r < 0) {
+            return -1;
+        }
+        if (r > 0) {
+            (*nw_p)++;
+        } else if (atomic_load(&endpoint->npending) > 0) {
+            unwatched = 1;
+        }
+    }
+    return unwatched;
+}
+
+/* Polls pfd; a launcher event (index bootidx) is handled here. */
+static void gcm_thr_poll(struct pollfd *pfd, int npfd, int bootidx,
+                         int timeout_ms)
+{
+    if (poll(pfd, (nfds_t)npfd, timeout_ms) > 0) {
+        if ((bootidx >= 0) && (pfd[bootidx].revents != 0)) {
+            gcm_boot_poll_events();
+        }
+    }
+}
+
 /*
  * Sleeps once: one thread at a time (the poller) arms the worker and
  * polls the event fds, so that no thread drains or re-arms what another
  * was about to be woken by; the others sleep on a futex that the poller
- * bumps when it wakes and that gcm_thr_signal bumps too.
+ * bumps when it wakes and that gcm_thr_signal bumps too. The poller also
+ * watches the endpoints nobody waits on (gcm_thr_watch_orphans).
  */
 static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
                           int (*done)(void *arg), void *arg)
 {
     unsigned gen = atomic_load(&endpoint->wake_gen);
-    struct pollfd pfd[3];
-    int npfd, bootfd, upfd, bootidx;
-    ucs_status_t ucs;
+    struct pollfd pfd[GCM_THR_MAX_PFD];
+    gcm_thr_watch_t w[GCM_MAX_ENDPOINTS];
+    int npfd = 0, nw = 0, bootfd, bootidx = -1, orphans = 0, i;
 
     if (atomic_exchange(&endpoint->poller, 1) != 0) {
         atomic_fetch_add(&endpoint->fsleepers, 1);
@@ -487,67 +844,65 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
         atomic_fetch_sub(&endpoint->fsleepers, 1);
         return;
     }
-    gcm_thr_lock(endpoint);
-    ucs = ucp_worker_arm(endpoint->worker);
-    gcm_thr_unlock(endpoint);
-    if (ucs == UCS_ERR_BUSY) {
-        gcm_thr_poller_release(endpoint);
+    if (gcm_thr_watch_begin(endpoint, 1, &w[0], pfd, &npfd) < 0) {
         return;
     }
-    atomic_fetch_add(&endpoint->sleepers, 1);
-    if (done(arg) || atomic_exchange(&endpoint->signaled, 0)) {
-        atomic_fetch_sub(&endpoint->sleepers, 1);
-        gcm_thr_poller_release(endpoint);
-        return;
+    nw = 1;
+    if (done(arg)) {
+        goto out;
     }
-    /* The layer above says it sleeps too (so that its senders wake
-     * us) and re-checks its own arrivals after saying so. */
-    upfd = -1;
-    if (gcm_thr.upcalls.sleep_prepare != NULL) {
-        upfd = gcm_thr.upcalls.sleep_prepare(endpoint);
-        if (upfd == -2) {
-            atomic_fetch_sub(&endpoint->sleepers, 1);
-            gcm_thr_poller_release(endpoint);
-            return;
+    if (gcm_thr.nendpoints > 1) {
+        orphans = gcm_thr_watch_orphans(endpoint, w, &nw, pfd, &npfd);
+        if (orphans < 0) {
+            goto out;
         }
     }
-    pfd[0].fd     = endpoint->efd;
-    pfd[0].events = POLLIN;
-    npfd    = 1;
-    bootidx = -1;
-    bootfd  = gcm_boot_event_fd();
+    bootfd = gcm_boot_event_fd();
     if (bootfd >= 0) {
         pfd[npfd].fd     = bootfd;
         pfd[npfd].events = POLLIN;
         bootidx          = npfd++;
     }
-    if (upfd >= 0) {
-        pfd[npfd].fd     = upfd;
-        pfd[npfd].events = POLLIN;
-        npfd++;
+    /* An endpoint with pending requests that nobody watches (its lock
+     * was busy) is looked at again soon. */
+    gcm_thr_poll(pfd, npfd, bootidx,
+                 orphans ? 1 : (int)gcm_config.wait_timeout_ms);
+out:
+    for (i = 0; i < nw; i++) {
+        gcm_thr_watch_end(&w[i]);
     }
-    if (poll(pfd, (nfds_t)npfd, (int)gcm_config.wait_timeout_ms) > 0) {
-        if ((bootidx >= 0) && (pfd[bootidx].revents != 0)) {
-            gcm_boot_poll_events();
-        }
-    }
-    if (upfd != -1) {
-        gcm_thr.upcalls.sleep_done(endpoint);
-    }
-    atomic_fetch_sub(&endpoint->sleepers, 1);
-    gcm_thr_poller_release(endpoint);
 }
 
 void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                   void *arg)
 {
-    unsigned spins = 0;
+    unsigned spins = 0, rounds = 0;
     unsigned limit = gcm_thr.spin_limit;
+    int others = (gcm_thr.nendpoints > 1);
+    /* A short wait (the reply of a ping-pong) does not say it waits: the
+     * two atomic operations would cost more than what they serve, which
+     * is sparing this endpoint the trylocks of other threads (harmless)
+     * once a wait lasts. With a progress thread it says so at once, so
+     * that the two do not take turns at the lock. */
+    int registered = gcm_thr.pt_running;
 
+    if (done(arg)) {
+        return;
+    }
+    if (registered) {
+        atomic_fetch_add(&endpoint->nwaiters, 1);
+    }
     while (!done(arg)) {
-        gcm_thr_progress(endpoint);
+        gcm_thr_progress_own(endpoint);
         if (done(arg)) {
             break;
+        }
+        if (others && ((++rounds % 32) == 0)) {
+            if (!registered) {
+                atomic_fetch_add(&endpoint->nwaiters, 1);
+                registered = 1;
+            }
+            gcm_thr_progress_orphans(endpoint, 0);
         }
         if (++spins < limit) {
             /* With a core of our own, spinning is the fastest wait; with
@@ -558,10 +913,170 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
             }
             continue;
         }
+        if (!registered) {
+            atomic_fetch_add(&endpoint->nwaiters, 1);
+            registered = 1;
+        }
         gcm_thr_sleep(endpoint, done, arg);
+        if (others) {
+            /* Whatever woke us may have been for another endpoint. */
+            gcm_thr_progress_orphans(endpoint, 1);
+        }
         /* After a sleep spin a little again: the reply usually follows. */
         spins = limit / 2;
     }
+    /* Sequentially consistent against the idle progress thread: an
+     * endpoint left with pending requests and no waiter is its to
+     * watch. */
+    if (registered && (atomic_fetch_sub(&endpoint->nwaiters, 1) == 1) &&
+        (atomic_load(&endpoint->npending) > 0) &&
+        atomic_load(&gcm_thr_pt_idle)) {
+        gcm_thr_pt_wake();
+    }
+}
+
+/* ---- the progress thread ------------------------------------------------ */
+
+void gcm_thr_pt_wake(void)
+{
+    uint64_t one = 1;
+
+    if (gcm_thr.pt_fd >= 0) {
+        /* A full counter means a wakeup is pending already. */
+        (void)!write(gcm_thr.pt_fd, &one, sizeof(one));
+    }
+}
+
+/* Progresses every endpoint that has pending requests and no waiter;
+ * sets *pending_p if one has pending requests. */
+static unsigned gcm_thr_pt_round(int *pending_p)
+{
+    unsigned n = 0;
+    int i;
+
+    *pending_p = 0;
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
+        if (atomic_load_explicit(&endpoint->npending,
+                                 memory_order_relaxed) == 0) {
+            continue;
+        }
+        *pending_p = 1;
+        if (gcm_thr_is_orphan(endpoint, 0)) {
+            n += gcm_thr_progress_try(endpoint);
+        }
+    }
+    return n;
+}
+
+/*
+ * Sleeps until something happens on an endpoint with pending requests and
+ * no waiter, or a request starts where none was pending (gcm_thr_pt_wake).
+ * With nothing pending anywhere it sleeps on its eventfd alone.
+ */
+static void gcm_thr_pt_sleep(void)
+{
+    struct pollfd pfd[GCM_THR_MAX_PFD];
+    gcm_thr_watch_t w[GCM_MAX_ENDPOINTS];
+    int npfd = 1, nw = 0, pending = 0, unwatched = 0, i, r;
+    uint64_t count;
+
+    pfd[0].fd     = gcm_thr.pt_fd;
+    pfd[0].events = POLLIN;
+    /* Idle first, then look: see gcm_thr_pending_add. */
+    atomic_store(&gcm_thr_pt_idle, 1);
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
+        if (!gcm_thr_is_orphan(endpoint, 0)) {
+            continue;
+        }
+        pending = 1;
+        r = gcm_thr_watch_begin(endpoint, 0, &w[nw], pfd, &npfd);
+        if (r < 0) {
+            goto out;
+        }
+        if (r > 0) {
+            nw++;
+        } else {
+            unwatched = 1;
+        }
+    }
+    /* An endpoint another thread polls wakes that thread, which then
+     * progresses it; one whose lock was busy is looked at again soon. */
+    (void)poll(pfd, (nfds_t)npfd,
+               unwatched ? 1 :
+               (pending ? (int)gcm_config.wait_timeout_ms : 1000));
+out:
+    atomic_store(&gcm_thr_pt_idle, 0);
+    for (i = 0; i < nw; i++) {
+        gcm_thr_watch_end(&w[i]);
+    }
+    (void)!read(gcm_thr.pt_fd, &count, sizeof(count));
+}
+
+static void *gcm_thr_pt_main(void *arg)
+{
+    unsigned idle = 0;
+    int pending;
+
+    (void)arg;
+    while (!atomic_load(&gcm_thr.pt_stop)) {
+        if (gcm_thr_pt_round(&pending) > 0) {
+            idle = 0;
+            continue;
+        }
+        /* A few rounds more while requests are pending, then sleep: an
+         * idle progress thread must not take a core from the
+         * application, and a thread that sleeps until its data arrives
+         * is run at once then, where one that spins yielding waits
+         * behind the application's threads for its turn. */
+        if (pending && (++idle < 16)) {
+            continue;
+        }
+        gcm_thr_pt_sleep();
+        /* Woken for nothing (a timeout): no spinning before the next
+         * sleep; an event resets the count. */
+        idle = 16;
+    }
+    return NULL;
+}
+
+static gcm_status_t gcm_thr_pt_start(void)
+{
+    int rc;
+
+    gcm_thr.pt_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (gcm_thr.pt_fd < 0) {
+        return gcm_fail(GCM_ERR_INTERNAL, "gcm_init",
+                        "eventfd for the progress thread failed: %s",
+                        strerror(errno));
+    }
+    atomic_store(&gcm_thr.pt_stop, 0);
+    rc = pthread_create(&gcm_thr.pt, NULL, gcm_thr_pt_main, NULL);
+    if (rc != 0) {
+        close(gcm_thr.pt_fd);
+        gcm_thr.pt_fd = -1;
+        return gcm_fail(GCM_ERR_INTERNAL, "gcm_init",
+                        "cannot start the progress thread: %s",
+                        strerror(rc));
+    }
+    gcm_thr.pt_running = 1;
+    gcm_debug("progress thread started");
+    return GCM_OK;
+}
+
+void gcm_thr_pt_stop(void)
+{
+    if (!gcm_thr.pt_running) {
+        return;
+    }
+    atomic_store(&gcm_thr.pt_stop, 1);
+    gcm_thr_pt_wake();
+    pthread_join(gcm_thr.pt, NULL);
+    gcm_thr.pt_running = 0;
+    atomic_store(&gcm_thr_pt_idle, 0);
+    close(gcm_thr.pt_fd);
+    gcm_thr.pt_fd = -1;
 }
 
 gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
@@ -604,14 +1119,39 @@ int gcm_thr_count_local(void)
     return gcm_boot_size();
 }
 
-gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
+/* Puts endpoint's worker address where boot/ exchanges it. */
+static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
 {
-    ucp_config_t *config;
-    ucp_params_t params;
     ucp_address_t *addr;
     size_t addr_len;
     ucs_status_t ucs;
     gcm_status_t status;
+    char key[32];
+
+    ucs = ucp_worker_get_address(endpoint->worker, &addr, &addr_len);
+    if (ucs != UCS_OK) {
+        return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
+                        "ucp_worker_get_address failed: %s",
+                        ucs_status_string(ucs));
+    }
+    snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, endpoint->index);
+    status = gcm_boot_put(key, addr, addr_len);
+    ucp_worker_release_address(endpoint->worker, addr);
+    if (status != GCM_OK) {
+        return gcm_fail(status, "gcm_init", "cannot publish the worker "
+                        "address of endpoint %d", endpoint->index);
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
+{
+    ucp_config_t *config;
+    ucp_params_t params;
+    ucs_status_t ucs;
+    gcm_status_t status;
+    uint32_t n32;
+    int neps, i;
 
     gcm_thr.upcalls = *upcalls;
     gcm_thr.oversubscribed = gcm_thr_count_local() >
@@ -653,27 +1193,44 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
                         ucs_status_string(ucs));
     }
 
-    status = gcm_thr_endpoint_create(0, &gcm_thr.endpoints[0]);
-    if (status != GCM_OK) {
+    /* Every endpoint is made now and its address published before the one
+     * fence of gcm_init: under PMI-1 (MPICH's Hydra) a value put after
+     * the fence never becomes visible to processes of other hosts, so an
+     * endpoint made later could not be reached. Unused workers cost some
+     * memory and nothing else (nobody progresses them). */
+    neps = (int)gcm_config.max_endpoints;
+    if ((neps < 1) || (neps > GCM_MAX_ENDPOINTS)) {
+        neps = 1;
+    }
+    gcm_thr.remote_neps = calloc((size_t)gcm_boot_size(),
+                                 sizeof(*gcm_thr.remote_neps));
+    if (gcm_thr.remote_neps == NULL) {
         ucp_cleanup(gcm_thr.context);
-        return gcm_fail(status, "gcm_init", "cannot create endpoint 0");
+        gcm_thr.context = NULL;
+        return GCM_ERR_NO_MEMORY;
     }
-    gcm_thr.nendpoints = 1;
-
-    ucs = ucp_worker_get_address(gcm_thr.endpoints[0]->worker, &addr,
-                                 &addr_len);
-    if (ucs != UCS_OK) {
-        gcm_thr_finalize();
-        return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
-                        "ucp_worker_get_address failed: %s",
-                        ucs_status_string(ucs));
+    for (i = 0; i < neps; i++) {
+        status = gcm_thr_endpoint_create(i, &gcm_thr.endpoints[i]);
+        if (status != GCM_OK) {
+            gcm_thr_finalize();
+            return gcm_fail(status, "gcm_init", "cannot create endpoint %d",
+                            i);
+        }
+        gcm_thr.nendpoints = i + 1;
+        status = gcm_thr_endpoint_publish(gcm_thr.endpoints[i]);
+        if (status != GCM_OK) {
+            gcm_thr_finalize();
+            return status;
+        }
     }
-    status = gcm_boot_put(GCM_THR_ADDR_KEY, addr, addr_len);
-    ucp_worker_release_address(gcm_thr.endpoints[0]->worker, addr);
+    n32 = (uint32_t)neps;
+    status = gcm_boot_put(GCM_THR_NEPS_KEY, &n32, sizeof(n32));
     if (status != GCM_OK) {
         gcm_thr_finalize();
-        return gcm_fail(status, "gcm_init", "cannot publish worker address");
+        return gcm_fail(status, "gcm_init", "cannot publish the endpoint "
+                        "count");
     }
+    atomic_store(&gcm_thr.remote_neps[gcm_boot_rank()], neps);
     gcm_thr.died = calloc((size_t)gcm_boot_size(), sizeof(*gcm_thr.died));
     if (gcm_thr.died == NULL) {
         gcm_thr_finalize();
@@ -681,6 +1238,21 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
     }
     atomic_init(&gcm_thr.died_gen, 0);
     gcm_boot_set_peer_died_cb(gcm_thr_boot_peer_died, NULL);
+    /* A new epoch voids the bindings of an earlier initialization; the
+     * initializing thread is endpoint 0's. */
+    pthread_mutex_lock(&gcm_thr.bind_lock);
+    atomic_fetch_add(&gcm_thr.epoch, 1);
+    gcm_thr_bind(gcm_thr.endpoints[0]);
+    pthread_mutex_unlock(&gcm_thr.bind_lock);
+    if (gcm_config.progress_thread) {
+        status = gcm_thr_pt_start();
+        if (status != GCM_OK) {
+            gcm_thr_finalize();
+            return status;
+        }
+    }
+    gcm_debug("%d endpoints%s", neps,
+              gcm_config.progress_thread ? ", progress thread" : "");
     return GCM_OK;
 }
 
@@ -688,7 +1260,11 @@ void gcm_thr_finalize(void)
 {
     int i;
 
+    gcm_thr_pt_stop();
     gcm_boot_set_peer_died_cb(NULL, NULL);
+    pthread_mutex_lock(&gcm_thr.bind_lock);
+    atomic_fetch_add(&gcm_thr.epoch, 1);
+    pthread_mutex_unlock(&gcm_thr.bind_lock);
     for (i = 0; i < gcm_thr.nendpoints; i++) {
         gcm_thr_endpoint_destroy(gcm_thr.endpoints[i]);
         gcm_thr.endpoints[i] = NULL;
@@ -696,6 +1272,8 @@ void gcm_thr_finalize(void)
     gcm_thr.nendpoints = 0;
     free(gcm_thr.died);
     gcm_thr.died = NULL;
+    free(gcm_thr.remote_neps);
+    gcm_thr.remote_neps = NULL;
     if (gcm_thr.context != NULL) {
         ucp_cleanup(gcm_thr.context);
         gcm_thr.context = NULL;

@@ -91,15 +91,23 @@ typedef struct gcm_config_entry {
     size_t          offset;
     const char     *doc;
     const char     *words;   /* GCM_CFG_CHOICE: the list, '|' between */
+    /* GCM_CFG_INT only: the accepted range when max > 0; a value outside
+     * is clamped into it, with a warning. */
+    unsigned        min;
+    unsigned        max;
 } gcm_config_entry_t;
 
 #define GCM_CFG(_name, _dflt, _kind, _field, _doc) \
-    { _name, _dflt, _kind, offsetof(gcm_config_t, _field), _doc, NULL }
+    { _name, _dflt, _kind, offsetof(gcm_config_t, _field), _doc, NULL, \
+      0, 0 }
+#define GCM_CFG_RANGE(_name, _dflt, _field, _min, _max, _doc) \
+    { _name, _dflt, GCM_CFG_INT, offsetof(gcm_config_t, _field), _doc, \
+      NULL, _min, _max }
 
 /* A choice whose first word is the default. */
 #define GCM_CFG_WORDS(_name, _words, _field, _doc) \
     { _name, NULL, GCM_CFG_CHOICE, offsetof(gcm_config_t, _field), _doc, \
-      _words }
+      _words, 0, 0 }
 
 #define GCM_STR_(_x) #_x
 #define GCM_STR(_x)  GCM_STR_(_x)
@@ -177,6 +185,13 @@ static const gcm_config_entry_t gcm_config_table[] = {
     GCM_CFG("GENCOMM_COLL_SEGMENT", GCM_STR(GCM_COLL_SEGMENT),
             GCM_CFG_SIZE, coll_segment,
             "piece size of the pipelined scan (bytes)"),
+    GCM_CFG_RANGE("GENCOMM_MAX_ENDPOINTS", "8", max_endpoints, 1,
+                  GCM_MAX_ENDPOINTS,
+                  "endpoints (UCX workers) per process, made at init: "
+                  "threads and communicators spread over them"),
+    GCM_CFG("GENCOMM_PROGRESS_THREAD", "0", GCM_CFG_INT, progress_thread,
+            "1: a thread per process progresses the endpoints nobody "
+            "waits on; 0: only calls into the library progress"),
 };
 
 static int gcm_config_parse_level(const char *text)
@@ -276,6 +291,12 @@ static void gcm_config_set(const gcm_config_entry_t *e, const char *text,
         break;
     case GCM_CFG_INT:
         value = gcm_config_parse_size(text, &ok);
+        if (ok && (e->max > 0) && ((value < e->min) || (value > e->max))) {
+            size_t clamped = (value < e->min) ? e->min : e->max;
+            fprintf(stderr, "gencomm: warning: %s='%s' is outside %u..%u, "
+                    "using %zu\n", e->name, text, e->min, e->max, clamped);
+            value = clamped;
+        }
         *(unsigned *)field = (unsigned)value;
         break;
     }

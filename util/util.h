@@ -106,6 +106,8 @@ typedef struct gcm_config {
     size_t   coll_alltoall_small;   /* GENCOMM_COLL_ALLTOALL_SMALL */
     unsigned coll_scan_linear_max;  /* GENCOMM_COLL_SCAN_LINEAR_MAX */
     size_t   coll_segment;          /* GENCOMM_COLL_SEGMENT */
+    unsigned max_endpoints;    /* GENCOMM_MAX_ENDPOINTS */
+    int      progress_thread;  /* GENCOMM_PROGRESS_THREAD */
 } gcm_config_t;
 
 /*
@@ -127,6 +129,11 @@ typedef struct gcm_config {
 #define GCM_COLL_ALLTOALL_SMALL   256
 #define GCM_COLL_SCAN_LINEAR_MAX  4
 #define GCM_COLL_SEGMENT          65536
+
+/* The most endpoints a process may have (GENCOMM_MAX_ENDPOINTS's bound;
+ * endpoint indices travel in 16 bits, and a shared-memory ring owner word
+ * keeps 8 bits for them). */
+#define GCM_MAX_ENDPOINTS 64
 
 extern gcm_config_t gcm_config GCM_INTERNAL;
 

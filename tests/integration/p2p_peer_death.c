@@ -11,11 +11,19 @@
  * prints "peer failure detected: <status text>". Processes 2 and up check
  * that the world LCO still works among the survivors.
  *
+ * The same pair of operations on an LCO of every process that lives on
+ * another endpoint than the world (a homed pattern LCO, as an MPI
+ * duplicate is) must fail too: a death applies to every endpoint. They are
+ * waited for after the world's, so they fail while the waits were on the
+ * world's endpoint, or later on their own.
+ *
  * The test script runs it under `timeout` with GENCOMM_KILL_GRACE_MS set,
  * expects gcrun to exit with 137 and to report that rank 1 was killed by
  * signal 9, and expects process 0's line in the output.
  */
-#include <gencomm.h>
+#include "config.h"
+
+#include "lco/lco.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -34,6 +42,7 @@
 
 static int g_me;
 static int g_failures;
+static gcm_lco_h g_homed;   /* fully connected, on an endpoint of its own */
 
 static void fail(const char *fmt, ...)
 {
@@ -102,8 +111,8 @@ static void check_after(void)
 
 static void survivor0(int nprocs)
 {
-    gcm_request_h reqs[3];
-    gcm_msg_status_t sts[3];
+    gcm_request_h reqs[3], hreqs[2];
+    gcm_msg_status_t sts[3], hsts[2];
     gcm_msg_status_t st;
     gcm_status_t status;
     unsigned char *big;
@@ -142,6 +151,16 @@ static void survivor0(int nprocs)
         return;
     }
 
+    if ((gcm_irecv(g_homed, &never, sizeof(never), 1, NEVER_TAG,
+                   &hreqs[0]) != GCM_OK) ||
+        (gcm_isend(g_homed, big, BIG_SIZE, 1, BIG_TAG, &hreqs[1]) !=
+         GCM_OK)) {
+        fail("posting the doomed operations on the homed LCO: %s",
+             gcm_last_error());
+        free(big);
+        return;
+    }
+
     t0 = now_s();
     memset(sts, 0, sizeof(sts));
     status = gcm_waitall(3, reqs, sts);
@@ -168,6 +187,22 @@ static void survivor0(int nprocs)
         (sts[1].error == GCM_ERR_PEER_FAILED)) {
         printf("peer failure detected: %s (after %.2f s)\n",
                gcm_status_string(sts[0].error), dt);
+    }
+    memset(hsts, 0, sizeof(hsts));
+    (void)gcm_waitall(2, hreqs, hsts);
+    for (i = 0; i < 2; i++) {
+        if (hsts[i].error != GCM_ERR_PEER_FAILED) {
+            fail("%s on the LCO of endpoint %d completed with %s, expected "
+                 "%s", (i == 0) ? "receive" : "send",
+                 g_homed->port->endpoint->index,
+                 gcm_status_string(hsts[i].error),
+                 gcm_status_string(GCM_ERR_PEER_FAILED));
+        }
+    }
+    if ((hsts[0].error == GCM_ERR_PEER_FAILED) &&
+        (hsts[1].error == GCM_ERR_PEER_FAILED)) {
+        printf("peer failure detected on endpoint %d too\n",
+               g_homed->port->endpoint->index);
     }
     free(big);
 
@@ -221,6 +256,19 @@ int main(int argc, char **argv)
     }
     g_me = gcm_proc_rank();
     nprocs = gcm_proc_count();
+    {
+        /* Every process derives it in the same order: the same identity
+         * and endpoint everywhere, no message. */
+        uint32_t id, gen, home;
+        gcm_lco_derive_id_homed(gcm_world(), &id, &gen, &home);
+        status = gcm_lco_create_pattern_homed(id, gen, home, nprocs, NULL,
+                                              g_me, &g_homed);
+        if (status != GCM_OK) {
+            fprintf(stderr, "p2p_peer_death: no homed LCO: %s\n",
+                    gcm_last_error());
+            return 1;
+        }
+    }
     if (nprocs < 2) {
         fail("needs at least 2 processes");
     } else if (g_me == 1) {
@@ -235,6 +283,7 @@ int main(int argc, char **argv)
                (g_failures == 0) ? "passed" : "FAILED");
     }
     fflush(stdout);
+    gcm_lco_free(&g_homed);
 
     /*
      * Finalize synchronizes with every process, and one is dead: it may

@@ -168,7 +168,7 @@ for n in 2 5; do
         for phase in a b c d e; do
             expect_count 2 "p2p_shm: P[01] \\($phase\\) .* ok"
         done
-        expect_match 'shm: attached to proc 1'
+        expect_match 'shm: endpoint 0 attached to proc 1 endpoint 0'
     fi
 done
 run 60 2 env GENCOMM_SHM=0 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
@@ -183,6 +183,23 @@ for shm in 1 0; do
     if expect_rc 0; then
         expect_count 2 'p2p_threads: P[01] ok'
     fi
+done
+# Threads on endpoints of their own: each thread's LCO has its own
+# endpoint, with its own rings (debug logging shows endpoints other than
+# 0 attaching) or its own UCX worker; oversubscribed at 4 processes.
+for shm in 1 0; do
+    for n in 2 4; do
+        run 60 "$n" env GENCOMM_SHM=$shm GENCOMM_LOG_LEVEL=debug \
+            "$progs/p2p_endpoints" 40
+        if expect_rc 0; then
+            expect_count "$n" 'p2p_endpoints: P[0-9]+ ok'
+            if [ "$shm" = 1 ]; then
+                expect_match 'shm: endpoint [1-9] attached to proc [0-9]+ endpoint [1-9]'
+            else
+                expect_count 0 'shm: endpoint .* attached'
+            fi
+        fi
+    done
 done
 unset GENCOMM_WAIT_TIMEOUT_MS
 run 60 4 env GENCOMM_SHM=0 "$progs/p2p_stress" -a 1000
@@ -244,6 +261,7 @@ for n in 2 3; do
     if expect_rc 137; then
         expect_match 'rank 1.*killed by signal 9'
         expect_count 1 'peer failure detected: '
+        expect_count 1 'peer failure detected on endpoint [1-9] too'
         expect_count 1 'p2p_peer_death: P0 checks passed'
         if [ "$n" -gt 2 ]; then
             expect_count 1 'P0 still talks to the 1 other survivors'
