@@ -1,7 +1,8 @@
 /*
  * coll_bench: time per MPI_Allreduce (MPI_SUM of MPI_INT) and per
- * MPI_Bcast (MPI_BYTE), at 8 bytes and 1 MiB, in plain MPI so that any MPI
- * builds it (bench/run's mpi_bench.c conventions).
+ * MPI_Bcast (MPI_BYTE), at 8 bytes and 1 MiB, and per MPI_Barrier, in
+ * plain MPI so that any MPI builds it (bench/run's mpi_bench.c
+ * conventions).
  *
  * Each measurement: a barrier, then ITERS calls back to back; the time is
  * the slowest rank's, divided by ITERS; the median of REPS such runs is
@@ -40,8 +41,10 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+enum { ALLREDUCE, BCAST, BARRIER };
+
 /* Median over REPS of the slowest rank's time per call (us). */
-static double timed(int allreduce, unsigned char *s, unsigned char *r,
+static double timed(int what, unsigned char *s, unsigned char *r,
                     int n, int iters)
 {
     double t[REPS];
@@ -53,11 +56,13 @@ static double timed(int allreduce, unsigned char *s, unsigned char *r,
         MPI_Barrier(MPI_COMM_WORLD);
         t0 = now_s();
         for (i = 0; i < iters; i++) {
-            if (allreduce) {
+            if (what == ALLREDUCE) {
                 MPI_Allreduce(s, r, n / (int)sizeof(int), MPI_INT, MPI_SUM,
                               MPI_COMM_WORLD);
-            } else {
+            } else if (what == BCAST) {
                 MPI_Bcast(s, n, MPI_BYTE, 0, MPI_COMM_WORLD);
+            } else {
+                MPI_Barrier(MPI_COMM_WORLD);
             }
         }
         mine = (now_s() - t0) * 1e6 / iters;
@@ -85,14 +90,25 @@ int main(int argc, char **argv)
 
         for (b = 0; b < 2; b++) {
             /* warm up: connections, caches, the hierarchy */
-            timed(b == 0, s, r, n, quick ? 1 : 5);
-            double us = timed(b == 0, s, r, n, iters);
+            timed(b == 0 ? ALLREDUCE : BCAST, s, r, n, quick ? 1 : 5);
+            double us = timed(b == 0 ? ALLREDUCE : BCAST, s, r, n, iters);
 
             if (rank == 0) {
                 printf("%s_np%d,%d,%s,%.2f,us\n",
                        (b == 0) ? "allreduce" : "bcast", np, n, impl, us);
                 fflush(stdout);
             }
+        }
+    }
+    {
+        int iters = quick ? 2 : 2000;
+
+        timed(BARRIER, s, r, 0, quick ? 1 : 5);
+        double us = timed(BARRIER, s, r, 0, iters);
+
+        if (rank == 0) {
+            printf("barrier_np%d,0,%s,%.2f,us\n", np, impl, us);
+            fflush(stdout);
         }
     }
     free(s);

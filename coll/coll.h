@@ -116,18 +116,31 @@ typedef struct gcm_coll_step {
     void            *tmp;      /* packed data of a non-contiguous buffer */
 } gcm_coll_step_t;
 
+/* Steps and bytes of temporaries a schedule holds in itself: enough for
+ * the small collectives of a few dozen ranks (a dissemination barrier of
+ * 32 ranks is 15 steps), which thus run without malloc. Larger schedules
+ * go to the heap. */
+#define GCM_COLL_INLINE_STEPS 16
+#define GCM_COLL_INLINE_BYTES 256
+
 typedef struct gcm_coll_sched {
     const gcm_coll_type_ops_t *ops;
-    gcm_coll_step_t *steps;
+    gcm_coll_step_t *steps;    /* inline_steps until it outgrows them */
     int              nsteps;
     int              cap;
     int              next;     /* first step not yet run */
     int              pending;  /* first step after the last fence */
-    void           **mem;      /* temporaries, freed with the schedule */
+    void           **mem;      /* heap temporaries, freed with the schedule */
     int              nmem;
     int              capmem;
+    size_t           inline_used;  /* bytes of inline_bytes handed out */
     int              nomem;    /* building ran out of memory */
     gcm_status_t     err;      /* first failure met while running */
+    gcm_coll_step_t  inline_steps[GCM_COLL_INLINE_STEPS];
+    union {
+        max_align_t   align;
+        unsigned char b[GCM_COLL_INLINE_BYTES];
+    } inline_bytes;
 } gcm_coll_sched_t;
 
 void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)

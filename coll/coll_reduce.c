@@ -217,9 +217,13 @@ static int coll_rab_cnt(const coll_rab_t *r, int a, int b)
     return r->disp[b] - r->disp[a];
 }
 
+/* src is where this rank's data is at the start: acc itself, or another
+ * buffer, from which the first round sends one half and copies the kept
+ * half into acc while the transfers run (a copy of the whole vector into
+ * acc beforehand would move twice the bytes). */
 static void coll_rab_halving(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
-                             coll_rab_t *r, void *acc, void *x,
-                             gcm_coll_type_h type, gcm_coll_op_h op)
+                             coll_rab_t *r, const void *src, void *acc,
+                             void *x, gcm_coll_type_h type, gcm_coll_op_h op)
 {
     int mask;
 
@@ -233,10 +237,17 @@ static void coll_rab_halving(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         } else {
             klo = mid; khi = r->hi; slo = r->lo; shi = mid;
         }
-        gcm_coll_send(s, g, coll_rab_at(s, r, acc, slo, type),
+        gcm_coll_send(s, g, coll_rab_at(s, r, (void *)src, slo, type),
                       coll_rab_cnt(r, slo, shi), type, dst);
         gcm_coll_recv(s, g, coll_rab_at(s, r, x, klo, type),
                       coll_rab_cnt(r, klo, khi), type, dst);
+        if (src != acc) {
+            gcm_coll_copy(s, coll_rab_at(s, r, (void *)src, klo, type),
+                          coll_rab_cnt(r, klo, khi), type, 0,
+                          coll_rab_at(s, r, acc, klo, type),
+                          coll_rab_cnt(r, klo, khi), type, 0);
+            src = acc;
+        }
         gcm_coll_fence(s);
         gcm_coll_combine(s, op, coll_rab_at(s, r, x, klo, type),
                          coll_rab_at(s, r, acc, klo, type),
@@ -282,20 +293,28 @@ static void coll_rab_doubling(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     }
 }
 
+/* sbuf may be GCM_COLL_IN_PLACE. Without a fold the halving reads sbuf
+ * itself; with one, rbuf gets a copy of it first. */
 static void coll_allreduce_rabenseifner(gcm_coll_sched_t *s,
-                                        const gcm_coll_grp_t *g, void *rbuf,
+                                        const gcm_coll_grp_t *g,
+                                        const void *sbuf, void *rbuf,
                                         int count, gcm_coll_type_h type,
                                         gcm_coll_op_h op)
 {
     void *x = gcm_coll_alloc_type(s, count, type);
+    const void *src = (sbuf == GCM_COLL_IN_PLACE) ? rbuf : sbuf;
     coll_rab_t r;
 
     if (coll_rab_init(s, &r, g->size, count) != 0 || x == NULL) {
         return;
     }
+    if (r.rem > 0 && src != rbuf) {
+        gcm_coll_copy(s, src, count, type, 0, rbuf, count, type, 0);
+        src = rbuf;
+    }
     r.newrank = coll_fold(s, g, rbuf, x, count, type, op, r.rem);
     if (r.newrank >= 0) {
-        coll_rab_halving(s, g, &r, rbuf, x, type, op);
+        coll_rab_halving(s, g, &r, src, rbuf, x, type, op);
         coll_rab_doubling(s, g, &r, rbuf, type, -1);
     }
     coll_unfold_result(s, g, rbuf, count, type, r.rem);
@@ -331,7 +350,7 @@ static void coll_reduce_rabenseifner(gcm_coll_sched_t *s,
     newroot = (holder < 2 * r.rem) ? holder / 2 : holder - r.rem;
     r.newrank = coll_fold(s, g, acc, x, count, type, op, r.rem);
     if (r.newrank >= 0) {
-        coll_rab_halving(s, g, &r, acc, x, type, op);
+        coll_rab_halving(s, g, &r, acc, acc, x, type, op);
         coll_rab_doubling(s, g, &r, acc, type, newroot);
     }
     if (holder != root) {
@@ -413,20 +432,21 @@ void gcm_coll_allreduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     size_t len = gcm_coll_bytes(s, type, count, 0);
     int algo = gcm_config.coll_allreduce;
 
-    if (sbuf != GCM_COLL_IN_PLACE) {
-        gcm_coll_copy(s, sbuf, count, type, 0, rbuf, count, type, 0);
-    }
-    if (g->size == 1) {
-        return;
-    }
     if (algo == GCM_COLL_AUTO) {
         algo = (len >= gcm_config.coll_reduce_large &&
                 count >= gcm_coll_pof2(g->size)) ?
                GCM_COLL_ALLREDUCE_RABENSEIFNER : GCM_COLL_ALLREDUCE_RECDBL;
     }
-    if (algo == GCM_COLL_ALLREDUCE_RABENSEIFNER && s->ops->commutative(op)) {
+    if (g->size > 1 && algo == GCM_COLL_ALLREDUCE_RABENSEIFNER &&
+        s->ops->commutative(op)) {
         gcm_coll_trace("allreduce", "rabenseifner", g, len);
-        coll_allreduce_rabenseifner(s, g, rbuf, count, type, op);
+        coll_allreduce_rabenseifner(s, g, sbuf, rbuf, count, type, op);
+        return;
+    }
+    if (sbuf != GCM_COLL_IN_PLACE) {
+        gcm_coll_copy(s, sbuf, count, type, 0, rbuf, count, type, 0);
+    }
+    if (g->size == 1) {
         return;
     }
     gcm_coll_trace("allreduce", "recursive_doubling", g, len);

@@ -18,10 +18,21 @@
 /* Zero-length transfers still need a valid address. */
 static char coll_dummy;
 
+/* The inline arrays are left as they are: only what was handed out is
+ * ever read, and clearing them would cost every small call. */
 void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)
 {
-    memset(s, 0, sizeof(*s));
     s->ops = ops;
+    s->steps = s->inline_steps;
+    s->nsteps = 0;
+    s->cap = GCM_COLL_INLINE_STEPS;
+    s->next = 0;
+    s->pending = 0;
+    s->mem = NULL;
+    s->nmem = 0;
+    s->capmem = 0;
+    s->inline_used = 0;
+    s->nomem = 0;
     s->err = GCM_OK;
 }
 
@@ -34,8 +45,15 @@ static void coll_fail(gcm_coll_sched_t *s, gcm_status_t status)
 
 void *gcm_coll_alloc(gcm_coll_sched_t *s, size_t len)
 {
+    size_t a = sizeof(max_align_t);
+    size_t room = (len == 0) ? a : (len + a - 1) / a * a;
     void *p;
 
+    if (room <= GCM_COLL_INLINE_BYTES - s->inline_used) {
+        p = &s->inline_bytes.b[s->inline_used];
+        s->inline_used += room;
+        return p;
+    }
     if (s->nmem == s->capmem) {
         int cap = (s->capmem == 0) ? 8 : 2 * s->capmem;
         void **m = realloc(s->mem, (size_t)cap * sizeof(*m));
@@ -104,9 +122,17 @@ static gcm_coll_step_t *coll_add(gcm_coll_sched_t *s, gcm_coll_kind_t kind)
         return NULL;
     }
     if (s->nsteps == s->cap) {
-        int cap = (s->cap == 0) ? 16 : 2 * s->cap;
-        gcm_coll_step_t *n = realloc(s->steps, (size_t)cap * sizeof(*n));
+        int cap = 2 * s->cap;
+        gcm_coll_step_t *n;
 
+        if (s->steps == s->inline_steps) {
+            n = malloc((size_t)cap * sizeof(*n));
+            if (n != NULL) {
+                memcpy(n, s->steps, (size_t)s->nsteps * sizeof(*n));
+            }
+        } else {
+            n = realloc(s->steps, (size_t)cap * sizeof(*n));
+        }
         if (n == NULL) {
             s->nomem = 1;
             return NULL;
@@ -407,6 +433,8 @@ void gcm_coll_sched_free(gcm_coll_sched_t *s)
         free(s->mem[i]);
     }
     free(s->mem);
-    free(s->steps);
-    memset(s, 0, sizeof(*s));
+    if (s->steps != s->inline_steps) {
+        free(s->steps);
+    }
+    gcm_coll_sched_init(s, s->ops);
 }
