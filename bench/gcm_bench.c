@@ -10,6 +10,13 @@
  *   bandwidth: rank 0 gcm_isend()s a window of 64 messages of S bytes and
  *              gcm_waitall()s them; rank 1 has the 64 receives posted and
  *              answers each complete window with a 4-byte ack.
+ *   chan_create: a new channel, the seed's Figure 2, from nothing to its
+ *              first message: rank 0 creates an LCO with one receive slot
+ *              and sends its name over the world LCO; rank 1 creates an
+ *              LCO, adds a send slot that targets the name and sends 8
+ *              bytes on it; rank 0 receives them. Both free their LCO. The
+ *              time per cycle on rank 0 (mpi_bench times
+ *              MPI_Comm_connect/MPI_Comm_accept the same way).
  *
  * Output, one line per measurement, on rank 0's stdout:
  *     benchmark,size_bytes,implementation,value,unit
@@ -29,6 +36,7 @@
 
 #define TAG_DATA 1
 #define TAG_ACK  2
+#define TAG_NAME 3
 
 /* Messages in flight per bandwidth window before the receiver acks. */
 #define WINDOW 64
@@ -155,6 +163,40 @@ static void bandwidth(size_t size, int warmup, int windows)
            (double)size * WINDOW * windows / (now_s() - t0) / 1e6, "MB/s");
 }
 
+static void chan_create(int warmup, int cycles)
+{
+    char msg[8] = { 0 };
+    double t0 = 0.0;
+
+    for (int c = 0; c < warmup + cycles; c++) {
+        gcm_lco_h lco;
+        gcm_name_t name;
+
+        if (c == warmup) {
+            t0 = now_s();
+        }
+        check(gcm_lco_create(&lco), "gcm_lco_create");
+        if (rank == 0) {
+            check(gcm_lco_add_recv_slots(lco, 1), "gcm_lco_add_recv_slots");
+            check(gcm_lco_name(lco, &name), "gcm_lco_name");
+            check(gcm_send(world, &name, sizeof(name), peer, TAG_NAME),
+                  "gcm_send (name)");
+            check(gcm_recv(lco, msg, sizeof(msg), 0, TAG_DATA, NULL),
+                  "gcm_recv (first message)");
+        } else {
+            const int rslot = 0;
+
+            recv_exact(&name, sizeof(name), TAG_NAME);
+            check(gcm_lco_add_send_slots(lco, 1, &name, &rslot),
+                  "gcm_lco_add_send_slots");
+            check(gcm_send(lco, msg, sizeof(msg), 0, TAG_DATA),
+                  "gcm_send (first message)");
+        }
+        check(gcm_lco_free(&lco), "gcm_lco_free");
+    }
+    report("chan_create", 0, (now_s() - t0) * 1e6 / cycles, "us");
+}
+
 static void run_all(int quick)
 {
     for (size_t i = 0; i < NELEMS(lat_sizes); i++) {
@@ -178,6 +220,11 @@ static void run_all(int quick)
         } else {
             bandwidth(s, 2, (int)n);
         }
+    }
+    if (quick) {
+        chan_create(2, 10);
+    } else {
+        chan_create(100, 2000);
     }
 }
 

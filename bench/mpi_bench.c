@@ -10,14 +10,31 @@
  *   comm_dup:  every rank MPI_Comm_dup()s MPI_COMM_WORLD DUP_BATCH times
  *              back to back; the time per MPI_Comm_dup on rank 0, the
  *              MPI_Comm_free()s being done outside the timed region.
+ *   comm_connect: a new connection from nothing to its first message, as
+ *              gcm_bench's chan_create: rank 0 MPI_Open_port()s, sends the
+ *              port name over MPI_COMM_WORLD and MPI_Comm_accept()s; rank 1
+ *              MPI_Comm_connect()s and sends 8 bytes on the new
+ *              intercommunicator; rank 0 receives them; both
+ *              MPI_Comm_disconnect(), rank 0 MPI_Close_port()s. The time
+ *              per cycle on rank 0.
+ *   chan_create: the same cycle with gencomm's MPIX_ LCO calls (only where
+ *              mpi.h defines MPIX_CNAME): rank 0 MPIX_Comm_create_local()s
+ *              an LCO with one receive slot and sends its MPIX_Comm_name()
+ *              as an MPIX_CNAME; rank 1 makes an LCO with a send slot to it
+ *              (MPIX_Add_send_slots) and sends 8 bytes; both
+ *              MPI_Comm_free() theirs.
  *
- * Only core MPI-1 calls are used, so that any MPI, gencomm's own included,
- * can build this file unchanged. bench/run builds it with each MPI's mpicc
- * (gencomm's own tools/mpicc included).
+ * Point-to-point and comm_dup use only core MPI-1 calls, so that any MPI,
+ * gencomm's own included, can build this file unchanged. bench/run builds
+ * it with each MPI's mpicc (gencomm's own tools/mpicc included).
+ * comm_connect is built where mpi.h defines MPI_MAX_PORT_NAME (MPI-2
+ * dynamic processes); where it does not, or where MPI_Open_port fails, the
+ * row has an empty value and the unit "missing (...)" saying why.
  *
- * With 2 processes it runs all three; with any other count only comm_dup,
+ * With 2 processes it runs them all; with any other count only comm_dup,
  * to show how its cost grows with the number of processes. The benchmark is
- * named comm_dup_npN for N processes; its size column is 0.
+ * named comm_dup_npN for N processes; its size column is 0, as that of
+ * comm_connect and chan_create.
  *
  * Output, one line per measurement, on rank 0's stdout:
  *     benchmark,size_bytes,implementation,value,unit
@@ -34,6 +51,7 @@
 
 #define TAG_DATA 1
 #define TAG_ACK  2
+#define TAG_NAME 3
 
 /* Messages in flight per bandwidth window before the receiver acks. */
 #define WINDOW 64
@@ -172,6 +190,150 @@ static void comm_dup(int warmup, int batches, int batch)
     report(name, 0, total * 1e6 / ((double)batches * batch), "us");
 }
 
+static void missing(const char *bench, const char *why)
+{
+    char clean[256];
+    size_t i;
+
+    /* The reason goes into a CSV field: no commas, no line breaks. */
+    for (i = 0; why[i] != '\0' && i + 1 < sizeof(clean); i++) {
+        clean[i] = (why[i] == ',' || why[i] == '\n') ? ';' : why[i];
+    }
+    clean[i] = '\0';
+    if (rank == 0) {
+        printf("%s,0,%s,,missing (%s)\n", bench, impl, clean);
+        fflush(stdout);
+    }
+}
+
+#ifdef MPI_MAX_PORT_NAME
+/* MPI_Open_port's error, if any, as text (its errors go to the handler of
+ * MPI_COMM_WORLD or MPI_COMM_SELF, depending on the MPI version). */
+static int open_port(char *port, char *why, size_t why_size)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    int rc;
+
+    check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
+          "MPI_Comm_set_errhandler");
+    check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN),
+          "MPI_Comm_set_errhandler");
+    rc = MPI_Open_port(MPI_INFO_NULL, port);
+    check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL),
+          "MPI_Comm_set_errhandler");
+    check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL),
+          "MPI_Comm_set_errhandler");
+    if (rc != MPI_SUCCESS) {
+        const char *last;
+
+        if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) {
+            len = 0;
+        }
+        text[len] = '\0';
+        /* MPICH's text is a stack of lines; the last says why. */
+        last = strrchr(text, '\n');
+        snprintf(why, why_size, "MPI_Open_port failed: %s",
+                 last != NULL ? last + 1 : text);
+    }
+    return rc;
+}
+
+/* Rank 0 sends rank 1 the port name after a 'P', or an 'E' when it could
+ * not open one: then both stop and the row says why. */
+static void comm_connect(int warmup, int cycles)
+{
+    char port[MPI_MAX_PORT_NAME + 1];
+    char why[MPI_MAX_ERROR_STRING + 32];
+    char msg[8] = { 0 };
+    MPI_Comm inter;
+    double t0 = 0.0;
+
+    for (int c = 0; c < warmup + cycles; c++) {
+        if (c == warmup) {
+            t0 = now_s();
+        }
+        if (rank == 0) {
+            port[0] = 'P';
+            if (open_port(port + 1, why, sizeof(why)) != MPI_SUCCESS) {
+                port[0] = 'E';
+            }
+            check(MPI_Send(port, (int)sizeof(port), MPI_CHAR, peer, TAG_NAME,
+                           MPI_COMM_WORLD), "MPI_Send (port name)");
+            if (port[0] == 'E') {
+                missing("comm_connect", why);
+                return;
+            }
+            check(MPI_Comm_accept(port + 1, MPI_INFO_NULL, 0, MPI_COMM_SELF,
+                                  &inter), "MPI_Comm_accept");
+            check(MPI_Recv(msg, (int)sizeof(msg), MPI_BYTE, 0, TAG_DATA,
+                           inter, MPI_STATUS_IGNORE),
+                  "MPI_Recv (first message)");
+            check(MPI_Comm_disconnect(&inter), "MPI_Comm_disconnect");
+            check(MPI_Close_port(port + 1), "MPI_Close_port");
+        } else {
+            check(MPI_Recv(port, (int)sizeof(port), MPI_CHAR, peer, TAG_NAME,
+                           MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                  "MPI_Recv (port name)");
+            if (port[0] == 'E') {
+                return;
+            }
+            check(MPI_Comm_connect(port + 1, MPI_INFO_NULL, 0, MPI_COMM_SELF,
+                                   &inter), "MPI_Comm_connect");
+            check(MPI_Send(msg, (int)sizeof(msg), MPI_BYTE, 0, TAG_DATA,
+                           inter), "MPI_Send (first message)");
+            check(MPI_Comm_disconnect(&inter), "MPI_Comm_disconnect");
+        }
+    }
+    report("comm_connect", 0, (now_s() - t0) * 1e6 / cycles, "us");
+}
+#else
+static void comm_connect(int warmup, int cycles)
+{
+    (void)warmup;
+    (void)cycles;
+    missing("comm_connect", "this MPI has no MPI_Open_port");
+}
+#endif
+
+#ifdef MPIX_CNAME
+static void chan_create(int warmup, int cycles)
+{
+    char msg[8] = { 0 };
+    double t0 = 0.0;
+
+    for (int c = 0; c < warmup + cycles; c++) {
+        MPI_Comm lco;
+        MPIX_Cname name;
+
+        if (c == warmup) {
+            t0 = now_s();
+        }
+        check(MPIX_Comm_create_local(&lco), "MPIX_Comm_create_local");
+        if (rank == 0) {
+            check(MPIX_Add_receive_slots(lco, 1), "MPIX_Add_receive_slots");
+            check(MPIX_Comm_name(lco, &name), "MPIX_Comm_name");
+            check(MPI_Send(&name, 1, MPIX_CNAME, peer, TAG_NAME,
+                           MPI_COMM_WORLD), "MPI_Send (name)");
+            check(MPI_Recv(msg, (int)sizeof(msg), MPI_BYTE, 0, TAG_DATA, lco,
+                           MPI_STATUS_IGNORE), "MPI_Recv (first message)");
+        } else {
+            const int rslot = 0;
+
+            check(MPI_Recv(&name, 1, MPIX_CNAME, peer, TAG_NAME,
+                           MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+                  "MPI_Recv (name)");
+            check(MPIX_Add_send_slots(lco, 1, &name, &rslot),
+                  "MPIX_Add_send_slots");
+            check(MPI_Send(msg, (int)sizeof(msg), MPI_BYTE, 0, TAG_DATA, lco),
+                  "MPI_Send (first message)");
+        }
+        check(MPI_Comm_free(&lco), "MPI_Comm_free");
+    }
+    report("chan_create", 0, (now_s() - t0) * 1e6 / cycles, "us");
+}
+#endif
+
 static void run_all(int quick)
 {
     if (nprocs != 2) {
@@ -209,6 +371,19 @@ static void run_all(int quick)
         comm_dup(1, 2, 10);
     } else {
         comm_dup(1, DUP_BATCHES, DUP_BATCH);
+    }
+#ifdef MPIX_CNAME
+    if (quick) {
+        chan_create(2, 10);
+    } else {
+        chan_create(100, 2000);
+    }
+#endif
+    /* Last: the slowest by far where it works (milliseconds a cycle). */
+    if (quick) {
+        comm_connect(1, 2);
+    } else {
+        comm_connect(5, 50);
     }
 }
 

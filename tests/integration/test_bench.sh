@@ -10,8 +10,8 @@ fail=0
 # check_rows WHAT IMPL MIN OUTPUT: at least MIN well-formed rows of IMPL.
 check_rows() {
     local what=$1 impl=$2 want=$3 out=$4 n
-    n=$(grep -cE "^(latency|bandwidth|comm_dup_np[0-9]+),[0-9]+,${impl},\
-[0-9.]+,(us|MB/s)$" <<<"$out")
+    n=$(grep -cE "^[a-z0-9_]+,[0-9]+,${impl},[0-9.]+,(us|MB/s|Mmsg/s)$" \
+        <<<"$out")
     if [ "$n" -lt "$want" ]; then
         echo "FAIL: $what printed $n rows, expected $want"; echo "$out"
         fail=1
@@ -23,7 +23,9 @@ check_rows() {
 out=$(timeout 120 "$b/tools/gcrun" -n 2 "$b/bench/gcm_bench" --quick 2>&1)
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: gcm_bench exit $rc"; echo "$out"; fail=1; }
-check_rows "gcm_bench --quick" gencomm 7 "$out"
+check_rows "gcm_bench --quick" gencomm 8 "$out"
+grep -q '^chan_create,0,gencomm,' <<<"$out" ||
+    { echo "FAIL: gcm_bench printed no chan_create row"; fail=1; }
 
 out=$(timeout 120 "$b/bench/ucx_am_bench" --quick --no-bind 2>&1)
 rc=$?
@@ -46,9 +48,14 @@ out=$(timeout 120 "$b/tools/gcrun" -n 2 "$exe" gencomm-mpi --quick 2>&1)
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: mpi_bench (gencomm) exit $rc"; echo "$out"
                    fail=1; }
-check_rows "mpi_bench gencomm-mpi --quick, 2 processes" gencomm-mpi 8 "$out"
+check_rows "mpi_bench gencomm-mpi --quick, 2 processes" gencomm-mpi 9 "$out"
 grep -q '^comm_dup_np2,0,gencomm-mpi,' <<<"$out" ||
     { echo "FAIL: no comm_dup_np2 row"; fail=1; }
+grep -q '^chan_create,0,gencomm-mpi,' <<<"$out" ||
+    { echo "FAIL: no chan_create row (MPIX_ LCO calls)"; fail=1; }
+# gencomm's MPI layer has no MPI_Open_port: the row must say so.
+grep -qE '^comm_connect,0,gencomm-mpi,,missing \(.+\)$' <<<"$out" ||
+    { echo "FAIL: no comm_connect row saying why it is missing"; fail=1; }
 
 out=$(timeout 120 "$b/tools/gcrun" -n 3 "$exe" gencomm-mpi --quick 2>&1)
 rc=$?
@@ -59,5 +66,78 @@ if grep -qE '^(latency|bandwidth|comm_dup_np2),' <<<"$out" ||
     ! grep -q '^comm_dup_np3,0,gencomm-mpi,' <<<"$out"; then
     echo "FAIL: with 3 processes only comm_dup_np3 should be printed"
     echo "$out"; fail=1
+fi
+# The thread benchmarks: native and MPI, thread-to-thread latency in one
+# process, then the message rate with 1, 2 and 4 threads in two.
+out=$(timeout 120 "$b/tools/gcrun" -n 1 --bind-to none \
+      "$b/bench/gcm_thread_bench" --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: gcm_thread_bench (1) exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "gcm_thread_bench --quick, 1 process" gencomm 2 "$out"
+out=$(timeout 120 "$b/tools/gcrun" -n 2 "$b/bench/gcm_thread_bench" --quick \
+      2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: gcm_thread_bench (2) exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "gcm_thread_bench --quick, 2 processes" gencomm 3 "$out"
+for t in 1 2 4; do
+    grep -qE "^msgrate_t$t,8,gencomm,[0-9.]+,Mmsg/s$" <<<"$out" ||
+        { echo "FAIL: gcm_thread_bench: no msgrate_t$t row"; fail=1; }
+done
+
+exe=$work/mpi_thread_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -pthread -o "$exe" \
+        "$s/bench/mpi_thread_bench.c"; then
+    echo "FAIL: mpi_thread_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" -n 1 --bind-to none "$exe" gencomm-mpi \
+      --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_thread_bench (1) exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_thread_bench gencomm-mpi --quick, 1 process" gencomm-mpi 2 \
+    "$out"
+out=$(timeout 120 "$b/tools/gcrun" -n 2 "$exe" gencomm-mpi --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_thread_bench (2) exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_thread_bench gencomm-mpi --quick, 2 processes" gencomm-mpi 3 \
+    "$out"
+
+# The collectives: all six at 3 processes; a chosen pair under a label.
+exe=$work/mpi_coll_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_coll_bench.c"; then
+    echo "FAIL: mpi_coll_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" -n 3 "$exe" gencomm-mpi --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_coll_bench (3) exit $rc"; echo "$out"
+                   fail=1; }
+# barrier once, five operations at four sizes
+check_rows "mpi_coll_bench gencomm-mpi --quick, 3 processes" gencomm-mpi 21 \
+    "$out"
+grep -q '^alltoall_np3,1048576,gencomm-mpi,' <<<"$out" ||
+    { echo "FAIL: mpi_coll_bench: no alltoall_np3 row at 1 MiB"; fail=1; }
+out=$(timeout 120 "$b/tools/gcrun" --nodes 2 -n 4 "$exe" x --quick \
+      --label 2x2 --ops allreduce,bcast 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_coll_bench (2x2) exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_coll_bench --label 2x2 --ops allreduce,bcast" x 8 "$out"
+if grep -vqE '^(allreduce|bcast)_2x2,' <<<"$out"; then
+    echo "FAIL: --ops allreduce,bcast --label 2x2 printed other rows"
+    echo "$out"; fail=1
+fi
+out=$(timeout 60 "$b/tools/gcrun" -n 2 "$exe" x --ops scan 2>&1)
+rc=$?
+if [ $rc -ne 2 ] || ! grep -q "unknown operation 'scan'" <<<"$out"; then
+    echo "FAIL: mpi_coll_bench --ops scan: exit $rc, expected 2 and a"
+    echo "message naming the operation"; echo "$out"; fail=1
+else
+    echo "ok: mpi_coll_bench refuses an unknown operation"
 fi
 exit $fail
