@@ -15,6 +15,12 @@
  * of messages on each edge keeps the phases apart (leaders of two nodes
  * never meet in a node phase).
  *
+ * A large allreduce with a commutative operator, when every node has
+ * several ranks, takes the multi-leader form (see
+ * coll_hier_allreduce_multi): every rank of index below the smallest
+ * node's size carries a piece of the vector between the nodes, in a group
+ * of its own (the peer group, derived like the others).
+ *
  * Non-commutative reductions keep rank order only when every node's
  * ranks are contiguous (then node order is rank order); otherwise they
  * run flat (gcm_coll_hier_use).
@@ -41,6 +47,7 @@ struct gcm_coll_hier {
     int        mynode;
     int        contiguous;
     int        maxnode;     /* ranks on the largest node */
+    int        minnode;     /* ranks on the smallest node */
     int       *node_of;     /* rank -> node */
     int       *local_of;    /* rank -> rank in its node */
     int       *leader_of;   /* node -> its lowest rank */
@@ -50,6 +57,9 @@ struct gcm_coll_hier {
     gcm_lco_h  parent;
     gcm_lco_h  node_lco;    /* NULL: a view of the parent's slots */
     gcm_lco_h  leader_lco;
+    int       *peers;       /* node -> its rank of this local index (only
+                             * when that is below minnode) */
+    gcm_lco_h  peer_lco;
 };
 
 /* One call's view of the hierarchy: the node group, the leader group
@@ -86,6 +96,7 @@ static int coll_hier_cmp(const void *a, const void *b)
  * groups, per node (two nodes' groups never share an identity). */
 #define COLL_HIER_KEY_NODE   0x636f6c6c6e6f6465ull  /* "collnode" */
 #define COLL_HIER_KEY_LEADER 0x636f6c6c6c656164ull  /* "colllead" */
+#define COLL_HIER_KEY_PEER   0x636f6c6c70656572ull  /* "collpeer" */
 
 /* A pattern LCO over procs[members[0..n-1]], derived from parent. */
 static gcm_lco_h coll_hier_derive(gcm_lco_h parent, uint64_t key, int n,
@@ -170,6 +181,7 @@ gcm_coll_hier_t *gcm_coll_hier_create(gcm_lco_h lco, int rank, int size,
     }
     h->first[0] = 0;
     h->maxnode = 0;
+    h->minnode = size;
     h->contiguous = 1;
     for (j = 0; j < h->nnodes; j++) {
         int run = -2 - order[h->leader_of[j]];
@@ -177,6 +189,7 @@ gcm_coll_hier_t *gcm_coll_hier_create(gcm_lco_h lco, int rank, int size,
         n = h->nsize[j];
         h->first[j + 1] = h->first[j] + n;
         h->maxnode = (n > h->maxnode) ? n : h->maxnode;
+        h->minnode = (n < h->minnode) ? n : h->minnode;
         for (i = 0; i < n; i++) {
             int r = pairs[run_start[run] + i].rank;
 
@@ -212,6 +225,27 @@ gcm_coll_hier_t *gcm_coll_hier_create(gcm_lco_h lco, int rank, int size,
             goto err;
         }
     }
+    /* The ranks of this local index across the nodes, where every node
+     * has one: the multi-leader allreduce's second phase. */
+    if (h->nnodes > 1 && h->local_of[rank] < h->minnode) {
+        h->peers = malloc((size_t)h->nnodes * sizeof(int));
+        if (h->peers == NULL) {
+            goto err;
+        }
+        for (j = 0; j < h->nnodes; j++) {
+            h->peers[j] = h->members[h->first[j] + h->local_of[rank]];
+        }
+        if (procs != NULL && h->nnodes < size) {
+            h->peer_lco = coll_hier_derive(lco, COLL_HIER_KEY_PEER ^
+                                           ((uint64_t)h->local_of[rank]
+                                            << 20),
+                                           h->nnodes, h->peers, procs,
+                                           h->mynode);
+            if (h->peer_lco == NULL) {
+                goto err;
+            }
+        }
+    }
     free(pairs);
     free(run_start);
     free(order);
@@ -236,6 +270,10 @@ void gcm_coll_hier_free(gcm_coll_hier_t *h)
     if (h->leader_lco != NULL) {
         gcm_lco_free(&h->leader_lco);
     }
+    if (h->peer_lco != NULL) {
+        gcm_lco_free(&h->peer_lco);
+    }
+    free(h->peers);
     free(h->node_of);
     free(h->local_of);
     free(h->leader_of);
@@ -432,6 +470,120 @@ void gcm_coll_hier_reduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     }
 }
 
+int gcm_coll_hier_multi(const gcm_coll_hier_t *h, int count, size_t bytes)
+{
+    return h->nnodes > 1 && h->minnode > 1 && count >= h->minnode &&
+           bytes >= gcm_config.coll_reduce_large;
+}
+
+/*
+ * Reduce-scatter inside a node, in place in rbuf: piece i (cnt[i]
+ * elements at disp[i]) goes to rank i. At step r every rank sends rank
+ * me + r its piece of the input and combines what rank me - r sends for
+ * its own, so each byte crosses the node once and the only temporary is
+ * one piece (the general reduce-scatter first copies the whole vector
+ * into a temporary, which costs more than the exchange on shared memory).
+ * in may be rbuf: a rank only writes its own piece, which it never sends.
+ */
+static void coll_hier_reduce_scatter(gcm_coll_sched_t *s,
+                                     const gcm_coll_grp_t *g, const void *in,
+                                     void *rbuf, const int *cnt,
+                                     const int *disp, gcm_coll_type_h type,
+                                     gcm_coll_op_h op)
+{
+    int n = g->size, me = g->rank, r;
+    void *mine = gcm_coll_at(s, rbuf, disp[me], type), *x = NULL;
+
+    if (cnt[me] > 0 && n > 1) {
+        x = gcm_coll_alloc_type(s, cnt[me], type);
+        if (x == NULL) {
+            return;
+        }
+    }
+    if (in != rbuf) {
+        gcm_coll_copy(s, gcm_coll_at(s, in, disp[me], type), cnt[me], type,
+                      0, mine, cnt[me], type, 0);
+    }
+    for (r = 1; r < n; r++) {
+        int to = (me + r) % n, from = (me - r + n) % n;
+
+        if (cnt[to] > 0) {
+            gcm_coll_send(s, g, gcm_coll_at(s, in, disp[to], type), cnt[to],
+                          type, to);
+        }
+        if (cnt[me] > 0) {
+            gcm_coll_recv(s, g, x, cnt[me], type, from);
+        }
+        gcm_coll_fence(s);
+        if (cnt[me] > 0) {
+            gcm_coll_combine(s, op, x, mine, cnt[me], type);
+        }
+    }
+}
+
+/*
+ * The multi-leader allreduce of a commutative operator: the vector is cut
+ * into k pieces, k the number of ranks on the smallest node; inside each
+ * node a reduce-scatter leaves piece i, reduced over the node, at local
+ * rank i (ranks from k on get nothing); the ranks of local index i, one
+ * per node, allreduce piece i among themselves; an allgather inside each
+ * node gives everybody the whole. Each node thus sends about the vector
+ * once over k connections at once, where the single leader sends it over
+ * one (and reduces and broadcasts all of it alone).
+ */
+static void coll_hier_allreduce_multi(gcm_coll_sched_t *s,
+                                      const gcm_coll_grp_t *g,
+                                      const gcm_coll_hier_t *h,
+                                      const gcm_coll_hview_t *v,
+                                      const void *in, void *rbuf, int count,
+                                      gcm_coll_type_h type, gcm_coll_op_h op)
+{
+    int n = v->node.size, k = h->minnode, me = v->node.rank, i;
+    int *cnt = gcm_coll_alloc(s, (size_t)n * sizeof(int));
+    int *disp = gcm_coll_alloc(s, (size_t)n * sizeof(int));
+    gcm_coll_grp_t peers;
+    gcm_coll_layout_t l;
+
+    if (cnt == NULL || disp == NULL) {
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        cnt[i] = (i < k) ? count / k + ((i < count % k) ? 1 : 0) : 0;
+        disp[i] = (i == 0) ? 0 : disp[i - 1] + cnt[i - 1];
+    }
+    coll_hier_reduce_scatter(s, &v->node, in, rbuf, cnt, disp, type, op);
+    if (me < k) {
+        peers.tag = g->tag;
+        peers.rank = v->mynode;
+        peers.size = v->nnodes;
+        if (h->peer_lco != NULL) {
+            peers.lco = h->peer_lco;
+            peers.slot = NULL;
+        } else {
+            int *map = gcm_coll_alloc(s, (size_t)v->nnodes * sizeof(int));
+
+            if (map == NULL) {
+                return;
+            }
+            for (i = 0; i < v->nnodes; i++) {
+                map[i] = (g->slot != NULL) ? g->slot[h->peers[i]] :
+                                             h->peers[i];
+            }
+            peers.lco = g->lco;
+            peers.slot = map;
+        }
+        gcm_coll_allreduce_flat(s, &peers, GCM_COLL_IN_PLACE,
+                                gcm_coll_at(s, rbuf, disp[me], type),
+                                cnt[me], type, op);
+    }
+    l.buf = rbuf;
+    l.count = 0;
+    l.counts = cnt;
+    l.displs = disp;
+    l.type = type;
+    gcm_coll_allgather(s, &v->node, NULL, GCM_COLL_IN_PLACE, 0, NULL, &l);
+}
+
 void gcm_coll_hier_allreduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                              const gcm_coll_hier_t *h, const void *sbuf,
                              void *rbuf, int count, gcm_coll_type_h type,
@@ -441,6 +593,11 @@ void gcm_coll_hier_allreduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     const void *in = (sbuf == GCM_COLL_IN_PLACE) ? rbuf : sbuf;
 
     if (coll_hier_groups(s, g, h, &v) != 0) {
+        return;
+    }
+    if (s->ops->commutative(op) &&
+        gcm_coll_hier_multi(h, count, gcm_coll_bytes(s, type, count, 0))) {
+        coll_hier_allreduce_multi(s, g, h, &v, in, rbuf, count, type, op);
         return;
     }
     gcm_coll_reduce_flat(s, &v.node, in, coll_hier_leader(&v) ? rbuf : NULL,

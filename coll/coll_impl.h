@@ -94,6 +94,14 @@ void gcm_coll_gatherv_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
  * contiguous (else only the flat forms keep rank order). */
 int gcm_coll_hier_use(const gcm_coll_hier_t *h, int in_order) GCM_INTERNAL;
 
+/* Whether a hierarchical allreduce of count elements (bytes of data) with
+ * a commutative operator takes the multi-leader form: several nodes, each
+ * with several ranks, at least one element per piece, and large data
+ * (from GENCOMM_COLL_REDUCE_LARGE: small data wants the fewer messages of
+ * the single leader). */
+int gcm_coll_hier_multi(const gcm_coll_hier_t *h, int count, size_t bytes)
+    GCM_INTERNAL;
+
 /* The hierarchical algorithms (h passed gcm_coll_hier_use). */
 void gcm_coll_hier_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                            const gcm_coll_hier_t *h) GCM_INTERNAL;

@@ -391,11 +391,14 @@ void gcm_coll_reduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
 
 /*
  * Whether a reduction runs hierarchically. Large data with a commutative
- * operator stays flat unless GENCOMM_COLL_HIER=1: Rabenseifner's halving
- * pairs the ranks of a node first when nodes are contiguous and spreads
- * the traffic between nodes over all of them, where the leaders would
- * carry it alone (1 MiB allreduce on gcrun --nodes 2 -n 4: about 0.6 ms
- * flat, 1.8 ms through the leaders).
+ * operator stays flat unless GENCOMM_COLL_HIER=1. Through a single leader
+ * per node it loses: Rabenseifner's halving pairs the ranks of a node
+ * first when nodes are contiguous and spreads the traffic between nodes
+ * over all ranks, where the leader carries it alone (1 MiB allreduce on
+ * gcrun --nodes 2 -n 4 over TCP: about 0.9 ms flat, 2.2 ms through the
+ * leaders). The multi-leader allreduce (coll_hier.c) spreads it too, but
+ * on contiguous nodes it moves the same bytes in the same steps as the
+ * flat halving, and it measured no faster there.
  */
 static int coll_reduce_hier(const gcm_coll_sched_t *s,
                             const gcm_coll_grp_t *g, const gcm_coll_hier_t *h,
@@ -458,9 +461,12 @@ void gcm_coll_allreduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                         void *rbuf, int count, gcm_coll_type_h type,
                         gcm_coll_op_h op)
 {
+    size_t len = gcm_coll_bytes(s, type, count, 0);
+
     if (coll_reduce_hier(s, g, h, count, type, op)) {
-        gcm_coll_trace("allreduce", "hier", g,
-                       gcm_coll_bytes(s, type, count, 0));
+        gcm_coll_trace("allreduce", (s->ops->commutative(op) &&
+                                     gcm_coll_hier_multi(h, count, len)) ?
+                       "hier_multi_leader" : "hier", g, len);
         gcm_coll_hier_allreduce(s, g, h, sbuf, rbuf, count, type, op);
         return;
     }

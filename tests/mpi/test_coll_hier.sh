@@ -29,6 +29,28 @@ coll_run "--hosts a,b,a,b,c, non-commutative stays flat" "" \
     "allreduce recursive_doubling, 5 ranks, 56 bytes|reduce binomial, 5 ranks, 56 bytes" \
     "reduce hier, 5 ranks, 56|allreduce hier, 5 ranks, 56|reduce hier, 5 ranks, 131072|allreduce hier, 5 ranks, 131072"
 coll_run "--nodes 2 -n 4" "" "--nodes 2 -n 4" "" "$all" ""
+# The multi-leader allreduce (large commutative data, every node with
+# several ranks): a low GENCOMM_COLL_REDUCE_LARGE takes it from 7 ints on,
+# the strided type and MPI_IN_PLACE included; on 3+2 the third rank of
+# the first node gets no piece; with a node of one rank (3+1) and for a
+# non-commutative operator the single leader runs.
+M="GENCOMM_COLL_HIER=1 GENCOMM_COLL_REDUCE_LARGE=16"
+coll_run "--hosts a,a,b,b, multi-leader allreduce" "$M" \
+    "--hosts a,a,b,b -n 4" "allreduce nonblocking" \
+    "allreduce hier_multi_leader, 4 ranks, 262144|allreduce hier_multi_leader, 4 ranks, 28 bytes|allreduce hier_multi_leader, 4 ranks, 12004" \
+    "allreduce hier, 4 ranks, 262144"
+coll_run "--hosts a,a,a,b,b (unbalanced), multi-leader allreduce" "$M" \
+    "--hosts a,a,a,b,b -n 5" "allreduce nonblocking" \
+    "allreduce hier_multi_leader, 5 ranks, 262144|allreduce hier_multi_leader, 5 ranks, 28 bytes" \
+    "allreduce hier, 5 ranks, 262144"
+coll_run "--hosts a,b,a,b,b,c,c (interleaved), multi-leader allreduce" "$M" \
+    "--hosts a,b,a,b,b,c,c -n 7" "allreduce" \
+    "allreduce hier_multi_leader, 7 ranks, 262144" ""
+coll_run "--hosts a,a,a,b (a node of one), single leader" "$M" \
+    "--hosts a,a,a,b -n 4" "allreduce" \
+    "allreduce hier, 4 ranks, 262144" "hier_multi_leader"
+coll_run "--hosts a,a,b,b, non-commutative: single leader" "$M" \
+    "--hosts a,a,b,b -n 4" "noncomm" "allreduce hier" "hier_multi_leader"
 coll_run "--nodes 3 -n 7, GENCOMM_COLL_HIER=0" "GENCOMM_COLL_HIER=0" \
     "--nodes 3 -n 7" "" "bcast binomial, 7 ranks" "hier"
 coll_run "--hosts a,b,c (one per node)" "" "--hosts a,b,c -n 3" "" "" "hier"
