@@ -780,11 +780,29 @@ static gcm_slots_umsg_t *gcm_slots_umsg_new(const gcm_slots_env_t *env,
                                             const gcm_payload_t *payload,
                                             int *kept_p)
 {
-    gcm_slots_umsg_t *umsg = malloc(sizeof(*umsg));
+    /* Small data a receive must copy anyway lives in the entry itself:
+     * one allocation per unexpected message instead of two. */
+    int inl = (((payload->kind == GCM_PAYLOAD_TRANSIENT) &&
+                !payload->can_hold) ||
+               (payload->kind == GCM_PAYLOAD_INLINE)) &&
+              (payload->size <= GCM_SLOTS_UMSG_INLINE);
+    gcm_slots_umsg_t *umsg = malloc(sizeof(*umsg) +
+                                    (inl ? payload->size : 0));
 
     *kept_p = 0;
     if (umsg == NULL) {
         return NULL;
+    }
+    if (inl) {
+        umsg->env          = *env;
+        umsg->payload      = *payload;
+        umsg->payload.kind = GCM_PAYLOAD_INLINE;
+        umsg->payload.data = umsg + 1;
+        umsg->payload.in_cb = 0;
+        if (payload->size > 0) {
+            memcpy(umsg + 1, payload->data, payload->size);
+        }
+        return umsg;
     }
     umsg->env           = *env;
     umsg->payload       = *payload;
@@ -797,7 +815,8 @@ static gcm_slots_umsg_t *gcm_slots_umsg_new(const gcm_slots_env_t *env,
         *kept_p = payload->in_cb;
         return umsg;
     }
-    if (umsg->payload.kind == GCM_PAYLOAD_TRANSIENT) {
+    if ((umsg->payload.kind == GCM_PAYLOAD_TRANSIENT) ||
+        (umsg->payload.kind == GCM_PAYLOAD_INLINE)) {
         umsg->payload.kind = GCM_PAYLOAD_COPY;
         umsg->payload.data = malloc((payload->size > 0) ? payload->size : 1);
         if (umsg->payload.data == NULL) {
