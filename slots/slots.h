@@ -367,6 +367,9 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
 /* Completes one part of a send. */
 void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
     GCM_INTERNAL;
+/* The same, for the part done while gcm_slots_isend_x still holds the
+ * request (nobody can wait on it yet). Lock held. */
+void gcm_slots_send_part_done_unposted(struct gcm_request *req) GCM_INTERNAL;
 
 /* Shared memory between processes of one host (slot_shm.c): a segment
  * per endpoint, made and published for all of them at init. */
