@@ -347,6 +347,8 @@ struct gcm_mpi_request {
     char            *errtext;
 };
 
+/* A zeroed request object (NULL without memory); freed with free(). */
+MPI_Request gcm_mpi_req_alloc(void) GCM_INTERNAL;
 /* A generic request on comm: poll(req) advances it, cleanup(state) runs
  * when it is freed. */
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,

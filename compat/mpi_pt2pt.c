@@ -477,7 +477,7 @@ static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,
                                    MPI_Datatype datatype, int peer, int tag,
                                    MPI_Comm comm, int mode)
 {
-    MPI_Request req = calloc(1, sizeof(*req));
+    MPI_Request req = gcm_mpi_req_alloc();
 
     if (req != NULL) {
         gcm_mpi_comm_ref(comm);

@@ -755,7 +755,8 @@ void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
 
     if (gcm_list_empty(&tx->pending) && gcm_shm_room(tx)) {
         gcm_shm_write_msg(tx, req, buf, len);
-        gcm_slots_send_part_done(req, GCM_OK);
+        /* Called from gcm_slots_isend_x only, before it posts req. */
+        gcm_slots_send_part_done_unposted(req);
         return;
     }
     /* Full: the request waits in order; progress writes it. */

@@ -145,8 +145,10 @@ typedef enum {
     GCM_PAYLOAD_COPY,      /* our malloc'd copy */
     GCM_PAYLOAD_RNDV,      /* UCX rendezvous descriptor: data still remote */
     GCM_PAYLOAD_LOCAL,     /* same process: the sender's buffer */
-    GCM_PAYLOAD_SHM_RNDV   /* same host: data in the sender's memory, read
+    GCM_PAYLOAD_SHM_RNDV,  /* same host: data in the sender's memory, read
                             * with process_vm_readv at the match */
+    GCM_PAYLOAD_INLINE     /* copied into the unexpected entry holding it
+                            * (valid while that entry is) */
 } gcm_payload_kind_t;
 
 typedef struct gcm_payload {
@@ -164,6 +166,10 @@ typedef struct gcm_payload {
     uint16_t            ep;
     uint64_t            cookie;
 } gcm_payload_t;
+
+/* Data up to this size that must be copied to wait for its receive is
+ * kept inside its entry (GCM_PAYLOAD_INLINE). */
+#define GCM_SLOTS_UMSG_INLINE 256
 
 /* A message no receive has taken yet (unexpected), or one that arrived
  * ahead of its sequence number (parked on its connection). */
@@ -361,6 +367,9 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
 /* Completes one part of a send. */
 void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
     GCM_INTERNAL;
+/* The same, for the part done while gcm_slots_isend_x still holds the
+ * request (nobody can wait on it yet). Lock held. */
+void gcm_slots_send_part_done_unposted(struct gcm_request *req) GCM_INTERNAL;
 
 /* Shared memory between processes of one host (slot_shm.c): a segment
  * per endpoint, made and published for all of them at init. */

@@ -218,8 +218,8 @@ static void gcm_thr_endpoint_destroy(gcm_thr_endpoint_t *endpoint)
 
 /* The calling thread's endpoint, valid while its epoch is the library's
  * (a binding made before a gcm_finalize is void after the next init). */
-static __thread gcm_thr_endpoint_t *gcm_thr_mine;
-static __thread unsigned gcm_thr_mine_epoch;
+static __thread gcm_thr_endpoint_t *gcm_thr_mine GCM_TLS_HOT;
+static __thread unsigned gcm_thr_mine_epoch GCM_TLS_HOT;
 
 /* Binds the calling thread to endpoint (binding mutex held). */
 static void gcm_thr_bind(gcm_thr_endpoint_t *endpoint)
@@ -636,7 +636,7 @@ static unsigned gcm_thr_progress_orphans(gcm_thr_endpoint_t *self, int all)
 
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
-    static __thread unsigned calls;
+    static __thread unsigned calls GCM_TLS_HOT;
 
     (void)gcm_thr_progress_own(endpoint);
     /* A program that polls one request (MPI_Test in a loop) must not

@@ -18,6 +18,12 @@
 #define gcm_container_of(_ptr, _type, _member) \
     ((_type *)((char *)(_ptr) - offsetof(_type, _member)))
 
+/* Thread-local variables read on every message: the initial-exec model
+ * finds them at a fixed offset from the thread pointer, where the default
+ * model of a shared library calls __tls_get_addr each time. They take a
+ * few bytes of glibc's static TLS reserve, which is there for this. */
+#define GCM_TLS_HOT __attribute__((tls_model("initial-exec")))
+
 #define gcm_likely(_x)   __builtin_expect(!!(_x), 1)
 #define gcm_unlikely(_x) __builtin_expect(!!(_x), 0)
 
