@@ -1472,7 +1472,10 @@ static void gcm_slots_send_cb(void *ucx_req, ucs_status_t ucs,
     struct gcm_request *req = user_data;
 
     ucp_request_free(ucx_req);
-    gcm_slots_send_part_done(req, gcm_thr_status(ucs));
+    /* Sends are cancelled only by the forced close of a connection whose
+     * peer failed (gcm_thr_peer_failed). */
+    gcm_slots_send_part_done(req, (ucs == UCS_ERR_CANCELED) ?
+                                  GCM_ERR_PEER_FAILED : gcm_thr_status(ucs));
 }
 
 /* Same process: deliver under the destination endpoint's lock. */

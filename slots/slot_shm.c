@@ -540,7 +540,7 @@ static int gcm_shm_info_of(int proc, gcm_shm_info_t *info, int *nseg_p)
 /* Maps the segment of endpoint rep of proc and claims a ring in it for
  * endpoint (the sender). NULL: UCX serves this connection. */
 static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
-                                    int rep)
+                                    int rep, int *dead_p)
 {
     gcm_shm_info_t *info = malloc(sizeof(*info));
     const gcm_shm_info_seg_t *is;
@@ -564,6 +564,12 @@ static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
              (int)is->fd);
     fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
+        /* A peer of this host that is gone: UCX would not notice it
+         * (a rendezvous to it would wait forever). */
+        if ((kill((pid_t)info->head.pid, 0) != 0) && (errno == ESRCH)) {
+            *dead_p = 1;
+            goto out;
+        }
         gcm_info("shm: cannot open the segment of proc %d endpoint %d "
                  "(%s): UCX to it", proc, rep, strerror(errno));
         goto out;
@@ -647,6 +653,7 @@ out:
 int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
 {
     gcm_shm_tx_t *tx;
+    int dead = 0;
 
     if (gcm_likely(conn->shm != 0)) {
         return conn->shm > 0;
@@ -656,8 +663,13 @@ int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
         (conn->failed != GCM_OK) || (conn->ucp_ep != NULL)) {
         return 0;
     }
-    tx = gcm_shm_attach(endpoint, conn->proc, conn->rep);
+    tx = gcm_shm_attach(endpoint, conn->proc, conn->rep, &dead);
     if (tx == NULL) {
+        if (dead) {
+            /* What waits for it on this endpoint fails now, and so does
+             * the connect that the caller tries next. */
+            gcm_thr_peer_failed(endpoint, conn->proc, GCM_ERR_PEER_FAILED);
+        }
         return 0;
     }
     conn->shm    = 1;

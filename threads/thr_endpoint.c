@@ -416,6 +416,8 @@ static void gcm_thr_ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
     gcm_thr_peer_failed(conn->owner, conn->proc, GCM_ERR_PEER_FAILED);
 }
 
+static void gcm_thr_conn_abort(gcm_thr_conn_t *conn);
+
 gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                                   gcm_thr_conn_t *conn)
 {
@@ -469,8 +471,39 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                         "ucp_ep_create to proc %d endpoint %d failed: %s",
                         conn->proc, conn->rep, ucs_status_string(ucs));
     }
+    if (conn->failed != GCM_OK) {
+        /* The peer was found dead while the endpoint was being made (its
+         * error handler ran before ucp_ep_create returned it, or the
+         * launcher's word came with the address): nothing may go out
+         * on it. */
+        gcm_thr_conn_abort(conn);
+        return conn->failed;
+    }
     gcm_debug("connected to proc %d endpoint %d", conn->proc, conn->rep);
     return GCM_OK;
+}
+
+/*
+ * Closes a failed connection's UCX endpoint without waiting (what UCX
+ * asks of an error handler): UCX then completes the operations still in
+ * flight on it with an error. A rendezvous send to a process that died
+ * would otherwise wait for it forever when UCX itself saw nothing (the
+ * launcher told us). Lock held.
+ */
+static void gcm_thr_conn_abort(gcm_thr_conn_t *conn)
+{
+    ucp_request_param_t param;
+    ucp_ep_h ep = conn->ucp_ep;
+    void *req;
+
+    conn->ucp_ep = NULL;
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
+    req = ucp_ep_close_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        ucp_request_free(req);
+    }
 }
 
 void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
@@ -494,6 +527,11 @@ void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
     }
     if (gcm_thr.upcalls.peer_failed != NULL) {
         gcm_thr.upcalls.peer_failed(endpoint, proc, reason);
+    }
+    for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
+        if (conn->ucp_ep != NULL) {
+            gcm_thr_conn_abort(conn);
+        }
     }
     gcm_thr_signal(endpoint);
 }
