@@ -410,8 +410,8 @@ static void msgrate(int nthreads, int warmup, int windows)
 #ifdef BENCH_MPIX_THREADS
 /*
  * The same on gencomm's thread communicators: one per thread, made by one
- * collective call. Which rank the paired thread has in them is left to the
- * library: the two processes swap the ranks their threads got.
+ * collective call. Which LCO rank the paired thread has in them is left
+ * to the library: the two processes swap the LCO ranks their threads got.
  */
 static void msgrate_mpix(int nthreads, int warmup, int windows)
 {
@@ -420,8 +420,11 @@ static void msgrate_mpix(int nthreads, int warmup, int windows)
 
     check(MPIX_Comm_create_threads(MPI_COMM_WORLD, nthreads, rt.comms),
           "MPIX_Comm_create_threads");
+    /* Point-to-point on a thread communicator is by LCO rank
+     * (MPI_Comm_rank is the process's rank there). */
     for (int t = 0; t < nthreads; t++) {
-        check(MPI_Comm_rank(rt.comms[t], &mine[t]), "MPI_Comm_rank");
+        check(MPIX_Comm_lco_rank(rt.comms[t], &mine[t]),
+              "MPIX_Comm_lco_rank");
     }
     check(MPI_Sendrecv(mine, nthreads, MPI_INT, peer, TAG_DATA, rt.peers,
                        nthreads, MPI_INT, peer, TAG_DATA, MPI_COMM_WORLD,
