@@ -1470,12 +1470,17 @@ static void gcm_slots_send_cb(void *ucx_req, ucs_status_t ucs,
                               void *user_data)
 {
     struct gcm_request *req = user_data;
+    gcm_status_t status = gcm_thr_status(ucs);
 
     ucp_request_free(ucx_req);
     /* Sends are cancelled only by the forced close of a connection whose
-     * peer failed (gcm_thr_peer_failed). */
-    gcm_slots_send_part_done(req, (ucs == UCS_ERR_CANCELED) ?
-                                  GCM_ERR_PEER_FAILED : gcm_thr_status(ucs));
+     * peer failed (gcm_thr_peer_failed); and whatever error UCX gives for
+     * a peer the launcher reported dead, that is why it failed. */
+    if ((ucs == UCS_ERR_CANCELED) ||
+        ((status != GCM_OK) && gcm_thr_proc_dead(req->dest_proc))) {
+        status = GCM_ERR_PEER_FAILED;
+    }
+    gcm_slots_send_part_done(req, status);
 }
 
 /* Same process: deliver under the destination endpoint's lock. */
@@ -1717,7 +1722,9 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
             req->rwait = 0;
             req->pending--;
         }
-        gcm_slots_send_part_done(req, gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
+        gcm_slots_send_part_done(req, gcm_thr_proc_dead(req->dest_proc) ?
+                                      GCM_ERR_PEER_FAILED :
+                                      gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
     }
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);

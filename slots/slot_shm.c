@@ -564,9 +564,12 @@ static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
              (int)is->fd);
     fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        /* A peer of this host that is gone: UCX would not notice it
-         * (a rendezvous to it would wait forever). */
-        if ((kill((pid_t)info->head.pid, 0) != 0) && (errno == ESRCH)) {
+        /* A peer of this host that is gone (or exited and not yet
+         * reaped: its descriptors are closed, while a live process keeps
+         * its segment open until the end): UCX would not notice it, and a
+         * rendezvous to it would wait forever. */
+        if ((errno == ENOENT) ||
+            ((kill((pid_t)info->head.pid, 0) != 0) && (errno == ESRCH))) {
             *dead_p = 1;
             goto out;
         }

@@ -217,6 +217,9 @@ gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
 gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                                   gcm_thr_conn_t *conn) GCM_INTERNAL;
 
+/* Nonzero once the launcher reported proc dead. */
+int gcm_thr_proc_dead(int proc) GCM_INTERNAL;
+
 /* Marks every connection to proc failed and tells the upper layer. */
 void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                          gcm_status_t reason) GCM_INTERNAL;

@@ -483,6 +483,12 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     return GCM_OK;
 }
 
+int gcm_thr_proc_dead(int proc)
+{
+    return (gcm_thr.died != NULL) && (proc >= 0) &&
+           (proc < gcm_boot_size()) && atomic_load(&gcm_thr.died[proc]);
+}
+
 /*
  * Closes a failed connection's UCX endpoint without waiting (what UCX
  * asks of an error handler): UCX then completes the operations still in
