@@ -156,12 +156,6 @@ int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
 int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
                              MPI_Comm *newcomm) GCM_INTERNAL;
 
-/* Progress and waiting for comm's traffic happen on the endpoint comm's
- * LCO lives on, which for a thread LCO need not be the calling thread's
- * (mpi_request.c). */
-void gcm_mpi_progress(MPI_Comm comm) GCM_INTERNAL;
-void gcm_mpi_wait_until(MPI_Comm comm, int (*done)(void *arg), void *arg)
-    GCM_INTERNAL;
 
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
  * protocols that need a fixed tag take theirs in this range (below it,

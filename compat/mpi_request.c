@@ -87,26 +87,11 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     return MPI_SUCCESS;
 }
 
-/*
- * A communicator's traffic is progressed on the endpoint its LCO lives on.
- * For most communicators that is the calling thread's; a thread LCO of
- * MPIX_Comm_create_threads lives on an endpoint of its own, which only the
- * threads that wait for its traffic progress.
- */
-void gcm_mpi_progress(MPI_Comm comm)
-{
-    gcm_lco_progress(((comm != NULL) && (comm->lco != NULL)) ? comm->lco :
-                     NULL);
-}
-
-void gcm_mpi_wait_until(MPI_Comm comm, int (*done)(void *arg), void *arg)
-{
-    gcm_lco_wait_on(((comm != NULL) && (comm->lco != NULL)) ? comm->lco :
-                    NULL, done, arg);
-}
-
 /* Progresses the endpoint of each active request's communicator once
- * (requests on one communicator usually come together). */
+ * (requests on one communicator usually come together). A communicator's
+ * traffic is progressed on the endpoint its LCO lives on, which for a
+ * thread LCO of MPIX_Comm_create_threads need not be the calling
+ * thread's. */
 static void gcm_mpi_reqs_progress(int count, MPI_Request reqs[])
 {
     MPI_Comm last = NULL;
@@ -118,7 +103,7 @@ static void gcm_mpi_reqs_progress(int count, MPI_Request reqs[])
         if ((req != MPI_REQUEST_NULL) && !req->complete &&
             (!req->persistent || req->active) && (req->comm != last)) {
             last = req->comm;
-            gcm_mpi_progress(last);
+            gcm_lco_progress((last != NULL) ? last->lco : NULL);
         }
     }
     if (last == NULL) {
@@ -558,15 +543,7 @@ typedef struct gcm_mpi_any_arg {
     int          count;
     MPI_Request *reqs;
     int          index;
-    int          ep;     /* endpoint the wait progresses, -1 for none */
 } gcm_mpi_any_arg_t;
-
-/* The endpoint a request's traffic is progressed on. */
-static int gcm_mpi_req_endpoint(MPI_Request req)
-{
-    return ((req->comm != NULL) && (req->comm->lco != NULL)) ?
-           gcm_lco_endpoint_of(req->comm->lco) : -1;
-}
 
 static int gcm_mpi_any_done_cb(void *arg)
 {
@@ -574,12 +551,8 @@ static int gcm_mpi_any_done_cb(void *arg)
     int i;
 
     for (i = 0; i < any->count; i++) {
-        /* The wait progresses one endpoint; requests whose communicator
-         * lives on another (thread LCOs) are progressed here. */
         if (!gcm_mpi_req_is_null(any->reqs[i]) &&
-            gcm_mpi_req_check(any->reqs[i], (any->ep >= 0) &&
-                              (gcm_mpi_req_endpoint(any->reqs[i]) !=
-                               any->ep))) {
+            gcm_mpi_req_check(any->reqs[i], 0)) {
             any->index = i;
             return 1;
         }
@@ -592,17 +565,17 @@ static int gcm_mpi_any_done_cb(void *arg)
 static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
                             int *active_p)
 {
-    gcm_mpi_any_arg_t any = { count, reqs, -1, -1 };
-    MPI_Comm first = NULL;
+    gcm_mpi_any_arg_t any = { count, reqs, -1 };
+    gcm_lco_h lco = NULL;
     int i;
 
     *active_p = 0;
     for (i = 0; i < count; i++) {
         if (!gcm_mpi_req_is_null(reqs[i])) {
-            *active_p = 1;
-            if (first == NULL) {
-                first = reqs[i]->comm;
+            if (!*active_p) {
+                lco = gcm_mpi_req_lco(reqs[i]);
             }
+            *active_p = 1;
         }
     }
     if (!*active_p) {
@@ -615,9 +588,7 @@ static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
      * endpoints are progressed by waiters there or, with none, by this
      * wait (gcm_thr_wait's care for endpoints nobody waits on). */
     if (wait) {
-        any.ep = ((first != NULL) && (first->lco != NULL)) ?
-                 gcm_lco_endpoint_of(first->lco) : -1;
-        gcm_mpi_wait_until(first, gcm_mpi_any_done_cb, &any);
+        gcm_lco_wait_on(lco, gcm_mpi_any_done_cb, &any);
         return any.index;
     }
     gcm_mpi_reqs_progress(count, reqs);

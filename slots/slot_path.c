@@ -1466,21 +1466,29 @@ gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
 
 /* ---- sending ------------------------------------------------------------- */
 
+/* Why a UCX send of req ended with ucs. Sends are cancelled only by the
+ * forced close of a connection whose peer failed (gcm_thr_peer_failed);
+ * and whatever error UCX gives for a peer the launcher reported dead,
+ * that is why it failed. */
+static gcm_status_t gcm_slots_send_status(const struct gcm_request *req,
+                                          ucs_status_t ucs)
+{
+    if ((ucs == UCS_OK) || (ucs == UCS_INPROGRESS)) {
+        return gcm_thr_status(ucs);
+    }
+    if ((ucs == UCS_ERR_CANCELED) || gcm_thr_proc_dead(req->dest_proc)) {
+        return GCM_ERR_PEER_FAILED;
+    }
+    return gcm_thr_status(ucs);
+}
+
 static void gcm_slots_send_cb(void *ucx_req, ucs_status_t ucs,
                               void *user_data)
 {
     struct gcm_request *req = user_data;
-    gcm_status_t status = gcm_thr_status(ucs);
 
     ucp_request_free(ucx_req);
-    /* Sends are cancelled only by the forced close of a connection whose
-     * peer failed (gcm_thr_peer_failed); and whatever error UCX gives for
-     * a peer the launcher reported dead, that is why it failed. */
-    if ((ucs == UCS_ERR_CANCELED) ||
-        ((status != GCM_OK) && gcm_thr_proc_dead(req->dest_proc))) {
-        status = GCM_ERR_PEER_FAILED;
-    }
-    gcm_slots_send_part_done(req, status);
+    gcm_slots_send_part_done(req, gcm_slots_send_status(req, ucs));
 }
 
 /* Same process: deliver under the destination endpoint's lock. */
@@ -1722,9 +1730,8 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
             req->rwait = 0;
             req->pending--;
         }
-        gcm_slots_send_part_done(req, gcm_thr_proc_dead(req->dest_proc) ?
-                                      GCM_ERR_PEER_FAILED :
-                                      gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
+        gcm_slots_send_part_done(req, gcm_slots_send_status(
+                                          req, UCS_PTR_STATUS(ucx_req)));
     }
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);

@@ -416,7 +416,28 @@ static void gcm_thr_ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
     gcm_thr_peer_failed(conn->owner, conn->proc, GCM_ERR_PEER_FAILED);
 }
 
-static void gcm_thr_conn_abort(gcm_thr_conn_t *conn);
+/*
+ * Closes a failed connection's UCX endpoint without waiting (what UCX
+ * asks of an error handler): UCX then completes the operations still in
+ * flight on it with an error. A rendezvous send to a process that died
+ * would otherwise wait for it forever when UCX itself saw nothing (the
+ * launcher told us). Lock held.
+ */
+static void gcm_thr_conn_abort(gcm_thr_conn_t *conn)
+{
+    ucp_request_param_t param;
+    ucp_ep_h ep = conn->ucp_ep;
+    void *req;
+
+    conn->ucp_ep = NULL;
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
+    param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
+    req = ucp_ep_close_nbx(ep, &param);
+    if (UCS_PTR_IS_PTR(req)) {
+        ucp_request_free(req);
+    }
+}
 
 gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                                   gcm_thr_conn_t *conn)
@@ -487,29 +508,6 @@ int gcm_thr_proc_dead(int proc)
 {
     return (gcm_thr.died != NULL) && (proc >= 0) &&
            (proc < gcm_boot_size()) && atomic_load(&gcm_thr.died[proc]);
-}
-
-/*
- * Closes a failed connection's UCX endpoint without waiting (what UCX
- * asks of an error handler): UCX then completes the operations still in
- * flight on it with an error. A rendezvous send to a process that died
- * would otherwise wait for it forever when UCX itself saw nothing (the
- * launcher told us). Lock held.
- */
-static void gcm_thr_conn_abort(gcm_thr_conn_t *conn)
-{
-    ucp_request_param_t param;
-    ucp_ep_h ep = conn->ucp_ep;
-    void *req;
-
-    conn->ucp_ep = NULL;
-    memset(&param, 0, sizeof(param));
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
-    param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
-    req = ucp_ep_close_nbx(ep, &param);
-    if (UCS_PTR_IS_PTR(req)) {
-        ucp_request_free(req);
-    }
 }
 
 void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
