@@ -1030,14 +1030,18 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 }
 GCM_MPI_ALIAS(Comm_rank)
 
-/* comm's group (local, or remote), made on first use and cached. */
+/* comm's group (local, or remote), made on first use and cached. Threads
+ * may ask at once (MPI_THREAD_MULTIPLE): each that finds no group makes
+ * one, the first to publish it wins and the others drop theirs. */
 static int gcm_mpi_comm_group_of(MPI_Comm comm, int remote, MPI_Group *g_p)
 {
     MPI_Group *cache = remote ? &comm->rgroup : &comm->group;
     int n = remote ? comm->remote_size : comm->size;
+    MPI_Group g = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+    MPI_Group expected = MPI_GROUP_NULL;
     int *procs, i, rc;
 
-    if (*cache == MPI_GROUP_NULL) {
+    if (g == MPI_GROUP_NULL) {
         procs = malloc(((size_t)n + 1) * sizeof(int));
         if (procs == NULL) {
             return MPI_ERR_NO_MEM;
@@ -1046,14 +1050,20 @@ static int gcm_mpi_comm_group_of(MPI_Comm comm, int remote, MPI_Group *g_p)
             procs[i] = remote ? gcm_mpi_comm_rproc(comm, i) :
                        gcm_mpi_comm_proc(comm, i);
         }
-        rc = gcm_mpi_group_create(n, procs, gcm_proc_rank(), cache);
+        rc = gcm_mpi_group_create(n, procs, gcm_proc_rank(), &g);
         free(procs);
         if (rc != MPI_SUCCESS) {
             return rc;
         }
+        if (!__atomic_compare_exchange_n(cache, &expected, g, 0,
+                                         __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE)) {
+            gcm_mpi_group_release(g);
+            g = expected;
+        }
     }
-    gcm_mpi_group_retain(*cache);
-    *g_p = *cache;
+    gcm_mpi_group_retain(g);
+    *g_p = g;
     return MPI_SUCCESS;
 }
 

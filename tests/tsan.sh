@@ -18,7 +18,11 @@ run() {
     rc=$?
     if [ $rc -ne 0 ] || printf '%s\n' "$out" | grep -q 'ThreadSanitizer'; then
         echo "FAIL: $what (exit $rc)"
-        printf '%s\n' "$out" | grep -A30 'ThreadSanitizer' | head -60
+        if printf '%s\n' "$out" | grep -q 'ThreadSanitizer'; then
+            printf '%s\n' "$out" | grep -A30 'ThreadSanitizer' | head -60
+        else
+            printf '%s\n' "$out" | tail -20
+        fi
         status=1
     else
         echo "ok: $what"
