@@ -6,6 +6,7 @@
 #include "util/util.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -363,10 +364,9 @@ void gcm_config_load(void)
 
 /* ---- misc -------------------------------------------------------------- */
 
-void gcm_random_bytes(void *buf, size_t len)
+/* Fills buf straight from the kernel. */
+static void gcm_random_fill(unsigned char *p, size_t len)
 {
-    unsigned char *p = buf;
-
     while (len > 0) {
         ssize_t got = getrandom(p, len, 0);
         if (got < 0) {
@@ -382,6 +382,50 @@ void gcm_random_bytes(void *buf, size_t len)
         p   += got;
         len -= (size_t)got;
     }
+}
+
+/*
+ * A getrandom call is a system call (about a microsecond in a virtual
+ * machine), and every LCO draws its generation, its token and a token per
+ * receive slot: one call each made channel creation cost several
+ * microseconds. So each thread keeps a pool of kernel bytes, refilled a
+ * pool at a time, and hands out bytes it never handed out before. A
+ * forked child must not repeat its parent's draws: it empties the pool
+ * of its only thread.
+ */
+#define GCM_RANDOM_POOL 256
+
+static __thread unsigned char gcm_random_pool[GCM_RANDOM_POOL];
+static __thread size_t gcm_random_left;
+static pthread_once_t gcm_random_once = PTHREAD_ONCE_INIT;
+
+static void gcm_random_forked(void)
+{
+    gcm_random_left = 0;
+}
+
+static void gcm_random_atfork(void)
+{
+    pthread_atfork(NULL, NULL, gcm_random_forked);
+}
+
+void gcm_random_bytes(void *buf, size_t len)
+{
+    unsigned char *p = buf;
+
+    pthread_once(&gcm_random_once, gcm_random_atfork);
+    if (len > GCM_RANDOM_POOL / 4) {
+        gcm_random_fill(p, len);
+        return;
+    }
+    if (gcm_random_left < len) {
+        gcm_random_fill(gcm_random_pool, GCM_RANDOM_POOL);
+        gcm_random_left = GCM_RANDOM_POOL;
+    }
+    /* Taken from the end and wiped: a byte handed out once is gone. */
+    gcm_random_left -= len;
+    memcpy(p, gcm_random_pool + gcm_random_left, len);
+    memset(gcm_random_pool + gcm_random_left, 0, len);
 }
 
 double gcm_time_now(void)

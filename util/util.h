@@ -191,7 +191,8 @@ static inline void gcm_list_del(gcm_list_t *elem)
 
 /* ---- misc -------------------------------------------------------------- */
 
-/* Fills buf with random bytes from the kernel (never fails silently). */
+/* Fills buf with random bytes from the kernel (never fails silently),
+ * drawn from a per-thread pool for small requests. */
 void gcm_random_bytes(void *buf, size_t len) GCM_INTERNAL;
 
 /* Monotonic time in seconds. */

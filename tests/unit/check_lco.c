@@ -1,6 +1,7 @@
 /*
- * tests/unit/check_lco.c: names (encoding, validation), status strings and
- * error text. No network.
+ * tests/unit/check_lco.c: names (encoding, validation), status strings,
+ * error text, and the random draws behind generations and tokens. No
+ * network.
  */
 #include "config.h"
 
@@ -8,6 +9,8 @@
 #include "check_main.h"
 
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static gcm_lco_ref_t sample_ref(void)
 {
@@ -149,10 +152,63 @@ START_TEST(test_lco_calls_before_init_fail_cleanly)
 }
 END_TEST
 
+/* Random draws come from a per-thread pool refilled from the kernel: no
+ * draw may hand out bytes another draw had, across refills too. */
+START_TEST(test_lco_random_draws_never_repeat)
+{
+    enum { DRAWS = 1000 };
+    static uint64_t seen[DRAWS];
+    unsigned char big[200];
+    unsigned char zero[sizeof(big)];
+    int i, j;
+
+    for (i = 0; i < DRAWS; i++) {
+        gcm_random_bytes(&seen[i], sizeof(seen[i]));
+        for (j = 0; j < i; j++) {
+            ck_assert_msg(seen[i] != seen[j], "draw %d repeats draw %d", i,
+                          j);
+        }
+    }
+    /* Larger requests go to the kernel directly. */
+    memset(zero, 0, sizeof(zero));
+    gcm_random_bytes(big, sizeof(big));
+    ck_assert(memcmp(big, zero, sizeof(big)) != 0);
+}
+END_TEST
+
+/* A forked child must not draw what its parent draws next (the same
+ * tokens in two processes). */
+START_TEST(test_lco_random_differs_after_fork)
+{
+    uint64_t first, mine, childs = 0;
+    int fds[2];
+    int wstatus;
+    pid_t pid;
+
+    gcm_random_bytes(&first, sizeof(first));   /* the pool is filled */
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        gcm_random_bytes(&mine, sizeof(mine));
+        _exit((write(fds[1], &mine, sizeof(mine)) == sizeof(mine)) ? 0 : 1);
+    }
+    gcm_random_bytes(&mine, sizeof(mine));
+    ck_assert_int_eq(read(fds[0], &childs, sizeof(childs)), sizeof(childs));
+    ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
+    ck_assert(WIFEXITED(wstatus) && (WEXITSTATUS(wstatus) == 0));
+    close(fds[0]);
+    close(fds[1]);
+    ck_assert_msg(childs != mine, "the child drew its parent's next value");
+    ck_assert(mine != first);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("lco");
     TCase *tc = tcase_create("names");
+    TCase *random;
 
     tcase_add_test(tc, test_lco_name_round_trip);
     tcase_add_test(tc, test_lco_name_layout_is_little_endian);
@@ -162,5 +218,9 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_lco_fail_records_call_and_reason);
     tcase_add_test(tc, test_lco_calls_before_init_fail_cleanly);
     suite_add_tcase(s, tc);
+    random = tcase_create("random");
+    tcase_add_test(random, test_lco_random_draws_never_repeat);
+    tcase_add_test(random, test_lco_random_differs_after_fork);
+    suite_add_tcase(s, random);
     return s;
 }
