@@ -351,7 +351,7 @@ gcm_status_t gcm_slot_name(gcm_lco_h lco, int rslot, gcm_slotname_t *name_p)
     gcm_thr_lock(port->endpoint);
     nrecv = port->nrecv;
     if ((rslot >= 0) && (rslot < nrecv)) {
-        ref.token = port->rtokens[rslot];
+        ref.token = gcm_slots_recv_token(port, rslot);
     }
     gcm_thr_unlock(port->endpoint);
     if ((rslot < 0) || (rslot >= nrecv)) {
