@@ -351,7 +351,7 @@ gcm_status_t gcm_slot_name(gcm_lco_h lco, int rslot, gcm_slotname_t *name_p)
     gcm_thr_lock(port->endpoint);
     nrecv = port->nrecv;
     if ((rslot >= 0) && (rslot < nrecv)) {
-        ref.token = port->rtokens[rslot];
+        ref.token = gcm_slots_recv_token(port, rslot);
     }
     gcm_thr_unlock(port->endpoint);
     if ((rslot < 0) || (rslot >= nrecv)) {
@@ -397,7 +397,9 @@ gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
                                     const int rslots[])
 {
     static const char *call = "gcm_lco_add_send_slots";
-    gcm_slots_dest_t *dests;
+    /* A few slots at a time (a new channel adds one) need no heap. */
+    gcm_slots_dest_t few[4];
+    gcm_slots_dest_t *dests = few;
     gcm_lco_ref_t ref;
     const char *why;
     gcm_status_t status = GCM_OK;
@@ -419,10 +421,12 @@ gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
                         "names or rslots is NULL");
     }
-    dests = malloc((size_t)count * sizeof(*dests));
-    if (dests == NULL) {
-        return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for %d slots",
-                        count);
+    if (count > (int)(sizeof(few) / sizeof(few[0]))) {
+        dests = malloc((size_t)count * sizeof(*dests));
+        if (dests == NULL) {
+            return gcm_fail(GCM_ERR_NO_MEMORY, call,
+                            "no memory for %d slots", count);
+        }
     }
     /* Check all before adding any, so a bad name adds nothing. */
     for (i = 0; i < count; i++) {
@@ -452,7 +456,9 @@ gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
         gcm_fail(status, call, "could not add send slot %d", i - 1);
     }
 out:
-    free(dests);
+    if (dests != few) {
+        free(dests);
+    }
     return status;
 }
 

@@ -454,12 +454,24 @@ gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
         port->recv_cap = cap;
     }
     for (i = port->nrecv; i < need; i++) {
-        /* Each receive slot has its own secret for slot names. */
-        gcm_random_bytes(&port->rtokens[i], sizeof(port->rtokens[i]));
+        /* Each receive slot has its own secret for slot names, drawn
+         * when its first slot name is made (most slots never get one):
+         * until then it is 0, which opens nothing. */
+        port->rtokens[i] = 0;
         port->rpeer[i] = -1;
     }
     port->nrecv = need;
     return GCM_OK;
+}
+
+uint64_t gcm_slots_recv_token(gcm_port_t *port, int rslot)
+{
+    uint64_t *token = &port->rtokens[rslot];
+
+    while (*token == 0) {
+        gcm_random_bytes(token, sizeof(*token));
+    }
+    return *token;
 }
 
 /* ---- payloads ------------------------------------------------------------- */
@@ -786,7 +798,7 @@ static gcm_status_t gcm_slots_validate(gcm_port_t *port,
         return GCM_OK;
     }
     if ((port->rtokens != NULL) && (env->rslot >= 0) &&
-        (env->rslot < port->nrecv) &&
+        (env->rslot < port->nrecv) && (port->rtokens[env->rslot] != 0) &&
         (env->token == port->rtokens[env->rslot])) {
         return GCM_OK;
     }

@@ -72,7 +72,8 @@ typedef struct gcm_port {
     int                 nsend;
     int                 send_cap;
     gcm_slots_edge_t  **edges;
-    /* receive slots: per-slot capability token and last sender proc */
+    /* receive slots: per-slot capability token (0 until a slot name is
+     * made) and last sender proc */
     int                 nrecv;
     int                 recv_cap;
     uint64_t           *rtokens;
@@ -294,6 +295,9 @@ gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
     GCM_INTERNAL;
 gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
     GCM_INTERNAL;
+/* The secret of receive slot rslot (in range) of an explicit port, for
+ * its slot names: drawn on the first call. Lock held. */
+uint64_t gcm_slots_recv_token(gcm_port_t *port, int rslot) GCM_INTERNAL;
 /* Next free port id on this process (unique, never reused). */
 uint32_t gcm_slots_next_port_id(void) GCM_INTERNAL;
 

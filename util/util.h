@@ -191,8 +191,13 @@ static inline void gcm_list_del(gcm_list_t *elem)
 
 /* ---- misc -------------------------------------------------------------- */
 
-/* Fills buf with random bytes from the kernel (never fails silently). */
+/* Fills buf with unpredictable bytes (never fails silently): a
+ * per-thread ChaCha20 generator keyed by the kernel (util.c). */
 void gcm_random_bytes(void *buf, size_t len) GCM_INTERNAL;
+/* One ChaCha20 block (RFC 8439, 2.3): 64 bytes of key stream. */
+void gcm_chacha20_block(const unsigned char key[32], uint32_t counter,
+                        const unsigned char nonce[12], unsigned char out[64])
+    GCM_INTERNAL;
 
 /* Monotonic time in seconds. */
 double gcm_time_now(void) GCM_INTERNAL;

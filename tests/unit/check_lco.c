@@ -1,6 +1,7 @@
 /*
- * tests/unit/check_lco.c: names (encoding, validation), status strings and
- * error text. No network.
+ * tests/unit/check_lco.c: names (encoding, validation), status strings,
+ * error text, and the random draws behind generations and tokens. No
+ * network.
  */
 #include "config.h"
 
@@ -8,6 +9,8 @@
 #include "check_main.h"
 
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static gcm_lco_ref_t sample_ref(void)
 {
@@ -149,10 +152,93 @@ START_TEST(test_lco_calls_before_init_fail_cleanly)
 }
 END_TEST
 
+/* RFC 8439, 2.3.2: the block function's test vector. */
+START_TEST(test_lco_chacha20_block_vector)
+{
+    static const unsigned char expect[64] = {
+        0x10, 0xf1, 0xe7, 0xe4, 0xd1, 0x3b, 0x59, 0x15,
+        0x50, 0x0f, 0xdd, 0x1f, 0xa3, 0x20, 0x71, 0xc4,
+        0xc7, 0xd1, 0xf4, 0xc7, 0x33, 0xc0, 0x68, 0x03,
+        0x04, 0x22, 0xaa, 0x9a, 0xc3, 0xd4, 0x6c, 0x4e,
+        0xd2, 0x82, 0x64, 0x46, 0x07, 0x9f, 0xaa, 0x09,
+        0x14, 0xc2, 0xd7, 0x05, 0xd9, 0x8b, 0x02, 0xa2,
+        0xb5, 0x12, 0x9c, 0xd1, 0xde, 0x16, 0x4e, 0xb9,
+        0xcb, 0xd0, 0x83, 0xe8, 0xa2, 0x50, 0x3c, 0x4e
+    };
+    static const unsigned char nonce[12] = {
+        0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x4a, 0x00, 0x00, 0x00, 0x00
+    };
+    unsigned char key[32];
+    unsigned char out[64];
+    int i;
+
+    for (i = 0; i < 32; i++) {
+        key[i] = (unsigned char)i;
+    }
+    gcm_chacha20_block(key, 1, nonce, out);
+    ck_assert_mem_eq(out, expect, sizeof(expect));
+}
+END_TEST
+
+/* Random draws come from a per-thread generator refilled in batches: no
+ * draw may hand out bytes another draw had, across refills too. */
+START_TEST(test_lco_random_draws_never_repeat)
+{
+    enum { DRAWS = 1000 };
+    static uint64_t seen[DRAWS];
+    unsigned char big[2][700];
+    int i, j;
+
+    for (i = 0; i < DRAWS; i++) {
+        gcm_random_bytes(&seen[i], sizeof(seen[i]));
+        for (j = 0; j < i; j++) {
+            ck_assert_msg(seen[i] != seen[j], "draw %d repeats draw %d", i,
+                          j);
+        }
+    }
+    /* Draws larger than a batch span several. */
+    gcm_random_bytes(big[0], sizeof(big[0]));
+    gcm_random_bytes(big[1], sizeof(big[1]));
+    for (i = 0; i + 8 <= (int)sizeof(big[0]); i += 8) {
+        ck_assert(memcmp(big[0] + i, big[1] + i, 8) != 0);
+        ck_assert(memcmp(big[0] + i, seen, 8) != 0);
+    }
+}
+END_TEST
+
+/* A forked child must not draw what its parent draws next (the same
+ * tokens in two processes). */
+START_TEST(test_lco_random_differs_after_fork)
+{
+    uint64_t first, mine, childs = 0;
+    int fds[2];
+    int wstatus;
+    pid_t pid;
+
+    gcm_random_bytes(&first, sizeof(first));   /* the pool is filled */
+    ck_assert_int_eq(pipe(fds), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        gcm_random_bytes(&mine, sizeof(mine));
+        _exit((write(fds[1], &mine, sizeof(mine)) == sizeof(mine)) ? 0 : 1);
+    }
+    gcm_random_bytes(&mine, sizeof(mine));
+    ck_assert_int_eq(read(fds[0], &childs, sizeof(childs)), sizeof(childs));
+    ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
+    ck_assert(WIFEXITED(wstatus) && (WEXITSTATUS(wstatus) == 0));
+    close(fds[0]);
+    close(fds[1]);
+    ck_assert_msg(childs != mine, "the child drew its parent's next value");
+    ck_assert(mine != first);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("lco");
     TCase *tc = tcase_create("names");
+    TCase *random;
 
     tcase_add_test(tc, test_lco_name_round_trip);
     tcase_add_test(tc, test_lco_name_layout_is_little_endian);
@@ -162,5 +248,10 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_lco_fail_records_call_and_reason);
     tcase_add_test(tc, test_lco_calls_before_init_fail_cleanly);
     suite_add_tcase(s, tc);
+    random = tcase_create("random");
+    tcase_add_test(random, test_lco_chacha20_block_vector);
+    tcase_add_test(random, test_lco_random_draws_never_repeat);
+    tcase_add_test(random, test_lco_random_differs_after_fork);
+    suite_add_tcase(s, random);
     return s;
 }

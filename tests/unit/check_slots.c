@@ -307,6 +307,43 @@ START_TEST(test_slots_slot_name_does_not_open_other_slots)
 }
 END_TEST
 
+/* A slot's secret is drawn when its first slot name is made: before
+ * that, a slot name carrying no secret (zero) must not open it. */
+START_TEST(test_slots_unnamed_slot_refuses_zero_token)
+{
+    gcm_lco_h rx, tx;
+    gcm_slotname_t sname;
+    int v = 1, flag = 1;
+
+    ck_assert_int_eq(gcm_lco_create(&rx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, 2), GCM_OK);
+    ck_assert_int_eq(gcm_slot_name(rx, 0, &sname), GCM_OK);
+    /* Aim it at slot 1, never named, with a token of zero (bytes 20..27,
+     * lco/lco_name.c). */
+    memset(sname.bytes + 20, 0, 8);
+    sname.bytes[32] = 1;
+    ck_assert_int_eq(gcm_lco_create(&tx), GCM_OK);
+    ck_assert_int_eq(gcm_lco_add_send_slot(tx, &sname), GCM_OK);
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0), GCM_ERR_BAD_TOKEN);
+    ck_assert_int_eq(gcm_iprobe(rx, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, NULL),
+                     GCM_OK);
+    ck_assert_int_eq(flag, 0);
+    /* Named now, its slot name opens it, and stays the same. */
+    {
+        gcm_slotname_t a, b;
+        gcm_lco_h tx2;
+
+        ck_assert_int_eq(gcm_slot_name(rx, 1, &a), GCM_OK);
+        ck_assert_int_eq(gcm_slot_name(rx, 1, &b), GCM_OK);
+        ck_assert_mem_eq(a.bytes, b.bytes, sizeof(a.bytes));
+        ck_assert_int_eq(gcm_lco_create(&tx2), GCM_OK);
+        ck_assert_int_eq(gcm_lco_add_send_slot(tx2, &a), GCM_OK);
+        ck_assert_int_eq(gcm_send(tx2, &v, sizeof(v), 0, 0), GCM_OK);
+        ck_assert_int_eq(gcm_recv(rx, &v, sizeof(v), 1, 0, NULL), GCM_OK);
+    }
+}
+END_TEST
+
 START_TEST(test_slots_bad_input_is_refused)
 {
     gcm_lco_h rx, tx;
@@ -976,6 +1013,7 @@ static Suite *make_suite(void)
     tcase_add_test(local, test_slots_forged_token_refused);
     tcase_add_test(local, test_slots_slot_name_reaches_one_slot);
     tcase_add_test(local, test_slots_slot_name_does_not_open_other_slots);
+    tcase_add_test(local, test_slots_unnamed_slot_refuses_zero_token);
     tcase_add_test(local, test_slots_bad_input_is_refused);
     tcase_add_test(local, test_slots_building_sends_no_message);
     tcase_add_test(local, test_slots_probe_reports_size_and_waitany);
