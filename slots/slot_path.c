@@ -1480,15 +1480,17 @@ gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
 
 /* Why a UCX send of req ended with ucs. Sends are cancelled only by the
  * forced close of a connection whose peer failed (gcm_thr_peer_failed);
- * and whatever error UCX gives for a peer the launcher reported dead,
- * that is why it failed. */
+ * and whatever error UCX gives for a peer the launcher reported dead, or
+ * for a peer of this host that is dying (the launcher has not seen it
+ * yet), that is why it failed. */
 static gcm_status_t gcm_slots_send_status(const struct gcm_request *req,
                                           ucs_status_t ucs)
 {
     if ((ucs == UCS_OK) || (ucs == UCS_INPROGRESS)) {
         return gcm_thr_status(ucs);
     }
-    if ((ucs == UCS_ERR_CANCELED) || gcm_thr_proc_dead(req->dest_proc)) {
+    if ((ucs == UCS_ERR_CANCELED) || gcm_thr_proc_dead(req->dest_proc) ||
+        gcm_slots_shm_peer_dying(req->dest_proc)) {
         return GCM_ERR_PEER_FAILED;
     }
     return gcm_thr_status(ucs);

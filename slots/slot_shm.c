@@ -537,8 +537,61 @@ static int gcm_shm_info_of(int proc, gcm_shm_info_t *info, int *nseg_p)
     return 1;
 }
 
+/* Whether process pid of this host is gone or on its way out: no such
+ * process, a zombie, or exiting (PF_EXITING in the flags of
+ * /proc/PID/stat, set when it starts to die, long before the launcher can
+ * tell anyone). A process killed while a peer attaches to it or sends to
+ * it over UCX makes both fail in ways that look like transport errors;
+ * this tells them apart. */
+int gcm_slots_pid_dying(pid_t pid)
+{
+    char path[64], buf[512];
+    const char *p;
+    unsigned long flags = 0;
+    char state = '?';
+    ssize_t len;
+    int fd;
+
+    if (pid <= 0) {
+        return 0;
+    }
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return (errno == ENOENT) || (errno == ESRCH);
+    }
+    len = read(fd, buf, sizeof(buf) - 1);
+    close(fd);
+    if (len <= 0) {
+        return (len < 0) && (errno == ESRCH);
+    }
+    buf[len] = '\0';
+    /* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": the
+     * command may hold spaces and parentheses, so parse after the last
+     * ')'. */
+    p = strrchr(buf, ')');
+    if ((p == NULL) ||
+        (sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state, &flags) != 2)) {
+        return 0;
+    }
+    return (state == 'Z') || (state == 'X') || ((flags & 0x4) != 0);
+}
+
+int gcm_slots_shm_peer_dying(int proc)
+{
+    gcm_shm_info_t *info = malloc(sizeof(*info));
+    int nseg, dying = 0;
+
+    if ((info != NULL) && gcm_shm_info_of(proc, info, &nseg) && (nseg > 0)) {
+        dying = gcm_slots_pid_dying((pid_t)info->head.pid);
+    }
+    free(info);
+    return dying;
+}
+
 /* Maps the segment of endpoint rep of proc and claims a ring in it for
- * endpoint (the sender). NULL: UCX serves this connection. */
+ * endpoint (the sender). NULL: UCX serves this connection, or *dead_p is
+ * set: the peer is gone or dying. */
 static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
                                     int rep, int *dead_p)
 {
@@ -553,7 +606,7 @@ static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
     gcm_shm_seg_t *seg;
     void *map = MAP_FAILED;
     uint32_t i, owner;
-    int fd, nseg;
+    int fd, nseg = 0;
 
     if ((info == NULL) || !gcm_shm_info_of(proc, info, &nseg) ||
         (rep >= nseg)) {
@@ -648,6 +701,13 @@ static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
 out:
     if (map != MAP_FAILED) {
         munmap(map, (size_t)info->seg[rep].size);
+    }
+    /* Whatever failed above (the descriptor, the size, the probe read of
+     * its memory), a peer that is dying failed it: UCX would fail too, or
+     * wait forever for a rendezvous. */
+    if ((tx == NULL) && (info != NULL) && (nseg > rep) &&
+        gcm_slots_pid_dying((pid_t)info->head.pid)) {
+        *dead_p = 1;
     }
     free(info);
     return tx;

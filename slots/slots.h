@@ -399,6 +399,11 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
 void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                                gcm_status_t reason) GCM_INTERNAL;
 unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* Whether process pid of this host is gone, a zombie or exiting. */
+int gcm_slots_pid_dying(pid_t pid) GCM_INTERNAL;
+/* Whether proc, on this host, is gone or exiting (0 when not known: another
+ * host, or its shared memory off). */
+int gcm_slots_shm_peer_dying(int proc) GCM_INTERNAL;
 int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* Largest message copied through a ring cell; larger ones are read from

@@ -8,8 +8,11 @@
 #include "lco/lco.h"
 #include "check_main.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void setup(void)
 {
@@ -58,6 +61,37 @@ START_TEST(test_slots_matches_truth_table)
     ck_assert(gcm_slots_matches(3, GCM_TAG_UB + 1, 3, GCM_TAG_UB + 1));
     ck_assert(gcm_slots_matches(GCM_ANY_SLOT, 0x7fffffff, 3, 0x7fffffff));
     ck_assert(gcm_slots_matches(3, GCM_ANY_TAG, 3, GCM_TAG_UB));
+}
+END_TEST
+
+/* A peer killed while we attach or send to it is told apart from a
+ * transport error by its state: alive, exiting (a zombie here), reaped. */
+START_TEST(test_slots_pid_dying_tells_dead_from_alive)
+{
+    int pipefd[2];
+    char c;
+    pid_t child;
+
+    ck_assert(!gcm_slots_pid_dying(getpid()));
+    ck_assert_int_eq(pipe(pipefd), 0);
+    child = fork();
+    ck_assert_int_ge(child, 0);
+    if (child == 0) {
+        close(pipefd[1]);
+        (void)read(pipefd[0], &c, 1);   /* until the parent closes it */
+        _exit(0);
+    }
+    close(pipefd[0]);
+    ck_assert(!gcm_slots_pid_dying(child));
+    ck_assert_int_eq(kill(child, SIGKILL), 0);
+    /* Not reaped: a zombie, or still exiting; either way dying. */
+    for (int i = 0; (i < 1000) && !gcm_slots_pid_dying(child); i++) {
+        usleep(1000);
+    }
+    ck_assert(gcm_slots_pid_dying(child));
+    ck_assert_int_eq(waitpid(child, NULL, 0), child);
+    ck_assert(gcm_slots_pid_dying(child));
+    close(pipefd[1]);
 }
 END_TEST
 
@@ -1000,6 +1034,7 @@ static Suite *make_suite(void)
 
     tcase_add_test(pure, test_slots_matches_truth_table);
     tcase_add_test(pure, test_slots_park_keeps_sequence_order);
+    tcase_add_test(pure, test_slots_pid_dying_tells_dead_from_alive);
     suite_add_tcase(s, pure);
 
     tcase_add_checked_fixture(local, setup, teardown);
