@@ -495,6 +495,25 @@ static int gcm_mpi_all_done_cb(void *arg)
     return done;
 }
 
+/* The LCO whose endpoint a wait for all of reqs progresses: that of the
+ * first one not complete yet. Not the calling thread's endpoint: a
+ * communicator lives on its home endpoint (a thread's duplicate of the
+ * world is seldom on the endpoint the thread is bound to), and a wait on
+ * the wrong one would move the traffic only every 32nd round, through
+ * the care for endpoints nobody waits on. The others' endpoints are
+ * progressed by their waiters or, with none, by that same care. */
+static gcm_lco_h gcm_mpi_first_pending_lco(int count, MPI_Request reqs[])
+{
+    int i;
+
+    for (i = 0; i < count; i++) {
+        if (!gcm_mpi_req_is_null(reqs[i]) && !reqs[i]->complete) {
+            return gcm_mpi_req_lco(reqs[i]);
+        }
+    }
+    return NULL;
+}
+
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     static const char *call = "MPI_Waitall";
@@ -505,7 +524,8 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         return rc;
     }
     if (!gcm_mpi_all_done_cb(&all)) {
-        gcm_lco_wait_until(gcm_mpi_all_done_cb, &all);
+        gcm_lco_wait_on(gcm_mpi_first_pending_lco(count, reqs),
+                        gcm_mpi_all_done_cb, &all);
     }
     gcm_mpi_orphans_reap(0);
     return gcm_mpi_finish_all(count, reqs, statuses, call);
