@@ -341,8 +341,14 @@ struct gcm_mpi_request {
     char            *errtext;
 };
 
-/* A zeroed request object (NULL without memory); freed with free(). */
+/* A zeroed request object (NULL without memory), from the calling
+ * thread's cache of freed ones when it has one; gcm_mpi_req_free puts one
+ * back (its magic cleared). */
 MPI_Request gcm_mpi_req_alloc(void) GCM_INTERNAL;
+void gcm_mpi_req_free(MPI_Request req) GCM_INTERNAL;
+/* MPI_Finalize, last: frees the calling thread's cached objects (other
+ * threads' go when they exit). */
+void gcm_mpi_req_cache_flush(void) GCM_INTERNAL;
 /* A generic request on comm: poll(req) advances it, cleanup(state) runs
  * when it is freed. */
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,

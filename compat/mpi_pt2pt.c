@@ -470,7 +470,7 @@ static void gcm_mpi_req_discard(MPI_Request req)
 {
     free(req->tmp);
     gcm_mpi_comm_unref(req->comm);
-    free(req);
+    gcm_mpi_req_free(req);
 }
 
 static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,

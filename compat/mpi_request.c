@@ -39,22 +39,85 @@ void gcm_mpi_status_empty(MPI_Status *status)
     }
 }
 
+/*
+ * Request objects are recycled through a small per-thread cache, as the
+ * native requests are (slots/slot_path.c): a window of nonblocking calls
+ * then touches no shared allocator state, and threads do not meet in the
+ * allocator's bins. A thread's cache is freed when the thread exits, the
+ * finalizing thread's at MPI_Finalize. A cached object has its magic
+ * cleared, so a freed handle still reads as no request.
+ */
+#define GCM_MPI_REQ_CACHE_MAX 64
+
+static __thread MPI_Request gcm_mpi_req_cache GCM_TLS_HOT;
+static __thread int gcm_mpi_req_cache_len GCM_TLS_HOT;
+static pthread_key_t gcm_mpi_req_cache_key;
+static pthread_once_t gcm_mpi_req_cache_once = PTHREAD_ONCE_INIT;
+
 /* Not a constant to the compiler: see gcm_mpi_req_alloc. */
 static volatile size_t gcm_mpi_req_size = sizeof(struct gcm_mpi_request);
 
+static void gcm_mpi_req_cache_drain(void *unused)
+{
+    (void)unused;
+    while (gcm_mpi_req_cache != NULL) {
+        MPI_Request req = gcm_mpi_req_cache;
+
+        gcm_mpi_req_cache = req->state;
+        free(req);
+    }
+    gcm_mpi_req_cache_len = 0;
+}
+
+static void gcm_mpi_req_cache_key_create(void)
+{
+    (void)pthread_key_create(&gcm_mpi_req_cache_key, gcm_mpi_req_cache_drain);
+}
+
+void gcm_mpi_req_cache_flush(void)
+{
+    gcm_mpi_req_cache_drain(NULL);
+}
+
 MPI_Request gcm_mpi_req_alloc(void)
 {
-    /* malloc and memset rather than calloc: glibc's calloc bypasses the
-     * per-thread cache of freed blocks, so every request of an 8-byte
-     * MPI_Sendrecv went to the allocator's bins (a tenth of its time).
-     * With the size constant, the compiler would fold the pair back into
-     * calloc. */
-    MPI_Request req = malloc(sizeof(*req));
+    MPI_Request req = gcm_mpi_req_cache;
 
     if (req != NULL) {
-        memset(req, 0, gcm_mpi_req_size);
+        gcm_mpi_req_cache = req->state;
+        gcm_mpi_req_cache_len--;
+    } else {
+        /* malloc and memset rather than calloc: glibc's calloc bypasses
+         * the per-thread cache of freed blocks, so every request of an
+         * 8-byte MPI_Sendrecv went to the allocator's bins (a tenth of
+         * its time). With the size constant, the compiler would fold the
+         * pair back into calloc. */
+        req = malloc(sizeof(*req));
+        if (req == NULL) {
+            return NULL;
+        }
     }
+    memset(req, 0, gcm_mpi_req_size);
     return req;
+}
+
+void gcm_mpi_req_free(MPI_Request req)
+{
+    if (gcm_mpi_req_cache_len >= GCM_MPI_REQ_CACHE_MAX) {
+        free(req);
+        return;
+    }
+    if (gcm_mpi_req_cache_len == 0) {
+        /* Registers the exit destructor for this thread's cache. */
+        pthread_once(&gcm_mpi_req_cache_once, gcm_mpi_req_cache_key_create);
+        (void)pthread_setspecific(gcm_mpi_req_cache_key, &gcm_mpi_req_cache);
+    }
+    /* The link is kept in state, so that the magic stays cleared: a
+     * cached object is no request. */
+    req->magic = 0;
+    req->state = gcm_mpi_req_cache;
+    gcm_mpi_req_cache = req;
+    gcm_mpi_req_cache_len++;
 }
 
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
@@ -242,8 +305,7 @@ static void gcm_mpi_req_release(MPI_Request req)
     }
     free(req->tmp);
     gcm_mpi_comm_unref(req->comm);
-    req->magic = 0;
-    free(req);
+    gcm_mpi_req_free(req);
 }
 
 /* Reaps orphaned requests that have completed. */
@@ -476,56 +538,86 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
 typedef struct gcm_mpi_all {
     int          count;
     MPI_Request *reqs;
+    /* Every request before first is complete (or null). */
+    int          first;
+    /* Some request is generic: every one is polled each round. */
+    int          poll_all;
+    /* The LCO the wait progresses, and whether the first incomplete
+     * request has been seen on another one (the wait then ends, and
+     * goes on there). */
+    gcm_lco_h    lco;
+    int          moved;
 } gcm_mpi_all_t;
 
-/* Polls every request, not only the first incomplete one: a collective's
- * schedule advances only when polled, and one may wait for another of the
- * same process (two LCOs of one process in one collective). */
-static int gcm_mpi_all_done_cb(void *arg)
+/* Are all requests complete? Native requests complete in whatever order
+ * their traffic comes, but the done check of each costs something, and
+ * the wait calls it on every round: the check stops at the first
+ * incomplete one unless a collective's schedule is among them. Those
+ * advance only when polled, and one may wait for another of the same
+ * process (two LCOs of one process in one collective): then every
+ * request is polled. */
+static int gcm_mpi_all_scan(gcm_mpi_all_t *all)
 {
-    gcm_mpi_all_t *all = arg;
     int i, done = 1;
 
-    for (i = 0; i < all->count; i++) {
-        if (!gcm_mpi_req_is_null(all->reqs[i]) &&
-            !gcm_mpi_req_check(all->reqs[i], 0)) {
-            done = 0;
+    for (i = all->first; i < all->count; i++) {
+        if (gcm_mpi_req_is_null(all->reqs[i]) ||
+            gcm_mpi_req_check(all->reqs[i], 0)) {
+            if (done) {
+                all->first = i + 1;
+            }
+            continue;
+        }
+        done = 0;
+        if (!all->poll_all) {
+            break;
         }
     }
     return done;
 }
 
-/* The LCO whose endpoint a wait for all of reqs progresses: that of the
- * first one not complete yet. Not the calling thread's endpoint: a
- * communicator lives on its home endpoint (a thread's duplicate of the
- * world is seldom on the endpoint the thread is bound to), and a wait on
- * the wrong one would move the traffic only every 32nd round, through
- * the care for endpoints nobody waits on. The others' endpoints are
- * progressed by their waiters or, with none, by that same care. */
-static gcm_lco_h gcm_mpi_first_pending_lco(int count, MPI_Request reqs[])
+/*
+ * The wait's check: done once all are complete, and also once the first
+ * incomplete request is on an LCO other than the one the wait progresses
+ * (the caller then waits on that one). A communicator lives on its home
+ * endpoint, not the calling thread's (a thread's duplicate of the world
+ * is seldom on the endpoint the thread is bound to): a wait on another
+ * endpoint would move its traffic only every 32nd round, through the
+ * care for endpoints nobody waits on. Once true, it stays true.
+ */
+static int gcm_mpi_all_done_cb(void *arg)
 {
-    int i;
+    gcm_mpi_all_t *all = arg;
 
-    for (i = 0; i < count; i++) {
-        if (!gcm_mpi_req_is_null(reqs[i]) && !reqs[i]->complete) {
-            return gcm_mpi_req_lco(reqs[i]);
-        }
+    if (all->moved || gcm_mpi_all_scan(all)) {
+        return 1;
     }
-    return NULL;
+    if (gcm_mpi_req_lco(all->reqs[all->first]) != all->lco) {
+        all->moved = 1;
+        return 1;
+    }
+    return 0;
 }
 
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     static const char *call = "MPI_Waitall";
-    gcm_mpi_all_t all = { count, reqs };
-    int rc;
+    gcm_mpi_all_t all = { count, reqs, 0, 0, NULL, 0 };
+    int rc, i;
 
     if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (!gcm_mpi_all_done_cb(&all)) {
-        gcm_lco_wait_on(gcm_mpi_first_pending_lco(count, reqs),
-                        gcm_mpi_all_done_cb, &all);
+    for (i = 0; i < count; i++) {
+        if (!gcm_mpi_req_is_null(reqs[i]) &&
+            (reqs[i]->kind == GCM_MPI_REQ_GENERIC)) {
+            all.poll_all = 1;
+        }
+    }
+    while (!gcm_mpi_all_scan(&all)) {
+        all.lco   = gcm_mpi_req_lco(reqs[all.first]);
+        all.moved = 0;
+        gcm_lco_wait_on(all.lco, gcm_mpi_all_done_cb, &all);
     }
     gcm_mpi_orphans_reap(0);
     return gcm_mpi_finish_all(count, reqs, statuses, call);
