@@ -356,6 +356,9 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
                         MPI_Request *req_p) GCM_INTERNAL;
 /* Is it complete? Advances it (never blocks). */
 int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
+/* Is it complete? Looks without advancing anything; completes it (status
+ * filled, native request freed) when its native request is done. */
+int gcm_mpi_req_check_now(MPI_Request req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
 void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
 /* For a complete request: copies its status out, frees it (or makes a

@@ -183,6 +183,14 @@ static void gcm_mpi_req_complete_native(MPI_Request req)
     status = gcm_wait(&req->native, &info);
     req->status.MPI_ERROR     = gcm_mpi_errclass(status);
     req->status.gcm_cancelled = (status == GCM_ERR_CANCELED);
+    if (req->status.MPI_ERROR != MPI_SUCCESS) {
+        /* The reason goes with the request: it may complete long before
+         * the call that reports it (a send done once posted), and other
+         * calls in between set the thread's last error. Without memory
+         * the last error is reported, as before. */
+        free(req->errtext);
+        req->errtext = strdup(gcm_last_error());
+    }
     if (req->kind == GCM_MPI_REQ_RECV) {
         req->status.MPI_SOURCE = info.slot;
         req->status.MPI_TAG    = info.tag;
@@ -282,6 +290,11 @@ int gcm_mpi_req_test(MPI_Request req)
     return gcm_mpi_req_check(req, 1);
 }
 
+int gcm_mpi_req_check_now(MPI_Request req)
+{
+    return gcm_mpi_req_check(req, 0);
+}
+
 static int gcm_mpi_req_done_cb(void *arg)
 {
     return gcm_mpi_req_check(arg, 0);
@@ -374,6 +387,8 @@ int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
     if (req->persistent) {
         req->active   = 0;
         req->complete = 0;
+        free(req->errtext);
+        req->errtext = NULL;
     } else {
         gcm_mpi_req_release(req);
         *req_p = MPI_REQUEST_NULL;
