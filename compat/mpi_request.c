@@ -258,12 +258,18 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
     switch (req->kind) {
     case GCM_MPI_REQ_SEND:
     case GCM_MPI_REQ_RECV:
-        if (!gcm_lco_req_done(req->native) && progress) {
+        /* A wait looks at it on every round: one look when nothing is
+         * progressed. */
+        if (!gcm_lco_req_done(req->native)) {
+            if (!progress) {
+                break;
+            }
             gcm_lco_progress(gcm_mpi_req_lco(req));
+            if (!gcm_lco_req_done(req->native)) {
+                break;
+            }
         }
-        if (gcm_lco_req_done(req->native)) {
-            gcm_mpi_req_complete_native(req);
-        }
+        gcm_mpi_req_complete_native(req);
         break;
     case GCM_MPI_REQ_GENERIC:
         if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
