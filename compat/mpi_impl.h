@@ -341,8 +341,14 @@ struct gcm_mpi_request {
     char            *errtext;
 };
 
-/* A zeroed request object (NULL without memory); freed with free(). */
+/* A zeroed request object (NULL without memory), from the calling
+ * thread's cache of freed ones when it has one; gcm_mpi_req_free puts one
+ * back (its magic cleared). */
 MPI_Request gcm_mpi_req_alloc(void) GCM_INTERNAL;
+void gcm_mpi_req_free(MPI_Request req) GCM_INTERNAL;
+/* MPI_Finalize, last: frees the calling thread's cached objects (other
+ * threads' go when they exit). */
+void gcm_mpi_req_cache_flush(void) GCM_INTERNAL;
 /* A generic request on comm: poll(req) advances it, cleanup(state) runs
  * when it is freed. */
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
@@ -350,6 +356,9 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
                         MPI_Request *req_p) GCM_INTERNAL;
 /* Is it complete? Advances it (never blocks). */
 int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
+/* Is it complete? Looks without advancing anything; completes it (status
+ * filled, native request freed) when its native request is done. */
+int gcm_mpi_req_check_now(MPI_Request req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
 void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
 /* For a complete request: copies its status out, frees it (or makes a

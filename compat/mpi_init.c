@@ -140,6 +140,7 @@ int PMPI_Finalize(void)
     gcm_mpi_requests_finalize();
     gcm_mpi_hier_finalize();
     gcm_mpi_comm_finalize();
+    gcm_mpi_req_cache_flush();
     atomic_store(&gcm_mpi_env.state, GCM_MPI_FINALIZED);
     if (gcm_mpi_env.started_gcm) {
         status = gcm_finalize();

@@ -428,6 +428,10 @@ static int gcm_mpi_send_start(MPI_Request req, const char *call)
         req->tmp = NULL;
         return gcm_mpi_native_error(req->comm, status, call);
     }
+    /* A small send is usually done once posted: its native request goes
+     * back to the cache now, so that a window of sends reuses one native
+     * request instead of holding as many as it has messages. */
+    (void)gcm_mpi_req_check_now(req);
     return MPI_SUCCESS;
 }
 
@@ -461,6 +465,8 @@ static int gcm_mpi_recv_start(MPI_Request req, const char *call)
         req->tmp = NULL;
         return gcm_mpi_native_error(req->comm, status, call);
     }
+    /* The same for a receive whose message was waiting. */
+    (void)gcm_mpi_req_check_now(req);
     return MPI_SUCCESS;
 }
 
@@ -470,7 +476,7 @@ static void gcm_mpi_req_discard(MPI_Request req)
 {
     free(req->tmp);
     gcm_mpi_comm_unref(req->comm);
-    free(req);
+    gcm_mpi_req_free(req);
 }
 
 static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,

@@ -39,22 +39,88 @@ void gcm_mpi_status_empty(MPI_Status *status)
     }
 }
 
+/*
+ * Request objects are recycled through a small per-thread cache, as the
+ * native requests are (slots/slot_path.c): a window of nonblocking calls
+ * then touches no shared allocator state, and threads do not meet in the
+ * allocator's bins. A thread's cache is freed when the thread exits, the
+ * finalizing thread's at MPI_Finalize. A cached object has its magic
+ * cleared, so a freed handle still reads as no request. It holds up to
+ * 256 (42 KiB): a window of 64 sends and 64 receives in flight, as
+ * benchmarks and halo exchanges keep, overflowed a cache of 64 into
+ * malloc for half its requests.
+ */
+#define GCM_MPI_REQ_CACHE_MAX 256
+
+static __thread MPI_Request gcm_mpi_req_cache GCM_TLS_HOT;
+static __thread int gcm_mpi_req_cache_len GCM_TLS_HOT;
+static pthread_key_t gcm_mpi_req_cache_key;
+static pthread_once_t gcm_mpi_req_cache_once = PTHREAD_ONCE_INIT;
+
 /* Not a constant to the compiler: see gcm_mpi_req_alloc. */
 static volatile size_t gcm_mpi_req_size = sizeof(struct gcm_mpi_request);
 
+static void gcm_mpi_req_cache_drain(void *unused)
+{
+    (void)unused;
+    while (gcm_mpi_req_cache != NULL) {
+        MPI_Request req = gcm_mpi_req_cache;
+
+        gcm_mpi_req_cache = req->state;
+        free(req);
+    }
+    gcm_mpi_req_cache_len = 0;
+}
+
+static void gcm_mpi_req_cache_key_create(void)
+{
+    (void)pthread_key_create(&gcm_mpi_req_cache_key, gcm_mpi_req_cache_drain);
+}
+
+void gcm_mpi_req_cache_flush(void)
+{
+    gcm_mpi_req_cache_drain(NULL);
+}
+
 MPI_Request gcm_mpi_req_alloc(void)
 {
-    /* malloc and memset rather than calloc: glibc's calloc bypasses the
-     * per-thread cache of freed blocks, so every request of an 8-byte
-     * MPI_Sendrecv went to the allocator's bins (a tenth of its time).
-     * With the size constant, the compiler would fold the pair back into
-     * calloc. */
-    MPI_Request req = malloc(sizeof(*req));
+    MPI_Request req = gcm_mpi_req_cache;
 
     if (req != NULL) {
-        memset(req, 0, gcm_mpi_req_size);
+        gcm_mpi_req_cache = req->state;
+        gcm_mpi_req_cache_len--;
+    } else {
+        /* malloc and memset rather than calloc: glibc's calloc bypasses
+         * the per-thread cache of freed blocks, so every request of an
+         * 8-byte MPI_Sendrecv went to the allocator's bins (a tenth of
+         * its time). With the size constant, the compiler would fold the
+         * pair back into calloc. */
+        req = malloc(sizeof(*req));
+        if (req == NULL) {
+            return NULL;
+        }
     }
+    memset(req, 0, gcm_mpi_req_size);
     return req;
+}
+
+void gcm_mpi_req_free(MPI_Request req)
+{
+    if (gcm_mpi_req_cache_len >= GCM_MPI_REQ_CACHE_MAX) {
+        free(req);
+        return;
+    }
+    if (gcm_mpi_req_cache_len == 0) {
+        /* Registers the exit destructor for this thread's cache. */
+        pthread_once(&gcm_mpi_req_cache_once, gcm_mpi_req_cache_key_create);
+        (void)pthread_setspecific(gcm_mpi_req_cache_key, &gcm_mpi_req_cache);
+    }
+    /* The link is kept in state, so that the magic stays cleared: a
+     * cached object is no request. */
+    req->magic = 0;
+    req->state = gcm_mpi_req_cache;
+    gcm_mpi_req_cache = req;
+    gcm_mpi_req_cache_len++;
 }
 
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
@@ -120,6 +186,14 @@ static void gcm_mpi_req_complete_native(MPI_Request req)
     status = gcm_wait(&req->native, &info);
     req->status.MPI_ERROR     = gcm_mpi_errclass(status);
     req->status.gcm_cancelled = (status == GCM_ERR_CANCELED);
+    if (req->status.MPI_ERROR != MPI_SUCCESS) {
+        /* The reason goes with the request: it may complete long before
+         * the call that reports it (a send done once posted), and other
+         * calls in between set the thread's last error. Without memory
+         * the last error is reported, as before. */
+        free(req->errtext);
+        req->errtext = strdup(gcm_last_error());
+    }
     if (req->kind == GCM_MPI_REQ_RECV) {
         req->status.MPI_SOURCE = info.slot;
         req->status.MPI_TAG    = info.tag;
@@ -187,12 +261,18 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
     switch (req->kind) {
     case GCM_MPI_REQ_SEND:
     case GCM_MPI_REQ_RECV:
-        if (!gcm_lco_req_done(req->native) && progress) {
+        /* A wait looks at it on every round: one look when nothing is
+         * progressed. */
+        if (!gcm_lco_req_done(req->native)) {
+            if (!progress) {
+                break;
+            }
             gcm_lco_progress(gcm_mpi_req_lco(req));
+            if (!gcm_lco_req_done(req->native)) {
+                break;
+            }
         }
-        if (gcm_lco_req_done(req->native)) {
-            gcm_mpi_req_complete_native(req);
-        }
+        gcm_mpi_req_complete_native(req);
         break;
     case GCM_MPI_REQ_GENERIC:
         if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
@@ -219,6 +299,11 @@ int gcm_mpi_req_test(MPI_Request req)
     return gcm_mpi_req_check(req, 1);
 }
 
+int gcm_mpi_req_check_now(MPI_Request req)
+{
+    return gcm_mpi_req_check(req, 0);
+}
+
 static int gcm_mpi_req_done_cb(void *arg)
 {
     return gcm_mpi_req_check(arg, 0);
@@ -242,8 +327,7 @@ static void gcm_mpi_req_release(MPI_Request req)
     }
     free(req->tmp);
     gcm_mpi_comm_unref(req->comm);
-    req->magic = 0;
-    free(req);
+    gcm_mpi_req_free(req);
 }
 
 /* Reaps orphaned requests that have completed. */
@@ -312,6 +396,8 @@ int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
     if (req->persistent) {
         req->active   = 0;
         req->complete = 0;
+        free(req->errtext);
+        req->errtext = NULL;
     } else {
         gcm_mpi_req_release(req);
         *req_p = MPI_REQUEST_NULL;
@@ -476,36 +562,86 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
 typedef struct gcm_mpi_all {
     int          count;
     MPI_Request *reqs;
+    /* Every request before first is complete (or null). */
+    int          first;
+    /* Some request is generic: every one is polled each round. */
+    int          poll_all;
+    /* The LCO the wait progresses, and whether the first incomplete
+     * request has been seen on another one (the wait then ends, and
+     * goes on there). */
+    gcm_lco_h    lco;
+    int          moved;
 } gcm_mpi_all_t;
 
-/* Polls every request, not only the first incomplete one: a collective's
- * schedule advances only when polled, and one may wait for another of the
- * same process (two LCOs of one process in one collective). */
-static int gcm_mpi_all_done_cb(void *arg)
+/* Are all requests complete? Native requests complete in whatever order
+ * their traffic comes, but the done check of each costs something, and
+ * the wait calls it on every round: the check stops at the first
+ * incomplete one unless a collective's schedule is among them. Those
+ * advance only when polled, and one may wait for another of the same
+ * process (two LCOs of one process in one collective): then every
+ * request is polled. */
+static int gcm_mpi_all_scan(gcm_mpi_all_t *all)
 {
-    gcm_mpi_all_t *all = arg;
     int i, done = 1;
 
-    for (i = 0; i < all->count; i++) {
-        if (!gcm_mpi_req_is_null(all->reqs[i]) &&
-            !gcm_mpi_req_check(all->reqs[i], 0)) {
-            done = 0;
+    for (i = all->first; i < all->count; i++) {
+        if (gcm_mpi_req_is_null(all->reqs[i]) ||
+            gcm_mpi_req_check(all->reqs[i], 0)) {
+            if (done) {
+                all->first = i + 1;
+            }
+            continue;
+        }
+        done = 0;
+        if (!all->poll_all) {
+            break;
         }
     }
     return done;
 }
 
+/*
+ * The wait's check: done once all are complete, and also once the first
+ * incomplete request is on an LCO other than the one the wait progresses
+ * (the caller then waits on that one). A communicator lives on its home
+ * endpoint, not the calling thread's (a thread's duplicate of the world
+ * is seldom on the endpoint the thread is bound to): a wait on another
+ * endpoint would move its traffic only every 32nd round, through the
+ * care for endpoints nobody waits on. Once true, it stays true.
+ */
+static int gcm_mpi_all_done_cb(void *arg)
+{
+    gcm_mpi_all_t *all = arg;
+
+    if (all->moved || gcm_mpi_all_scan(all)) {
+        return 1;
+    }
+    if (gcm_mpi_req_lco(all->reqs[all->first]) != all->lco) {
+        all->moved = 1;
+        return 1;
+    }
+    return 0;
+}
+
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     static const char *call = "MPI_Waitall";
-    gcm_mpi_all_t all = { count, reqs };
-    int rc;
+    gcm_mpi_all_t all = { count, reqs, 0, 0, NULL, 0 };
+    int rc, i;
 
     if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (!gcm_mpi_all_done_cb(&all)) {
-        gcm_lco_wait_until(gcm_mpi_all_done_cb, &all);
+    for (i = 0; i < count; i++) {
+        if (!gcm_mpi_req_is_null(reqs[i]) &&
+            (reqs[i]->kind == GCM_MPI_REQ_GENERIC)) {
+            all.poll_all = 1;
+        }
+    }
+    while (!gcm_mpi_all_scan(&all)) {
+        all.lco   = gcm_mpi_req_lco(reqs[all.first]);
+        all.moved = 0;
+        gcm_lco_wait_on(all.lco, gcm_mpi_all_done_cb, &all);
     }
     gcm_mpi_orphans_reap(0);
     return gcm_mpi_finish_all(count, reqs, statuses, call);

@@ -6,6 +6,11 @@
  * the duplicate, and only then lets rank 1 send on its copy: both
  * receives must deliver the data, not be cancelled. The freed handle
  * itself is dead: a call on a stale copy of it reports MPI_ERR_COMM.
+ *
+ * Then requests that completed when they were started (a small send, a
+ * receive of a message that had arrived) are waited for after their
+ * communicator was freed and a new one made: they report their statuses
+ * as any other.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -71,6 +76,44 @@ int main(int argc, char **argv)
         MPI_Comm_free(&dup);
     } else {
         MPI_Comm_free(&dup);
+    }
+
+    /* Collective calls (dup, free) are made by every rank alike. */
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    {
+        int peer = 1 - rank, out = 70 + rank, in = -1, count = -1, flag = 0;
+        MPI_Request sreq = MPI_REQUEST_NULL, rreq = MPI_REQUEST_NULL;
+        MPI_Status sst, rst;
+        MPI_Comm other;
+
+        if (rank <= 1) {
+            MPI_Isend(&out, 1, MPI_INT, peer, 7, dup, &sreq);
+            /* The peer's message is here: the receive matches it at
+             * once. */
+            MPI_Probe(peer, 7, dup, MPI_STATUS_IGNORE);
+            MPI_Irecv(&in, 1, MPI_INT, peer, 7, dup, &rreq);
+        }
+        MPI_Comm_free(&dup);
+        MPI_Comm_dup(MPI_COMM_WORLD, &other);
+        if (rank <= 1) {
+            rc = MPI_Wait(&rreq, &rst);
+            MPI_Get_count(&rst, MPI_INT, &count);
+            CHECK(rc == MPI_SUCCESS && rreq == MPI_REQUEST_NULL &&
+                  in == 70 + peer && rst.MPI_SOURCE == peer &&
+                  rst.MPI_TAG == 7 && count == 1,
+                  "receive done before its communicator was freed: rc %d, "
+                  "in %d, source %d, tag %d, count %d", rc, in,
+                  rst.MPI_SOURCE, rst.MPI_TAG, count);
+            rc = MPI_Test(&sreq, &flag, &sst);
+            while (rc == MPI_SUCCESS && !flag) {
+                rc = MPI_Test(&sreq, &flag, &sst);
+            }
+            CHECK(rc == MPI_SUCCESS && flag && sreq == MPI_REQUEST_NULL &&
+                  sst.MPI_ERROR == MPI_SUCCESS,
+                  "send started before its communicator was freed: rc %d",
+                  rc);
+        }
+        MPI_Comm_free(&other);
     }
     MPI_Finalize();
     if (failures == 0 && rank == 0) {

@@ -1,7 +1,7 @@
 /*
  * tests/mpi/core_req.c: requests (MPI-3.1 sections 3.7.3-3.7.5, 3.8, 3.9):
  * Wait/Test in all their forms over mixes of MPI_REQUEST_NULL, complete
- * and pending requests; persistent requests; MPI_Cancel; MPI_Request_free
+ * and pending requests, Waitall over several communicators; persistent requests; MPI_Cancel; MPI_Request_free
  * of an active send; MPI_Request_get_status; matched probes, also from two
  * threads at once.
  *
@@ -109,6 +109,56 @@ static void test_waitall(void)
           st[2].MPI_SOURCE, st[2].MPI_TAG, count, in);
     CHECK(MPI_Waitall(0, NULL, MPI_STATUSES_IGNORE) == MPI_SUCCESS,
           "Waitall of nothing");
+}
+
+/* Waitall over requests on three communicators, which live on different
+ * endpoints (the world's duplicates are homed 1, 2, ...): the receives
+ * come first, on communicators in the reverse order of their sends, so
+ * that the wait moves from one endpoint to the next; then the same with
+ * a nonblocking barrier among them (every request polled each round). */
+static void test_waitall_comms(void)
+{
+    MPI_Comm c[3];
+    MPI_Request reqs[7];
+    MPI_Status st[7];
+    int in[3] = { -1, -1, -1 }, out[3], i, round, n, count;
+
+    c[0] = comm;
+    MPI_Comm_dup(comm, &c[1]);
+    MPI_Comm_dup(comm, &c[2]);
+    for (round = 0; round < 2; round++) {
+        for (i = 0; i < 3; i++) {
+            in[i]  = -1;
+            out[i] = rank * 10 + i + round * 100;
+            MPI_Irecv(&in[i], 1, MPI_INT, peer, 20 + i, c[i], &reqs[i]);
+        }
+        for (i = 0; i < 3; i++) {
+            MPI_Isend(&out[2 - i], 1, MPI_INT, peer, 22 - i, c[2 - i],
+                      &reqs[3 + i]);
+        }
+        n = 6;
+        if (round == 1) {
+            MPI_Ibarrier(c[1], &reqs[n++]);
+        }
+        poison(st, n);
+        CHECK(MPI_Waitall(n, reqs, st) == MPI_SUCCESS,
+              "Waitall over three communicators (round %d)", round);
+        for (i = 0; i < n; i++) {
+            CHECK(reqs[i] == MPI_REQUEST_NULL,
+                  "Waitall over three communicators: request %d not NULL",
+                  i);
+        }
+        for (i = 0; i < 3; i++) {
+            MPI_Get_count(&st[i], MPI_INT, &count);
+            CHECK(st[i].MPI_SOURCE == peer && st[i].MPI_TAG == 20 + i &&
+                  count == 1 && in[i] == peer * 10 + i + round * 100,
+                  "Waitall over three communicators: receive %d status "
+                  "(%d, %d) %d, data %d", i, st[i].MPI_SOURCE,
+                  st[i].MPI_TAG, count, in[i]);
+        }
+    }
+    MPI_Comm_free(&c[1]);
+    MPI_Comm_free(&c[2]);
 }
 
 static void test_testall(void)
@@ -678,6 +728,7 @@ int main(int argc, char **argv)
     CHECK(provided == MPI_THREAD_MULTIPLE, "thread level %d", provided);
 
     RUN(test_waitall);
+    RUN(test_waitall_comms);
     RUN(test_testall);
     RUN(test_any);
     RUN(test_some);

@@ -3,7 +3,8 @@
  * communicator, rank, count, datatype and tag each give their error class,
  * and MPI_Error_string names the call that found it. A user error handler
  * is called with the code and the communicator, also through
- * MPI_Comm_call_errhandler. (Roots and operations are checked by
+ * MPI_Comm_call_errhandler. A failed request keeps its own reason until
+ * its wait reports it. (Roots and operations are checked by
  * err_coll.c.) Every process checks on its own: no process waits for
  * another.
  */
@@ -137,6 +138,27 @@ static void test_recv_args(int size)
     EXPECT(rc, MPI_ERR_COMM, "MPI_Recv", "MPI_COMM_NULL");
     rc = MPI_Irecv(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &req);
     EXPECT(rc, MPI_ERR_TYPE, "MPI_Irecv", "MPI_DATATYPE_NULL");
+
+    /* A truncated receive whose message was waiting completes when it is
+     * posted; its wait reports it, with its own reason, even after
+     * another receive failed in between. */
+    {
+        int two[2] = { 5, 6 };
+        char text[MPI_MAX_ERROR_STRING];
+        int len = 0;
+
+        MPI_Send(two, 2, MPI_INT, rank, 41, MPI_COMM_WORLD);
+        MPI_Send(two, 2, MPI_INT, rank, 42, MPI_COMM_WORLD);
+        rc = MPI_Irecv(buf, 1, MPI_INT, rank, 41, MPI_COMM_WORLD, &req);
+        CHECK(rc == MPI_SUCCESS, "Irecv of a message too long: %d", rc);
+        rc = MPI_Recv(buf, 1, MPI_INT, rank, 42, MPI_COMM_WORLD, &status);
+        EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Recv", "truncated receive");
+        rc = MPI_Wait(&req, &status);
+        EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Wait", "truncated Irecv");
+        MPI_Error_string(rc, text, &len);
+        CHECK(strstr(text, "tag 41") != NULL && strstr(text, "tag 42") == NULL,
+              "the wait of the truncated Irecv (tag 41) gives \"%s\"", text);
+    }
 
     /* The wildcards are legal on receives, and the largest tag on both. */
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
