@@ -1,7 +1,9 @@
 /*
  * coll/coll_bcast.c: barrier and broadcast.
  *
- * - barrier: dissemination, ceil(log2 p) rounds of zero-byte messages;
+ * - barrier: linear over a few ranks (every rank tells rank 0, which
+ *   then releases them all), dissemination beyond (ceil(log2 p) rounds of
+ *   zero-byte messages);
  * - bcast: binomial tree for small data; for large data (at least
  *   GENCOMM_COLL_BCAST_LARGE bytes, more than two ranks) van de Geijn's
  *   scatter along a binomial tree followed by a ring allgather, which
@@ -23,6 +25,37 @@ void gcm_coll_barrier_dissemination(gcm_coll_sched_t *s,
         gcm_coll_recv_raw(s, g, NULL, 0, (g->rank - k + g->size) % g->size);
         gcm_coll_fence(s);
     }
+}
+
+/*
+ * Over a few ranks this takes as many hops as dissemination (two up to
+ * four ranks) with fewer messages, 2(p - 1) instead of p ceil(log2 p):
+ * with more processes than cores each message waits for its receiver to
+ * be scheduled, so fewer of them is a shorter barrier (4 processes on 2
+ * cores: bench/mpi_coll_bench.c). Rank 0 leaves first, which is also
+ * what a broadcast or reduction rooted there right after wants.
+ */
+void gcm_coll_barrier_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g)
+{
+    int r;
+
+    if (g->size < 2) {
+        return;
+    }
+    if (g->rank != 0) {
+        gcm_coll_send_raw(s, g, NULL, 0, 0);
+        gcm_coll_recv_raw(s, g, NULL, 0, 0);
+        gcm_coll_fence(s);
+        return;
+    }
+    for (r = 1; r < g->size; r++) {
+        gcm_coll_recv_raw(s, g, NULL, 0, r);
+    }
+    gcm_coll_fence(s);
+    for (r = 1; r < g->size; r++) {
+        gcm_coll_send_raw(s, g, NULL, 0, r);
+    }
+    gcm_coll_fence(s);
 }
 
 void gcm_coll_fanin(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, int root)
@@ -47,13 +80,24 @@ void gcm_coll_fanin(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, int root)
 void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                       const gcm_coll_hier_t *h)
 {
+    int algo = gcm_config.coll_barrier;
+
     if (gcm_coll_hier_use(h, 0)) {
         gcm_coll_trace("barrier", "hier", g, 0);
         gcm_coll_hier_barrier(s, g, h);
         return;
     }
-    gcm_coll_trace("barrier", "dissemination", g, 0);
-    gcm_coll_barrier_dissemination(s, g);
+    if (algo == GCM_COLL_AUTO) {
+        algo = ((unsigned)g->size <= gcm_config.coll_barrier_linear_max) ?
+               GCM_COLL_BARRIER_LINEAR : GCM_COLL_BARRIER_DISSEMINATION;
+    }
+    if (algo == GCM_COLL_BARRIER_LINEAR) {
+        gcm_coll_trace("barrier", "linear", g, 0);
+        gcm_coll_barrier_linear(s, g);
+    } else {
+        gcm_coll_trace("barrier", "dissemination", g, 0);
+        gcm_coll_barrier_dissemination(s, g);
+    }
 }
 
 /* Binomial tree over ranks relative to root. */

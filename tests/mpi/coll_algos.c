@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int rank, size, failures;
 
@@ -118,12 +119,37 @@ static int *ints(int n)
 
 /* ---- the collectives */
 
+/* The monotonic clock is the same for every process of the host, where
+ * gcrun runs them all. */
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One rank comes late each round (rank 0 too, which the linear form
+ * gathers at); nobody may leave before it entered. */
 static void test_barrier(void)
 {
     int i;
 
     for (i = 0; i < 3; i++) {
+        int late = (i == 0) ? 0 : (2 * i + 1) % size;
+        double entered = 0.0, left;
+
+        if (rank == late) {
+            struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+            nanosleep(&ts, NULL);
+            entered = now_s();
+        }
         OK(MPI_Barrier(MPI_COMM_WORLD));
+        left = now_s();
+        OK(MPI_Bcast(&entered, 1, MPI_DOUBLE, late, MPI_COMM_WORLD));
+        CHECK(left >= entered, "barrier %d left %.6f s before rank %d "
+              "entered", i, entered - left, late);
     }
 }
 
