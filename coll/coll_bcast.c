@@ -30,11 +30,15 @@ void gcm_coll_barrier_dissemination(gcm_coll_sched_t *s,
 
 /*
  * Over 3 or 4 ranks this takes as many hops as dissemination (two) with
- * fewer messages, 2(p - 1) instead of p ceil(log2 p):
- * with more processes than cores each message waits for its receiver to
- * be scheduled, so fewer of them is a shorter barrier (4 processes on 2
- * cores: bench/mpi_coll_bench.c). Rank 0 leaves first, which is also
- * what a broadcast or reduction rooted there right after wants.
+ * fewer messages, 2(p - 1) instead of p ceil(log2 p), and rank 0 leaves
+ * first: a broadcast or reduction rooted there right after finds the
+ * other ranks waiting for it instead of making them wait. Dissemination
+ * let rank 0 out last, two hops after the last rank came in; with 4
+ * processes on 2 cores each hop waits for a process to be scheduled, and
+ * an 8-byte bcast from rank 0 after a barrier took several microseconds
+ * where this takes a fraction of one (bench/mpi_coll_bench.c). A barrier
+ * alone measures about the same either way; a symmetric collective right
+ * after it (alltoall) starts with the ranks let out one after another.
  */
 void gcm_coll_barrier_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g)
 {

@@ -494,6 +494,13 @@ static int coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
  * same buffers is what the next call sends.
  */
 
+static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
+{
+    return a->sbuf == b->sbuf && a->rbuf == b->rbuf &&
+           a->count == b->count && a->type == b->type && a->op == b->op &&
+           a->root == b->root && a->h == b->h;
+}
+
 /* The schedule for a blocking call of collective which with arguments
  * key: kept (*hit_p set: built already, under this call's tag), or
  * empty, to build in (kept when the call can be, else s_stack). */
@@ -529,7 +536,7 @@ static coll_sched_t *coll_kept_get(MPI_Comm comm, int which,
         coll_sched_init(&k->s);
         c->kept[which] = k;
     }
-    if (k->valid && memcmp(&k->key, key, sizeof(*key)) == 0) {
+    if (k->valid && coll_key_eq(&k->key, key)) {
         /* The tag a build would have taken. */
         tag = gcm_mpi_coll_tag(comm);
         for (i = 0; i < k->s.nsteps; i++) {
@@ -628,14 +635,13 @@ static int coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
     return MPI_SUCCESS;
 }
 
-/* The arguments of a call, padding zeroed (keys are compared whole). */
+/* The arguments of a call, as kept schedules are looked up by. */
 static coll_key_t coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
                            int count, MPI_Datatype type, MPI_Op op,
                            int root)
 {
     coll_key_t key;
 
-    memset(&key, 0, sizeof(key));
     key.sbuf = sbuf;
     key.rbuf = rbuf;
     key.count = count;
