@@ -1,8 +1,11 @@
 /*
  * coll/coll_bcast.c: barrier and broadcast.
  *
- * - barrier: dissemination, ceil(log2 p) rounds of zero-byte messages;
- * - bcast: binomial tree for small data; for large data (at least
+ * - barrier: linear over 3 to a few ranks (every rank tells rank 0,
+ *   which then releases them all), else dissemination (ceil(log2 p)
+ *   rounds of zero-byte messages);
+ * - bcast: linear (the root sends to each) over a few ranks and binomial
+ *   tree beyond for small data; for large data (at least
  *   GENCOMM_COLL_BCAST_LARGE bytes, more than two ranks) van de Geijn's
  *   scatter along a binomial tree followed by a ring allgather, which
  *   moves about 2m bytes through the root instead of m log p.
@@ -23,6 +26,41 @@ void gcm_coll_barrier_dissemination(gcm_coll_sched_t *s,
         gcm_coll_recv_raw(s, g, NULL, 0, (g->rank - k + g->size) % g->size);
         gcm_coll_fence(s);
     }
+}
+
+/*
+ * Over 3 or 4 ranks this takes as many hops as dissemination (two) with
+ * fewer messages, 2(p - 1) instead of p ceil(log2 p), and rank 0 leaves
+ * first: a broadcast or reduction rooted there right after finds the
+ * other ranks waiting for it instead of making them wait. Dissemination
+ * let rank 0 out last, two hops after the last rank came in; with 4
+ * processes on 2 cores each hop waits for a process to be scheduled, and
+ * an 8-byte bcast from rank 0 after a barrier took several microseconds
+ * where this takes a fraction of one (bench/mpi_coll_bench.c). A barrier
+ * alone measures about the same either way; a symmetric collective right
+ * after it (alltoall) starts with the ranks let out one after another.
+ */
+void gcm_coll_barrier_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g)
+{
+    int r;
+
+    if (g->size < 2) {
+        return;
+    }
+    if (g->rank != 0) {
+        gcm_coll_send_raw(s, g, NULL, 0, 0);
+        gcm_coll_recv_raw(s, g, NULL, 0, 0);
+        gcm_coll_fence(s);
+        return;
+    }
+    for (r = 1; r < g->size; r++) {
+        gcm_coll_recv_raw(s, g, NULL, 0, r);
+    }
+    gcm_coll_fence(s);
+    for (r = 1; r < g->size; r++) {
+        gcm_coll_send_raw(s, g, NULL, 0, r);
+    }
+    gcm_coll_fence(s);
 }
 
 void gcm_coll_fanin(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, int root)
@@ -47,13 +85,27 @@ void gcm_coll_fanin(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, int root)
 void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                       const gcm_coll_hier_t *h)
 {
+    int algo = gcm_config.coll_barrier;
+
     if (gcm_coll_hier_use(h, 0)) {
         gcm_coll_trace("barrier", "hier", g, 0);
         gcm_coll_hier_barrier(s, g, h);
         return;
     }
-    gcm_coll_trace("barrier", "dissemination", g, 0);
-    gcm_coll_barrier_dissemination(s, g);
+    /* Two ranks: dissemination is one exchange, one hop where the
+     * linear form takes two. */
+    if (algo == GCM_COLL_AUTO) {
+        algo = (g->size > 2 &&
+                (unsigned)g->size <= gcm_config.coll_barrier_linear_max) ?
+               GCM_COLL_BARRIER_LINEAR : GCM_COLL_BARRIER_DISSEMINATION;
+    }
+    if (algo == GCM_COLL_BARRIER_LINEAR) {
+        gcm_coll_trace("barrier", "linear", g, 0);
+        gcm_coll_barrier_linear(s, g);
+    } else {
+        gcm_coll_trace("barrier", "dissemination", g, 0);
+        gcm_coll_barrier_dissemination(s, g);
+    }
 }
 
 /* Binomial tree over ranks relative to root. */
@@ -74,6 +126,28 @@ void gcm_coll_bcast_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     for (mask >>= 1; mask > 0; mask >>= 1) {
         if (vr + mask < size) {
             gcm_coll_send_raw(s, g, p, len, (vr + mask + root) % size);
+        }
+    }
+    gcm_coll_fence(s);
+}
+
+/*
+ * The root sends to each rank. Over a few ranks that is as many messages
+ * as the binomial tree and every rank one hop from the root, where the
+ * tree puts one rank of four two hops away: with more processes than
+ * cores each hop waits for a process to be scheduled (4 processes on 2
+ * cores: that rank's wait was most of an 8-byte bcast).
+ */
+static void coll_bcast_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                              void *p, size_t len, int root)
+{
+    int r;
+
+    if (g->rank != root) {
+        gcm_coll_recv_raw(s, g, p, len, root);
+    } else {
+        for (r = 1; r < g->size; r++) {
+            gcm_coll_send_raw(s, g, p, len, (root + r) % g->size);
         }
     }
     gcm_coll_fence(s);
@@ -146,12 +220,20 @@ void gcm_coll_bcast_bytes(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         return;
     }
     if (algo == GCM_COLL_AUTO) {
-        algo = (len >= gcm_config.coll_bcast_large && g->size > 2) ?
-               GCM_COLL_BCAST_SCATTER_ALLGATHER : GCM_COLL_BCAST_BINOMIAL;
+        if (len >= gcm_config.coll_bcast_large) {
+            algo = (g->size > 2) ? GCM_COLL_BCAST_SCATTER_ALLGATHER :
+                                   GCM_COLL_BCAST_BINOMIAL;
+        } else {
+            algo = ((unsigned)g->size <= gcm_config.coll_bcast_linear_max) ?
+                   GCM_COLL_BCAST_LINEAR : GCM_COLL_BCAST_BINOMIAL;
+        }
     }
     if (algo == GCM_COLL_BCAST_SCATTER_ALLGATHER && len > 0) {
         gcm_coll_trace("bcast", "scatter_allgather", g, len);
         gcm_coll_bcast_scatter_allgather(s, g, p, len, root);
+    } else if (algo == GCM_COLL_BCAST_LINEAR) {
+        gcm_coll_trace("bcast", "linear", g, len);
+        coll_bcast_linear(s, g, p, len, root);
     } else {
         gcm_coll_trace("bcast", "binomial", g, len);
         gcm_coll_bcast_raw(s, g, p, len, root);

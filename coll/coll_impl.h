@@ -12,7 +12,9 @@
  * setting holds the index; 0 is "auto" for all). */
 enum { GCM_COLL_AUTO = 0 };
 enum { GCM_COLL_HIER_OFF = 1, GCM_COLL_HIER_ON = 2 };
-enum { GCM_COLL_BCAST_BINOMIAL = 1, GCM_COLL_BCAST_SCATTER_ALLGATHER = 2 };
+enum { GCM_COLL_BARRIER_DISSEMINATION = 1, GCM_COLL_BARRIER_LINEAR = 2 };
+enum { GCM_COLL_BCAST_BINOMIAL = 1, GCM_COLL_BCAST_SCATTER_ALLGATHER = 2,
+       GCM_COLL_BCAST_LINEAR = 3 };
 enum { GCM_COLL_REDUCE_BINOMIAL = 1, GCM_COLL_REDUCE_RABENSEIFNER = 2 };
 enum { GCM_COLL_ALLREDUCE_RECDBL = 1, GCM_COLL_ALLREDUCE_RABENSEIFNER = 2 };
 enum { GCM_COLL_RS_HALVING = 1, GCM_COLL_RS_REDUCE_SCATTERV = 2 };
@@ -44,6 +46,10 @@ static inline int gcm_coll_pof2(int n)
 
 void gcm_coll_barrier_dissemination(gcm_coll_sched_t *s,
                                     const gcm_coll_grp_t *g) GCM_INTERNAL;
+/* Zero-byte messages from every rank to rank 0, then from rank 0 to
+ * every rank. */
+void gcm_coll_barrier_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g)
+    GCM_INTERNAL;
 /* Zero-byte binomial fan-in to root: once root passes it, every rank of
  * g has entered. */
 void gcm_coll_fanin(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, int root)

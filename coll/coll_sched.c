@@ -238,6 +238,27 @@ static gcm_coll_step_t *coll_add(gcm_coll_sched_t *s, gcm_coll_kind_t kind)
     return st;
 }
 
+/*
+ * A typed buffer that is one contiguous run of bytes becomes those raw
+ * bytes when its step is built, so that running the step (again and
+ * again when the MPI layer keeps the schedule) asks nothing of the type.
+ */
+static void coll_raw_if_contig(const gcm_coll_sched_t *s, void **buf_p,
+                               int *count_p, gcm_coll_type_h *type_p,
+                               size_t *len_p)
+{
+    const void *start = NULL;
+
+    if (*type_p == NULL ||
+        s->ops->contig(*type_p, *count_p, *buf_p, &start) == 0) {
+        return;
+    }
+    *len_p = gcm_coll_bytes(s, *type_p, *count_p, 0);
+    *buf_p = (*len_p == 0) ? NULL : (void *)start;
+    *count_p = 0;
+    *type_p = NULL;
+}
+
 static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
                       const gcm_coll_grp_t *g, const void *buf, int count,
                       gcm_coll_type_h type, size_t len, int peer)
@@ -254,6 +275,7 @@ static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
     st->count = count;
     st->type = type;
     st->len = len;
+    coll_raw_if_contig(s, &st->buf, &st->count, &st->type, &st->len);
 }
 
 void gcm_coll_send(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
@@ -310,11 +332,11 @@ void gcm_coll_copy(gcm_coll_sched_t *s, const void *src, int scount,
                    gcm_coll_type_h type, size_t len)
 {
     gcm_coll_step_t *st = coll_add(s, GCM_COLL_COPY);
+    void *from = (void *)src;
 
     if (st == NULL) {
         return;
     }
-    st->sbuf = src;
     st->scount = scount;
     st->stype = stype;
     st->slen = slen;
@@ -322,6 +344,9 @@ void gcm_coll_copy(gcm_coll_sched_t *s, const void *src, int scount,
     st->count = count;
     st->type = type;
     st->len = len;
+    coll_raw_if_contig(s, &from, &st->scount, &st->stype, &st->slen);
+    coll_raw_if_contig(s, &st->buf, &st->count, &st->type, &st->len);
+    st->sbuf = from;
 }
 
 size_t gcm_coll_bytes(const gcm_coll_sched_t *s, gcm_coll_type_h type,

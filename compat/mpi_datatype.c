@@ -1025,6 +1025,11 @@ MPI_Count gcm_mpi_type_size(MPI_Datatype datatype)
     return datatype->size;
 }
 
+int gcm_mpi_type_is_predefined(MPI_Datatype datatype)
+{
+    return datatype->predefined;
+}
+
 void gcm_mpi_type_extent(MPI_Datatype datatype, MPI_Aint *lb,
                          MPI_Aint *extent)
 {

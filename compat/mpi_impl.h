@@ -95,9 +95,12 @@ struct gcm_mpi_comm {
     /* MPI_Comm_create_group calls made on this communicator, per
      * (group, tag): see mpi_comm.c. */
     void           *cg_counts;
-    /* What the collectives cache: the node structure (coll/), made by
-     * the first collective that can use it (mpi_coll.c). */
-    gcm_coll_hier_t *coll_hier;
+    /* What the collectives cache (mpi_coll.c): the node structure
+     * (coll/), made by the first collective that can use it, and the
+     * schedules of the last blocking calls, run again by calls with the
+     * same arguments. One pointer: MPI_COMM_WORLD's size is part of the
+     * ABI (programs hold a copy of the object). */
+    struct gcm_mpi_coll_cache *coll_cache;
     /* One reference for the user's handle and one per request on the
      * communicator: MPI_Comm_free only drops the first, and operations
      * still pending complete normally (MPI-3.1 6.4.3); the last
@@ -168,6 +171,9 @@ _Static_assert(GCM_COLL_TAG_GENERAL + GCM_COLL_TAG_UB < GCM_MPI_TAG_FIXED,
  * same one for the same call). Tags above GCM_TAG_UB never match user
  * receives, not even MPI_ANY_TAG ones. */
 int gcm_mpi_coll_tag(MPI_Comm comm) GCM_INTERNAL;
+
+/* Frees what comm's collectives cached (mpi_coll.c). */
+void gcm_mpi_coll_cache_free(MPI_Comm comm) GCM_INTERNAL;
 
 /* Raw byte transfers on comm's LCO by point-to-point rank (prank space;
  * for intercommunicators the remote rank), any tag >= 0. For the library's
@@ -432,6 +438,10 @@ int gcm_mpi_type_check(MPI_Datatype datatype) GCM_INTERNAL;
 
 /* Bytes of data in one element (MPI_Type_size). */
 MPI_Count gcm_mpi_type_size(MPI_Datatype datatype) GCM_INTERNAL;
+
+/* Nonzero for one of mpi.h's types (never freed: the handle always means
+ * the same type). */
+int gcm_mpi_type_is_predefined(MPI_Datatype datatype) GCM_INTERNAL;
 
 /* lb and extent of one element. */
 void gcm_mpi_type_extent(MPI_Datatype datatype, MPI_Aint *lb,

@@ -139,8 +139,11 @@ static const gcm_config_entry_t gcm_config_table[] = {
                   "hierarchical collectives (node, leaders, node): auto "
                   "when a communicator spans several nodes and some node "
                   "holds several of its members; 0 never; 1 always"),
-    GCM_CFG_WORDS("GENCOMM_COLL_BCAST", "auto|binomial|scatter_allgather",
-                  coll_bcast, "broadcast algorithm"),
+    GCM_CFG_WORDS("GENCOMM_COLL_BARRIER", "auto|dissemination|linear",
+                  coll_barrier, "barrier algorithm"),
+    GCM_CFG_WORDS("GENCOMM_COLL_BCAST",
+                  "auto|binomial|scatter_allgather|linear", coll_bcast,
+                  "broadcast algorithm"),
     GCM_CFG_WORDS("GENCOMM_COLL_REDUCE", "auto|binomial|rabenseifner",
                   coll_reduce, "reduce algorithm (rabenseifner: "
                   "commutative operators only)"),
@@ -183,6 +186,16 @@ static const gcm_config_entry_t gcm_config_table[] = {
             GCM_STR(GCM_COLL_SCAN_LINEAR_MAX), GCM_CFG_INT,
             coll_scan_linear_max,
             "scans over at most this many processes: linear pipeline"),
+    GCM_CFG("GENCOMM_COLL_BCAST_LINEAR_MAX",
+            GCM_STR(GCM_COLL_BCAST_LINEAR_MAX), GCM_CFG_INT,
+            coll_bcast_linear_max,
+            "broadcasts below GENCOMM_COLL_BCAST_LARGE over at most this "
+            "many processes: linear (the root sends to each)"),
+    GCM_CFG("GENCOMM_COLL_BARRIER_LINEAR_MAX",
+            GCM_STR(GCM_COLL_BARRIER_LINEAR_MAX), GCM_CFG_INT,
+            coll_barrier_linear_max,
+            "barriers over 3 to this many processes: linear (gather at "
+            "rank 0, then release)"),
     GCM_CFG("GENCOMM_COLL_SEGMENT", GCM_STR(GCM_COLL_SEGMENT),
             GCM_CFG_SIZE, coll_segment,
             "piece size of the pipelined scan (bytes)"),

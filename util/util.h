@@ -97,6 +97,7 @@ typedef struct gcm_config {
      * names the others in the same order), and the thresholds of the
      * automatic choice. */
     int      coll_hier;             /* GENCOMM_COLL_HIER */
+    int      coll_barrier;          /* GENCOMM_COLL_BARRIER */
     int      coll_bcast;            /* GENCOMM_COLL_BCAST */
     int      coll_reduce;           /* GENCOMM_COLL_REDUCE */
     int      coll_allreduce;        /* GENCOMM_COLL_ALLREDUCE */
@@ -111,6 +112,8 @@ typedef struct gcm_config {
     size_t   coll_allgather_large;  /* GENCOMM_COLL_ALLGATHER_LARGE */
     size_t   coll_alltoall_small;   /* GENCOMM_COLL_ALLTOALL_SMALL */
     unsigned coll_scan_linear_max;  /* GENCOMM_COLL_SCAN_LINEAR_MAX */
+    unsigned coll_barrier_linear_max; /* GENCOMM_COLL_BARRIER_LINEAR_MAX */
+    unsigned coll_bcast_linear_max; /* GENCOMM_COLL_BCAST_LINEAR_MAX */
     size_t   coll_segment;          /* GENCOMM_COLL_SEGMENT */
     unsigned max_endpoints;    /* GENCOMM_MAX_ENDPOINTS */
     int      progress_thread;  /* GENCOMM_PROGRESS_THREAD */
@@ -126,7 +129,9 @@ typedef struct gcm_config {
  * of a total of at least ALLGATHER_LARGE bytes runs in a ring; all-to-all
  * blocks of at most ALLTOALL_SMALL bytes take Bruck's algorithm; scans
  * over at most SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte
- * pieces.
+ * pieces; barriers over 3 to BARRIER_LINEAR_MAX processes gather at rank
+ * 0, which releases the others; broadcasts below BCAST_LARGE bytes over at
+ * most BCAST_LINEAR_MAX processes go from the root to each.
  */
 #define GCM_COLL_BCAST_LARGE      32768
 #define GCM_COLL_REDUCE_LARGE     16384
@@ -134,6 +139,8 @@ typedef struct gcm_config {
 #define GCM_COLL_ALLGATHER_LARGE  65536
 #define GCM_COLL_ALLTOALL_SMALL   256
 #define GCM_COLL_SCAN_LINEAR_MAX  4
+#define GCM_COLL_BARRIER_LINEAR_MAX 4
+#define GCM_COLL_BCAST_LINEAR_MAX 4
 #define GCM_COLL_SEGMENT          65536
 
 /* The most endpoints a process may have (GENCOMM_MAX_ENDPOINTS's bound;

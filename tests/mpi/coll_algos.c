@@ -8,7 +8,7 @@
  * algorithm it forced is the one that ran.
  *
  * Usage: coll_algos [WHAT...], WHAT among bcast reduce allreduce
- * reduce_scatter scan gather allgather alltoall barrier nonblocking
+ * reduce_scatter scan gather allgather alltoall barrier repeat nonblocking
  * noncomm (only the non-commutative reductions); none: all but noncomm.
  */
 #include <mpi.h>
@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int rank, size, failures;
 
@@ -118,12 +119,37 @@ static int *ints(int n)
 
 /* ---- the collectives */
 
+/* The monotonic clock is the same for every process of the host, where
+ * gcrun runs them all. */
+static double now_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One rank comes late each round (rank 0 too, which the linear form
+ * gathers at); nobody may leave before it entered. */
 static void test_barrier(void)
 {
     int i;
 
     for (i = 0; i < 3; i++) {
+        int late = (i == 0) ? 0 : (2 * i + 1) % size;
+        double entered = 0.0, left;
+
+        if (rank == late) {
+            struct timespec ts = { 0, 20 * 1000 * 1000 };
+
+            nanosleep(&ts, NULL);
+            entered = now_s();
+        }
         OK(MPI_Barrier(MPI_COMM_WORLD));
+        left = now_s();
+        OK(MPI_Bcast(&entered, 1, MPI_DOUBLE, late, MPI_COMM_WORLD));
+        CHECK(left >= entered, "barrier %d left %.6f s before rank %d "
+              "entered", i, entered - left, late);
     }
 }
 
@@ -599,6 +625,89 @@ static void test_nonblocking(void)
     free(b);
 }
 
+/*
+ * The MPI layer keeps the schedule of a blocking barrier, bcast, reduce
+ * and allreduce and runs it again for a call with the same arguments: new
+ * data in the same buffers must be what moves, calls of the other
+ * collectives, of other roots and counts and nonblocking ones in between
+ * must not confuse it, and a user datatype freed and made again as
+ * another layout must not run an old schedule.
+ */
+static void test_repeat(void)
+{
+    int n = 7, round, i, bad = 0;
+    int *a = ints(n), *r = ints(n), *b = ints(n);
+    MPI_Request req;
+
+    for (round = 0; round < 6; round++) {
+        int root = (round % 3 == 2) ? size - 1 : 0;
+        int m = (round == 3) ? n - 2 : n;   /* once a shorter count */
+
+        for (i = 0; i < n; i++) {
+            a[i] = val(rank, i) + round;
+            r[i] = -1;
+            b[i] = (rank == root) ? val(round, i) : -1;
+        }
+        OK(MPI_Allreduce(a, r, m, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        for (i = 0; i < m; i++) {
+            bad += (r[i] != sum_upto(size, i) + size * round);
+        }
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        if (round == 4) {
+            /* A nonblocking call takes a tag in between. */
+            OK(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+            OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        }
+        OK(MPI_Bcast(b, m, MPI_INT, root, MPI_COMM_WORLD));
+        for (i = 0; i < m; i++) {
+            bad += (b[i] != val(round, i));
+        }
+        for (i = 0; i < n; i++) {
+            r[i] = -1;
+        }
+        OK(MPI_Reduce(a, r, m, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD));
+        for (i = 0; i < m && rank == root; i++) {
+            bad += (r[i] != sum_upto(size, i) + size * round);
+        }
+        /* In place, same buffer: the result of the last round is the
+         * data of this one. */
+        for (i = 0; i < n; i++) {
+            r[i] = rank + round;
+        }
+        OK(MPI_Allreduce(MPI_IN_PLACE, r, n, MPI_INT, MPI_SUM,
+                         MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += (r[i] != size * (size - 1) / 2 + size * round);
+        }
+    }
+    CHECK(bad == 0, "repeated calls with the same arguments: %d wrong", bad);
+    bad = 0;
+    for (round = 0; round < 2; round++) {
+        MPI_Datatype t;
+
+        /* Two ints, then every other int of four: same buffers, same
+         * count, another layout (behind the same handle if the library
+         * reuses the freed object's memory). */
+        MPI_Type_vector(2, 1, round + 1, MPI_INT, &t);
+        MPI_Type_commit(&t);
+        for (i = 0; i < n; i++) {
+            a[i] = val(rank, i);
+            r[i] = -1;
+        }
+        OK(MPI_Allreduce(a, r, 1, t, MPI_SUM, MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            int in = (round == 0) ? (i < 2) : (i == 0 || i == 2);
+
+            bad += (r[i] != (in ? sum_upto(size, i) : -1));
+        }
+        MPI_Type_free(&t);
+    }
+    CHECK(bad == 0, "a freed user type's handle made again: %d wrong", bad);
+    free(a);
+    free(r);
+    free(b);
+}
+
 static int wanted(int argc, char **argv, const char *what)
 {
     int i;
@@ -636,6 +745,9 @@ int main(int argc, char **argv)
 
     if (wanted(argc, argv, "barrier")) {
         test_barrier();
+    }
+    if (wanted(argc, argv, "repeat")) {
+        test_repeat();
     }
     if (wanted(argc, argv, "bcast")) {
         test_bcast();
