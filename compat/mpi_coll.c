@@ -456,6 +456,18 @@ static int coll_no_inter_in_place(MPI_Comm comm, const char *call,
 
 /* ---- running ------------------------------------------------------------- */
 
+/* What a blocking collective returns once its schedule ran: err, the
+ * first failed transfer's status, raised on comm. */
+static int coll_result(MPI_Comm comm, const char *call, gcm_status_t err)
+{
+    if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
+                             "a transfer of the collective failed: %s",
+                             gcm_status_string(err));
+    }
+    return MPI_SUCCESS;
+}
+
 /* Runs a built schedule to its end and frees it; raises what went
  * wrong. */
 static int coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
@@ -470,12 +482,7 @@ static int coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
     (void)gcm_coll_sched_advance(s, 1);
     err = s->err;
     gcm_coll_sched_free(s);
-    if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
-                             "a transfer of the collective failed: %s",
-                             gcm_status_string(err));
-    }
-    return MPI_SUCCESS;
+    return coll_result(comm, call, err);
 }
 
 /* ---- schedules kept between blocking calls ------------------------------
@@ -627,12 +634,7 @@ static int coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
     if (!k->valid) {
         gcm_coll_sched_free(s);
     }
-    if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
-                             "a transfer of the collective failed: %s",
-                             gcm_status_string(err));
-    }
-    return MPI_SUCCESS;
+    return coll_result(comm, call, err);
 }
 
 /* The arguments of a call, as kept schedules are looked up by. */
