@@ -608,8 +608,10 @@ void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint)
                                       memory_order_acquire));
 }
 
-/* One round with the lock held; returns the events handled. */
-static unsigned gcm_thr_progress_locked(gcm_thr_endpoint_t *endpoint)
+/* One round on endpoint, whose lock the caller took: releases the lock,
+ * then runs the layer above's work that needs it free; returns the events
+ * handled. */
+static unsigned gcm_thr_progress_unlock(gcm_thr_endpoint_t *endpoint)
 {
     unsigned n = ucp_worker_progress(endpoint->worker);
 
@@ -617,20 +619,17 @@ static unsigned gcm_thr_progress_locked(gcm_thr_endpoint_t *endpoint)
     if (gcm_thr.upcalls.progress != NULL) {
         n += gcm_thr.upcalls.progress(endpoint);
     }
-    return n;
-}
-
-static unsigned gcm_thr_progress_own(gcm_thr_endpoint_t *endpoint)
-{
-    unsigned n;
-
-    gcm_thr_lock(endpoint);
-    n = gcm_thr_progress_locked(endpoint);
     gcm_thr_unlock(endpoint);
     if (gcm_thr.upcalls.after_progress != NULL) {
         gcm_thr.upcalls.after_progress(endpoint);
     }
     return n;
+}
+
+static unsigned gcm_thr_progress_own(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_thr_lock(endpoint);
+    return gcm_thr_progress_unlock(endpoint);
 }
 
 /* Does endpoint need a thread of another endpoint? all: also when it has
@@ -647,17 +646,10 @@ static int gcm_thr_is_orphan(gcm_thr_endpoint_t *endpoint, int all)
  * endpoint's lock, so no thread ever holds or waits for two. */
 static unsigned gcm_thr_progress_try(gcm_thr_endpoint_t *endpoint)
 {
-    unsigned n;
-
     if (!gcm_thr_trylock(endpoint)) {
         return 0;
     }
-    n = gcm_thr_progress_locked(endpoint);
-    gcm_thr_unlock(endpoint);
-    if (gcm_thr.upcalls.after_progress != NULL) {
-        gcm_thr.upcalls.after_progress(endpoint);
-    }
-    return n;
+    return gcm_thr_progress_unlock(endpoint);
 }
 
 /* Progresses the endpoints other than self that nobody waits on (with
