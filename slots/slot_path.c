@@ -827,20 +827,17 @@ static gcm_slots_umsg_t *gcm_slots_umsg_new(const gcm_slots_env_t *env,
     if (umsg == NULL) {
         return NULL;
     }
+    umsg->env           = *env;
+    umsg->payload       = *payload;
+    umsg->payload.in_cb = 0;
     if (inl) {
-        umsg->env          = *env;
-        umsg->payload      = *payload;
         umsg->payload.kind = GCM_PAYLOAD_INLINE;
         umsg->payload.data = umsg + 1;
-        umsg->payload.in_cb = 0;
         if (payload->size > 0) {
             memcpy(umsg + 1, payload->data, payload->size);
         }
         return umsg;
     }
-    umsg->env           = *env;
-    umsg->payload       = *payload;
-    umsg->payload.in_cb = 0;
     if ((payload->kind == GCM_PAYLOAD_TRANSIENT) && payload->can_hold) {
         umsg->payload.kind = GCM_PAYLOAD_HELD;
     }

@@ -577,16 +577,22 @@ int gcm_slots_pid_dying(pid_t pid)
     return (state == 'Z') || (state == 'X') || ((flags & 0x4) != 0);
 }
 
-int gcm_slots_shm_peer_dying(int proc)
+/* The pid proc published with its segments, or 0. */
+static int gcm_shm_pid_of(int proc)
 {
     gcm_shm_info_t *info = malloc(sizeof(*info));
-    int nseg, dying = 0;
+    int nseg, pid = 0;
 
     if ((info != NULL) && gcm_shm_info_of(proc, info, &nseg) && (nseg > 0)) {
-        dying = gcm_slots_pid_dying((pid_t)info->head.pid);
+        pid = (int)info->head.pid;
     }
     free(info);
-    return dying;
+    return pid;
+}
+
+int gcm_slots_shm_peer_dying(int proc)
+{
+    return gcm_slots_pid_dying((pid_t)gcm_shm_pid_of(proc));
 }
 
 /* Maps the segment of endpoint rep of proc and claims a ring in it for
@@ -937,19 +943,6 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
 }
 
 /* ---- consuming ----------------------------------------------------------- */
-
-/* The pid proc published with its segments, or 0. */
-static int gcm_shm_pid_of(int proc)
-{
-    gcm_shm_info_t *info = malloc(sizeof(*info));
-    int nseg, pid = 0;
-
-    if ((info != NULL) && gcm_shm_info_of(proc, info, &nseg) && (nseg > 0)) {
-        pid = (int)info->head.pid;
-    }
-    free(info);
-    return pid;
-}
 
 static void gcm_shm_rescan(gcm_shm_ep_t *sep, uint32_t gen)
 {

@@ -608,8 +608,10 @@ void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint)
                                       memory_order_acquire));
 }
 
-/* One round with the lock held; returns the events handled. */
-static unsigned gcm_thr_progress_locked(gcm_thr_endpoint_t *endpoint)
+/* One round on endpoint, whose lock the caller took: releases the lock,
+ * then runs the layer above's work that needs it free; returns the events
+ * handled. */
+static unsigned gcm_thr_progress_unlock(gcm_thr_endpoint_t *endpoint)
 {
     unsigned n = ucp_worker_progress(endpoint->worker);
 
@@ -617,20 +619,17 @@ static unsigned gcm_thr_progress_locked(gcm_thr_endpoint_t *endpoint)
     if (gcm_thr.upcalls.progress != NULL) {
         n += gcm_thr.upcalls.progress(endpoint);
     }
-    return n;
-}
-
-static unsigned gcm_thr_progress_own(gcm_thr_endpoint_t *endpoint)
-{
-    unsigned n;
-
-    gcm_thr_lock(endpoint);
-    n = gcm_thr_progress_locked(endpoint);
     gcm_thr_unlock(endpoint);
     if (gcm_thr.upcalls.after_progress != NULL) {
         gcm_thr.upcalls.after_progress(endpoint);
     }
     return n;
+}
+
+static unsigned gcm_thr_progress_own(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_thr_lock(endpoint);
+    return gcm_thr_progress_unlock(endpoint);
 }
 
 /* Does endpoint need a thread of another endpoint? all: also when it has
@@ -647,17 +646,10 @@ static int gcm_thr_is_orphan(gcm_thr_endpoint_t *endpoint, int all)
  * endpoint's lock, so no thread ever holds or waits for two. */
 static unsigned gcm_thr_progress_try(gcm_thr_endpoint_t *endpoint)
 {
-    unsigned n;
-
     if (!gcm_thr_trylock(endpoint)) {
         return 0;
     }
-    n = gcm_thr_progress_locked(endpoint);
-    gcm_thr_unlock(endpoint);
-    if (gcm_thr.upcalls.after_progress != NULL) {
-        gcm_thr.upcalls.after_progress(endpoint);
-    }
-    return n;
+    return gcm_thr_progress_unlock(endpoint);
 }
 
 /* Progresses the endpoints other than self that nobody waits on (with
@@ -821,12 +813,13 @@ static void gcm_thr_watch_end(gcm_thr_watch_t *w)
 }
 
 /*
- * Watches the endpoints other than self that have no waiter, as far as
- * they can be, so that whatever arrives for them wakes the sleeper.
- * Returns -1 if one has work now, else 1 if one with pending requests
- * could not be watched (the sleep must be short), else 0.
+ * Watches the endpoints other than self that have no waiter (with pending
+ * requests only, unless all), as far as they can be, so that whatever
+ * arrives for them wakes the sleeper. Returns -1 if one has work now,
+ * else 1 if one with pending requests could not be watched (the sleep
+ * must be short), else 0.
  */
-static int gcm_thr_watch_orphans(gcm_thr_endpoint_t *self,
+static int gcm_thr_watch_orphans(gcm_thr_endpoint_t *self, int all,
                                  gcm_thr_watch_t *w, int *nw_p,
                                  struct pollfd *pfd, int *npfd_p)
 {
@@ -834,7 +827,7 @@ static int gcm_thr_watch_orphans(gcm_thr_endpoint_t *self,
 
     for (i = 0; i < gcm_thr.nendpoints; i++) {
         gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
-        if ((endpoint == self) || !gcm_thr_is_orphan(endpoint, 1)) {
+        if ((endpoint == self) || !gcm_thr_is_orphan(endpoint, all)) {
             continue;
         }
         r = gcm_thr_watch_begin(endpoint, 0, &w[*nw_p], pfd, npfd_p);
@@ -894,7 +887,7 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
         goto out;
     }
     if (gcm_thr.nendpoints > 1) {
-        orphans = gcm_thr_watch_orphans(endpoint, w, &nw, pfd, &npfd);
+        orphans = gcm_thr_watch_orphans(endpoint, 1, w, &nw, pfd, &npfd);
         if (orphans < 0) {
             goto out;
         }
@@ -1020,34 +1013,22 @@ static void gcm_thr_pt_sleep(void)
 {
     struct pollfd pfd[GCM_THR_MAX_PFD];
     gcm_thr_watch_t w[GCM_MAX_ENDPOINTS];
-    int npfd = 1, nw = 0, pending = 0, unwatched = 0, i, r;
+    int npfd = 1, nw = 0, unwatched, i;
     uint64_t count;
 
     pfd[0].fd     = gcm_thr.pt_fd;
     pfd[0].events = POLLIN;
     /* Idle first, then look: see gcm_thr_pending_add. */
     atomic_store(&gcm_thr_pt_idle, 1);
-    for (i = 0; i < gcm_thr.nendpoints; i++) {
-        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
-        if (!gcm_thr_is_orphan(endpoint, 0)) {
-            continue;
-        }
-        pending = 1;
-        r = gcm_thr_watch_begin(endpoint, 0, &w[nw], pfd, &npfd);
-        if (r < 0) {
-            goto out;
-        }
-        if (r > 0) {
-            nw++;
-        } else {
-            unwatched = 1;
-        }
+    unwatched = gcm_thr_watch_orphans(NULL, 0, w, &nw, pfd, &npfd);
+    if (unwatched < 0) {
+        goto out;
     }
     /* An endpoint another thread polls wakes that thread, which then
      * progresses it; one whose lock was busy is looked at again soon. */
     (void)poll(pfd, (nfds_t)npfd,
                unwatched ? 1 :
-               (pending ? (int)gcm_config.wait_timeout_ms : 1000));
+               ((nw > 0) ? (int)gcm_config.wait_timeout_ms : 1000));
 out:
     atomic_store(&gcm_thr_pt_idle, 0);
     for (i = 0; i < nw; i++) {
