@@ -237,6 +237,13 @@ int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
     return gcm_mpi_errh_invoke(comm, errclass);
 }
 
+int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
+                         const char *call, const char *what)
+{
+    return gcm_mpi_raise(comm, gcm_mpi_errclass(status), call, "%s: %s",
+                         what, gcm_last_error());
+}
+
 void gcm_mpi_errh_retain(MPI_Errhandler errh)
 {
     if ((errh != NULL) && !errh->predefined) {

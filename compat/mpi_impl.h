@@ -404,6 +404,10 @@ void gcm_mpi_info_env_init(int argc, char **argv) GCM_INTERNAL;
 int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
                   const char *fmt, ...)
     __attribute__((format(printf, 4, 5))) GCM_INTERNAL;
+/* Raises a failed native call's status: its class, and the reason "what:
+ * <the native layer's last error>". */
+int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
+                         const char *call, const char *what) GCM_INTERNAL;
 
 /* ---- datatypes (mpi_datatype.c) ------------------------------------------ */
 

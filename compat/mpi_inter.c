@@ -58,13 +58,6 @@ typedef struct inter_hdr {
 
 /* ---- helpers --------------------------------------------------------- */
 
-static int raise_native(MPI_Comm comm, gcm_status_t status, const char *call,
-                        const char *what)
-{
-    return gcm_mpi_raise(comm, gcm_mpi_errclass(status), call, "%s: %s",
-                         what, gcm_last_error());
-}
-
 /*
  * Broadcast of hdr and then hdr->size ints in *procs_p from root over
  * comm (MPI_Bcast, which raises its own failures on comm). Non-roots get
@@ -299,8 +292,9 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
     if (status != GCM_OK) {
         free(procs);
         free(rprocs);
-        return raise_native(local_comm, status, call,
-                            "cannot create the intercommunicator's LCO");
+        return gcm_mpi_raise_native(local_comm, status, call,
+                                    "cannot create the "
+                                    "intercommunicator's LCO");
     }
     comm = gcm_mpi_comm_alloc(GCM_MPI_COMM_INTER, lco);
     if (comm == NULL) {
@@ -405,8 +399,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
         }
     }
     if (status != GCM_OK) {
-        return raise_native(intercomm, status, call,
-                            "exchange of the high flags failed");
+        return gcm_mpi_raise_native(intercomm, status, call,
+                                    "exchange of the high flags failed");
     }
 
     first = (mine < theirs) ||

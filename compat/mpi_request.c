@@ -662,10 +662,8 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
     }
     gcm_mpi_reqs_progress(count, reqs);
     for (i = 0; i < count; i++) {
-        /* The first incomplete one's endpoint is progressed; the others
-         * are looked at as they are. */
         if (!gcm_mpi_req_is_null(reqs[i]) &&
-            !gcm_mpi_req_check(reqs[i], 1)) {
+            !gcm_mpi_req_check(reqs[i], 0)) {
             *flag = 0;
             return MPI_SUCCESS;
         }

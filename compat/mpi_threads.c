@@ -41,14 +41,6 @@
 _Static_assert(sizeof(MPIX_Cname) == sizeof(gcm_name_t),
                "MPIX_Cname and gcm_name_t differ in size");
 
-/* Raises the error of a failed native call (its text names the reason). */
-static int threads_raise_native(MPI_Comm comm, gcm_status_t status,
-                                const char *call, const char *what)
-{
-    return gcm_mpi_raise(comm, gcm_mpi_errclass(status), call, "%s: %s",
-                         what, gcm_last_error());
-}
-
 /* A new LCO on endpoint ep with n receive slots; its name in *name. */
 static gcm_status_t threads_lco_new(int ep, int n, gcm_lco_h *lco_p,
                                     MPIX_Cname *name)
@@ -105,7 +97,7 @@ static int threads_comm_make(gcm_lco_h lco, int n, const MPIX_Cname names[],
         status = gcm_lco_trust_send_slots(lco, 0, n);
     }
     if (status != GCM_OK) {
-        return threads_raise_native(errh_from, status, call,
+        return gcm_mpi_raise_native(errh_from, status, call,
                                     "cannot connect an LCO");
     }
     comm = gcm_mpi_comm_alloc(GCM_MPI_COMM_LCO, lco);
@@ -256,7 +248,7 @@ int PMPIX_Comm_create_threads(MPI_Comm comm, int nthreads, MPI_Comm lcomms[])
     if (threads_agree(comm, status == GCM_OK, &rc)) {
         if (rc == MPI_SUCCESS) {
             rc = (status != GCM_OK) ?
-                 threads_raise_native(comm, status, call,
+                 gcm_mpi_raise_native(comm, status, call,
                                       "cannot make this process's LCOs") :
                  gcm_mpi_raise(comm, MPI_ERR_OTHER, call, "another process "
                                "could not make its LCOs; none was made");
@@ -321,7 +313,7 @@ int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
     if (threads_agree(comm, status == GCM_OK, &rc)) {
         if (rc == MPI_SUCCESS) {
             rc = (status != GCM_OK) ?
-                 threads_raise_native(comm, status, call,
+                 gcm_mpi_raise_native(comm, status, call,
                                       "cannot make the duplicate's LCO") :
                  gcm_mpi_raise(comm, MPI_ERR_OTHER, call, "another member "
                                "could not make its LCO of the duplicate");
