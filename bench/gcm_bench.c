@@ -32,6 +32,8 @@
 
 #include <gencomm.h>
 
+#include "bench_util.h"
+
 #define IMPL_NAME "gencomm"
 
 #define TAG_DATA 1
@@ -46,8 +48,6 @@
 
 static const size_t lat_sizes[] = { 0, 8, 1024, 65536 };
 static const size_t bw_sizes[] = { 65536, 1048576, 4194304 };
-
-#define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
 
 static int rank;
 static int peer;
@@ -73,14 +73,6 @@ static void check(gcm_status_t st, const char *what)
     if (st != GCM_OK) {
         die("%s: %s (%s)", what, gcm_status_string(st), gcm_last_error());
     }
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void report(const char *bench, size_t size, double value,

@@ -40,6 +40,8 @@
 
 #include <gencomm.h>
 
+#include "bench_util.h"
+
 #define IMPL_NAME "gencomm"
 
 #define TAG_DATA  1
@@ -59,8 +61,6 @@
 
 static const size_t lat_sizes[] = { 8, 1024 };
 static const int thread_counts[] = { 1, 2, 4 };
-
-#define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
 
 static int rank;
 static int peer;
@@ -92,48 +92,12 @@ static void check_pthread(int rc, const char *what)
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void report(const char *bench, size_t size, double value,
                    const char *unit)
 {
     if (rank == 0) {
         printf("%s,%zu,%s,%.3f,%s\n", bench, size, IMPL_NAME, value, unit);
         fflush(stdout);
-    }
-}
-
-/*
- * Bind the calling thread to the index-th CPU this process may use, when it
- * may use more than one: the two ping-pong threads then run on cores of
- * their own, as the two processes of the other benchmarks do.
- */
-static void bind_thread(int index)
-{
-    cpu_set_t allowed;
-    cpu_set_t mine;
-    int seen = 0;
-
-    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
-        CPU_COUNT(&allowed) < 2) {
-        return;
-    }
-    index %= CPU_COUNT(&allowed);
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-        if (CPU_ISSET(cpu, &allowed) && seen++ == index) {
-            CPU_ZERO(&mine);
-            CPU_SET(cpu, &mine);
-            check_pthread(pthread_setaffinity_np(pthread_self(), sizeof(mine),
-                                                 &mine),
-                          "pthread_setaffinity_np");
-            return;
-        }
     }
 }
 
@@ -193,7 +157,7 @@ static void *pingpong_thread(void *varg)
     gcm_lco_h lco;
     double t0 = 0.0;
 
-    bind_thread(me);
+    check_pthread(bind_thread(me), "pthread_setaffinity_np");
     buf = calloc(1, pp->size);
     if (buf == NULL) {
         die("out of memory");

@@ -49,6 +49,8 @@
 
 #include <mpi.h>
 
+#include "bench_util.h"
+
 #define TAG_DATA 1
 #define TAG_ACK  2
 #define TAG_NAME 3
@@ -67,8 +69,6 @@ static const size_t bw_sizes[] = { 65536, 1048576, 4194304 };
 #define DUP_BATCH 100
 #define DUP_BATCHES 20
 
-#define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
-
 static const char *impl = "mpi";
 static int rank;
 static int nprocs;
@@ -83,15 +83,6 @@ static void check(int rc, const char *what)
                 rc);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-}
-
-/* The same clock as the other two programs, not MPI_Wtime. */
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static void report(const char *bench, size_t size, double value,

@@ -33,6 +33,8 @@
 
 #include <mpi.h>
 
+#include "bench_util.h"
+
 /* Seconds of timed calls per operation and size, about. */
 #define COLL_BUDGET_S 0.1
 #define MIN_ITERS     10
@@ -40,8 +42,6 @@
 #define LARGE_SIZE    65536
 
 static const size_t sizes[] = { 8, 1024, 65536, 1048576 };
-
-#define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
 
 typedef enum {
     OP_BARRIER,
@@ -70,15 +70,6 @@ static void check(int rc, const char *what)
                 what, rc);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-}
-
-/* The same clock as the other programs, not MPI_Wtime. */
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* One call of op with size bytes per process. */

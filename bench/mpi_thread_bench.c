@@ -49,6 +49,8 @@
 
 #include <mpi.h>
 
+#include "bench_util.h"
+
 #define TAG_DATA 1
 #define TAG_ACK  2
 
@@ -68,8 +70,6 @@
 
 static const size_t lat_sizes[] = { 8, 1024 };
 static const int thread_counts[] = { 1, 2, 4 };
-
-#define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
 
 static const char *impl = "mpi";
 static int rank;
@@ -95,15 +95,6 @@ static void check_pthread(int rc, const char *what)
     }
 }
 
-/* The same clock as the other programs, not MPI_Wtime. */
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void report_as(const char *bench, size_t size, const char *name,
                       double value, const char *unit)
 {
@@ -119,34 +110,6 @@ static void missing(const char *bench, size_t size, const char *name,
     if (rank == 0) {
         printf("%s,%zu,%s,,missing (%s)\n", bench, size, name, why);
         fflush(stdout);
-    }
-}
-
-/*
- * Bind the calling thread to the index-th CPU this process may use, when it
- * may use more than one: the two ping-pong threads then run on cores of
- * their own, as the two processes of the other benchmarks do.
- */
-static void bind_thread(int index)
-{
-    cpu_set_t allowed;
-    cpu_set_t mine;
-    int seen = 0;
-
-    if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0 ||
-        CPU_COUNT(&allowed) < 2) {
-        return;
-    }
-    index %= CPU_COUNT(&allowed);
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-        if (CPU_ISSET(cpu, &allowed) && seen++ == index) {
-            CPU_ZERO(&mine);
-            CPU_SET(cpu, &mine);
-            check_pthread(pthread_setaffinity_np(pthread_self(), sizeof(mine),
-                                                 &mine),
-                          "pthread_setaffinity_np");
-            return;
-        }
     }
 }
 
@@ -226,7 +189,7 @@ static void *pingpong_thread(void *varg)
     char *buf;
     double t0 = 0.0;
 
-    bind_thread(me);
+    check_pthread(bind_thread(me), "pthread_setaffinity_np");
     buf = calloc(1, pp->size);
     if (buf == NULL) {
         check_pthread(ENOMEM, "calloc");

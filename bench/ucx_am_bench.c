@@ -32,6 +32,8 @@
 
 #include <ucp/api/ucp.h>
 
+#include "bench_util.h"
+
 #define IMPL_NAME "ucx"
 
 /* Active-message ids: payload messages and window acknowledgements. */
@@ -60,8 +62,6 @@
 
 static const size_t lat_sizes[] = { 0, 8, 1024, 65536 };
 static const size_t bw_sizes[] = { 65536, 1048576, 4194304 };
-
-#define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
 
 typedef struct rndv_slot {
     void  *desc;
@@ -104,14 +104,6 @@ static void die(const char *fmt, ...)
     fputc('\n', stderr);
     /* _exit: do not run UCX's atexit cleanup on a half-broken worker. */
     _exit(1);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ---- socketpair helpers (address exchange and teardown sync) ---- */

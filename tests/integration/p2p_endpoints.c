@@ -177,7 +177,7 @@ int main(int argc, char **argv)
 {
     pthread_t th[NTHREADS];
     gcm_stats_t stats;
-    int t, p;
+    int t, p, rc;
 
     g_rounds = (argc > 1) ? atoi(argv[1]) : 40;
     if ((g_rounds < 1) || (g_rounds > 10000)) {
@@ -195,7 +195,13 @@ int main(int argc, char **argv)
     pthread_barrier_init(&g_ready, NULL, NTHREADS + 1);
     pthread_barrier_init(&g_named, NULL, NTHREADS + 1);
     for (t = 0; t < NTHREADS; t++) {
-        pthread_create(&th[t], NULL, worker, (void *)(long)t);
+        rc = pthread_create(&th[t], NULL, worker, (void *)(long)t);
+        if (rc != 0) {
+            /* The others would wait at the barrier for it forever. */
+            fprintf(stderr, "p2p_endpoints: P%d: pthread_create: %s\n", g_me,
+                    strerror(rc));
+            exit(1);
+        }
     }
     pthread_barrier_wait(&g_ready);
     /* All-to-all of the names over the world, from the main thread. */

@@ -239,7 +239,13 @@ static void phase_e(void)
             if (wall - sent > worst) {
                 worst = wall - sent;
             }
-            if ((i > 0) && (cpu > 0.5 * (wall - wall0))) {
+            /* The share of CPU says something only about a wait that
+             * slept: on a loaded machine the receiver may come late, find
+             * the message there and wait well under a millisecond, whose
+             * CPU time is all bookkeeping. A burning wait lasts the
+             * sender's 100 ms pause. */
+            if ((i > 0) && (wall - wall0 >= 0.01) &&
+                (cpu > 0.5 * (wall - wall0))) {
                 fail("phase 5: waiting %.0f ms used %.0f ms of CPU",
                      (wall - wall0) * 1e3, cpu * 1e3);
             }

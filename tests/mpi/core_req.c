@@ -1,9 +1,9 @@
 /*
  * tests/mpi/core_req.c: requests (MPI-3.1 sections 3.7.3-3.7.5, 3.8, 3.9):
  * Wait/Test in all their forms over mixes of MPI_REQUEST_NULL, complete
- * and pending requests, Waitall over several communicators; persistent requests; MPI_Cancel; MPI_Request_free
- * of an active send; MPI_Request_get_status; matched probes, also from two
- * threads at once.
+ * and pending requests, Waitall over several communicators; persistent
+ * requests; MPI_Cancel; MPI_Request_free of an active send;
+ * MPI_Request_get_status; matched probes, also from two threads at once.
  *
  * Processes pair up (0-1, 2-3, ...); an odd one out is its own peer.
  * "Pending" requests are receives of a message the peer sends only once

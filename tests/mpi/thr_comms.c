@@ -95,7 +95,7 @@ int main(int argc, char **argv)
 {
     pthread_t th[NTHREADS];
     targ_t args[NTHREADS];
-    int provided, t, failures = 0;
+    int provided, t, rc, failures = 0;
 
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -111,7 +111,12 @@ int main(int argc, char **argv)
     for (t = 0; t < NTHREADS; t++) {
         args[t].t        = t;
         args[t].failures = 0;
-        pthread_create(&th[t], NULL, thread_main, &args[t]);
+        rc = pthread_create(&th[t], NULL, thread_main, &args[t]);
+        if (rc != 0) {
+            printf("FAIL: pthread_create: %s (rank %d)\n", strerror(rc),
+                   rank);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
     }
     for (t = 0; t < NTHREADS; t++) {
         pthread_join(th[t], NULL);

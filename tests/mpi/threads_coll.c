@@ -345,7 +345,7 @@ static void *thread_main(void *arg)
 static int run(MPI_Comm parent, const int counts[], const char *what)
 {
     int pr, pn, r, first = 0, total = 0, nprocs = 0, myproc = -1, i;
-    int failures = 0, mine, *holders;
+    int failures = 0, mine, rc, *holders;
     MPI_Comm *lcomms;
     pthread_t *threads;
     targ_t *args;
@@ -382,7 +382,11 @@ static int run(MPI_Comm parent, const int counts[], const char *what)
         args[i].parent      = parent;
         args[i].first       = first;
         args[i].mine        = mine;
-        pthread_create(&threads[i], NULL, thread_main, &args[i]);
+        rc = pthread_create(&threads[i], NULL, thread_main, &args[i]);
+        if (rc != 0) {
+            printf("FAIL: pthread_create: %s (rank %d)\n", strerror(rc), me);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
     }
     for (i = 0; i < mine; i++) {
         pthread_join(threads[i], NULL);

@@ -709,7 +709,7 @@ int main(int argc, char **argv)
     gcm_request_h *reqs;
     pthread_t dog;
     uint64_t msgs = 0, bytes = 0, served = 0;
-    int made = 0, opt, q, t, n = 0, per;
+    int made = 0, opt, q, t, n = 0, per, rc;
 
     while ((opt = getopt(argc, argv, "t:k:m:c:s:d:")) != -1) {
         switch (opt) {
@@ -749,9 +749,16 @@ int main(int argc, char **argv)
         th->made   = calloc((size_t)g_C + 1, sizeof(*th->made));
         atomic_init(&th->phase, 0);
     }
-    pthread_create(&dog, NULL, watchdog, NULL);
-    for (t = 0; t < g_T; t++) {
-        pthread_create(&g_thr[t].thread, NULL, thread_main, &g_thr[t]);
+    /* A thread that cannot start would leave the others waiting at the
+     * barrier: end at once, saying why. */
+    rc = pthread_create(&dog, NULL, watchdog, NULL);
+    for (t = 0; (rc == 0) && (t < g_T); t++) {
+        rc = pthread_create(&g_thr[t].thread, NULL, thread_main, &g_thr[t]);
+    }
+    if (rc != 0) {
+        fprintf(stderr, "lco_stress: FAIL: P%d: pthread_create: %s\n", g_me,
+                strerror(rc));
+        exit(1);
     }
 
     /* The threads have named their LCOs: every process gets all names. */
