@@ -835,6 +835,23 @@ GCM_MPIX_API(int, Comm_create_threads, (MPI_Comm comm, int nthreads,
 GCM_MPIX_API(int, Comm_node, (int level, MPI_Comm *nodecomm))
 GCM_MPIX_API(int, Comm_level, (MPI_Comm comm, int i, int j, int *level))
 
+/* External communicators (mpi_external.c; docs/external.md): defined in
+ * the XML file GENCOMM_EXTERNAL names (the MPIXternal seed).
+ * MPIX_Comm_external is collective over MPI_COMM_WORLD: members get the
+ * communicator and *flag 1, the others MPI_COMM_NULL and 0 (0 everywhere
+ * for a name the file does not define). MPIX_Keyval_external gives the
+ * keyval of an attribute key of the file; the attribute's value is a
+ * char * to its string. The _ forms take the variable's own name. */
+GCM_MPIX_API(int, Comm_external, (MPI_Comm *comm, const char *name,
+                                  int *flag))
+GCM_MPIX_API(int, Keyval_external, (int *keyval, const char *name,
+                                    int *flag))
+GCM_MPIX_API(int, Info_external, (MPI_Comm comm, MPI_Info *info))
+GCM_MPIX_API(int, Comm_attrs_to_info, (MPI_Comm comm, MPI_Info *info))
+GCM_MPIX_API(int, Info_to_attrs, (MPI_Comm comm, MPI_Info info))
+#define MPIX_Comm_external_(a, b) MPIX_Comm_external(&(a), #a, (b))
+#define MPIX_Keyval_external_(a, b) MPIX_Keyval_external(&(a), #a, (b))
+
 #ifdef __cplusplus
 }
 #endif

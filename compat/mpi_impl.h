@@ -530,4 +530,27 @@ int gcm_mpi_hier_split_color(MPI_Comm comm, int split_type, MPI_Info info,
                              int64_t *color, const char **resource)
     GCM_INTERNAL;
 
+/* ---- external communicators (mpi_external.c) and intercommunicators
+ * between known groups (mpi_inter.c) */
+
+/* MPI_Init (and the first MPI_Session_init): reads the file
+ * GENCOMM_EXTERNAL names, checks with one allgather that every process
+ * read the same, gathers the processor names, and sets MPI_COMM_WORLD's
+ * external attributes. Collective over the world. */
+int gcm_mpi_ext_init(const char *call) GCM_INTERNAL;
+/* MPI_Finalize, before the communicators are freed. */
+void gcm_mpi_ext_finalize(void) GCM_INTERNAL;
+
+/*
+ * The intercommunicator between the disjoint groups a[na] and b[nb]
+ * (world indices, in rank order), collective over ALL of parent's
+ * members in the same order: side is 1 in a (rank myrank there), 2 in b,
+ * 0 outside both (*newcomm is then MPI_COMM_NULL). No message is sent:
+ * every member knows both groups.
+ */
+int gcm_mpi_intercomm_from_groups(MPI_Comm parent, int na, const int a[],
+                                  int nb, const int b[], int side,
+                                  int myrank, const char *call,
+                                  MPI_Comm *newcomm) GCM_INTERNAL;
+
 #endif /* GCM_MPI_IMPL_H */

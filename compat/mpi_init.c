@@ -84,7 +84,12 @@ static int gcm_mpi_init_common(int *argc, char ***argv, int required,
                           memory_order_release);
     /* The SMP hierarchy: built now because MPIX_Comm_node is not
      * collective (it needs MPI running: it sets an attribute). */
-    return gcm_mpi_hier_init();
+    rc = gcm_mpi_hier_init();
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* External communicators (GENCOMM_EXTERNAL): collective too. */
+    return gcm_mpi_ext_init(call);
 }
 
 int PMPI_Init(int *argc, char ***argv)
@@ -138,6 +143,7 @@ int PMPI_Finalize(void)
     /* Buffered sends still in flight must reach their receivers. */
     gcm_mpi_bsend_drain();
     gcm_mpi_requests_finalize();
+    gcm_mpi_ext_finalize();
     gcm_mpi_hier_finalize();
     gcm_mpi_comm_finalize();
     gcm_mpi_req_cache_flush();

@@ -429,3 +429,62 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
     return rc;
 }
 GCM_MPI_ALIAS(Intercomm_merge)
+
+/* ---- intercommunicators between known groups -------------------------- */
+
+int gcm_mpi_intercomm_from_groups(MPI_Comm parent, int na, const int a[],
+                                  int nb, const int b[], int side,
+                                  int myrank, const char *call,
+                                  MPI_Comm *newcomm)
+{
+    const int *lprocs = (side == 1) ? a : b;
+    const int *rprocs = (side == 1) ? b : a;
+    int lsize = (side == 1) ? na : (side == 2) ? nb : 0;
+    int rsize = (side == 1) ? nb : na;
+    MPI_Comm local = MPI_COMM_NULL, comm;
+    gcm_status_t status;
+    gcm_lco_h lco;
+    uint32_t id, gen;
+    int rc;
+
+    *newcomm = MPI_COMM_NULL;
+    /* Every member of parent derives twice, in the same order, whatever
+     * its side: the intercommunicator's identity, shared by both groups,
+     * then the local groups, which are disjoint and may share one. */
+    gcm_lco_derive_id(parent->lco, &id, &gen);
+    rc = gcm_mpi_comm_derive(parent, lsize, lprocs, myrank, call, &local);
+    if (rc != MPI_SUCCESS || side == 0) {
+        return rc;
+    }
+    status = gcm_lco_create_pattern(id, gen, rsize, rprocs, myrank, &lco);
+    if (status != GCM_OK) {
+        gcm_mpi_comm_destroy(local);
+        return gcm_mpi_raise_native(parent, status, call,
+                                    "cannot create the "
+                                    "intercommunicator's LCO");
+    }
+    comm = gcm_mpi_comm_alloc(GCM_MPI_COMM_INTER, lco);
+    if (comm == NULL) {
+        gcm_lco_free(&lco);
+        gcm_mpi_comm_destroy(local);
+        return gcm_mpi_raise(parent, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    comm->procs  = malloc(((size_t)lsize + 1) * sizeof(int));
+    comm->rprocs = malloc(((size_t)rsize + 1) * sizeof(int));
+    comm->local_comm = local;
+    if (comm->procs == NULL || comm->rprocs == NULL) {
+        gcm_mpi_comm_destroy(comm);
+        return gcm_mpi_raise(parent, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    memcpy(comm->procs, lprocs, (size_t)lsize * sizeof(int));
+    memcpy(comm->rprocs, rprocs, (size_t)rsize * sizeof(int));
+    comm->rank        = myrank;
+    comm->size        = lsize;
+    comm->remote_size = rsize;
+    comm->prank       = myrank;
+    comm->psize       = rsize;
+    comm->errh        = parent->errh;
+    gcm_mpi_errh_retain(comm->errh);
+    *newcomm = comm;
+    return MPI_SUCCESS;
+}

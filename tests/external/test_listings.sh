@@ -1,0 +1,53 @@
+#!/bin/sh
+# tests/external/test_listings.sh: the seed's listings (and extras.xml)
+# through tests/external/ext_listings, on emulated hosts named
+# cluster:node, at 4 to 9 processes and several layouts: the seed's two
+# clusters in order, smaller, shuffled with a process in neither
+# cluster, two processes on one node, an odd number in foo.
+set -u
+builddir=${top_builddir:-.}
+srcdir=${top_srcdir:-.}
+gcrun="$builddir/tools/gcrun"
+prog="$builddir/tests/external/ext_listings"
+wrap="$srcdir/tests/external/with_hosts.sh"
+listings="$srcdir/tests/external/listings"
+unset GENCOMM_HOSTNAME
+status=0
+
+L8=foo:00,foo:01,foo:02,foo:03,bar:00,bar:01,bar:02,bar:03
+L4=foo:00,foo:01,bar:00,bar:01
+L9=bar:03,foo:00,baz:00,bar:00,foo:01,foo:03,bar:01,foo:02,bar:02
+L6=foo:01,foo:00,foo:01,bar:00,bar:00,bar:02
+L5=foo:00,foo:01,foo:02,bar:01,bar:00
+
+run() {
+    # run WHICH FILE LAYOUT
+    np=$(echo "$3" | tr ',' '\n' | grep -c .)
+    out=$(GENCOMM_EXTERNAL="$listings/$2" timeout 120 "$gcrun" -n "$np" \
+          --tag-output "$wrap" "$3" "$prog" "$1" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "FAIL: ext_listings $1 ($2) on $3 (exit $rc)"
+        echo "$out" | tail -30
+        status=1
+    else
+        echo "ok: ext_listings $1 ($2) on $np processes: $3"
+    fi
+}
+
+for layout in "$L8" "$L4" "$L9" "$L6"; do
+    run 1 listing1.xml "$layout"
+done
+for layout in "$L8" "$L5" "$L6" "$L9"; do
+    run 3 listing3.xml "$layout"
+done
+for layout in "$L8" "$L4" "$L9"; do
+    run 4 listing4.xml "$layout"
+done
+for layout in "$L8" "$L4" "$L5"; do
+    run 5 listing5.xml "$layout"
+done
+for layout in "$L8" "$L9"; do
+    run extras extras.xml "$layout"
+done
+exit $status
