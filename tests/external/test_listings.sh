@@ -9,7 +9,7 @@ builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
 gcrun="$builddir/tools/gcrun"
 prog="$builddir/tests/external/ext_listings"
-wrap="$srcdir/tests/external/with_hosts.sh"
+wrap="$srcdir/tests/external/per_rank.sh"
 listings="$srcdir/tests/external/listings"
 unset GENCOMM_HOSTNAME
 status=0
@@ -24,7 +24,7 @@ run() {
     # run WHICH FILE LAYOUT
     np=$(echo "$3" | tr ',' '\n' | grep -c .)
     out=$(GENCOMM_EXTERNAL="$listings/$2" timeout 120 "$gcrun" -n "$np" \
-          --tag-output "$wrap" "$3" "$prog" "$1" 2>&1)
+          --tag-output "$wrap" GENCOMM_HOSTNAME "$3" "$prog" "$1" 2>&1)
     rc=$?
     if [ $rc -ne 0 ]; then
         echo "FAIL: ext_listings $1 ($2) on $3 (exit $rc)"
