@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct gcm_lco_proc gcm_lco_proc = { .list_lock = PTHREAD_MUTEX_INITIALIZER };
+struct gcm_lco_proc gcm_lco_proc = {
+    .list_lock = PTHREAD_MUTEX_INITIALIZER
+};
 
 /* ---- init and finalize --------------------------------------------------- */
 
