@@ -107,7 +107,8 @@ int gcm_mpi_type_check_committed(MPI_Datatype t, const char *call)
 /* Calls fn for each entry of t, in type-map order; stops at the first
  * nonzero return and returns it. */
 int gcm_mpi_type_foreach_entry(const struct gcm_mpi_datatype *t,
-                               gcm_mpi_type_entry_fn fn, void *ctx) GCM_INTERNAL;
+                               gcm_mpi_type_entry_fn fn,
+                               void *ctx) GCM_INTERNAL;
 
 /* The hash of n copies of a sequence of hash h and length len:
  * h * (1 + q + ... + q^(n-1)) with q = B^len, the sum built bit by bit

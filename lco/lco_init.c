@@ -114,7 +114,8 @@ gcm_status_t gcm_finalize(void)
 
 int gcm_initialized(void)
 {
-    return atomic_load_explicit(&gcm_lco_proc.initialized, memory_order_acquire);
+    return atomic_load_explicit(&gcm_lco_proc.initialized,
+                                memory_order_acquire);
 }
 
 int gcm_proc_rank(void)

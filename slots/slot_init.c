@@ -242,7 +242,8 @@ gcm_status_t gcm_slots_barrier(void)
         int k;
 
         gcm_slots_irecv(gcm_slots_proc.internal, &in, 1, from, round, &reqs[0]);
-        gcm_slots_isend(gcm_slots_proc.internal, &token, 1, to, round, &reqs[1]);
+        gcm_slots_isend(gcm_slots_proc.internal, &token, 1, to, round,
+                        &reqs[1]);
         for (k = 0; k < 2; k++) {
             gcm_thr_wait(reqs[k]->endpoint, gcm_slots_req_done, reqs[k]);
             if ((reqs[k]->status != GCM_OK) && (status == GCM_OK)) {
