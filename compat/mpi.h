@@ -852,6 +852,40 @@ GCM_MPIX_API(int, Info_to_attrs, (MPI_Comm comm, MPI_Info info))
 #define MPIX_Comm_external_(a, b) MPIX_Comm_external(&(a), #a, (b))
 #define MPIX_Keyval_external_(a, b) MPIX_Keyval_external(&(a), #a, (b))
 
+/* MPI-4 sessions (mpi_session.c; docs/external.md): process sets
+ * mpi://WORLD, mpi://SELF, mpix://node/LEVEL (the SMP hierarchy) and
+ * mpix://external/NAME (each <comm> of GENCOMM_EXTERNAL). */
+typedef struct gcm_mpi_session *MPI_Session;
+#define MPI_SESSION_NULL       ((MPI_Session)0)
+#define MPI_MAX_PSET_NAME_LEN  256
+#define MPI_MAX_STRINGTAG_LEN  256
+typedef void MPI_Session_errhandler_function(MPI_Session *session,
+                                             int *errcode, ...);
+GCM_MPI_API(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler,
+                                MPI_Session *session))
+GCM_MPI_API(int, Session_finalize, (MPI_Session *session))
+GCM_MPI_API(int, Session_get_info, (MPI_Session session,
+                                    MPI_Info *info_used))
+GCM_MPI_API(int, Session_get_num_psets, (MPI_Session session, MPI_Info info,
+                                         int *npset_names))
+GCM_MPI_API(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info,
+                                        int n, int *pset_len,
+                                        char *pset_name))
+GCM_MPI_API(int, Session_get_pset_info, (MPI_Session session,
+                                         const char *pset_name,
+                                         MPI_Info *info))
+GCM_MPI_API(int, Session_create_errhandler,
+            (MPI_Session_errhandler_function *session_errhandler_fn,
+             MPI_Errhandler *errhandler))
+GCM_MPI_API(int, Group_from_session_pset, (MPI_Session session,
+                                           const char *pset_name,
+                                           MPI_Group *newgroup))
+GCM_MPI_API(int, Comm_create_from_group, (MPI_Group group,
+                                          const char *stringtag,
+                                          MPI_Info info,
+                                          MPI_Errhandler errhandler,
+                                          MPI_Comm *newcomm))
+
 #ifdef __cplusplus
 }
 #endif

@@ -899,7 +899,6 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     static const char *call = "MPI_Comm_create_group";
     gcm_mpi_cg_count_t *cg;
     uint64_t key;
-    uint32_t id, gen, home;
     int *procs, n, myrank, rc;
 
     if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
@@ -953,18 +952,28 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
         cg->next  = comm->cg_counts;
         comm->cg_counts = cg;
     }
-    gcm_lco_derive_id_keyed(comm->lco, key ^ ((uint64_t)cg->count << 40) ^
-                            cg->count, &id, &gen);
-    /* Its endpoint from the same inputs: the members agree, and
-     * different groups and tags spread over the endpoints. */
-    home = 1 + (uint32_t)((key ^ cg->count) % 65521u);
-    cg->count++;
-    rc = gcm_mpi_comm_make(id, gen, home, n, procs, myrank, comm, call,
-                           newcomm);
+    rc = gcm_mpi_comm_make_keyed(comm, key, cg->count++, n, procs, myrank,
+                                 comm, call, newcomm);
     free(procs);
     return rc;
 }
 GCM_MPI_ALIAS(Comm_create_group)
+
+int gcm_mpi_comm_make_keyed(MPI_Comm parent, uint64_t key, uint32_t count,
+                            int n, const int procs[], int myrank,
+                            MPI_Comm errh_from, const char *call,
+                            MPI_Comm *newcomm)
+{
+    uint32_t id, gen, home;
+
+    gcm_lco_derive_id_keyed(parent->lco, key ^ ((uint64_t)count << 40) ^
+                            count, &id, &gen);
+    /* Its endpoint from the same inputs: the members agree, and
+     * different groups and tags spread over the endpoints. */
+    home = 1 + (uint32_t)((key ^ count) % 65521u);
+    return gcm_mpi_comm_make(id, gen, home, n, procs, myrank, errh_from,
+                             call, newcomm);
+}
 
 int PMPI_Comm_free(MPI_Comm *comm)
 {

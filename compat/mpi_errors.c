@@ -172,21 +172,16 @@ static int gcm_mpi_abort_in_progress(void)
     return gcm_boot_job_aborting();
 }
 
-int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
+/*
+ * Runs errh for code on the object label names (a communicator or a
+ * session); a user handler gets handle (an MPI_Comm * or an
+ * MPI_Session *, as its kind of function expects).
+ */
+static int gcm_mpi_errh_dispatch(MPI_Errhandler errh, const char *label,
+                                 void *handle, int code)
 {
-    MPI_Errhandler errh;
-    char label[64];
     char msg[MPI_MAX_ERROR_STRING + 256];
 
-    if ((comm == NULL) || (comm->magic != GCM_MPI_MAGIC_COMM)) {
-        comm = MPI_COMM_WORLD;
-    }
-    if (comm->magic != GCM_MPI_MAGIC_COMM) {
-        /* Before MPI_Init (or after MPI_Finalize) no handler exists:
-         * the code is returned (the library's unit tests rely on it). */
-        return code;
-    }
-    errh = comm->errh;
     if (errh == NULL) {
         errh = MPI_ERRORS_ARE_FATAL;
     }
@@ -194,7 +189,7 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
     case GCM_MPI_ERRH_RETURN:
         return code;
     case GCM_MPI_ERRH_USER:
-        errh->fn(&comm, &code);
+        errh->fn((MPI_Comm *)handle, &code);
         return code;
     case GCM_MPI_ERRH_FATAL:
     default:
@@ -210,8 +205,7 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
         }
         snprintf(msg, sizeof(msg),
                  "gencomm: fatal error on %s (process %d of %d): %s\n"
-                 "gencomm: MPI_ERRORS_ARE_FATAL: ending the job",
-                 gcm_mpi_comm_label(comm, label, sizeof(label)),
+                 "gencomm: MPI_ERRORS_ARE_FATAL: ending the job", label,
                  gcm_initialized() ? gcm_proc_rank() : 0,
                  gcm_initialized() ? gcm_proc_count() : 1,
                  (gcm_mpi_last_code == code) ? gcm_mpi_last_text :
@@ -221,20 +215,63 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
     return code;
 }
 
-int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
-                  const char *fmt, ...)
+int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
+{
+    char label[64];
+
+    if ((comm == NULL) || (comm->magic != GCM_MPI_MAGIC_COMM)) {
+        comm = MPI_COMM_WORLD;
+    }
+    if (comm->magic != GCM_MPI_MAGIC_COMM) {
+        /* Before MPI_Init (or after MPI_Finalize) no handler exists:
+         * the code is returned (the library's unit tests rely on it). */
+        return code;
+    }
+    return gcm_mpi_errh_dispatch(comm->errh,
+                                 gcm_mpi_comm_label(comm, label,
+                                                    sizeof(label)),
+                                 &comm, code);
+}
+
+/* Keeps "call: reason" as the calling thread's last error text. */
+static void gcm_mpi_keep_text(int errclass, const char *call,
+                              const char *fmt, va_list ap)
 {
     char reason[MPI_MAX_ERROR_STRING / 2];
-    va_list ap;
 
-    va_start(ap, fmt);
     vsnprintf(reason, sizeof(reason), fmt, ap);
-    va_end(ap);
     snprintf(gcm_mpi_last_text, sizeof(gcm_mpi_last_text), "%s: %s", call,
              reason);
     gcm_mpi_last_code = errclass;
     gcm_debug("%s", gcm_mpi_last_text);
+}
+
+int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
+                  const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    gcm_mpi_keep_text(errclass, call, fmt, ap);
+    va_end(ap);
     return gcm_mpi_errh_invoke(comm, errclass);
+}
+
+int gcm_mpi_raise_on(MPI_Errhandler errh, const char *label, void *handle,
+                     int errclass, const char *call, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    gcm_mpi_keep_text(errclass, call, fmt, ap);
+    va_end(ap);
+    return gcm_mpi_errh_dispatch(errh, label, handle, errclass);
+}
+
+int gcm_mpi_errh_pass(MPI_Errhandler errh, const char *label, void *handle,
+                      int code)
+{
+    return gcm_mpi_errh_dispatch(errh, label, handle, code);
 }
 
 int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
@@ -263,6 +300,11 @@ void gcm_mpi_errh_release(MPI_Errhandler errh)
 static int gcm_mpi_errh_valid(MPI_Errhandler errh)
 {
     return (errh != NULL) && (errh->magic == GCM_MPI_MAGIC_ERRH);
+}
+
+int gcm_mpi_errh_check(MPI_Errhandler errh)
+{
+    return gcm_mpi_errh_valid(errh) ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,

@@ -62,8 +62,7 @@ static struct {
 static int ext_copy_str(MPI_Comm oldcomm, int keyval, void *extra,
                         void *in, void *out, int *flag)
 {
-    size_t n = strlen(in) + 1;
-    char *c  = malloc(n);
+    char *c = strdup(in);
 
     (void)oldcomm;
     (void)keyval;
@@ -71,7 +70,6 @@ static int ext_copy_str(MPI_Comm oldcomm, int keyval, void *extra,
     if (c == NULL) {
         return MPI_ERR_NO_MEM;
     }
-    memcpy(c, in, n);
     *(void **)out = c;
     *flag         = 1;
     return MPI_SUCCESS;
@@ -172,7 +170,7 @@ static int ext_keyval(const char *key, int create, int *keyval_p)
     }
     keys = realloc(gcm_ext.keys, ((size_t)gcm_ext.nkeys + 1) *
                    sizeof(*keys));
-    copy = malloc(strlen(key) + 1);
+    copy = strdup(key);
     if (keys != NULL) {
         gcm_ext.keys = keys;
     }
@@ -181,7 +179,6 @@ static int ext_keyval(const char *key, int create, int *keyval_p)
         pthread_mutex_unlock(&gcm_ext.lock);
         return MPI_ERR_NO_MEM;
     }
-    strcpy(copy, key);
     rc = PMPI_Comm_create_keyval(ext_copy_str, ext_delete_str, &kv, NULL);
     if (rc != MPI_SUCCESS) {
         free(copy);
@@ -199,7 +196,6 @@ static int ext_keyval(const char *key, int create, int *keyval_p)
 /* Sets attribute key = value (a copy) on comm. */
 static int ext_set_attr(MPI_Comm comm, const char *key, const char *value)
 {
-    size_t n = strlen(value) + 1;
     char *copy;
     int kv, rc;
 
@@ -207,11 +203,10 @@ static int ext_set_attr(MPI_Comm comm, const char *key, const char *value)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    copy = malloc(n);
+    copy = strdup(value);
     if (copy == NULL) {
         return MPI_ERR_NO_MEM;
     }
-    memcpy(copy, value, n);
     rc = PMPI_Comm_set_attr(comm, kv, copy);
     if (rc != MPI_SUCCESS) {
         free(copy);
@@ -525,27 +520,71 @@ static int ext_rank_of(const int *procs, int n, int proc)
     return -1;
 }
 
-/* Makes <comm> def (sound). Collective over the world. */
+/* The members of <comm> def in order (procs: nprocs ints) and, when it
+ * has a virtual topology, its edges. 0, or -1 with why. */
+static int ext_shape(const gcm_ext_def_t *def, int *procs, int *n_p,
+                     int **index_p, int **edges_p, char *why, size_t whylen)
+{
+    int nedges, err;
+
+    *index_p = NULL;
+    *edges_p = NULL;
+    err = ext_members(def, procs, n_p, why, whylen);
+    if (err == 0 && def->vtopo.present) {
+        err = gcm_lco_ext_vtopo(gcm_ext.ext, def, gcm_ext.nprocs,
+                                (const char *const *)gcm_ext.names, *n_p,
+                                procs, index_p, edges_p, &nedges, why,
+                                whylen);
+    }
+    return err;
+}
+
+/* Completes *comm, just made over def's members in their order (by its
+ * members only, collectively): the virtual topology (a communicator
+ * made from it by MPI_Graph_create replaces it: with reorder, the
+ * topology mapping orders it), the name, the attributes and info. */
+static int ext_finish(const gcm_ext_def_t *def, MPI_Comm *comm,
+                      const int *index, const int *edges, const char *call)
+{
+    MPI_Comm g;
+    int rc, n;
+
+    if (def->vtopo.present) {
+        PMPI_Comm_size(*comm, &n);
+        rc = PMPI_Graph_create(*comm, n, index, edges, def->vtopo.reorder,
+                               &g);
+        if (rc != MPI_SUCCESS) {
+            PMPI_Comm_free(comm);
+            return rc;
+        }
+        PMPI_Comm_free(comm);
+        *comm = g;
+    }
+    (void)PMPI_Comm_set_name(*comm, def->name);
+    rc = ext_apply(*comm, def);
+    if (rc != MPI_SUCCESS) {
+        PMPI_Comm_free(comm);
+        return gcm_mpi_raise(MPI_COMM_WORLD, rc, call, "cannot set the "
+                             "attributes of %s", def->name);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Makes <comm> def. Collective over the world. */
 static int ext_make_comm(const gcm_ext_def_t *def, const char *call,
                          MPI_Comm *comm, int *flag)
 {
     char why[GCM_EXT_ERRLEN];
     int *procs, *index = NULL, *edges = NULL;
-    int n = 0, nedges = 0, myrank, rc, err;
-    MPI_Comm c = MPI_COMM_NULL, g;
+    int n = 0, myrank, rc;
+    MPI_Comm c = MPI_COMM_NULL;
 
     procs = malloc(((size_t)gcm_ext.nprocs + 1) * sizeof(int));
     if (procs == NULL) {
         return gcm_mpi_raise(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call,
                              "out of memory");
     }
-    err = ext_members(def, procs, &n, why, sizeof(why));
-    if (err == 0 && def->vtopo.present) {
-        err = gcm_lco_ext_vtopo(gcm_ext.ext, def, gcm_ext.nprocs,
-                                (const char *const *)gcm_ext.names, n, procs,
-                                &index, &edges, &nedges, why, sizeof(why));
-    }
-    if (err != 0) {
+    if (ext_shape(def, procs, &n, &index, &edges, why, sizeof(why)) != 0) {
         /* Every process found the same: the members report it. */
         free(procs);
         if (ext_is_member(def) || def->error_everywhere) {
@@ -558,28 +597,16 @@ static int ext_make_comm(const gcm_ext_def_t *def, const char *call,
     rc = gcm_mpi_comm_derive(MPI_COMM_WORLD, (myrank >= 0) ? n : 0, procs,
                              myrank, call, &c);
     free(procs);
-    if (rc == MPI_SUCCESS && c != MPI_COMM_NULL && def->vtopo.present) {
-        /* The graph hangs off a communicator made from c (its members
-         * only): with reorder, the topology mapping orders it. */
-        rc = PMPI_Graph_create(c, n, index, edges, def->vtopo.reorder, &g);
-        PMPI_Comm_free(&c);
-        c = (rc == MPI_SUCCESS) ? g : MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS && c != MPI_COMM_NULL) {
+        rc = ext_finish(def, &c, index, edges, call);
     }
     free(index);
     free(edges);
-    if (rc != MPI_SUCCESS || c == MPI_COMM_NULL) {
-        return rc;
+    if (rc == MPI_SUCCESS && c != MPI_COMM_NULL) {
+        *comm = c;
+        *flag = 1;
     }
-    (void)PMPI_Comm_set_name(c, def->name);
-    rc = ext_apply(c, def);
-    if (rc != MPI_SUCCESS) {
-        PMPI_Comm_free(&c);
-        return gcm_mpi_raise(MPI_COMM_WORLD, rc, call, "cannot set the "
-                             "attributes of %s", def->name);
-    }
-    *comm = c;
-    *flag = 1;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 /* Makes <intercomm> def. Collective over the world. */
@@ -845,3 +872,132 @@ int PMPIX_Info_to_attrs(MPI_Comm comm, MPI_Info info)
     return MPI_SUCCESS;
 }
 GCM_MPIX_ALIAS(Info_to_attrs)
+
+/* ---- process sets (MPI-4 sessions, mpi_session.c) ---------------------- */
+
+/* The <comm> definitions that are process sets: all but
+ * MPI_COMM_WORLD's own (mpi://WORLD already). */
+static const gcm_ext_def_t *ext_pset_def(int i)
+{
+    int d;
+
+    for (d = 0; gcm_ext.ext != NULL && d < gcm_ext.ext->ndefs; d++) {
+        const gcm_ext_def_t *def = &gcm_ext.ext->defs[d];
+
+        if (def->kind == GCM_EXT_DEF_COMM &&
+            strcmp(def->name, "MPI_COMM_WORLD") != 0 && i-- == 0) {
+            return def;
+        }
+    }
+    return NULL;
+}
+
+int gcm_mpi_ext_pset_count(void)
+{
+    int n = 0;
+
+    while (ext_pset_def(n) != NULL) {
+        n++;
+    }
+    return n;
+}
+
+const char *gcm_mpi_ext_pset_name(int i)
+{
+    const gcm_ext_def_t *def = ext_pset_def(i);
+
+    return (def != NULL) ? def->name : NULL;
+}
+
+/* The process-set definition called name, or NULL. */
+static const gcm_ext_def_t *ext_pset_find(const char *name)
+{
+    const gcm_ext_def_t *def = gcm_lco_ext_find(gcm_ext.ext, name);
+
+    if (def == NULL || def->kind != GCM_EXT_DEF_COMM ||
+        strcmp(def->name, "MPI_COMM_WORLD") == 0) {
+        return NULL;
+    }
+    return def;
+}
+
+int gcm_mpi_ext_pset_members(const char *name, int **procs_p, int *n_p,
+                             char *why, size_t whylen)
+{
+    const gcm_ext_def_t *def;
+
+    *procs_p = NULL;
+    if (gcm_ext.ext == NULL) {
+        return 1;
+    }
+    if (gcm_ext.ext->error != NULL) {
+        snprintf(why, whylen, "%s", gcm_ext.ext->error);
+        return -1;
+    }
+    def = ext_pset_find(name);
+    if (def == NULL) {
+        return 1;
+    }
+    *procs_p = malloc(((size_t)gcm_ext.nprocs + 1) * sizeof(int));
+    if (*procs_p == NULL) {
+        snprintf(why, whylen, "out of memory");
+        return -1;
+    }
+    if (ext_members(def, *procs_p, n_p, why, whylen) != 0) {
+        free(*procs_p);
+        *procs_p = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+int gcm_mpi_ext_pset_info(const char *name, MPI_Info info)
+{
+    const gcm_ext_def_t *def = ext_pset_find(name);
+    const gcm_ext_kv_t **kv;
+    int n, i, rc = MPI_SUCCESS;
+
+    if (def == NULL || def->error != NULL ||
+        !gcm_lco_ext_is_member(def, gcm_ext.myname)) {
+        return MPI_SUCCESS;
+    }
+    if (gcm_lco_ext_scoped(def, gcm_ext.myname, 1, &kv, &n) != 0) {
+        return MPI_ERR_NO_MEM;
+    }
+    for (i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        rc = PMPI_Info_set(info, kv[i]->key, kv[i]->value);
+    }
+    free(kv);
+    return rc;
+}
+
+int gcm_mpi_ext_pset_attach(const char *name, MPI_Comm *comm,
+                            const char *call)
+{
+    const gcm_ext_def_t *def = ext_pset_find(name);
+    char why[GCM_EXT_ERRLEN];
+    int *procs, *index, *edges, n, r, same, rc;
+
+    if (def == NULL || def->error != NULL || gcm_ext.ext->error != NULL) {
+        return MPI_SUCCESS;
+    }
+    procs = malloc(((size_t)gcm_ext.nprocs + 1) * sizeof(int));
+    if (procs == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    if (ext_shape(def, procs, &n, &index, &edges, why, sizeof(why)) != 0) {
+        free(procs);
+        return gcm_mpi_raise(*comm, MPI_ERR_OTHER, call, "%s", why);
+    }
+    /* Only the process set's own group, in its order, is the
+     * definition's communicator: the same on every member. */
+    same = ((*comm)->size == n);
+    for (r = 0; same && r < n; r++) {
+        same = (gcm_mpi_comm_proc(*comm, r) == procs[r]);
+    }
+    free(procs);
+    rc = same ? ext_finish(def, comm, index, edges, call) : MPI_SUCCESS;
+    free(index);
+    free(edges);
+    return rc;
+}

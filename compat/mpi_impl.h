@@ -150,6 +150,19 @@ int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
     GCM_INTERNAL;
 
 /*
+ * The intracommunicator of the n processes procs[] (this one rank
+ * myrank) with an identity derived from parent's with key and count
+ * alone: for calls only the group makes (MPI_Comm_create_group,
+ * MPI_Comm_create_from_group), each member passing the same key and the
+ * same count (how often that key was used before). Errors are raised on
+ * errh_from, whose handler the new communicator takes.
+ */
+int gcm_mpi_comm_make_keyed(MPI_Comm parent, uint64_t key, uint32_t count,
+                            int n, const int procs[], int myrank,
+                            MPI_Comm errh_from, const char *call,
+                            MPI_Comm *newcomm) GCM_INTERNAL;
+
+/*
  * MPI_Comm_dup of an LCO communicator in which a process has several LCOs
  * (comm->size < comm->psize, as for MPIX_Comm_create_threads): a pattern
  * LCO cannot express it, so each member makes a new LCO on the endpoint
@@ -208,6 +221,14 @@ void gcm_mpi_errh_release(MPI_Errhandler errh) GCM_INTERNAL;
 /* Ends the whole job with code, after printing msg (may be NULL). */
 void gcm_mpi_abort_job(int code, const char *msg)
     __attribute__((noreturn)) GCM_INTERNAL;
+
+/* MPI_Init and MPI_Session_init: the first start brings the layer up
+ * (collective; errh, when not NULL, handles MPI_COMM_WORLD's errors
+ * meanwhile), later ones count a user. MPI_Finalize and
+ * MPI_Session_finalize: the last user ends it (collective). */
+int gcm_mpi_layer_start(int *argc, char ***argv, MPI_Errhandler errh,
+                        const char *call) GCM_INTERNAL;
+int gcm_mpi_layer_stop(const char *call) GCM_INTERNAL;
 
 /* Is the MPI layer between MPI_Init and MPI_Finalize? If not, raises
  * MPI_ERR_OTHER from call (fatal: nothing else can run) and returns the
@@ -404,6 +425,17 @@ void gcm_mpi_info_env_init(int argc, char **argv) GCM_INTERNAL;
 int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
                   const char *fmt, ...)
     __attribute__((format(printf, 4, 5))) GCM_INTERNAL;
+/* The same on an object that is no communicator (a session): errh runs,
+ * its fatal message naming label; a user handler gets handle. */
+int gcm_mpi_raise_on(MPI_Errhandler errh, const char *label, void *handle,
+                     int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 6, 7))) GCM_INTERNAL;
+/* Hands code, raised before with its text, on to errh (as
+ * gcm_mpi_raise_on does). */
+int gcm_mpi_errh_pass(MPI_Errhandler errh, const char *label, void *handle,
+                      int code) GCM_INTERNAL;
+/* MPI_SUCCESS for a live error handler, else MPI_ERR_ARG. */
+int gcm_mpi_errh_check(MPI_Errhandler errh) GCM_INTERNAL;
 /* Raises a failed native call's status: its class, and the reason "what:
  * <the native layer's last error>". */
 int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
@@ -540,6 +572,21 @@ int gcm_mpi_hier_split_color(MPI_Comm comm, int split_type, MPI_Info info,
 int gcm_mpi_ext_init(const char *call) GCM_INTERNAL;
 /* MPI_Finalize, before the communicators are freed. */
 void gcm_mpi_ext_finalize(void) GCM_INTERNAL;
+
+/* The external process sets (mpix://external/NAME, mpi_session.c): how
+ * many, the i-th NAME; the members of one in order (0 with *procs_p
+ * malloc'd, 1 when there is no such set, -1 with why when its definition
+ * or the file is broken); the <info> entries that apply to this process
+ * added to info; and MPI_Comm_create_from_group's completion of *comm
+ * when it was made from that set's group in its order (the topology,
+ * which may replace *comm, the name, attributes and info). */
+int gcm_mpi_ext_pset_count(void) GCM_INTERNAL;
+const char *gcm_mpi_ext_pset_name(int i) GCM_INTERNAL;
+int gcm_mpi_ext_pset_members(const char *name, int **procs_p, int *n_p,
+                             char *why, size_t whylen) GCM_INTERNAL;
+int gcm_mpi_ext_pset_info(const char *name, MPI_Info info) GCM_INTERNAL;
+int gcm_mpi_ext_pset_attach(const char *name, MPI_Comm *comm,
+                            const char *call) GCM_INTERNAL;
 
 /*
  * The intercommunicator between the disjoint groups a[na] and b[nb]

@@ -17,35 +17,155 @@
 #include <string.h>
 #include <time.h>
 
+/*
+ * Two models may start the layer (MPI-4 section 11): MPI_Init (the world
+ * model) and MPI_Session_init (sessions), in any order and mix. The
+ * layer is up while either has a user: MPI_Init counts one, each open
+ * session one; the first start brings it up (collective over all
+ * processes: gcm_init, the world, the hierarchy, external definitions),
+ * the last of MPI_Finalize and MPI_Session_finalize ends it (collective
+ * too), and it cannot start again after that.
+ */
 static struct {
-    atomic_int state;         /* 0: never, 1: initialized, 2: finalized */
-    int        started_gcm;   /* MPI_Init called gcm_init */
-    int        thread_level;
-    pthread_t  main_thread;
-} gcm_mpi_env;
+    atomic_int      state;       /* world model: GCM_MPI_NEVER...FINALIZED */
+    atomic_int      layer;       /* GCM_MPI_LAYER_DOWN...ENDED */
+    int             users;       /* MPI_Init + open sessions */
+    pthread_mutex_t lock;        /* layer changes and users */
+    int             started_gcm; /* the layer called gcm_init */
+    int             thread_level;
+    pthread_t       main_thread;
+} gcm_mpi_env = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 enum { GCM_MPI_NEVER = 0, GCM_MPI_RUNNING = 1, GCM_MPI_FINALIZED = 2 };
+enum {
+    GCM_MPI_LAYER_DOWN   = 0,
+    GCM_MPI_LAYER_UP     = 1,
+    GCM_MPI_LAYER_FAILED = 2,   /* its start failed */
+    GCM_MPI_LAYER_ENDED  = 3
+};
 
 int gcm_mpi_check_init(const char *call)
 {
-    int state = atomic_load_explicit(&gcm_mpi_env.state,
+    int layer = atomic_load_explicit(&gcm_mpi_env.layer,
                                      memory_order_acquire);
 
-    if (gcm_likely(state == GCM_MPI_RUNNING)) {
+    if (gcm_likely(layer == GCM_MPI_LAYER_UP)) {
         return MPI_SUCCESS;
     }
     /* Nothing can run without MPI_Init: as MPICH and Open MPI do, say so
      * and end the program rather than return into undefined state. */
     fprintf(stderr, "gencomm: %s called %s\n", call,
-            (state == GCM_MPI_NEVER) ? "before MPI_Init" :
-            "after MPI_Finalize");
+            (layer == GCM_MPI_LAYER_DOWN) ?
+            "before MPI_Init (or MPI_Session_init)" :
+            (layer == GCM_MPI_LAYER_FAILED) ?
+            "after MPI_Init (or MPI_Session_init) failed" :
+            "after MPI_Finalize (and the last MPI_Session_finalize)");
     gcm_mpi_abort_job(MPI_ERR_OTHER, NULL);
+}
+
+/* Brings the layer up: collective over all processes. errh (not NULL)
+ * handles MPI_COMM_WORLD's errors meanwhile. */
+static int gcm_mpi_layer_up(int *argc, char ***argv, MPI_Errhandler errh,
+                            const char *call)
+{
+    gcm_status_t status;
+    int rc;
+
+    if (!gcm_initialized()) {
+        status = gcm_init(argc, argv);
+        if (status != GCM_OK) {
+            fprintf(stderr, "gencomm: %s: %s\n", call, gcm_last_error());
+            return gcm_mpi_errclass(status);
+        }
+        gcm_mpi_env.started_gcm = 1;
+    }
+    rc = gcm_mpi_comm_init_world();
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (errh != NULL) {
+        MPI_COMM_WORLD->errh = errh;
+    }
+    gcm_mpi_info_env_init((argc != NULL) ? *argc : 0,
+                          (argv != NULL) ? *argv : NULL);
+    gcm_mpi_env.thread_level = MPI_THREAD_MULTIPLE;
+    gcm_mpi_env.main_thread  = pthread_self();
+    atomic_store_explicit(&gcm_mpi_env.layer, GCM_MPI_LAYER_UP,
+                          memory_order_release);
+    /* The SMP hierarchy: built now because MPIX_Comm_node is not
+     * collective (it needs MPI running: it sets an attribute). */
+    rc = gcm_mpi_hier_init();
+    if (rc == MPI_SUCCESS) {
+        /* External communicators (GENCOMM_EXTERNAL): collective too. */
+        rc = gcm_mpi_ext_init(call);
+    }
+    MPI_COMM_WORLD->errh = MPI_ERRORS_ARE_FATAL;
+    return rc;
+}
+
+int gcm_mpi_layer_start(int *argc, char ***argv, MPI_Errhandler errh,
+                        const char *call)
+{
+    int rc = MPI_SUCCESS;
+
+    pthread_mutex_lock(&gcm_mpi_env.lock);
+    switch (atomic_load(&gcm_mpi_env.layer)) {
+    case GCM_MPI_LAYER_UP:
+        gcm_mpi_env.users++;
+        break;
+    case GCM_MPI_LAYER_DOWN:
+        rc = gcm_mpi_layer_up(argc, argv, errh, call);
+        if (rc == MPI_SUCCESS) {
+            gcm_mpi_env.users = 1;
+        } else {
+            atomic_store(&gcm_mpi_env.layer, GCM_MPI_LAYER_FAILED);
+        }
+        break;
+    default:
+        pthread_mutex_unlock(&gcm_mpi_env.lock);
+        return gcm_mpi_raise_on(errh != NULL ? errh : MPI_ERRORS_RETURN,
+                                "MPI", NULL, MPI_ERR_OTHER, call,
+                                "MPI %s and cannot be started again",
+                                (atomic_load(&gcm_mpi_env.layer) ==
+                                 GCM_MPI_LAYER_FAILED) ? "failed to start" :
+                                "has ended (MPI_Finalize and the last "
+                                "MPI_Session_finalize)");
+    }
+    pthread_mutex_unlock(&gcm_mpi_env.lock);
+    return rc;
+}
+
+int gcm_mpi_layer_stop(const char *call)
+{
+    gcm_status_t status = GCM_OK;
+
+    pthread_mutex_lock(&gcm_mpi_env.lock);
+    if (--gcm_mpi_env.users > 0) {
+        pthread_mutex_unlock(&gcm_mpi_env.lock);
+        return MPI_SUCCESS;
+    }
+    /* Buffered sends still in flight must reach their receivers. */
+    gcm_mpi_bsend_drain();
+    gcm_mpi_requests_finalize();
+    gcm_mpi_ext_finalize();
+    gcm_mpi_hier_finalize();
+    gcm_mpi_comm_finalize();
+    gcm_mpi_req_cache_flush();
+    atomic_store(&gcm_mpi_env.layer, GCM_MPI_LAYER_ENDED);
+    if (gcm_mpi_env.started_gcm) {
+        status = gcm_finalize();
+    }
+    pthread_mutex_unlock(&gcm_mpi_env.lock);
+    if (status != GCM_OK) {
+        fprintf(stderr, "gencomm: %s: %s\n", call, gcm_last_error());
+        return gcm_mpi_errclass(status);
+    }
+    return MPI_SUCCESS;
 }
 
 static int gcm_mpi_init_common(int *argc, char ***argv, int required,
                                int *provided, const char *call)
 {
-    gcm_status_t status;
     int rc;
 
     if (atomic_load(&gcm_mpi_env.state) != GCM_MPI_NEVER) {
@@ -61,35 +181,15 @@ static int gcm_mpi_init_common(int *argc, char ***argv, int required,
                              "MPI_THREAD_SINGLE..MPI_THREAD_MULTIPLE",
                              required);
     }
-    if (!gcm_initialized()) {
-        status = gcm_init(argc, argv);
-        if (status != GCM_OK) {
-            fprintf(stderr, "gencomm: %s: %s\n", call, gcm_last_error());
-            return gcm_mpi_errclass(status);
-        }
-        gcm_mpi_env.started_gcm = 1;
-    }
-    rc = gcm_mpi_comm_init_world();
+    rc = gcm_mpi_layer_start(argc, argv, NULL, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    gcm_mpi_info_env_init((argc != NULL) ? *argc : 0,
-                          (argv != NULL) ? *argv : NULL);
-    gcm_mpi_env.thread_level = MPI_THREAD_MULTIPLE;
-    gcm_mpi_env.main_thread  = pthread_self();
     if (provided != NULL) {
         *provided = MPI_THREAD_MULTIPLE;
     }
-    atomic_store_explicit(&gcm_mpi_env.state, GCM_MPI_RUNNING,
-                          memory_order_release);
-    /* The SMP hierarchy: built now because MPIX_Comm_node is not
-     * collective (it needs MPI running: it sets an attribute). */
-    rc = gcm_mpi_hier_init();
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    /* External communicators (GENCOMM_EXTERNAL): collective too. */
-    return gcm_mpi_ext_init(call);
+    atomic_store(&gcm_mpi_env.state, GCM_MPI_RUNNING);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Init(int *argc, char ***argv)
@@ -134,28 +234,20 @@ GCM_MPI_ALIAS(Finalized)
 
 int PMPI_Finalize(void)
 {
-    gcm_status_t status = GCM_OK;
     int rc;
 
     if ((rc = gcm_mpi_check_init("MPI_Finalize")) != MPI_SUCCESS) {
         return rc;
     }
-    /* Buffered sends still in flight must reach their receivers. */
-    gcm_mpi_bsend_drain();
-    gcm_mpi_requests_finalize();
-    gcm_mpi_ext_finalize();
-    gcm_mpi_hier_finalize();
-    gcm_mpi_comm_finalize();
-    gcm_mpi_req_cache_flush();
+    if (atomic_load(&gcm_mpi_env.state) != GCM_MPI_RUNNING) {
+        /* Sessions keep the layer up, but this program never called
+         * MPI_Init (or finalized already). */
+        return gcm_mpi_raise(NULL, MPI_ERR_OTHER, "MPI_Finalize",
+                             "MPI_Init was not called, or MPI_Finalize "
+                             "was called already");
+    }
     atomic_store(&gcm_mpi_env.state, GCM_MPI_FINALIZED);
-    if (gcm_mpi_env.started_gcm) {
-        status = gcm_finalize();
-    }
-    if (status != GCM_OK) {
-        fprintf(stderr, "gencomm: MPI_Finalize: %s\n", gcm_last_error());
-        return gcm_mpi_errclass(status);
-    }
-    return MPI_SUCCESS;
+    return gcm_mpi_layer_stop("MPI_Finalize");
 }
 GCM_MPI_ALIAS(Finalize)
 

@@ -62,17 +62,6 @@ static void ext_xml_init(void)
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static char *ext_strdup(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *c  = malloc(n);
-
-    if (c != NULL) {
-        memcpy(c, s, n);
-    }
-    return c;
-}
-
 /* "file:line: " + the formatted text, malloc'd (NULL without memory).
  * Trailing newlines (libxml2 ends its messages with one) are dropped. */
 static char *ext_msg(const char *file, long line, const char *fmt, ...)
@@ -127,7 +116,7 @@ static char *ext_prop(xmlNodePtr node, const char *name, int *oom_p)
     if (v == NULL) {
         return NULL;
     }
-    c = ext_strdup((const char *)v);
+    c = strdup((const char *)v);
     xmlFree(v);
     if (c == NULL) {
         *oom_p = 1;
@@ -174,7 +163,7 @@ static char *ext_name_prop(xmlNodePtr node, int *oom_p)
     size_t n;
 
     if (v == NULL) {
-        v = ext_strdup("");
+        v = strdup("");
         if (v == NULL) {
             *oom_p = 1;
         }
@@ -948,7 +937,7 @@ gcm_status_t gcm_lco_ext_parse(const char *bytes, size_t len,
         return status;
     }
     ext = calloc(1, sizeof(*ext));
-    if (ext == NULL || (ext->file = ext_strdup(file)) == NULL) {
+    if (ext == NULL || (ext->file = strdup(file)) == NULL) {
         free(ext);
         xmlFreeDoc(doc);
         snprintf(why, whylen, "%s: out of memory", file);

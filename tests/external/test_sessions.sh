@@ -1,0 +1,69 @@
+#!/bin/sh
+# tests/external/test_sessions.sh: MPI-4 sessions (tests/external/
+# ext_sessions) on emulated cluster:node hosts: the process sets with
+# listings 1, 3 and 4, MPI_Init and sessions in one program, and
+# MPI_Session_init failing on every process, each saying why, when the
+# definitions cannot be parsed or differ between processes.
+set -u
+builddir=${top_builddir:-.}
+srcdir=${top_srcdir:-.}
+gcrun="$builddir/tools/gcrun"
+prog="$builddir/tests/external/ext_sessions"
+wrap="$srcdir/tests/external/per_rank.sh"
+listings="$srcdir/tests/external/listings"
+broken="$srcdir/tests/external/broken"
+unset GENCOMM_HOSTNAME GENCOMM_EXTERNAL
+status=0
+
+L8=foo:00,foo:01,foo:02,foo:03,bar:00,bar:01,bar:02,bar:03
+L6=foo:01,foo:00,foo:01,bar:00,bar:00,bar:02
+L5=foo:00,foo:01,foo:02,bar:01,bar:00
+
+# run MODE LAYOUT FILES [TEXT]: FILES gives each rank its file.
+run() {
+    np=$(echo "$2" | tr ',' '\n' | grep -c .)
+    out=$(timeout 120 "$gcrun" -n "$np" --tag-output "$wrap" \
+          GENCOMM_HOSTNAME "$2" "$wrap" GENCOMM_EXTERNAL "$3" "$prog" \
+          "$1" ${4:+"$4"} 2>&1 </dev/null)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "FAIL: ext_sessions $1 on $2 (exit $rc)"
+        echo "$out" | tail -30
+        status=1
+        return
+    fi
+    if [ "$1" = initfail ]; then
+        n=$(printf '%s\n' "$out" | grep -c "failed as expected")
+        if [ "$n" -ne "$np" ]; then
+            echo "FAIL: ext_sessions initfail: $n of $np processes said why"
+            echo "$out" | tail -30
+            status=1
+            return
+        fi
+    fi
+    echo "ok: ext_sessions $1 on $np processes: $2"
+}
+
+# each FILE N: FILE N times, comma-separated.
+each() {
+    i=0
+    list=""
+    while [ $i -lt "$2" ]; do
+        list="$list${list:+,}$1"
+        i=$((i + 1))
+    done
+    echo "$list"
+}
+
+run 1 "$L8" "$(each "$listings/listing1.xml" 8)"
+run 1 "$L6" "$(each "$listings/listing1.xml" 6)"
+run 3 "$L8" "$(each "$listings/listing3.xml" 8)"
+run 3 "$L5" "$(each "$listings/listing3.xml" 5)"
+run 4 "$L8" "$(each "$listings/listing4.xml" 8)"
+run mix "$L5" "$(each "$listings/listing1.xml" 5)"
+run initfail "$L5" "$(each "$broken/not-well-formed.xml" 5)" \
+    "not-well-formed.xml:6: Opening and ending tag mismatch"
+run initfail "$L5" \
+    "$(each "$listings/listing1.xml" 4),$listings/listing4.xml" \
+    "read different definitions"
+exit $status
