@@ -47,6 +47,7 @@ typedef struct gcm_thr_conn {
     uint64_t             tx_seq;
     uint64_t             rx_seq;
     gcm_list_t           parked;
+    unsigned             nparked;
 } gcm_thr_conn_t;
 
 typedef struct gcm_thr_endpoint {

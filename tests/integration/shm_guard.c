@@ -13,7 +13,10 @@
  *      "second";
  *   4. proc 0 must receive "second" from slot 1, and nothing else.
  *
- * Prints "shm_guard: OK" from proc 0 when all held.
+ * Prints "shm_guard: OK" from proc 0 when all held. With "park" after DIR
+ * (the intruder writes messages that never come due into proc 1's own
+ * ring), proc 0's receive from proc 1 must fail instead, within 30 s, and
+ * proc 1 sends nothing more.
  */
 #include <gencomm.h>
 
@@ -51,18 +54,55 @@ static void wait_for_file(const char *path, double limit)
     }
 }
 
+/* Proc 0 under the "park" attack: a receive from proc 1 must fail. */
+static int expect_failure(gcm_lco_h world, const char *dir)
+{
+    struct timespec ts = { 0, 1000 * 1000 };
+    gcm_request_h req;
+    gcm_msg_status_t st;
+    gcm_status_t status = GCM_OK;
+    char buf[64], path[4096];
+    int i, flag = 0;
+
+    check(gcm_irecv(world, buf, sizeof(buf), 1, TAG, &req), "irecv");
+    for (i = 0; (i < 30000) && !flag; i++) {
+        status = gcm_test(&req, &flag, &st);
+        if (flag) {
+            break;
+        }
+        nanosleep(&ts, NULL);
+    }
+    snprintf(path, sizeof(path), "%s/done", dir);
+    wait_for_file(path, 60.0);
+    if (!flag) {
+        fprintf(stderr, "shm_guard: messages that never come due: no "
+                "error after 30 s\n");
+        return 1;
+    }
+    if ((status == GCM_OK) && (st.error == GCM_OK)) {
+        fprintf(stderr, "shm_guard: received '%.*s' from proc 1\n",
+                (int)st.count, buf);
+        return 1;
+    }
+    printf("shm_guard: OK (the receive failed: %s)\n",
+           gcm_status_string((status != GCM_OK) ? status : st.error));
+    (void)gcm_finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     char path[4096], tmp[4096], buf[64];
     gcm_msg_status_t st;
     gcm_lco_h world;
-    int rank, flag;
+    int rank, flag, park;
     FILE *f;
 
-    if (argc != 2) {
-        fprintf(stderr, "usage: shm_guard DIR\n");
+    if ((argc != 2) && ((argc != 3) || (strcmp(argv[2], "park") != 0))) {
+        fprintf(stderr, "usage: shm_guard DIR [park]\n");
         return 2;
     }
+    park = (argc == 3);
     check(gcm_init(&argc, &argv), "gcm_init");
     world = gcm_world();
     rank  = gcm_proc_rank();
@@ -74,6 +114,11 @@ int main(int argc, char **argv)
         check(gcm_send(world, "first", 6, 0, TAG), "send first");
         snprintf(path, sizeof(path), "%s/done", argv[1]);
         wait_for_file(path, 60.0);
+        if (park) {
+            /* Proc 0 failed our connection; its end is not ours to see. */
+            (void)gcm_finalize();
+            return 0;
+        }
         check(gcm_send(world, "second", 7, 0, TAG), "send second");
     } else {
         memset(buf, 0, sizeof(buf));
@@ -95,6 +140,9 @@ int main(int argc, char **argv)
         if (rename(tmp, path) != 0) {
             perror("shm_guard: rename");
             return 1;
+        }
+        if (park) {
+            return expect_failure(world, argv[1]);
         }
         /* Whatever comes first on this tag must be proc 1's second. */
         memset(buf, 0, sizeof(buf));

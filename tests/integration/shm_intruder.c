@@ -14,7 +14,9 @@
  *     the next sequence number ("forged"), sends a claim note for that
  *     ring and wakeup datagrams in PROC's name to the rank's sockets
  *     (found through /proc/net/unix);
- *   header: rewrites the segment's ring count and ring size.
+ *   header: rewrites the segment's ring count and ring size;
+ *   park: writes into PROC's own ring, after its last message, 4200
+ *     copies of it whose sequence numbers never come due.
  *
  * None of it may reach the victim's receives or crash it.
  *
@@ -152,6 +154,46 @@ static gcm_slots_shm_cell_t *cell_at(gcm_slots_shm_ring_t *ring,
                                     GCM_SLOTS_SHM_CELL_SIZE);
 }
 
+/* Writes up to PARK_COUNT messages into ring (the consumer's next cell
+ * is tail) with sequence numbers past the due one, env's: none ever comes
+ * due. The rank may stop reading once it failed the connection (2 s
+ * without room): enough when more than its bound went in. */
+#define PARK_COUNT (GCM_SLOTS_PARKED_MAX + 100)
+
+static int park(gcm_slots_shm_ring_t *ring, const gcm_slots_env_t *env,
+                uint64_t tail)
+{
+    struct timespec gap = { 0, 100 * 1000 };
+    uint64_t head = tail;
+    long waited = 0;
+    int k;
+
+    for (k = 0; k < PARK_COUNT; k++) {
+        gcm_slots_shm_cell_t *cell;
+        while (head - atomic_load(&ring->tail) >= GCM_SLOTS_SHM_NCELLS) {
+            if (++waited > 20000) {
+                printf("shm_intruder: the rank stopped reading after %d "
+                       "messages\n", k);
+                return (k > GCM_SLOTS_PARKED_MAX) ? 0 : 1;
+            }
+            nanosleep(&gap, NULL);
+        }
+        waited = 0;
+        cell = cell_at(ring, head);
+        cell->kind     = GCM_SLOTS_SHM_EAGER;
+        cell->len      = 7;
+        cell->env      = *env;
+        cell->env.seq  = env->seq + 1 + (uint64_t)k;
+        cell->env.size = 7;
+        memcpy((char *)cell + GCM_SLOTS_SHM_CELL_HDR, "parked", 7);
+        head++;
+        atomic_store(&cell->seq, head);
+    }
+    printf("shm_intruder: wrote %d messages that never come due\n",
+           PARK_COUNT);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct timespec pause = { 0, 300 * 1000 * 1000 };
@@ -170,8 +212,9 @@ int main(int argc, char **argv)
     int fd, s, proc, k, sent = 0;
 
     if ((argc != 4) ||
-        ((strcmp(argv[1], "forge") != 0) && (strcmp(argv[1], "header") != 0))) {
-        fprintf(stderr, "usage: shm_intruder forge|header PID PROC\n");
+        ((strcmp(argv[1], "forge") != 0) && (strcmp(argv[1], "header") != 0) &&
+         (strcmp(argv[1], "park") != 0))) {
+        fprintf(stderr, "usage: shm_intruder forge|header|park PID PROC\n");
         return 2;
     }
     victim = atoi(argv[2]);
@@ -227,6 +270,9 @@ int main(int argc, char **argv)
      * token), and the sequence number that comes next. */
     memcpy(&env, &cell_at(legit, tail - 1)->env, sizeof(env));
     env.seq++;
+    if (strcmp(argv[1], "park") == 0) {
+        return park(legit, &env, tail);
+    }
 
     /* A ring of its own in proc's name, and a message in it. */
     if (!atomic_compare_exchange_strong(&owners[free_ring],
