@@ -289,8 +289,10 @@ int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *envp,
     gcm_slots_umsg_t *umsg;
     int kept = 0;
 
-    if (env.src_proc >= (uint32_t)endpoint->nprocs) {
-        gcm_warn("message from unknown proc %u ignored", env.src_proc);
+    if ((env.src_proc >= (uint32_t)endpoint->nprocs) ||
+        (env.src_ep >= GCM_MAX_ENDPOINTS)) {
+        gcm_warn("message from unknown proc %u endpoint %u ignored",
+                 env.src_proc, env.src_ep);
         gcm_slots_payload_release(endpoint, payload, GCM_OK);
         return 0;
     }
