@@ -1121,9 +1121,9 @@ gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
 
 /* ---- init and finalize ---------------------------------------------------- */
 
-/* How many processes of the job share this machine: what the launcher
- * says, else (conservatively) the whole job. */
-int gcm_thr_count_local(void)
+/* How many processes of the job share this machine as the launcher says
+ * it, or 0 when it says nothing. */
+static int gcm_thr_launcher_local_size(void)
 {
     static const char *const vars[] = {
         "GENCOMM_LOCAL_SIZE",          /* gcrun */
@@ -1139,7 +1139,43 @@ int gcm_thr_count_local(void)
             return atoi(v);
         }
     }
-    return gcm_boot_size();
+    return 0;
+}
+
+/* How many processes of the job share this machine: what the launcher
+ * says, else (conservatively) the whole job. */
+int gcm_thr_count_local(void)
+{
+    int n = gcm_thr_launcher_local_size();
+
+    return (n > 0) ? n : gcm_boot_size();
+}
+
+/*
+ * A job whose processes all share this machine needs no network: UCX's
+ * TCP transport would otherwise listen on every interface. Unless the
+ * user chose devices or transports, UCX gets the loopback device only
+ * (its shared-memory devices are not network devices and stay). Known
+ * only when the launcher says how many processes share the host (gcrun
+ * always does; its emulated hosts are one real machine).
+ */
+static void gcm_thr_config_loopback(ucp_config_t *config)
+{
+    ucs_status_t ucs;
+
+    if ((getenv("UCX_NET_DEVICES") != NULL) || (getenv("UCX_TLS") != NULL) ||
+        ((gcm_boot_size() > 1) &&
+         (gcm_thr_launcher_local_size() != gcm_boot_size()))) {
+        return;
+    }
+    ucs = ucp_config_modify(config, "NET_DEVICES", "lo");
+    if (ucs != UCS_OK) {
+        gcm_warn("cannot restrict UCX to the loopback device: %s",
+                 ucs_status_string(ucs));
+        return;
+    }
+    gcm_debug("all %d processes on this host: UCX network devices: lo",
+              gcm_boot_size());
 }
 
 /* Puts endpoint's worker address where boot/ exchanges it. */
@@ -1198,6 +1234,7 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
         return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
                         "ucp_config_read failed: %s", ucs_status_string(ucs));
     }
+    gcm_thr_config_loopback(config);
     memset(&params, 0, sizeof(params));
     /* The job's shape lets UCX size its resources (and pick protocols)
      * for the number of peers it will really have. */
