@@ -400,6 +400,57 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
 }
 GCM_MPI_ALIAS(Info_get)
 
+/* MPI-4.0 9.2: *buflen counts the terminating null both ways; the value
+ * is cut to fit (a buflen of 0 writes nothing) and *buflen becomes the
+ * size the whole value needs. */
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
+                         char *value, int *flag)
+{
+    static const char call[] = "MPI_Info_get_string";
+    const char *v;
+    size_t n;
+    int rc, i;
+
+    rc = check_info(info, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = check_key(key, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (buflen == NULL || flag == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "%s is NULL",
+                             (buflen == NULL) ? "buflen" : "flag");
+    }
+    if (*buflen < 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "*buflen %d is negative", *buflen);
+    }
+    if (*buflen > 0 && value == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "value is NULL with *buflen %d", *buflen);
+    }
+    info_ready(info);
+    i = info_find(info, key);
+    if (i < 0) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    v = info->entries[i].value;
+    n = strlen(v);
+    if (*buflen > 0) {
+        size_t cut = (n < (size_t)*buflen) ? n : (size_t)*buflen - 1;
+
+        memcpy(value, v, cut);
+        value[cut] = '\0';
+    }
+    *buflen = (int)n + 1;
+    *flag   = 1;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Info_get_string)
+
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
                            int *flag)
 {
