@@ -1,16 +1,14 @@
 /*
- * lco/lco_thread.c: what LCOs used by several threads need beyond lco.c.
+ * lco/lco_thread.c: what LCOs used by several threads need beyond lco_object.c.
  *
  * An LCO lives on one endpoint, which need not be the endpoint of the
  * thread that uses it: MPIX_Comm_create_threads homes each thread's LCO
  * on an endpoint of its own (gcm_lco_endpoint_reserve) while the thread
  * that will use it may have another. Whoever waits for the LCO's traffic
- * must progress the LCO's endpoint, not the calling thread's (lco.c's
+ * must progress the LCO's endpoint, not the calling thread's (lco_wait.c's
  * gcm_lco_wait_on and gcm_lco_progress do); gcm_lco_endpoint_of tells
  * which it is. And send slots whose receivers are known to exist can skip
- * the acceptance round trip of a first message. A thread that makes true
- * what another waits for without a message (an MPI generalized request
- * completed by the program) wakes the waiters of every endpoint.
+ * the acceptance round trip of a first message.
  */
 #include "config.h"
 
@@ -69,18 +67,4 @@ gcm_status_t gcm_lco_trust_send_slots(gcm_lco_h lco, int first, int count)
                         "has %d send slots)", first, first + count - 1, i);
     }
     return GCM_OK;
-}
-
-void gcm_lco_wake_waiters(void)
-{
-    int i, n;
-
-    if (!gcm_initialized()) {
-        return;
-    }
-    /* A signal costs two loads where nobody sleeps. */
-    n = gcm_thr_num_endpoints();
-    for (i = 0; i < n; i++) {
-        gcm_thr_signal(gcm_thr_endpoint_get(i));
-    }
 }
