@@ -356,6 +356,14 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 }
 GCM_MPI_ALIAS(Info_set)
 
+/* The checks of the calls that look a key up. */
+static int check_info_key(MPI_Info info, const char *key, const char *call)
+{
+    int rc = check_info(info, call);
+
+    return (rc != MPI_SUCCESS) ? rc : check_key(key, call);
+}
+
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
                   int *flag)
 {
@@ -364,11 +372,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
     size_t n;
     int rc, i;
 
-    rc = check_info(info, call);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    rc = check_key(key, call);
+    rc = check_info_key(info, key, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -411,11 +415,7 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
     size_t n;
     int rc, i;
 
-    rc = check_info(info, call);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    rc = check_key(key, call);
+    rc = check_info_key(info, key, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -457,11 +457,7 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
     static const char call[] = "MPI_Info_get_valuelen";
     int rc, i;
 
-    rc = check_info(info, call);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    rc = check_key(key, call);
+    rc = check_info_key(info, key, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
