@@ -83,7 +83,7 @@ END_TEST
 
 START_TEST(test_shm_cell_decode_bounds_lengths_and_kinds)
 {
-    static unsigned char cell[GCM_SLOTS_SHM_CELL_SIZE];
+    static _Alignas(128) unsigned char cell[GCM_SLOTS_SHM_CELL_SIZE];
     gcm_slots_shm_cell_t *hdr = (gcm_slots_shm_cell_t *)cell;
     gcm_slots_shm_cell_msg_t msg;
 
@@ -118,7 +118,7 @@ END_TEST
 
 START_TEST(test_shm_seg_check_refuses_sizes_beyond_the_mapping)
 {
-    static unsigned char page[GCM_SLOTS_SHM_SEG_HDR];
+    static _Alignas(128) unsigned char page[GCM_SLOTS_SHM_SEG_HDR];
     gcm_slots_shm_seg_t *seg = (gcm_slots_shm_seg_t *)page;
     uint64_t len = GCM_SLOTS_SHM_SEG_HDR + 4 * GCM_SLOTS_SHM_RING_BYTES;
     uint32_t nrings = 0;
