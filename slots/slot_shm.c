@@ -214,22 +214,6 @@ static uint64_t gcm_shm_now_ns(void)
     return (uint64_t)(gcm_time_now() * 1e9);
 }
 
-/* Ring i of a segment: its place follows from the constants, never from
- * what the segment's header says. */
-static gcm_slots_shm_ring_t *gcm_shm_ring(gcm_slots_shm_seg_t *seg, uint32_t i)
-{
-    return (gcm_slots_shm_ring_t *)((char *)seg + GCM_SLOTS_SHM_SEG_HDR +
-                              (size_t)i * GCM_SLOTS_SHM_RING_BYTES);
-}
-
-static gcm_slots_shm_cell_t *gcm_shm_cell(gcm_slots_shm_ring_t *ring,
-                                          uint64_t idx)
-{
-    return (gcm_slots_shm_cell_t *)((char *)ring + GCM_SLOTS_SHM_RING_HDR +
-                              (size_t)(idx % GCM_SLOTS_SHM_NCELLS) *
-                              GCM_SLOTS_SHM_CELL_SIZE);
-}
-
 static void *gcm_shm_cell_data(gcm_slots_shm_cell_t *cell)
 {
     return (char *)cell + GCM_SLOTS_SHM_CELL_HDR;
@@ -962,7 +946,7 @@ static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
     tx->map      = map;
     tx->map_len  = (size_t)is->size;
     tx->seg      = seg;
-    tx->ring     = gcm_shm_ring(seg, i);
+    tx->ring     = gcm_slots_shm_ring_at(seg, i);
     tx->head     = atomic_load_explicit(&tx->ring->tail,
                                         memory_order_acquire);
     tx->tail     = tx->head;
@@ -1039,7 +1023,7 @@ static void gcm_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
 static void gcm_shm_write_msg(gcm_shm_tx_t *tx, struct gcm_request *req,
                               const void *buf, size_t len)
 {
-    gcm_slots_shm_cell_t *cell = gcm_shm_cell(tx->ring, tx->head);
+    gcm_slots_shm_cell_t *cell = gcm_slots_shm_cell_at(tx->ring, tx->head);
 
     cell->env = req->env;
     if (len <= GCM_SLOTS_SHM_CELL_DATA) {
@@ -1059,7 +1043,7 @@ static void gcm_shm_write_msg(gcm_shm_tx_t *tx, struct gcm_request *req,
 
 static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
 {
-    gcm_slots_shm_cell_t *cell = gcm_shm_cell(tx->ring, tx->head);
+    gcm_slots_shm_cell_t *cell = gcm_slots_shm_cell_at(tx->ring, tx->head);
 
     cell->kind = GCM_SLOTS_SHM_CTRL;
     cell->len  = (uint32_t)sizeof(*ctrl);
@@ -1218,7 +1202,7 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
 static void gcm_shm_mark_refused(gcm_shm_ep_t *sep, uint32_t i)
 {
     if (sep->rx[i].ring == NULL) {
-        atomic_store(&gcm_shm_ring(sep->seg, i)->refused, 1);
+        atomic_store(&gcm_slots_shm_ring_at(sep->seg, i)->refused, 1);
     }
 }
 
@@ -1285,7 +1269,7 @@ static void gcm_shm_claim(gcm_shm_ep_t *sep, const gcm_slots_shm_note_t *note,
     rx->wake_len = gcm_shm_sock_addr(info->seg[note->ep].sock, 'w',
                                      &rx->wake);
     free(info);
-    rx->ring = gcm_shm_ring(sep->seg, note->ring);
+    rx->ring = gcm_slots_shm_ring_at(sep->seg, note->ring);
     rx->tail = atomic_load_explicit(&rx->ring->tail, memory_order_relaxed);
     sep->active[sep->nactive++] = (int)note->ring;
     gcm_debug("shm endpoint %d: ring %u is proc %d endpoint %d's (pid %d)",
@@ -1474,7 +1458,7 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)
     unsigned n = 0;
 
     while (n < GCM_SLOTS_SHM_NCELLS) {
-        gcm_slots_shm_cell_t *cell = gcm_shm_cell(rx->ring, rx->tail);
+        gcm_slots_shm_cell_t *cell = gcm_slots_shm_cell_at(rx->ring, rx->tail);
         if (atomic_load_explicit(&cell->seq, memory_order_acquire) !=
             rx->tail + 1) {
             break;
@@ -1587,7 +1571,7 @@ static int gcm_shm_busy(gcm_shm_ep_t *sep)
     gcm_shm_refresh(sep);
     for (i = 0; i < sep->nactive; i++) {
         gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
-        if (atomic_load(&gcm_shm_cell(rx->ring, rx->tail)->seq) ==
+        if (atomic_load(&gcm_slots_shm_cell_at(rx->ring, rx->tail)->seq) ==
             rx->tail + 1) {
             return 1;
         }

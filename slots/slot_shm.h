@@ -72,6 +72,24 @@ typedef struct gcm_slots_shm_cell {
     gcm_slots_env_t env;
 } gcm_slots_shm_cell_t;
 
+/* Ring i of a segment: its place follows from the constants, never from
+ * what the segment's header says. */
+static inline gcm_slots_shm_ring_t *
+gcm_slots_shm_ring_at(gcm_slots_shm_seg_t *seg, uint32_t i)
+{
+    return (gcm_slots_shm_ring_t *)((char *)seg + GCM_SLOTS_SHM_SEG_HDR +
+                                    (size_t)i * GCM_SLOTS_SHM_RING_BYTES);
+}
+
+/* The cell of a ring that counter idx (monotonic) falls on. */
+static inline gcm_slots_shm_cell_t *
+gcm_slots_shm_cell_at(gcm_slots_shm_ring_t *ring, uint64_t idx)
+{
+    return (gcm_slots_shm_cell_t *)((char *)ring + GCM_SLOTS_SHM_RING_HDR +
+                                    (size_t)(idx % GCM_SLOTS_SHM_NCELLS) *
+                                    GCM_SLOTS_SHM_CELL_SIZE);
+}
+
 _Static_assert(sizeof(gcm_slots_shm_seg_t) <= GCM_SLOTS_SHM_OWNERS_OFF,
                "seg header");
 _Static_assert(sizeof(gcm_slots_shm_ring_t) <= GCM_SLOTS_SHM_RING_HDR,

@@ -140,20 +140,6 @@ static socklen_t find_sock(const char *suffix, struct sockaddr_un *addr)
     return found;
 }
 
-static gcm_slots_shm_ring_t *ring_at(void *seg, uint32_t i)
-{
-    return (gcm_slots_shm_ring_t *)((char *)seg + GCM_SLOTS_SHM_SEG_HDR +
-                                    (size_t)i * GCM_SLOTS_SHM_RING_BYTES);
-}
-
-static gcm_slots_shm_cell_t *cell_at(gcm_slots_shm_ring_t *ring,
-                                     uint64_t idx)
-{
-    return (gcm_slots_shm_cell_t *)((char *)ring + GCM_SLOTS_SHM_RING_HDR +
-                                    (size_t)(idx % GCM_SLOTS_SHM_NCELLS) *
-                                    GCM_SLOTS_SHM_CELL_SIZE);
-}
-
 /* Writes up to PARK_COUNT messages into ring (the consumer's next cell
  * is tail) with sequence numbers past the due one, env's: none ever comes
  * due. The rank may stop reading once it failed the connection (2 s
@@ -179,7 +165,7 @@ static int park(gcm_slots_shm_ring_t *ring, const gcm_slots_env_t *env,
             nanosleep(&gap, NULL);
         }
         waited = 0;
-        cell = cell_at(ring, head);
+        cell = gcm_slots_shm_cell_at(ring, head);
         cell->kind     = GCM_SLOTS_SHM_EAGER;
         cell->len      = 7;
         cell->env      = *env;
@@ -252,7 +238,7 @@ int main(int argc, char **argv)
     for (i = 0; i < nrings; i++) {
         uint32_t o = atomic_load(&owners[i]);
         if ((o == owner) && (legit == NULL)) {
-            legit = ring_at(seg, i);
+            legit = gcm_slots_shm_ring_at(seg, i);
         } else if ((o == 0) && (free_ring == UINT32_MAX)) {
             free_ring = i;
         }
@@ -268,7 +254,7 @@ int main(int argc, char **argv)
     }
     /* The last message proc sent: a real envelope (the world's LCO, its
      * token), and the sequence number that comes next. */
-    memcpy(&env, &cell_at(legit, tail - 1)->env, sizeof(env));
+    memcpy(&env, &gcm_slots_shm_cell_at(legit, tail - 1)->env, sizeof(env));
     env.seq++;
     if (strcmp(argv[1], "park") == 0) {
         return park(legit, &env, tail);
@@ -281,9 +267,9 @@ int main(int argc, char **argv)
                 free_ring);
         return 1;
     }
-    mine = ring_at(seg, free_ring);
+    mine = gcm_slots_shm_ring_at(seg, free_ring);
     tail = atomic_load(&mine->tail);
-    cell = cell_at(mine, tail);
+    cell = gcm_slots_shm_cell_at(mine, tail);
     cell->kind = GCM_SLOTS_SHM_EAGER;
     cell->len  = 7;
     cell->env  = env;
