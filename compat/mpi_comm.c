@@ -248,9 +248,8 @@ void gcm_mpi_comm_finalize(void)
 {
     gcm_mpi_comm_block_t *block;
 
-    /* What the program left: delete attributes (their callbacks run, as
-     * MPI_Finalize does for MPI_COMM_SELF first), then free. */
-    gcm_mpi_attr_delete_all(MPI_COMM_SELF);
+    /* What the program left: delete attributes (their callbacks run;
+     * MPI_Finalize did MPI_COMM_SELF's first), then free. */
     for (;;) {
         pthread_mutex_lock(&gcm_mpi_comms.lock);
         block = gcm_mpi_comms.live;
