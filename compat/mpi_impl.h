@@ -367,8 +367,9 @@ int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
 int gcm_mpi_req_check_now(MPI_Request req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
 void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
-/* For a complete request: copies its status out, frees it (or makes a
- * persistent one inactive) and sets *req_p; returns its MPI_ERROR. */
+/* For a complete request: copies its status out (but for MPI_ERROR, as
+ * gcm_mpi_status_set), frees it (or makes a persistent one inactive) and
+ * sets *req_p; returns its MPI_ERROR. */
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
 
 /* MPI_Finalize: completes requests freed while running. */
@@ -378,6 +379,12 @@ void gcm_mpi_bsend_drain(void) GCM_INTERNAL;
 
 /* Fills status for an empty or MPI_PROC_NULL completion. */
 void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;
+/* What a single-completion call (MPI_Recv, MPI_Wait, MPI_Test, the
+ * probes, ...) hands out in status (may be MPI_STATUS_IGNORE): src, but
+ * MPI_ERROR stays as the caller had it (MPI-3.1 3.2.5: only the calls
+ * that can return MPI_ERR_IN_STATUS set it). */
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+    GCM_INTERNAL;
 
 /* ---- attributes (mpi_attr.c) and topologies (mpi_topo.c) -------------
  * Hooks the communicator family calls. */
