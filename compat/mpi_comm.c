@@ -744,7 +744,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     static const char *call = "MPI_Comm_split";
     int rc;
 
-    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
     if (newcomm == NULL) {
@@ -754,6 +754,12 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
                              "color %d is negative (only MPI_UNDEFINED "
                              "may be)", color);
+    }
+    if (comm->kind == GCM_MPI_COMM_INTER) {
+        return gcm_mpi_inter_split(comm, color, key, call, newcomm);
+    }
+    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+        return rc;
     }
     return gcm_mpi_comm_split64(comm, color, key, call, newcomm);
 }
@@ -866,7 +872,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     static const char *call = "MPI_Comm_create";
     int *procs, n, myrank, rc;
 
-    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((comm->kind != GCM_MPI_COMM_INTER) &&
+        ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS)) {
         return rc;
     }
     if (gcm_mpi_group_check(group) != 0) {
@@ -883,10 +893,17 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         free(procs);
         return gcm_mpi_raise(comm, MPI_ERR_GROUP, call,
                              "the group is not a subset of the "
-                             "communicator's group");
+                             "communicator's %sgroup",
+                             (comm->kind == GCM_MPI_COMM_INTER) ? "local " :
+                             "");
     }
-    rc = gcm_mpi_comm_derive(comm, (myrank == MPI_UNDEFINED) ? 0 : n, procs,
-                             myrank, call, newcomm);
+    if (comm->kind == GCM_MPI_COMM_INTER) {
+        /* Each group passes a subset of its own (MPI-3.1 6.4.2). */
+        rc = gcm_mpi_inter_create(comm, n, procs, myrank, call, newcomm);
+    } else {
+        rc = gcm_mpi_comm_derive(comm, (myrank == MPI_UNDEFINED) ? 0 : n,
+                                 procs, myrank, call, newcomm);
+    }
     free(procs);
     return rc;
 }

@@ -160,6 +160,18 @@ int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
                              MPI_Comm *newcomm) GCM_INTERNAL;
 
 
+/* MPI_Comm_split and MPI_Comm_create on the intercommunicator comm
+ * (mpi_inter.c), arguments checked: a new intercommunicator between the
+ * members of each color (split), or between the parts of its two groups
+ * that each group passes (create: nl world indices lprocs of the local
+ * group, this process lrank or MPI_UNDEFINED). MPI_COMM_NULL where a
+ * side is empty. Collective over both groups. */
+int gcm_mpi_inter_split(MPI_Comm comm, int color, int key, const char *call,
+                        MPI_Comm *newcomm) GCM_INTERNAL;
+int gcm_mpi_inter_create(MPI_Comm comm, int nl, const int lprocs[],
+                         int lrank, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
  * protocols that need a fixed tag take theirs in this range (below it,
  * from GCM_COLL_TAG_GENERAL, are the generalized collective's). */
