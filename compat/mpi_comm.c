@@ -653,14 +653,7 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 }
 GCM_MPI_ALIAS(Comm_idup)
 
-/* (color, key, old rank) of one member in MPI_Comm_split. */
-typedef struct gcm_mpi_split_entry {
-    int64_t color;
-    int     key;
-    int     rank;
-} gcm_mpi_split_entry_t;
-
-static int gcm_mpi_split_cmp(const void *a, const void *b)
+int gcm_mpi_split_cmp(const void *a, const void *b)
 {
     const gcm_mpi_split_entry_t *x = a, *y = b;
 

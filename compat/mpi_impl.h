@@ -160,6 +160,15 @@ int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
                              MPI_Comm *newcomm) GCM_INTERNAL;
 
 
+/* (color, key, old rank) of one member in MPI_Comm_split, and their
+ * order in the new communicator (qsort): by key, then old rank. */
+typedef struct gcm_mpi_split_entry {
+    int64_t color;
+    int     key;
+    int     rank;
+} gcm_mpi_split_entry_t;
+int gcm_mpi_split_cmp(const void *a, const void *b) GCM_INTERNAL;
+
 /* MPI_Comm_split and MPI_Comm_create on the intercommunicator comm
  * (mpi_inter.c), arguments checked: a new intercommunicator between the
  * members of each color (split), or between the parts of its two groups

@@ -499,27 +499,10 @@ static int inter_make(MPI_Comm comm, int nl, const int lprocs[], int lrank,
     return MPI_SUCCESS;
 }
 
-/* (color, key, rank) of one member in a split. */
-typedef struct split_entry {
-    int32_t color;
-    int32_t key;
-    int32_t rank;
-} split_entry_t;
-
-static int split_cmp(const void *a, const void *b)
-{
-    const split_entry_t *x = a, *y = b;
-
-    if (x->key != y->key) {
-        return (x->key < y->key) ? -1 : 1;
-    }
-    return (x->rank < y->rank) ? -1 : (x->rank > y->rank);
-}
-
 /* The members of all[0..n) with color, by (key, old rank), as world
- * indices through proc_of in procs; returns how many, and sets *me_p to
- * the new rank of old rank me (if among them). */
-static int split_select(split_entry_t *all, int n, int32_t color,
+ * indices (of the local or remote group) in procs; returns how many, and
+ * sets *me_p to the new rank of old rank me (if among them). */
+static int split_select(gcm_mpi_split_entry_t *all, int n, int64_t color,
                         MPI_Comm comm, int remote, int me, int procs[],
                         int *me_p)
 {
@@ -530,7 +513,7 @@ static int split_select(split_entry_t *all, int n, int32_t color,
             all[m++] = all[i];
         }
     }
-    qsort(all, (size_t)m, sizeof(*all), split_cmp);
+    qsort(all, (size_t)m, sizeof(*all), gcm_mpi_split_cmp);
     for (i = 0; i < m; i++) {
         procs[i] = remote ? gcm_mpi_comm_rproc(comm, all[i].rank) :
                    gcm_mpi_comm_proc(comm, all[i].rank);
@@ -544,7 +527,7 @@ static int split_select(split_entry_t *all, int n, int32_t color,
 int gcm_mpi_inter_split(MPI_Comm comm, int color, int key, const char *call,
                         MPI_Comm *newcomm)
 {
-    split_entry_t mine, *local, *remote;
+    gcm_mpi_split_entry_t mine, *local, *remote;
     int *lprocs, *rprocs, nl = 0, nr = 0, lrank = 0, rc;
 
     mine.color = color;
