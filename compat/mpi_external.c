@@ -669,10 +669,14 @@ static int ext_make_inter(const gcm_ext_def_t *def, const char *call,
         }
         return MPI_SUCCESS;
     }
-    mine = in[0] ? 1 : in[1] ? 2 : 0;
-    rank = (mine == 0) ? 0 : ext_rank_of(procs[mine - 1], n[mine - 1], me);
-    rc = gcm_mpi_intercomm_from_groups(MPI_COMM_WORLD, n[0], procs[0], n[1],
-                                       procs[1], mine, rank, call, comm);
+    mine = in[0] ? 0 : in[1] ? 1 : -1;
+    rank = (mine < 0) ? 0 : ext_rank_of(procs[mine], n[mine], me);
+    /* Every process derives, members of neither with no group. */
+    rc = gcm_mpi_inter_make(MPI_COMM_WORLD, MPI_COMM_WORLD,
+                            (mine < 0) ? 0 : n[mine],
+                            procs[(mine < 0) ? 0 : mine], rank,
+                            (mine < 0) ? 0 : n[1 - mine],
+                            procs[(mine < 0) ? 1 : 1 - mine], call, comm);
     free(procs[0]);
     free(procs[1]);
     if (rc == MPI_SUCCESS && *comm != MPI_COMM_NULL) {

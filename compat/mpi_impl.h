@@ -173,6 +173,27 @@ int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
                              MPI_Comm *newcomm) GCM_INTERNAL;
 
 
+/* (color, key, old rank) of one member in MPI_Comm_split, and their
+ * order in the new communicator (qsort): by key, then old rank. */
+typedef struct gcm_mpi_split_entry {
+    int64_t color;
+    int     key;
+    int     rank;
+} gcm_mpi_split_entry_t;
+int gcm_mpi_split_cmp(const void *a, const void *b) GCM_INTERNAL;
+
+/* MPI_Comm_split and MPI_Comm_create on the intercommunicator comm
+ * (mpi_inter.c), arguments checked: a new intercommunicator between the
+ * members of each color (split), or between the parts of its two groups
+ * that each group passes (create: nl world indices lprocs of the local
+ * group, this process lrank or MPI_UNDEFINED). MPI_COMM_NULL where a
+ * side is empty. Collective over both groups. */
+int gcm_mpi_inter_split(MPI_Comm comm, int color, int key, const char *call,
+                        MPI_Comm *newcomm) GCM_INTERNAL;
+int gcm_mpi_inter_create(MPI_Comm comm, int nl, const int lprocs[],
+                         int lrank, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
  * protocols that need a fixed tag take theirs in this range (below it,
  * from GCM_COLL_TAG_GENERAL, are the generalized collective's). */
@@ -217,6 +238,9 @@ int gcm_mpi_errclass(gcm_status_t status) GCM_INTERNAL;
 int gcm_mpi_errh_invoke(MPI_Comm comm, int code) GCM_INTERNAL;
 void gcm_mpi_errh_retain(MPI_Errhandler errh) GCM_INTERNAL;
 void gcm_mpi_errh_release(MPI_Errhandler errh) GCM_INTERNAL;
+/* The value of MPI_LASTUSEDCODE: the largest error code in use, which
+ * grows as the program adds classes and codes (MPI_Add_error_class). */
+const int *gcm_mpi_err_lastused(void) GCM_INTERNAL;
 
 /* Ends the whole job with code, after printing msg (may be NULL). */
 void gcm_mpi_abort_job(int code, const char *msg)
@@ -259,6 +283,7 @@ typedef enum {
     GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
     GCM_MPI_COLL_SCAN,
     GCM_MPI_COLL_EXSCAN,
+    GCM_MPI_COLL_PERMUTE,    /* MPIX_Permute (mpi_redist.c) */
     GCM_MPI_COLL_LAST
 } gcm_mpi_coll_kind_t;
 
@@ -286,6 +311,10 @@ typedef struct gcm_mpi_coll_desc {
     const int          *rcounts;
     MPI_Datatype        rtype;
     const MPI_Datatype *rtypes;
+    /* MPIX_Permute: where this member sends (s side) and whence it
+     * receives (r side), MPI_PROC_NULL for none. */
+    int                 torank;
+    int                 fromrank;
 } gcm_mpi_coll_desc_t;
 
 /* Is verification mode on? (A load and a branch: the entries ask first.) */
@@ -328,7 +357,8 @@ typedef enum {
     GCM_MPI_REQ_SEND    = 1,  /* native send (all modes) */
     GCM_MPI_REQ_RECV    = 2,  /* native receive */
     GCM_MPI_REQ_DONE    = 3,  /* complete at start (MPI_PROC_NULL) */
-    GCM_MPI_REQ_GENERIC = 4   /* a schedule advanced by poll() */
+    GCM_MPI_REQ_GENERIC = 4,  /* a schedule advanced by poll() */
+    GCM_MPI_REQ_GREQ    = 5   /* generalized request (mpi_grequest.c) */
 } gcm_mpi_req_kind_t;
 
 /* Advances a generic request without blocking; returns 1 once it is
@@ -388,9 +418,29 @@ int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
 int gcm_mpi_req_check_now(MPI_Request req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
 void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
-/* For a complete request: copies its status out, frees it (or makes a
- * persistent one inactive) and sets *req_p; returns its MPI_ERROR. */
+/* For a complete request: copies its status out (but for MPI_ERROR, as
+ * gcm_mpi_status_set), frees it (or makes a persistent one inactive) and
+ * sets *req_p; returns its MPI_ERROR. */
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
+
+/* Frees a request object: its check, text, state (cleanup), temporary
+ * and the reference on its communicator. */
+void gcm_mpi_req_release(MPI_Request req) GCM_INTERNAL;
+
+/* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
+ * has MPI_Grequest_complete been called? (any thread may call it) */
+int gcm_mpi_greq_done(MPI_Request req) GCM_INTERNAL;
+/* A completion call finishes req: its query_fn fills req->status, then
+ * its free_fn runs; returns the first error code of the two (also left
+ * in req->status.MPI_ERROR, the reason in req->errtext). */
+int gcm_mpi_greq_finish(MPI_Request req) GCM_INTERNAL;
+/* MPI_Request_get_status of a complete one: query_fn into *status. */
+int gcm_mpi_greq_query(MPI_Request req, MPI_Status *status) GCM_INTERNAL;
+/* MPI_Cancel: cancel_fn, told whether it is complete; its error code. */
+int gcm_mpi_greq_cancel(MPI_Request req) GCM_INTERNAL;
+/* MPI_Request_free: frees it now (free_fn) if complete, else when
+ * MPI_Grequest_complete is called; free_fn's error code or 0. */
+int gcm_mpi_greq_request_free(MPI_Request req) GCM_INTERNAL;
 
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;
@@ -399,6 +449,12 @@ void gcm_mpi_bsend_drain(void) GCM_INTERNAL;
 
 /* Fills status for an empty or MPI_PROC_NULL completion. */
 void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;
+/* What a single-completion call (MPI_Recv, MPI_Wait, MPI_Test, the
+ * probes, ...) hands out in status (may be MPI_STATUS_IGNORE): src, but
+ * MPI_ERROR stays as the caller had it (MPI-3.1 3.2.5: only the calls
+ * that can return MPI_ERR_IN_STATUS set it). */
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+    GCM_INTERNAL;
 
 /* ---- attributes (mpi_attr.c) and topologies (mpi_topo_*.c) -----------
  * Hooks the communicator family calls. */
@@ -589,15 +645,18 @@ int gcm_mpi_ext_pset_attach(const char *name, MPI_Comm *comm,
                             const char *call) GCM_INTERNAL;
 
 /*
- * The intercommunicator between the disjoint groups a[na] and b[nb]
- * (world indices, in rank order), collective over ALL of parent's
- * members in the same order: side is 1 in a (rank myrank there), 2 in b,
- * 0 outside both (*newcomm is then MPI_COMM_NULL). No message is sent:
- * every member knows both groups.
+ * The intercommunicator between nl processes (lprocs, world indices in
+ * rank order; this process is lrank) and nr others (rprocs), or
+ * MPI_COMM_NULL for a process in neither (it passes nl = 0). Collective
+ * over all of comm's members, in the same order: each derives the new
+ * identity from comm's once and a local communicator from local_parent's
+ * (comm's own local one for an intercommunicator; comm itself for the
+ * external ones, whose members all know both groups). No message is
+ * sent. Errors are raised on comm, whose handler the result takes.
  */
-int gcm_mpi_intercomm_from_groups(MPI_Comm parent, int na, const int a[],
-                                  int nb, const int b[], int side,
-                                  int myrank, const char *call,
-                                  MPI_Comm *newcomm) GCM_INTERNAL;
+int gcm_mpi_inter_make(MPI_Comm comm, MPI_Comm local_parent, int nl,
+                       const int lprocs[], int lrank, int nr,
+                       const int rprocs[], const char *call,
+                       MPI_Comm *newcomm) GCM_INTERNAL;
 
 #endif /* GCM_MPI_IMPL_H */

@@ -39,6 +39,26 @@ void gcm_mpi_status_empty(MPI_Status *status)
     }
 }
 
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+{
+    int err;
+
+    if (status != MPI_STATUS_IGNORE) {
+        err = status->MPI_ERROR;
+        *status = *src;
+        status->MPI_ERROR = err;
+    }
+}
+
+/* The empty status of a single-completion call (MPI_ERROR left alone). */
+static void gcm_mpi_status_empty_single(MPI_Status *status)
+{
+    MPI_Status empty;
+
+    gcm_mpi_status_empty(&empty);
+    gcm_mpi_status_set(status, &empty);
+}
+
 /*
  * Request objects are recycled through a small per-thread cache, as the
  * native requests are (slots/slot_request.c): a window of nonblocking calls
@@ -274,6 +294,11 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
         }
         gcm_mpi_req_complete_native(req);
         break;
+    case GCM_MPI_REQ_GREQ:
+        /* Completed by the program (MPI_Grequest_complete), from any
+         * thread: nothing of the library's moves it. */
+        req->complete = gcm_mpi_greq_done(req);
+        break;
     case GCM_MPI_REQ_GENERIC:
         if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
             break;
@@ -316,7 +341,7 @@ void gcm_mpi_req_wait(MPI_Request req)
     }
 }
 
-static void gcm_mpi_req_release(MPI_Request req)
+void gcm_mpi_req_release(MPI_Request req)
 {
     if (req->gate != NULL) {
         gcm_mpi_coll_gate_free(req->gate);
@@ -383,16 +408,15 @@ static const char *gcm_mpi_req_reason(void)
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
 {
     MPI_Request req = *req_p;
-    int err = req->status.MPI_ERROR;
+    int err = (req->kind == GCM_MPI_REQ_GREQ) ? gcm_mpi_greq_finish(req) :
+              req->status.MPI_ERROR;
 
     if (err != MPI_SUCCESS) {
         snprintf(gcm_mpi_req_why, sizeof(gcm_mpi_req_why), "%s",
                  (req->errtext != NULL) ? req->errtext : "");
     }
 
-    if (status != MPI_STATUS_IGNORE) {
-        *status = req->status;
-    }
+    gcm_mpi_status_set(status, &req->status);
     if (req->persistent) {
         req->active   = 0;
         req->complete = 0;
@@ -403,6 +427,19 @@ int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
         *req_p = MPI_REQUEST_NULL;
     }
     return err;
+}
+
+/* gcm_mpi_req_finish for the calls with an array of statuses, which set
+ * MPI_ERROR in each (they may return MPI_ERR_IN_STATUS). Nonzero if the
+ * request failed. */
+static int gcm_mpi_req_finish_multi(MPI_Request *req_p, MPI_Status *status)
+{
+    int err = gcm_mpi_req_finish(req_p, status);
+
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_ERROR = err;
+    }
+    return err != MPI_SUCCESS;
 }
 
 /* A request that waits and tests treat as done at once with an empty
@@ -465,7 +502,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return err;
     }
     if (gcm_mpi_req_is_null(*request)) {
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     comm = (*request)->comm;
@@ -492,7 +529,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     gcm_mpi_orphans_reap(0);
     if (gcm_mpi_req_is_null(*request)) {
         *flag = 1;
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(*request);
@@ -519,12 +556,19 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     }
     if (gcm_mpi_req_is_null(request)) {
         *flag = 1;
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(request);
-    if (*flag && (status != MPI_STATUS_IGNORE)) {
-        *status = request->status;
+    if (*flag && (request->kind == GCM_MPI_REQ_GREQ)) {
+        /* Its status is what its query_fn says, each time asked. */
+        err = gcm_mpi_greq_query(request, status);
+        return (err == MPI_SUCCESS) ? err :
+               gcm_mpi_raise(NULL, err, call, "the generalized request's "
+                             "query_fn returned error code %d", err);
+    }
+    if (*flag) {
+        gcm_mpi_status_set(status, &request->status);
     }
     return MPI_SUCCESS;
 }
@@ -549,7 +593,7 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
         if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
             errcomm = reqs[i]->comm;
         }
-        any_error |= (gcm_mpi_req_finish(&reqs[i], st) != MPI_SUCCESS);
+        any_error |= gcm_mpi_req_finish_multi(&reqs[i], st);
     }
     if (!any_error) {
         return MPI_SUCCESS;
@@ -748,7 +792,7 @@ static int gcm_mpi_any(int count, MPI_Request reqs[], int *index, int *flag,
         if (flag != NULL) {
             *flag = 1;
         }
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     if (i < 0) {
@@ -811,7 +855,7 @@ static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
             if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
                 errcomm = reqs[i]->comm;
             }
-            any_error |= (gcm_mpi_req_finish(&reqs[i], st) != MPI_SUCCESS);
+            any_error |= gcm_mpi_req_finish_multi(&reqs[i], st);
             indices[n++] = i;
         }
     }
@@ -858,6 +902,12 @@ int PMPI_Cancel(MPI_Request *request)
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the persistent request is not active");
     }
+    if (req->kind == GCM_MPI_REQ_GREQ) {
+        rc = gcm_mpi_greq_cancel(req);
+        return (rc == MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(NULL, rc, call, "the generalized request's "
+                             "cancel_fn returned error code %d", rc);
+    }
     /* Receives not yet matched are cancelled; anything else (a send, a
      * matched receive, a collective) completes normally, which the
      * standard allows: MPI_Test_cancelled then says false. */
@@ -886,6 +936,12 @@ int PMPI_Request_free(MPI_Request *request)
     }
     req = *request;
     *request = MPI_REQUEST_NULL;
+    if (req->kind == GCM_MPI_REQ_GREQ) {
+        rc = gcm_mpi_greq_request_free(req);
+        return (rc == MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(NULL, rc, call, "the generalized request's "
+                             "free_fn returned error code %d", rc);
+    }
     if ((req->persistent && !req->active) || gcm_mpi_req_check(req, 0)) {
         gcm_mpi_req_release(req);
         return MPI_SUCCESS;
