@@ -525,6 +525,7 @@ static int ext_rank_of(const int *procs, int n, int proc)
 static int ext_shape(const gcm_ext_def_t *def, int *procs, int *n_p,
                      int **index_p, int **edges_p, char *why, size_t whylen)
 {
+    gcm_lco_map_result_t res;
     int nedges, err;
 
     *index_p = NULL;
@@ -535,6 +536,18 @@ static int ext_shape(const gcm_ext_def_t *def, int *procs, int *n_p,
                                 (const char *const *)gcm_ext.names, *n_p,
                                 procs, index_p, edges_p, &nedges, why,
                                 whylen);
+    }
+    if (err == 0) {
+        /* The physical topology places the virtual one (reorder). */
+        err = gcm_lco_ext_place(gcm_ext.ext, def,
+                                (const char *const *)gcm_ext.names, *n_p,
+                                procs, *index_p, *edges_p, &res, why,
+                                whylen);
+        if (err == 0 && strcmp(res.how, "identity") != 0) {
+            gcm_debug("%s placed on its physical topology (%s): cost %lld, "
+                      "%lld in the order given", def->name, res.how,
+                      (long long)res.cost[0], (long long)res.identity[0]);
+        }
     }
     return err;
 }
@@ -551,7 +564,10 @@ static int ext_finish(const gcm_ext_def_t *def, MPI_Comm *comm,
 
     if (def->vtopo.present) {
         PMPI_Comm_size(*comm, &n);
-        rc = PMPI_Graph_create(*comm, n, index, edges, def->vtopo.reorder,
+        /* A physical topology has placed it already; otherwise the
+         * topology mapping of MPI_Graph_create does, on reorder. */
+        rc = PMPI_Graph_create(*comm, n, index, edges,
+                               def->vtopo.reorder && !def->ptopo.present,
                                &g);
         if (rc != MPI_SUCCESS) {
             PMPI_Comm_free(comm);
@@ -929,6 +945,7 @@ int gcm_mpi_ext_pset_members(const char *name, int **procs_p, int *n_p,
                              char *why, size_t whylen)
 {
     const gcm_ext_def_t *def;
+    int *index, *edges;
 
     *procs_p = NULL;
     if (gcm_ext.ext == NULL) {
@@ -947,11 +964,15 @@ int gcm_mpi_ext_pset_members(const char *name, int **procs_p, int *n_p,
         snprintf(why, whylen, "out of memory");
         return -1;
     }
-    if (ext_members(def, *procs_p, n_p, why, whylen) != 0) {
+    /* In the definition's full order, placement on a physical topology
+     * included, as MPIX_Comm_external's communicator has it. */
+    if (ext_shape(def, *procs_p, n_p, &index, &edges, why, whylen) != 0) {
         free(*procs_p);
         *procs_p = NULL;
         return -1;
     }
+    free(index);
+    free(edges);
     return 0;
 }
 

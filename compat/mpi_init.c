@@ -144,10 +144,6 @@ int gcm_mpi_layer_stop(const char *call)
         pthread_mutex_unlock(&gcm_mpi_env.lock);
         return MPI_SUCCESS;
     }
-    /* First of all, as if MPI_COMM_SELF were freed (MPI-3.1 8.7.1): its
-     * attributes' delete callbacks run newest first while everything
-     * still works, so that libraries can clean up there. */
-    (void)gcm_mpi_attr_delete_all(MPI_COMM_SELF);
     /* Buffered sends still in flight must reach their receivers. */
     gcm_mpi_bsend_drain();
     gcm_mpi_requests_finalize();
@@ -250,6 +246,11 @@ int PMPI_Finalize(void)
                              "MPI_Init was not called, or MPI_Finalize "
                              "was called already");
     }
+    /* First of all, as if MPI_COMM_SELF were freed (MPI-3.1 8.7.1): its
+     * attributes' delete callbacks run newest first while everything
+     * still works (MPI_Finalized still says no), so that libraries can
+     * clean up there. */
+    (void)gcm_mpi_attr_delete_all(MPI_COMM_SELF);
     atomic_store(&gcm_mpi_env.state, GCM_MPI_FINALIZED);
     return gcm_mpi_layer_stop("MPI_Finalize");
 }

@@ -463,3 +463,125 @@ out:
     free(edges);
     return rc;
 }
+
+/* ---- the physical topology: placing the virtual one -------------------- */
+
+/* Link costs of the machine graph: two processes of one node are closer
+ * than two linked nodes (a <cluster>'s network, an <edge>). */
+#define GCM_EXT_COST_NODE 1
+#define GCM_EXT_COST_LINK 4
+
+/* Are the nodes a and b (processor names) linked in topology t? */
+static int ptopo_linked(const gcm_ext_topo_t *t, const char *a,
+                        const char *b)
+{
+    char ca[1024], cb[1024];
+    int i;
+
+    gcm_lco_ext_cluster_of(a, ca, sizeof(ca));
+    gcm_lco_ext_cluster_of(b, cb, sizeof(cb));
+    for (i = 0; i < t->nclusters; i++) {
+        if (cluster_matches(&t->clusters[i], ca) &&
+            cluster_matches(&t->clusters[i], cb)) {
+            return 1;
+        }
+    }
+    for (i = 0; i < t->nedges; i++) {
+        const char *x = t->edges[i].first.node, *y = t->edges[i].second.node;
+
+        if (x != NULL && y != NULL &&
+            ((strcmp(x, a) == 0 && strcmp(y, b) == 0) ||
+             (strcmp(x, b) == 0 && strcmp(y, a) == 0))) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int gcm_lco_ext_place(const gcm_lco_ext_t *ext, const gcm_ext_def_t *def,
+                      const char *const names[], int n, int procs[],
+                      const int index[], const int edges[],
+                      gcm_lco_map_result_t *res, char *why, size_t whylen)
+{
+    gcm_lco_map_graph_t g;
+    gcm_lco_map_target_t t;
+    gcm_lco_map_opts_t opts;
+    int *xadj = NULL, *adj = NULL, *wgt = NULL, *gx = NULL, *slot = NULL;
+    int *placed = NULL, s, u, k, rc = -1;
+    gcm_status_t status;
+
+    res->how = "identity";
+    if (!def->vtopo.present || !def->vtopo.reorder || !def->ptopo.present ||
+        n < 2) {
+        return 0;
+    }
+    xadj   = malloc(((size_t)n + 1) * sizeof(int));
+    gx     = malloc(((size_t)n + 1) * sizeof(int));
+    slot   = malloc(((size_t)n + 1) * sizeof(int));
+    placed = malloc(((size_t)n + 1) * sizeof(int));
+    adj    = malloc(((size_t)n * (size_t)n + 1) * sizeof(int));
+    wgt    = malloc(((size_t)n * (size_t)n + 1) * sizeof(int));
+    if (xadj == NULL || gx == NULL || slot == NULL || placed == NULL ||
+        adj == NULL || wgt == NULL) {
+        snprintf(why, whylen, "out of memory");
+        goto out;
+    }
+    /* The machine: slot s is member procs[s] (the order so far). */
+    k = 0;
+    for (s = 0; s < n; s++) {
+        xadj[s] = k;
+        for (u = 0; u < n; u++) {
+            const char *a = names[procs[s]], *b = names[procs[u]];
+
+            if (u == s) {
+                continue;
+            }
+            if (strcmp(a, b) == 0) {
+                adj[k]   = u;
+                wgt[k++] = GCM_EXT_COST_NODE;
+            } else if (ptopo_linked(&def->ptopo, a, b)) {
+                adj[k]   = u;
+                wgt[k++] = GCM_EXT_COST_LINK;
+            }
+        }
+    }
+    xadj[n] = k;
+    /* MPI_Graph_create's index holds cumulative counts. */
+    gx[0] = 0;
+    for (s = 0; s < n; s++) {
+        gx[s + 1] = index[s];
+    }
+    g.n    = n;
+    g.xadj = gx;
+    g.adj  = edges;
+    g.wgt  = NULL;
+    memset(&t, 0, sizeof(t));
+    t.kind   = GCM_LCO_MAP_GRAPH;
+    t.nslots = n;
+    t.xadj   = xadj;
+    t.adj    = adj;
+    t.wgt    = wgt;
+    memset(&opts, 0, sizeof(opts));
+    opts.method = GCM_LCO_MAP_SCOTCH;
+    opts.time   = def->ptopo.timeout;
+    status = gcm_lco_map_compute(&g, &t, &opts, slot, res);
+    if (status != GCM_OK) {
+        ext_why(why, whylen, ext, def->ptopo.line, "the physical topology "
+                "of %s: %s", def->name, gcm_last_error());
+        goto out;
+    }
+    /* Vertex v (new rank v) sits on slot slot[v]. */
+    for (s = 0; s < n; s++) {
+        placed[s] = procs[slot[s]];
+    }
+    memcpy(procs, placed, (size_t)n * sizeof(int));
+    rc = 0;
+out:
+    free(xadj);
+    free(gx);
+    free(slot);
+    free(placed);
+    free(adj);
+    free(wgt);
+    return rc;
+}

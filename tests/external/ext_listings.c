@@ -491,6 +491,36 @@ static void listing4(void)
     }
 }
 
+/* Are these the seed's eight nodes, each once? */
+static int seed_layout(void)
+{
+    static const char *const nodes[] = {
+        "foo:00", "foo:01", "foo:02", "foo:03",
+        "bar:00", "bar:01", "bar:02", "bar:03"
+    };
+    int i, p, found;
+
+    if (size != 8) {
+        return 0;
+    }
+    for (i = 0; i < 8; i++) {
+        for (p = 0, found = 0; p < size; p++) {
+            found += strcmp(names[p], nodes[i]) == 0;
+        }
+        if (found != 1) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Are processes a and b the nodes x and y, in either order? */
+static int linked(int a, int b, const char *x, const char *y)
+{
+    return (strcmp(names[a], x) == 0 && strcmp(names[b], y) == 0) ||
+           (strcmp(names[a], y) == 0 && strcmp(names[b], x) == 0);
+}
+
 static void listing5(void)
 {
     MPI_Comm MPI_COMM_REMAP;
@@ -521,6 +551,26 @@ static void listing5(void)
     MPI_Group_translate_ranks(g, 1, &left, wg, &want);
     CHECK(got == want, "MPI_COMM_REMAP: from the left %d, expected %d", got,
           want);
+    /* On the seed's eight nodes, the ring is placed on the machine of
+     * the physical topology: every ring edge joins two nodes of one
+     * cluster or a gateway pair (the order given, world order, would
+     * join bar:03 and foo:00, which are not linked). */
+    if (seed_layout()) {
+        for (r = 0; r < n; r++) {
+            int a, b, ends[2];
+
+            ends[0] = r;
+            ends[1] = (r + 1) % n;
+            MPI_Group_translate_ranks(g, 2, ends, wg, ends);
+            a = ends[0];
+            b = ends[1];
+            CHECK(strncmp(names[a], names[b], 3) == 0 ||
+                  linked(a, b, "foo:03", "bar:00") ||
+                  linked(a, b, "foo:02", "bar:01"),
+                  "MPI_COMM_REMAP: ring edge %d-%d joins %s and %s, which "
+                  "are not linked", r, (r + 1) % n, names[a], names[b]);
+        }
+    }
     MPI_Group_free(&g);
     MPI_Group_free(&wg);
     MPI_Comm_free(&MPI_COMM_REMAP);

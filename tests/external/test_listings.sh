@@ -44,7 +44,8 @@ done
 for layout in "$L8" "$L4" "$L9"; do
     run 4 listing4.xml "$layout"
 done
-for layout in "$L8" "$L4" "$L5"; do
+L8r=bar:02,foo:00,bar:00,foo:03,foo:01,bar:03,foo:02,bar:01
+for layout in "$L8" "$L8r" "$L4" "$L5"; do
     run 5 listing5.xml "$layout"
 done
 for layout in "$L8" "$L9"; do
