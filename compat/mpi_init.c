@@ -103,6 +103,24 @@ static int gcm_mpi_layer_up(int *argc, char ***argv, MPI_Errhandler errh,
     return rc;
 }
 
+/* Ends the layer (the lock held): collective over all processes. */
+static gcm_status_t gcm_mpi_layer_down(void)
+{
+    gcm_status_t status = GCM_OK;
+
+    /* Buffered sends still in flight must reach their receivers. */
+    gcm_mpi_bsend_drain();
+    gcm_mpi_requests_finalize();
+    gcm_mpi_ext_finalize();
+    gcm_mpi_hier_finalize();
+    gcm_mpi_comm_finalize();
+    gcm_mpi_req_cache_flush();
+    if (gcm_mpi_env.started_gcm) {
+        status = gcm_finalize();
+    }
+    return status;
+}
+
 int gcm_mpi_layer_start(int *argc, char ***argv, MPI_Errhandler errh,
                         const char *call)
 {
@@ -117,9 +135,17 @@ int gcm_mpi_layer_start(int *argc, char ***argv, MPI_Errhandler errh,
         rc = gcm_mpi_layer_up(argc, argv, errh, call);
         if (rc == MPI_SUCCESS) {
             gcm_mpi_env.users = 1;
-        } else {
-            atomic_store(&gcm_mpi_env.layer, GCM_MPI_LAYER_FAILED);
+            break;
         }
+        /* Once the layer is up, what can fail (the definitions file
+         * unreadable or different) fails on every process alike, after
+         * the same exchanges: all of them take it down again, so that a
+         * program that goes on after the error (MPI_ERRORS_RETURN) leaves
+         * nothing behind. */
+        if (atomic_load(&gcm_mpi_env.layer) == GCM_MPI_LAYER_UP) {
+            (void)gcm_mpi_layer_down();
+        }
+        atomic_store(&gcm_mpi_env.layer, GCM_MPI_LAYER_FAILED);
         break;
     default:
         pthread_mutex_unlock(&gcm_mpi_env.lock);
@@ -144,17 +170,8 @@ int gcm_mpi_layer_stop(const char *call)
         pthread_mutex_unlock(&gcm_mpi_env.lock);
         return MPI_SUCCESS;
     }
-    /* Buffered sends still in flight must reach their receivers. */
-    gcm_mpi_bsend_drain();
-    gcm_mpi_requests_finalize();
-    gcm_mpi_ext_finalize();
-    gcm_mpi_hier_finalize();
-    gcm_mpi_comm_finalize();
-    gcm_mpi_req_cache_flush();
+    status = gcm_mpi_layer_down();
     atomic_store(&gcm_mpi_env.layer, GCM_MPI_LAYER_ENDED);
-    if (gcm_mpi_env.started_gcm) {
-        status = gcm_finalize();
-    }
     pthread_mutex_unlock(&gcm_mpi_env.lock);
     if (status != GCM_OK) {
         fprintf(stderr, "gencomm: %s: %s\n", call, gcm_last_error());
