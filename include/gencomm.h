@@ -62,8 +62,8 @@ typedef enum {
 #define GCM_TAG_UB   0x3fffffff
 
 /** Size in bytes of an LCO name and of a slot name. */
-#define GCM_NAME_SIZE     32
-#define GCM_SLOTNAME_SIZE 40
+#define GCM_NAME_SIZE     48
+#define GCM_SLOTNAME_SIZE 56
 
 /** Opaque handle of a local communicator object. */
 typedef struct gcm_lco *gcm_lco_h;
@@ -73,7 +73,14 @@ typedef struct gcm_request *gcm_request_h;
 
 /**
  * The name of an LCO: a plain-data capability to send to it. Copy it with
- * memcpy or send it as GCM_NAME_SIZE bytes; its layout is private.
+ * memcpy or send it as GCM_NAME_SIZE bytes. It carries the identity of the
+ * job that made it (64 random bits: two jobs never share one), the rank of
+ * the process and the endpoint the LCO lives on, the LCO's id, generation
+ * and capability token, and a contact (IPv4 address and port) where a
+ * process of another job asks for the endpoint's worker address: a name
+ * works in any job of any host that can reach that address, sent as bytes
+ * over anything. Its exact layout is fixed (little-endian, lco/lco_name.c)
+ * but not part of the interface.
  */
 typedef struct gcm_name {
     unsigned char bytes[GCM_NAME_SIZE];
