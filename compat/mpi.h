@@ -660,7 +660,7 @@ GCM_MPI_API(int, Error_string, (int errorcode, char *string,
                                 int *resultlen))
 GCM_MPI_API(int, Error_class, (int errorcode, int *errorclass))
 
-/* collectives (mpi_coll.c) */
+/* collectives (mpi_coll_*.c) */
 GCM_MPI_API(int, Barrier, (MPI_Comm comm))
 GCM_MPI_API(int, Bcast, (void *buffer, int count, MPI_Datatype datatype,
                          int root, MPI_Comm comm))
@@ -737,7 +737,7 @@ GCM_MPI_API(int, Ialltoall, (const void *sendbuf, int sendcount,
                              int recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm, MPI_Request *request))
 
-/* topologies (mpi_topo.c) */
+/* topologies (mpi_topo_*.c) */
 GCM_MPI_API(int, Dims_create, (int nnodes, int ndims, int dims[]))
 GCM_MPI_API(int, Cart_create, (MPI_Comm comm_old, int ndims,
                                const int dims[], const int periods[],

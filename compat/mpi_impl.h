@@ -1,6 +1,6 @@
 /*
  * compat/mpi_impl.h: what the files of compat/ share. Each family owns its
- * objects (mpi_datatype.c, mpi_op.c, mpi_group.c, ...); the others reach
+ * objects (mpi_type_*.c, mpi_op.c, mpi_group.c, ...); the others reach
  * them only through the functions declared here.
  */
 #ifndef GCM_MPI_IMPL_H
@@ -51,7 +51,7 @@ typedef enum {
 } gcm_mpi_comm_kind_t;
 
 struct gcm_mpi_attr_list;   /* mpi_attr.c */
-struct gcm_mpi_topo;        /* mpi_topo.c */
+struct gcm_mpi_topo;        /* mpi_topo_*.c */
 struct gcm_mpi_coll_vfy;    /* mpi_coll_check.c */
 
 struct gcm_mpi_comm {
@@ -95,7 +95,7 @@ struct gcm_mpi_comm {
     /* MPI_Comm_create_group calls made on this communicator, per
      * (group, tag): see mpi_comm.c. */
     void           *cg_counts;
-    /* What the collectives cache (mpi_coll.c): the node structure
+    /* What the collectives cache (mpi_coll_*.c): the node structure
      * (coll/), made by the first collective that can use it, and the
      * schedules of the last blocking calls, run again by calls with the
      * same arguments. One pointer: MPI_COMM_WORLD's size is part of the
@@ -172,7 +172,7 @@ _Static_assert(GCM_COLL_TAG_GENERAL + GCM_COLL_TAG_UB < GCM_MPI_TAG_FIXED,
  * receives, not even MPI_ANY_TAG ones. */
 int gcm_mpi_coll_tag(MPI_Comm comm) GCM_INTERNAL;
 
-/* Frees what comm's collectives cached (mpi_coll.c). */
+/* Frees what comm's collectives cached (mpi_coll_run.c). */
 void gcm_mpi_coll_cache_free(MPI_Comm comm) GCM_INTERNAL;
 
 /* Raw byte transfers on comm's LCO by point-to-point rank (prank space;
@@ -379,7 +379,7 @@ void gcm_mpi_bsend_drain(void) GCM_INTERNAL;
 /* Fills status for an empty or MPI_PROC_NULL completion. */
 void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;
 
-/* ---- attributes (mpi_attr.c) and topologies (mpi_topo.c) -------------
+/* ---- attributes (mpi_attr.c) and topologies (mpi_topo_*.c) -----------
  * Hooks the communicator family calls. */
 
 /* MPI_Comm_dup: copies attributes by their copy callbacks. */
@@ -409,7 +409,7 @@ int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
 int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
                          const char *call, const char *what) GCM_INTERNAL;
 
-/* ---- datatypes (mpi_datatype.c) ------------------------------------------ */
+/* ---- datatypes (mpi_type_*.c) -------------------------------------------- */
 
 /* The element kinds reduction operations work on. */
 typedef enum {

@@ -41,7 +41,7 @@ void gcm_mpi_status_empty(MPI_Status *status)
 
 /*
  * Request objects are recycled through a small per-thread cache, as the
- * native requests are (slots/slot_path.c): a window of nonblocking calls
+ * native requests are (slots/slot_request.c): a window of nonblocking calls
  * then touches no shared allocator state, and threads do not meet in the
  * allocator's bins. A thread's cache is freed when the thread exits, the
  * finalizing thread's at MPI_Finalize. A cached object has its magic
