@@ -971,11 +971,15 @@ static void gcm_shm_rescan(gcm_shm_ep_t *sep, uint32_t gen)
     }
 }
 
-static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_cell_t *cell)
+/* A cell of the ring rx: its sender is the ring's owner (rx->proc,
+ * rx->ep), whatever the cell says. */
+static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
+                           gcm_shm_cell_t *cell)
 {
     gcm_slots_env_t env;
     gcm_payload_t payload;
     gcm_slots_ctrl_t ctrl;
+    gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
 
     switch (cell->kind) {
     case GCM_SHM_EAGER:
@@ -991,16 +995,22 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_cell_t *cell)
             payload.kind   = GCM_PAYLOAD_SHM_RNDV;
             payload.data   = (void *)(uintptr_t)cell->addr;
             payload.size   = (size_t)env.size;
-            payload.pid    = cell->pid;
-            payload.proc   = env.src_proc;
-            payload.ep     = env.src_ep;
+            /* The data is read from the ring owner's memory, never from
+             * a process the cell names. */
+            payload.pid    = rx->pid;
+            payload.proc   = (uint32_t)rx->proc;
+            payload.ep     = (uint16_t)rx->ep;
             payload.cookie = env.sreq;
         }
-        (void)gcm_slots_msg_in(endpoint, &env, &payload);
+        if (conn != NULL) {
+            (void)gcm_slots_msg_in(endpoint, conn, &env, &payload);
+        }
         break;
     case GCM_SHM_CTRL:
         memcpy(&ctrl, gcm_shm_cell_data(cell), sizeof(ctrl));
-        gcm_slots_ctrl_in(endpoint, &ctrl);
+        if (conn != NULL) {
+            gcm_slots_ctrl_in(endpoint, conn, &ctrl);
+        }
         break;
     default:
         gcm_warn("shm: cell of unknown kind %u ignored", cell->kind);
@@ -1018,7 +1028,7 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)
             rx->tail + 1) {
             break;
         }
-        gcm_shm_handle(endpoint, cell);
+        gcm_shm_handle(endpoint, rx, cell);
         rx->tail++;
         n++;
         atomic_store_explicit(&rx->ring->tail, rx->tail,

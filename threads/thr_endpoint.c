@@ -590,6 +590,16 @@ gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
                  "who it is was dropped");
         return NULL;
     }
+    if ((proc >= 0) && (proc < gcm_boot_size())) {
+        for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
+            if (conn->rep == rep) {
+                break;
+            }
+        }
+        if (gcm_likely((conn != NULL) && (conn->ucp_ep == reply_ep))) {
+            return conn;
+        }
+    }
     if ((proc < 0) || (proc >= gcm_boot_size()) ||
         (rep >= gcm_thr_remote_endpoints(proc))) {
         gcm_warn("a message claiming to come from process %d endpoint %d, "
@@ -599,9 +609,6 @@ gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
     conn = gcm_thr_conn_get(endpoint, proc, rep);
     if (conn == NULL) {
         return NULL;
-    }
-    if (gcm_likely(conn->ucp_ep == reply_ep)) {
-        return conn;
     }
     if ((conn->ucp_ep == NULL) && (conn->failed == GCM_OK) &&
         (gcm_thr_conn_connect(endpoint, conn) == GCM_OK) &&
