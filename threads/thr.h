@@ -49,6 +49,7 @@ typedef struct gcm_thr_conn {
     uint64_t             tx_seq;
     uint64_t             rx_seq;
     gcm_list_t           parked;
+    unsigned             nparked;
     /* A process of another job: the next such connection of the same
      * endpoint (the endpoint's list, searched by UCX endpoint), and
      * whether who is on ucp_ep is known (we sent HELLO on it, or a HELLO
@@ -223,9 +224,16 @@ static inline void gcm_thr_pending_done(gcm_thr_endpoint_t *endpoint)
  * endpoint made if connect. Lock held. NULL only without memory. */
 gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
                                  int rep) GCM_INTERNAL;
-/* Makes sure conn->ucp_ep exists. Lock held. */
+/* Makes sure conn->ucp_ep exists. Lock held. A published address that
+ * gcm_thr_addr_decode refuses fails the connection for good. */
 gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                                   gcm_thr_conn_t *conn) GCM_INTERNAL;
+/* Checks a worker address as published (len bytes at buf): GCM_OK and the
+ * length of the UCX address that follows its header, or
+ * GCM_ERR_INVALID_PARAM and why. Bytes alone: callable by itself. */
+gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
+                                 size_t *addr_len_p, const char **why_p)
+    GCM_INTERNAL;
 
 /* Nonzero once the launcher reported proc dead. */
 int gcm_thr_proc_dead(int proc) GCM_INTERNAL;
@@ -328,7 +336,8 @@ ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
                               size_t header_length, void *data,
                               size_t length,
                               const ucp_am_recv_param_t *param) GCM_INTERNAL;
-/* The worker address of our endpoint index (kept from init). */
+/* The worker address of our endpoint index as published (kept from
+ * init: header and UCX address, gcm_thr_addr_decode). */
 const void *gcm_thr_self_address(int index, size_t *len_p) GCM_INTERNAL;
 
 #endif /* GCM_THR_H */

@@ -345,6 +345,8 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
     struct sockaddr_in sa;
     socklen_t elen = sizeof(int);
     gcm_status_t status;
+    const char *why;
+    size_t alen;
     uint32_t len;
     int fd, err = 0;
     void *addr;
@@ -432,6 +434,12 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
         return gcm_fail(status, "connect", "the contact of rank %u of job "
                         "%016llx closed before its whole reply", rank,
                         (unsigned long long)job);
+    }
+    if (gcm_thr_addr_decode(addr, len, &alen, &why) != GCM_OK) {
+        free(addr);
+        return gcm_fail(GCM_ERR_TRANSPORT, "connect", "the contact of rank "
+                        "%u of job %016llx answered a malformed worker "
+                        "address (%s)", rank, (unsigned long long)job, why);
     }
     *addr_p = addr;
     *len_p  = len;
@@ -776,6 +784,8 @@ ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
     gcm_thr_hello_t hello;
     gcm_thr_other_t *o;
     gcm_thr_conn_t *conn, *c;
+    const char *why;
+    size_t alen;
     int proc;
 
     if ((header_length != sizeof(hello)) ||
@@ -792,6 +802,11 @@ ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
         (hello.neps > GCM_MAX_ENDPOINTS) || (hello.ep >= hello.neps) ||
         (hello.job == gcm_boot_job_ident()) || (hello.job == 0)) {
         gcm_warn("malformed HELLO ignored");
+        return UCS_OK;
+    }
+    if (gcm_thr_addr_decode(data, length, &alen, &why) != GCM_OK) {
+        gcm_warn("a HELLO with a malformed worker address (%s) ignored",
+                 why);
         return UCS_OK;
     }
     contact.ip4  = hello.ip4;
