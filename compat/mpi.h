@@ -863,6 +863,9 @@ GCM_MPI_API(int, Info_get_string, (MPI_Info info, const char *key,
 GCM_MPI_API(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info,
                                        MPI_Comm *newcomm,
                                        MPI_Request *request))
+/* Address arithmetic (mpi_type_query.c). */
+GCM_MPI_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+GCM_MPI_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 
 #ifdef __cplusplus
 }
