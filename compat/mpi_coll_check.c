@@ -149,7 +149,8 @@ static const char *const vfy_names[GCM_MPI_COLL_LAST] = {
     [GCM_MPI_COLL_NEIGHBOR_ALLGATHERV]  = "MPI_Neighbor_allgatherv",
     [GCM_MPI_COLL_NEIGHBOR_ALLTOALL]    = "MPI_Neighbor_alltoall",
     [GCM_MPI_COLL_NEIGHBOR_ALLTOALLV]   = "MPI_Neighbor_alltoallv",
-    [GCM_MPI_COLL_NEIGHBOR_ALLTOALLW]   = "MPI_Neighbor_alltoallw"
+    [GCM_MPI_COLL_NEIGHBOR_ALLTOALLW]   = "MPI_Neighbor_alltoallw",
+    [GCM_MPI_COLL_PERMUTE]              = "MPIX_Permute"
 };
 
 /* ---- what a call transfers ---------------------------------------------- */
@@ -257,6 +258,13 @@ static int vfy_xfer_args(const struct gcm_mpi_coll_vfy *v, int send,
     case GCM_MPI_COLL_ALLTOALLW:
         if (sin_place) {
             return self ? 0 : vfy_rside(d, peer, count_p, type_p);
+        }
+        return send ? vfy_sside(d, peer, count_p, type_p) :
+                      vfy_rside(d, peer, count_p, type_p);
+    case GCM_MPI_COLL_PERMUTE:
+        /* One transfer each way at most, to torank, from fromrank. */
+        if (peer != (send ? d->torank : d->fromrank)) {
+            return 0;
         }
         return send ? vfy_sside(d, peer, count_p, type_p) :
                       vfy_rside(d, peer, count_p, type_p);
