@@ -379,6 +379,28 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
     return &nb->s;
 }
 
+/* The generic request of a built schedule (from gcm_mpi_coll_new); on
+ * failure the schedule is freed and the error raised. */
+static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
+                        MPI_Request *req_p)
+{
+    coll_nb_t *nb = gcm_container_of(s, coll_nb_t, s);
+    int rc;
+
+    if (s->nomem != 0) {
+        coll_req_cleanup(nb);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "cannot allocate the collective's schedule");
+    }
+    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
+                             req_p);
+    if (rc != MPI_SUCCESS) {
+        coll_req_cleanup(nb);
+        return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");
+    }
+    return MPI_SUCCESS;
+}
+
 /* Hands a built schedule (from gcm_mpi_coll_new) to a generic request, which
  * starts it. */
 int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
@@ -389,15 +411,7 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
 
     /* (A check left on comm by a call that fails here is finished by
      * the next check on comm: the other members run it.) */
-    if (s->nomem != 0) {
-        coll_req_cleanup(nb);
-        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
-                             "cannot allocate the collective's schedule");
-    }
-    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
-                             request);
-    if (rc != MPI_SUCCESS) {
-        coll_req_cleanup(nb);
+    if ((rc = coll_request(s, comm, call, request)) != MPI_SUCCESS) {
         return rc;
     }
     /* The check of this call, in verification mode (it is this call's:
@@ -471,20 +485,11 @@ static int coll_req_start(MPI_Request req)
 static int coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
                         MPI_Request *request)
 {
-    coll_nb_t *nb = gcm_container_of(s, coll_nb_t, s);
     MPI_Request req;
     int rc;
 
-    if (s->nomem != 0) {
-        coll_req_cleanup(nb);
-        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
-                             "cannot allocate the collective's schedule");
-    }
-    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
-                             &req);
-    if (rc != MPI_SUCCESS) {
-        coll_req_cleanup(nb);
-        return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");
+    if ((rc = coll_request(s, comm, call, &req)) != MPI_SUCCESS) {
+        return rc;
     }
     req->persistent = 1;
     req->active = 0;
