@@ -4,7 +4,9 @@
  * MPIX_MAX_DEPTH attributes, and the colors of MPI-4's hardware split
  * types.
  *
- * Raw levels, outermost first: the job, the host (boot/'s host name,
+ * Raw levels, outermost first: the job, the cluster (the part of the
+ * host name before its last ':', as in the seed's cluster:node names of
+ * external communicators), the host (boot/'s host name,
  * GENCOMM_HOSTNAME under gcrun --hosts/--nodes), the hwloc levels
  * package, NUMA node, L3 cache and core (lco/lco_hier.c), the process.
  * Each process has a key per raw level that chains its parent's key, so
@@ -12,12 +14,15 @@
  * a process with no hwloc object at a level (unbound, or bound across
  * two) keeps its parent's key: at that level it stays in its parent's
  * group. MPI_Init exchanges every process's keys once (one allgather of
- * 24 bytes each over the world) and builds the communicators, so that
+ * 32 bytes each over the world) and builds the communicators, so that
  * MPIX_Comm_node, which is not collective, only looks them up.
  *
- * The levels of MPI_COMM_NODE[]: 0 is the world and 1 the host, always
- * (so that MPIX_Comm_node(1) is the shared-memory node on every machine);
- * then the hwloc levels that split some host's group further without
+ * The levels of MPI_COMM_NODE[]: 0 is the world; then the cluster, kept
+ * only when there are several clusters and some cluster has several
+ * hosts (host names without ':' are clusters of their own, so the level
+ * never shows on ordinary machines); then the host, always (so that
+ * MPIX_Comm_node(1) is the shared-memory node wherever no cluster level
+ * is kept); then the hwloc levels that split some host's group further without
  * leaving everybody alone; then the process level, kept only if some
  * process is not alone at the level above. Every process has the same
  * number of levels, MPIX_MAX_DEPTH + 1. A process's depth (MPIX_DEPTH) is
@@ -43,14 +48,16 @@
 #include <string.h>
 #include <strings.h>
 
-/* Raw levels: world, host, the hwloc ones, the process. */
-#define GCM_HIER_HOST 1
-#define GCM_HIER_HW0  2
+/* Raw levels: world, cluster, host, the hwloc ones, the process. */
+#define GCM_HIER_CLUSTER 1
+#define GCM_HIER_HOST 2
+#define GCM_HIER_HW0  3
 #define GCM_HIER_SELF (GCM_HIER_HW0 + GCM_HIER_HW_LEVELS)
 #define GCM_HIER_RAW  (GCM_HIER_SELF + 1)
 
 /* What each process contributes at MPI_Init (same layout everywhere). */
 typedef struct gcm_mpi_hier_rec {
+    uint64_t cluster;                    /* hash of the host's cluster */
     uint64_t host;                       /* hash of the host name */
     int32_t  idx[GCM_HIER_HW_LEVELS];    /* hwloc logical index or -1 */
 } gcm_mpi_hier_rec_t;
@@ -83,8 +90,10 @@ static void gcm_hier_chain(const gcm_mpi_hier_rec_t *rec, int proc,
 {
     int h;
 
-    keys[0]             = 0;
-    keys[GCM_HIER_HOST] = rec->host;
+    /* A host name holds its cluster's, so hosts refine clusters. */
+    keys[0]                = 0;
+    keys[GCM_HIER_CLUSTER] = rec->cluster;
+    keys[GCM_HIER_HOST]    = rec->host;
     for (h = 0; h < GCM_HIER_HW_LEVELS; h++) {
         uint64_t parent = keys[GCM_HIER_HW0 + h - 1];
 
@@ -144,12 +153,16 @@ static int gcm_hier_members(int raw, int *procs, int *myrank)
 /* Chooses the levels from the raw ones (see the top of the file). */
 static void gcm_hier_choose_levels(uint64_t *scratch)
 {
-    int n = gcm_hier.nprocs, prev, raw, count, last;
+    int n = gcm_hier.nprocs, prev, raw, count, last, clusters;
 
     gcm_hier.nlevels   = 0;
     gcm_hier.raw_of[gcm_hier.nlevels++] = 0;
-    gcm_hier.raw_of[gcm_hier.nlevels++] = GCM_HIER_HOST;
+    clusters = gcm_hier_ngroups(GCM_HIER_CLUSTER, scratch);
     prev = gcm_hier_ngroups(GCM_HIER_HOST, scratch);
+    if ((clusters > 1) && (clusters < prev)) {
+        gcm_hier.raw_of[gcm_hier.nlevels++] = GCM_HIER_CLUSTER;
+    }
+    gcm_hier.raw_of[gcm_hier.nlevels++] = GCM_HIER_HOST;
     last = prev;
     for (raw = GCM_HIER_HW0; raw < GCM_HIER_SELF; raw++) {
         count = gcm_hier_ngroups(raw, scratch);
@@ -242,7 +255,7 @@ int gcm_mpi_hier_init(void)
     static const char *call = "MPI_Init";
     MPI_Comm world = MPI_COMM_WORLD;
     gcm_mpi_hier_rec_t *all;
-    const char *host = gcm_boot_hostname();
+    const char *host = gcm_boot_hostname(), *colon;
     uint64_t *scratch;
     int *procs;
     int n = world->size, p, level, rc;
@@ -250,6 +263,11 @@ int gcm_mpi_hier_init(void)
     memset(&gcm_hier, 0, sizeof(gcm_hier));
     gcm_hier.nprocs    = n;
     gcm_hier.mine.host = gcm_hash64(host, strlen(host));
+    /* The seed's cluster:node names: the cluster is the part before the
+     * last ':' (the whole name without one). */
+    colon = strrchr(host, ':');
+    gcm_hier.mine.cluster = gcm_hash64(host, (colon != NULL) ?
+                                       (size_t)(colon - host) : strlen(host));
     gcm_hier_hw_indices(gcm_hier.mine.idx);
 
     all     = malloc((size_t)n * sizeof(*all));

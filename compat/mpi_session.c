@@ -10,7 +10,8 @@
  *     mpi://SELF               this process
  *     mpix://node/0 ... /D     MPIX_Comm_node(level)'s group, D being
  *                              MPIX_MAX_DEPTH (0 the world, then the
- *                              host, ...: docs/launch.md)
+ *                              cluster if kept, the host, ...:
+ *                              docs/launch.md)
  *     mpix://external/NAME     each <comm> of GENCOMM_EXTERNAL but
  *                              MPI_COMM_WORLD's own, in file order
  *

@@ -21,8 +21,8 @@ static const char usage_text[] =
     "  --hosts LIST        emulate hosts: comma-separated host names, one\n"
     "                      per rank in rank order (N names), or fewer names\n"
     "                      that get the ranks block-wise as --nodes does;\n"
-    "                      a \":DIGITS\" suffix (foo:00) labels a slot and\n"
-    "                      is not part of the name\n"
+    "                      a name CLUSTER:NODE (foo:00) is host foo:00 of\n"
+    "                      cluster foo, a level above the hosts\n"
     "  --nodes M           emulate M hosts named <hostname>-node0 ...\n"
     "                      <hostname>-node<M-1>, ranks block-wise (the\n"
     "                      first N mod M hosts get one rank more)\n"
@@ -93,28 +93,25 @@ static long parse_nodes(const char *s)
     return v;
 }
 
-/* One host name of --hosts, [s, s + len): checked, with a ":DIGITS" slot
- * label cut off. Host names never hold ':', so the label is unambiguous;
- * characters that would garble an environment entry or a PMI line are
- * refused. */
+/* One host name of --hosts, [s, s + len): checked. A name may be the
+ * seed's CLUSTER:NODE (foo:00): the whole name is the host (each rank's
+ * processor name), the part before the last ':' its cluster, a level of
+ * the hierarchy above the hosts; so ':' only separates parts that are not
+ * empty. Characters that would garble an environment entry or a PMI line
+ * are refused. */
 static char *host_name_dup(const char *s, size_t len, int pos)
 {
-    size_t i, cut = len;
+    size_t i;
     char *name;
 
+    if (len == 0) {
+        usage_error("empty host name in --hosts (entry %d)", pos + 1);
+    }
     for (i = 0; i < len; i++) {
-        if (s[i] == ':') {
-            size_t j;
-
-            for (j = i + 1; j < len && isdigit((unsigned char)s[j]); j++) {
-            }
-            if (j != len || j == i + 1) {
-                usage_error("invalid host name '%.*s' in --hosts (entry %d):"
-                            " ':' must be followed by digits only (a slot "
-                            "label, as in foo:00)", (int)len, s, pos + 1);
-            }
-            cut = i;
-            break;
+        if (s[i] == ':' && (i == 0 || i + 1 == len || s[i + 1] == ':')) {
+            usage_error("invalid host name '%.*s' in --hosts (entry %d): "
+                        "':' separates a cluster from a node (foo:00), "
+                        "neither may be empty", (int)len, s, pos + 1);
         }
         if (!isgraph((unsigned char)s[i]) || s[i] == '=' || s[i] == ';') {
             usage_error("invalid host name '%.*s' in --hosts (entry %d): "
@@ -122,16 +119,13 @@ static char *host_name_dup(const char *s, size_t len, int pos)
                         (int)len, s, pos + 1);
         }
     }
-    if (cut == 0) {
-        usage_error("empty host name in --hosts (entry %d)", pos + 1);
-    }
-    if (cut > HOST_NAME_LEN_MAX) {
+    if (len > HOST_NAME_LEN_MAX) {
         usage_error("host name in --hosts (entry %d) is longer than %d "
                     "characters", pos + 1, HOST_NAME_LEN_MAX);
     }
-    name = gcrun_xmalloc(cut + 1);
-    memcpy(name, s, cut);
-    name[cut] = '\0';
+    name = gcrun_xmalloc(len + 1);
+    memcpy(name, s, len);
+    name[len] = '\0';
     return name;
 }
 

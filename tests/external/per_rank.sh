@@ -1,10 +1,8 @@
 #!/bin/sh
 # tests/external/per_rank.sh VAR LIST PROG ARGS...: runs PROG, as the
 # process of rank PMI_RANK (set by gcrun), with the environment variable
-# VAR set to entry PMI_RANK of the comma-separated LIST: with
-# GENCOMM_HOSTNAME, the emulated host (foo:00) that is its processor
-# name, so that any layout of cluster:node names fits any process count;
-# with GENCOMM_EXTERNAL, a definitions file per process. An empty entry
+# VAR set to entry PMI_RANK of the comma-separated LIST (with
+# GENCOMM_EXTERNAL: a definitions file per process). An empty entry
 # leaves VAR unset.
 set -eu
 var=$1

@@ -17,17 +17,19 @@ unset GENCOMM_HOSTNAME GENCOMM_EXTERNAL
 status=0
 tab=$(printf '\t')
 
-# run_init WHAT TEXT FILES: MPI_Init must fail (exit not 0, within the
-# timeout) and say TEXT; FILES gives each rank its GENCOMM_EXTERNAL.
+# run_init WHAT TEXT FILES [ALT]: MPI_Init must fail (exit not 0, within
+# the timeout) and say TEXT (or ALT: whichever process ends the job
+# first speaks); FILES gives each rank its GENCOMM_EXTERNAL.
 run_init() {
-    out=$(timeout 60 "$gcrun" -n 4 --tag-output "$wrap" GENCOMM_HOSTNAME \
-          "$hosts" "$wrap" GENCOMM_EXTERNAL "$3" "$prog" 2>&1 </dev/null)
+    out=$(timeout 60 "$gcrun" -n 4 --tag-output --hosts "$hosts" "$wrap" \
+          GENCOMM_EXTERNAL "$3" "$prog" 2>&1 </dev/null)
     rc=$?
     if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
         echo "FAIL: $1: exit $rc, expected MPI_Init to fail"
         echo "$out" | tail -20
         status=1
-    elif ! printf '%s\n' "$out" | grep -qF -- "$2"; then
+    elif ! printf '%s\n' "$out" | grep -qF -- "$2" &&
+         { [ -z "${4:-}" ] || ! printf '%s\n' "$out" | grep -qF -- "$4"; }; then
         echo "FAIL: $1: the output lacks \"$2\""
         echo "$out" | tail -20
         status=1
@@ -63,7 +65,7 @@ while IFS="$tab" read -r file first rest; do
         i=$((i + 1))
     done
     out=$(GENCOMM_EXTERNAL="$path" timeout 60 "$gcrun" -n 4 --tag-output \
-          "$wrap" GENCOMM_HOSTNAME "$hosts" "$prog" "$@" 2>&1 </dev/null)
+          --hosts "$hosts" "$prog" "$@" 2>&1 </dev/null)
     rc=$?
     if [ $rc -ne 0 ]; then
         echo "FAIL: $file (exit $rc)"
@@ -80,9 +82,14 @@ if [ "$checked" -ne "$nfiles" ]; then
 fi
 
 good="$srcdir/tests/external/listings/listing1.xml"
+missing="$broken/no-such-file.xml"
 run_init "a file that does not exist" \
-    "GENCOMM_EXTERNAL: $broken/no-such-file.xml: cannot open it" \
-    "$broken/no-such-file.xml,$broken/no-such-file.xml,$good,$good"
+    "GENCOMM_EXTERNAL: $missing: cannot open it" \
+    "$missing,$missing,$missing,$missing"
+run_init "a file that some processes cannot read" \
+    "GENCOMM_EXTERNAL: $missing: cannot open it" \
+    "$missing,$missing,$good,$good" \
+    "could not read or parse its file (it says why)"
 run_init "different files on different processes" \
     "read different definitions" \
     "$good,$good,$good,$srcdir/tests/external/listings/listing3.xml"

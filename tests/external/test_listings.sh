@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/external/test_listings.sh: the seed's listings (and extras.xml)
-# through tests/external/ext_listings, on emulated hosts named
-# cluster:node, at 4 to 9 processes and several layouts: the seed's two
+# through tests/external/ext_listings, on hosts named cluster:node that
+# gcrun --hosts emulates, at 4 to 9 processes and several layouts: the seed's two
 # clusters in order, smaller, shuffled with a process in neither
 # cluster, two processes on one node, an odd number in foo.
 set -u
@@ -9,7 +9,6 @@ builddir=${top_builddir:-.}
 srcdir=${top_srcdir:-.}
 gcrun="$builddir/tools/gcrun"
 prog="$builddir/tests/external/ext_listings"
-wrap="$srcdir/tests/external/per_rank.sh"
 listings="$srcdir/tests/external/listings"
 unset GENCOMM_HOSTNAME
 status=0
@@ -24,7 +23,7 @@ run() {
     # run WHICH FILE LAYOUT
     np=$(echo "$3" | tr ',' '\n' | grep -c .)
     out=$(GENCOMM_EXTERNAL="$listings/$2" timeout 120 "$gcrun" -n "$np" \
-          --tag-output "$wrap" GENCOMM_HOSTNAME "$3" "$prog" "$1" 2>&1)
+          --tag-output --hosts "$3" "$prog" "$1" 2>&1 </dev/null)
     rc=$?
     if [ $rc -ne 0 ]; then
         echo "FAIL: ext_listings $1 ($2) on $3 (exit $rc)"

@@ -22,9 +22,8 @@ L5=foo:00,foo:01,foo:02,bar:01,bar:00
 # run MODE LAYOUT FILES [TEXT]: FILES gives each rank its file.
 run() {
     np=$(echo "$2" | tr ',' '\n' | grep -c .)
-    out=$(timeout 120 "$gcrun" -n "$np" --tag-output "$wrap" \
-          GENCOMM_HOSTNAME "$2" "$wrap" GENCOMM_EXTERNAL "$3" "$prog" \
-          "$1" ${4:+"$4"} 2>&1 </dev/null)
+    out=$(timeout 120 "$gcrun" -n "$np" --tag-output --hosts "$2" "$wrap" \
+          GENCOMM_EXTERNAL "$3" "$prog" "$1" ${4:+"$4"} 2>&1 </dev/null)
     rc=$?
     if [ $rc -ne 0 ]; then
         echo "FAIL: ext_sessions $1 on $2 (exit $rc)"

@@ -539,10 +539,13 @@ want_rc 0
 want_hosts a b a b
 finish
 
-begin "--hosts=foo:00,foo:01,bar:00,bar:01 drops the slot labels"
+begin "--hosts=foo:00,foo:01,bar:00,bar:01 keeps the cluster:node names"
 run --tag-output --hosts=foo:00,foo:01,bar:00,bar:01 -n 4 sh -c "$show_host"
 want_rc 0
-want_hosts foo foo bar bar
+want_hosts foo:00 foo:01 bar:00 bar:01
+run --tag-output --hosts=a:b:c,x:y -n 4 sh -c "$show_host"
+want_rc 0
+want_hosts a:b:c a:b:c x:y x:y
 finish
 
 begin "--hosts a,b -n 5 (fewer names) assigns block-wise; --nodes=1"
@@ -569,7 +572,8 @@ finish
 
 begin "bad --hosts/--nodes give exit 2 and a clear message"
 for args in "-n 2 --hosts a,b,c x" "-n 3 --hosts a,,b x" "-n 2 --hosts , x" \
-    "-n 2 --hosts a:b x" "-n 2 --hosts a: x" "-n 2 --nodes 0 x" \
+    "-n 2 --hosts :b x" "-n 2 --hosts a: x" "-n 2 --hosts a::b x" \
+    "-n 2 --nodes 0 x" \
     "-n 2 --nodes 3 x" "-n 2 --nodes x y" "-n 2 --nodes 2 --hosts a,b x" \
     "-n 2 --hosts"; do
     # shellcheck disable=SC2086 # word splitting is intended

@@ -63,6 +63,58 @@ static int same_host(int a, int b)
     return strcmp(hosts[a], hosts[b]) == 0;
 }
 
+static int host_count(int r);
+
+/* The seed's cluster:node names: the cluster is the host name up to its
+ * last ':' (the whole name without one). */
+static int same_cluster(int a, int b)
+{
+    const char *ca = strrchr(hosts[a], ':'), *cb = strrchr(hosts[b], ':');
+    size_t la = (ca != NULL) ? (size_t)(ca - hosts[a]) : strlen(hosts[a]);
+    size_t lb = (cb != NULL) ? (size_t)(cb - hosts[b]) : strlen(hosts[b]);
+
+    return la == lb && strncmp(hosts[a], hosts[b], la) == 0;
+}
+
+/* Is there a cluster level (several clusters, one with several hosts)?
+ * Then the host is level 2, else level 1. */
+static int cluster_level(void)
+{
+    int a, b, nclusters = 0, nhosts = 0, first_c, first_h;
+
+    for (a = 0; a < size; a++) {
+        for (b = 0, first_c = 1, first_h = 1; b < a; b++) {
+            first_c &= !same_cluster(a, b);
+            first_h &= !same_host(a, b);
+        }
+        nclusters += first_c;
+        nhosts    += first_h;
+    }
+    return nclusters > 1 && nclusters < nhosts;
+}
+
+static int cluster_count(int r)
+{
+    int i, n = 0;
+
+    for (i = 0; i < size; i++) {
+        n += same_cluster(i, r);
+    }
+    return n;
+}
+
+/* The depth of rank r when no hwloc level splits a host: alone in its
+ * cluster (at a cluster level), alone on its host, or below that. */
+static int exact_depth(int r)
+{
+    int cl = cluster_level();
+
+    if (cl && cluster_count(r) == 1) {
+        return 1;
+    }
+    return (host_count(r) > 1) ? 2 + cl : 1 + cl;
+}
+
 static int host_count(int r)
 {
     int i, n = 0;
@@ -166,22 +218,32 @@ static void check_levels(MPI_Comm shared, int exact, int *maxd_p)
     MPI_Comm_get_attr(MPI_COMM_SELF, MPIX_DEPTH, &val, &flag);
     depth = *val;
     if (exact) {
-        expect_max = multi ? 2 : 1;
+        expect_max = (multi ? 2 : 1) + cluster_level();
         CHECK(maxd == expect_max, "MPIX_MAX_DEPTH %d, expected %d", maxd,
               expect_max);
-        CHECK(depth == (host_count(rank) > 1 ? 2 : 1),
-              "MPIX_DEPTH %d with %d processes on the host", depth,
-              host_count(rank));
+        CHECK(depth == exact_depth(rank),
+              "MPIX_DEPTH %d with %d processes on the host, expected %d",
+              depth, host_count(rank), exact_depth(rank));
     }
 
     MPIX_Comm_node(0, &node);
     r = compare(node, MPI_COMM_WORLD);
     CHECK(r == MPI_IDENT || r == MPI_CONGRUENT,
           "MPIX_Comm_node(0) compares %d with MPI_COMM_WORLD", r);
-    MPIX_Comm_node(1, &node);
+    /* The host is level 1, or 2 below a cluster level (whose node holds
+     * this process's cluster). */
+    MPIX_Comm_node(1 + cluster_level(), &node);
     CHECK(compare(node, shared) == MPI_CONGRUENT ||
           compare(node, shared) == MPI_IDENT,
-          "MPIX_Comm_node(1) is not congruent with the SHARED split");
+          "MPIX_Comm_node(%d) is not congruent with the SHARED split",
+          1 + cluster_level());
+    if (cluster_level()) {
+        MPIX_Comm_node(1, &node);
+        for (r = 0; r < size; r++) {
+            CHECK(holds(node, r) == same_cluster(r, rank), "the cluster "
+                  "level holds world rank %d: %d", r, holds(node, r));
+        }
+    }
     MPIX_Comm_node(maxd, &node);
     CHECK(comm_size(node) == 1, "MPIX_Comm_node(MAX_DEPTH) has %d "
           "processes", comm_size(node));
@@ -223,9 +285,8 @@ static void check_comm_level(int maxd, int exact)
         CHECK(lev == depths[j], "MPIX_Comm_level(%d, %d) %d, expected its "
               "depth %d", j, j, lev, depths[j]);
         if (exact) {
-            CHECK(lev == (host_count(j) > 1 ? 2 : 1), "MPIX_Comm_level(%d, "
-                  "%d) %d with %d processes on its host", j, j, lev,
-                  host_count(j));
+            CHECK(lev == exact_depth(j), "MPIX_Comm_level(%d, %d) %d with "
+                  "%d processes on its host", j, j, lev, host_count(j));
         }
     }
     free(depths);
@@ -237,12 +298,16 @@ static void check_comm_level(int maxd, int exact)
             continue;
         }
         if (same_host(rank, j)) {
-            CHECK(lev >= 1 && lev < maxd, "ranks %d and %d on one host: "
-                  "level %d", rank, j, lev);
+            CHECK(lev >= 1 + cluster_level() && lev < maxd, "ranks %d and "
+                  "%d on one host: level %d", rank, j, lev);
             if (exact) {
-                CHECK(lev == 1, "ranks %d, %d on one host: level %d, "
-                      "expected 1", rank, j, lev);
+                CHECK(lev == 1 + cluster_level(), "ranks %d, %d on one "
+                      "host: level %d, expected %d", rank, j, lev,
+                      1 + cluster_level());
             }
+        } else if (cluster_level() && same_cluster(rank, j)) {
+            CHECK(lev == 1, "ranks %d and %d on two hosts of one cluster: "
+                  "level %d", rank, j, lev);
         } else {
             CHECK(lev == 0, "ranks %d and %d on two hosts: level %d", rank,
                   j, lev);

@@ -39,8 +39,14 @@ run "--hosts a,a,b,b,b" "a,a,b,b,b" exact -- \
     --bind-to none --hosts a,a,b,b,b -n 5
 run "--hosts a,b,a,b (interleaved)" "a,b,a,b" exact -- \
     --bind-to none --hosts a,b,a,b -n 4
-run "--hosts foo:00,foo:01,bar:00,bar:01" "foo,foo,bar,bar" exact -- \
-    --bind-to none --hosts foo:00,foo:01,bar:00,bar:01 -n 4
+# cluster:node names: a cluster level above the hosts.
+run "--hosts foo:00,foo:01,bar:00,bar:01" "foo:00,foo:01,bar:00,bar:01" \
+    exact -- --bind-to none --hosts foo:00,foo:01,bar:00,bar:01 -n 4
+run "--hosts foo:00,foo:00,foo:01,bar:00,baz:00 (a cluster of one)" \
+    "foo:00,foo:00,foo:01,bar:00,baz:00" exact -- \
+    --bind-to none --hosts foo:00,foo:00,foo:01,bar:00,baz:00 -n 5
+run "--hosts a:0,b:0,c:0 (no cluster has two hosts: no level)" \
+    "a:0,b:0,c:0" exact -- --bind-to none --hosts a:0,b:0,c:0 -n 3
 run "--hosts a,b,c -n 6 (block-wise)" "a,a,b,b,c,c" exact -- \
     --bind-to none --hosts a,b,c -n 6
 run "--hosts 3+1+2" "a,a,a,b,c,c" exact -- \
