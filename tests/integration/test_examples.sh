@@ -190,6 +190,26 @@ if expect_rc 0; then
     expect_count 4 'of 13: allreduce, bcast, barrier, allgather and ring ok'
 fi
 
+# ocean_atmos: the seed's coupled simulation, its communicators from
+# examples/ocean_atmos.xml on two emulated clusters; without the file it
+# says how to run it.
+seeds="foo:00,foo:01,foo:02,foo:03,bar:00,bar:01,bar:02,bar:03"
+GENCOMM_EXTERNAL="${top_srcdir:-.}/examples/ocean_atmos.xml" \
+    run 8 --hosts "$seeds" "$examples/ocean_atmos"
+if expect_rc 0; then
+    expect_count 4 '^process [0-3] on foo:0[0-3]: ocean rank [0-3] of 4, depth 3.8km, CPU speed 2.2, model coupled ocean-atmosphere, on a ring$'
+    expect_count 4 '^process [4-7] on bar:0[0-3]: atmosphere rank [0-3] of 4, pressure 101.325kPa, CPU speed (2.0|2.2|1.8), time step 60s$'
+    expect_line 'process 6 on bar:02: atmosphere rank 2 of 4, pressure 101.325kPa, CPU speed 1.8'
+    # The perfect shuffle: foo:01 is ocean rank 2.
+    expect_line 'process 1 on foo:01: ocean rank 2 of 4'
+    expect_count 1 '^ocean: mean temperature [0-9.]+ after 20 steps, coupled with 4 remote processes$'
+    expect_count 1 '^atmosphere: mean temperature [0-9.]+ after 20 steps, coupled with 4 remote processes$'
+fi
+run 2 "$examples/ocean_atmos"
+if expect_rc 0; then
+    expect_count 2 'in neither model \(run with GENCOMM_EXTERNAL'
+fi
+
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"
     exit 1
