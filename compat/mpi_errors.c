@@ -449,13 +449,14 @@ static int gcm_mpi_errh_valid(MPI_Errhandler errh)
     return (errh != NULL) && (errh->magic == GCM_MPI_MAGIC_ERRH);
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
-                                MPI_Errhandler *errhandler)
+/* A user handler: of a communicator (fn) or of a window (win_fn). */
+static int gcm_mpi_errh_create(MPI_Comm_errhandler_function *fn,
+                               MPI_Win_errhandler_function *win_fn,
+                               MPI_Errhandler *errhandler, const char *call)
 {
-    static const char *call = "MPI_Comm_create_errhandler";
     struct gcm_mpi_errh *errh;
 
-    if ((fn == NULL) || (errhandler == NULL)) {
+    if (((fn == NULL) && (win_fn == NULL)) || (errhandler == NULL)) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "function or errhandler pointer is NULL");
     }
@@ -465,35 +466,60 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
     }
     errh->magic = GCM_MPI_MAGIC_ERRH;
     atomic_init(&errh->refcount, 1);
-    errh->kind = GCM_MPI_ERRH_USER;
-    errh->fn   = fn;
+    errh->kind   = GCM_MPI_ERRH_USER;
+    errh->fn     = fn;
+    errh->win_fn = win_fn;
     *errhandler = errh;
     return MPI_SUCCESS;
+}
+
+/* Why errhandler cannot be set on an object of that kind (win: a
+ * window), or NULL if it can; then *slot takes it. */
+static const char *gcm_mpi_errh_set(MPI_Errhandler *slot,
+                                    MPI_Errhandler errhandler, int win)
+{
+    MPI_Errhandler old;
+
+    if (!gcm_mpi_errh_valid(errhandler)) {
+        return "not a valid error handler";
+    }
+    if (win && (errhandler->kind == GCM_MPI_ERRH_USER) &&
+        (errhandler->win_fn == NULL)) {
+        return "the error handler was made for communicators "
+               "(MPI_Comm_create_errhandler)";
+    }
+    if (!win && (errhandler->win_fn != NULL)) {
+        return "the error handler was made for windows "
+               "(MPI_Win_create_errhandler)";
+    }
+    gcm_mpi_errh_retain(errhandler);
+    old = *slot;
+    *slot = errhandler;
+    gcm_mpi_errh_release(old);
+    return NULL;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
+                                MPI_Errhandler *errhandler)
+{
+    return gcm_mpi_errh_create(fn, NULL, errhandler,
+                               "MPI_Comm_create_errhandler");
 }
 GCM_MPI_ALIAS(Comm_create_errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     static const char *call = "MPI_Comm_set_errhandler";
-    MPI_Errhandler old;
+    const char *why;
     int rc;
 
     if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (!gcm_mpi_errh_valid(errhandler)) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
-                             "not a valid error handler");
+    why = gcm_mpi_errh_set(&comm->errh, errhandler, 0);
+    if (why != NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "%s", why);
     }
-    if (errhandler->win_fn != NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
-                             "the error handler was made for windows "
-                             "(MPI_Win_create_errhandler)");
-    }
-    gcm_mpi_errh_retain(errhandler);
-    old = comm->errh;
-    comm->errh = errhandler;
-    gcm_mpi_errh_release(old);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Comm_set_errhandler)
@@ -538,49 +564,24 @@ GCM_MPI_ALIAS(Comm_call_errhandler)
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn,
                                MPI_Errhandler *errhandler)
 {
-    static const char *call = "MPI_Win_create_errhandler";
-    struct gcm_mpi_errh *errh;
-
-    if ((fn == NULL) || (errhandler == NULL)) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
-                             "function or errhandler pointer is NULL");
-    }
-    errh = calloc(1, sizeof(*errh));
-    if (errh == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
-    }
-    errh->magic = GCM_MPI_MAGIC_ERRH;
-    atomic_init(&errh->refcount, 1);
-    errh->kind   = GCM_MPI_ERRH_USER;
-    errh->win_fn = fn;
-    *errhandler = errh;
-    return MPI_SUCCESS;
+    return gcm_mpi_errh_create(NULL, fn, errhandler,
+                               "MPI_Win_create_errhandler");
 }
 GCM_MPI_ALIAS(Win_create_errhandler)
 
 int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     static const char *call = "MPI_Win_set_errhandler";
-    MPI_Errhandler old;
+    const char *why;
     int rc;
 
     if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (!gcm_mpi_errh_valid(errhandler)) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call,
-                                 "not a valid error handler");
+    why = gcm_mpi_errh_set(&win->errh, errhandler, 1);
+    if (why != NULL) {
+        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call, "%s", why);
     }
-    if ((errhandler->kind == GCM_MPI_ERRH_USER) &&
-        (errhandler->win_fn == NULL)) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call,
-                                 "the error handler was made for "
-                                 "communicators (MPI_Comm_create_errhandler)");
-    }
-    gcm_mpi_errh_retain(errhandler);
-    old = win->errh;
-    win->errh = errhandler;
-    gcm_mpi_errh_release(old);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Win_set_errhandler)

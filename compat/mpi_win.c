@@ -376,6 +376,27 @@ static void gcm_win_target_init(MPI_Win win, int r, const gcm_win_desc_t *d,
     }
 }
 
+/* The allgather of the members' descriptors: MPI_SUCCESS, or the error
+ * of the first member that reported one (*bad_p its rank). */
+static int gcm_win_exchange(MPI_Win win, const gcm_win_desc_t *mine,
+                            gcm_win_desc_t *all, int *bad_p)
+{
+    int rc, r;
+
+    rc = PMPI_Allgather(mine, (int)sizeof(*mine), MPI_BYTE, all,
+                        (int)sizeof(*mine), MPI_BYTE, win->comm);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    for (r = 0; r < win->size; r++) {
+        if (all[r].err != MPI_SUCCESS) {
+            *bad_p = r;
+            return all[r].err;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 /*
  * The common part of the four ways to make a window. base/size: the
  * memory of MPI_Win_create; the allocating flavors allocate it here and
@@ -521,22 +542,16 @@ static int gcm_win_make(void *base, MPI_Aint size, int disp_unit,
 
     /* allocate_shared: the sizes first; the lowest rank makes one
      * segment for the host, the members' parts one after the other. */
-    if ((flavor == MPI_WIN_FLAVOR_SHARED) && (all != NULL)) {
-        rc = PMPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, all,
-                            (int)sizeof(mine), MPI_BYTE, win->comm);
-        if (rc != MPI_SUCCESS) {
-            err = rc;
-            goto fail;
-        }
-        for (r = 0; r < n; r++) {
-            if (all[r].err != MPI_SUCCESS) {
-                bad = r;
-                err = all[r].err;
-                break;
-            }
+    if (all == NULL) {
+        /* Without memory nothing can be exchanged. */
+        err = MPI_ERR_NO_MEM;
+        goto fail;
+    }
+    if (flavor == MPI_WIN_FLAVOR_SHARED) {
+        err = gcm_win_exchange(win, &mine, all, &bad);
+        for (r = 0; (r < n) && (err == MPI_SUCCESS); r++) {
             if (all[r].host != myhost) {
                 err = MPI_ERR_RMA_SHARED;
-                goto fail;
             }
             offsets[r] = total;
             total += all[r].size;
@@ -547,32 +562,18 @@ static int gcm_win_make(void *base, MPI_Aint size, int disp_unit,
         offsets[n] = total;
         if (win->rank == 0) {
             if (gcm_lco_seg_create((size_t)total, &win->seg) != GCM_OK) {
-                err = MPI_ERR_NO_MEM;
+                mine.err = MPI_ERR_NO_MEM;
             } else {
                 mine.data_fd  = gcm_lco_seg_fd(win->seg);
                 mine.data_len = gcm_lco_seg_len(win->seg);
-                mine.err = MPI_SUCCESS;
             }
-            mine.err = err;
         }
     }
-    if (all == NULL) {
-        /* Without memory nothing can be exchanged. */
-        err = MPI_ERR_NO_MEM;
-        goto fail;
-    }
-    rc = PMPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, all,
-                        (int)sizeof(mine), MPI_BYTE, win->comm);
-    if (rc != MPI_SUCCESS) {
-        err = rc;
+    err = gcm_win_exchange(win, &mine, all, &bad);
+    if (err != MPI_SUCCESS) {
         goto fail;
     }
     for (r = 0; r < n; r++) {
-        if (all[r].err != MPI_SUCCESS) {
-            bad = r;
-            err = all[r].err;
-            goto fail;
-        }
         if (all[r].keylen > (uint64_t)(INT_MAX / 2) ||
             (uint64_t)totalkey + all[r].keylen > (uint64_t)(INT_MAX / 2)) {
             err = MPI_ERR_INTERN;
@@ -1117,9 +1118,24 @@ int PMPI_Win_free_keyval(int *win_keyval)
 }
 GCM_MPI_ALIAS(Win_free_keyval)
 
-static int gcm_win_is_predefined_key(int keyval)
+/* The host of win's attributes (the window's checked; changing: the
+ * predefined keys are refused). */
+static int gcm_win_attr_host(MPI_Win win, int keyval, int changing,
+                             gcm_mpi_attr_host_t *h, const char *call)
 {
-    return (keyval >= MPI_WIN_BASE) && (keyval <= MPI_WIN_MODEL);
+    int rc;
+
+    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (changing && (keyval >= MPI_WIN_BASE) && (keyval <= MPI_WIN_MODEL)) {
+        return gcm_mpi_win_raise(win, MPI_ERR_KEYVAL, call, "keyval %d is "
+                                 "predefined (read-only)", keyval);
+    }
+    h->kind   = GCM_MPI_ATTR_WIN;
+    h->handle = win;
+    h->attrs  = &win->attrs;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
@@ -1128,16 +1144,10 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
     gcm_mpi_attr_host_t h;
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_win_attr_host(win, win_keyval, 1, &h, call)) !=
+        MPI_SUCCESS) {
         return rc;
     }
-    if (gcm_win_is_predefined_key(win_keyval)) {
-        return gcm_mpi_win_raise(win, MPI_ERR_KEYVAL, call, "keyval %d is "
-                                 "predefined (read-only)", win_keyval);
-    }
-    h.kind   = GCM_MPI_ATTR_WIN;
-    h.handle = win;
-    h.attrs  = &win->attrs;
     return gcm_mpi_attr_set(&h, win_keyval, attribute_val, call);
 }
 GCM_MPI_ALIAS(Win_set_attr)
@@ -1149,7 +1159,8 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
     gcm_mpi_attr_host_t h;
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_win_attr_host(win, win_keyval, 0, &h, call)) !=
+        MPI_SUCCESS) {
         return rc;
     }
     if ((attribute_val == NULL) || (flag == NULL)) {
@@ -1178,9 +1189,6 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val,
         break;
     }
     *flag = 0;
-    h.kind   = GCM_MPI_ATTR_WIN;
-    h.handle = win;
-    h.attrs  = &win->attrs;
     return gcm_mpi_attr_get(&h, win_keyval, attribute_val, flag, call);
 }
 GCM_MPI_ALIAS(Win_get_attr)
@@ -1191,16 +1199,10 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
     gcm_mpi_attr_host_t h;
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_win_attr_host(win, win_keyval, 1, &h, call)) !=
+        MPI_SUCCESS) {
         return rc;
     }
-    if (gcm_win_is_predefined_key(win_keyval)) {
-        return gcm_mpi_win_raise(win, MPI_ERR_KEYVAL, call, "keyval %d is "
-                                 "predefined (read-only)", win_keyval);
-    }
-    h.kind   = GCM_MPI_ATTR_WIN;
-    h.handle = win;
-    h.attrs  = &win->attrs;
     return gcm_mpi_attr_delete(&h, win_keyval, call);
 }
 GCM_MPI_ALIAS(Win_delete_attr)
@@ -1344,19 +1346,35 @@ static int gcm_win_flush_all(MPI_Win win, const char *call)
     return first;
 }
 
+/* The window is live and assert holds only bits of allowed (what: the
+ * call's kind, for the text). */
+static int gcm_win_check_assert(MPI_Win win, int assert, int allowed,
+                                const char *what, const char *call)
+{
+    int rc;
+
+    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((assert & ~allowed) != 0) {
+        return gcm_mpi_win_raise(win, MPI_ERR_ASSERT, call, "assert %#x "
+                                 "holds bits %s does not take", assert,
+                                 what);
+    }
+    return MPI_SUCCESS;
+}
+
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
     static const char *call = "MPI_Win_fence";
     const char *open;
     int rc, first = MPI_SUCCESS;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_win_check_assert(win, assert, MPI_MODE_NOSTORE |
+                                   MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
+                                   MPI_MODE_NOSUCCEED, "a fence",
+                                   call)) != MPI_SUCCESS) {
         return rc;
-    }
-    if ((assert & ~(MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE |
-                    MPI_MODE_NOSUCCEED)) != 0) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ASSERT, call, "assert %#x "
-                                 "holds bits a fence does not take", assert);
     }
     open = gcm_win_open_epoch(win);
     if (open != NULL) {
@@ -1427,29 +1445,36 @@ static int gcm_win_group_ranks(MPI_Win win, MPI_Group group, int **ranks_p,
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+/* What post and start check: the epoch they open is not open already
+ * (open, and why not if it is), no passive-target epoch is, and the
+ * group's ranks in the window (*ranks_p, malloc'd). */
+static int gcm_win_pscw_open(MPI_Win win, MPI_Group group, int open,
+                             const char *why, int **ranks_p, int *n_p,
+                             const char *call)
 {
-    static const char *call = "MPI_Win_post";
-    int rc, i, *ranks, n;
-
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if ((assert & ~(MPI_MODE_NOCHECK | MPI_MODE_NOSTORE |
-                    MPI_MODE_NOPUT)) != 0) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ASSERT, call, "assert %#x "
-                                 "holds bits a post does not take", assert);
-    }
-    if (win->expose_on) {
-        return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "an exposure "
-                                 "epoch is open already (MPI_Win_wait "
-                                 "first)");
+    if (open) {
+        return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "%s", why);
     }
     if (win->lock_all || (win->nlocked > 0)) {
         return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "a passive "
                                  "target epoch is open");
     }
-    rc = gcm_win_group_ranks(win, group, &ranks, &n, call);
+    return gcm_win_group_ranks(win, group, ranks_p, n_p, call);
+}
+
+int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+{
+    static const char *call = "MPI_Win_post";
+    int rc, i, *ranks, n;
+
+    if ((rc = gcm_win_check_assert(win, assert, MPI_MODE_NOCHECK |
+                                   MPI_MODE_NOSTORE | MPI_MODE_NOPUT,
+                                   "a post", call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    rc = gcm_win_pscw_open(win, group, win->expose_on, "an exposure epoch "
+                           "is open already (MPI_Win_wait first)", &ranks,
+                           &n, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -1515,23 +1540,13 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     gcm_win_count_arg_t arg;
     int rc, i, *ranks, n;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_win_check_assert(win, assert, MPI_MODE_NOCHECK,
+                                   "a start", call)) != MPI_SUCCESS) {
         return rc;
     }
-    if ((assert & ~MPI_MODE_NOCHECK) != 0) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ASSERT, call, "assert %#x "
-                                 "holds bits a start does not take", assert);
-    }
-    if (win->access_on) {
-        return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "an access "
-                                 "epoch is open already (MPI_Win_complete "
-                                 "first)");
-    }
-    if (win->lock_all || (win->nlocked > 0)) {
-        return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "a passive "
-                                 "target epoch is open");
-    }
-    rc = gcm_win_group_ranks(win, group, &ranks, &n, call);
+    rc = gcm_win_pscw_open(win, group, win->access_on, "an access epoch "
+                           "is open already (MPI_Win_complete first)",
+                           &ranks, &n, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -1780,17 +1795,14 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     static const char *call = "MPI_Win_lock";
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_win_check_assert(win, assert, MPI_MODE_NOCHECK, "a lock",
+                                   call)) != MPI_SUCCESS) {
         return rc;
     }
     if ((lock_type != MPI_LOCK_SHARED) && (lock_type != MPI_LOCK_EXCLUSIVE)) {
         return gcm_mpi_win_raise(win, MPI_ERR_LOCKTYPE, call, "lock type %d "
                                  "is neither MPI_LOCK_SHARED nor "
                                  "MPI_LOCK_EXCLUSIVE", lock_type);
-    }
-    if ((assert & ~MPI_MODE_NOCHECK) != 0) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ASSERT, call, "assert %#x "
-                                 "holds bits a lock does not take", assert);
     }
     if (rank == MPI_PROC_NULL) {
         return MPI_SUCCESS;
@@ -1861,12 +1873,9 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     static const char *call = "MPI_Win_lock_all";
     int *ranks, r, rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_win_check_assert(win, assert, MPI_MODE_NOCHECK,
+                                   "a lock", call)) != MPI_SUCCESS) {
         return rc;
-    }
-    if ((assert & ~MPI_MODE_NOCHECK) != 0) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ASSERT, call, "assert %#x "
-                                 "holds bits a lock does not take", assert);
     }
     if (gcm_win_open_epoch(win) != NULL) {
         return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "%s is open",
