@@ -257,4 +257,20 @@ void gcm_thr_signal(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
     GCM_INTERNAL;
 
+/* ---- descriptors UCX opens (thr_fd.c) ------------------------------------ */
+
+/* The descriptors open at some moment, as a bitmap. */
+typedef struct gcm_thr_fds {
+    unsigned char *bits;
+    int            cap;     /* bits */
+} gcm_thr_fds_t;
+
+/* Notes which descriptors are open now. */
+void gcm_thr_fds_note(gcm_thr_fds_t *fds) GCM_INTERNAL;
+/* Marks close-on-exec those open now that were not in before (only
+ * sockets and anonymous inodes, the kinds UCX opens, if ucx_kinds_only),
+ * and frees before. */
+void gcm_thr_fds_cloexec_new(gcm_thr_fds_t *before, int ucx_kinds_only)
+    GCM_INTERNAL;
+
 #endif /* GCM_THR_H */
