@@ -369,12 +369,19 @@ static void gcm_pmi1_poll_events(void)
     pthread_mutex_unlock(&gcm_pmi1.lock);
 }
 
-static void gcm_pmi1_abort(int code, const char *msg)
+static void gcm_pmi1_abort(int code, int cause, const char *msg)
 {
     char req[GCM_PMI1_LINE_MAX];
 
     (void)msg;
-    snprintf(req, sizeof(req), "cmd=abort exitcode=%d\n", code);
+    /* gcrun names the failed rank instead of the one that gives up;
+     * other PMI-1 servers ignore the word. */
+    if (cause >= 0) {
+        snprintf(req, sizeof(req), "cmd=abort exitcode=%d cause=%d\n", code,
+                 cause);
+    } else {
+        snprintf(req, sizeof(req), "cmd=abort exitcode=%d\n", code);
+    }
     /* No lock: abort may come from any state; the line is written whole. */
     (void)gcm_pmi1_write(req);
 }

@@ -91,8 +91,9 @@ static gcm_status_t gcm_pmix_get(int rank, const char *key, void *buf,
     return status;
 }
 
-static void gcm_pmix_abort(int code, const char *msg)
+static void gcm_pmix_abort(int code, int cause, const char *msg)
 {
+    (void)cause;
     PMIx_Abort(code, (msg != NULL) ? msg : "gencomm abort", NULL, 0);
 }
 

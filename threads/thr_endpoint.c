@@ -580,6 +580,10 @@ void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
     if ((proc < 0) || (proc >= endpoint->nprocs)) {
         return;
     }
+    if (reason == GCM_ERR_PEER_FAILED) {
+        /* Named to the launcher if this process aborts because of it. */
+        gcm_boot_note_failed(proc);
+    }
     for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
         conn->failed = reason;
     }

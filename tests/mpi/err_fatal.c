@@ -6,10 +6,15 @@
  * hang.
  *   send:  MPI_Send to rank = size (an invalid rank).
  *   abort: MPI_Abort(MPI_COMM_WORLD, 7).
+ *   crash: SIGKILL (2 processes or more): the others' fatal errors are
+ *          its consequences, and gcrun must name rank 1, not them.
+ *   exit:  returns 0 from main without MPI_Finalize (2 processes or
+ *          more): a failure like a crash.
  * test_err_fatal.sh checks gcrun's exit status and the message.
  */
 #include <mpi.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +30,11 @@ int main(int argc, char **argv)
     if (rank == culprit) {
         if (strcmp(mode, "abort") == 0) {
             MPI_Abort(MPI_COMM_WORLD, 7);
+        } else if (strcmp(mode, "crash") == 0) {
+            fflush(stdout);
+            raise(SIGKILL);
+        } else if (strcmp(mode, "exit") == 0) {
+            return 0;
         } else {
             MPI_Send(&buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
         }
