@@ -111,6 +111,7 @@ static gcm_status_t gcm_mpi_layer_down(void)
     /* Buffered sends still in flight must reach their receivers. */
     gcm_mpi_bsend_drain();
     gcm_mpi_requests_finalize();
+    gcm_mpi_win_finalize();
     gcm_mpi_ext_finalize();
     gcm_mpi_hier_finalize();
     gcm_mpi_comm_finalize();
