@@ -160,6 +160,27 @@ int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
                              MPI_Comm *newcomm) GCM_INTERNAL;
 
 
+/* (color, key, old rank) of one member in MPI_Comm_split, and their
+ * order in the new communicator (qsort): by key, then old rank. */
+typedef struct gcm_mpi_split_entry {
+    int64_t color;
+    int     key;
+    int     rank;
+} gcm_mpi_split_entry_t;
+int gcm_mpi_split_cmp(const void *a, const void *b) GCM_INTERNAL;
+
+/* MPI_Comm_split and MPI_Comm_create on the intercommunicator comm
+ * (mpi_inter.c), arguments checked: a new intercommunicator between the
+ * members of each color (split), or between the parts of its two groups
+ * that each group passes (create: nl world indices lprocs of the local
+ * group, this process lrank or MPI_UNDEFINED). MPI_COMM_NULL where a
+ * side is empty. Collective over both groups. */
+int gcm_mpi_inter_split(MPI_Comm comm, int color, int key, const char *call,
+                        MPI_Comm *newcomm) GCM_INTERNAL;
+int gcm_mpi_inter_create(MPI_Comm comm, int nl, const int lprocs[],
+                         int lrank, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
  * protocols that need a fixed tag take theirs in this range (below it,
  * from GCM_COLL_TAG_GENERAL, are the generalized collective's). */
@@ -376,8 +397,9 @@ int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
 int gcm_mpi_req_check_now(MPI_Request req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
 void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
-/* For a complete request: copies its status out, frees it (or makes a
- * persistent one inactive) and sets *req_p; returns its MPI_ERROR. */
+/* For a complete request: copies its status out (but for MPI_ERROR, as
+ * gcm_mpi_status_set), frees it (or makes a persistent one inactive) and
+ * sets *req_p; returns its MPI_ERROR. */
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
 
 /* Frees a request object: its check, text, state (cleanup), temporary
@@ -406,6 +428,12 @@ void gcm_mpi_bsend_drain(void) GCM_INTERNAL;
 
 /* Fills status for an empty or MPI_PROC_NULL completion. */
 void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;
+/* What a single-completion call (MPI_Recv, MPI_Wait, MPI_Test, the
+ * probes, ...) hands out in status (may be MPI_STATUS_IGNORE): src, but
+ * MPI_ERROR stays as the caller had it (MPI-3.1 3.2.5: only the calls
+ * that can return MPI_ERR_IN_STATUS set it). */
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+    GCM_INTERNAL;
 
 /* ---- attributes (mpi_attr.c) and topologies (mpi_topo_*.c) -----------
  * Hooks the communicator family calls. */

@@ -39,6 +39,26 @@ void gcm_mpi_status_empty(MPI_Status *status)
     }
 }
 
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+{
+    int err;
+
+    if (status != MPI_STATUS_IGNORE) {
+        err = status->MPI_ERROR;
+        *status = *src;
+        status->MPI_ERROR = err;
+    }
+}
+
+/* The empty status of a single-completion call (MPI_ERROR left alone). */
+static void gcm_mpi_status_empty_single(MPI_Status *status)
+{
+    MPI_Status empty;
+
+    gcm_mpi_status_empty(&empty);
+    gcm_mpi_status_set(status, &empty);
+}
+
 /*
  * Request objects are recycled through a small per-thread cache, as the
  * native requests are (slots/slot_request.c): a window of nonblocking calls
@@ -396,9 +416,7 @@ int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
                  (req->errtext != NULL) ? req->errtext : "");
     }
 
-    if (status != MPI_STATUS_IGNORE) {
-        *status = req->status;
-    }
+    gcm_mpi_status_set(status, &req->status);
     if (req->persistent) {
         req->active   = 0;
         req->complete = 0;
@@ -409,6 +427,19 @@ int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
         *req_p = MPI_REQUEST_NULL;
     }
     return err;
+}
+
+/* gcm_mpi_req_finish for the calls with an array of statuses, which set
+ * MPI_ERROR in each (they may return MPI_ERR_IN_STATUS). Nonzero if the
+ * request failed. */
+static int gcm_mpi_req_finish_multi(MPI_Request *req_p, MPI_Status *status)
+{
+    int err = gcm_mpi_req_finish(req_p, status);
+
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_ERROR = err;
+    }
+    return err != MPI_SUCCESS;
 }
 
 /* A request that waits and tests treat as done at once with an empty
@@ -471,7 +502,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return err;
     }
     if (gcm_mpi_req_is_null(*request)) {
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     comm = (*request)->comm;
@@ -498,7 +529,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     gcm_mpi_orphans_reap(0);
     if (gcm_mpi_req_is_null(*request)) {
         *flag = 1;
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(*request);
@@ -525,7 +556,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     }
     if (gcm_mpi_req_is_null(request)) {
         *flag = 1;
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(request);
@@ -536,8 +567,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
                gcm_mpi_raise(NULL, err, call, "the generalized request's "
                              "query_fn returned error code %d", err);
     }
-    if (*flag && (status != MPI_STATUS_IGNORE)) {
-        *status = request->status;
+    if (*flag) {
+        gcm_mpi_status_set(status, &request->status);
     }
     return MPI_SUCCESS;
 }
@@ -562,7 +593,7 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
         if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
             errcomm = reqs[i]->comm;
         }
-        any_error |= (gcm_mpi_req_finish(&reqs[i], st) != MPI_SUCCESS);
+        any_error |= gcm_mpi_req_finish_multi(&reqs[i], st);
     }
     if (!any_error) {
         return MPI_SUCCESS;
@@ -761,7 +792,7 @@ static int gcm_mpi_any(int count, MPI_Request reqs[], int *index, int *flag,
         if (flag != NULL) {
             *flag = 1;
         }
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     if (i < 0) {
@@ -824,7 +855,7 @@ static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
             if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
                 errcomm = reqs[i]->comm;
             }
-            any_error |= (gcm_mpi_req_finish(&reqs[i], st) != MPI_SUCCESS);
+            any_error |= gcm_mpi_req_finish_multi(&reqs[i], st);
             indices[n++] = i;
         }
     }

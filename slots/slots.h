@@ -353,6 +353,11 @@ static inline int gcm_slots_req_done(void *arg)
     return atomic_load_explicit(&req->done, memory_order_acquire);
 }
 
+/* Out-of-order arrivals a connection holds at most: beyond, or for a
+ * sequence number that is past or parked already, the connection fails
+ * (docs/design.md, "A message's path"). */
+#define GCM_SLOTS_PARKED_MAX 4096
+
 /* Inserts a message that came ahead of its turn into its connection's
  * parked list, which stays sorted by sequence number. Lock held. */
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)

@@ -47,6 +47,7 @@ typedef struct gcm_thr_conn {
     uint64_t             tx_seq;
     uint64_t             rx_seq;
     gcm_list_t           parked;
+    unsigned             nparked;
 } gcm_thr_conn_t;
 
 typedef struct gcm_thr_endpoint {
@@ -213,9 +214,16 @@ static inline void gcm_thr_pending_done(gcm_thr_endpoint_t *endpoint)
  * endpoint made if connect. Lock held. NULL only without memory. */
 gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
                                  int rep) GCM_INTERNAL;
-/* Makes sure conn->ucp_ep exists. Lock held. */
+/* Makes sure conn->ucp_ep exists. Lock held. A published address that
+ * gcm_thr_addr_decode refuses fails the connection for good. */
 gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                                   gcm_thr_conn_t *conn) GCM_INTERNAL;
+/* Checks a worker address as published (len bytes at buf): GCM_OK and the
+ * length of the UCX address that follows its header, or
+ * GCM_ERR_INVALID_PARAM and why. Bytes alone: callable by itself. */
+gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
+                                 size_t *addr_len_p, const char **why_p)
+    GCM_INTERNAL;
 
 /* Nonzero once the launcher reported proc dead. */
 int gcm_thr_proc_dead(int proc) GCM_INTERNAL;

@@ -26,6 +26,45 @@
 #define GCM_THR_NEPS_KEY     "gcm-ne"
 #define GCM_THR_ADDR_MAX     8192
 
+/* A published worker address: this header, then the address UCX gave. The
+ * header lets a reader tell a value that is no address of ours (garbage,
+ * truncated, another build) before UCX sees it: UCX trusts the bytes of
+ * an address and asserts on malformed ones. */
+#define GCM_THR_ADDR_MAGIC 0x61636d67u   /* "gcma" */
+
+typedef struct gcm_thr_addr_hdr {
+    uint32_t magic;
+    uint32_t len;       /* bytes of address after the header */
+    uint64_t check;     /* gcm_hash64 of those bytes */
+} gcm_thr_addr_hdr_t;
+
+gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
+                                 size_t *addr_len_p, const char **why_p)
+{
+    gcm_thr_addr_hdr_t hdr;
+
+    if ((buf == NULL) || (len < sizeof(hdr))) {
+        *why_p = "shorter than its header";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    memcpy(&hdr, buf, sizeof(hdr));
+    if (hdr.magic != GCM_THR_ADDR_MAGIC) {
+        *why_p = "not a worker address";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if ((hdr.len == 0) || (hdr.len > GCM_THR_ADDR_MAX - sizeof(hdr)) ||
+        (hdr.len != len - sizeof(hdr))) {
+        *why_p = "its length is not the one it says";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if (gcm_hash64((const char *)buf + sizeof(hdr), hdr.len) != hdr.check) {
+        *why_p = "its bytes do not match their check sum";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    *addr_len_p = hdr.len;
+    return GCM_OK;
+}
+
 static struct {
     ucp_context_h        context;
     unsigned             spin_limit;   /* spins before sleeping */
@@ -447,6 +486,8 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     ucp_ep_params_t params;
     ucs_status_t ucs;
     gcm_status_t status;
+    const char *why;
+    size_t addr_len;
     char key[32];
     int neps;
 
@@ -470,17 +511,35 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     }
     snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, conn->rep);
     status = gcm_boot_get(conn->proc, key, addr, &len);
-    if (status != GCM_OK) {
+    if (status == GCM_ERR_TRUNCATED) {
+        why = "longer than any address";
+        len = GCM_THR_ADDR_MAX;
+    } else if (status != GCM_OK) {
         free(addr);
         return gcm_fail(status, "connect",
                         "no worker address for proc %d endpoint %d",
                         conn->proc, conn->rep);
     }
+    if ((status != GCM_OK) ||
+        (gcm_thr_addr_decode(addr, len, &addr_len, &why) != GCM_OK)) {
+        free(addr);
+        /* This connection can never be made: its sends fail at once,
+         * and this is said once. */
+        conn->failed = GCM_ERR_TRANSPORT;
+        gcm_error("the worker address proc %d published for its endpoint "
+                  "%d (%zu bytes) is malformed (%s): the connection to it "
+                  "fails", conn->proc, conn->rep, len, why);
+        return gcm_fail(GCM_ERR_TRANSPORT, "connect",
+                        "the worker address of proc %d endpoint %d is "
+                        "malformed (%s)", conn->proc, conn->rep, why);
+    }
+    (void)addr_len;
     memset(&params, 0, sizeof(params));
     params.field_mask      = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                              UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                              UCP_EP_PARAM_FIELD_ERR_HANDLER;
-    params.address         = (const ucp_address_t *)addr;
+    params.address         = (const ucp_address_t *)
+                             (addr + sizeof(gcm_thr_addr_hdr_t));
     params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb  = gcm_thr_ep_error_cb;
     params.err_handler.arg = conn;
@@ -1121,9 +1180,9 @@ gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
 
 /* ---- init and finalize ---------------------------------------------------- */
 
-/* How many processes of the job share this machine: what the launcher
- * says, else (conservatively) the whole job. */
-int gcm_thr_count_local(void)
+/* How many processes of the job share this machine as the launcher says
+ * it, or 0 when it says nothing. */
+static int gcm_thr_launcher_local_size(void)
 {
     static const char *const vars[] = {
         "GENCOMM_LOCAL_SIZE",          /* gcrun */
@@ -1139,13 +1198,51 @@ int gcm_thr_count_local(void)
             return atoi(v);
         }
     }
-    return gcm_boot_size();
+    return 0;
+}
+
+/* How many processes of the job share this machine: what the launcher
+ * says, else (conservatively) the whole job. */
+int gcm_thr_count_local(void)
+{
+    int n = gcm_thr_launcher_local_size();
+
+    return (n > 0) ? n : gcm_boot_size();
+}
+
+/*
+ * A job whose processes all share this machine needs no network: UCX's
+ * TCP transport would otherwise listen on every interface. Unless the
+ * user chose devices or transports, UCX gets the loopback device only
+ * (its shared-memory devices are not network devices and stay). Known
+ * only when the launcher says how many processes share the host (gcrun
+ * always does; its emulated hosts are one real machine).
+ */
+static void gcm_thr_config_loopback(ucp_config_t *config)
+{
+    ucs_status_t ucs;
+
+    if ((getenv("UCX_NET_DEVICES") != NULL) || (getenv("UCX_TLS") != NULL) ||
+        ((gcm_boot_size() > 1) &&
+         (gcm_thr_launcher_local_size() != gcm_boot_size()))) {
+        return;
+    }
+    ucs = ucp_config_modify(config, "NET_DEVICES", "lo");
+    if (ucs != UCS_OK) {
+        gcm_warn("cannot restrict UCX to the loopback device: %s",
+                 ucs_status_string(ucs));
+        return;
+    }
+    gcm_debug("all %d processes on this host: UCX network devices: lo",
+              gcm_boot_size());
 }
 
 /* Puts endpoint's worker address where boot/ exchanges it. */
 static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
 {
+    gcm_thr_addr_hdr_t hdr;
     ucp_address_t *addr;
+    unsigned char *value;
     size_t addr_len;
     ucs_status_t ucs;
     gcm_status_t status;
@@ -1157,9 +1254,27 @@ static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
                         "ucp_worker_get_address failed: %s",
                         ucs_status_string(ucs));
     }
-    snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, endpoint->index);
-    status = gcm_boot_put(key, addr, addr_len);
+    if (addr_len > GCM_THR_ADDR_MAX - sizeof(hdr)) {
+        ucp_worker_release_address(endpoint->worker, addr);
+        return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
+                        "the worker address of endpoint %d has %zu bytes "
+                        "(at most %zu)", endpoint->index, addr_len,
+                        GCM_THR_ADDR_MAX - sizeof(hdr));
+    }
+    value = malloc(sizeof(hdr) + addr_len);
+    if (value == NULL) {
+        ucp_worker_release_address(endpoint->worker, addr);
+        return GCM_ERR_NO_MEMORY;
+    }
+    hdr.magic = GCM_THR_ADDR_MAGIC;
+    hdr.len   = (uint32_t)addr_len;
+    hdr.check = gcm_hash64(addr, addr_len);
+    memcpy(value, &hdr, sizeof(hdr));
+    memcpy(value + sizeof(hdr), addr, addr_len);
     ucp_worker_release_address(endpoint->worker, addr);
+    snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, endpoint->index);
+    status = gcm_boot_put(key, value, sizeof(hdr) + addr_len);
+    free(value);
     if (status != GCM_OK) {
         return gcm_fail(status, "gcm_init", "cannot publish the worker "
                         "address of endpoint %d", endpoint->index);
@@ -1198,6 +1313,7 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
         return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
                         "ucp_config_read failed: %s", ucs_status_string(ucs));
     }
+    gcm_thr_config_loopback(config);
     memset(&params, 0, sizeof(params));
     /* The job's shape lets UCX size its resources (and pick protocols)
      * for the number of peers it will really have. */

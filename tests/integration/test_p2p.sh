@@ -252,6 +252,18 @@ if expect_rc 0; then
     expect_count 1 'same process: 6 receivers, 30 rounds: first posted'
 fi
 
+# --- a malformed worker address in the key-value store -----------------------
+# Proc 1 replaces what it published for its endpoint 1: proc 0's send there
+# must fail with an error naming the address, not abort inside UCX.
+for mode in garbage truncated empty huge; do
+    run 60 2 env GENCOMM_SHM=0 GENCOMM_MAX_ENDPOINTS=2 \
+        "$progs/p2p_bad_addr" "$mode"
+    if expect_rc 0; then
+        expect_count 1 'p2p_bad_addr: OK'
+        expect_match 'error: the worker address proc 1 published for its endpoint 1 .* is malformed'
+    fi
+done
+
 # --- a peer dies ------------------------------------------------------------
 # Rank 1 kills itself with SIGKILL: gcrun must report it and exit with
 # 128 + 9, and rank 0 must have seen its requests fail instead of hanging.
