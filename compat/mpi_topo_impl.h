@@ -187,4 +187,14 @@ int gcm_mpi_topo_map(MPI_Comm comm, const gcm_lco_map_graph_t *g, int n,
                      const char *call, int *procs, int *myrank_p)
     GCM_INTERNAL;
 
+/* The same onto a target the caller gives (levels of its own, or a
+ * weighted machine graph over the n slots; NULL: the hierarchy), for
+ * topologies described from outside (an external description's machine
+ * graph). */
+int gcm_mpi_topo_map_onto(MPI_Comm comm, const gcm_lco_map_graph_t *g, int n,
+                          const int *slots, const gcm_mpi_topo_rec_t *all,
+                          const gcm_lco_map_target_t *given,
+                          const char *call, int *procs, int *myrank_p)
+    GCM_INTERNAL;
+
 #endif /* GCM_MPI_TOPO_IMPL_H */

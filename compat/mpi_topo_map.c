@@ -199,6 +199,15 @@ int gcm_mpi_topo_map(MPI_Comm comm, const gcm_lco_map_graph_t *g, int n,
                      const int *slots, const gcm_mpi_topo_rec_t *all,
                      const char *call, int *procs, int *myrank_p)
 {
+    return gcm_mpi_topo_map_onto(comm, g, n, slots, all, NULL, call, procs,
+                                 myrank_p);
+}
+
+int gcm_mpi_topo_map_onto(MPI_Comm comm, const gcm_lco_map_graph_t *g, int n,
+                          const int *slots, const gcm_mpi_topo_rec_t *all,
+                          const gcm_lco_map_target_t *given,
+                          const char *call, int *procs, int *myrank_p)
+{
     gcm_lco_map_target_t target;
     gcm_lco_map_opts_t opts;
     gcm_lco_map_result_t res;
@@ -230,13 +239,15 @@ int gcm_mpi_topo_map(MPI_Comm comm, const gcm_lco_map_graph_t *g, int n,
         }
         opts.fixed = fixed;
     }
-    if (slot_target(comm, n, slots, sprocs, keys, &L) != 0) {
+    if (slot_target(comm, n, slots, sprocs, keys, &L) != 0 &&
+        given == NULL) {
         opts.method = GCM_LCO_MAP_IDENTITY;   /* no hierarchy: nothing known */
         L = 0;
     }
     target = (gcm_lco_map_target_t){ .kind = GCM_LCO_MAP_TREE, .nslots = n,
                                      .nlevels = L, .keys = keys };
-    status = gcm_lco_map_compute(g, &target, &opts, slot_of, &res);
+    status = gcm_lco_map_compute(g, (given != NULL) ? given : &target, &opts,
+                                 slot_of, &res);
     if (status != GCM_OK) {
         rc = gcm_mpi_raise_native(comm, status, call, "the mapping");
         goto out;
