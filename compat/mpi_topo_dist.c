@@ -223,47 +223,36 @@ static int edges_csr(int n, int ne, const int *src, const int *dst,
  * rank v gave (their ranks name nodes, which are the new ranks).
  */
 static int adjacent_reordered(MPI_Comm comm, const gcm_mpi_topo_rec_t *all,
-                              const int *mine, int mylen, const char *call,
+                              const int *mine, const char *call,
                               int *procs, struct gcm_mpi_topo **t_p,
                               int *myrank_p)
 {
     int n = comm->size, r, k, rc;
     int *counts = malloc((size_t)n * sizeof(int));
-    int *displs = malloc((size_t)n * sizeof(int));
     int *slots  = all_slots(n);
-    int *lists = NULL, *src = NULL, *dst = NULL, *w = NULL;
+    int *displs = NULL, *lists = NULL, *src = NULL, *dst = NULL, *w = NULL;
     int *xadj = NULL, *adj = NULL, *wgt = NULL;
-    long long total = 0, ne = 0;
+    long long ne = 0;
     gcm_lco_map_graph_t g;
 
-    if (counts == NULL || displs == NULL || slots == NULL) {
+    if (counts == NULL || slots == NULL) {
         rc = gcm_mpi_topo_no_mem(comm, call);
         goto out;
     }
     for (r = 0; r < n; r++) {
         counts[r] = 1 + 2 * (all[r].count + all[r].count2);
-        displs[r] = (int)total;
-        total    += counts[r];
         ne       += all[r].count + all[r].count2;
     }
-    if (total > INT_MAX) {
-        /* Every process sees the same counts: the same verdict. */
-        rc = gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
-                           "the graph has too many edges (%lld) to reorder",
-                           ne);
-        goto out;
-    }
-    lists = malloc((size_t)total * sizeof(int));
-    src   = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
-    dst   = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
-    w     = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
-    if (lists == NULL || src == NULL || dst == NULL || w == NULL) {
-        rc = gcm_mpi_topo_no_mem(comm, call);
-        goto out;
-    }
-    rc = PMPI_Allgatherv(mine, mylen, MPI_INT, lists, counts, displs,
-                         MPI_INT, comm);
+    rc = gcm_mpi_topo_gather_ints(comm, mine, counts, INT_MAX, call, &lists,
+                                  &displs, NULL);
     if (rc != MPI_SUCCESS) {
+        goto out;
+    }
+    src = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
+    dst = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
+    w   = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
+    if (src == NULL || dst == NULL || w == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm, call);
         goto out;
     }
     /* Both lists of every node count: an edge given at both ends weighs
@@ -380,8 +369,8 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
             pack[1 + 2 * indegree + outdegree + i] =
                 weighted ? destweights[i] : 1;
         }
-        rc = adjacent_reordered(comm_old, all, pack, packlen, call, procs,
-                                &t, &myrank);
+        rc = adjacent_reordered(comm_old, all, pack, call, procs, &t,
+                                &myrank);
         if (rc != MPI_SUCCESS) {
             goto out;
         }
@@ -569,43 +558,29 @@ static struct gcm_mpi_topo *dist_lists(const dist_edge_t *got, int ngot,
  * that becomes rank v keeps the edges of node v.
  */
 static int create_reordered(MPI_Comm comm, const gcm_mpi_topo_rec_t *all,
-                            const dist_edge_t *mine, int nmine, int weighted,
+                            const dist_edge_t *mine, int weighted,
                             const char *call, int *procs,
                             struct gcm_mpi_topo **t_p, int *myrank_p)
 {
     int n = comm->size, r, rc;
     int *counts = malloc((size_t)n * sizeof(int));
-    int *displs = malloc((size_t)n * sizeof(int));
     int *slots  = all_slots(n);
-    int *xadj = NULL, *adj = NULL, *wgt = NULL;
+    int *displs = NULL, *xadj = NULL, *adj = NULL, *wgt = NULL;
     dist_edge_t *edges = NULL;
     long long total = 0;
     gcm_lco_map_graph_t g;
 
-    if (counts == NULL || displs == NULL || slots == NULL) {
+    if (counts == NULL || slots == NULL) {
         rc = gcm_mpi_topo_no_mem(comm, call);
         goto out;
     }
     for (r = 0; r < n; r++) {
         counts[r] = 3 * all[r].count;
-        displs[r] = (int)total;
-        total    += counts[r];
-    }
-    if (total > INT_MAX) {
-        rc = gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
-                           "the graph has too many edges (%lld) to reorder",
-                           total / 3);
-        goto out;
-    }
-    edges = malloc((total > 0 ? (size_t)total : 1u) * sizeof(int));
-    if (edges == NULL) {
-        rc = gcm_mpi_topo_no_mem(comm, call);
-        goto out;
     }
     _Static_assert(sizeof(dist_edge_t) == 3 * sizeof(int),
                    "an edge travels as three ints");
-    rc = PMPI_Allgatherv(mine, 3 * nmine, MPI_INT, edges, counts, displs,
-                         MPI_INT, comm);
+    rc = gcm_mpi_topo_gather_ints(comm, (const int *)mine, counts, INT_MAX,
+                                  call, (int **)&edges, &displs, &total);
     if (rc != MPI_SUCCESS) {
         goto out;
     }
@@ -708,8 +683,8 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
         }
     }
     if (gcm_mpi_topo_wants_map(comm_old, all, comm_old->size, slots)) {
-        rc = create_reordered(comm_old, all, mine, nedges, weighted, call,
-                              procs, &t, &myrank);
+        rc = create_reordered(comm_old, all, mine, weighted, call, procs,
+                              &t, &myrank);
         if (rc == MPI_SUCCESS) {
             rc = derive_all(comm_old, procs, myrank, t, call,
                             comm_dist_graph);

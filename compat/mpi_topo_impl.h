@@ -169,6 +169,15 @@ int gcm_mpi_topo_agree(MPI_Comm comm, const gcm_mpi_topo_rec_t *mine,
                        const char *call, gcm_mpi_topo_rec_t **all_p)
     GCM_INTERNAL;
 
+/* Allgathers every process's ints: counts[r] from rank r (the same
+ * array on every process; all fail alike with MPI_ERR_COUNT past limit
+ * in all) into *all_p, rank r's from (*displs_p)[r]; *total_p (may be
+ * NULL) their number. The caller frees both arrays. Collective. */
+int gcm_mpi_topo_gather_ints(MPI_Comm comm, const int *mine,
+                             const int *counts, long long limit,
+                             const char *call, int **all_p, int **displs_p,
+                             long long *total_p) GCM_INTERNAL;
+
 /* Is a mapping worth computing for the n processes of comm of ranks
  * slots[]: some of them reorder, rank 0's hints allow it, and they are
  * not all in one group of every level of the hierarchy. */

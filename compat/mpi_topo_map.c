@@ -144,6 +144,52 @@ int gcm_mpi_topo_agree(MPI_Comm comm, const gcm_mpi_topo_rec_t *mine,
     return MPI_SUCCESS;
 }
 
+int gcm_mpi_topo_gather_ints(MPI_Comm comm, const int *mine,
+                             const int *counts, long long limit,
+                             const char *call, int **all_p, int **displs_p,
+                             long long *total_p)
+{
+    int n = comm->size, r, rc;
+    int *displs = malloc((size_t)n * sizeof(int));
+    int *all = NULL;
+    long long total = 0;
+
+    *all_p    = NULL;
+    *displs_p = NULL;
+    if (displs == NULL) {
+        return gcm_mpi_topo_no_mem(comm, call);
+    }
+    for (r = 0; r < n; r++) {
+        displs[r] = (int)total;
+        total    += counts[r];
+        if (total > limit) {
+            /* Every process sees the same counts: the same verdict. */
+            free(displs);
+            return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                                 "the graph's lists hold more than %lld "
+                                 "entries", limit);
+        }
+    }
+    all = malloc((total > 0 ? (size_t)total : 1u) * sizeof(int));
+    if (all == NULL) {
+        free(displs);
+        return gcm_mpi_topo_no_mem(comm, call);
+    }
+    rc = PMPI_Allgatherv(mine, counts[comm->rank], MPI_INT, all,
+                         (int *)counts, displs, MPI_INT, comm);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        free(displs);
+        return rc;
+    }
+    *all_p    = all;
+    *displs_p = displs;
+    if (total_p != NULL) {
+        *total_p = total;
+    }
+    return MPI_SUCCESS;
+}
+
 /* ---- mapping ------------------------------------------------------------------ */
 
 /* The tree target of the slot processes: world indices in sprocs, keys

@@ -231,38 +231,28 @@ static int sg_reordered(sg_call_t *c, int *procs, int *myrank_p,
     MPI_Comm comm = c->comm;
     int n = comm->size, m = c->nnodes, r, v, i, k, rc, my;
     int *counts = malloc((size_t)n * sizeof(int));
-    int *displs = malloc((size_t)n * sizeof(int));
-    int *lists = NULL, *xadj = NULL, *adj = NULL;
+    int *displs = NULL, *lists = NULL, *xadj = NULL, *adj = NULL;
     sg_pair_t *p = NULL, *pairs = NULL;
     long long total = 0, nedges = 0;
     gcm_lco_map_graph_t g;
 
-    if (counts == NULL || displs == NULL) {
+    if (counts == NULL) {
         rc = gcm_mpi_topo_no_mem(comm, c->call);
         goto out;
     }
     for (r = 0; r < n; r++) {
         counts[r] = (c->all[r].count > 0) ? c->all[r].count : 0;
-        displs[r] = (int)total;
-        total    += counts[r];
     }
-    if (total > INT_MAX / 2) {
-        rc = gcm_mpi_raise(comm, MPI_ERR_COUNT, c->call,
-                           "the graph has too many edges (%lld) to reorder",
-                           total);
+    rc = gcm_mpi_topo_gather_ints(comm, c->neighbors, counts, INT_MAX / 2,
+                                  c->call, &lists, &displs, &total);
+    if (rc != MPI_SUCCESS) {
         goto out;
     }
-    lists = malloc((total > 0 ? (size_t)total : 1u) * sizeof(int));
     xadj  = malloc(((size_t)m + 1) * sizeof(int));
     adj   = malloc((total > 0 ? (size_t)total : 1u) * sizeof(int));
     pairs = malloc((total > 0 ? 2 * (size_t)total : 1u) * sizeof(*pairs));
-    if (lists == NULL || xadj == NULL || adj == NULL || pairs == NULL) {
+    if (xadj == NULL || adj == NULL || pairs == NULL) {
         rc = gcm_mpi_topo_no_mem(comm, c->call);
-        goto out;
-    }
-    rc = PMPI_Allgatherv(c->neighbors, counts[comm->rank], MPI_INT, lists,
-                         counts, displs, MPI_INT, comm);
-    if (rc != MPI_SUCCESS) {
         goto out;
     }
     /* Every process sees every list: the same verdict everywhere. */
@@ -448,11 +438,9 @@ int gcm_mpi_topo_sgraph_gather(MPI_Comm comm, struct gcm_mpi_topo *t,
 {
     int n = comm->size, r, rc;
     int *degs = malloc((size_t)n * sizeof(int));
-    int *displs = malloc((size_t)n * sizeof(int));
-    int *index = NULL, *edges = NULL;
-    long long total = 0;
+    int *displs = NULL, *index = NULL, *edges = NULL;
 
-    if (degs == NULL || displs == NULL) {
+    if (degs == NULL) {
         rc = gcm_mpi_topo_no_mem(comm, call);
         goto out;
     }
@@ -460,25 +448,15 @@ int gcm_mpi_topo_sgraph_gather(MPI_Comm comm, struct gcm_mpi_topo *t,
     if (rc != MPI_SUCCESS) {
         goto out;
     }
-    for (r = 0; r < n; r++) {
-        displs[r] = (int)total;
-        total    += degs[r];
-    }
-    if (total != t->nedges) {
-        rc = gcm_mpi_raise(comm, MPI_ERR_INTERN, call,
-                           "the graph's lists hold %lld edges, not %d",
-                           total, t->nedges);
+    /* The lists hold nedges entries in all (counted at creation). */
+    rc = gcm_mpi_topo_gather_ints(comm, t->nbrs, degs, t->nedges, call,
+                                  &edges, &displs, NULL);
+    if (rc != MPI_SUCCESS) {
         goto out;
     }
     index = malloc((size_t)n * sizeof(int));
-    edges = malloc((total > 0 ? (size_t)total : 1u) * sizeof(int));
-    if (index == NULL || edges == NULL) {
+    if (index == NULL) {
         rc = gcm_mpi_topo_no_mem(comm, call);
-        goto out;
-    }
-    rc = PMPI_Allgatherv(t->nbrs, t->degree, MPI_INT, edges, degs, displs,
-                         MPI_INT, comm);
-    if (rc != MPI_SUCCESS) {
         goto out;
     }
     for (r = 0; r < n; r++) {
