@@ -795,6 +795,9 @@ int PMPI_Start(MPI_Request *request)
                              "the request is active already (wait for it "
                              "before starting it again)");
     }
+    if (req->start != NULL) {
+        return req->start(req);   /* a persistent collective */
+    }
     return (req->kind == GCM_MPI_REQ_SEND) ? gcm_mpi_send_start(req, call) :
            gcm_mpi_recv_start(req, call);
 }

@@ -162,13 +162,6 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     req->state   = state;
     gcm_mpi_status_empty(&req->status);
     req->complete = (poll == NULL);
-    if (poll != NULL) {
-        /* The check of the nonblocking collective this request is for
-         * (verification mode): collectives on one communicator are not
-         * called concurrently, so it is this call's. */
-        req->gate = comm->coll_gate;
-        comm->coll_gate = NULL;
-    }
     *req_p = req;
     return MPI_SUCCESS;
 }
@@ -240,37 +233,6 @@ static gcm_lco_h gcm_mpi_req_lco(MPI_Request req)
     return (req->comm != NULL) ? req->comm->lco : NULL;
 }
 
-/*
- * A nonblocking collective in verification mode: its schedule may start
- * only once the check of the call has passed at every member. Returns 1
- * once it has; a failed check completes the request with the mismatch
- * (its schedule never starts, and is freed with it).
- */
-static int gcm_mpi_req_gate(MPI_Request req, int progress)
-{
-    int errclass = MPI_SUCCESS;
-    char *text = NULL;
-
-    if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
-        if (!progress) {
-            return 0;
-        }
-        gcm_lco_progress(gcm_mpi_req_lco(req));
-        if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
-            return 0;
-        }
-    }
-    gcm_mpi_coll_gate_free(req->gate);
-    req->gate = NULL;
-    if (errclass != MPI_SUCCESS) {
-        req->status.MPI_ERROR = errclass;
-        req->errtext = text;
-        req->complete = 1;
-        return 0;
-    }
-    return 1;
-}
-
 /* Completes req if it can without blocking; progress: also advance its
  * endpoint once first. */
 static int gcm_mpi_req_check(MPI_Request req, int progress)
@@ -300,9 +262,6 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
         req->complete = gcm_mpi_greq_done(req);
         break;
     case GCM_MPI_REQ_GENERIC:
-        if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
-            break;
-        }
         if (req->poll(req)) {
             req->complete = 1;
         } else if (progress) {
@@ -343,9 +302,6 @@ void gcm_mpi_req_wait(MPI_Request req)
 
 void gcm_mpi_req_release(MPI_Request req)
 {
-    if (req->gate != NULL) {
-        gcm_mpi_coll_gate_free(req->gate);
-    }
     free(req->errtext);
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
@@ -902,6 +858,11 @@ int PMPI_Cancel(MPI_Request *request)
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the persistent request is not active");
     }
+    if (req->kind == GCM_MPI_REQ_GENERIC && req->persistent) {
+        return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
+                             "a persistent collective cannot be cancelled "
+                             "(MPI-4.0 6.13)");
+    }
     if (req->kind == GCM_MPI_REQ_GREQ) {
         rc = gcm_mpi_greq_cancel(req);
         return (rc == MPI_SUCCESS) ? rc :
@@ -935,6 +896,13 @@ int PMPI_Request_free(MPI_Request *request)
                              "not a valid request");
     }
     req = *request;
+    if (req->kind == GCM_MPI_REQ_GENERIC && req->persistent &&
+        req->active) {
+        /* Its schedule runs on buffers the program is about to reuse. */
+        return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
+                             "an active persistent collective cannot be "
+                             "freed: complete it first (MPI-4.0 6.13)");
+    }
     *request = MPI_REQUEST_NULL;
     if (req->kind == GCM_MPI_REQ_GREQ) {
         rc = gcm_mpi_greq_request_free(req);

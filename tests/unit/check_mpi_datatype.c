@@ -456,8 +456,14 @@ START_TEST(test_struct_from_addresses)
     ck_assert_int_eq(MPI_Get_address(&arr[0].c, &a2), MPI_SUCCESS);
     ck_assert_int_eq(a2 - base, offsetof(struct s_dc, c));
     ck_assert_int_eq(MPI_Get_address(NULL, NULL), MPI_ERR_ARG);
-    d[0] = a1 - base;
-    d[1] = a2 - base;
+    /* MPI-3.1 4.1.5: displacements as MPI_Aint_diff, addresses back as
+     * MPI_Aint_add. */
+    d[0] = MPI_Aint_diff(a1, base);
+    d[1] = MPI_Aint_diff(a2, base);
+    ck_assert_int_eq(d[1], offsetof(struct s_dc, c));
+    ck_assert(MPI_Aint_add(base, d[1]) == a2);
+    ck_assert(MPI_Aint_diff(base, a2) == -d[1]);
+    ck_assert(PMPI_Aint_add(a2, MPI_Aint_diff(base, a2)) == base);
     for (i = 0; i < 3; i++) {
         arr[i].d = 1.5 * i;
         arr[i].c = (char)('a' + i);
