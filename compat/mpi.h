@@ -147,8 +147,8 @@ typedef struct MPI_Status {
 #define MPI_WEIGHTS_EMPTY ((int *)2)
 /* Sizes of the LCO and slot names (gencomm.h: GCM_NAME_SIZE and
  * GCM_SLOTNAME_SIZE). */
-#define MPIX_CNAME_SIZE    32
-#define MPIX_SLOTNAME_SIZE 40
+#define MPIX_CNAME_SIZE    48
+#define MPIX_SLOTNAME_SIZE 56
 
 /* ---- datatypes */
 

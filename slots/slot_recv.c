@@ -138,6 +138,13 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
                   env->dst_id, env->src_proc);
         return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
     }
+    if ((status == GCM_OK) && !gcm_slots_sender_ok(port, env)) {
+        gcm_warn("process %u sent on receive slot %d of LCO %x, which "
+                 "belongs to process %d: refused", env->src_proc,
+                 env->rslot, env->dst_id,
+                 gcm_slots_pattern_proc(port, env->rslot));
+        status = GCM_ERR_BAD_TOKEN;
+    }
     if (status != GCM_OK) {
         gcm_debug("refusing message for LCO %u from proc %u: %s",
                   env->dst_id, env->src_proc, gcm_status_string(status));
@@ -256,6 +263,7 @@ ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
     gcm_thr_endpoint_t *endpoint = arg;
     gcm_slots_env_t env;
     gcm_payload_t payload;
+    gcm_thr_conn_t *conn;
 
     if (header_length != sizeof(env)) {
         /* Returning UCS_OK lets UCX drop the data. */
@@ -263,6 +271,16 @@ ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         return UCS_OK;
     }
     memcpy(&env, header, sizeof(env));
+    /* Who sent it is the connection's process, not what it says. */
+    conn = gcm_thr_conn_identify(endpoint,
+                                 (param->recv_attr &
+                                  UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ?
+                                 param->reply_ep : NULL,
+                                 (int)env.src_proc, env.src_ep,
+                                 !!(env.flags & GCM_ENV_FLAG_OTHER));
+    if (conn == NULL) {
+        return UCS_OK;
+    }
     memset(&payload, 0, sizeof(payload));
     payload.data     = data;
     payload.size     = length;
@@ -277,30 +295,22 @@ ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         payload.can_hold = !!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA);
     }
 
-    return gcm_slots_msg_in(endpoint, &env, &payload) ? UCS_INPROGRESS :
-                                                         UCS_OK;
+    return gcm_slots_msg_in(endpoint, conn, &env, &payload) ?
+           UCS_INPROGRESS : UCS_OK;
 }
 
-int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *envp,
-                     gcm_payload_t *payload)
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                     const gcm_slots_env_t *envp, gcm_payload_t *payload)
 {
     gcm_slots_env_t env = *envp;
-    gcm_thr_conn_t *conn;
     gcm_slots_umsg_t *umsg;
     int kept = 0;
 
-    if ((env.src_proc >= (uint32_t)endpoint->nprocs) ||
-        (env.src_ep >= GCM_MAX_ENDPOINTS)) {
-        gcm_warn("message from unknown proc %u endpoint %u ignored",
-                 env.src_proc, env.src_ep);
-        gcm_slots_payload_release(endpoint, payload, GCM_OK);
-        return 0;
-    }
-    conn = gcm_thr_conn_get(endpoint, (int)env.src_proc, env.src_ep);
-    if (conn == NULL) {
-        gcm_slots_payload_release(endpoint, payload, GCM_OK);
-        return 0;
-    }
+    /* From here on the sender is the connection's process: answers go
+     * there, and the receive-slot checks use it. */
+    env.src_proc = (uint32_t)conn->proc;
+    env.src_ep   = (uint16_t)conn->rep;
+    env.flags   &= (uint16_t)~GCM_ENV_FLAG_OTHER;
 
     if (conn->failed != GCM_OK) {
         /* Messages were lost on this connection: nothing after them can

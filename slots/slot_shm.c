@@ -1423,6 +1423,7 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
 {
     gcm_slots_shm_cell_msg_t msg;
     gcm_payload_t payload;
+    gcm_thr_conn_t *conn;
 
     if (gcm_slots_shm_cell_decode(cell, GCM_SLOTS_SHM_CELL_SIZE, &msg) !=
         GCM_OK) {
@@ -1430,8 +1431,13 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
                  cell->kind, rx->proc);
         return;
     }
+    /* Its sender is the ring's owner, whatever the cell says. */
+    conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
+    if (conn == NULL) {
+        return;
+    }
     if (msg.kind == GCM_SLOTS_SHM_CTRL) {
-        gcm_slots_ctrl_in(endpoint, &msg.ctrl);
+        gcm_slots_ctrl_in(endpoint, conn, &msg.ctrl);
         return;
     }
     msg.env.src_proc = (uint32_t)rx->proc;
@@ -1450,7 +1456,7 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
         payload.ep     = (uint16_t)rx->ep;
         payload.cookie = msg.env.sreq;
     }
-    (void)gcm_slots_msg_in(endpoint, &msg.env, &payload);
+    (void)gcm_slots_msg_in(endpoint, conn, &msg.env, &payload);
 }
 
 static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)

@@ -80,6 +80,10 @@ static struct {
      * gcm_thr_boot_peer_died. */
     atomic_uchar        *died;
     atomic_uint          died_gen;
+    /* Our endpoints' worker addresses, kept from init (HELLO, the
+     * contact service). */
+    void                *self_addr[GCM_MAX_ENDPOINTS];
+    size_t               self_len[GCM_MAX_ENDPOINTS];
     /* Thread binding: bind_lock protects the endpoints' nbound and
      * nreserved; epoch counts initializations (a thread's binding is
      * valid in its own); bind_key unbinds exiting threads. */
@@ -172,7 +176,10 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
         goto err_worker;
     }
     for (id = 1; id < GCM_AM_LAST; id++) {
-        if (gcm_thr.upcalls.am[id] == NULL) {
+        gcm_thr_am_func_t cb = (id == GCM_AM_HELLO) ? gcm_thr_hello_in :
+                                    gcm_thr.upcalls.am[id];
+
+        if (cb == NULL) {
             continue;
         }
         memset(&am, 0, sizeof(am));
@@ -185,7 +192,7 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
          * copy every eager message into a descriptor before the callback,
          * while most are expected and copied straight to the user. */
         am.flags = UCP_AM_FLAG_WHOLE_MSG;
-        am.cb    = gcm_thr.upcalls.am[id];
+        am.cb    = cb;
         am.arg   = endpoint;
         ucs = ucp_worker_set_am_recv_handler(endpoint->worker, &am);
         if (ucs != UCS_OK) {
@@ -396,12 +403,18 @@ int gcm_thr_remote_endpoints(int proc)
     size_t len = sizeof(neps);
     int n;
 
-    if ((proc < 0) || (proc >= gcm_boot_size())) {
+    if ((proc < 0) || (proc >= gcm_thr_procs_cap())) {
         return 0;
     }
     n = atomic_load_explicit(&gcm_thr.remote_neps[proc],
                              memory_order_relaxed);
     if (gcm_likely(n > 0)) {
+        return n;
+    }
+    if (gcm_thr_proc_other(proc)) {
+        n = gcm_thr_proc_other_endpoints(proc);
+        atomic_store_explicit(&gcm_thr.remote_neps[proc], n,
+                              memory_order_relaxed);
         return n;
     }
     /* Several threads may ask at once: they read the same value. */
@@ -423,6 +436,30 @@ gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
     gcm_status_t failed = GCM_OK;
     gcm_thr_conn_t *conn;
 
+    if (gcm_unlikely(proc >= endpoint->nprocs)) {
+        /* A process of another job: the table grows to take it. */
+        int cap = gcm_thr_procs_cap();
+        int n = 2 * endpoint->nprocs + 16;
+        gcm_thr_conn_t **conns;
+
+        if ((proc < 0) || (proc >= cap)) {
+            return NULL;
+        }
+        if (n > cap) {
+            n = cap;
+        }
+        if (n <= proc) {
+            n = proc + 1;
+        }
+        conns = realloc(endpoint->conns, (size_t)n * sizeof(*conns));
+        if (conns == NULL) {
+            return NULL;
+        }
+        memset(conns + endpoint->nprocs, 0,
+               (size_t)(n - endpoint->nprocs) * sizeof(*conns));
+        endpoint->conns  = conns;
+        endpoint->nprocs = n;
+    }
     for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
         if (conn->rep == rep) {
             return conn;
@@ -488,6 +525,7 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     gcm_status_t status;
     const char *why;
     size_t addr_len;
+    gcm_thr_fds_t fds;
     char key[32];
     int neps;
 
@@ -505,20 +543,30 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                         "proc %d has no endpoint %d (it has %d)",
                         conn->proc, conn->rep, neps);
     }
-    addr = malloc(len);
-    if (addr == NULL) {
-        return GCM_ERR_NO_MEMORY;
-    }
-    snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, conn->rep);
-    status = gcm_boot_get(conn->proc, key, addr, &len);
-    if (status == GCM_ERR_TRUNCATED) {
-        why = "longer than any address";
-        len = GCM_THR_ADDR_MAX;
-    } else if (status != GCM_OK) {
-        free(addr);
-        return gcm_fail(status, "connect",
-                        "no worker address for proc %d endpoint %d",
-                        conn->proc, conn->rep);
+    if (gcm_thr_proc_other(conn->proc)) {
+        /* Asked from its contact, or learnt from its HELLO: encoded as
+         * what a process publishes, and checked the same way. */
+        status = gcm_thr_proc_address(conn->proc, conn->rep,
+                                      (void **)&addr, &len);
+        if (status != GCM_OK) {
+            return status;
+        }
+    } else {
+        addr = malloc(len);
+        if (addr == NULL) {
+            return GCM_ERR_NO_MEMORY;
+        }
+        snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, conn->rep);
+        status = gcm_boot_get(conn->proc, key, addr, &len);
+        if (status == GCM_ERR_TRUNCATED) {
+            why = "longer than any address";
+            len = GCM_THR_ADDR_MAX;
+        } else if (status != GCM_OK) {
+            free(addr);
+            return gcm_fail(status, "connect",
+                            "no worker address for proc %d endpoint %d",
+                            conn->proc, conn->rep);
+        }
     }
     if ((status != GCM_OK) ||
         (gcm_thr_addr_decode(addr, len, &addr_len, &why) != GCM_OK)) {
@@ -543,7 +591,9 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb  = gcm_thr_ep_error_cb;
     params.err_handler.arg = conn;
+    gcm_thr_fds_note(&fds);
     ucs = ucp_ep_create(endpoint->worker, &params, &conn->ucp_ep);
+    gcm_thr_fds_cloexec_new(&fds, 1);
     free(addr);
     if (ucs != UCS_OK) {
         conn->ucp_ep = NULL;
@@ -559,14 +609,86 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
         gcm_thr_conn_abort(conn);
         return conn->failed;
     }
+    if (gcm_thr_proc_other(conn->proc)) {
+        gcm_thr_conn_t *c;
+
+        for (c = endpoint->others; (c != NULL) && (c != conn);
+             c = c->next_other) {
+        }
+        if (c == NULL) {
+            conn->next_other = endpoint->others;
+            endpoint->others = conn;
+        }
+        /* Who opens a connection to another job says who it is first. */
+        if (!conn->known) {
+            status = gcm_thr_hello_send(endpoint, conn);
+            if (status != GCM_OK) {
+                gcm_thr_conn_abort(conn);
+                return gcm_fail(status, "connect", "cannot greet process "
+                                "%d endpoint %d", conn->proc, conn->rep);
+            }
+        }
+    }
     gcm_debug("connected to proc %d endpoint %d", conn->proc, conn->rep);
     return GCM_OK;
+}
+
+gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
+                                      ucp_ep_h reply_ep, int proc, int rep,
+                                      int other)
+{
+    gcm_thr_conn_t *conn;
+
+    if (reply_ep == NULL) {
+        gcm_warn("a message that does not say its connection was dropped");
+        return NULL;
+    }
+    if (other) {
+        for (conn = endpoint->others; conn != NULL; conn = conn->next_other) {
+            if ((conn->ucp_ep == reply_ep) && conn->known) {
+                return conn;
+            }
+        }
+        gcm_warn("a message from a process of another job that did not say "
+                 "who it is was dropped");
+        return NULL;
+    }
+    if ((proc >= 0) && (proc < gcm_boot_size())) {
+        for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
+            if (conn->rep == rep) {
+                break;
+            }
+        }
+        if (gcm_likely((conn != NULL) && (conn->ucp_ep == reply_ep))) {
+            return conn;
+        }
+    }
+    if ((proc < 0) || (proc >= gcm_boot_size()) ||
+        (rep >= gcm_thr_remote_endpoints(proc))) {
+        gcm_warn("a message claiming to come from process %d endpoint %d, "
+                 "which this job does not have, was dropped", proc, rep);
+        return NULL;
+    }
+    conn = gcm_thr_conn_get(endpoint, proc, rep);
+    if (conn == NULL) {
+        return NULL;
+    }
+    if ((conn->ucp_ep == NULL) && (conn->failed == GCM_OK) &&
+        (gcm_thr_conn_connect(endpoint, conn) == GCM_OK) &&
+        (conn->ucp_ep == reply_ep)) {
+        return conn;
+    }
+    if (conn->failed == GCM_OK) {
+        gcm_warn("a message claiming to come from process %d endpoint %d "
+                 "came on another connection: dropped", proc, rep);
+    }
+    return NULL;
 }
 
 int gcm_thr_proc_dead(int proc)
 {
     return (gcm_thr.died != NULL) && (proc >= 0) &&
-           (proc < gcm_boot_size()) && atomic_load(&gcm_thr.died[proc]);
+           (proc < gcm_thr_procs_cap()) && atomic_load(&gcm_thr.died[proc]);
 }
 
 void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
@@ -576,6 +698,10 @@ void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
 
     if ((proc < 0) || (proc >= endpoint->nprocs)) {
         return;
+    }
+    if (reason == GCM_ERR_PEER_FAILED) {
+        /* Named to the launcher if this process aborts because of it. */
+        gcm_boot_note_failed(proc);
     }
     for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
         conn->failed = reason;
@@ -1238,6 +1364,15 @@ static void gcm_thr_config_loopback(ucp_config_t *config)
 }
 
 /* Puts endpoint's worker address where boot/ exchanges it. */
+const void *gcm_thr_self_address(int index, size_t *len_p)
+{
+    if ((index < 0) || (index >= GCM_MAX_ENDPOINTS)) {
+        return NULL;
+    }
+    *len_p = gcm_thr.self_len[index];
+    return gcm_thr.self_addr[index];
+}
+
 static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
 {
     gcm_thr_addr_hdr_t hdr;
@@ -1274,7 +1409,10 @@ static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
     ucp_worker_release_address(endpoint->worker, addr);
     snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, endpoint->index);
     status = gcm_boot_put(key, value, sizeof(hdr) + addr_len);
-    free(value);
+    /* Kept, as published, for HELLO and the contact service. */
+    free(gcm_thr.self_addr[endpoint->index]);
+    gcm_thr.self_addr[endpoint->index] = value;
+    gcm_thr.self_len[endpoint->index]  = sizeof(hdr) + addr_len;
     if (status != GCM_OK) {
         return gcm_fail(status, "gcm_init", "cannot publish the worker "
                         "address of endpoint %d", endpoint->index);
@@ -1282,7 +1420,7 @@ static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
     return GCM_OK;
 }
 
-gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
+static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
 {
     ucp_config_t *config;
     ucp_params_t params;
@@ -1341,7 +1479,8 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
     if ((neps < 1) || (neps > GCM_MAX_ENDPOINTS)) {
         neps = 1;
     }
-    gcm_thr.remote_neps = calloc((size_t)gcm_boot_size(),
+    (void)gcm_thr_procs_init(gcm_boot_size());
+    gcm_thr.remote_neps = calloc((size_t)gcm_thr_procs_cap(),
                                  sizeof(*gcm_thr.remote_neps));
     if (gcm_thr.remote_neps == NULL) {
         ucp_cleanup(gcm_thr.context);
@@ -1370,7 +1509,8 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
                         "count");
     }
     atomic_store(&gcm_thr.remote_neps[gcm_boot_rank()], neps);
-    gcm_thr.died = calloc((size_t)gcm_boot_size(), sizeof(*gcm_thr.died));
+    gcm_thr.died = calloc((size_t)gcm_thr_procs_cap(),
+                          sizeof(*gcm_thr.died));
     if (gcm_thr.died == NULL) {
         gcm_thr_finalize();
         return GCM_ERR_NO_MEMORY;
@@ -1395,11 +1535,25 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
     return GCM_OK;
 }
 
+gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
+{
+    gcm_thr_fds_t fds;
+    gcm_status_t status;
+
+    /* UCX's descriptors (thr_fd.c): whatever opens meanwhile. */
+    gcm_thr_fds_note(&fds);
+    status = gcm_thr_init_ucx(upcalls);
+    gcm_thr_fds_cloexec_new(&fds, 0);
+    return status;
+}
+
 void gcm_thr_finalize(void)
 {
     int i;
 
     gcm_thr_pt_stop();
+    /* The contact service reads the endpoints' addresses. */
+    gcm_thr_procs_finalize();
     gcm_boot_set_peer_died_cb(NULL, NULL);
     pthread_mutex_lock(&gcm_thr.bind_lock);
     atomic_fetch_add(&gcm_thr.epoch, 1);
@@ -1413,6 +1567,11 @@ void gcm_thr_finalize(void)
     gcm_thr.died = NULL;
     free(gcm_thr.remote_neps);
     gcm_thr.remote_neps = NULL;
+    for (i = 0; i < GCM_MAX_ENDPOINTS; i++) {
+        free(gcm_thr.self_addr[i]);
+        gcm_thr.self_addr[i] = NULL;
+        gcm_thr.self_len[i]  = 0;
+    }
     if (gcm_thr.context != NULL) {
         ucp_cleanup(gcm_thr.context);
         gcm_thr.context = NULL;

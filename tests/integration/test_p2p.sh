@@ -137,6 +137,19 @@ if expect_rc 0; then
     expect_count 1 'p2p_names: all checks passed'
 fi
 
+# --- nothing forged is delivered on what the library builds ---------------
+# A name made from public facts, and a send on another process's receive
+# slot of the world, over shared memory and over UCX.
+for shm in 1 0; do
+    run 60 3 env GENCOMM_SHM=$shm "$progs/p2p_forge"
+    if expect_rc 0; then
+        expect_count 1 'p2p_forge: \(a\) name from public facts refused: .*gcm_send'
+        expect_count 1 'p2p_forge: \(b\) send on another.s slot refused'
+        expect_count 1 'p2p_forge: P0 received only process 2.s message'
+        expect_count 3 'p2p_forge: P[0-2] ok'
+    fi
+done
+
 # --- building LCO graphs sends nothing ------------------------------------
 for n in 2 3; do
     run 60 "$n" "$progs/p2p_zero_msgs"

@@ -108,8 +108,10 @@ START_TEST(test_predefined_sizes_and_bounds)
     assert_bounds(MPI_COUNT, 8, 0, 8, 0, 8);
     assert_bounds(MPI_BYTE, 1, 0, 1, 0, 1);
     assert_bounds(MPI_PACKED, 1, 0, 1, 0, 1);
-    assert_bounds(T_CNAME, 32, 0, 32, 0, 32);
-    assert_bounds(T_SLOTNAME, 40, 0, 40, 0, 40);
+    assert_bounds(T_CNAME, MPIX_CNAME_SIZE, 0, MPIX_CNAME_SIZE, 0,
+                  MPIX_CNAME_SIZE);
+    assert_bounds(T_SLOTNAME, MPIX_SLOTNAME_SIZE, 0, MPIX_SLOTNAME_SIZE, 0,
+                  MPIX_SLOTNAME_SIZE);
     /* Pairs: the size counts data only, the extent is the C struct's. */
     assert_bounds(MPI_DOUBLE_INT, sizeof(double) + sizeof(int), 0,
                   sizeof(struct p_double_int), 0,
