@@ -521,12 +521,17 @@ static int ext_rank_of(const int *procs, int n, int proc)
 }
 
 /* The members of <comm> def in order (procs: nprocs ints) and, when it
- * has a virtual topology, its edges. 0, or -1 with why. */
+ * has a virtual topology, its edges; with reorder="true", the members
+ * placed on the physical topology or else on the hierarchy, here rather
+ * than in MPI_Graph_create so that the process set has the order too.
+ * 0, or -1 with why. */
 static int ext_shape(const gcm_ext_def_t *def, int *procs, int *n_p,
                      int **index_p, int **edges_p, char *why, size_t whylen)
 {
+    gcm_lco_map_target_t tree, *hier = NULL;
     gcm_lco_map_result_t res;
-    int nedges, err;
+    uint64_t *keys = NULL;
+    int nedges, err, L = 0;
 
     *index_p = NULL;
     *edges_p = NULL;
@@ -537,25 +542,40 @@ static int ext_shape(const gcm_ext_def_t *def, int *procs, int *n_p,
                                 procs, index_p, edges_p, &nedges, why,
                                 whylen);
     }
+    if (err == 0 && def->vtopo.present && def->vtopo.reorder &&
+        !def->ptopo.present && *n_p > 1) {
+        keys = malloc((size_t)*n_p * GCM_MPI_HIER_LEVELS_MAX *
+                      sizeof(uint64_t));
+        if (keys == NULL) {
+            snprintf(why, whylen, "out of memory");
+            err = -1;
+        } else if (gcm_mpi_hier_target(*n_p, procs, keys, &L) == 0) {
+            tree = (gcm_lco_map_target_t){ .kind = GCM_LCO_MAP_TREE,
+                                           .nslots = *n_p, .nlevels = L,
+                                           .keys = keys };
+            hier = &tree;
+        }
+    }
     if (err == 0) {
-        /* The physical topology places the virtual one (reorder). */
         err = gcm_lco_ext_place(gcm_ext.ext, def,
                                 (const char *const *)gcm_ext.names, *n_p,
-                                procs, *index_p, *edges_p, &res, why,
+                                procs, *index_p, *edges_p, hier, &res, why,
                                 whylen);
         if (err == 0 && strcmp(res.how, "identity") != 0) {
-            gcm_debug("%s placed on its physical topology (%s): cost %lld, "
-                      "%lld in the order given", def->name, res.how,
+            gcm_debug("%s placed on %s (%s): cost %lld, %lld in the order "
+                      "given", def->name, def->ptopo.present ? "its "
+                      "physical topology" : "the hierarchy", res.how,
                       (long long)res.cost[0], (long long)res.identity[0]);
         }
     }
+    free(keys);
     return err;
 }
 
 /* Completes *comm, just made over def's members in their order (by its
  * members only, collectively): the virtual topology (a communicator
- * made from it by MPI_Graph_create replaces it: with reorder, the
- * topology mapping orders it), the name, the attributes and info. */
+ * made from it by MPI_Graph_create without reorder replaces it: ext_shape
+ * has placed it), the name, the attributes and info. */
 static int ext_finish(const gcm_ext_def_t *def, MPI_Comm *comm,
                       const int *index, const int *edges, const char *call)
 {
@@ -564,11 +584,7 @@ static int ext_finish(const gcm_ext_def_t *def, MPI_Comm *comm,
 
     if (def->vtopo.present) {
         PMPI_Comm_size(*comm, &n);
-        /* A physical topology has placed it already; otherwise the
-         * topology mapping of MPI_Graph_create does, on reorder. */
-        rc = PMPI_Graph_create(*comm, n, index, edges,
-                               def->vtopo.reorder && !def->ptopo.present,
-                               &g);
+        rc = PMPI_Graph_create(*comm, n, index, edges, 0, &g);
         if (rc != MPI_SUCCESS) {
             PMPI_Comm_free(comm);
             return rc;

@@ -706,10 +706,10 @@ void gcm_mpi_hier_finalize(void) GCM_INTERNAL;
 int gcm_mpi_hier_host(int proc, uint64_t *key_p) GCM_INTERNAL;
 /* The hierarchy as a topology mapping target (lco/lco_map.h): for each
  * of the n world processes procs[], its key at every level between the
- * world and the single processes (the host, then the hardware levels
- * kept), outermost first, in keys[i * *nlevels_p + l]; keys holds n *
- * GCM_MPI_HIER_LEVELS_MAX. 0, or -1 before the hierarchy exists or for a
- * process index out of range. */
+ * world and the single processes (the cluster when kept, the host, then
+ * the hardware levels kept), outermost first, in keys[i * *nlevels_p +
+ * l]; keys holds n * GCM_MPI_HIER_LEVELS_MAX. 0, or -1 before the
+ * hierarchy exists or for a process index out of range. */
 #define GCM_MPI_HIER_LEVELS_MAX 8
 int gcm_mpi_hier_target(int n, const int procs[], uint64_t *keys,
                         int *nlevels_p) GCM_INTERNAL;

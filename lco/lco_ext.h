@@ -232,20 +232,23 @@ int gcm_lco_ext_vtopo(const gcm_lco_ext_t *ext, const gcm_ext_def_t *def,
                       int *nedges_p, char *why, size_t whylen) GCM_INTERNAL;
 
 /*
- * With a physical topology and a virtual one with reorder="true": places
- * the virtual topology (index, edges as gcm_lco_ext_vtopo gives them, on
- * the new ranks) on the machine the physical one describes, the members
- * procs[0..n-1] being the slots in their order so far, and reorders
- * procs so that rank v is the member chosen for vertex v (lco_map.h;
- * deterministic, so every process gets the same; never worse than the
- * order so far). Two members of one node cost 1, two nodes of one
- * <cluster> of the physical topology or joined by an <edge> cost 4, and
- * others the cheapest path. Otherwise nothing changes. res gets the
- * mapping's costs. 0, or -1 with why.
+ * With a virtual topology with reorder="true": places it (index, edges as
+ * gcm_lco_ext_vtopo gives them, on the new ranks) on the machine, the
+ * members procs[0..n-1] being the slots in their order so far, and
+ * reorders procs so that rank v is the member chosen for vertex v
+ * (lco_map.h; deterministic, so every process gets the same; never worse
+ * than the order so far). The machine is the physical topology when the
+ * definition has one (two members of one node cost 1, two nodes of one
+ * <cluster> of it or joined by an <edge> cost 4, others the cheapest
+ * path), else hier (the members' hierarchy as a tree target, slot s
+ * being procs[s]; NULL: nothing is known, nothing changes). Without
+ * reorder nothing changes. res gets the mapping's costs. 0, or -1 with
+ * why.
  */
 int gcm_lco_ext_place(const gcm_lco_ext_t *ext, const gcm_ext_def_t *def,
                       const char *const names[], int n, int procs[],
                       const int index[], const int edges[],
+                      const gcm_lco_map_target_t *hier,
                       gcm_lco_map_result_t *res, char *why, size_t whylen)
     GCM_INTERNAL;
 

@@ -470,6 +470,9 @@ out:
  * than two linked nodes (a <cluster>'s network, an <edge>). */
 #define GCM_EXT_COST_NODE 1
 #define GCM_EXT_COST_LINK 4
+/* lco_map.c keeps the order given on a machine graph of more slots; the
+ * graph is not built for them. */
+#define GCM_EXT_PLACE_MAX 2048
 
 /* Are the nodes a and b (processor names) linked in topology t? */
 static int ptopo_linked(const gcm_ext_topo_t *t, const char *a,
@@ -498,36 +501,21 @@ static int ptopo_linked(const gcm_ext_topo_t *t, const char *a,
     return 0;
 }
 
-int gcm_lco_ext_place(const gcm_lco_ext_t *ext, const gcm_ext_def_t *def,
-                      const char *const names[], int n, int procs[],
-                      const int index[], const int edges[],
-                      gcm_lco_map_result_t *res, char *why, size_t whylen)
+/* The machine graph of physical topology t over the members procs[]
+ * (slot s is procs[s]) into t_out; the arrays (xadj_p, adj_p, wgt_p)
+ * are the caller's to free. 0, or -1 out of memory. */
+static int ptopo_target(const gcm_ext_topo_t *pt, const char *const names[],
+                        int n, const int procs[], gcm_lco_map_target_t *t,
+                        int **xadj_p, int **adj_p, int **wgt_p)
 {
-    gcm_lco_map_graph_t g;
-    gcm_lco_map_target_t t;
-    gcm_lco_map_opts_t opts;
-    int *xadj = NULL, *adj = NULL, *wgt = NULL, *gx = NULL, *slot = NULL;
-    int *placed = NULL, s, u, k, rc = -1;
-    gcm_status_t status;
+    int *xadj, *adj, *wgt, s, u, k = 0;
 
-    res->how = "identity";
-    if (!def->vtopo.present || !def->vtopo.reorder || !def->ptopo.present ||
-        n < 2) {
-        return 0;
+    xadj = *xadj_p = malloc(((size_t)n + 1) * sizeof(int));
+    adj  = *adj_p  = malloc(((size_t)n * (size_t)n + 1) * sizeof(int));
+    wgt  = *wgt_p  = malloc(((size_t)n * (size_t)n + 1) * sizeof(int));
+    if (xadj == NULL || adj == NULL || wgt == NULL) {
+        return -1;
     }
-    xadj   = malloc(((size_t)n + 1) * sizeof(int));
-    gx     = malloc(((size_t)n + 1) * sizeof(int));
-    slot   = malloc(((size_t)n + 1) * sizeof(int));
-    placed = malloc(((size_t)n + 1) * sizeof(int));
-    adj    = malloc(((size_t)n * (size_t)n + 1) * sizeof(int));
-    wgt    = malloc(((size_t)n * (size_t)n + 1) * sizeof(int));
-    if (xadj == NULL || gx == NULL || slot == NULL || placed == NULL ||
-        adj == NULL || wgt == NULL) {
-        snprintf(why, whylen, "out of memory");
-        goto out;
-    }
-    /* The machine: slot s is member procs[s] (the order so far). */
-    k = 0;
     for (s = 0; s < n; s++) {
         xadj[s] = k;
         for (u = 0; u < n; u++) {
@@ -539,13 +527,63 @@ int gcm_lco_ext_place(const gcm_lco_ext_t *ext, const gcm_ext_def_t *def,
             if (strcmp(a, b) == 0) {
                 adj[k]   = u;
                 wgt[k++] = GCM_EXT_COST_NODE;
-            } else if (ptopo_linked(&def->ptopo, a, b)) {
+            } else if (ptopo_linked(pt, a, b)) {
                 adj[k]   = u;
                 wgt[k++] = GCM_EXT_COST_LINK;
             }
         }
     }
     xadj[n] = k;
+    memset(t, 0, sizeof(*t));
+    t->kind   = GCM_LCO_MAP_GRAPH;
+    t->nslots = n;
+    t->xadj   = xadj;
+    t->adj    = adj;
+    t->wgt    = wgt;
+    return 0;
+}
+
+int gcm_lco_ext_place(const gcm_lco_ext_t *ext, const gcm_ext_def_t *def,
+                      const char *const names[], int n, int procs[],
+                      const int index[], const int edges[],
+                      const gcm_lco_map_target_t *hier,
+                      gcm_lco_map_result_t *res, char *why, size_t whylen)
+{
+    gcm_lco_map_graph_t g;
+    gcm_lco_map_target_t t;
+    gcm_lco_map_opts_t opts;
+    int *xadj = NULL, *adj = NULL, *wgt = NULL, *gx = NULL, *slot = NULL;
+    int *placed = NULL, s, rc = -1;
+    gcm_status_t status;
+
+    res->how = "identity";
+    if (!def->vtopo.present || !def->vtopo.reorder || n < 2 ||
+        (!def->ptopo.present && hier == NULL) ||
+        (def->ptopo.present && n > GCM_EXT_PLACE_MAX)) {
+        return 0;
+    }
+    gx     = malloc(((size_t)n + 1) * sizeof(int));
+    slot   = malloc(((size_t)n + 1) * sizeof(int));
+    placed = malloc(((size_t)n + 1) * sizeof(int));
+    if (gx == NULL || slot == NULL || placed == NULL) {
+        snprintf(why, whylen, "out of memory");
+        goto out;
+    }
+    memset(&opts, 0, sizeof(opts));
+    opts.method = GCM_LCO_MAP_SCOTCH;
+    if (def->ptopo.present) {
+        /* The machine the file describes, within its time budget. */
+        if (ptopo_target(&def->ptopo, names, n, procs, &t, &xadj, &adj,
+                         &wgt) != 0) {
+            snprintf(why, whylen, "out of memory");
+            goto out;
+        }
+        opts.time = def->ptopo.timeout;
+    } else {
+        /* The detected hierarchy, as MPI_Graph_create maps onto it. */
+        t = *hier;
+        opts.time = GCM_LCO_MAP_TIME_DEFAULT;
+    }
     /* MPI_Graph_create's index holds cumulative counts. */
     gx[0] = 0;
     for (s = 0; s < n; s++) {
@@ -555,19 +593,12 @@ int gcm_lco_ext_place(const gcm_lco_ext_t *ext, const gcm_ext_def_t *def,
     g.xadj = gx;
     g.adj  = edges;
     g.wgt  = NULL;
-    memset(&t, 0, sizeof(t));
-    t.kind   = GCM_LCO_MAP_GRAPH;
-    t.nslots = n;
-    t.xadj   = xadj;
-    t.adj    = adj;
-    t.wgt    = wgt;
-    memset(&opts, 0, sizeof(opts));
-    opts.method = GCM_LCO_MAP_SCOTCH;
-    opts.time   = def->ptopo.timeout;
     status = gcm_lco_map_compute(&g, &t, &opts, slot, res);
     if (status != GCM_OK) {
-        ext_why(why, whylen, ext, def->ptopo.line, "the physical topology "
-                "of %s: %s", def->name, gcm_last_error());
+        ext_why(why, whylen, ext, def->ptopo.present ? def->ptopo.line :
+                def->vtopo.line, "the %s topology of %s: %s",
+                def->ptopo.present ? "physical" : "virtual", def->name,
+                gcm_last_error());
         goto out;
     }
     /* Vertex v (new rank v) sits on slot slot[v]. */

@@ -9,7 +9,9 @@
  *   3       Listing 3: its MPI_COMM_OCEAN expression refused on foo's
  *           processes, MPI_COMM_ATMOS ranks from reorder="k",
  *           MPI_COMM_OCEAN_FIXED ranks from the corrected expression
- *   4       Listing 4: the virtual topologies (rank and expression edges)
+ *   4 [CUT] Listing 4: the virtual topologies (rank and expression
+ *           edges); with CUT, reorder="true" must leave exactly CUT
+ *           edges of each chain between two nodes
  *   5       Listing 5: MPI_COMM_REMAP of every process with its ring
  *   extras  extras.xml: info and attributes at every level, their
  *           precedence, MPI_COMM_WORLD's own, an unknown name
@@ -27,6 +29,7 @@
 
 static int rank, size;
 static int failures;
+static int want_cut = -1;   /* listing 4's CUT, or -1 */
 static char names[16][MPI_MAX_PROCESSOR_NAME];
 
 #define CHECK(cond, ...)                                                   \
@@ -412,6 +415,32 @@ static void check_graph(MPI_Comm c, void (*nbr)(int r, int n, int out[2]),
     }
 }
 
+/* How many edges of graph communicator c join two processes of
+ * different nodes. */
+static int cut_edges(MPI_Comm c)
+{
+    MPI_Group g, wg;
+    int n = comm_size(c), r, i, count, nbrs[8], in[16], world[16], cut = 0;
+
+    MPI_Comm_group(c, &g);
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    for (r = 0; r < n; r++) {
+        in[r] = r;
+    }
+    MPI_Group_translate_ranks(g, n, in, wg, world);
+    MPI_Group_free(&g);
+    MPI_Group_free(&wg);
+    for (r = 0; r < n; r++) {
+        MPI_Graph_neighbors_count(c, r, &count);
+        MPI_Graph_neighbors(c, r, 8, nbrs);
+        for (i = 0; i < count && i < 8; i++) {
+            cut += nbrs[i] > r && strcmp(names[world[r]],
+                                         names[world[nbrs[i]]]) != 0;
+        }
+    }
+    return cut;
+}
+
 static void chain(int r, int n, int out[2])
 {
     out[0] = (r > 0) ? r - 1 : -1;
@@ -455,6 +484,9 @@ static void listing4(void)
         CHECK(rc == MPI_SUCCESS && flag, "MPI_COMM_OCEAN: rc %d", rc);
         if (flag) {
             check_graph(MPI_COMM_OCEAN, chain4, "MPI_COMM_OCEAN");
+            CHECK(want_cut < 0 || cut_edges(MPI_COMM_OCEAN) == want_cut,
+                  "MPI_COMM_OCEAN: %d chain edges between nodes, expected "
+                  "%d", cut_edges(MPI_COMM_OCEAN), want_cut);
             MPI_Comm_free(&MPI_COMM_OCEAN);
         }
     }
@@ -466,6 +498,9 @@ static void listing4(void)
     if (flag) {
         CHECK(comm_size(MPI_COMM_ATMOS) == nbar, "MPI_COMM_ATMOS size");
         check_graph(MPI_COMM_ATMOS, chain, "MPI_COMM_ATMOS");
+        CHECK(want_cut < 0 || cut_edges(MPI_COMM_ATMOS) == want_cut,
+              "MPI_COMM_ATMOS: %d chain edges between nodes, expected %d",
+              cut_edges(MPI_COMM_ATMOS), want_cut);
         /* Data along the chain. */
         chain(comm_rank(MPI_COMM_ATMOS), nbar, got);
         left  = (comm_rank(MPI_COMM_ATMOS) > 0) ?
@@ -661,8 +696,12 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (argc == 3 && strcmp(argv[1], "4") == 0) {
+        want_cut = atoi(argv[2]);
+        argc--;
+    }
     if (size > 16 || argc != 2) {
-        printf("FAIL: usage: ext_listings 1|3|4|5|extras, at most 16 "
+        printf("FAIL: usage: ext_listings 1|3|4 [CUT]|5|extras, at most 16 "
                "processes\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }

@@ -12,8 +12,10 @@
  *             an unknown name
  *   3         with listing3.xml: the seed's broken expression reported by
  *             MPI_Group_from_session_pset, reorder="k" as the group's order
- *   4         with listing4.xml: the virtual topology on a communicator
- *             made from the set with its name as the tag
+ *   4 [CUT]   with listing4.xml: the virtual topology on a communicator
+ *             made from the set with its name as the tag, whose group is
+ *             the set's (reorder="true" orders both alike); with CUT,
+ *             exactly CUT edges of the chain join two nodes
  *   mix       MPI_Init and sessions in one program, in both orders
  *   initfail  MPI_Session_init (MPI_ERRORS_RETURN) must fail with TEXT
  *             in its message: every process prints what it got
@@ -341,10 +343,11 @@ static void mode3(MPI_Session s)
     }
 }
 
-static void mode4(MPI_Session s)
+static void mode4(MPI_Session s, int want_cut)
 {
     MPI_Comm c;
-    int status, r, n, count;
+    MPI_Group set, g;
+    int status, r, n, count, cmp, cut, got[16];
 
     if (!in_cluster(rank, "bar")) {
         return;
@@ -359,6 +362,20 @@ static void mode4(MPI_Session s)
         CHECK(count == ((n == 1) ? 0 : (r == 0 || r == n - 1) ? 1 : 2),
               "rank %d has %d neighbours", r, count);
     }
+    /* The set and the communicator have one order, the placed one. */
+    MPI_Group_from_session_pset(s, "mpix://external/MPI_COMM_ATMOS", &set);
+    MPI_Comm_group(c, &g);
+    MPI_Group_compare(set, g, &cmp);
+    CHECK(cmp == MPI_IDENT, "MPI_COMM_ATMOS's set and communicator compare "
+          "%d", cmp);
+    MPI_Group_free(&g);
+    MPI_Group_free(&set);
+    n = members(s, "mpix://external/MPI_COMM_ATMOS", got);
+    for (r = 0, cut = 0; r + 1 < n; r++) {
+        cut += strcmp(names[got[r]], names[got[r + 1]]) != 0;
+    }
+    CHECK(want_cut < 0 || cut == want_cut, "MPI_COMM_ATMOS: %d chain edges "
+          "between nodes, expected %d", cut, want_cut);
     MPI_Comm_free(&c);
     c = comm_of(s, "mpix://external/MPI_COMM_ATMOS", "org.example.atmos");
     MPI_Topo_test(c, &status);
@@ -434,7 +451,7 @@ int main(int argc, char **argv)
     } else if (strcmp(argv[1], "3") == 0) {
         mode3(s);
     } else if (strcmp(argv[1], "4") == 0) {
-        mode4(s);
+        mode4(s, (argc > 2) ? atoi(argv[2]) : -1);
     }
     MPI_Comm_free(&world);
     MPI_Session_finalize(&s);

@@ -20,10 +20,10 @@ L6=foo:01,foo:00,foo:01,bar:00,bar:00,bar:02
 L5=foo:00,foo:01,foo:02,bar:01,bar:00
 
 run() {
-    # run WHICH FILE LAYOUT
+    # run WHICH FILE LAYOUT [ARG]
     np=$(echo "$3" | tr ',' '\n' | grep -c .)
     out=$(GENCOMM_EXTERNAL="$listings/$2" timeout 120 "$gcrun" -n "$np" \
-          --tag-output --hosts "$3" "$prog" "$1" 2>&1 </dev/null)
+          --tag-output --hosts "$3" "$prog" "$1" ${4:+"$4"} 2>&1 </dev/null)
     rc=$?
     if [ $rc -ne 0 ]; then
         echo "FAIL: ext_listings $1 ($2) on $3 (exit $rc)"
@@ -43,6 +43,11 @@ done
 for layout in "$L8" "$L4" "$L9"; do
     run 4 listing4.xml "$layout"
 done
+# Each cluster's processes alternate between its two nodes: in the order
+# given each chain crosses between nodes 3 times, placed (reorder="true")
+# once.
+L8m=foo:00,bar:00,foo:01,bar:01,foo:00,bar:00,foo:01,bar:01
+run 4 listing4.xml "$L8m" 1
 L8r=bar:02,foo:00,bar:00,foo:03,foo:01,bar:03,foo:02,bar:01
 for layout in "$L8" "$L8r" "$L4" "$L5"; do
     run 5 listing5.xml "$layout"

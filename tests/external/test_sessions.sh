@@ -59,6 +59,10 @@ run 1 "$L6" "$(each "$listings/listing1.xml" 6)"
 run 3 "$L8" "$(each "$listings/listing3.xml" 8)"
 run 3 "$L5" "$(each "$listings/listing3.xml" 5)"
 run 4 "$L8" "$(each "$listings/listing4.xml" 8)"
+# bar's processes alternate between two nodes: the set's order is the
+# placed one, crossing once (3 times in the order given).
+run 4 foo:00,bar:00,foo:01,bar:01,foo:00,bar:00,foo:01,bar:01 \
+    "$(each "$listings/listing4.xml" 8)" 1
 run mix "$L5" "$(each "$listings/listing1.xml" 5)"
 run initfail "$L5" "$(each "$broken/not-well-formed.xml" 5)" \
     "not-well-formed.xml:6: Opening and ending tag mismatch"
