@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "boot/boot.h"
+#include "boot/boot_impl.h"
 
 #include <stdatomic.h>
 

@@ -220,7 +220,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
     }
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
              "gencomm %s (MPI %d.%d, UCX %s)", PACKAGE_VERSION, MPI_VERSION,
-             MPI_SUBVERSION, ucp_get_version_string());
+             MPI_SUBVERSION, gcm_lco_transport_version());
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }

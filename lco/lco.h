@@ -105,6 +105,9 @@ gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
  * its nonblocking collectives with it, MPI-3.1 5.12: a wait on anything
  * lets them progress). NULL removes it. */
 void gcm_lco_set_wait_hook(void (*hook)(void)) GCM_INTERNAL;
+
+/* The transport's version, as the transport spells it (UCX's). */
+const char *gcm_lco_transport_version(void) GCM_INTERNAL;
 /* gcm_thr_wait with the wait hook: what every wait of lco/ calls. */
 void gcm_lco_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                       void *arg) GCM_INTERNAL;

@@ -140,3 +140,8 @@ void gcm_get_stats(gcm_stats_t *stats_p)
     }
     gcm_slots_stats(stats_p);
 }
+
+const char *gcm_lco_transport_version(void)
+{
+    return gcm_thr_transport_version();
+}

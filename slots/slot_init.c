@@ -316,8 +316,7 @@ gcm_status_t gcm_slots_finalize(void)
     for (i = 0; i < gcm_thr_num_endpoints(); i++) {
         gcm_thr_endpoint_t *endpoint = gcm_thr_endpoint_get(i);
         gcm_thr_lock(endpoint);
-        while (ucp_worker_progress(endpoint->worker) != 0) {
-        }
+        gcm_thr_drain(endpoint);
         gcm_thr_unlock(endpoint);
     }
     gcm_slots_shm_finalize();

@@ -44,7 +44,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 
-#include "slots/slots.h"
+#include "slots/slots_impl.h"
 #include "boot/boot.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "threads/thr.h"
+#include "threads/thr_impl.h"
 #include "boot/boot.h"
 
 #include <pthread.h>
@@ -146,8 +146,10 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
          * copy every eager message into a descriptor before the callback,
          * while most are expected and copied straight to the user. */
         am.flags = UCP_AM_FLAG_WHOLE_MSG;
-        am.cb    = gcm_thr.upcalls.am[id];
-        am.arg   = endpoint;
+        endpoint->am[id].endpoint = endpoint;
+        endpoint->am[id].fn       = gcm_thr.upcalls.am[id];
+        am.cb    = gcm_thr_am_cb;
+        am.arg   = &endpoint->am[id];
         ucs = ucp_worker_set_am_recv_handler(endpoint->worker, &am);
         if (ucs != UCS_OK) {
             gcm_error("ucp_worker_set_am_recv_handler failed: %s",
