@@ -84,6 +84,11 @@ typedef struct MPI_Status {
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR   2
 #define MPI_UNEQUAL   3
+/* MPIX_Comm_relate's further results (the seed's MPI_UNEQUAL + 1..4). */
+#define MPIX_SUBCOMM          (MPI_UNEQUAL + 1)
+#define MPIX_SUBCOMM_STRICT   (MPI_UNEQUAL + 2)
+#define MPIX_SUPERCOMM        (MPI_UNEQUAL + 3)
+#define MPIX_SUPERCOMM_STRICT (MPI_UNEQUAL + 4)
 
 /* Error classes. */
 #define MPI_SUCCESS          0
@@ -834,6 +839,51 @@ GCM_MPIX_API(int, Comm_create_threads, (MPI_Comm comm, int nthreads,
  * comm. */
 GCM_MPIX_API(int, Comm_node, (int level, MPI_Comm *nodecomm))
 GCM_MPIX_API(int, Comm_level, (MPI_Comm comm, int i, int j, int *level))
+
+/* External interfaces (MPI-3.1 chapter 12): generalized requests and
+ * setting a status (mpi_grequest.c); error classes, codes and texts the
+ * program adds (mpi_errors.c, printed by MPI_Error_string); MPI-4's
+ * MPI_Info_get_string (mpi_info.c) and MPI_Comm_idup_with_info
+ * (mpi_comm.c). */
+typedef int MPI_Grequest_query_function(void *extra_state,
+                                        MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+GCM_MPI_API(int, Grequest_start, (MPI_Grequest_query_function *query_fn,
+                                  MPI_Grequest_free_function *free_fn,
+                                  MPI_Grequest_cancel_function *cancel_fn,
+                                  void *extra_state, MPI_Request *request))
+GCM_MPI_API(int, Grequest_complete, (MPI_Request request))
+GCM_MPI_API(int, Status_set_elements, (MPI_Status *status,
+                                       MPI_Datatype datatype, int count))
+GCM_MPI_API(int, Status_set_elements_x, (MPI_Status *status,
+                                         MPI_Datatype datatype,
+                                         MPI_Count count))
+GCM_MPI_API(int, Status_set_cancelled, (MPI_Status *status, int flag))
+GCM_MPI_API(int, Add_error_class, (int *errorclass))
+GCM_MPI_API(int, Add_error_code, (int errorclass, int *errorcode))
+GCM_MPI_API(int, Add_error_string, (int errorcode, const char *string))
+GCM_MPI_API(int, Info_get_string, (MPI_Info info, const char *key,
+                                   int *buflen, char *value, int *flag))
+GCM_MPI_API(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info,
+                                       MPI_Comm *newcomm,
+                                       MPI_Request *request))
+
+/* Relations and redistribution (Träff 2003, appendices A and B;
+ * docs/mpi.md). MPIX_Comm_relate: MPI_Comm_compare's results, or
+ * MPIX_SUBCOMM(_STRICT) when comm1's processes are all in comm2 (strict:
+ * in the same order), MPIX_SUPERCOMM(_STRICT) the other way round.
+ * MPIX_Comm_map (collective over basecomm; MPI_COMM_NULL where not in
+ * subcomm): base rank i's data goes to torank, the base rank of subcomm
+ * rank i; a member of subcomm of rank i gets it from fromrank = i;
+ * MPI_PROC_NULL where there is none. MPIX_Permute (collective): sends
+ * outbuf to torank and receives inbuf from fromrank. */
+GCM_MPIX_API(int, Comm_relate, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+GCM_MPIX_API(int, Comm_map, (MPI_Comm basecomm, MPI_Comm subcomm,
+                             int *torank, int *fromrank))
+GCM_MPIX_API(int, Permute, (void *inbuf, int incount, MPI_Datatype intype,
+                            int fromrank, void *outbuf, int outcount,
+                            MPI_Datatype outtype, int torank, MPI_Comm comm))
 
 #ifdef __cplusplus
 }

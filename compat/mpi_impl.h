@@ -204,6 +204,9 @@ int gcm_mpi_errclass(gcm_status_t status) GCM_INTERNAL;
 int gcm_mpi_errh_invoke(MPI_Comm comm, int code) GCM_INTERNAL;
 void gcm_mpi_errh_retain(MPI_Errhandler errh) GCM_INTERNAL;
 void gcm_mpi_errh_release(MPI_Errhandler errh) GCM_INTERNAL;
+/* The value of MPI_LASTUSEDCODE: the largest error code in use, which
+ * grows as the program adds classes and codes (MPI_Add_error_class). */
+const int *gcm_mpi_err_lastused(void) GCM_INTERNAL;
 
 /* Ends the whole job with code, after printing msg (may be NULL). */
 void gcm_mpi_abort_job(int code, const char *msg)
@@ -238,6 +241,7 @@ typedef enum {
     GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
     GCM_MPI_COLL_SCAN,
     GCM_MPI_COLL_EXSCAN,
+    GCM_MPI_COLL_PERMUTE,    /* MPIX_Permute (mpi_redist.c) */
     GCM_MPI_COLL_LAST
 } gcm_mpi_coll_kind_t;
 
@@ -265,6 +269,10 @@ typedef struct gcm_mpi_coll_desc {
     const int          *rcounts;
     MPI_Datatype        rtype;
     const MPI_Datatype *rtypes;
+    /* MPIX_Permute: where this member sends (s side) and whence it
+     * receives (r side), MPI_PROC_NULL for none. */
+    int                 torank;
+    int                 fromrank;
 } gcm_mpi_coll_desc_t;
 
 /* Is verification mode on? (A load and a branch: the entries ask first.) */
@@ -307,7 +315,8 @@ typedef enum {
     GCM_MPI_REQ_SEND    = 1,  /* native send (all modes) */
     GCM_MPI_REQ_RECV    = 2,  /* native receive */
     GCM_MPI_REQ_DONE    = 3,  /* complete at start (MPI_PROC_NULL) */
-    GCM_MPI_REQ_GENERIC = 4   /* a schedule advanced by poll() */
+    GCM_MPI_REQ_GENERIC = 4,  /* a schedule advanced by poll() */
+    GCM_MPI_REQ_GREQ    = 5   /* generalized request (mpi_grequest.c) */
 } gcm_mpi_req_kind_t;
 
 /* Advances a generic request without blocking; returns 1 once it is
@@ -370,6 +379,25 @@ void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
 /* For a complete request: copies its status out, frees it (or makes a
  * persistent one inactive) and sets *req_p; returns its MPI_ERROR. */
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
+
+/* Frees a request object: its check, text, state (cleanup), temporary
+ * and the reference on its communicator. */
+void gcm_mpi_req_release(MPI_Request req) GCM_INTERNAL;
+
+/* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
+ * has MPI_Grequest_complete been called? (any thread may call it) */
+int gcm_mpi_greq_done(MPI_Request req) GCM_INTERNAL;
+/* A completion call finishes req: its query_fn fills req->status, then
+ * its free_fn runs; returns the first error code of the two (also left
+ * in req->status.MPI_ERROR, the reason in req->errtext). */
+int gcm_mpi_greq_finish(MPI_Request req) GCM_INTERNAL;
+/* MPI_Request_get_status of a complete one: query_fn into *status. */
+int gcm_mpi_greq_query(MPI_Request req, MPI_Status *status) GCM_INTERNAL;
+/* MPI_Cancel: cancel_fn, told whether it is complete; its error code. */
+int gcm_mpi_greq_cancel(MPI_Request req) GCM_INTERNAL;
+/* MPI_Request_free: frees it now (free_fn) if complete, else when
+ * MPI_Grequest_complete is called; free_fn's error code or 0. */
+int gcm_mpi_greq_request_free(MPI_Request req) GCM_INTERNAL;
 
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;

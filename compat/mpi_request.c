@@ -274,6 +274,11 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
         }
         gcm_mpi_req_complete_native(req);
         break;
+    case GCM_MPI_REQ_GREQ:
+        /* Completed by the program (MPI_Grequest_complete), from any
+         * thread: nothing of the library's moves it. */
+        req->complete = gcm_mpi_greq_done(req);
+        break;
     case GCM_MPI_REQ_GENERIC:
         if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
             break;
@@ -316,7 +321,7 @@ void gcm_mpi_req_wait(MPI_Request req)
     }
 }
 
-static void gcm_mpi_req_release(MPI_Request req)
+void gcm_mpi_req_release(MPI_Request req)
 {
     if (req->gate != NULL) {
         gcm_mpi_coll_gate_free(req->gate);
@@ -383,7 +388,8 @@ static const char *gcm_mpi_req_reason(void)
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
 {
     MPI_Request req = *req_p;
-    int err = req->status.MPI_ERROR;
+    int err = (req->kind == GCM_MPI_REQ_GREQ) ? gcm_mpi_greq_finish(req) :
+              req->status.MPI_ERROR;
 
     if (err != MPI_SUCCESS) {
         snprintf(gcm_mpi_req_why, sizeof(gcm_mpi_req_why), "%s",
@@ -523,6 +529,13 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(request);
+    if (*flag && (request->kind == GCM_MPI_REQ_GREQ)) {
+        /* Its status is what its query_fn says, each time asked. */
+        err = gcm_mpi_greq_query(request, status);
+        return (err == MPI_SUCCESS) ? err :
+               gcm_mpi_raise(NULL, err, call, "the generalized request's "
+                             "query_fn returned error code %d", err);
+    }
     if (*flag && (status != MPI_STATUS_IGNORE)) {
         *status = request->status;
     }
@@ -858,6 +871,12 @@ int PMPI_Cancel(MPI_Request *request)
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the persistent request is not active");
     }
+    if (req->kind == GCM_MPI_REQ_GREQ) {
+        rc = gcm_mpi_greq_cancel(req);
+        return (rc == MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(NULL, rc, call, "the generalized request's "
+                             "cancel_fn returned error code %d", rc);
+    }
     /* Receives not yet matched are cancelled; anything else (a send, a
      * matched receive, a collective) completes normally, which the
      * standard allows: MPI_Test_cancelled then says false. */
@@ -886,6 +905,12 @@ int PMPI_Request_free(MPI_Request *request)
     }
     req = *request;
     *request = MPI_REQUEST_NULL;
+    if (req->kind == GCM_MPI_REQ_GREQ) {
+        rc = gcm_mpi_greq_request_free(req);
+        return (rc == MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(NULL, rc, call, "the generalized request's "
+                             "free_fn returned error code %d", rc);
+    }
     if ((req->persistent && !req->active) || gcm_mpi_req_check(req, 0)) {
         gcm_mpi_req_release(req);
         return MPI_SUCCESS;

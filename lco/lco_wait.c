@@ -1,6 +1,8 @@
 /*
  * lco/lco_wait.c: waiting and progress on the endpoint an LCO
- * lives on, with the MPI layer's wait hook.
+ * lives on, with the MPI layer's wait hook. A thread that makes true
+ * what another waits for without a message (an MPI generalized request
+ * completed by the program) wakes the waiters of every endpoint.
  */
 #include "config.h"
 
@@ -76,5 +78,19 @@ void gcm_lco_progress(gcm_lco_h lco)
 {
     if (gcm_initialized()) {
         gcm_thr_progress(gcm_lco_home(lco));
+    }
+}
+
+void gcm_lco_wake_waiters(void)
+{
+    int i, n;
+
+    if (!gcm_initialized()) {
+        return;
+    }
+    /* A signal costs two loads where nobody sleeps. */
+    n = gcm_thr_num_endpoints();
+    for (i = 0; i < n; i++) {
+        gcm_thr_signal(gcm_thr_endpoint_get(i));
     }
 }
