@@ -7,6 +7,20 @@
 
 #include "boot/boot.h"
 
+/* boot/'s settings (boot.c). */
+enum {
+    GCM_BOOT_DETECT = 0,
+    GCM_BOOT_FORCE_PMIX,
+    GCM_BOOT_FORCE_PMI1,
+    GCM_BOOT_FORCE_SINGLETON
+};
+typedef struct gcm_boot_config {
+    int         boot;       /* GENCOMM_BOOT: GCM_BOOT_DETECT or FORCE_* */
+    const char *hostname;   /* GENCOMM_HOSTNAME (NULL: gethostname()) */
+} gcm_boot_config_t;
+
+extern gcm_boot_config_t gcm_boot_config GCM_INTERNAL;
+
 /* ---- backends (boot_pmi1.c, boot_pmix.c) -------------------------------- */
 
 typedef struct gcm_boot_ops {

@@ -15,7 +15,7 @@
  */
 #include "config.h"
 
-#include "lco/lco.h"
+#include "lco/lco_impl.h"
 
 #include <hwloc.h>
 #include <pthread.h>
@@ -72,7 +72,7 @@ static void gcm_hier_load(void)
     for (i = 0; i < GCM_HIER_HW_LEVELS; i++) {
         gcm_hier_idx[i] = -1;
     }
-    if (!gcm_config.hier_hwloc) {
+    if (!gcm_lco_config.hier_hwloc) {
         return;
     }
     if (hwloc_topology_init(&topo) != 0) {

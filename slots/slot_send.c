@@ -49,7 +49,7 @@ static void gcm_slots_send_local(struct gcm_request *req,
     gcm_port_t *port;
     /* A synchronous send must wait for the receive: it takes the path of
      * large messages, which completes when a receive copies it. */
-    int copied = (len <= gcm_config.eager_limit) && !sync;
+    int copied = (len <= gcm_slots_config.eager_limit) && !sync;
 
     if (dst == NULL) {
         gcm_slots_edge_refused(req->edge, GCM_ERR_NO_SUCH_LCO);
@@ -256,7 +256,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     req->op.done = gcm_slots_send_done;
     status = gcm_thr_am_send(conn, GCM_AM_MSG, &req->env, sizeof(req->env),
                              buf, len,
-                             (len <= gcm_config.eager_limit) ?
+                             (len <= gcm_slots_config.eager_limit) ?
                              GCM_THR_SEND_EAGER : GCM_THR_SEND_RNDV,
                              &req->op);
     gcm_slots_count(endpoint, GCM_STAT_REMOTE);

@@ -385,7 +385,7 @@ gcm_status_t gcm_slots_shm_init(void)
     if (gcm_boot_size() < 2) {
         return GCM_OK;
     }
-    if (!gcm_config.shm || (neps < 1)) {
+    if (!gcm_slots_config.shm || (neps < 1)) {
         gcm_shm_publish_off();
         return GCM_OK;
     }

@@ -65,6 +65,14 @@ typedef struct gcm_slots_hcall {
  * not run the next handler inside itself (out of order, and recursion). */
 extern __thread int gcm_slots_in_handler GCM_TLS_HOT GCM_INTERNAL;
 
+/* slots/'s settings (slot_init.c). */
+typedef struct gcm_slots_config {
+    size_t   eager_limit;  /* GENCOMM_EAGER_LIMIT */
+    unsigned shm;          /* GENCOMM_SHM */
+} gcm_slots_config_t;
+
+extern gcm_slots_config_t gcm_slots_config GCM_INTERNAL;
+
 /* The process's state of this layer (slot_init.c). */
 struct gcm_slots_proc {
     uint64_t     job_token;

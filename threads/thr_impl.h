@@ -9,6 +9,16 @@
 
 #include <ucp/api/ucp.h>
 
+/* threads/'s settings (thr_endpoint.c). */
+typedef struct gcm_thr_config {
+    unsigned spin_count;       /* GENCOMM_SPIN_COUNT */
+    unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
+    unsigned max_endpoints;    /* GENCOMM_MAX_ENDPOINTS */
+    unsigned progress_thread;  /* GENCOMM_PROGRESS_THREAD */
+} gcm_thr_config_t;
+
+extern gcm_thr_config_t gcm_thr_config GCM_INTERNAL;
+
 /* The one place ucs_status_t becomes gcm_status_t. */
 gcm_status_t gcm_thr_status(ucs_status_t status) GCM_INTERNAL;
 
