@@ -179,11 +179,11 @@ int gcm_lco_send_slot_is_self(gcm_lco_h lco, int slot) GCM_INTERNAL;
  * 1 NUMANode, 2 L3Cache, 3 Core (hwloc's names of the types). */
 #define GCM_HIER_HW_LEVELS 4
 /* hwloc's name of level level, NULL out of range. */
-const char *gcm_hier_hw_name(int level) GCM_INTERNAL;
+const char *gcm_lco_hier_hw_name(int level) GCM_INTERNAL;
 /* For each level, the logical index of the object holding this process's
  * whole CPU binding, or -1 when no single object does (unbound on a
  * machine with several, bound across two, hwloc unusable, or
  * GENCOMM_HIER_HWLOC=0). Loads the topology on the first call only. */
-void gcm_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS]) GCM_INTERNAL;
+void gcm_lco_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS]) GCM_INTERNAL;
 
 #endif /* GCM_LCO_H */
