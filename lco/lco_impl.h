@@ -21,7 +21,7 @@ extern gcm_lco_config_t gcm_lco_config GCM_INTERNAL;
 struct gcm_lco_proc {
     atomic_int       initialized;
     struct gcm_lco   world;
-    uint32_t         job;        /* hash of the job id */
+    uint64_t         job;        /* the job's identity (boot/) */
     int              rank;
     int              size;
     pthread_mutex_t  list_lock;  /* protects lcos */

@@ -93,13 +93,15 @@ static void gcm_empty_status(gcm_msg_status_t *status_p)
     }
 }
 
-gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
+/* gcm_wait on behalf of call (whose name the error text gives). */
+static gcm_status_t gcm_wait_as(const char *call, gcm_request_h *req_p,
+                                gcm_msg_status_t *status_p)
 {
     struct gcm_request *req;
 
-    GCM_CHECK_INIT("gcm_wait");
+    GCM_CHECK_INIT(call);
     if (req_p == NULL) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_wait", "req_p is NULL");
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
     }
     req = *req_p;
     if (req == GCM_REQUEST_NULL) {
@@ -107,7 +109,12 @@ gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
         return GCM_OK;
     }
     gcm_lco_thr_wait(req->endpoint, gcm_slots_req_done, req);
-    return gcm_finish("gcm_wait", req_p, status_p);
+    return gcm_finish(call, req_p, status_p);
+}
+
+gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
+{
+    return gcm_wait_as("gcm_wait", req_p, status_p);
 }
 
 gcm_status_t gcm_test(gcm_request_h *req_p, int *flag_p,
@@ -277,7 +284,7 @@ gcm_status_t gcm_send(gcm_lco_h lco, const void *buf, size_t len, int slot,
     gcm_request_h req;
     gcm_status_t status = gcm_isend(lco, buf, len, slot, tag, &req);
 
-    return (status != GCM_OK) ? status : gcm_wait(&req, NULL);
+    return (status != GCM_OK) ? status : gcm_wait_as("gcm_send", &req, NULL);
 }
 
 gcm_status_t gcm_recv(gcm_lco_h lco, void *buf, size_t len, int slot,
@@ -286,7 +293,8 @@ gcm_status_t gcm_recv(gcm_lco_h lco, void *buf, size_t len, int slot,
     gcm_request_h req;
     gcm_status_t status = gcm_irecv(lco, buf, len, slot, tag, &req);
 
-    return (status != GCM_OK) ? status : gcm_wait(&req, status_p);
+    return (status != GCM_OK) ? status :
+           gcm_wait_as("gcm_recv", &req, status_p);
 }
 
 gcm_status_t gcm_progress(void)

@@ -237,6 +237,9 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     if (status != GCM_OK) {
         goto err_unlock;
     }
+    if (gcm_thr_proc_other(conn->proc)) {
+        req->env.flags |= GCM_ENV_FLAG_OTHER;
+    }
     req->pending = 1;
     if (sync || ((edge != NULL) && (edge->state == GCM_EDGE_NEW))) {
         /* Until the receiver accepts this edge once, every message asks

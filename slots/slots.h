@@ -138,6 +138,10 @@ typedef struct gcm_slots_env {
  * it arrives); the answer also accepts the edge, so a SYNC message never
  * carries ACK as well. */
 #define GCM_ENV_FLAG_SYNC 0x2
+/* The sender belongs to another job: src_proc is its rank there, and the
+ * connection it came on (which said who it is with a HELLO) tells the
+ * receiver which process it is. */
+#define GCM_ENV_FLAG_OTHER 0x4
 
 /* How the payload of a message is held until a receive takes it. */
 typedef enum {
@@ -189,6 +193,11 @@ typedef struct gcm_slots_ctrl {
     uint32_t src_id;
     int32_t  src_slot;
     uint32_t kind;       /* GCM_CTRL_ANSWER or GCM_CTRL_DATA */
+    /* The sender's claim, as in an envelope (src_proc, src_ep,
+     * GCM_ENV_FLAG_OTHER): checked against the connection. */
+    uint32_t src_proc;
+    uint16_t src_ep;
+    uint16_t flags;
 } gcm_slots_ctrl_t;
 
 enum { GCM_CTRL_ANSWER = 0, GCM_CTRL_DATA = 1 };
@@ -249,6 +258,10 @@ gcm_status_t gcm_slots_barrier(void) GCM_INTERNAL;
 
 /* The token every process of this job gives its world and internal port. */
 uint64_t gcm_slots_job_token(void) GCM_INTERNAL;
+/* After the first fence, once boot/ holds the job's secret: derives the
+ * job token from it and gives it to world and the internal port. Before
+ * any message can be taken. */
+void gcm_slots_job_ready(gcm_port_t *world) GCM_INTERNAL;
 
 /* Ports. create: homed on endpoint, registered. With a pattern (token
  * ignored: the job token is used) it is fully connected over the group;

@@ -154,10 +154,24 @@ void gcm_slots_umsg_drop(gcm_thr_endpoint_t *endpoint,
 
 int gcm_slots_am_ctrl(gcm_thr_endpoint_t *endpoint, const void *header,
                       size_t header_length, void *data, size_t length,
-                      unsigned flags) GCM_INTERNAL;
+                      unsigned flags, struct ucp_ep *reply_ep) GCM_INTERNAL;
 
 gcm_status_t gcm_slots_validate(gcm_port_t *port,
                                 const gcm_slots_env_t *env) GCM_INTERNAL;
+
+/* On a pattern port (what the library builds: the world, duplicates,
+ * splits, node and leader groups, intercommunicators), receive slot r
+ * takes messages only from the process of rank r: env->src_proc (which
+ * the connection told, never the sender) must be it. Explicit ports take
+ * any sender that holds a valid token. */
+static inline int gcm_slots_sender_ok(const gcm_port_t *port,
+                                      const gcm_slots_env_t *env)
+{
+    return !port->pattern ||
+           ((env->rslot >= 0) && (env->rslot < port->nrecv) &&
+            (gcm_slots_pattern_proc(port, env->rslot) ==
+             (int)env->src_proc));
+}
 
 /*
  * Takes one in-sequence message: validates, answers if asked, matches a
@@ -172,7 +186,7 @@ int gcm_slots_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
 int gcm_slots_am_msg(gcm_thr_endpoint_t *endpoint, const void *header,
                      size_t header_length, void *data, size_t length,
-                     unsigned flags) GCM_INTERNAL;
+                     unsigned flags, struct ucp_ep *reply_ep) GCM_INTERNAL;
 
 /*
  * Queues a message for the handler of its slot. Small data is copied (or
@@ -190,6 +204,11 @@ int gcm_slots_hcall_queue(gcm_thr_endpoint_t *endpoint,
 /* Is the first handler call ready to run? Lock held. */
 gcm_slots_hcall_t *gcm_slots_hcall_ready(gcm_slots_ep_t *sep) GCM_INTERNAL;
 
+/* Out-of-order arrivals a connection holds at most: beyond, or for a
+ * sequence number that is past or parked already, the connection fails
+ * (docs/design.md, "A message's path"). */
+#define GCM_SLOTS_PARKED_MAX 4096
+
 /* Inserts a message that came ahead of its turn into its connection's
  * parked list, which stays sorted by sequence number. Lock held. */
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
@@ -197,13 +216,18 @@ void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
 
 /* ---- between the paths (slot_*.c) and slot_shm.c (lock held for all) -- */
 
-/* A message arrived (UCX or shared memory): in sequence order it is
- * accepted, else parked. Returns 1 if the payload was kept as is (UCX
- * data held), 0 if it was consumed or copied. */
-int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *env,
-                     gcm_payload_t *payload) GCM_INTERNAL;
-/* A control message arrived. */
-void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
+/* A message arrived on conn (UCX or shared memory): in sequence order it
+ * is accepted, else parked. Its sender is conn's process and endpoint,
+ * whatever the envelope says (the transport tells the connection: the
+ * UCX endpoint it came on, the owner of the ring it was read from).
+ * Returns 1 if the payload was kept as is (UCX data held), 0 if it was
+ * consumed or copied. */
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                     const gcm_slots_env_t *env, gcm_payload_t *payload)
+    GCM_INTERNAL;
+/* A control message arrived on conn: it answers only requests sent to
+ * conn's process. */
+void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
                        const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
 /* Completes one part of a send. */
 void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)

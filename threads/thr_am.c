@@ -22,7 +22,9 @@ ucs_status_t gcm_thr_am_cb(void *arg, const void *header,
     } else if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA) {
         flags |= GCM_THR_AM_HOLD;
     }
-    return am->fn(am->endpoint, header, header_length, data, length, flags) ?
+    return am->fn(am->endpoint, header, header_length, data, length, flags,
+                  (param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ?
+                  param->reply_ep : NULL) ?
            UCS_INPROGRESS : UCS_OK;
 }
 
@@ -71,8 +73,11 @@ gcm_status_t gcm_thr_am_send(gcm_thr_conn_t *conn, int id, const void *hdr,
     param.memory_type  = UCS_MEMORY_TYPE_HOST;
     param.cb.send      = gcm_thr_am_sent_cb;
     param.user_data    = op;
-    param.flags        = (flags & GCM_THR_SEND_RNDV) ?
-                         UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER;
+    /* REPLY: the receiver learns from UCX which connection it came on
+     * (gcm_thr_conn_identify), never from what the message says. */
+    param.flags        = UCP_AM_SEND_FLAG_REPLY |
+                         ((flags & GCM_THR_SEND_RNDV) ?
+                          UCP_AM_SEND_FLAG_RNDV : UCP_AM_SEND_FLAG_EAGER);
     return gcm_thr_am_started(ucp_am_send_nbx(conn->ucp_ep, (unsigned)id,
                                               hdr, hlen, data, len, &param));
 }

@@ -15,6 +15,8 @@ typedef struct gcm_thr_config {
     unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
     unsigned max_endpoints;    /* GENCOMM_MAX_ENDPOINTS */
     unsigned progress_thread;  /* GENCOMM_PROGRESS_THREAD */
+    /* Reaching processes of other jobs (thr_procs.c). */
+    unsigned connect_timeout;  /* GENCOMM_CONNECT_TIMEOUT (seconds) */
 } gcm_thr_config_t;
 
 extern gcm_thr_config_t gcm_thr_config GCM_INTERNAL;
@@ -32,5 +34,11 @@ gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
 ucs_status_t gcm_thr_am_cb(void *arg, const void *header,
                            size_t header_length, void *data, size_t length,
                            const ucp_am_recv_param_t *param) GCM_INTERNAL;
+
+/* The UCX handler of GCM_AM_HELLO (thr_procs.c; arg: the endpoint). */
+ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
+                              size_t header_length, void *data,
+                              size_t length,
+                              const ucp_am_recv_param_t *param) GCM_INTERNAL;
 
 #endif /* GCM_THR_IMPL_H */

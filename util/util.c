@@ -221,6 +221,30 @@ static void gcm_random_kernel(unsigned char *p, size_t len)
     }
 }
 
+void gcm_random_kernel_bytes(void *buf, size_t len)
+{
+    gcm_random_kernel(buf, len);
+}
+
+uint64_t gcm_prf64(const unsigned char key[32], uint32_t label, uint64_t x)
+{
+    unsigned char nonce[12], out[64];
+    uint64_t v = 0;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        nonce[i] = (unsigned char)(label >> (8 * i));
+    }
+    for (i = 0; i < 8; i++) {
+        nonce[4 + i] = (unsigned char)(x >> (8 * i));
+    }
+    gcm_chacha20_block(key, 0, nonce, out);
+    for (i = 0; i < 8; i++) {
+        v |= (uint64_t)out[i] << (8 * i);
+    }
+    return v;
+}
+
 static void gcm_random_forked(void)
 {
     gcm_random_state_t *st = &gcm_random_state;

@@ -226,6 +226,15 @@ void gcm_chacha20_block(const unsigned char key[32], uint32_t counter,
                         const unsigned char nonce[12], unsigned char out[64])
     GCM_INTERNAL;
 
+/* Fills buf straight from the kernel (getrandom): for secrets that
+ * outlive a thread's generator, such as a job's secret. */
+void gcm_random_kernel_bytes(void *buf, size_t len) GCM_INTERNAL;
+/* A keyed pseudo-random function: 64 bits of the ChaCha20 block keyed by
+ * key for (label, x). Without the key its values cannot be predicted from
+ * others, so values derived this way from a secret are secrets too. */
+uint64_t gcm_prf64(const unsigned char key[32], uint32_t label, uint64_t x)
+    GCM_INTERNAL;
+
 /* Monotonic time in seconds. */
 double gcm_time_now(void) GCM_INTERNAL;
 
