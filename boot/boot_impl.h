@@ -29,7 +29,8 @@ typedef struct gcm_boot_ops {
     gcm_status_t (*get)(int rank, const char *key, void *buf, size_t *len_p);
     int          (*event_fd)(void);
     void         (*poll_events)(void);
-    void         (*abort)(int code, const char *msg);
+    /* cause: the rank whose failure this abort follows, or -1. */
+    void         (*abort)(int code, int cause, const char *msg);
     void         (*finalize)(void);
 } gcm_boot_ops_t;
 
