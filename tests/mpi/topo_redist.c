@@ -12,36 +12,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, wsize, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d)\n", wrank);                                \
-            fflush(stdout);                                               \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
-
-#define EXPECT(want, call)                                                \
-    do {                                                                  \
-        int code_ = (call), class_ = -1;                                  \
-        if (code_ == MPI_SUCCESS) {                                       \
-            CHECK(0, "%s succeeded, want %s", #call, #want);              \
-        } else {                                                          \
-            MPI_Error_class(code_, &class_);                              \
-            CHECK(class_ == (want), "%s: class %d, want %s (%d)", #call,  \
-                  class_, #want, (want));                                 \
-        }                                                                 \
-    } while (0)
+static int wrank, wsize;
 
 static int relate(MPI_Comm a, MPI_Comm b)
 {
@@ -258,9 +235,7 @@ static void test_verify(void)
 
 int main(int argc, char **argv)
 {
-    int total = 0;
-
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "topo_redist", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -272,10 +247,5 @@ int main(int argc, char **argv)
         strcmp(getenv("GENCOMM_CHECK_COLLECTIVES"), "1") == 0) {
         test_verify();
     }
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (wrank == 0 && total == 0) {
-        printf("topo_redist: %d processes: OK\n", wsize);
-    }
-    MPI_Finalize();
-    return total == 0 ? 0 : 1;
+    return mpitest_finish();
 }
