@@ -367,7 +367,7 @@ static int ext_gather_names(const ext_rec_t *all, const char *myname,
 int gcm_mpi_ext_init(const char *call)
 {
     char why[GCM_EXT_ERRLEN], myname[MPI_MAX_PROCESSOR_NAME];
-    const char *path = getenv("GENCOMM_EXTERNAL");
+    const char *path = gcm_mpi_config.external;
     const gcm_ext_def_t *world;
     gcm_lco_ext_t *ext = NULL;
     ext_rec_t mine, *all;
