@@ -280,6 +280,8 @@ static int gcm_win_send(MPI_Win win, int rank, void *msg, size_t len)
     win->sends[win->nsends].req = req;
     win->sends[win->nsends].tmp = msg;
     win->nsends++;
+    atomic_store_explicit(&win->pending_sends, win->nsends,
+                          memory_order_relaxed);
     pthread_mutex_unlock(&win->mtx);
     return MPI_SUCCESS;
 }
@@ -289,6 +291,12 @@ void gcm_mpi_win_reap(MPI_Win win, int wait)
     gcm_win_send_t *all = NULL;
     int n = 0, i, flag;
 
+    /* The common case (copies only): nothing was sent. A send another
+     * thread adds meanwhile is reaped by a later call. */
+    if (atomic_load_explicit(&win->pending_sends, memory_order_relaxed) ==
+        0) {
+        return;
+    }
     pthread_mutex_lock(&win->mtx);
     if (!wait) {
         /* Complete ones out, in place. */
@@ -304,6 +312,8 @@ void gcm_mpi_win_reap(MPI_Win win, int wait)
                 win->sends[i--] = win->sends[--win->nsends];
             }
         }
+        atomic_store_explicit(&win->pending_sends, win->nsends,
+                              memory_order_relaxed);
         pthread_mutex_unlock(&win->mtx);
         return;
     }
@@ -313,6 +323,7 @@ void gcm_mpi_win_reap(MPI_Win win, int wait)
     n   = win->nsends;
     win->sends = NULL;
     win->nsends = win->sends_cap = 0;
+    atomic_store_explicit(&win->pending_sends, 0, memory_order_relaxed);
     pthread_mutex_unlock(&win->mtx);
     for (i = 0; i < n; i++) {
         (void)gcm_wait(&all[i].req, NULL);
@@ -994,6 +1005,93 @@ static void gcm_win_req_cleanup(void *state)
     free(s);
 }
 
+/*
+ * The fast path of the commonest operations: one target reached
+ * directly, one predefined type on both sides (as many elements), no
+ * request: a put or get is one copy, a fetch-and-op on an integer of 4 or
+ * 8 bytes with one of the usual operations is done in line under the
+ * accumulate lock. Returns -1 when it does not apply (the general path
+ * then does everything, checks included), else the result. The
+ * displacement is checked here as the general path would.
+ */
+static int gcm_win_op_fast(MPI_Win win, const gcm_win_call_t *c,
+                           gcm_win_target_t *t)
+{
+    MPI_Datatype type = c->ttype;
+    MPI_Count size;
+    int64_t off, n;
+    char *p;
+
+    if ((t->method != GCM_WIN_DIRECT) || (c->req != NULL) ||
+        (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) || (c->tcount <= 0) ||
+        (type == MPI_DATATYPE_NULL) || !gcm_mpi_type_is_predefined(type)) {
+        return -1;
+    }
+    if (((c->kind == GCM_WIN_PUT) || (c->kind >= GCM_WIN_ACC)) &&
+        ((c->otype != type) || (c->ocount != c->tcount))) {
+        return -1;
+    }
+    if (((c->kind == GCM_WIN_GET) || (c->kind >= GCM_WIN_GACC)) &&
+        ((c->rtype != type) || (c->rcount != c->tcount))) {
+        return -1;
+    }
+    size = gcm_mpi_type_size(type);
+    n    = (int64_t)size * c->tcount;
+    off  = (int64_t)c->disp * t->disp_unit;
+    if ((off < 0) || (off > (int64_t)t->size) ||
+        (n > (int64_t)t->size - off)) {
+        return -1;
+    }
+    p = t->base + off;
+    switch (c->kind) {
+    case GCM_WIN_PUT:
+        memcpy(p, c->obuf, (size_t)n);
+        return MPI_SUCCESS;
+    case GCM_WIN_GET:
+        memcpy(c->rbuf, p, (size_t)n);
+        return MPI_SUCCESS;
+    case GCM_WIN_GACC:
+        break;
+    default:
+        return -1;
+    }
+    /* Fetch-and-op of one integer; the other kinds the general path
+     * does (the reduction loops of mpi_op.c, under the same lock). */
+    if ((c->tcount != 1) || ((size != 4) && (size != 8)) ||
+        ((type != MPI_INT) && (type != MPI_LONG) && (type != MPI_LONG_LONG) &&
+         (type != MPI_INT64_T) && (type != MPI_INT32_T) &&
+         (type != MPI_UNSIGNED) && (type != MPI_UNSIGNED_LONG) &&
+         (type != MPI_UINT64_T) && (type != MPI_UINT32_T) &&
+         (type != MPI_AINT))) {
+        return -1;
+    }
+    if ((c->op != MPI_SUM) && (c->op != MPI_REPLACE) &&
+        (c->op != MPI_NO_OP)) {
+        return -1;
+    }
+    gcm_mpi_win_acc_lock(win, t->ctl);
+    memcpy(c->rbuf, p, (size_t)size);
+    if (c->op != MPI_NO_OP) {
+        if (size == 8) {
+            uint64_t a, b;
+
+            memcpy(&a, p, 8);
+            memcpy(&b, c->obuf, 8);
+            a = (c->op == MPI_SUM) ? a + b : b;
+            memcpy(p, &a, 8);
+        } else {
+            uint32_t a, b;
+
+            memcpy(&a, p, 4);
+            memcpy(&b, c->obuf, 4);
+            a = (c->op == MPI_SUM) ? a + b : b;
+            memcpy(p, &a, 4);
+        }
+    }
+    gcm_mpi_win_acc_unlock(t->ctl);
+    return MPI_SUCCESS;
+}
+
 static int gcm_win_op(MPI_Win win, gcm_win_call_t *c)
 {
     const char *call = c->name;
@@ -1039,6 +1137,9 @@ static int gcm_win_op(MPI_Win win, gcm_win_call_t *c)
                                  "epoch to rank %d is open (MPI_Win_fence, "
                                  "MPI_Win_start, MPI_Win_lock or "
                                  "MPI_Win_lock_all first)", c->rank);
+    }
+    if ((rc = gcm_win_op_fast(win, c, &win->t[c->rank])) >= 0) {
+        return rc;
     }
     if (((rc = gcm_win_check_type(win, c->ttype, c->tcount, "target",
                                   call)) != MPI_SUCCESS) ||

@@ -206,6 +206,7 @@ struct gcm_mpi_win {
     uint64_t          next_op;
     gcm_win_send_t   *sends;
     int               nsends;
+    atomic_int        pending_sends;  /* nsends, read without the mutex */
     int               sends_cap;
     gcm_win_lockreq_t *lockq;
     int               nlockq;
