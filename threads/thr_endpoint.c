@@ -985,6 +985,7 @@ static void gcm_thr_poller_release(gcm_thr_endpoint_t *endpoint)
 typedef struct gcm_thr_watch {
     gcm_thr_endpoint_t *endpoint;
     int                 upfd;
+    int                 upidx;     /* its index in the poll set */
 } gcm_thr_watch_t;
 
 /* The most file descriptors one sleep polls: two per endpoint, the
@@ -1040,10 +1041,12 @@ static int gcm_thr_watch_begin(gcm_thr_endpoint_t *endpoint, int own,
     }
     w->endpoint = endpoint;
     w->upfd     = upfd;
+    w->upidx    = -1;
     pfd[*npfd_p].fd     = endpoint->efd;
     pfd[*npfd_p].events = POLLIN;
     (*npfd_p)++;
     if (upfd >= 0) {
+        w->upidx            = *npfd_p;
         pfd[*npfd_p].fd     = upfd;
         pfd[*npfd_p].events = POLLIN;
         (*npfd_p)++;
@@ -1091,13 +1094,47 @@ static int gcm_thr_watch_orphans(gcm_thr_endpoint_t *self, int all,
     return unwatched;
 }
 
-/* Polls pfd; a launcher event (index bootidx) is handled here. */
-static void gcm_thr_poll(struct pollfd *pfd, int npfd, int bootidx,
-                         int timeout_ms)
+/* Whether what woke a poll is only what the layer above calls noise:
+ * its descriptor alone readable, with nothing of the job's (datagrams from
+ * outside the job, dropped). Reads what came. */
+static int gcm_thr_poll_noise(const struct pollfd *pfd, int npfd,
+                              const gcm_thr_watch_t *w, int nw)
 {
-    if (poll(pfd, (nfds_t)npfd, timeout_ms) > 0) {
+    int i, k, noise = 1;
+
+    for (i = 0; i < npfd; i++) {
+        if (pfd[i].revents == 0) {
+            continue;
+        }
+        for (k = 0; (k < nw) && (w[k].upidx != i); k++) {
+        }
+        if ((k == nw) || (gcm_thr.upcalls.sleep_woken == NULL) ||
+            gcm_thr.upcalls.sleep_woken(w[k].endpoint)) {
+            noise = 0;
+        }
+    }
+    return noise;
+}
+
+/* Polls pfd; a launcher event (index bootidx) is handled here. A wakeup
+ * that was only noise (a flood from outside the job) does not end the
+ * sleep: the waiter would spin after each, at the cost of a core. */
+static void gcm_thr_poll(struct pollfd *pfd, int npfd, int bootidx,
+                         int timeout_ms, const gcm_thr_watch_t *w, int nw)
+{
+    double deadline = gcm_time_now() + timeout_ms * 1e-3;
+
+    while (poll(pfd, (nfds_t)npfd, timeout_ms) > 0) {
         if ((bootidx >= 0) && (pfd[bootidx].revents != 0)) {
             gcm_boot_poll_events();
+            return;
+        }
+        if (!gcm_thr_poll_noise(pfd, npfd, w, nw)) {
+            return;
+        }
+        timeout_ms = (int)((deadline - gcm_time_now()) * 1e3);
+        if (timeout_ms <= 0) {
+            return;
         }
     }
 }
@@ -1149,7 +1186,7 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
     /* An endpoint with pending requests that nobody watches (its lock
      * was busy) is looked at again soon. */
     gcm_thr_poll(pfd, npfd, bootidx,
-                 orphans ? 1 : (int)gcm_config.wait_timeout_ms);
+                 orphans ? 1 : (int)gcm_config.wait_timeout_ms, w, nw);
 out:
     for (i = 0; i < nw; i++) {
         gcm_thr_watch_end(&w[i]);
