@@ -123,6 +123,10 @@ static const gcm_config_entry_t gcm_config_table[] = {
             "progress rounds a waiting thread spins before it sleeps"),
     GCM_CFG("GENCOMM_WAIT_TIMEOUT_MS", "100", GCM_CFG_INT, wait_timeout_ms,
             "longest single sleep of a waiting thread (ms)"),
+    GCM_CFG("GENCOMM_POLL_YIELD_US", "50", GCM_CFG_INT, poll_yield_us,
+            "with more processes than cores, a thread whose polls (test, "
+            "probe) have found nothing for this long yields its core at "
+            "each further empty poll (us)"),
     GCM_CFG("GENCOMM_PRINT_CONFIG", "0", GCM_CFG_INT, print_config,
             "print every setting at init when 1"),
     GCM_CFG("GENCOMM_SHM", "1", GCM_CFG_INT, shm,

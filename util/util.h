@@ -88,6 +88,7 @@ typedef struct gcm_config {
     size_t   eager_limit;      /* GENCOMM_EAGER_LIMIT */
     unsigned spin_count;       /* GENCOMM_SPIN_COUNT */
     unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
+    unsigned poll_yield_us;    /* GENCOMM_POLL_YIELD_US */
     int      print_config;     /* GENCOMM_PRINT_CONFIG */
     int      shm;              /* GENCOMM_SHM */
     int      hier_hwloc;       /* GENCOMM_HIER_HWLOC */
