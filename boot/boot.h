@@ -33,6 +33,27 @@ const char *gcm_boot_kind_name(void) GCM_INTERNAL;
 /* A string that is the same in every process of the job and differs
  * between jobs (the PMI kvs name or PMIx namespace). */
 const char *gcm_boot_jobid(void) GCM_INTERNAL;
+/*
+ * The job's secret: 32 bytes process 0 draws from the kernel in
+ * gcm_boot_init and publishes (key GCM_BOOT_SECRET_KEY); the others read it
+ * with gcm_boot_secret_fetch after the first fence. Tokens of the
+ * communicators the library builds are derived from it (gcm_prf64), so
+ * that nobody outside the job can make them from public facts (a pid, the
+ * launcher's job id, a counter). The job's identity, which names carry and
+ * which two jobs never share (64 random bits), is derived from it too.
+ */
+#define GCM_BOOT_SECRET_SIZE 32
+gcm_status_t gcm_boot_secret_fetch(void) GCM_INTERNAL;
+/* GCM_BOOT_SECRET_SIZE bytes, valid after gcm_boot_secret_fetch. */
+const unsigned char *gcm_boot_secret(void) GCM_INTERNAL;
+/* The job's public identity (never 0), valid after gcm_boot_secret_fetch. */
+uint64_t gcm_boot_job_ident(void) GCM_INTERNAL;
+/* Labels of the values derived from the secret with gcm_prf64. */
+enum {
+    GCM_BOOT_PRF_IDENT = 1,   /* the job's identity */
+    GCM_BOOT_PRF_TOKEN = 2    /* the token of the job's own patterns */
+};
+
 /* This process's host name: GENCOMM_HOSTNAME if set, else gethostname(). */
 const char *gcm_boot_hostname(void) GCM_INTERNAL;
 
@@ -60,6 +81,11 @@ void gcm_boot_set_peer_died_cb(gcm_boot_peer_died_func_t cb, void *arg)
 int gcm_boot_job_aborting(void) GCM_INTERNAL;
 void gcm_boot_report_job_aborting(void) GCM_INTERNAL;
 
+/* A process of the job failed (the launcher said so, or a layer above
+ * found it dead): the first one is named to the launcher by an abort
+ * that follows, as the job's cause. */
+void gcm_boot_note_failed(int rank) GCM_INTERNAL;
+
 /* Ends the whole job with code (never returns). */
 void gcm_boot_abort(int code, const char *msg) GCM_INTERNAL
     __attribute__((noreturn));
@@ -72,7 +98,8 @@ typedef struct gcm_boot_ops {
     gcm_status_t (*get)(int rank, const char *key, void *buf, size_t *len_p);
     int          (*event_fd)(void);
     void         (*poll_events)(void);
-    void         (*abort)(int code, const char *msg);
+    /* cause: the rank whose failure this abort follows, or -1. */
+    void         (*abort)(int code, int cause, const char *msg);
     void         (*finalize)(void);
 } gcm_boot_ops_t;
 

@@ -43,6 +43,7 @@ typedef struct gcm_mpi_request  *MPI_Request;
 typedef struct gcm_mpi_info     *MPI_Info;
 typedef struct gcm_mpi_errh     *MPI_Errhandler;
 typedef struct gcm_mpi_message  *MPI_Message;
+typedef struct gcm_mpi_win      *MPI_Win;
 
 typedef struct MPI_Status {
     int       MPI_SOURCE;
@@ -84,6 +85,11 @@ typedef struct MPI_Status {
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR   2
 #define MPI_UNEQUAL   3
+/* MPIX_Comm_relate's further results (the seed's MPI_UNEQUAL + 1..4). */
+#define MPIX_SUBCOMM          (MPI_UNEQUAL + 1)
+#define MPIX_SUBCOMM_STRICT   (MPI_UNEQUAL + 2)
+#define MPIX_SUPERCOMM        (MPI_UNEQUAL + 3)
+#define MPIX_SUPERCOMM_STRICT (MPI_UNEQUAL + 4)
 
 /* Error classes. */
 #define MPI_SUCCESS          0
@@ -115,6 +121,19 @@ typedef struct MPI_Status {
 #define MPI_ERR_PROC_FAILED  26   /* a peer process died (gencomm) */
 #define MPI_ERR_NOT_SAME     27
 #define MPI_ERR_UNSUPPORTED_OPERATION 28
+/* One-sided communication (MPI-3.1 11.8). */
+#define MPI_ERR_WIN          40
+#define MPI_ERR_BASE         41
+#define MPI_ERR_SIZE         42
+#define MPI_ERR_DISP         43
+#define MPI_ERR_LOCKTYPE     44
+#define MPI_ERR_ASSERT       45
+#define MPI_ERR_RMA_CONFLICT 46
+#define MPI_ERR_RMA_SYNC     47
+#define MPI_ERR_RMA_RANGE    48
+#define MPI_ERR_RMA_ATTACH   49
+#define MPI_ERR_RMA_SHARED   50
+#define MPI_ERR_RMA_FLAVOR   51
 #define MPI_ERR_LASTCODE     63
 
 /* Communicator kinds and split types. */
@@ -142,8 +161,8 @@ typedef struct MPI_Status {
 #define MPI_WEIGHTS_EMPTY ((int *)2)
 /* Sizes of the LCO and slot names (gencomm.h: GCM_NAME_SIZE and
  * GCM_SLOTNAME_SIZE). */
-#define MPIX_CNAME_SIZE    32
-#define MPIX_SLOTNAME_SIZE 40
+#define MPIX_CNAME_SIZE    48
+#define MPIX_SLOTNAME_SIZE 56
 
 /* ---- datatypes */
 
@@ -354,6 +373,49 @@ typedef struct MPIX_Cname {
 typedef struct MPIX_Slotname {
     unsigned char bytes[MPIX_SLOTNAME_SIZE];
 } MPIX_Slotname;
+
+/* ---- one-sided communication (MPI-3.1 chapter 11) */
+
+#define MPI_WIN_NULL ((MPI_Win)0)
+/* Window attributes (MPI_Win_get_attr). */
+#define MPI_WIN_BASE          9
+#define MPI_WIN_SIZE          10
+#define MPI_WIN_DISP_UNIT     11
+#define MPI_WIN_CREATE_FLAVOR 12
+#define MPI_WIN_MODEL         13
+/* Values of MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL. */
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED  2
+/* Lock types and assertions. */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED    235
+#define MPI_MODE_NOCHECK   1024
+#define MPI_MODE_NOSTORE   2048
+#define MPI_MODE_NOPUT     4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval,
+                                       void *extra_state,
+                                       void *attribute_val_in,
+                                       void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval,
+                                         void *attribute_val,
+                                         void *extra_state);
+GCM_MPI_EXPORT int gcm_mpi_win_null_copy_fn(MPI_Win, int, void *, void *,
+                                            void *, int *);
+GCM_MPI_EXPORT int gcm_mpi_win_dup_fn(MPI_Win, int, void *, void *, void *,
+                                      int *);
+GCM_MPI_EXPORT int gcm_mpi_win_null_delete_fn(MPI_Win, int, void *, void *);
+#define MPI_WIN_NULL_COPY_FN   gcm_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN         gcm_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN gcm_mpi_win_null_delete_fn
 
 /* ---- functions: each MPI_X also exists as PMPI_X */
 
@@ -660,7 +722,7 @@ GCM_MPI_API(int, Error_string, (int errorcode, char *string,
                                 int *resultlen))
 GCM_MPI_API(int, Error_class, (int errorcode, int *errorclass))
 
-/* collectives (mpi_coll.c) */
+/* collectives (mpi_coll_*.c) */
 GCM_MPI_API(int, Barrier, (MPI_Comm comm))
 GCM_MPI_API(int, Bcast, (void *buffer, int count, MPI_Datatype datatype,
                          int root, MPI_Comm comm))
@@ -737,7 +799,142 @@ GCM_MPI_API(int, Ialltoall, (const void *sendbuf, int sendcount,
                              int recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm, MPI_Request *request))
 
-/* topologies (mpi_topo.c) */
+/* The other nonblocking collectives (mpi_coll_rooted.c, mpi_coll_all.c,
+ * mpi_coll_reduce.c). */
+GCM_MPI_API(int, Igather, (const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype, int root,
+                           MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Igatherv, (const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int displs[],
+                            MPI_Datatype recvtype, int root, MPI_Comm comm,
+                            MPI_Request *request))
+GCM_MPI_API(int, Iscatter, (const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Iscatterv, (const void *sendbuf, const int sendcounts[],
+                             const int displs[], MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, int root, MPI_Comm comm,
+                             MPI_Request *request))
+GCM_MPI_API(int, Iallgatherv, (const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm,
+                               MPI_Request *request))
+GCM_MPI_API(int, Ialltoallv, (const void *sendbuf, const int sendcounts[],
+                              const int sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Ialltoallw, (const void *sendbuf, const int sendcounts[],
+                              const int sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf,
+                              const int recvcounts[], const int rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              MPI_Request *request))
+GCM_MPI_API(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf,
+                                   const int recvcounts[],
+                                   MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf,
+                                         int recvcount, MPI_Datatype datatype,
+                                         MPI_Op op, MPI_Comm comm,
+                                         MPI_Request *request))
+GCM_MPI_API(int, Iscan, (const void *sendbuf, void *recvbuf, int count,
+                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                         MPI_Request *request))
+GCM_MPI_API(int, Iexscan, (const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                           MPI_Request *request))
+
+/* MPI-4 persistent collectives (MPI-4.0 6.13), declared whatever
+ * MPI_VERSION says: the request is made inactive; MPI_Start runs it. */
+GCM_MPI_API(int, Barrier_init, (MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request))
+GCM_MPI_API(int, Bcast_init, (void *buffer, int count, MPI_Datatype datatype,
+                              int root, MPI_Comm comm, MPI_Info info,
+                              MPI_Request *request))
+GCM_MPI_API(int, Gather_init, (const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf,
+                               int recvcount, MPI_Datatype recvtype, int root,
+                               MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request))
+GCM_MPI_API(int, Gatherv_init, (const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                const int recvcounts[], const int displs[],
+                                MPI_Datatype recvtype, int root,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request))
+GCM_MPI_API(int, Scatter_init, (const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype,
+                                int root, MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request))
+GCM_MPI_API(int, Scatterv_init, (const void *sendbuf, const int sendcounts[],
+                                 const int displs[], MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount,
+                                 MPI_Datatype recvtype, int root,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request))
+GCM_MPI_API(int, Allgather_init, (const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request))
+GCM_MPI_API(int, Allgatherv_init, (const void *sendbuf, int sendcount,
+                                   MPI_Datatype sendtype, void *recvbuf,
+                                   const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm,
+                                   MPI_Info info, MPI_Request *request))
+GCM_MPI_API(int, Alltoall_init, (const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request))
+GCM_MPI_API(int, Alltoallv_init, (const void *sendbuf,
+                                  const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request))
+GCM_MPI_API(int, Alltoallw_init, (const void *sendbuf,
+                                  const int sendcounts[], const int sdispls[],
+                                  const MPI_Datatype sendtypes[],
+                                  void *recvbuf, const int recvcounts[],
+                                  const int rdispls[],
+                                  const MPI_Datatype recvtypes[],
+                                  MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request))
+GCM_MPI_API(int, Reduce_init, (const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, int root,
+                               MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request))
+GCM_MPI_API(int, Allreduce_init, (const void *sendbuf, void *recvbuf,
+                                  int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, MPI_Info info,
+                                  MPI_Request *request))
+GCM_MPI_API(int, Reduce_scatter_init, (const void *sendbuf, void *recvbuf,
+                                       const int recvcounts[],
+                                       MPI_Datatype datatype, MPI_Op op,
+                                       MPI_Comm comm, MPI_Info info,
+                                       MPI_Request *request))
+GCM_MPI_API(int, Reduce_scatter_block_init, (const void *sendbuf,
+                                             void *recvbuf, int recvcount,
+                                             MPI_Datatype datatype, MPI_Op op,
+                                             MPI_Comm comm, MPI_Info info,
+                                             MPI_Request *request))
+GCM_MPI_API(int, Scan_init, (const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                             MPI_Info info, MPI_Request *request))
+GCM_MPI_API(int, Exscan_init, (const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, MPI_Info info,
+                               MPI_Request *request))
+
+/* topologies (mpi_topo_*.c) */
 GCM_MPI_API(int, Dims_create, (int nnodes, int ndims, int dims[]))
 GCM_MPI_API(int, Cart_create, (MPI_Comm comm_old, int ndims,
                                const int dims[], const int periods[],
@@ -806,6 +1003,203 @@ GCM_MPI_API(int, Neighbor_alltoallv, (const void *sendbuf,
                                       const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm))
 
+/* one-sided communication: windows (mpi_win.c) and their operations
+ * (mpi_rma.c) */
+GCM_MPI_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+GCM_MPI_API(int, Free_mem, (void *base))
+GCM_MPI_API(int, Win_create, (void *base, MPI_Aint size, int disp_unit,
+                              MPI_Info info, MPI_Comm comm, MPI_Win *win))
+GCM_MPI_API(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info,
+                                MPI_Comm comm, void *baseptr, MPI_Win *win))
+GCM_MPI_API(int, Win_allocate_shared, (MPI_Aint size, int disp_unit,
+                                       MPI_Info info, MPI_Comm comm,
+                                       void *baseptr, MPI_Win *win))
+GCM_MPI_API(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size,
+                                    int *disp_unit, void *baseptr))
+GCM_MPI_API(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm,
+                                      MPI_Win *win))
+GCM_MPI_API(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+GCM_MPI_API(int, Win_detach, (MPI_Win win, const void *base))
+GCM_MPI_API(int, Win_free, (MPI_Win *win))
+GCM_MPI_API(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+GCM_MPI_API(int, Win_set_name, (MPI_Win win, const char *win_name))
+GCM_MPI_API(int, Win_get_name, (MPI_Win win, char *win_name,
+                                int *resultlen))
+GCM_MPI_API(int, Win_set_info, (MPI_Win win, MPI_Info info))
+GCM_MPI_API(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+GCM_MPI_API(int, Win_create_errhandler,
+            (MPI_Win_errhandler_function *win_errhandler_fn,
+             MPI_Errhandler *errhandler))
+GCM_MPI_API(int, Win_set_errhandler, (MPI_Win win,
+                                      MPI_Errhandler errhandler))
+GCM_MPI_API(int, Win_get_errhandler, (MPI_Win win,
+                                      MPI_Errhandler *errhandler))
+GCM_MPI_API(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+GCM_MPI_API(int, Win_create_keyval,
+            (MPI_Win_copy_attr_function *win_copy_attr_fn,
+             MPI_Win_delete_attr_function *win_delete_attr_fn,
+             int *win_keyval, void *extra_state))
+GCM_MPI_API(int, Win_free_keyval, (int *win_keyval))
+GCM_MPI_API(int, Win_set_attr, (MPI_Win win, int win_keyval,
+                                void *attribute_val))
+GCM_MPI_API(int, Win_get_attr, (MPI_Win win, int win_keyval,
+                                void *attribute_val, int *flag))
+GCM_MPI_API(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+GCM_MPI_API(int, Win_fence, (int assert, MPI_Win win))
+GCM_MPI_API(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+GCM_MPI_API(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+GCM_MPI_API(int, Win_complete, (MPI_Win win))
+GCM_MPI_API(int, Win_wait, (MPI_Win win))
+GCM_MPI_API(int, Win_test, (MPI_Win win, int *flag))
+GCM_MPI_API(int, Win_lock, (int lock_type, int rank, int assert,
+                            MPI_Win win))
+GCM_MPI_API(int, Win_unlock, (int rank, MPI_Win win))
+GCM_MPI_API(int, Win_lock_all, (int assert, MPI_Win win))
+GCM_MPI_API(int, Win_unlock_all, (MPI_Win win))
+GCM_MPI_API(int, Win_flush, (int rank, MPI_Win win))
+GCM_MPI_API(int, Win_flush_all, (MPI_Win win))
+GCM_MPI_API(int, Win_flush_local, (int rank, MPI_Win win))
+GCM_MPI_API(int, Win_flush_local_all, (MPI_Win win))
+GCM_MPI_API(int, Win_sync, (MPI_Win win))
+GCM_MPI_API(int, Put, (const void *origin_addr, int origin_count,
+                       MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Win win))
+GCM_MPI_API(int, Get, (void *origin_addr, int origin_count,
+                       MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Win win))
+GCM_MPI_API(int, Accumulate, (const void *origin_addr, int origin_count,
+                              MPI_Datatype origin_datatype, int target_rank,
+                              MPI_Aint target_disp, int target_count,
+                              MPI_Datatype target_datatype, MPI_Op op,
+                              MPI_Win win))
+GCM_MPI_API(int, Get_accumulate, (const void *origin_addr, int origin_count,
+                                  MPI_Datatype origin_datatype,
+                                  void *result_addr, int result_count,
+                                  MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp,
+                                  int target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op,
+                                  MPI_Win win))
+GCM_MPI_API(int, Fetch_and_op, (const void *origin_addr, void *result_addr,
+                                MPI_Datatype datatype, int target_rank,
+                                MPI_Aint target_disp, MPI_Op op,
+                                MPI_Win win))
+GCM_MPI_API(int, Compare_and_swap, (const void *origin_addr,
+                                    const void *compare_addr,
+                                    void *result_addr, MPI_Datatype datatype,
+                                    int target_rank, MPI_Aint target_disp,
+                                    MPI_Win win))
+GCM_MPI_API(int, Rput, (const void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win,
+                        MPI_Request *request))
+GCM_MPI_API(int, Rget, (void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win,
+                        MPI_Request *request))
+GCM_MPI_API(int, Raccumulate, (const void *origin_addr, int origin_count,
+                               MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp,
+                               int target_count,
+                               MPI_Datatype target_datatype, MPI_Op op,
+                               MPI_Win win, MPI_Request *request))
+GCM_MPI_API(int, Rget_accumulate, (const void *origin_addr,
+                                   int origin_count,
+                                   MPI_Datatype origin_datatype,
+                                   void *result_addr, int result_count,
+                                   MPI_Datatype result_datatype,
+                                   int target_rank, MPI_Aint target_disp,
+                                   int target_count,
+                                   MPI_Datatype target_datatype, MPI_Op op,
+                                   MPI_Win win, MPI_Request *request))
+/* The rest of the neighbour collectives (mpi_topo_nbr.c): blocking
+ * MPI_Neighbor_alltoallw, the nonblocking forms, and the MPI-4
+ * persistent forms (declared whatever MPI_VERSION says). */
+GCM_MPI_API(int, Neighbor_alltoallw, (const void *sendbuf,
+                                      const int sendcounts[],
+                                      const MPI_Aint sdispls[],
+                                      const MPI_Datatype sendtypes[],
+                                      void *recvbuf, const int recvcounts[],
+                                      const MPI_Aint rdispls[],
+                                      const MPI_Datatype recvtypes[],
+                                      MPI_Comm comm))
+GCM_MPI_API(int, Ineighbor_allgather, (const void *sendbuf, int sendcount,
+                                       MPI_Datatype sendtype, void *recvbuf,
+                                       int recvcount, MPI_Datatype recvtype,
+                                       MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount,
+                                        MPI_Datatype sendtype, void *recvbuf,
+                                        const int recvcounts[],
+                                        const int displs[],
+                                        MPI_Datatype recvtype, MPI_Comm comm,
+                                        MPI_Request *request))
+GCM_MPI_API(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount,
+                                      MPI_Datatype sendtype, void *recvbuf,
+                                      int recvcount, MPI_Datatype recvtype,
+                                      MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Ineighbor_alltoallv, (const void *sendbuf,
+                                       const int sendcounts[],
+                                       const int sdispls[],
+                                       MPI_Datatype sendtype, void *recvbuf,
+                                       const int recvcounts[],
+                                       const int rdispls[],
+                                       MPI_Datatype recvtype, MPI_Comm comm,
+                                       MPI_Request *request))
+GCM_MPI_API(int, Ineighbor_alltoallw, (const void *sendbuf,
+                                       const int sendcounts[],
+                                       const MPI_Aint sdispls[],
+                                       const MPI_Datatype sendtypes[],
+                                       void *recvbuf, const int recvcounts[],
+                                       const MPI_Aint rdispls[],
+                                       const MPI_Datatype recvtypes[],
+                                       MPI_Comm comm, MPI_Request *request))
+GCM_MPI_API(int, Neighbor_allgather_init, (const void *sendbuf,
+                                           int sendcount,
+                                           MPI_Datatype sendtype,
+                                           void *recvbuf, int recvcount,
+                                           MPI_Datatype recvtype,
+                                           MPI_Comm comm, MPI_Info info,
+                                           MPI_Request *request))
+GCM_MPI_API(int, Neighbor_allgatherv_init, (const void *sendbuf,
+                                            int sendcount,
+                                            MPI_Datatype sendtype,
+                                            void *recvbuf,
+                                            const int recvcounts[],
+                                            const int displs[],
+                                            MPI_Datatype recvtype,
+                                            MPI_Comm comm, MPI_Info info,
+                                            MPI_Request *request))
+GCM_MPI_API(int, Neighbor_alltoall_init, (const void *sendbuf, int sendcount,
+                                          MPI_Datatype sendtype,
+                                          void *recvbuf, int recvcount,
+                                          MPI_Datatype recvtype,
+                                          MPI_Comm comm, MPI_Info info,
+                                          MPI_Request *request))
+GCM_MPI_API(int, Neighbor_alltoallv_init, (const void *sendbuf,
+                                           const int sendcounts[],
+                                           const int sdispls[],
+                                           MPI_Datatype sendtype,
+                                           void *recvbuf,
+                                           const int recvcounts[],
+                                           const int rdispls[],
+                                           MPI_Datatype recvtype,
+                                           MPI_Comm comm, MPI_Info info,
+                                           MPI_Request *request))
+GCM_MPI_API(int, Neighbor_alltoallw_init, (const void *sendbuf,
+                                           const int sendcounts[],
+                                           const MPI_Aint sdispls[],
+                                           const MPI_Datatype sendtypes[],
+                                           void *recvbuf,
+                                           const int recvcounts[],
+                                           const MPI_Aint rdispls[],
+                                           const MPI_Datatype recvtypes[],
+                                           MPI_Comm comm, MPI_Info info,
+                                           MPI_Request *request))
+
 /* the seed's LCO extensions (mpi_lco.c) */
 GCM_MPIX_API(int, Comm_create_local, (MPI_Comm *lcomm))
 GCM_MPIX_API(int, Comm_name, (MPI_Comm lcomm, MPIX_Cname *name))
@@ -834,6 +1228,54 @@ GCM_MPIX_API(int, Comm_create_threads, (MPI_Comm comm, int nthreads,
  * comm. */
 GCM_MPIX_API(int, Comm_node, (int level, MPI_Comm *nodecomm))
 GCM_MPIX_API(int, Comm_level, (MPI_Comm comm, int i, int j, int *level))
+
+/* External interfaces (MPI-3.1 chapter 12): generalized requests and
+ * setting a status (mpi_grequest.c); error classes, codes and texts the
+ * program adds (mpi_errors.c, printed by MPI_Error_string); MPI-4's
+ * MPI_Info_get_string (mpi_info.c) and MPI_Comm_idup_with_info
+ * (mpi_comm.c). */
+typedef int MPI_Grequest_query_function(void *extra_state,
+                                        MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+GCM_MPI_API(int, Grequest_start, (MPI_Grequest_query_function *query_fn,
+                                  MPI_Grequest_free_function *free_fn,
+                                  MPI_Grequest_cancel_function *cancel_fn,
+                                  void *extra_state, MPI_Request *request))
+GCM_MPI_API(int, Grequest_complete, (MPI_Request request))
+GCM_MPI_API(int, Status_set_elements, (MPI_Status *status,
+                                       MPI_Datatype datatype, int count))
+GCM_MPI_API(int, Status_set_elements_x, (MPI_Status *status,
+                                         MPI_Datatype datatype,
+                                         MPI_Count count))
+GCM_MPI_API(int, Status_set_cancelled, (MPI_Status *status, int flag))
+GCM_MPI_API(int, Add_error_class, (int *errorclass))
+GCM_MPI_API(int, Add_error_code, (int errorclass, int *errorcode))
+GCM_MPI_API(int, Add_error_string, (int errorcode, const char *string))
+GCM_MPI_API(int, Info_get_string, (MPI_Info info, const char *key,
+                                   int *buflen, char *value, int *flag))
+GCM_MPI_API(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info,
+                                       MPI_Comm *newcomm,
+                                       MPI_Request *request))
+/* Address arithmetic (mpi_type_query.c). */
+GCM_MPI_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+GCM_MPI_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+
+/* Relations and redistribution (Träff 2003, appendices A and B;
+ * docs/mpi.md). MPIX_Comm_relate: MPI_Comm_compare's results, or
+ * MPIX_SUBCOMM(_STRICT) when comm1's processes are all in comm2 (strict:
+ * in the same order), MPIX_SUPERCOMM(_STRICT) the other way round.
+ * MPIX_Comm_map (collective over basecomm; MPI_COMM_NULL where not in
+ * subcomm): base rank i's data goes to torank, the base rank of subcomm
+ * rank i; a member of subcomm of rank i gets it from fromrank = i;
+ * MPI_PROC_NULL where there is none. MPIX_Permute (collective): sends
+ * outbuf to torank and receives inbuf from fromrank. */
+GCM_MPIX_API(int, Comm_relate, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+GCM_MPIX_API(int, Comm_map, (MPI_Comm basecomm, MPI_Comm subcomm,
+                             int *torank, int *fromrank))
+GCM_MPIX_API(int, Permute, (void *inbuf, int incount, MPI_Datatype intype,
+                            int fromrank, void *outbuf, int outcount,
+                            MPI_Datatype outtype, int torank, MPI_Comm comm))
 
 #ifdef __cplusplus
 }

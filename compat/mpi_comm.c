@@ -248,9 +248,8 @@ void gcm_mpi_comm_finalize(void)
 {
     gcm_mpi_comm_block_t *block;
 
-    /* What the program left: delete attributes (their callbacks run, as
-     * MPI_Finalize does for MPI_COMM_SELF first), then free. */
-    gcm_mpi_attr_delete_all(MPI_COMM_SELF);
+    /* What the program left: delete attributes (their callbacks run;
+     * MPI_Finalize did MPI_COMM_SELF's first), then free. */
     for (;;) {
         pthread_mutex_lock(&gcm_mpi_comms.lock);
         block = gcm_mpi_comms.live;
@@ -280,12 +279,13 @@ int gcm_mpi_coll_tag(MPI_Comm comm)
     unsigned seq = atomic_fetch_add_explicit(&comm->coll_seq, 1,
                                              memory_order_relaxed);
 
-    /* Sequence tags cycle below GCM_COLL_TAG_GENERAL (coll/coll.h): above
-     * it are the native generalized collective's tags, then, from
+    /* Sequence tags cycle below GCM_MPI_TAG_PERSISTENT: from there to
+     * GCM_COLL_TAG_GENERAL (coll/coll.h) are the persistent collectives'
+     * tags, then the native generalized collective's, then, from
      * GCM_MPI_TAG_FIXED, those of protocols with fixed tags
      * (MPI_Intercomm_create's leaders). */
     return (int)((unsigned)GCM_TAG_UB + 1u +
-                 seq % (unsigned)(GCM_COLL_TAG_GENERAL - GCM_TAG_UB - 1));
+                 seq % (unsigned)(GCM_MPI_TAG_PERSISTENT - GCM_TAG_UB - 1));
 }
 
 gcm_status_t gcm_mpi_isend_bytes(MPI_Comm comm, const void *buf, size_t len,
@@ -480,7 +480,7 @@ static int *gcm_mpi_comm_procs(MPI_Comm comm, int *owned_p)
     if (comm->procs != NULL) {
         return comm->procs;
     }
-    procs = malloc(((size_t)comm->size + 1) * sizeof(int));
+    procs = calloc((size_t)comm->size + 1, sizeof(int));
     if (procs != NULL) {
         for (i = 0; i < comm->size; i++) {
             procs[i] = i;
@@ -491,7 +491,9 @@ static int *gcm_mpi_comm_procs(MPI_Comm comm, int *owned_p)
 }
 
 static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
-                                   const char *call)
+                                   const char *call);
+
+int gcm_mpi_comm_dup_bare(MPI_Comm comm, const char *call, MPI_Comm *newcomm)
 {
     MPI_Comm dup = MPI_COMM_NULL;
     uint32_t id, gen;
@@ -499,12 +501,6 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
     gcm_lco_h lco;
     int rc, owned, *procs;
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if (newcomm == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "newcomm is NULL");
-    }
     switch (comm->kind) {
     case GCM_MPI_COMM_INTRA:
         procs = gcm_mpi_comm_procs(comm, &owned);
@@ -586,10 +582,34 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
         free(procs);
         break;
     }
+    if (rc == MPI_SUCCESS) {
+        *newcomm = dup;
+    }
+    return rc;
+}
+
+static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
+                                   const char *call)
+{
+    MPI_Comm dup = MPI_COMM_NULL;
+    int rc;
+
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (newcomm == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    }
+    rc = gcm_mpi_comm_dup_bare(comm, call, &dup);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    /* The duplicate has comm's topology, attributes and info hints
+     * (MPI-3.1 6.4.2). */
     rc = gcm_mpi_topo_copy(comm, dup);
+    if ((rc == MPI_SUCCESS) && (comm->info != MPI_INFO_NULL)) {
+        rc = PMPI_Info_dup(comm->info, &dup->info);
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_attr_copy(comm, dup);
     }
@@ -622,6 +642,10 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
                              "not a valid info object");
     }
     rc = gcm_mpi_comm_dup_common(comm, newcomm, call);
+    if ((rc == MPI_SUCCESS) && ((*newcomm)->info != MPI_INFO_NULL)) {
+        /* info's hints, not comm's. */
+        PMPI_Info_free(&(*newcomm)->info);
+    }
     if ((rc == MPI_SUCCESS) && (info != MPI_INFO_NULL)) {
         rc = PMPI_Info_dup(info, &(*newcomm)->info);
         if (rc != MPI_SUCCESS) {
@@ -654,14 +678,27 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 }
 GCM_MPI_ALIAS(Comm_idup)
 
-/* (color, key, old rank) of one member in MPI_Comm_split. */
-typedef struct gcm_mpi_split_entry {
-    int64_t color;
-    int     key;
-    int     rank;
-} gcm_mpi_split_entry_t;
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info,
+                             MPI_Comm *newcomm, MPI_Request *request)
+{
+    static const char *call = "MPI_Comm_idup_with_info";
+    int rc;
 
-static int gcm_mpi_split_cmp(const void *a, const void *b)
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+    }
+    rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    return gcm_mpi_req_generic(comm, NULL, NULL, NULL, request);
+}
+GCM_MPI_ALIAS(Comm_idup_with_info)
+
+int gcm_mpi_split_cmp(const void *a, const void *b)
 {
     const gcm_mpi_split_entry_t *x = a, *y = b;
 
@@ -745,7 +782,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     static const char *call = "MPI_Comm_split";
     int rc;
 
-    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
     if (newcomm == NULL) {
@@ -755,6 +792,12 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
                              "color %d is negative (only MPI_UNDEFINED "
                              "may be)", color);
+    }
+    if (comm->kind == GCM_MPI_COMM_INTER) {
+        return gcm_mpi_inter_split(comm, color, key, call, newcomm);
+    }
+    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+        return rc;
     }
     return gcm_mpi_comm_split64(comm, color, key, call, newcomm);
 }
@@ -867,7 +910,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     static const char *call = "MPI_Comm_create";
     int *procs, n, myrank, rc;
 
-    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((comm->kind != GCM_MPI_COMM_INTER) &&
+        ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS)) {
         return rc;
     }
     if (gcm_mpi_group_check(group) != 0) {
@@ -884,10 +931,17 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         free(procs);
         return gcm_mpi_raise(comm, MPI_ERR_GROUP, call,
                              "the group is not a subset of the "
-                             "communicator's group");
+                             "communicator's %sgroup",
+                             (comm->kind == GCM_MPI_COMM_INTER) ? "local " :
+                             "");
     }
-    rc = gcm_mpi_comm_derive(comm, (myrank == MPI_UNDEFINED) ? 0 : n, procs,
-                             myrank, call, newcomm);
+    if (comm->kind == GCM_MPI_COMM_INTER) {
+        /* Each group passes a subset of its own (MPI-3.1 6.4.2). */
+        rc = gcm_mpi_inter_create(comm, n, procs, myrank, call, newcomm);
+    } else {
+        rc = gcm_mpi_comm_derive(comm, (myrank == MPI_UNDEFINED) ? 0 : n,
+                                 procs, myrank, call, newcomm);
+    }
     free(procs);
     return rc;
 }

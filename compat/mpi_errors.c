@@ -11,8 +11,11 @@
 
 #include "boot/boot.h"
 #include "compat/mpi_impl.h"
+#include "compat/mpi_win.h"
 
+#include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +34,16 @@ struct gcm_mpi_errh {
     atomic_int                    refcount;
     gcm_mpi_errh_kind_t           kind;
     MPI_Comm_errhandler_function *fn;
+    /* User handlers of windows (MPI_Win_create_errhandler): win set,
+     * fn NULL. */
+    MPI_Win_errhandler_function  *win_fn;
 };
 
 struct gcm_mpi_errh gcm_mpi_errh_fatal = {
-    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_FATAL, NULL
+    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_FATAL, NULL, NULL
 };
 struct gcm_mpi_errh gcm_mpi_errh_return = {
-    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_RETURN, NULL
+    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_RETURN, NULL, NULL
 };
 
 static __thread char gcm_mpi_last_text[MPI_MAX_ERROR_STRING];
@@ -73,6 +79,19 @@ static const char *const gcm_mpi_class_text[] = {
     [MPI_ERR_PROC_FAILED] = "a peer process failed",
     [MPI_ERR_NOT_SAME]    = "collective arguments differ between processes",
     [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+    [MPI_ERR_WIN]          = "invalid window",
+    [MPI_ERR_BASE]         = "invalid base address",
+    [MPI_ERR_SIZE]         = "invalid size argument",
+    [MPI_ERR_DISP]         = "invalid displacement argument",
+    [MPI_ERR_LOCKTYPE]     = "invalid lock type",
+    [MPI_ERR_ASSERT]       = "invalid assert argument",
+    [MPI_ERR_RMA_CONFLICT] = "conflicting accesses to a window",
+    [MPI_ERR_RMA_SYNC]     = "wrong synchronization of one-sided calls",
+    [MPI_ERR_RMA_RANGE]    = "target memory is not part of the window",
+    [MPI_ERR_RMA_ATTACH]   = "memory cannot be attached",
+    [MPI_ERR_RMA_SHARED]   = "memory cannot be shared",
+    [MPI_ERR_RMA_FLAVOR]   = "passed window has the wrong flavor for the "
+                             "called function",
 };
 
 static const char *gcm_mpi_class_string(int errclass)
@@ -84,6 +103,117 @@ static const char *gcm_mpi_class_string(int errclass)
         return gcm_mpi_class_text[errclass];
     }
     return NULL;
+}
+
+/*
+ * Error classes and codes the program adds (MPI-3.1 8.5): numbered from
+ * MPI_ERR_LASTCODE + 1 up, in the order they are added, classes and codes
+ * alike; entry i is code MPI_ERR_LASTCODE + 1 + i. A class is its own
+ * class. The table only grows (MPI has no call that removes one), under
+ * its lock: any thread may add one while others print theirs.
+ */
+typedef struct gcm_mpi_ucode {
+    int   errclass;
+    char *text;           /* MPI_Add_error_string; NULL: none yet */
+} gcm_mpi_ucode_t;
+
+static struct {
+    pthread_mutex_t  lock;
+    gcm_mpi_ucode_t *codes;
+    int              n;
+    int              cap;
+    /* The value of the attribute MPI_LASTUSEDCODE. */
+    int              lastused;
+} gcm_mpi_ucodes = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0,
+                     MPI_ERR_LASTCODE };
+
+const int *gcm_mpi_err_lastused(void)
+{
+    return &gcm_mpi_ucodes.lastused;
+}
+
+/* Lock held: the entry of a code the program added, or NULL. */
+static gcm_mpi_ucode_t *gcm_mpi_ucode_find(int code)
+{
+    if ((code <= MPI_ERR_LASTCODE) ||
+        (code - MPI_ERR_LASTCODE - 1 >= gcm_mpi_ucodes.n)) {
+        return NULL;
+    }
+    return &gcm_mpi_ucodes.codes[code - MPI_ERR_LASTCODE - 1];
+}
+
+/* The class of any valid error code (a predefined class, or a class or
+ * code the program added); -1 for a value that is none of these. */
+static int gcm_mpi_code_class(int code)
+{
+    gcm_mpi_ucode_t *u;
+    int errclass = -1;
+
+    if (gcm_mpi_class_string(code) != NULL) {
+        return code;
+    }
+    pthread_mutex_lock(&gcm_mpi_ucodes.lock);
+    if ((u = gcm_mpi_ucode_find(code)) != NULL) {
+        errclass = u->errclass;
+    }
+    pthread_mutex_unlock(&gcm_mpi_ucodes.lock);
+    return errclass;
+}
+
+/* The text of a valid code into buf: the class text of a predefined
+ * class, the program's text of one it added ("" when it set none).
+ * 0, or -1 when code is not valid. */
+static int gcm_mpi_code_text(int code, char *buf, size_t len)
+{
+    const char *text = gcm_mpi_class_string(code);
+    gcm_mpi_ucode_t *u;
+    int rc = 0;
+
+    if (text != NULL) {
+        snprintf(buf, len, "%s", text);
+        return 0;
+    }
+    pthread_mutex_lock(&gcm_mpi_ucodes.lock);
+    if ((u = gcm_mpi_ucode_find(code)) != NULL) {
+        snprintf(buf, len, "%s", (u->text != NULL) ? u->text : "");
+    } else {
+        rc = -1;
+    }
+    pthread_mutex_unlock(&gcm_mpi_ucodes.lock);
+    return rc;
+}
+
+/* Adds a code of class errclass (-1: a new class, its own); 0 with the
+ * new value in *code_p, or -1 without memory or numbers. */
+static int gcm_mpi_ucode_add(int errclass, int *code_p)
+{
+    gcm_mpi_ucode_t *grown;
+    int rc = -1;
+
+    pthread_mutex_lock(&gcm_mpi_ucodes.lock);
+    if (gcm_mpi_ucodes.n == gcm_mpi_ucodes.cap &&
+        gcm_mpi_ucodes.cap < INT_MAX / 2 - MPI_ERR_LASTCODE) {
+        int cap = (gcm_mpi_ucodes.cap > 0) ? 2 * gcm_mpi_ucodes.cap : 16;
+
+        grown = realloc(gcm_mpi_ucodes.codes, (size_t)cap * sizeof(*grown));
+        if (grown != NULL) {
+            gcm_mpi_ucodes.codes = grown;
+            gcm_mpi_ucodes.cap = cap;
+        }
+    }
+    if (gcm_mpi_ucodes.n < gcm_mpi_ucodes.cap) {
+        int code = MPI_ERR_LASTCODE + 1 + gcm_mpi_ucodes.n;
+
+        gcm_mpi_ucodes.codes[gcm_mpi_ucodes.n].errclass =
+            (errclass < 0) ? code : errclass;
+        gcm_mpi_ucodes.codes[gcm_mpi_ucodes.n].text = NULL;
+        gcm_mpi_ucodes.n++;
+        gcm_mpi_ucodes.lastused = code;
+        *code_p = code;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&gcm_mpi_ucodes.lock);
+    return rc;
 }
 
 int gcm_mpi_errclass(gcm_status_t status)
@@ -176,6 +306,7 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
 {
     MPI_Errhandler errh;
     char label[64];
+    char text[MPI_MAX_ERROR_STRING];
     char msg[MPI_MAX_ERROR_STRING + 256];
 
     if ((comm == NULL) || (comm->magic != GCM_MPI_MAGIC_COMM)) {
@@ -208,14 +339,18 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
             fflush(stdout);
             _exit(code);
         }
+        if (gcm_mpi_last_code == code) {
+            snprintf(text, sizeof(text), "%s", gcm_mpi_last_text);
+        } else if (gcm_mpi_code_text(code, text, sizeof(text)) != 0 ||
+                   text[0] == '\0') {
+            snprintf(text, sizeof(text), "error code %d", code);
+        }
         snprintf(msg, sizeof(msg),
                  "gencomm: fatal error on %s (process %d of %d): %s\n"
                  "gencomm: MPI_ERRORS_ARE_FATAL: ending the job",
                  gcm_mpi_comm_label(comm, label, sizeof(label)),
                  gcm_initialized() ? gcm_proc_rank() : 0,
-                 gcm_initialized() ? gcm_proc_count() : 1,
-                 (gcm_mpi_last_code == code) ? gcm_mpi_last_text :
-                 gcm_mpi_class_string(code));
+                 gcm_initialized() ? gcm_proc_count() : 1, text);
         gcm_mpi_abort_job((code > 0) ? code : 1, msg);
     }
     return code;
@@ -244,6 +379,55 @@ int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
                          what, gcm_last_error());
 }
 
+int gcm_mpi_win_raise(MPI_Win win, int errclass, const char *call,
+                      const char *fmt, ...)
+{
+    char reason[MPI_MAX_ERROR_STRING / 2];
+    char msg[MPI_MAX_ERROR_STRING + 256];
+    MPI_Errhandler errh;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    snprintf(gcm_mpi_last_text, sizeof(gcm_mpi_last_text), "%s: %s", call,
+             reason);
+    gcm_mpi_last_code = errclass;
+    gcm_debug("%s", gcm_mpi_last_text);
+    if ((win == MPI_WIN_NULL) || (win->magic != GCM_MPI_MAGIC_WIN)) {
+        /* No window to tell: as for calls tied to no communicator. */
+        return gcm_mpi_errh_invoke(NULL, errclass);
+    }
+    errh = (win->errh != NULL) ? win->errh : MPI_ERRORS_ARE_FATAL;
+    switch (errh->kind) {
+    case GCM_MPI_ERRH_RETURN:
+        return errclass;
+    case GCM_MPI_ERRH_USER:
+        if (errh->win_fn != NULL) {
+            errh->win_fn(&win, &errclass);
+            return errclass;
+        }
+        /* A communicator's handler set on a window cannot be: fatal. */
+        /* fall through */
+    case GCM_MPI_ERRH_FATAL:
+    default:
+        if (((errclass == MPI_ERR_PROC_FAILED) ||
+             (errclass == MPI_ERR_OTHER)) && gcm_mpi_abort_in_progress()) {
+            fflush(stdout);
+            _exit(errclass);
+        }
+        snprintf(msg, sizeof(msg),
+                 "gencomm: fatal error on window %s (process %d of %d): "
+                 "%s\ngencomm: MPI_ERRORS_ARE_FATAL: ending the job",
+                 (win->name[0] != '\0') ? win->name : "(unnamed)",
+                 gcm_initialized() ? gcm_proc_rank() : 0,
+                 gcm_initialized() ? gcm_proc_count() : 1,
+                 gcm_mpi_last_text);
+        gcm_mpi_abort_job((errclass > 0) ? errclass : 1, msg);
+    }
+    return errclass;
+}
+
 void gcm_mpi_errh_retain(MPI_Errhandler errh)
 {
     if ((errh != NULL) && !errh->predefined) {
@@ -265,13 +449,14 @@ static int gcm_mpi_errh_valid(MPI_Errhandler errh)
     return (errh != NULL) && (errh->magic == GCM_MPI_MAGIC_ERRH);
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
-                                MPI_Errhandler *errhandler)
+/* A user handler: of a communicator (fn) or of a window (win_fn). */
+static int gcm_mpi_errh_create(MPI_Comm_errhandler_function *fn,
+                               MPI_Win_errhandler_function *win_fn,
+                               MPI_Errhandler *errhandler, const char *call)
 {
-    static const char *call = "MPI_Comm_create_errhandler";
     struct gcm_mpi_errh *errh;
 
-    if ((fn == NULL) || (errhandler == NULL)) {
+    if (((fn == NULL) && (win_fn == NULL)) || (errhandler == NULL)) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "function or errhandler pointer is NULL");
     }
@@ -281,30 +466,60 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
     }
     errh->magic = GCM_MPI_MAGIC_ERRH;
     atomic_init(&errh->refcount, 1);
-    errh->kind = GCM_MPI_ERRH_USER;
-    errh->fn   = fn;
+    errh->kind   = GCM_MPI_ERRH_USER;
+    errh->fn     = fn;
+    errh->win_fn = win_fn;
     *errhandler = errh;
     return MPI_SUCCESS;
+}
+
+/* Why errhandler cannot be set on an object of that kind (win: a
+ * window), or NULL if it can; then *slot takes it. */
+static const char *gcm_mpi_errh_set(MPI_Errhandler *slot,
+                                    MPI_Errhandler errhandler, int win)
+{
+    MPI_Errhandler old;
+
+    if (!gcm_mpi_errh_valid(errhandler)) {
+        return "not a valid error handler";
+    }
+    if (win && (errhandler->kind == GCM_MPI_ERRH_USER) &&
+        (errhandler->win_fn == NULL)) {
+        return "the error handler was made for communicators "
+               "(MPI_Comm_create_errhandler)";
+    }
+    if (!win && (errhandler->win_fn != NULL)) {
+        return "the error handler was made for windows "
+               "(MPI_Win_create_errhandler)";
+    }
+    gcm_mpi_errh_retain(errhandler);
+    old = *slot;
+    *slot = errhandler;
+    gcm_mpi_errh_release(old);
+    return NULL;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
+                                MPI_Errhandler *errhandler)
+{
+    return gcm_mpi_errh_create(fn, NULL, errhandler,
+                               "MPI_Comm_create_errhandler");
 }
 GCM_MPI_ALIAS(Comm_create_errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     static const char *call = "MPI_Comm_set_errhandler";
-    MPI_Errhandler old;
+    const char *why;
     int rc;
 
     if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (!gcm_mpi_errh_valid(errhandler)) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
-                             "not a valid error handler");
+    why = gcm_mpi_errh_set(&comm->errh, errhandler, 0);
+    if (why != NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "%s", why);
     }
-    gcm_mpi_errh_retain(errhandler);
-    old = comm->errh;
-    comm->errh = errhandler;
-    gcm_mpi_errh_release(old);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Comm_set_errhandler)
@@ -344,6 +559,66 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 }
 GCM_MPI_ALIAS(Comm_call_errhandler)
 
+/* ---- error handlers of windows -------------------------------------- */
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn,
+                               MPI_Errhandler *errhandler)
+{
+    return gcm_mpi_errh_create(NULL, fn, errhandler,
+                               "MPI_Win_create_errhandler");
+}
+GCM_MPI_ALIAS(Win_create_errhandler)
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    static const char *call = "MPI_Win_set_errhandler";
+    const char *why;
+    int rc;
+
+    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    why = gcm_mpi_errh_set(&win->errh, errhandler, 1);
+    if (why != NULL) {
+        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call, "%s", why);
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    static const char *call = "MPI_Win_get_errhandler";
+    int rc;
+
+    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (errhandler == NULL) {
+        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call,
+                                 "errhandler is NULL");
+    }
+    gcm_mpi_errh_retain(win->errh);
+    *errhandler = win->errh;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Win_get_errhandler)
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    int rc;
+
+    if ((rc = gcm_mpi_win_check(win, "MPI_Win_call_errhandler")) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
+    (void)gcm_mpi_win_raise(win, errorcode, "MPI_Win_call_errhandler",
+                            "error code %d raised by the program",
+                            errorcode);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Win_call_errhandler)
+
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
     if ((errhandler == NULL) || !gcm_mpi_errh_valid(*errhandler)) {
@@ -358,18 +633,22 @@ GCM_MPI_ALIAS(Errhandler_free)
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-    const char *text = gcm_mpi_class_string(errorcode);
+    static const char call[] = "MPI_Error_string";
+    char text[MPI_MAX_ERROR_STRING];
 
     if ((string == NULL) || (resultlen == NULL)) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string",
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "string or resultlen is NULL");
     }
-    if (text == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string",
+    if (gcm_mpi_code_text(errorcode, text, sizeof(text)) != 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "%d is not an error code", errorcode);
     }
-    if ((errorcode != MPI_SUCCESS) && (errorcode == gcm_mpi_last_code)) {
-        snprintf(string, MPI_MAX_ERROR_STRING, "%s (%.400s)", text,
+    /* The detail of the last error this thread raised goes with its
+     * class's text; a code the program added prints its own text. */
+    if ((errorcode != MPI_SUCCESS) && (errorcode <= MPI_ERR_LASTCODE) &&
+        (errorcode == gcm_mpi_last_code)) {
+        snprintf(string, MPI_MAX_ERROR_STRING, "%.100s (%.400s)", text,
                  gcm_mpi_last_text);
     } else {
         snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
@@ -381,15 +660,98 @@ GCM_MPI_ALIAS(Error_string)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    int errclass;
+
     if (errorclass == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class",
                              "errorclass is NULL");
     }
-    if (gcm_mpi_class_string(errorcode) == NULL) {
+    errclass = gcm_mpi_code_class(errorcode);
+    if (errclass < 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class",
                              "%d is not an error code", errorcode);
     }
-    *errorclass = errorcode;
+    *errorclass = errclass;
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Error_class)
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    static const char call[] = "MPI_Add_error_class";
+
+    if (errorclass == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "errorclass is NULL");
+    }
+    if (gcm_mpi_ucode_add(-1, errorclass) != 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
+                             "no room for another error class");
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Add_error_class)
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    static const char call[] = "MPI_Add_error_code";
+
+    if (errorcode == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "errorcode is NULL");
+    }
+    if ((errorclass == MPI_SUCCESS) ||
+        (gcm_mpi_code_class(errorclass) != errorclass)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "%d is not an error class", errorclass);
+    }
+    if (gcm_mpi_ucode_add(errorclass, errorcode) != 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
+                             "no room for another error code");
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Add_error_code)
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    static const char call[] = "MPI_Add_error_string";
+    gcm_mpi_ucode_t *u;
+    char *copy;
+    size_t len;
+
+    if (string == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "string is NULL");
+    }
+    len = strnlen(string, MPI_MAX_ERROR_STRING);
+    if (len >= MPI_MAX_ERROR_STRING) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "the string is longer than "
+                             "MPI_MAX_ERROR_STRING - 1 characters");
+    }
+    if (errorcode <= MPI_ERR_LASTCODE) {
+        /* MPI-3.1 8.5: the library's own texts stay. */
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "%d is a predefined error code (at most "
+                             "MPI_ERR_LASTCODE)", errorcode);
+    }
+    copy = malloc(len + 1);
+    if (copy == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    memcpy(copy, string, len + 1);
+    pthread_mutex_lock(&gcm_mpi_ucodes.lock);
+    u = gcm_mpi_ucode_find(errorcode);
+    if (u != NULL) {
+        free(u->text);
+        u->text = copy;
+        copy = NULL;
+    }
+    pthread_mutex_unlock(&gcm_mpi_ucodes.lock);
+    if (u == NULL) {
+        free(copy);
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "%d is not an error code the program added",
+                             errorcode);
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Add_error_string)

@@ -224,8 +224,10 @@ static int group_rank_of(MPI_Group group, int proc)
 /*
  * Builds a group of n members from procs (distinct, non-negative). If
  * owned, procs was malloc'ed by the caller and is adopted or freed here,
- * on success and failure alike, to spare a copy. An empty result is a new
- * object, not MPI_GROUP_EMPTY, so that the user may free it.
+ * on success and failure alike, to spare a copy. An empty result is
+ * MPI_GROUP_EMPTY itself (MPI-3.1 6.3.2 says so for MPI_Group_incl of
+ * none; programs compare the results of excl and range_excl of every
+ * rank with it too), which MPI_Group_free accepts.
  */
 static int group_make(int n, int *procs, int owned, int myproc,
                       const char *call, MPI_Group *group_p)
@@ -233,6 +235,13 @@ static int group_make(int n, int *procs, int owned, int myproc,
     MPI_Group group;
     int compact = 1, stride = 1, i;
 
+    if (n == 0) {
+        if (owned != 0) {
+            free(procs);
+        }
+        *group_p = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
     group = calloc(1, sizeof(*group));
     if (group == NULL) {
         if (owned != 0) {
@@ -905,17 +914,13 @@ int PMPI_Group_free(MPI_Group *group)
     if (err != MPI_SUCCESS) {
         return err;
     }
-    if ((*group)->predefined != 0) {
-        /* MPI-3.1 6.3.3: freeing a predefined group is erroneous. Results
-         * of group operations are never MPI_GROUP_EMPTY itself, so a user
-         * only gets here by freeing the constant. */
-        return gcm_mpi_raise(NULL, MPI_ERR_GROUP, call,
-                             "MPI_GROUP_EMPTY is predefined and cannot be "
-                             "freed");
-    }
     /* Communicators built on the group keep their own references; the
-     * object goes when the last of them does. */
-    gcm_mpi_group_release(*group);
+     * object goes when the last of them does. MPI_GROUP_EMPTY, which
+     * every empty result is, is never released (MPICH also lets it be
+     * freed: programs free every group they were given). */
+    if ((*group)->predefined == 0) {
+        gcm_mpi_group_release(*group);
+    }
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }

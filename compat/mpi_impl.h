@@ -1,6 +1,6 @@
 /*
  * compat/mpi_impl.h: what the files of compat/ share. Each family owns its
- * objects (mpi_datatype.c, mpi_op.c, mpi_group.c, ...); the others reach
+ * objects (mpi_type_*.c, mpi_op.c, mpi_group.c, ...); the others reach
  * them only through the functions declared here.
  */
 #ifndef GCM_MPI_IMPL_H
@@ -51,7 +51,7 @@ typedef enum {
 } gcm_mpi_comm_kind_t;
 
 struct gcm_mpi_attr_list;   /* mpi_attr.c */
-struct gcm_mpi_topo;        /* mpi_topo.c */
+struct gcm_mpi_topo;        /* mpi_topo_*.c */
 struct gcm_mpi_coll_vfy;    /* mpi_coll_check.c */
 
 struct gcm_mpi_comm {
@@ -90,12 +90,13 @@ struct gcm_mpi_comm {
      * number picks the internal tag of that call's messages. */
     atomic_uint     coll_seq;
     /* Verification mode: the check a nonblocking collective call started
-     * (mpi_coll_check.c), until the request that call makes takes it. */
+     * (mpi_coll_check.c), until the schedule that call makes takes it
+     * (mpi_coll_run.c). */
     struct gcm_mpi_coll_vfy *coll_gate;
     /* MPI_Comm_create_group calls made on this communicator, per
      * (group, tag): see mpi_comm.c. */
     void           *cg_counts;
-    /* What the collectives cache (mpi_coll.c): the node structure
+    /* What the collectives cache (mpi_coll_*.c): the node structure
      * (coll/), made by the first collective that can use it, and the
      * schedules of the last blocking calls, run again by calls with the
      * same arguments. One pointer: MPI_COMM_WORLD's size is part of the
@@ -149,6 +150,11 @@ int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
                         int myrank, const char *call, MPI_Comm *newcomm)
     GCM_INTERNAL;
 
+/* A duplicate of comm (collective as MPI_Comm_dup) with its structure
+ * and error handler only: no attributes, no topology, no name. */
+int gcm_mpi_comm_dup_bare(MPI_Comm comm, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
 /*
  * MPI_Comm_dup of an LCO communicator in which a process has several LCOs
  * (comm->size < comm->psize, as for MPIX_Comm_create_threads): a pattern
@@ -160,6 +166,27 @@ int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
                              MPI_Comm *newcomm) GCM_INTERNAL;
 
 
+/* (color, key, old rank) of one member in MPI_Comm_split, and their
+ * order in the new communicator (qsort): by key, then old rank. */
+typedef struct gcm_mpi_split_entry {
+    int64_t color;
+    int     key;
+    int     rank;
+} gcm_mpi_split_entry_t;
+int gcm_mpi_split_cmp(const void *a, const void *b) GCM_INTERNAL;
+
+/* MPI_Comm_split and MPI_Comm_create on the intercommunicator comm
+ * (mpi_inter.c), arguments checked: a new intercommunicator between the
+ * members of each color (split), or between the parts of its two groups
+ * that each group passes (create: nl world indices lprocs of the local
+ * group, this process lrank or MPI_UNDEFINED). MPI_COMM_NULL where a
+ * side is empty. Collective over both groups. */
+int gcm_mpi_inter_split(MPI_Comm comm, int color, int key, const char *call,
+                        MPI_Comm *newcomm) GCM_INTERNAL;
+int gcm_mpi_inter_create(MPI_Comm comm, int nl, const int lprocs[],
+                         int lrank, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
  * protocols that need a fixed tag take theirs in this range (below it,
  * from GCM_COLL_TAG_GENERAL, are the generalized collective's). */
@@ -167,12 +194,22 @@ int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
 _Static_assert(GCM_COLL_TAG_GENERAL + GCM_COLL_TAG_UB < GCM_MPI_TAG_FIXED,
                "the generalized collective's tags overlap the fixed ones");
 
+/* Persistent collectives (MPI_Bcast_init and the others) keep one tag
+ * for their lifetime, which may be long: they take theirs from this
+ * range, numbered apart, so that the cycle of gcm_mpi_coll_tag below it
+ * never meets them (MPI_Bcast_init and its kin are numbered by their own
+ * counter, in the same order everywhere: mpi_coll_run.c). */
+#define GCM_MPI_TAG_PERSISTENT 0x60000000
+_Static_assert(GCM_MPI_TAG_PERSISTENT > GCM_TAG_UB + 0x10000000 &&
+               GCM_MPI_TAG_PERSISTENT < GCM_COLL_TAG_GENERAL,
+               "the persistent collectives' tags are out of place");
+
 /* Next internal tag for one collective call on comm (all members get the
  * same one for the same call). Tags above GCM_TAG_UB never match user
  * receives, not even MPI_ANY_TAG ones. */
 int gcm_mpi_coll_tag(MPI_Comm comm) GCM_INTERNAL;
 
-/* Frees what comm's collectives cached (mpi_coll.c). */
+/* Frees what comm's collectives cached (mpi_coll_run.c). */
 void gcm_mpi_coll_cache_free(MPI_Comm comm) GCM_INTERNAL;
 
 /* Raw byte transfers on comm's LCO by point-to-point rank (prank space;
@@ -204,10 +241,17 @@ int gcm_mpi_errclass(gcm_status_t status) GCM_INTERNAL;
 int gcm_mpi_errh_invoke(MPI_Comm comm, int code) GCM_INTERNAL;
 void gcm_mpi_errh_retain(MPI_Errhandler errh) GCM_INTERNAL;
 void gcm_mpi_errh_release(MPI_Errhandler errh) GCM_INTERNAL;
+/* The value of MPI_LASTUSEDCODE: the largest error code in use, which
+ * grows as the program adds classes and codes (MPI_Add_error_class). */
+const int *gcm_mpi_err_lastused(void) GCM_INTERNAL;
 
 /* Ends the whole job with code, after printing msg (may be NULL). */
 void gcm_mpi_abort_job(int code, const char *msg)
     __attribute__((noreturn)) GCM_INTERNAL;
+
+/* MPI_Finalize: releases the windows the program left, freed windows and
+ * MPI_Alloc_mem memory (mpi_win.c). */
+void gcm_mpi_win_finalize(void) GCM_INTERNAL;
 
 /* Is the MPI layer between MPI_Init and MPI_Finalize? If not, raises
  * MPI_ERR_OTHER from call (fatal: nothing else can run) and returns the
@@ -238,6 +282,14 @@ typedef enum {
     GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
     GCM_MPI_COLL_SCAN,
     GCM_MPI_COLL_EXSCAN,
+    /* The neighbour collectives (mpi_topo_nbr.c): transfers along the
+     * edges of the communicator's topology. */
+    GCM_MPI_COLL_NEIGHBOR_ALLGATHER,
+    GCM_MPI_COLL_NEIGHBOR_ALLGATHERV,
+    GCM_MPI_COLL_NEIGHBOR_ALLTOALL,
+    GCM_MPI_COLL_NEIGHBOR_ALLTOALLV,
+    GCM_MPI_COLL_NEIGHBOR_ALLTOALLW,
+    GCM_MPI_COLL_PERMUTE,    /* MPIX_Permute (mpi_redist.c) */
     GCM_MPI_COLL_LAST
 } gcm_mpi_coll_kind_t;
 
@@ -253,6 +305,7 @@ typedef enum {
 typedef struct gcm_mpi_coll_desc {
     gcm_mpi_coll_kind_t kind;
     int                 nonblocking;  /* the MPI_I... form */
+    int                 persistent;   /* the MPI_..._init form */
     int                 root;         /* rooted calls */
     MPI_Op              op;           /* reductions */
     const void         *sbuf;         /* MPI_IN_PLACE matters */
@@ -265,6 +318,19 @@ typedef struct gcm_mpi_coll_desc {
     const int          *rcounts;
     MPI_Datatype        rtype;
     const MPI_Datatype *rtypes;
+    /* Neighbour collectives: this member's edges, block k going to
+     * nout[k] and coming from nin[k] (MPI_PROC_NULL: none); the counts
+     * and types above are then per edge. ncart: a Cartesian topology
+     * (its blocks go by direction). */
+    int                 indeg;
+    int                 outdeg;
+    const int          *nin;
+    const int          *nout;
+    int                 ncart;
+    /* MPIX_Permute: where this member sends (s side) and whence it
+     * receives (r side), MPI_PROC_NULL for none. */
+    int                 torank;
+    int                 fromrank;
 } gcm_mpi_coll_desc_t;
 
 /* Is verification mode on? (A load and a branch: the entries ask first.) */
@@ -277,9 +343,10 @@ static inline int gcm_mpi_coll_checking(void)
  * Checks the call desc describes against the other members' (collective
  * over comm; intercommunicators are not checked). Blocking calls: returns
  * MPI_SUCCESS, or raises the mismatch on comm under the name call (every
- * member the same error). Nonblocking calls: starts the check and leaves
- * it on comm for the request the call makes next (gcm_mpi_req_generic),
- * which runs the collective only once the check has passed.
+ * member the same error; persistent calls are checked so, at their
+ * _init). Nonblocking calls: starts the check and leaves it on comm for
+ * the schedule the call makes next (gcm_mpi_coll_start), which runs only
+ * once the check has passed.
  */
 int gcm_mpi_coll_verify(MPI_Comm comm, const char *call,
                         const gcm_mpi_coll_desc_t *desc) GCM_INTERNAL;
@@ -292,7 +359,7 @@ int gcm_mpi_coll_verify(MPI_Comm comm, const char *call,
                          &(const gcm_mpi_coll_desc_t){ __VA_ARGS__ }) : \
      MPI_SUCCESS)
 
-/* A started check (gate of a request): advances it without blocking;
+/* A started check (gate of a schedule): advances it without blocking;
  * returns 0 while it runs, else 1 with *errclass_p MPI_SUCCESS or the
  * class of the mismatch, and *text_p (when failed) a malloc'd text
  * naming the call and the mismatch, or NULL without memory. */
@@ -307,7 +374,8 @@ typedef enum {
     GCM_MPI_REQ_SEND    = 1,  /* native send (all modes) */
     GCM_MPI_REQ_RECV    = 2,  /* native receive */
     GCM_MPI_REQ_DONE    = 3,  /* complete at start (MPI_PROC_NULL) */
-    GCM_MPI_REQ_GENERIC = 4   /* a schedule advanced by poll() */
+    GCM_MPI_REQ_GENERIC = 4,  /* a schedule advanced by poll() */
+    GCM_MPI_REQ_GREQ    = 5   /* generalized request (mpi_grequest.c) */
 } gcm_mpi_req_kind_t;
 
 /* Advances a generic request without blocking; returns 1 once it is
@@ -340,10 +408,10 @@ struct gcm_mpi_request {
     gcm_mpi_req_poll_func_t poll;
     void           (*cleanup)(void *state);
     void            *state;
-    /* Verification mode: poll runs only once this check of the call has
-     * passed (none: NULL); if it fails, the request completes with its
-     * error and errtext says why. */
-    struct gcm_mpi_coll_vfy *gate;
+    /* Persistent generic requests (collectives): MPI_Start runs it. */
+    int            (*start)(MPI_Request req);
+    /* Why it failed, when the request knows (malloc'd; NULL: the native
+     * layer's last error says). */
     char            *errtext;
 };
 
@@ -367,9 +435,29 @@ int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
 int gcm_mpi_req_check_now(MPI_Request req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
 void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
-/* For a complete request: copies its status out, frees it (or makes a
- * persistent one inactive) and sets *req_p; returns its MPI_ERROR. */
+/* For a complete request: copies its status out (but for MPI_ERROR, as
+ * gcm_mpi_status_set), frees it (or makes a persistent one inactive) and
+ * sets *req_p; returns its MPI_ERROR. */
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
+
+/* Frees a request object: its check, text, state (cleanup), temporary
+ * and the reference on its communicator. */
+void gcm_mpi_req_release(MPI_Request req) GCM_INTERNAL;
+
+/* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
+ * has MPI_Grequest_complete been called? (any thread may call it) */
+int gcm_mpi_greq_done(MPI_Request req) GCM_INTERNAL;
+/* A completion call finishes req: its query_fn fills req->status, then
+ * its free_fn runs; returns the first error code of the two (also left
+ * in req->status.MPI_ERROR, the reason in req->errtext). */
+int gcm_mpi_greq_finish(MPI_Request req) GCM_INTERNAL;
+/* MPI_Request_get_status of a complete one: query_fn into *status. */
+int gcm_mpi_greq_query(MPI_Request req, MPI_Status *status) GCM_INTERNAL;
+/* MPI_Cancel: cancel_fn, told whether it is complete; its error code. */
+int gcm_mpi_greq_cancel(MPI_Request req) GCM_INTERNAL;
+/* MPI_Request_free: frees it now (free_fn) if complete, else when
+ * MPI_Grequest_complete is called; free_fn's error code or 0. */
+int gcm_mpi_greq_request_free(MPI_Request req) GCM_INTERNAL;
 
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;
@@ -378,14 +466,61 @@ void gcm_mpi_bsend_drain(void) GCM_INTERNAL;
 
 /* Fills status for an empty or MPI_PROC_NULL completion. */
 void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;
+/* What a single-completion call (MPI_Recv, MPI_Wait, MPI_Test, the
+ * probes, ...) hands out in status (may be MPI_STATUS_IGNORE): src, but
+ * MPI_ERROR stays as the caller had it (MPI-3.1 3.2.5: only the calls
+ * that can return MPI_ERR_IN_STATUS set it). */
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+    GCM_INTERNAL;
 
-/* ---- attributes (mpi_attr.c) and topologies (mpi_topo.c) -------------
+/* ---- attributes (mpi_attr.c) and topologies (mpi_topo_*.c) -----------
  * Hooks the communicator family calls. */
 
 /* MPI_Comm_dup: copies attributes by their copy callbacks. */
 int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
 /* MPI_Comm_free: runs the delete callbacks, frees the list. */
 int gcm_mpi_attr_delete_all(MPI_Comm comm) GCM_INTERNAL;
+
+/* Attributes on any kind of object: a host is the object's kind, its
+ * handle (what callbacks and error handlers get) and its list. Keyvals
+ * belong to one kind. Errors are raised on the object (a datatype's on
+ * MPI_COMM_WORLD). Predefined keys are the caller's to answer. */
+typedef enum {
+    GCM_MPI_ATTR_COMM = 1,
+    GCM_MPI_ATTR_WIN  = 2,
+    GCM_MPI_ATTR_TYPE = 3
+} gcm_mpi_attr_kind_t;
+
+typedef struct gcm_mpi_attr_host {
+    gcm_mpi_attr_kind_t        kind;
+    void                      *handle;
+    struct gcm_mpi_attr_list **attrs;
+} gcm_mpi_attr_host_t;
+
+/* copy_fn and delete_fn are of the kind's callback types (cast to a
+ * generic function pointer); NULL for none. */
+int gcm_mpi_attr_keyval_create(gcm_mpi_attr_kind_t kind,
+                               void (*copy_fn)(void),
+                               void (*delete_fn)(void), int *keyval,
+                               void *extra_state, const char *call)
+    GCM_INTERNAL;
+int gcm_mpi_attr_keyval_free(gcm_mpi_attr_kind_t kind, int *keyval,
+                             const char *call) GCM_INTERNAL;
+int gcm_mpi_attr_set(const gcm_mpi_attr_host_t *h, int keyval, void *value,
+                     const char *call) GCM_INTERNAL;
+int gcm_mpi_attr_get(const gcm_mpi_attr_host_t *h, int keyval,
+                     void *attribute_val, int *flag, const char *call)
+    GCM_INTERNAL;
+int gcm_mpi_attr_delete(const gcm_mpi_attr_host_t *h, int keyval,
+                        const char *call) GCM_INTERNAL;
+/* Copies every attribute of old to new by the copy callbacks; on an
+ * error new keeps none (their delete callbacks ran). */
+int gcm_mpi_attr_copy_all(const gcm_mpi_attr_host_t *old,
+                          const gcm_mpi_attr_host_t *new) GCM_INTERNAL;
+/* Deletes every attribute, newest first; stops at the first callback
+ * that fails and returns its code (that attribute and older ones
+ * stay). */
+int gcm_mpi_attr_delete_every(const gcm_mpi_attr_host_t *h) GCM_INTERNAL;
 /* MPI_Comm_dup: copies the topology. */
 int gcm_mpi_topo_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
 void gcm_mpi_topo_free(MPI_Comm comm) GCM_INTERNAL;
@@ -404,12 +539,16 @@ void gcm_mpi_info_env_init(int argc, char **argv) GCM_INTERNAL;
 int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
                   const char *fmt, ...)
     __attribute__((format(printf, 4, 5))) GCM_INTERNAL;
+/* gcm_mpi_raise on a window (mpi_win.c): its error handler runs. */
+int gcm_mpi_win_raise(MPI_Win win, int errclass, const char *call,
+                      const char *fmt, ...)
+    __attribute__((format(printf, 4, 5))) GCM_INTERNAL;
 /* Raises a failed native call's status: its class, and the reason "what:
  * <the native layer's last error>". */
 int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
                          const char *call, const char *what) GCM_INTERNAL;
 
-/* ---- datatypes (mpi_datatype.c) ------------------------------------------ */
+/* ---- datatypes (mpi_type_*.c) -------------------------------------------- */
 
 /* The element kinds reduction operations work on. */
 typedef enum {
@@ -477,6 +616,13 @@ void gcm_mpi_type_pack(MPI_Datatype datatype, int count, const void *buf,
                        void *out) GCM_INTERNAL;
 void gcm_mpi_type_unpack(MPI_Datatype datatype, int count, const void *in,
                          size_t nbytes, void *buf) GCM_INTERNAL;
+/* Calls fn(ctx, disp, len) for each contiguous run of bytes of count
+ * elements of datatype at a buffer (disp from the buffer's address), in
+ * type order, adjacent runs merged: where one-sided operations read or
+ * write. Stops at fn's first nonzero return and returns it; else 0. */
+int gcm_mpi_type_runs(MPI_Datatype datatype, int count,
+                      int (*fn)(void *ctx, MPI_Aint disp, MPI_Aint len),
+                      void *ctx) GCM_INTERNAL;
 
 /* ---- reduction operations (mpi_op.c) */
 
@@ -493,6 +639,14 @@ const char *gcm_mpi_op_id_name(int id) GCM_INTERNAL;
  * buffers laid out as datatype describes). */
 void gcm_mpi_op_apply(MPI_Op op, const void *in, void *inout, int count,
                       MPI_Datatype datatype) GCM_INTERNAL;
+/* For one-sided accumulates, whose op and element kind travel as
+ * numbers: the predefined op of an id (MPI_OP_NULL if none), the
+ * predefined type of a basic kind and its size (MPI_DATATYPE_NULL if
+ * none), and whether op id is defined on kind (never raises). */
+MPI_Op gcm_mpi_op_of_id(int id) GCM_INTERNAL;
+MPI_Datatype gcm_mpi_basic_handle(gcm_mpi_basic_t kind, size_t *size_p)
+    GCM_INTERNAL;
+int gcm_mpi_op_allows(int id, gcm_mpi_basic_t kind) GCM_INTERNAL;
 
 /* ---- groups (mpi_group.c) */
 

@@ -39,9 +39,29 @@ void gcm_mpi_status_empty(MPI_Status *status)
     }
 }
 
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+{
+    int err;
+
+    if (status != MPI_STATUS_IGNORE) {
+        err = status->MPI_ERROR;
+        *status = *src;
+        status->MPI_ERROR = err;
+    }
+}
+
+/* The empty status of a single-completion call (MPI_ERROR left alone). */
+static void gcm_mpi_status_empty_single(MPI_Status *status)
+{
+    MPI_Status empty;
+
+    gcm_mpi_status_empty(&empty);
+    gcm_mpi_status_set(status, &empty);
+}
+
 /*
  * Request objects are recycled through a small per-thread cache, as the
- * native requests are (slots/slot_path.c): a window of nonblocking calls
+ * native requests are (slots/slot_request.c): a window of nonblocking calls
  * then touches no shared allocator state, and threads do not meet in the
  * allocator's bins. A thread's cache is freed when the thread exits, the
  * finalizing thread's at MPI_Finalize. A cached object has its magic
@@ -142,13 +162,6 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     req->state   = state;
     gcm_mpi_status_empty(&req->status);
     req->complete = (poll == NULL);
-    if (poll != NULL) {
-        /* The check of the nonblocking collective this request is for
-         * (verification mode): collectives on one communicator are not
-         * called concurrently, so it is this call's. */
-        req->gate = comm->coll_gate;
-        comm->coll_gate = NULL;
-    }
     *req_p = req;
     return MPI_SUCCESS;
 }
@@ -220,37 +233,6 @@ static gcm_lco_h gcm_mpi_req_lco(MPI_Request req)
     return (req->comm != NULL) ? req->comm->lco : NULL;
 }
 
-/*
- * A nonblocking collective in verification mode: its schedule may start
- * only once the check of the call has passed at every member. Returns 1
- * once it has; a failed check completes the request with the mismatch
- * (its schedule never starts, and is freed with it).
- */
-static int gcm_mpi_req_gate(MPI_Request req, int progress)
-{
-    int errclass = MPI_SUCCESS;
-    char *text = NULL;
-
-    if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
-        if (!progress) {
-            return 0;
-        }
-        gcm_lco_progress(gcm_mpi_req_lco(req));
-        if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
-            return 0;
-        }
-    }
-    gcm_mpi_coll_gate_free(req->gate);
-    req->gate = NULL;
-    if (errclass != MPI_SUCCESS) {
-        req->status.MPI_ERROR = errclass;
-        req->errtext = text;
-        req->complete = 1;
-        return 0;
-    }
-    return 1;
-}
-
 /* Completes req if it can without blocking; progress: also advance its
  * endpoint once first. */
 static int gcm_mpi_req_check(MPI_Request req, int progress)
@@ -274,10 +256,12 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
         }
         gcm_mpi_req_complete_native(req);
         break;
+    case GCM_MPI_REQ_GREQ:
+        /* Completed by the program (MPI_Grequest_complete), from any
+         * thread: nothing of the library's moves it. */
+        req->complete = gcm_mpi_greq_done(req);
+        break;
     case GCM_MPI_REQ_GENERIC:
-        if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
-            break;
-        }
         if (req->poll(req)) {
             req->complete = 1;
         } else if (progress) {
@@ -316,11 +300,8 @@ void gcm_mpi_req_wait(MPI_Request req)
     }
 }
 
-static void gcm_mpi_req_release(MPI_Request req)
+void gcm_mpi_req_release(MPI_Request req)
 {
-    if (req->gate != NULL) {
-        gcm_mpi_coll_gate_free(req->gate);
-    }
     free(req->errtext);
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
@@ -383,16 +364,15 @@ static const char *gcm_mpi_req_reason(void)
 int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
 {
     MPI_Request req = *req_p;
-    int err = req->status.MPI_ERROR;
+    int err = (req->kind == GCM_MPI_REQ_GREQ) ? gcm_mpi_greq_finish(req) :
+              req->status.MPI_ERROR;
 
     if (err != MPI_SUCCESS) {
         snprintf(gcm_mpi_req_why, sizeof(gcm_mpi_req_why), "%s",
                  (req->errtext != NULL) ? req->errtext : "");
     }
 
-    if (status != MPI_STATUS_IGNORE) {
-        *status = req->status;
-    }
+    gcm_mpi_status_set(status, &req->status);
     if (req->persistent) {
         req->active   = 0;
         req->complete = 0;
@@ -403,6 +383,19 @@ int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
         *req_p = MPI_REQUEST_NULL;
     }
     return err;
+}
+
+/* gcm_mpi_req_finish for the calls with an array of statuses, which set
+ * MPI_ERROR in each (they may return MPI_ERR_IN_STATUS). Nonzero if the
+ * request failed. */
+static int gcm_mpi_req_finish_multi(MPI_Request *req_p, MPI_Status *status)
+{
+    int err = gcm_mpi_req_finish(req_p, status);
+
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_ERROR = err;
+    }
+    return err != MPI_SUCCESS;
 }
 
 /* A request that waits and tests treat as done at once with an empty
@@ -465,7 +458,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         return err;
     }
     if (gcm_mpi_req_is_null(*request)) {
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     comm = (*request)->comm;
@@ -492,7 +485,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     gcm_mpi_orphans_reap(0);
     if (gcm_mpi_req_is_null(*request)) {
         *flag = 1;
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(*request);
@@ -519,12 +512,19 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     }
     if (gcm_mpi_req_is_null(request)) {
         *flag = 1;
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(request);
-    if (*flag && (status != MPI_STATUS_IGNORE)) {
-        *status = request->status;
+    if (*flag && (request->kind == GCM_MPI_REQ_GREQ)) {
+        /* Its status is what its query_fn says, each time asked. */
+        err = gcm_mpi_greq_query(request, status);
+        return (err == MPI_SUCCESS) ? err :
+               gcm_mpi_raise(NULL, err, call, "the generalized request's "
+                             "query_fn returned error code %d", err);
+    }
+    if (*flag) {
+        gcm_mpi_status_set(status, &request->status);
     }
     return MPI_SUCCESS;
 }
@@ -549,7 +549,7 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
         if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
             errcomm = reqs[i]->comm;
         }
-        any_error |= (gcm_mpi_req_finish(&reqs[i], st) != MPI_SUCCESS);
+        any_error |= gcm_mpi_req_finish_multi(&reqs[i], st);
     }
     if (!any_error) {
         return MPI_SUCCESS;
@@ -748,7 +748,7 @@ static int gcm_mpi_any(int count, MPI_Request reqs[], int *index, int *flag,
         if (flag != NULL) {
             *flag = 1;
         }
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     if (i < 0) {
@@ -811,7 +811,7 @@ static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
             if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
                 errcomm = reqs[i]->comm;
             }
-            any_error |= (gcm_mpi_req_finish(&reqs[i], st) != MPI_SUCCESS);
+            any_error |= gcm_mpi_req_finish_multi(&reqs[i], st);
             indices[n++] = i;
         }
     }
@@ -858,6 +858,17 @@ int PMPI_Cancel(MPI_Request *request)
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the persistent request is not active");
     }
+    if (req->kind == GCM_MPI_REQ_GENERIC && req->persistent) {
+        return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
+                             "a persistent collective cannot be cancelled "
+                             "(MPI-4.0 6.13)");
+    }
+    if (req->kind == GCM_MPI_REQ_GREQ) {
+        rc = gcm_mpi_greq_cancel(req);
+        return (rc == MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(NULL, rc, call, "the generalized request's "
+                             "cancel_fn returned error code %d", rc);
+    }
     /* Receives not yet matched are cancelled; anything else (a send, a
      * matched receive, a collective) completes normally, which the
      * standard allows: MPI_Test_cancelled then says false. */
@@ -885,7 +896,20 @@ int PMPI_Request_free(MPI_Request *request)
                              "not a valid request");
     }
     req = *request;
+    if (req->kind == GCM_MPI_REQ_GENERIC && req->persistent &&
+        req->active) {
+        /* Its schedule runs on buffers the program is about to reuse. */
+        return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
+                             "an active persistent collective cannot be "
+                             "freed: complete it first (MPI-4.0 6.13)");
+    }
     *request = MPI_REQUEST_NULL;
+    if (req->kind == GCM_MPI_REQ_GREQ) {
+        rc = gcm_mpi_greq_request_free(req);
+        return (rc == MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(NULL, rc, call, "the generalized request's "
+                             "free_fn returned error code %d", rc);
+    }
     if ((req->persistent && !req->active) || gcm_mpi_req_check(req, 0)) {
         gcm_mpi_req_release(req);
         return MPI_SUCCESS;

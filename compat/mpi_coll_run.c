@@ -1,0 +1,623 @@
+/*
+ * compat/mpi_coll_run.c: running a collective's schedule: blocking
+ * calls, the schedules kept between blocking calls, nonblocking requests
+ * and persistent ones.
+ */
+#include "config.h"
+
+#include "compat/mpi_coll_impl.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- running ------------------------------------------------------------- */
+
+/* What a blocking collective returns once its schedule ran: err, the
+ * first failed transfer's status, raised on comm. */
+static int coll_result(MPI_Comm comm, const char *call, gcm_status_t err)
+{
+    if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
+                             "a transfer of the collective failed: %s",
+                             gcm_status_string(err));
+    }
+    return MPI_SUCCESS;
+}
+
+/* Runs a built schedule to its end and frees it; raises what went
+ * wrong. */
+int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
+{
+    gcm_status_t err;
+
+    if (s->nomem != 0) {
+        gcm_coll_sched_free(s);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "cannot allocate the collective's schedule");
+    }
+    (void)gcm_coll_sched_advance(s, 1);
+    err = s->err;
+    gcm_coll_sched_free(s);
+    return coll_result(comm, call, err);
+}
+
+/* ---- schedules kept between calls -----------------------------------------
+ *
+ * Programs call the same collective with the same arguments over and
+ * over (a solver's residual allreduce, a time step's barrier). Building
+ * the schedule of a small call was about a third of the instructions of
+ * a 2-process 8-byte allreduce, so an intracommunicator keeps, per
+ * collective, the schedule of its last blocking call, and a call with
+ * the same arguments runs it again under its own tag. Only what the same
+ * handles always mean is kept: predefined datatypes and operators (a
+ * freed user type's handle may come back as another type), and schedules
+ * whose transfers all go on the communicator's LCO under the one tag of
+ * the call (the hierarchical forms also use derived LCOs). Buffers are
+ * read when the steps run, never when they are built, so new data in the
+ * same buffers is what the next call sends. The nonblocking forms keep
+ * theirs the same way (gcm_mpi_coll_nb_get): the finished schedule goes
+ * back to its communicator when its request is freed, for the next call
+ * with the same arguments; a call that finds it taken (two in flight)
+ * builds its own.
+ */
+
+typedef struct gcm_mpi_coll_nb coll_nb_t;
+static void coll_nb_free(coll_nb_t *nb);
+
+static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
+{
+    return a->sbuf == b->sbuf && a->rbuf == b->rbuf &&
+           a->count == b->count && a->type == b->type && a->op == b->op &&
+           a->root == b->root && a->h == b->h;
+}
+
+/* The schedule for a blocking call of collective which with arguments
+ * key: kept (*hit_p set: built already, under this call's tag), or
+ * empty, to build in (kept when the call can be, else s_stack). */
+coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
+                                    const coll_key_t *key,
+                                    coll_sched_t *s_stack, int *hit_p)
+{
+    struct gcm_mpi_coll_cache *c;
+    coll_kept_t *k;
+    int i, tag;
+
+    *hit_p = 0;
+    if (gcm_mpi_coll_is_inter(comm) ||
+        (key->type != MPI_DATATYPE_NULL &&
+         !gcm_mpi_type_is_predefined(key->type)) ||
+        (key->op != MPI_OP_NULL && gcm_mpi_op_id(key->op) < 0)) {
+        gcm_mpi_coll_sched_init(s_stack);
+        return s_stack;
+    }
+    c = gcm_mpi_coll_cache_of(comm);
+    if (c == NULL) {
+        gcm_mpi_coll_sched_init(s_stack);
+        return s_stack;
+    }
+    k = c->kept[which];
+    if (k == NULL) {
+        k = malloc(sizeof(*k));
+        if (k == NULL) {
+            gcm_mpi_coll_sched_init(s_stack);
+            return s_stack;
+        }
+        k->valid = 0;
+        gcm_mpi_coll_sched_init(&k->s);
+        c->kept[which] = k;
+    }
+    if (k->valid && coll_key_eq(&k->key, key)) {
+        /* The tag a build would have taken. */
+        tag = gcm_mpi_coll_tag(comm);
+        for (i = 0; i < k->s.nsteps; i++) {
+            gcm_coll_step_t *st = &k->s.steps[i];
+
+            if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
+                st->tag = tag;
+            }
+        }
+        k->s.next = 0;
+        k->s.pending = 0;
+        k->s.err = GCM_OK;
+        *hit_p = 1;
+        return &k->s;
+    }
+    /* Another call: its schedule replaces the one kept. */
+    gcm_coll_sched_free(&k->s);
+    k->valid = 0;
+    k->key = *key;
+    return &k->s;
+}
+
+/* May s, just built by one call that took seq0 as its number, run again
+ * for a later call (with that call's tag)? */
+static int coll_keepable(MPI_Comm comm, const coll_sched_t *s,
+                         unsigned seq0)
+{
+    int i, tag = -1;
+
+    if (s->nomem != 0 ||
+        atomic_load_explicit(&comm->coll_seq, memory_order_relaxed) !=
+        seq0 + 1) {
+        return 0;
+    }
+    for (i = 0; i < s->nsteps; i++) {
+        const gcm_coll_step_t *st = &s->steps[i];
+
+        if (st->kind != GCM_COLL_SEND && st->kind != GCM_COLL_RECV) {
+            continue;
+        }
+        if (st->lco != comm->lco || (tag >= 0 && st->tag != tag)) {
+            return 0;
+        }
+        tag = st->tag;
+    }
+    return 1;
+}
+
+void gcm_mpi_coll_cache_free(MPI_Comm comm)
+{
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    int i;
+
+    if (c == NULL) {
+        return;
+    }
+    gcm_coll_hier_free(c->hier);
+    for (i = 0; i < COLL_KEPT_N; i++) {
+        coll_nb_t *nb = atomic_exchange(&c->nbkept[i], NULL);
+
+        if (c->kept[i] != NULL) {
+            gcm_coll_sched_free(&c->kept[i]->s);
+            free(c->kept[i]);
+        }
+        if (nb != NULL) {
+            coll_nb_free(nb);
+        }
+    }
+    free(c);
+    comm->coll_cache = NULL;
+}
+
+/* Runs the schedule of a blocking call (from gcm_mpi_coll_kept_get;
+ * built unless hit), keeps it if it can be run again, and raises what
+ * went wrong. */
+int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
+                             int hit, unsigned seq0, const char *call)
+{
+    coll_kept_t *k;
+    gcm_status_t err;
+
+    if (comm->coll_cache == NULL ||
+        (k = comm->coll_cache->kept[which]) == NULL || s != &k->s) {
+        return gcm_mpi_coll_finish(s, comm, call);
+    }
+    if (!hit && !coll_keepable(comm, s, seq0)) {
+        k->valid = 0;
+        return gcm_mpi_coll_finish(s, comm, call);
+    }
+    (void)gcm_coll_sched_advance(s, 1);
+    err = s->err;
+    /* After a failure the next call builds anew. */
+    k->valid = (err == GCM_OK);
+    if (!k->valid) {
+        gcm_coll_sched_free(s);
+    }
+    return coll_result(comm, call, err);
+}
+
+/* The arguments of a call, as kept schedules are looked up by. */
+coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
+                            int count, MPI_Datatype type, MPI_Op op,
+                            int root)
+{
+    coll_key_t key;
+
+    key.sbuf = sbuf;
+    key.rbuf = rbuf;
+    key.count = count;
+    key.type = type;
+    key.op = op;
+    key.root = root;
+    key.h = gcm_mpi_coll_is_inter(comm) ? NULL : gcm_mpi_coll_hier_of(comm);
+    return key;
+}
+
+/*
+ * Nonblocking collectives progress whenever any thread waits in the
+ * library, not only when their own request is tested (MPI-3.1 5.12: a
+ * process blocked in a wait on something else must not keep a collective
+ * of its peers from completing). Running schedules are listed here; the
+ * wait hook (gcm_lco_set_wait_hook) advances each one that no other
+ * thread is advancing at the moment: in verification mode its check
+ * first (which must pass at every member before the schedule starts, and
+ * which the other members' waits may need, whatever request this member
+ * waits on), then its schedule. A schedule is listed when it starts and
+ * unlisted before it is freed.
+ */
+struct gcm_mpi_coll_nb {
+    coll_sched_t s;
+    gcm_list_t   elem;
+    atomic_int   busy;     /* a thread advances the check or s */
+    int          listed;
+    /* Kept for the next call with the same arguments (which >= 0, keep
+     * set once its build proved keepable): see gcm_mpi_coll_nb_get. */
+    int          which;
+    int          keep;
+    unsigned     seq0;
+    coll_key_t   key;
+    MPI_Comm     comm;
+    /* Verification mode: the check of the call (NULL: none, or over);
+     * failed: the class of its mismatch (the schedule never runs), and
+     * text why (malloc'd, may be NULL). */
+    struct gcm_mpi_coll_vfy *gate;
+    int          failed;
+    char        *text;
+};
+
+/* Advances nb's check, then its schedule, without blocking (busy held
+ * or nb not shared yet); 1 once it is over: run to its end, or failed
+ * its check. */
+static int coll_nb_advance(coll_nb_t *nb)
+{
+    int errclass = MPI_SUCCESS;
+    char *text = NULL;
+
+    if (nb->gate != NULL) {
+        if (!gcm_mpi_coll_gate_poll(nb->gate, &errclass, &text)) {
+            return 0;
+        }
+        gcm_mpi_coll_gate_free(nb->gate);
+        nb->gate = NULL;
+        if (errclass != MPI_SUCCESS) {
+            nb->failed = errclass;
+            nb->text = text;
+        }
+    }
+    if (nb->failed != 0) {
+        return 1;
+    }
+    return gcm_coll_sched_advance(&nb->s, 0);
+}
+
+static struct {
+    pthread_mutex_t lock;
+    gcm_list_t      active;
+    atomic_int      n;
+} coll_nb_reg = { .lock = PTHREAD_MUTEX_INITIALIZER,
+                  .active = { &coll_nb_reg.active, &coll_nb_reg.active } };
+
+static _Thread_local int coll_nb_in_hook;
+
+static void coll_nb_hook(void)
+{
+    gcm_list_t *e;
+
+    if ((atomic_load_explicit(&coll_nb_reg.n, memory_order_relaxed) == 0) ||
+        coll_nb_in_hook ||
+        (pthread_mutex_trylock(&coll_nb_reg.lock) != 0)) {
+        return;
+    }
+    /* A user reduction may wait in the library: no recursion. */
+    coll_nb_in_hook = 1;
+    for (e = coll_nb_reg.active.next; e != &coll_nb_reg.active; e = e->next) {
+        coll_nb_t *nb = gcm_container_of(e, coll_nb_t, elem);
+
+        if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
+            continue;
+        }
+        (void)coll_nb_advance(nb);
+        atomic_store_explicit(&nb->busy, 0, memory_order_release);
+    }
+    coll_nb_in_hook = 0;
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
+static void coll_nb_list(coll_nb_t *nb)
+{
+    if (nb->listed) {
+        return;
+    }
+    pthread_mutex_lock(&coll_nb_reg.lock);
+    gcm_list_push_back(&coll_nb_reg.active, &nb->elem);
+    nb->listed = 1;
+    if (atomic_fetch_add(&coll_nb_reg.n, 1) == 0) {
+        gcm_lco_set_wait_hook(coll_nb_hook);
+    }
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
+static void coll_nb_unlist(coll_nb_t *nb)
+{
+    if (!nb->listed) {
+        return;
+    }
+    pthread_mutex_lock(&coll_nb_reg.lock);
+    gcm_list_del(&nb->elem);
+    nb->listed = 0;
+    atomic_fetch_sub(&coll_nb_reg.n, 1);
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
+static int coll_req_poll(MPI_Request req)
+{
+    coll_nb_t *nb = req->state;
+    int done;
+
+    if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
+        return 0;
+    }
+    done = coll_nb_advance(nb);
+    atomic_store_explicit(&nb->busy, 0, memory_order_release);
+    if (done == 0) {
+        return 0;
+    }
+    coll_nb_unlist(nb);
+    gcm_mpi_status_empty(&req->status);
+    if (nb->failed != 0) {
+        /* The mismatch the check found, and why: the request's error. */
+        req->status.MPI_ERROR = nb->failed;
+        free(req->errtext);
+        req->errtext = nb->text;
+        nb->text = NULL;
+    } else {
+        req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
+    }
+    return 1;
+}
+
+static void coll_nb_free(coll_nb_t *nb)
+{
+    coll_nb_unlist(nb);
+    if (nb->gate != NULL) {
+        gcm_mpi_coll_gate_free(nb->gate);
+    }
+    free(nb->text);
+    gcm_coll_sched_free(&nb->s);
+    free(nb);
+}
+
+static void coll_req_cleanup(void *state)
+{
+    coll_nb_t *nb = state;
+    coll_nb_t *none = NULL;
+
+    /* A schedule that ran well goes back to its communicator for the
+     * next call with the same arguments, unless one is there already. */
+    if (nb->keep && nb->failed == 0 && nb->gate == NULL &&
+        nb->s.err == GCM_OK && nb->comm->coll_cache != NULL) {
+        coll_nb_unlist(nb);
+        if (atomic_compare_exchange_strong(
+                &nb->comm->coll_cache->nbkept[nb->which], &none, nb)) {
+            return;
+        }
+    }
+    coll_nb_free(nb);
+}
+
+/* A new schedule for a nonblocking call (NULL: raised). */
+coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
+{
+    coll_nb_t *nb = calloc(1, sizeof(*nb));
+
+    if (nb == NULL) {
+        *rc_p = gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                              "cannot allocate a schedule");
+        return NULL;
+    }
+    atomic_init(&nb->busy, 0);
+    nb->which = -1;
+    gcm_mpi_coll_sched_init(&nb->s);
+    return &nb->s;
+}
+
+coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
+                                  const coll_key_t *key, int *hit_p,
+                                  const char *call, int *rc_p)
+{
+    struct gcm_mpi_coll_cache *c;
+    coll_sched_t *s;
+    coll_nb_t *nb;
+    int i, tag;
+
+    *hit_p = 0;
+    /* What the same handles always mean, as for blocking calls. */
+    if (gcm_mpi_coll_is_inter(comm) ||
+        (key->type != MPI_DATATYPE_NULL &&
+         !gcm_mpi_type_is_predefined(key->type)) ||
+        (key->op != MPI_OP_NULL && gcm_mpi_op_id(key->op) < 0) ||
+        (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
+        return gcm_mpi_coll_new(comm, call, rc_p);
+    }
+    nb = atomic_exchange(&c->nbkept[which], NULL);
+    if (nb != NULL && coll_key_eq(&nb->key, key)) {
+        /* The tag a build would have taken. */
+        tag = gcm_mpi_coll_tag(comm);
+        for (i = 0; i < nb->s.nsteps; i++) {
+            gcm_coll_step_t *st = &nb->s.steps[i];
+
+            if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
+                st->tag = tag;
+            }
+        }
+        nb->s.next = 0;
+        nb->s.pending = 0;
+        nb->s.err = GCM_OK;
+        *hit_p = 1;
+        return &nb->s;
+    }
+    if (nb != NULL) {
+        coll_nb_free(nb);   /* another call's: this one replaces it */
+    }
+    s = gcm_mpi_coll_new(comm, call, rc_p);
+    if (s != NULL) {
+        nb = gcm_container_of(s, coll_nb_t, s);
+        nb->which = which;
+        nb->key = *key;
+        nb->comm = comm;
+        nb->seq0 = atomic_load_explicit(&comm->coll_seq,
+                                        memory_order_relaxed);
+    }
+    return s;
+}
+
+/* The generic request of a built schedule (from gcm_mpi_coll_new); on
+ * failure the schedule is freed and the error raised. */
+static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
+                        MPI_Request *req_p)
+{
+    coll_nb_t *nb = gcm_container_of(s, coll_nb_t, s);
+    int rc;
+
+    if (s->nomem != 0) {
+        coll_req_cleanup(nb);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "cannot allocate the collective's schedule");
+    }
+    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
+                             req_p);
+    if (rc != MPI_SUCCESS) {
+        coll_req_cleanup(nb);
+        return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");
+    }
+    return MPI_SUCCESS;
+}
+
+/* Hands a built schedule (from gcm_mpi_coll_new) to a generic request, which
+ * starts it. */
+int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
+                       MPI_Request *request)
+{
+    coll_nb_t *nb = gcm_container_of(s, coll_nb_t, s);
+    int rc;
+
+    /* (A check left on comm by a call that fails here is finished by
+     * the next check on comm: the other members run it.) */
+    if ((rc = coll_request(s, comm, call, request)) != MPI_SUCCESS) {
+        return rc;
+    }
+    /* Kept after its request if it can run again for a later call. */
+    nb->keep = (nb->which >= 0) &&
+               (nb->keep || coll_keepable(comm, s, nb->seq0));
+    /* The check of this call, in verification mode (it is this call's:
+     * collectives on one communicator are not called concurrently). */
+    nb->gate = comm->coll_gate;
+    comm->coll_gate = NULL;
+    /* Start what can start now, so the transfers overlap with whatever
+     * the caller does next; in verification mode only once the check of
+     * the call has passed at every member. Local either way. */
+    (void)coll_nb_advance(nb);
+    coll_nb_list(nb);
+    return MPI_SUCCESS;
+}
+
+/* ---- persistent collectives -------------------------------------------
+ *
+ * MPI_Bcast_init and its kin (MPI-4.0 6.13) build the schedule once, as
+ * the nonblocking form does, and keep it in an inactive persistent
+ * request; each MPI_Start runs it again from its first step, reading the
+ * buffers as it goes (nothing of their contents is kept in the schedule),
+ * and completion makes the request inactive again. MPI_Request_free frees
+ * the schedule.
+ *
+ * MPI orders the _init calls on a communicator like other collectives,
+ * but not the starts: processes may start two persistent collectives in
+ * different orders, and their traffic must not meet. So each one keeps
+ * for its lifetime a tag of its own, from a range of its own
+ * (GCM_MPI_TAG_PERSISTENT), numbered by the communicator's count of
+ * persistent collectives: the same tag in every member. Successive
+ * starts of one request need no other tag: a member starts it again only
+ * once its part of the previous run is complete, and the messages of two
+ * runs between two members arrive in the order they were sent.
+ */
+
+/* Set while a persistent collective is built by this thread: its groups
+ * then take persistent tags (and ptag_nomem says one could not be). */
+static _Thread_local int coll_ptags;
+static _Thread_local int coll_ptag_nomem;
+
+int gcm_mpi_coll_call_tag(MPI_Comm comm)
+{
+    struct gcm_mpi_coll_cache *c;
+    unsigned n = (unsigned)(GCM_COLL_TAG_GENERAL - GCM_MPI_TAG_PERSISTENT);
+
+    if (coll_ptags == 0) {
+        return gcm_mpi_coll_tag(comm);
+    }
+    c = gcm_mpi_coll_cache_of(comm);
+    if (c == NULL) {
+        coll_ptag_nomem = 1;
+        return GCM_MPI_TAG_PERSISTENT;
+    }
+    return GCM_MPI_TAG_PERSISTENT + (int)(c->pseq++ % n);
+}
+
+static int coll_req_start(MPI_Request req)
+{
+    coll_nb_t *nb = req->state;
+
+    nb->s.next = 0;
+    nb->s.pending = 0;
+    nb->s.err = GCM_OK;
+    gcm_mpi_status_empty(&req->status);
+    req->complete = 0;
+    req->active = 1;
+    (void)gcm_coll_sched_advance(&nb->s, 0);
+    coll_nb_list(nb);
+    return MPI_SUCCESS;
+}
+
+static int coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
+                        MPI_Request *request)
+{
+    MPI_Request req;
+    int rc;
+
+    if ((rc = coll_request(s, comm, call, &req)) != MPI_SUCCESS) {
+        return rc;
+    }
+    req->persistent = 1;
+    req->active = 0;
+    req->start = coll_req_start;
+    *request = req;
+    return MPI_SUCCESS;
+}
+
+coll_sched_t *gcm_mpi_coll_sched_for(int mode, MPI_Comm comm,
+                                     const char *call, coll_sched_t *s_stack,
+                                     int *rc_p)
+{
+    coll_sched_t *s;
+
+    if (mode == COLL_BLOCKING) {
+        gcm_mpi_coll_sched_init(s_stack);
+        return s_stack;
+    }
+    s = gcm_mpi_coll_new(comm, call, rc_p);
+    if (s != NULL && mode == COLL_PERSISTENT) {
+        coll_ptags = 1;
+        coll_ptag_nomem = 0;
+    }
+    return s;
+}
+
+int gcm_mpi_coll_launch(int mode, coll_sched_t *s, MPI_Comm comm,
+                        const char *call, MPI_Request *request)
+{
+    switch (mode) {
+    case COLL_BLOCKING:
+        return gcm_mpi_coll_finish(s, comm, call);
+    case COLL_NONBLOCKING:
+        return gcm_mpi_coll_start(s, comm, call, request);
+    default:
+        coll_ptags = 0;
+        if (coll_ptag_nomem != 0) {
+            s->nomem = 1;
+        }
+        return coll_persist(s, comm, call, request);
+    }
+}

@@ -1,0 +1,552 @@
+/*
+ * compat/mpi_topo_nbr.c: the neighbour collectives (MPI-3.1 7.6, 7.7) in
+ * their blocking, nonblocking and persistent forms (MPI-4.0 8.7), as
+ * schedules of coll/ (coll/coll.h): every receive posted before any send,
+ * so that a process that is its own neighbour (a periodic dimension of
+ * size 1, a self-loop) cannot deadlock, then one fence. The schedule is
+ * run at once, or handed to a request like any nonblocking collective's
+ * (compat/mpi_coll_run.c).
+ */
+#include "config.h"
+
+#include "compat/mpi_coll_impl.h"
+#include "compat/mpi_topo_impl.h"
+
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- neighbour collectives ----------------------------------------------- */
+
+/* This process's neighbours in the order neighbour collectives use: it
+ * receives block k from in[k] and sends block k to out[k]. */
+typedef struct nbr_lists {
+    int        indeg;
+    int        outdeg;
+    const int *in;
+    const int *out;
+    int        cart;   /* tags by direction: see nbr_build */
+} nbr_lists_t;
+
+static int get_neighbors(MPI_Comm comm, const char *call, nbr_lists_t *l)
+{
+    struct gcm_mpi_topo *t = NULL;
+    int rc = gcm_mpi_topo_get(comm, 0, call, &t);
+    int first;
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    memset(l, 0, sizeof(*l));
+    switch (t->kind) {
+    case MPI_CART:
+        l->indeg = l->outdeg = 2 * t->ndims;
+        l->in = l->out = t->cart_nbrs;
+        l->cart = 1;
+        break;
+    case MPI_GRAPH:
+        gcm_mpi_topo_graph_adjacency(t, comm->rank, &first, &l->indeg);
+        l->outdeg = l->indeg;
+        l->in = l->out = t->edges + first;
+        break;
+    default:
+        l->indeg  = t->indegree;
+        l->outdeg = t->outdegree;
+        l->in     = t->sources;
+        l->out    = t->destinations;
+        break;
+    }
+    return MPI_SUCCESS;
+}
+
+/* The blocks of one side of a neighbour collective: block k is counts[k]
+ * (or count) elements of types[k] (or type) at buf + displs[k] extents,
+ * or, w form, at buf + bdispls[k] bytes; allgather and alltoall pass
+ * their fixed strides as stride (displs NULL). */
+typedef struct nbr_side {
+    const void         *buf;
+    MPI_Datatype        type;
+    const MPI_Datatype *types;    /* w form */
+    int                 n;
+    const int          *counts;   /* NULL: every block has count */
+    int                 count;
+    const int          *displs;   /* NULL: block k at k * stride elements */
+    const MPI_Aint     *bdispls;  /* w form */
+    int                 stride;
+} nbr_side_t;
+
+static int side_count(const nbr_side_t *s, int k)
+{
+    return (s->counts != NULL) ? s->counts[k] : s->count;
+}
+
+static MPI_Datatype side_type(const nbr_side_t *s, int k)
+{
+    return (s->types != NULL) ? s->types[k] : s->type;
+}
+
+static void *side_block(const nbr_side_t *s, int k)
+{
+    MPI_Aint lb, extent;
+    long long at;
+
+    if (s->bdispls != NULL) {
+        return gcm_coll_off(s->buf, (ptrdiff_t)s->bdispls[k]);
+    }
+    at = (s->displs != NULL) ? s->displs[k] : (long long)k * s->stride;
+    gcm_mpi_type_extent(s->type, &lb, &extent);
+    return gcm_coll_off(s->buf, (ptrdiff_t)(at * extent));
+}
+
+/* Checks a side's types and counts (send or receive). */
+static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
+                      const char *call)
+{
+    int k;
+
+    if (s->types == NULL && gcm_mpi_type_check(s->type) != 0) {
+        return gcm_mpi_raise(comm, MPI_ERR_TYPE, call,
+                             "%stype is not a valid committed datatype",
+                             what);
+    }
+    for (k = 0; s->types != NULL && k < s->n; k++) {
+        if (gcm_mpi_type_check(s->types[k]) != 0) {
+            return gcm_mpi_raise(comm, MPI_ERR_TYPE, call,
+                                 "%stypes[%d] is not a valid committed "
+                                 "datatype", what, k);
+        }
+    }
+    if (s->counts == NULL) {
+        if (s->count < 0) {
+            return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                                 "%scount is negative (%d)", what, s->count);
+        }
+        return MPI_SUCCESS;
+    }
+    if (s->n > 0 && s->displs == NULL && s->bdispls == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
+                             "%s displacements are NULL", what);
+    }
+    for (k = 0; k < s->n; k++) {
+        if (s->counts[k] < 0) {
+            return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                                 "%scounts[%d] is negative (%d)", what, k,
+                                 s->counts[k]);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/*
+ * The schedule of the neighbour collectives: block k of send goes to
+ * out[k], block k of recv comes from in[k]; MPI_PROC_NULL neighbours are
+ * skipped (their receive blocks are left as they are). shared_send: every
+ * out-neighbour gets the same block (allgather), packed once.
+ *
+ * Messages between two processes are matched in the order they are posted
+ * (the LCO's per-slot order), which pairs the k-th of several edges a -> b
+ * at both ends. A Cartesian dimension of size 2 (or 1) with wrap-around has
+ * the same process as source and destination, and there order alone would
+ * pair the wrong blocks: what a process sends towards +1 arrives as its
+ * neighbour's source block, and what it sends towards -1 as its
+ * destination block. So Cartesian messages carry one tag per direction.
+ */
+static void nbr_build(coll_sched_t *s, MPI_Comm comm, const nbr_lists_t *l,
+                      const nbr_side_t *send, int shared_send,
+                      const nbr_side_t *recv)
+{
+    coll_grp_t up = gcm_mpi_coll_grp(comm);    /* sent towards +1 (or all) */
+    coll_grp_t down = gcm_mpi_coll_grp(comm);  /* sent towards -1 */
+    const void *shared = NULL;
+    size_t shared_len = 0;
+    int k, nout = 0;
+
+    for (k = 0; k < l->indeg; k++) {
+        /* Cartesian: block 2d comes from the source, which sent it
+         * towards +1; block 2d + 1 from the destination, towards -1. */
+        if (l->in[k] != MPI_PROC_NULL) {
+            gcm_coll_recv(s, (l->cart && (k % 2) == 1) ? &down : &up,
+                          side_block(recv, k), side_count(recv, k),
+                          CT(side_type(recv, k)), l->in[k]);
+        }
+    }
+    for (k = 0; k < l->outdeg; k++) {
+        nout += (l->out[k] != MPI_PROC_NULL);
+    }
+    if (shared_send && nout > 1) {
+        /* One packed copy of the block, made when the schedule runs
+         * (so a persistent request sends the buffer's new contents). */
+        shared_len = (size_t)send->count *
+                     (size_t)gcm_mpi_type_size(send->type);
+        shared = gcm_coll_alloc(s, shared_len);
+        if (shared == NULL) {
+            return;
+        }
+        gcm_coll_copy(s, send->buf, send->count, CT(send->type), 0,
+                      (void *)shared, 0, NULL, shared_len);
+    }
+    for (k = 0; k < l->outdeg; k++) {
+        /* Cartesian: block 2d goes to the source (towards -1). */
+        const coll_grp_t *g = (l->cart && (k % 2) == 0) ? &down : &up;
+
+        if (l->out[k] == MPI_PROC_NULL) {
+            continue;
+        }
+        if (shared != NULL) {
+            gcm_coll_send_raw(s, g, shared, shared_len, l->out[k]);
+        } else {
+            gcm_coll_send(s, g, side_block(send, shared_send ? 0 : k),
+                          side_count(send, k), CT(side_type(send, k)),
+                          l->out[k]);
+        }
+    }
+    gcm_coll_fence(s);
+}
+
+/* The checks, the verification and the schedule of a neighbour
+ * collective of kind, in mode. */
+static int neighbor_coll(MPI_Comm comm, int kind, int mode, MPI_Info info,
+                         MPI_Request *request, const char *call,
+                         nbr_side_t *send, int shared_send, nbr_side_t *recv)
+{
+    coll_sched_t stack, *s;
+    nbr_lists_t l;
+    int rc = get_neighbors(comm, call, &l);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (send->buf == MPI_IN_PLACE || recv->buf == MPI_IN_PLACE) {
+        return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
+                             "MPI_IN_PLACE is not allowed in neighbour "
+                             "collectives");
+    }
+    send->n = l.outdeg;
+    recv->n = l.indeg;
+    rc = check_side(comm, send, "send", call);
+    if (rc == MPI_SUCCESS) {
+        rc = check_side(comm, recv, "recv", call);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = kind,
+            COLL_VFY_MODE(mode), .sbuf = send->buf, .scount = send->count,
+            .scounts = send->counts, .stype = send->type,
+            .stypes = send->types, .rbuf = recv->buf, .rcount = recv->count,
+            .rcounts = recv->counts, .rtype = recv->type,
+            .rtypes = recv->types, .indeg = l.indeg, .outdeg = l.outdeg,
+            .nin = l.in, .nout = l.out, .ncart = l.cart);
+    }
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+        return rc;
+    }
+    nbr_build(s, comm, &l, send, shared_send, recv);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+}
+
+/* ---- the MPI functions ----------------------------------------------------
+ *
+ * Each in its three forms, the arguments turned into sides first. The
+ * arrays of the v and w forms may be NULL where there are no neighbours
+ * to describe.
+ */
+
+static const int nbr_none[1] = { 0 };
+
+static int nbr_allgather(const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                         MPI_Info info, MPI_Request *request,
+                         const char *call)
+{
+    nbr_side_t send = { sendbuf, sendtype, NULL, 0, NULL, sendcount, NULL,
+                        NULL, 0 };
+    nbr_side_t recv = { recvbuf, recvtype, NULL, 0, NULL, recvcount, NULL,
+                        NULL, recvcount };
+
+    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLGATHER, mode, info,
+                         request, call, &send, 1, &recv);
+}
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm)
+{
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                         "MPI_Neighbor_allgather");
+}
+GCM_MPI_ALIAS(Neighbor_allgather)
+
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, comm, COLL_NONBLOCKING, MPI_INFO_NULL,
+                         request, "MPI_Ineighbor_allgather");
+}
+GCM_MPI_ALIAS(Ineighbor_allgather)
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, comm, COLL_PERSISTENT, info, request,
+                         "MPI_Neighbor_allgather_init");
+}
+GCM_MPI_ALIAS(Neighbor_allgather_init)
+
+static int nbr_allgatherv(const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                          MPI_Info info, MPI_Request *request,
+                          const char *call)
+{
+    nbr_side_t send = { sendbuf, sendtype, NULL, 0, NULL, sendcount, NULL,
+                        NULL, 0 };
+    nbr_side_t recv = { recvbuf, recvtype, NULL, 0, recvcounts, 0, displs,
+                        NULL, 0 };
+    nbr_lists_t l;
+    int rc = get_neighbors(comm, call, &l);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (l.indeg > 0 && recvcounts == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
+    }
+    if (recvcounts == NULL) {
+        recv.counts = nbr_none;
+        recv.displs = nbr_none;
+    }
+    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLGATHERV, mode, info,
+                         request, call, &send, 1, &recv);
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, COLL_BLOCKING,
+                          MPI_INFO_NULL, NULL, "MPI_Neighbor_allgatherv");
+}
+GCM_MPI_ALIAS(Neighbor_allgatherv)
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, COLL_NONBLOCKING,
+                          MPI_INFO_NULL, request, "MPI_Ineighbor_allgatherv");
+}
+GCM_MPI_ALIAS(Ineighbor_allgatherv)
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request)
+{
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, COLL_PERSISTENT, info,
+                          request, "MPI_Neighbor_allgatherv_init");
+}
+GCM_MPI_ALIAS(Neighbor_allgatherv_init)
+
+static int nbr_alltoall(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                        MPI_Info info, MPI_Request *request, const char *call)
+{
+    nbr_side_t send = { sendbuf, sendtype, NULL, 0, NULL, sendcount, NULL,
+                        NULL, sendcount };
+    nbr_side_t recv = { recvbuf, recvtype, NULL, 0, NULL, recvcount, NULL,
+                        NULL, recvcount };
+
+    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLTOALL, mode, info,
+                         request, call, &send, 0, &recv);
+}
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf,
+                           int recvcount, MPI_Datatype recvtype,
+                           MPI_Comm comm)
+{
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                        "MPI_Neighbor_alltoall");
+}
+GCM_MPI_ALIAS(Neighbor_alltoall)
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Request *request)
+{
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, COLL_NONBLOCKING, MPI_INFO_NULL,
+                        request, "MPI_Ineighbor_alltoall");
+}
+GCM_MPI_ALIAS(Ineighbor_alltoall)
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, COLL_PERSISTENT, info, request,
+                        "MPI_Neighbor_alltoall_init");
+}
+GCM_MPI_ALIAS(Neighbor_alltoall_init)
+
+/* The v (types NULL, element displacements) and w (byte displacements)
+ * forms of neighbour alltoall. */
+static int nbr_alltoallvw(int w, const void *sendbuf,
+                          const int sendcounts[], const int sdispls[],
+                          const MPI_Aint sbdispls[],
+                          MPI_Datatype sendtype,
+                          const MPI_Datatype sendtypes[], void *recvbuf,
+                          const int recvcounts[], const int rdispls[],
+                          const MPI_Aint rbdispls[], MPI_Datatype recvtype,
+                          const MPI_Datatype recvtypes[], MPI_Comm comm,
+                          int mode, MPI_Info info, MPI_Request *request,
+                          const char *call)
+{
+    static const MPI_Aint none[1] = { 0 };
+    nbr_side_t send = { sendbuf, sendtype, sendtypes, 0, sendcounts, 0,
+                        sdispls, sbdispls, 0 };
+    nbr_side_t recv = { recvbuf, recvtype, recvtypes, 0, recvcounts, 0,
+                        rdispls, rbdispls, 0 };
+    nbr_lists_t l;
+    int rc = get_neighbors(comm, call, &l);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((l.outdeg > 0 && (sendcounts == NULL || (w && sendtypes == NULL))) ||
+        (l.indeg > 0 && (recvcounts == NULL || (w && recvtypes == NULL)))) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
+                             "sendcounts, recvcounts%s is NULL",
+                             w ? ", sendtypes or recvtypes" : " or another "
+                             "array");
+    }
+    if (l.outdeg == 0) {
+        send.counts = nbr_none;
+        send.displs = nbr_none;
+        send.bdispls = w ? none : NULL;
+        send.types = NULL;
+        send.type = MPI_BYTE;
+    }
+    if (l.indeg == 0) {
+        recv.counts = nbr_none;
+        recv.displs = nbr_none;
+        recv.bdispls = w ? none : NULL;
+        recv.types = NULL;
+        recv.type = MPI_BYTE;
+    }
+    return neighbor_coll(comm, w ? GCM_MPI_COLL_NEIGHBOR_ALLTOALLW :
+                               GCM_MPI_COLL_NEIGHBOR_ALLTOALLV,
+                         mode, info, request, call, &send, 0, &recv);
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                            const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[],
+                            const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm)
+{
+    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
+                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
+                          NULL, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                          "MPI_Neighbor_alltoallv");
+}
+GCM_MPI_ALIAS(Neighbor_alltoallv)
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                             const int sdispls[], MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
+                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
+                          NULL, comm, COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                          "MPI_Ineighbor_alltoallv");
+}
+GCM_MPI_ALIAS(Ineighbor_alltoallv)
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                 const int sdispls[], MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
+                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
+                          NULL, comm, COLL_PERSISTENT, info, request,
+                          "MPI_Neighbor_alltoallv_init");
+}
+GCM_MPI_ALIAS(Neighbor_alltoallv_init)
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                            const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf,
+                            const int recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
+                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
+                          MPI_BYTE, recvtypes, comm, COLL_BLOCKING,
+                          MPI_INFO_NULL, NULL, "MPI_Neighbor_alltoallw");
+}
+GCM_MPI_ALIAS(Neighbor_alltoallw)
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                             const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf,
+                             const int recvcounts[],
+                             const MPI_Aint rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm,
+                             MPI_Request *request)
+{
+    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
+                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
+                          MPI_BYTE, recvtypes, comm, COLL_NONBLOCKING,
+                          MPI_INFO_NULL, request, "MPI_Ineighbor_alltoallw");
+}
+GCM_MPI_ALIAS(Ineighbor_alltoallw)
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[],
+                                 const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[],
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
+                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
+                          MPI_BYTE, recvtypes, comm, COLL_PERSISTENT, info,
+                          request, "MPI_Neighbor_alltoallw_init");
+}
+GCM_MPI_ALIAS(Neighbor_alltoallw_init)
