@@ -1518,14 +1518,21 @@ static void gcm_thr_config_loopback(ucp_config_t *config)
               gcm_boot_size());
 }
 
-/* The CPUs this process may run on: those of its affinity mask (a job
- * confined by taskset, a cgroup's cpuset or a launcher's binding shares
- * fewer cores than the machine has), else the online ones. */
+/*
+ * The CPUs the job's processes on this host share. A launcher that binds
+ * each rank to cores of its own leaves each a mask of a core or two,
+ * which says nothing of sharing: then the machine's online CPUs count.
+ * Only where gcrun says it bound nothing (GENCOMM_BIND=none) is the
+ * process's mask the job's own (a job confined by taskset or a cpuset,
+ * which every rank inherits).
+ */
 static int gcm_thr_count_cpus(void)
 {
+    const char *bind = getenv("GENCOMM_BIND");
     cpu_set_t set;
 
-    if ((sched_getaffinity(0, sizeof(set), &set) == 0) &&
+    if ((bind != NULL) && (strcmp(bind, "none") == 0) &&
+        (sched_getaffinity(0, sizeof(set), &set) == 0) &&
         (CPU_COUNT(&set) > 0)) {
         return CPU_COUNT(&set);
     }
