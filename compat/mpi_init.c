@@ -234,8 +234,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
                              "version or resultlen is NULL");
     }
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-             "gencomm %s (MPI %d.%d, UCX %s)", PACKAGE_VERSION, MPI_VERSION,
-             MPI_SUBVERSION, gcm_lco_transport_version());
+             "gencomm %s (MPI %d.%d, UCX %s)", gcm_version(NULL, NULL, NULL),
+             MPI_VERSION, MPI_SUBVERSION, gcm_lco_transport_version());
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }

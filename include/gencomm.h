@@ -23,6 +23,12 @@
 extern "C" {
 #endif
 
+/** The version of gencomm this header belongs to (configure's, checked
+ * when the library is built). gcm_version() gives the library's own. */
+#define GENCOMM_VERSION_MAJOR 0
+#define GENCOMM_VERSION_MINOR 1
+#define GENCOMM_VERSION_PATCH 0
+
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define GCM_EXPORT __attribute__((visibility("default")))
 #else
@@ -150,6 +156,15 @@ GCM_EXPORT const char *gcm_status_string(gcm_status_t status);
  * has 2 send slots)"). Thread-safe (per-thread).
  */
 GCM_EXPORT const char *gcm_last_error(void);
+
+/**
+ * @brief The version of the library in use (which may differ from the
+ * GENCOMM_VERSION_* of the header a program was built with).
+ * @param[out] major, minor, patch may each be NULL
+ * @return the version as text, "major.minor.patch"; static storage.
+ * Thread-safe; may be called before gcm_init().
+ */
+GCM_EXPORT const char *gcm_version(int *major, int *minor, int *patch);
 
 /** @brief Read this process's counters. Thread-safe. */
 GCM_EXPORT void gcm_get_stats(gcm_stats_t *stats_p);

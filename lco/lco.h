@@ -246,5 +246,9 @@ const char *gcm_lco_hier_hw_name(int level) GCM_INTERNAL;
  * machine with several, bound across two, hwloc unusable, or
  * GENCOMM_HIER_HWLOC=0). Loads the topology on the first call only. */
 void gcm_lco_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS]) GCM_INTERNAL;
+/* The number of objects of each level on this host (all 0 under
+ * GENCOMM_HIER_HWLOC=0 or when hwloc fails). */
+void gcm_lco_hier_hw_counts(int32_t count[GCM_HIER_HW_LEVELS])
+    GCM_INTERNAL;
 
 #endif /* GCM_LCO_H */
