@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -386,6 +387,18 @@ GCM_EXPORT gcm_status_t gcm_lco_accept_offer(gcm_lco_h via, int via_rslot,
  * Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_progress(void);
+
+/**
+ * @brief Write lco as a Graphviz DOT digraph on fp: a node for the LCO
+ * with its receive slots (r0, r1, ...) and send slots (s0, s1, ...), in a
+ * cluster for its process and one for its endpoint (thread), and an edge
+ * from each send slot to the receive slot it reaches; the LCOs reached
+ * are drawn as dashed nodes (this process knows only their names). Render
+ * with `dot -Tpng`. MPIX_Comm_graph_write draws a whole communicator.
+ * @return GCM_OK, GCM_ERR_INVALID_PARAM for a bad handle, a NULL fp or a
+ * write error on fp. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_graph_write(gcm_lco_h lco, FILE *fp);
 
 /**
  * Combine function of gcm_coll_general(): inout = in (+) inout over len

@@ -19,6 +19,8 @@
 #include <hwloc.h>
 #include <pmix.h>
 #include <scotch.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +46,11 @@ static void gcm_info_usage(FILE *fp)
             "  -s, --settings   every GENCOMM_* setting: value in force, "
             "description\n"
             "  -H, --hierarchy  this host's hierarchy levels (hwloc)\n"
+            "  -g, --graph-merge FILE...\n"
+            "                   one Graphviz DOT graph on stdout of the LCOs "
+            "drawn in\n"
+            "                   the FILEs (by gcm_lco_graph_write, "
+            "MPIX_Comm_graph_write)\n"
             "  -h, --help       this text\n");
 }
 
@@ -108,6 +115,122 @@ static void gcm_info_hierarchy(void)
     printf("level %d: process\n", GCM_HIER_HW_LEVELS + 2);
 }
 
+/* ---- --graph-merge ---------------------------------------------------- */
+
+typedef struct {
+    uint32_t *w;
+    size_t    n, cap;
+} gcm_info_words_t;
+
+static int gcm_info_words_add(gcm_info_words_t *v, uint32_t x)
+{
+    if (v->n == v->cap) {
+        size_t cap = (v->cap == 0) ? 1024 : 2 * v->cap;
+        uint32_t *w = realloc(v->w, cap * sizeof(*w));
+
+        if (w == NULL) {
+            return -1;
+        }
+        v->w   = w;
+        v->cap = cap;
+    }
+    v->w[v->n++] = x;
+    return 0;
+}
+
+/* Is the LCO whose identity starts at id4 already among v's
+ * descriptions? */
+static int gcm_info_words_has(const gcm_info_words_t *v, size_t end,
+                              const uint32_t *id4)
+{
+    size_t at = 0;
+
+    while (at + 6 <= end) {
+        if (memcmp(&v->w[at], id4, 4 * sizeof(*id4)) == 0) {
+            return 1;
+        }
+        at += 6 + (size_t)v->w[at + 4] * 5;
+    }
+    return 0;
+}
+
+/* Appends the descriptions ("// lco" lines) of file to v; -1 with a
+ * message on a line that is no description. */
+static int gcm_info_graph_read(const char *file, gcm_info_words_t *v)
+{
+    FILE *fp = fopen(file, "r");
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    int rc = 0;
+
+    if (fp == NULL) {
+        fprintf(stderr, "gencomm_info: cannot open %s\n", file);
+        return -1;
+    }
+    while ((rc == 0) && (getline(&line, &cap, fp) >= 0)) {
+        const char *p = line;
+        size_t start = v->n;
+        char *end;
+
+        lineno++;
+        p += strspn(p, " \t");
+        if (strncmp(p, "// lco ", 7) != 0) {
+            continue;
+        }
+        p += 7;
+        for (;;) {
+            unsigned long x;
+
+            p += strspn(p, " \t");
+            if ((*p == '\n') || (*p == '\0')) {
+                break;
+            }
+            errno = 0;
+            x = strtoul(p, &end, 10);
+            if ((end == p) || (errno != 0) || (x > UINT32_MAX) ||
+                (gcm_info_words_add(v, (uint32_t)x) != 0)) {
+                rc = -1;
+                break;
+            }
+            p = end;
+        }
+        if ((rc != 0) || (v->n - start < 6) ||
+            (v->n - start != 6 + (size_t)v->w[start + 4] * 5)) {
+            fprintf(stderr, "gencomm_info: %s:%ld: not an LCO's "
+                    "description\n", file, lineno);
+            rc = -1;
+        } else if (gcm_info_words_has(v, start, &v->w[start])) {
+            v->n = start;   /* drawn by another file already */
+        }
+    }
+    free(line);
+    fclose(fp);
+    return rc;
+}
+
+static int gcm_info_graph_merge(int nfiles, char **files)
+{
+    gcm_info_words_t v = { NULL, 0, 0 };
+    int i, rc = 0;
+
+    for (i = 0; (i < nfiles) && (rc == 0); i++) {
+        rc = gcm_info_graph_read(files[i], &v);
+    }
+    if ((rc == 0) && (v.n == 0)) {
+        fprintf(stderr, "gencomm_info: no LCO drawn in the files\n");
+        rc = -1;
+    }
+    if ((rc == 0) &&
+        (gcm_lco_graph_write_words(v.w, v.n, NULL, stdout,
+                                   "gencomm_info --graph-merge") != GCM_OK)) {
+        fprintf(stderr, "gencomm_info: %s\n", gcm_last_error());
+        rc = -1;
+    }
+    free(v.w);
+    return (rc == 0) ? 0 : 1;
+}
+
 static int gcm_info_option(const char *arg)
 {
     static const struct {
@@ -145,6 +268,15 @@ int main(int argc, char **argv)
             (strcmp(argv[i], "--help") == 0)) {
             gcm_info_usage(stdout);
             return 0;
+        }
+        if ((strcmp(argv[i], "-g") == 0) ||
+            (strcmp(argv[i], "--graph-merge") == 0)) {
+            if ((i + 1 >= argc) || (what != 0)) {
+                fprintf(stderr, "gencomm_info: --graph-merge takes files, "
+                        "and no other option\n");
+                return 2;
+            }
+            return gcm_info_graph_merge(argc - i - 1, argv + i + 1);
         }
         if (w == 0) {
             fprintf(stderr, "gencomm_info: unknown option '%s'\n", argv[i]);
