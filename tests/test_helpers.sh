@@ -21,10 +21,13 @@ for np in 1 3; do
         [ "$(count '^mpitest_self: all passed at '"$np"' processes$')" -eq 1 ] ||
             fail "mpitest.h: no pass line at $np processes"
     fi
-    if expect "mpitest.h: CHECK, OK and EXPECT catch what is false ($np processes)" \
+    if expect "mpitest.h: CHECK, OK, EXPECT and TCHECK catch what is false ($np processes)" \
         1 "$gcrun" -n "$np" "$mpiself" fail; then
         [ "$(count '^FAIL: .*\(rank [0-9]+ of '"$np"', line [0-9]+\)$')" -eq $((3 * np)) ] ||
             { fail "mpitest.h: not 3 FAIL lines per rank"; show_out; }
+        [ "$(count '^FAIL: .*\(rank [0-9]+ of '"$np"', thread 5, line [0-9]+\)$')" -eq $((2 * np)) ] ||
+            { fail "mpitest.h: not 2 TCHECK lines per rank"; show_out; }
+        [ "$(count 'TCHECK counted')" -eq 0 ] || fail "mpitest.h: TCHECK miscounted"
         [ "$(count 'all passed')" -eq 0 ] || fail "mpitest.h: a pass line after failures"
     fi
 

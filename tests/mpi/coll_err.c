@@ -15,7 +15,7 @@ static int rank, size;
 
 int main(int argc, char **argv)
 {
-    int buf[4] = { 0, 0, 0, 0 }, out[4], x;
+    int buf[4] = {0, 0, 0, 0}, out[4], x;
     MPI_Request req;
     MPI_Datatype uncommitted;
 

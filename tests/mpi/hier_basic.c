@@ -460,7 +460,8 @@ int main(int argc, char **argv)
     check_errors(maxd);
     MPI_Comm_free(&shared);
 
-    MPI_Allreduce(&mpitest_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mpitest_failures, &total, 1, MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
     if (rank == 0 && total == 0) {
         printf("hier_basic: %d processes, MPIX_MAX_DEPTH %d: OK\n", size,
                maxd);

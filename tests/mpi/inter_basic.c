@@ -371,8 +371,8 @@ static void run_split(int halves)
     {
         MPI_Comm x = MPI_COMM_NULL;
 
-        EXPECT(MPI_ERR_COMM, MPI_Intercomm_create(inter, 0, MPI_COMM_WORLD, rl, 1,
-                                          &x));
+        EXPECT(MPI_ERR_COMM,
+               MPI_Intercomm_create(inter, 0, MPI_COMM_WORLD, rl, 1, &x));
     }
     MPI_Comm_free(&inter);
     CHECK(inter == MPI_COMM_NULL, "MPI_Comm_free left the handle set");
@@ -382,10 +382,10 @@ static void run_split(int halves)
     {
         MPI_Comm x = MPI_COMM_NULL;
 
-        EXPECT(MPI_ERR_TAG, MPI_Intercomm_create(local, s.leader[c], MPI_COMM_WORLD,
-                                          rl, -3, &x));
-        EXPECT(MPI_ERR_RANK, MPI_Intercomm_create(local, s.leader[c], MPI_COMM_WORLD,
-                                          n, 1, &x));
+        EXPECT(MPI_ERR_TAG, MPI_Intercomm_create(local, s.leader[c],
+                                                 MPI_COMM_WORLD, rl, -3, &x));
+        EXPECT(MPI_ERR_RANK, MPI_Intercomm_create(local, s.leader[c],
+                                                  MPI_COMM_WORLD, n, 1, &x));
         CHECK(x == MPI_COMM_NULL, "a failed create set the handle");
     }
     MPI_Comm_free(&local);
@@ -397,17 +397,17 @@ static void errors(void)
     MPI_Group g;
     int v;
 
-    EXPECT(MPI_ERR_COMM, MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1,
-                                      &x));
-    EXPECT(MPI_ERR_RANK, MPI_Intercomm_create(MPI_COMM_WORLD, -1, MPI_COMM_WORLD, 0,
-                                      1, &x));
-    EXPECT(MPI_ERR_RANK, MPI_Intercomm_create(MPI_COMM_WORLD, n, MPI_COMM_WORLD, 0,
-                                      1, &x));
-    EXPECT(MPI_ERR_ARG, MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0,
-                                      1, NULL));
+    EXPECT(MPI_ERR_COMM,
+           MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1, &x));
+    EXPECT(MPI_ERR_RANK,
+           MPI_Intercomm_create(MPI_COMM_WORLD, -1, MPI_COMM_WORLD, 0, 1, &x));
+    EXPECT(MPI_ERR_RANK,
+           MPI_Intercomm_create(MPI_COMM_WORLD, n, MPI_COMM_WORLD, 0, 1, &x));
+    EXPECT(MPI_ERR_ARG, MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD,
+                                             0, 1, NULL));
     /* The world with itself: the groups overlap, every member fails. */
-    EXPECT(MPI_ERR_COMM, MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0,
-                                      77, &x));
+    EXPECT(MPI_ERR_COMM,
+           MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 77, &x));
     CHECK(x == MPI_COMM_NULL, "a failed create set the handle");
 
     EXPECT(MPI_ERR_COMM, MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &x));

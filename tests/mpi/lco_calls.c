@@ -203,8 +203,8 @@ static void test_send_slots(void)
 
     /* Point-to-point ranks are slot indices: slot 4 does not exist. */
     EXPECT(MPI_ERR_RANK, MPI_Send(&count, 1, MPI_INT, 4, 0, lco));
-    EXPECT(MPI_ERR_RANK, MPI_Recv(&count, 1, MPI_INT, 2, 0, target,
-                          MPI_STATUS_IGNORE));
+    EXPECT(MPI_ERR_RANK,
+           MPI_Recv(&count, 1, MPI_INT, 2, 0, target, MPI_STATUS_IGNORE));
 
     OK(MPI_Comm_free(&lco));
     OK(MPI_Comm_free(&target));

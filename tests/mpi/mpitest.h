@@ -5,7 +5,8 @@
  * and returns mpitest_finish(), which sums the failures over
  * MPI_COMM_WORLD, prints the one pass line on rank 0 when there are none,
  * and finalizes. A program that reports on its own adds to
- * mpitest_failures.
+ * mpitest_failures. Threads check with TCHECK (each counts, and the
+ * report names the thread).
  *
  * Header only (every function static): a test is one .c file.
  */
@@ -23,14 +24,14 @@ static int mpitest_rank = -1;
 static int mpitest_size;
 static int mpitest_failures;
 
-/* Prints "FAIL: <message> (rank R of N, line L)" and counts it. */
-static void mpitest_fail(int line, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3), unused));
+/* Prints "FAIL: <message> (rank R of N, line L)", or with thread >= 0
+ * "(rank R of N, thread T, line L)", and counts it (from any thread). */
+static void mpitest_vfail(int line, int thread, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0), unused));
 
-static void mpitest_fail(int line, const char *fmt, ...)
+static void mpitest_vfail(int line, int thread, const char *fmt, va_list ap)
 {
-    char msg[512];
-    va_list ap;
+    char msg[512], who[32] = "";
     int init = 0, fin = 0;
 
     /* A program that started MPI itself (MPI_Init_thread) is asked. */
@@ -39,13 +40,42 @@ static void mpitest_fail(int line, const char *fmt, ...)
         MPI_Comm_rank(MPI_COMM_WORLD, &mpitest_rank);
         MPI_Comm_size(MPI_COMM_WORLD, &mpitest_size);
     }
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    printf("FAIL: %s (rank %d of %d, line %d)\n", msg, mpitest_rank,
-           mpitest_size, line);
+    if (thread >= 0) {
+        snprintf(who, sizeof(who), ", thread %d", thread);
+    }
+    printf("FAIL: %s (rank %d of %d%s, line %d)\n", msg, mpitest_rank,
+           mpitest_size, who, line);
     fflush(stdout);
-    mpitest_failures++;
+    __atomic_fetch_add(&mpitest_failures, 1, __ATOMIC_RELAXED);
+}
+
+static void mpitest_fail(int line, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), unused));
+
+static void mpitest_fail(int line, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    mpitest_vfail(line, -1, fmt, ap);
+    va_end(ap);
+}
+
+/* The same for thread number thread, also counted in *count (the
+ * thread's own count, to stop early). */
+static void mpitest_tfail(int *count, int thread, int line, const char *fmt,
+                          ...) __attribute__((format(printf, 4, 5), unused));
+
+static void mpitest_tfail(int *count, int thread, int line, const char *fmt,
+                          ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    mpitest_vfail(line, thread, fmt, ap);
+    va_end(ap);
+    (*count)++;
 }
 
 /* cond must hold; the rest is printf's format and arguments. */
@@ -53,6 +83,16 @@ static void mpitest_fail(int line, const char *fmt, ...)
     do {                                                                   \
         if (!(cond)) {                                                     \
             mpitest_fail(__LINE__, __VA_ARGS__);                           \
+        }                                                                  \
+    } while (0)
+
+/* CHECK in a thread: rec points to the thread's record, whose member t
+ * numbers the thread and member failures counts its failures. */
+#define TCHECK(rec, cond, ...)                                             \
+    do {                                                                   \
+        if (!(cond)) {                                                     \
+            mpitest_tfail(&(rec)->failures, (rec)->t, __LINE__,            \
+                          __VA_ARGS__);                                    \
         }                                                                  \
     } while (0)
 
@@ -135,6 +175,34 @@ static void mpitest_init(int *argc, char ***argv, const char *name,
     MPI_Comm_size(MPI_COMM_WORLD, &mpitest_size);
     if (errors_return) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    }
+}
+
+/* MPI_Init_thread at thread level required (a lower level provided
+ * aborts), with the rank and size in mpitest_rank and mpitest_size
+ * before any thread may report. name starts the pass line. */
+static void mpitest_init_thread(int *argc, char ***argv, const char *name,
+                                int required) __attribute__((unused));
+
+static void mpitest_init_thread(int *argc, char ***argv, const char *name,
+                                int required)
+{
+    int provided = -1;
+
+    mpitest_name = name;
+    if (MPI_Init_thread(argc, argv, required, &provided) != MPI_SUCCESS) {
+        printf("FAIL: %s: MPI_Init_thread failed\n", name);
+        fflush(stdout);
+        mpitest_failures++;
+        return;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpitest_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpitest_size);
+    if (provided < required) {
+        printf("FAIL: %s: thread level %d provided, %d required (rank %d)\n",
+               name, provided, required, mpitest_rank);
+        fflush(stdout);
+        MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
 

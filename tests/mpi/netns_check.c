@@ -227,7 +227,8 @@ int main(int argc, char **argv)
     check_all_pairs(bytes);
     check_collectives();
 
-    MPI_Allreduce(&mpitest_failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mpitest_failures, &total, 1, MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
     if ((rank == 0) && (total == 0)) {
         printf("netns_check: OK (%d processes)\n", size);
     }

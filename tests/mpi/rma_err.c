@@ -60,7 +60,7 @@ int main(int argc, char **argv)
 
     /* Outside any epoch. */
     EXPECT_IN(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win),
-           MPI_ERR_RMA_SYNC, "MPI_Put");
+              MPI_ERR_RMA_SYNC, "MPI_Put");
     EXPECT_IN(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock");
     EXPECT_IN(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all");
     EXPECT_IN(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete");
@@ -71,21 +71,21 @@ int main(int argc, char **argv)
         MPI_Request req;
 
         EXPECT_IN(MPI_Rput(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win, &req),
-               MPI_ERR_RMA_SYNC, "MPI_Rput");
+                  MPI_ERR_RMA_SYNC, "MPI_Rput");
     }
 
     /* Lock misuse. */
     EXPECT_IN(MPI_Win_lock(17, right, 0, win), MPI_ERR_LOCKTYPE,
-           "MPI_Win_lock");
+              "MPI_Win_lock");
     EXPECT_IN(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOPRECEDE, win),
-           MPI_ERR_ASSERT, "MPI_Win_lock");
+              MPI_ERR_ASSERT, "MPI_Win_lock");
     EXPECT_IN(MPI_Win_lock(MPI_LOCK_SHARED, n, 0, win), MPI_ERR_RANK,
-           "MPI_Win_lock");
+              "MPI_Win_lock");
     EXPECT_IN(MPI_Win_fence(MPI_MODE_NOCHECK, win), MPI_ERR_ASSERT,
-           "MPI_Win_fence");
+              "MPI_Win_fence");
     OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
     EXPECT_IN(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC,
-           "MPI_Win_lock");
+              "MPI_Win_lock");
     EXPECT_IN(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock_all");
     EXPECT_IN(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence");
     stale = win;
@@ -94,33 +94,35 @@ int main(int argc, char **argv)
 
     /* Inside the epoch: ranks, ranges, operations, types. */
     EXPECT_IN(MPI_Put(&v, 1, MPI_INT, n, 0, 1, MPI_INT, win), MPI_ERR_RANK,
-           "MPI_Put");
+              "MPI_Put");
     EXPECT_IN(MPI_Put(&v, 1, MPI_INT, -5, 0, 1, MPI_INT, win), MPI_ERR_RANK,
-           "MPI_Put");
+              "MPI_Put");
     EXPECT_IN(MPI_Put(&v, 1, MPI_INT, right, 4, 1, MPI_INT, win),
-           MPI_ERR_RMA_RANGE, "MPI_Put");
+              MPI_ERR_RMA_RANGE, "MPI_Put");
     EXPECT_IN(MPI_Get(&got, 1, MPI_INT, right, -1, 1, MPI_INT, win),
-           MPI_ERR_RMA_RANGE, "MPI_Get");
+              MPI_ERR_RMA_RANGE, "MPI_Get");
     EXPECT_IN(MPI_Get(&got, 2, MPI_INT, right, 3, 2, MPI_INT, win),
-           MPI_ERR_RMA_RANGE, "MPI_Get");
+              MPI_ERR_RMA_RANGE, "MPI_Get");
     EXPECT_IN(MPI_Put(&v, 2, MPI_INT, right, 0, 1, MPI_INT, win), MPI_ERR_TYPE,
-           "MPI_Put");
+              "MPI_Put");
     EXPECT_IN(MPI_Put(&v, -1, MPI_INT, right, 0, -1, MPI_INT, win),
-           MPI_ERR_COUNT, "MPI_Put");
+              MPI_ERR_COUNT, "MPI_Put");
     EXPECT_IN(MPI_Put(&v, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_INT, win),
-           MPI_ERR_TYPE, "MPI_Put");
+              MPI_ERR_TYPE, "MPI_Put");
     MPI_Op_create(user_sum, 1, &uop);
     EXPECT_IN(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, uop, win),
-           MPI_ERR_OP, "MPI_Accumulate");
+              MPI_ERR_OP, "MPI_Accumulate");
     MPI_Op_free(&uop);
     EXPECT_IN(MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE,
-                          MPI_BAND, win), MPI_ERR_OP, "MPI_Accumulate");
-    EXPECT_IN(MPI_Accumulate(&d, 1, MPI_FLOAT, right, 0, 1, MPI_INT, MPI_SUM,
-                          win), MPI_ERR_TYPE, "MPI_Accumulate");
+                             MPI_BAND, win),
+              MPI_ERR_OP, "MPI_Accumulate");
+    EXPECT_IN(
+        MPI_Accumulate(&d, 1, MPI_FLOAT, right, 0, 1, MPI_INT, MPI_SUM, win),
+        MPI_ERR_TYPE, "MPI_Accumulate");
     EXPECT_IN(MPI_Fetch_and_op(&v, &got, MPI_INT, right, 9, MPI_SUM, win),
-           MPI_ERR_RMA_RANGE, "MPI_Fetch_and_op");
+              MPI_ERR_RMA_RANGE, "MPI_Fetch_and_op");
     EXPECT_IN(MPI_Compare_and_swap(&v, NULL, &got, MPI_INT, right, 0, win),
-           MPI_ERR_BUFFER, "MPI_Compare_and_swap");
+              MPI_ERR_BUFFER, "MPI_Compare_and_swap");
     /* The epoch still works after all that. */
     OK(MPI_Put(&v, 1, MPI_INT, right, 1, 1, MPI_INT, win));
     OK(MPI_Win_unlock(right, win));
@@ -128,13 +130,13 @@ int main(int argc, char **argv)
     /* PSCW misuse. */
     MPI_Comm_group(MPI_COMM_WORLD, &world);
     EXPECT_IN(MPI_Win_post(MPI_GROUP_NULL, 0, win), MPI_ERR_GROUP,
-           "MPI_Win_post");
+              "MPI_Win_post");
     OK(MPI_Win_post(world, 0, win));
     EXPECT_IN(MPI_Win_post(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post");
     OK(MPI_Win_start(world, 0, win));
     EXPECT_IN(MPI_Win_start(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start");
     EXPECT_IN(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC,
-           "MPI_Win_lock");
+              "MPI_Win_lock");
     OK(MPI_Win_complete(win));
     OK(MPI_Win_wait(win));
     MPI_Group_free(&world);
@@ -146,14 +148,16 @@ int main(int argc, char **argv)
     CHECK(win == MPI_WIN_NULL, "MPI_Win_free left the handle");
     EXPECT_IN(MPI_Win_fence(0, stale), MPI_ERR_WIN, "MPI_Win_fence");
     EXPECT_IN(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, stale), MPI_ERR_WIN,
-           "MPI_Put");
+              "MPI_Put");
     EXPECT_IN(MPI_Win_free(&stale), MPI_ERR_WIN, "MPI_Win_free");
 
     /* Bad arguments when making a window: every member fails alike. */
-    EXPECT_IN(MPI_Win_allocate(-8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
-                            &win), MPI_ERR_SIZE, "MPI_Win_allocate");
-    EXPECT_IN(MPI_Win_create(&v, sizeof(v), 0, MPI_INFO_NULL, MPI_COMM_WORLD,
-                          &win), MPI_ERR_DISP, "MPI_Win_create");
+    EXPECT_IN(
+        MPI_Win_allocate(-8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win),
+        MPI_ERR_SIZE, "MPI_Win_allocate");
+    EXPECT_IN(
+        MPI_Win_create(&v, sizeof(v), 0, MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+        MPI_ERR_DISP, "MPI_Win_create");
     /* Only rank 0 passes a bad size: the others learn of it. */
     {
         int rc = MPI_Win_allocate((me == 0) ? -1 : 4, 1, MPI_INFO_NULL,
@@ -163,14 +167,15 @@ int main(int argc, char **argv)
         CHECK(cls == MPI_ERR_SIZE, "one member's bad size gave class %d",
               cls);
     }
-    EXPECT_IN(MPI_Win_create(&v, sizeof(v), 1, MPI_INFO_NULL, MPI_COMM_NULL,
-                          &win), MPI_ERR_COMM, "MPI_Win_create");
+    EXPECT_IN(
+        MPI_Win_create(&v, sizeof(v), 1, MPI_INFO_NULL, MPI_COMM_NULL, &win),
+        MPI_ERR_COMM, "MPI_Win_create");
     if (n >= 2) {
         MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
         MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, (me % 2) ? 0 : 1, 9,
                              &inter);
         EXPECT_IN(MPI_Win_create(&v, sizeof(v), 1, MPI_INFO_NULL, inter, &win),
-               MPI_ERR_COMM, "MPI_Win_create");
+                  MPI_ERR_COMM, "MPI_Win_create");
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
     }

@@ -114,7 +114,8 @@ int main(int argc, char **argv)
     rc = MPIX_Comm_name(l, &name);
     EXPECT_ERR(rc, MPI_ERR_COMM, "MPIX_Comm_name", "belong to the library");
     rc = MPIX_Add_receive_slots(l, 1);
-    EXPECT_ERR(rc, MPI_ERR_COMM, "MPIX_Add_receive_slots", "belong to the library");
+    EXPECT_ERR(rc, MPI_ERR_COMM, "MPIX_Add_receive_slots",
+               "belong to the library");
     v = 0;
     rc = MPI_Send(&v, 1, MPI_INT, 2 * np, 0, l);
     EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Send", "out of range");

@@ -12,13 +12,13 @@
  */
 #include <mpi.h>
 
-#include "mpitest.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, wsize;
+#include "topo_check.h"
+
+static int wsize;
 
 static int relate(MPI_Comm a, MPI_Comm b)
 {
@@ -235,10 +235,9 @@ static void test_verify(void)
 
 int main(int argc, char **argv)
 {
-    mpitest_init(&argc, &argv, "topo_redist", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "topo_redist", 1);
+    wrank = mpitest_rank;
+    wsize = mpitest_size;
 
     test_relate();
     test_map_permute();
