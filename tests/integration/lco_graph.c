@@ -5,25 +5,13 @@
  * two receive slots and a send slot to the next process's: one node, one
  * edge to a node of its own (that LCO is only known by its name). Errors:
  * a bad handle, a NULL FILE and a FILE that cannot be written, each named
- * in gcm_last_error(). Prints "lco_graph ok" per process.
+ * in gcm_last_error().
  */
-#include <gencomm.h>
+#include "gcm_test.h"
 
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-static int failures;
-
-#define CHECK(cond, ...) \
-    do { \
-        if (!(cond)) { \
-            printf("FAIL: P%d line %d: ", gcm_proc_rank(), __LINE__); \
-            printf(__VA_ARGS__); \
-            printf("\n"); \
-            failures++; \
-        } \
-    } while (0)
+/* Reports what (printf's format) unless cond holds. */
+#define EXPECT(cond, ...) \
+    ((cond) ? (void)0 : gcm_test_fail(__VA_ARGS__))
 
 /* The graph of lco as text (malloc'd). */
 static char *draw(gcm_lco_h lco)
@@ -38,7 +26,7 @@ static char *draw(gcm_lco_h lco)
     }
     status = gcm_lco_graph_write(lco, fp);
     fclose(fp);
-    CHECK(status == GCM_OK, "gcm_lco_graph_write: %s", gcm_last_error());
+    EXPECT(status == GCM_OK, "gcm_lco_graph_write: %s", gcm_last_error());
     return text;
 }
 
@@ -61,88 +49,81 @@ int main(int argc, char **argv)
     int me, n, rslot = 1, i;
     FILE *ro;
 
-    if (gcm_init(&argc, &argv) != GCM_OK) {
-        printf("FAIL: gcm_init: %s\n", gcm_last_error());
+    if (!gcm_test_init(&argc, &argv, "lco_graph")) {
         return 1;
     }
     me = gcm_proc_rank();
     n  = gcm_proc_count();
 
     text = draw(gcm_world());
-    CHECK((text != NULL) && (strncmp(text, "digraph gencomm {\n", 18) == 0),
-          "not a digraph");
+    EXPECT((text != NULL) && (strncmp(text, "digraph gencomm {\n", 18) == 0),
+           "not a digraph");
     if (text != NULL) {
-        CHECK(count(text, "<<TABLE") == 1, "%d nodes in the world's graph",
-              count(text, "<<TABLE"));
-        CHECK(count(text, " -> ") == n, "%d edges, expected %d",
-              count(text, " -> "), n);
+        EXPECT(count(text, "<<TABLE") == 1, "%d nodes in the world's graph",
+               count(text, "<<TABLE"));
+        EXPECT(count(text, " -> ") == n, "%d edges, expected %d",
+               count(text, " -> "), n);
         for (i = 0; i < n; i++) {
             /* Send slot i reaches process i, at receive slot me. */
             snprintf(want, sizeof(want), ":s%d -> \"L%d_0_", i, i);
-            CHECK(strstr(text, want) != NULL, "no edge %s", want);
+            EXPECT(strstr(text, want) != NULL, "no edge %s", want);
         }
         /* The others' LCOs are only named (an edge label gives the
          * receive slot); its own is drawn (the edge reaches the port). */
         snprintf(want, sizeof(want), "[label=\"r%d\"]", me);
         i = count(text, want);
         snprintf(want, sizeof(want), ":r%d;", me);
-        CHECK(i + count(text, want) == n,
-              "edges do not reach receive slot %d", me);
+        EXPECT(i + count(text, want) == n,
+               "edges do not reach receive slot %d", me);
         free(text);
     }
 
     /* A ring of new LCOs, names passed over the world. */
-    CHECK(gcm_lco_create(&lco) == GCM_OK, "gcm_lco_create");
-    CHECK(gcm_lco_add_recv_slots(lco, 2) == GCM_OK, "add_recv_slots");
-    CHECK(gcm_lco_name(lco, &mine) == GCM_OK, "gcm_lco_name");
-    CHECK(gcm_send(gcm_world(), &mine, sizeof(mine), (me + 1) % n, 5) ==
-          GCM_OK, "send name");
-    CHECK(gcm_recv(gcm_world(), &next, sizeof(next), (me + n - 1) % n, 5,
-                   &st) == GCM_OK, "recv name");
-    CHECK(gcm_lco_add_send_slots(lco, 1, &next, &rslot) == GCM_OK,
-          "add_send_slots");
+    EXPECT(gcm_lco_create(&lco) == GCM_OK, "gcm_lco_create");
+    EXPECT(gcm_lco_add_recv_slots(lco, 2) == GCM_OK, "add_recv_slots");
+    EXPECT(gcm_lco_name(lco, &mine) == GCM_OK, "gcm_lco_name");
+    EXPECT(gcm_send(gcm_world(), &mine, sizeof(mine), (me + 1) % n, 5) ==
+           GCM_OK, "send name");
+    EXPECT(gcm_recv(gcm_world(), &next, sizeof(next), (me + n - 1) % n, 5,
+                    &st) == GCM_OK, "recv name");
+    EXPECT(gcm_lco_add_send_slots(lco, 1, &next, &rslot) == GCM_OK,
+           "add_send_slots");
     text = draw(lco);
     if (text != NULL) {
-        CHECK(count(text, "<<TABLE") == 1, "ring: %d nodes",
-              count(text, "<<TABLE"));
-        CHECK(count(text, "PORT=\"r") == 2, "ring: not 2 receive slots");
-        CHECK(count(text, "PORT=\"s") == 1, "ring: not 1 send slot");
-        CHECK(count(text, " -> ") == 1, "ring: %d edges",
-              count(text, " -> "));
+        EXPECT(count(text, "<<TABLE") == 1, "ring: %d nodes",
+               count(text, "<<TABLE"));
+        EXPECT(count(text, "PORT=\"r") == 2, "ring: not 2 receive slots");
+        EXPECT(count(text, "PORT=\"s") == 1, "ring: not 1 send slot");
+        EXPECT(count(text, " -> ") == 1, "ring: %d edges",
+               count(text, " -> "));
         snprintf(want, sizeof(want), ":s0 -> \"L%d_", (me + n - 1) % n);
-        CHECK(strstr(text, want) != NULL, "ring: no edge %s", want);
-        CHECK(strstr(text, "[label=\"r1\"]") != NULL,
-              "ring: the edge does not reach receive slot 1");
+        EXPECT(strstr(text, want) != NULL, "ring: no edge %s", want);
+        EXPECT(strstr(text, "[label=\"r1\"]") != NULL,
+               "ring: the edge does not reach receive slot 1");
         free(text);
     }
 
     /* Errors. */
-    CHECK(gcm_lco_graph_write(NULL, stdout) == GCM_ERR_INVALID_PARAM,
-          "a NULL LCO");
-    CHECK(strstr(gcm_last_error(), "gcm_lco_graph_write") != NULL,
-          "error text '%s'", gcm_last_error());
-    CHECK(gcm_lco_graph_write(lco, NULL) == GCM_ERR_INVALID_PARAM,
-          "a NULL FILE");
-    CHECK(strstr(gcm_last_error(), "fp is NULL") != NULL, "error text '%s'",
-          gcm_last_error());
+    gcm_test_expect_err("a NULL LCO", gcm_lco_graph_write(NULL, stdout),
+                        GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM,
+                        "gcm_lco_graph_write");
+    gcm_test_expect_err("a NULL FILE", gcm_lco_graph_write(lco, NULL),
+                        GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM,
+                        "fp is NULL");
     ro = fopen("/dev/null", "r");
     if (ro != NULL) {
-        CHECK(gcm_lco_graph_write(lco, ro) == GCM_ERR_INVALID_PARAM,
-              "a FILE open for reading");
-        CHECK(strstr(gcm_last_error(), "write error") != NULL,
-              "error text '%s'", gcm_last_error());
+        gcm_test_expect_err("a FILE open for reading",
+                            gcm_lco_graph_write(lco, ro),
+                            GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM,
+                            "write error");
         fclose(ro);
     }
 
     /* Nobody sends on the ring: free it once all drew. */
-    CHECK(gcm_send(gcm_world(), &me, sizeof(me), (me + 1) % n, 6) == GCM_OK,
-          "barrier send");
-    CHECK(gcm_recv(gcm_world(), &i, sizeof(i), (me + n - 1) % n, 6, &st) ==
-          GCM_OK, "barrier recv");
-    CHECK(gcm_lco_free(&lco) == GCM_OK, "gcm_lco_free");
-    if (failures == 0) {
-        printf("lco_graph ok\n");
-    }
-    gcm_finalize();
-    return (failures == 0) ? 0 : 1;
+    EXPECT(gcm_send(gcm_world(), &me, sizeof(me), (me + 1) % n, 6) == GCM_OK,
+           "barrier send");
+    EXPECT(gcm_recv(gcm_world(), &i, sizeof(i), (me + n - 1) % n, 6, &st) ==
+           GCM_OK, "barrier recv");
+    EXPECT(gcm_lco_free(&lco) == GCM_OK, "gcm_lco_free");
+    return gcm_test_finish();
 }
