@@ -39,7 +39,9 @@ typedef struct gcm_mpi_comm     *MPI_Comm;
 typedef struct gcm_mpi_datatype *MPI_Datatype;
 typedef struct gcm_mpi_op       *MPI_Op;
 typedef struct gcm_mpi_group    *MPI_Group;
-typedef struct gcm_mpi_request  *MPI_Request;
+/* A request handle is no plain address: it carries a generation, so that
+ * a stale copy of a freed request is refused (compat/mpi_request.c). */
+typedef struct gcm_mpi_request_handle *MPI_Request;
 typedef struct gcm_mpi_info     *MPI_Info;
 typedef struct gcm_mpi_errh     *MPI_Errhandler;
 typedef struct gcm_mpi_message  *MPI_Message;

@@ -729,7 +729,7 @@ static void coll_nb_unlist(coll_nb_t *nb)
     pthread_mutex_unlock(&coll_nb_reg.lock);
 }
 
-static int coll_req_poll(MPI_Request req)
+static int coll_req_poll(gcm_mpi_req_t *req)
 {
     coll_nb_t *nb = req->state;
     int done;

@@ -743,7 +743,7 @@ static void type_destroy(struct gcm_mpi_datatype *t)
     free(t->addrs);
     free(t->types);
     free(t->blocks);
-    free(t);
+    gcm_mpi_handle_free(t);
 }
 
 /* Drops one reference; the last one frees t and its references. */
@@ -775,7 +775,7 @@ static void type_retain(struct gcm_mpi_datatype *t)
 static struct gcm_mpi_datatype *type_alloc(int combiner, int ni, int na,
                                            int nd)
 {
-    struct gcm_mpi_datatype *t = calloc(1, sizeof(*t));
+    struct gcm_mpi_datatype *t = gcm_mpi_handle_alloc(sizeof(*t));
 
     if (t == NULL) {
         return NULL;

@@ -34,6 +34,38 @@
 #define GCM_MPI_MAGIC_ERRH  0x45525248u  /* "ERRH" */
 #define GCM_MPI_MAGIC_MSG   0x4d534731u  /* "MSG1" */
 
+/* ---- the memory of handle objects (mpi_handle.c) ----------------------
+ *
+ * Every object a handle points to is allocated here, with its magic as
+ * its first field, so that a stale handle is refused and never reaches a
+ * newer object (mpi_handle.c says how). A new kind of handle (windows,
+ * sessions, files) takes its objects from gcm_mpi_handle_alloc, checks
+ * its magic on every call, and on free either clears the magic and calls
+ * gcm_mpi_handle_free, or, while operations still hold the object, sets
+ * GCM_MPI_MAGIC_FREED and frees it when the last one lets go. A kind
+ * whose handles the library gives out more than once (groups, error
+ * handlers) counts the user's handles apart from its own references, and
+ * refuses a free beyond them.
+ */
+
+/* The largest object gcm_mpi_handle_alloc gives (a page less a line). */
+#define GCM_MPI_HANDLE_MAX 4032
+
+/* Zeroed memory for an object of size bytes (at most GCM_MPI_HANDLE_MAX),
+ * at an address no other object of this process has had or will have;
+ * NULL without memory. Thread-safe. */
+void *gcm_mpi_handle_alloc(size_t size) GCM_INTERNAL;
+/* Frees such an object: clears its magic; the address is never used
+ * again. Thread-safe. */
+void gcm_mpi_handle_free(void *obj) GCM_INTERNAL;
+/* Zeroed memory (at most 4096 bytes, 64-byte aligned) that keeps its use
+ * for ever: for objects a family recycles itself at message rate, with a
+ * generation in their handles. NULL without memory. Thread-safe. */
+void *gcm_mpi_handle_alloc_stable(size_t size) GCM_INTERNAL;
+/* Is p, aligned to align, inside memory gcm_mpi_handle_alloc_stable gave
+ * out (and so safe to read)? */
+int gcm_mpi_handle_is_stable(const void *p, size_t align) GCM_INTERNAL;
+
 /* ---- communicators (mpi_comm.c) ------------------------------------------
  *
  * Every communicator is an LCO. Intracommunicators made by the library are
@@ -301,7 +333,17 @@ int gcm_mpi_coll_gate_poll(struct gcm_mpi_coll_vfy *gate, int *errclass_p,
 /* Ends a check (waiting for its transfers) and frees it. */
 void gcm_mpi_coll_gate_free(struct gcm_mpi_coll_vfy *gate) GCM_INTERNAL;
 
-/* ---- requests (mpi_request.c) ---------------------------------------- */
+/* ---- requests (mpi_request.c) ----------------------------------------
+ *
+ * The request object is gcm_mpi_req_t; the MPI_Request the user holds is
+ * its address with the object's generation in the top 16 bits (request
+ * memory is recycled at message rate, and every recycling bumps the
+ * generation, so a stale copy of a freed request never reaches the
+ * request that reuses its memory). gcm_mpi_req_handle makes the handle,
+ * gcm_mpi_req_get checks and opens one. Everything inside the library
+ * works on objects: MPI_Request is an incomplete type, so that a handle
+ * used as an object does not compile.
+ */
 
 typedef enum {
     GCM_MPI_REQ_SEND    = 1,  /* native send (all modes) */
@@ -310,12 +352,15 @@ typedef enum {
     GCM_MPI_REQ_GENERIC = 4   /* a schedule advanced by poll() */
 } gcm_mpi_req_kind_t;
 
+typedef struct gcm_mpi_request gcm_mpi_req_t;
+
 /* Advances a generic request without blocking; returns 1 once it is
  * complete (with req->status filled), else 0. */
-typedef int (*gcm_mpi_req_poll_func_t)(MPI_Request req);
+typedef int (*gcm_mpi_req_poll_func_t)(gcm_mpi_req_t *req);
 
 struct gcm_mpi_request {
     uint32_t         magic;
+    uint16_t         gen;         /* bumped each time the object is freed */
     int              kind;        /* gcm_mpi_req_kind_t */
     int              persistent;  /* Send_init, Recv_init */
     int              active;      /* started and not yet completed */
@@ -345,31 +390,59 @@ struct gcm_mpi_request {
      * error and errtext says why. */
     struct gcm_mpi_coll_vfy *gate;
     char            *errtext;
+    gcm_mpi_req_t   *next_free;   /* the cache's link */
 };
+
+_Static_assert(sizeof(uintptr_t) == 8,
+               "request handles keep a generation in the top 16 bits of "
+               "a 64-bit address");
+#define GCM_MPI_REQ_GEN_SHIFT 48
+#define GCM_MPI_REQ_ADDR_MASK (((uintptr_t)1 << GCM_MPI_REQ_GEN_SHIFT) - 1)
+
+/* The handle the user gets for req. */
+static inline MPI_Request gcm_mpi_req_handle(const gcm_mpi_req_t *req)
+{
+    return (MPI_Request)((uintptr_t)req |
+                         ((uintptr_t)req->gen << GCM_MPI_REQ_GEN_SHIFT));
+}
+
+/* The object of a handle already checked with gcm_mpi_req_get (or made
+ * by the library): no checks. */
+static inline gcm_mpi_req_t *gcm_mpi_req_of(MPI_Request handle)
+{
+    return (gcm_mpi_req_t *)((uintptr_t)handle & GCM_MPI_REQ_ADDR_MASK);
+}
+
+/* The live request a handle names, or NULL: MPI_REQUEST_NULL, a freed
+ * request (stale handle: its generation moved on), or no request at all
+ * (never read outside request memory). */
+gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle) GCM_INTERNAL;
 
 /* A zeroed request object (NULL without memory), from the calling
  * thread's cache of freed ones when it has one; gcm_mpi_req_free puts one
- * back (its magic cleared). */
-MPI_Request gcm_mpi_req_alloc(void) GCM_INTERNAL;
-void gcm_mpi_req_free(MPI_Request req) GCM_INTERNAL;
-/* MPI_Finalize, last: frees the calling thread's cached objects (other
- * threads' go when they exit). */
+ * back (its magic cleared, its generation bumped). */
+gcm_mpi_req_t *gcm_mpi_req_alloc(void) GCM_INTERNAL;
+void gcm_mpi_req_free(gcm_mpi_req_t *req) GCM_INTERNAL;
+/* MPI_Finalize, last: returns the calling thread's cached objects (other
+ * threads' go back when they exit). */
 void gcm_mpi_req_cache_flush(void) GCM_INTERNAL;
 /* A generic request on comm: poll(req) advances it, cleanup(state) runs
- * when it is freed. */
+ * when it is freed. *req_p is the user's handle. */
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
                         void (*cleanup)(void *state), void *state,
                         MPI_Request *req_p) GCM_INTERNAL;
 /* Is it complete? Advances it (never blocks). */
-int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
+int gcm_mpi_req_test(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Is it complete? Looks without advancing anything; completes it (status
  * filled, native request freed) when its native request is done. */
-int gcm_mpi_req_check_now(MPI_Request req) GCM_INTERNAL;
+int gcm_mpi_req_check_now(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
-void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
+void gcm_mpi_req_wait(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* For a complete request: copies its status out, frees it (or makes a
- * persistent one inactive) and sets *req_p; returns its MPI_ERROR. */
-int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
+ * persistent one inactive); *req_p (the user's handle, may be NULL)
+ * becomes MPI_REQUEST_NULL when it is freed. Returns its MPI_ERROR. */
+int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
+                       MPI_Status *status) GCM_INTERNAL;
 
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;
@@ -496,17 +569,34 @@ void gcm_mpi_op_apply(MPI_Op op, const void *in, void *inout, int count,
 
 /* ---- groups (mpi_group.c) */
 
+/*
+ * A group counts references (every holder, communicators and the user's
+ * handles) and, apart, the user's handles (what MPI_Group_free may free;
+ * a handle the user no longer has is refused by every MPI_Group call).
+ */
+
 /* A group of n processes (world process indices, in rank order); myproc
- * is this process's index, to find its rank. */
+ * is this process's index, to find its rank. The caller holds one
+ * reference, which is a user handle: give *group_p to the user as it is,
+ * or, to keep it internally (a cache), call gcm_mpi_group_handles_add(g,
+ * -1) first. */
 int gcm_mpi_group_create(int n, const int procs[], int myproc,
                          MPI_Group *group_p) GCM_INTERNAL;
+/* MPI_SUCCESS if group is a handle the user may use, else MPI_ERR_GROUP. */
 int gcm_mpi_group_check(MPI_Group group) GCM_INTERNAL;
 /* The world process index of rank r of group. */
 int gcm_mpi_group_proc(MPI_Group group, int rank) GCM_INTERNAL;
+/* Takes an internal reference. */
 void gcm_mpi_group_retain(MPI_Group group) GCM_INTERNAL;
-/* Drops a reference taken with create or retain (no-op for the
- * predefined empty group); the last one frees the group. */
+/* Turns delta references the caller holds into user handles (delta 1:
+ * handing out a cached group, after gcm_mpi_group_retain) or user handles
+ * into internal references (-1). */
+void gcm_mpi_group_handles_add(MPI_Group group, int delta) GCM_INTERNAL;
+/* Drops a reference (no-op for the predefined empty group); the last one
+ * frees the group. */
 void gcm_mpi_group_release(MPI_Group group) GCM_INTERNAL;
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL, of two live groups (no checks). */
+int gcm_mpi_group_compare(MPI_Group group1, MPI_Group group2) GCM_INTERNAL;
 
 /* ---- hierarchy (mpi_hier.c) */
 

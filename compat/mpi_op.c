@@ -597,7 +597,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     if (user_fn == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "user_fn is NULL");
     }
-    newop = calloc(1, sizeof(*newop));
+    newop = gcm_mpi_handle_alloc(sizeof(*newop));
     if (newop == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
                              "cannot allocate an operation");
@@ -634,10 +634,9 @@ int PMPI_Op_free(MPI_Op *op)
     }
     o->refcount--;
     if (o->refcount == 0) {
-        /* Clear the magic so that a stale copy of the handle is refused
-         * while the memory has not been reused. */
-        o->magic = 0;
-        free(o);
+        /* A stale copy of the handle is refused: the memory is never
+         * reused (mpi_handle.c). */
+        gcm_mpi_handle_free(o);
     }
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;

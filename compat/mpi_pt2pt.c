@@ -394,7 +394,7 @@ GCM_MPI_ALIAS(Buffer_detach)
 
 /* Starts a send of any mode into req (allocated by the caller, kind
  * SEND). Buffered sends complete at once. */
-static int gcm_mpi_send_start(MPI_Request req, const char *call)
+static int gcm_mpi_send_start(gcm_mpi_req_t *req, const char *call)
 {
     const void *data;
     gcm_status_t status;
@@ -435,7 +435,7 @@ static int gcm_mpi_send_start(MPI_Request req, const char *call)
     return MPI_SUCCESS;
 }
 
-static int gcm_mpi_recv_start(MPI_Request req, const char *call)
+static int gcm_mpi_recv_start(gcm_mpi_req_t *req, const char *call)
 {
     gcm_status_t status;
     void *data;
@@ -472,18 +472,18 @@ static int gcm_mpi_recv_start(MPI_Request req, const char *call)
 
 /* Frees a request that never started (its reference on the communicator
  * too). */
-static void gcm_mpi_req_discard(MPI_Request req)
+static void gcm_mpi_req_discard(gcm_mpi_req_t *req)
 {
     free(req->tmp);
     gcm_mpi_comm_unref(req->comm);
     gcm_mpi_req_free(req);
 }
 
-static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,
-                                   MPI_Datatype datatype, int peer, int tag,
-                                   MPI_Comm comm, int mode)
+static gcm_mpi_req_t *gcm_mpi_req_new(int kind, void *buf, int count,
+                                      MPI_Datatype datatype, int peer,
+                                      int tag, MPI_Comm comm, int mode)
 {
-    MPI_Request req = gcm_mpi_req_alloc();
+    gcm_mpi_req_t *req = gcm_mpi_req_alloc();
 
     if (req != NULL) {
         gcm_mpi_comm_ref(comm);
@@ -500,20 +500,19 @@ static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,
     return req;
 }
 
-static int gcm_mpi_isend_mode(const void *buf, int count,
-                              MPI_Datatype datatype, int dest, int tag,
-                              MPI_Comm comm, MPI_Request *request, int mode,
-                              int persistent, const char *call)
+/* Makes (and unless persistent starts) a send request: *req_p is the
+ * object. */
+static int gcm_mpi_isend_req(const void *buf, int count,
+                             MPI_Datatype datatype, int dest, int tag,
+                             MPI_Comm comm, int mode, int persistent,
+                             const char *call, gcm_mpi_req_t **req_p)
 {
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     int rc;
 
     rc = gcm_mpi_check_send(buf, count, datatype, dest, tag, comm, call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (request == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
     }
     req = gcm_mpi_req_new(GCM_MPI_REQ_SEND, (void *)buf, count, datatype,
                           dest, tag, comm, mode);
@@ -522,7 +521,7 @@ static int gcm_mpi_isend_mode(const void *buf, int count,
     }
     if (persistent) {
         req->persistent = 1;
-        *request = req;
+        *req_p = req;
         return MPI_SUCCESS;
     }
     rc = gcm_mpi_send_start(req, call);
@@ -530,8 +529,29 @@ static int gcm_mpi_isend_mode(const void *buf, int count,
         gcm_mpi_req_discard(req);
         return rc;
     }
-    *request = req;
+    *req_p = req;
     return MPI_SUCCESS;
+}
+
+static int gcm_mpi_isend_mode(const void *buf, int count,
+                              MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request, int mode,
+                              int persistent, const char *call)
+{
+    gcm_mpi_req_t *req;
+    int rc;
+
+    if (request == NULL) {
+        rc = gcm_mpi_comm_check(comm, call);
+        return (rc != MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+    }
+    rc = gcm_mpi_isend_req(buf, count, datatype, dest, tag, comm, mode,
+                           persistent, call, &req);
+    if (rc == MPI_SUCCESS) {
+        *request = gcm_mpi_req_handle(req);
+    }
+    return rc;
 }
 
 /* Blocking send of any mode: no MPI request on the way. */
@@ -674,20 +694,19 @@ GCM_MPI_ALIAS(Rsend_init)
 
 /* ---- receives --------------------------------------------------------- */
 
-static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
-                                int source, int tag, MPI_Comm comm,
-                                MPI_Request *request, int persistent,
-                                const char *call)
+/* Makes (and unless persistent starts) a receive request: *req_p is the
+ * object. */
+static int gcm_mpi_irecv_req(void *buf, int count, MPI_Datatype datatype,
+                             int source, int tag, MPI_Comm comm,
+                             int persistent, const char *call,
+                             gcm_mpi_req_t **req_p)
 {
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     int rc;
 
     rc = gcm_mpi_check_recv(buf, count, datatype, source, tag, comm, call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (request == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
     }
     req = gcm_mpi_req_new(GCM_MPI_REQ_RECV, buf, count, datatype, source,
                           tag, comm, 0);
@@ -696,7 +715,7 @@ static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
     }
     if (persistent) {
         req->persistent = 1;
-        *request = req;
+        *req_p = req;
         return MPI_SUCCESS;
     }
     rc = gcm_mpi_recv_start(req, call);
@@ -704,8 +723,29 @@ static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
         gcm_mpi_req_discard(req);
         return rc;
     }
-    *request = req;
+    *req_p = req;
     return MPI_SUCCESS;
+}
+
+static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
+                                int source, int tag, MPI_Comm comm,
+                                MPI_Request *request, int persistent,
+                                const char *call)
+{
+    gcm_mpi_req_t *req;
+    int rc;
+
+    if (request == NULL) {
+        rc = gcm_mpi_comm_check(comm, call);
+        return (rc != MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+    }
+    rc = gcm_mpi_irecv_req(buf, count, datatype, source, tag, comm,
+                           persistent, call, &req);
+    if (rc == MPI_SUCCESS) {
+        *request = gcm_mpi_req_handle(req);
+    }
+    return rc;
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
@@ -775,19 +815,18 @@ GCM_MPI_ALIAS(Recv)
 int PMPI_Start(MPI_Request *request)
 {
     static const char *call = "MPI_Start";
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     int rc;
 
     if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
         return rc;
     }
-    if ((request == NULL) || (*request == MPI_REQUEST_NULL) ||
-        ((*request)->magic != GCM_MPI_MAGIC_REQ) ||
-        !(*request)->persistent) {
+    if ((request == NULL) || ((req = gcm_mpi_req_get(*request)) == NULL) ||
+        !req->persistent) {
         return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
-                             "not a persistent request");
+                             "not a persistent request (freed, or never "
+                             "made by a *_init call)");
     }
-    req = *request;
     if (req->active) {
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the request is active already (wait for it "
@@ -828,26 +867,30 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   MPI_Comm comm, MPI_Status *status)
 {
     static const char *call = "MPI_Sendrecv";
-    MPI_Request reqs[2];
+    gcm_mpi_req_t *reqs[2];
     MPI_Status st[2];
     int rc;
 
-    rc = gcm_mpi_irecv_common(recvbuf, recvcount, recvtype, source, recvtag,
-                              comm, &reqs[0], 0, call);
+    rc = gcm_mpi_irecv_req(recvbuf, recvcount, recvtype, source, recvtag,
+                           comm, 0, call, &reqs[0]);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    rc = gcm_mpi_isend_mode(sendbuf, sendcount, sendtype, dest, sendtag,
-                            comm, &reqs[1], GCM_MPI_MODE_STANDARD, 0, call);
+    rc = gcm_mpi_isend_req(sendbuf, sendcount, sendtype, dest, sendtag, comm,
+                           GCM_MPI_MODE_STANDARD, 0, call, &reqs[1]);
     if (rc != MPI_SUCCESS) {
-        PMPI_Cancel(&reqs[0]);
-        PMPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+        if ((reqs[0]->kind == GCM_MPI_REQ_RECV) && !reqs[0]->complete &&
+            (reqs[0]->native != GCM_REQUEST_NULL)) {
+            gcm_lco_cancel(reqs[0]->native);
+        }
+        gcm_mpi_req_wait(reqs[0]);
+        gcm_mpi_req_finish(reqs[0], NULL, MPI_STATUS_IGNORE);
         return rc;
     }
     gcm_mpi_req_wait(reqs[0]);
     gcm_mpi_req_wait(reqs[1]);
-    gcm_mpi_req_finish(&reqs[1], &st[1]);
-    gcm_mpi_req_finish(&reqs[0], &st[0]);
+    gcm_mpi_req_finish(reqs[1], NULL, &st[1]);
+    gcm_mpi_req_finish(reqs[0], NULL, &st[0]);
     if (status != MPI_STATUS_IGNORE) {
         *status = st[0];
     }
@@ -1044,7 +1087,7 @@ static int gcm_mpi_mprobe_common(int source, int tag, MPI_Comm comm,
     if (p.result != GCM_OK) {
         return gcm_mpi_native_error(comm, p.result, call);
     }
-    m = malloc(sizeof(*m));
+    m = gcm_mpi_handle_alloc(sizeof(*m));
     if (m == NULL) {
         /* The message is ours now: it must not be lost. Receive it into
          * nothing is worse; report and keep it unreachable is worse
@@ -1085,7 +1128,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
     static const char *call = "MPI_Imrecv";
     struct gcm_mpi_message *m;
     gcm_status_t status;
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     void *data;
     size_t len;
     int rc;
@@ -1108,7 +1151,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
         *message = MPI_MESSAGE_NULL;
         rc = gcm_mpi_req_generic(MPI_COMM_WORLD, NULL, NULL, NULL, request);
         if (rc == MPI_SUCCESS) {
-            gcm_mpi_status_proc_null(&(*request)->status);
+            gcm_mpi_status_proc_null(&gcm_mpi_req_of(*request)->status);
         }
         return rc;
     }
@@ -1128,10 +1171,9 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
         gcm_mpi_req_discard(req);
         return gcm_mpi_native_error(m->comm, status, call);
     }
-    m->magic = 0;
-    free(m);
+    gcm_mpi_handle_free(m);
     *message = MPI_MESSAGE_NULL;
-    *request = req;
+    *request = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Imrecv)
