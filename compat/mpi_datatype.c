@@ -1025,6 +1025,32 @@ MPI_Count gcm_mpi_type_size(MPI_Datatype datatype)
     return datatype->size;
 }
 
+int gcm_mpi_type_bytes(MPI_Comm comm, const char *call, MPI_Datatype datatype,
+                       MPI_Count count, size_t *len_p)
+{
+    MPI_Count size = gcm_mpi_type_size(datatype), len;
+
+    if (gcm_unlikely(__builtin_mul_overflow(size, count, &len) ||
+                     ((uint64_t)len > (uint64_t)PTRDIFF_MAX))) {
+        return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                             "%lld elements of %lld bytes are more bytes "
+                             "than any buffer holds", (long long)count,
+                             (long long)size);
+    }
+    *len_p = (size_t)len;
+    return MPI_SUCCESS;
+}
+
+void gcm_mpi_type_retain(MPI_Datatype datatype)
+{
+    type_retain(datatype);
+}
+
+void gcm_mpi_type_release(MPI_Datatype datatype)
+{
+    type_release(datatype);
+}
+
 int gcm_mpi_type_is_predefined(MPI_Datatype datatype)
 {
     return datatype->predefined;

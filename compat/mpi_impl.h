@@ -516,6 +516,20 @@ int gcm_mpi_type_check(MPI_Datatype datatype) GCM_INTERNAL;
 /* Bytes of data in one element (MPI_Type_size). */
 MPI_Count gcm_mpi_type_size(MPI_Datatype datatype) GCM_INTERNAL;
 
+/* The bytes of count (>= 0) elements of a valid datatype, in *len_p:
+ * MPI_SUCCESS, or MPI_ERR_COUNT raised on comm under the name call when
+ * they are more than any buffer holds (the product overflows MPI_Count).
+ * Every length the MPI layer makes from a count and a type comes from
+ * here, so that no length ever wraps. */
+int gcm_mpi_type_bytes(MPI_Comm comm, const char *call, MPI_Datatype datatype,
+                       MPI_Count count, size_t *len_p) GCM_INTERNAL;
+
+/* A reference on a derived datatype for an operation that uses it until
+ * it completes (no-op for predefined types): the type lives on if the
+ * program frees it meanwhile (MPI-3.1 4.1.9). */
+void gcm_mpi_type_retain(MPI_Datatype datatype) GCM_INTERNAL;
+void gcm_mpi_type_release(MPI_Datatype datatype) GCM_INTERNAL;
+
 /* Nonzero for one of mpi.h's types (never freed: the handle always means
  * the same type). */
 int gcm_mpi_type_is_predefined(MPI_Datatype datatype) GCM_INTERNAL;

@@ -40,9 +40,14 @@ struct gcm_mpi_message gcm_mpi_message_no_proc = { GCM_MPI_MAGIC_MSG, NULL,
 
 /* ---- argument checks --------------------------------------------------- */
 
+/* Checks (buf, count, datatype); after it, count * size fits a size_t
+ * (the lengths below are made without checks). */
 static int gcm_mpi_check_buffer(MPI_Comm comm, const void *buf, int count,
                                 MPI_Datatype datatype, const char *call)
 {
+    size_t len;
+    int rc;
+
     if (count < 0) {
         return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
                              "count %d is negative", count);
@@ -52,6 +57,10 @@ static int gcm_mpi_check_buffer(MPI_Comm comm, const void *buf, int count,
                              (datatype == MPI_DATATYPE_NULL) ?
                              "datatype is MPI_DATATYPE_NULL" :
                              "datatype is not valid or not committed");
+    }
+    rc = gcm_mpi_type_bytes(comm, call, datatype, count, &len);
+    if (rc != MPI_SUCCESS) {
+        return rc;
     }
     if ((buf == MPI_IN_PLACE)) {
         return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
@@ -470,11 +479,12 @@ static int gcm_mpi_recv_start(gcm_mpi_req_t *req, const char *call)
     return MPI_SUCCESS;
 }
 
-/* Frees a request that never started (its reference on the communicator
- * too). */
+/* Frees a request that never started (its references on the communicator
+ * and the type too). */
 static void gcm_mpi_req_discard(gcm_mpi_req_t *req)
 {
     free(req->tmp);
+    gcm_mpi_type_release(req->datatype);
     gcm_mpi_comm_unref(req->comm);
     gcm_mpi_req_free(req);
 }
@@ -486,7 +496,10 @@ static gcm_mpi_req_t *gcm_mpi_req_new(int kind, void *buf, int count,
     gcm_mpi_req_t *req = gcm_mpi_req_alloc();
 
     if (req != NULL) {
+        /* The communicator and the type stay for the request, whatever
+         * the program frees meanwhile. */
         gcm_mpi_comm_ref(comm);
+        gcm_mpi_type_retain(datatype);
         req->magic    = GCM_MPI_MAGIC_REQ;
         req->kind     = kind;
         req->comm     = comm;

@@ -384,6 +384,9 @@ static void gcm_mpi_req_release(gcm_mpi_req_t *req)
         req->cleanup(req->state);
     }
     free(req->tmp);
+    if (req->datatype != MPI_DATATYPE_NULL) {
+        gcm_mpi_type_release(req->datatype);
+    }
     gcm_mpi_comm_unref(req->comm);
     gcm_mpi_req_free(req);
 }

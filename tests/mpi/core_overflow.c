@@ -1,0 +1,93 @@
+/*
+ * tests/mpi/core_overflow.c: a count times a datatype's size that no
+ * buffer can hold is refused with MPI_ERR_COUNT, never wrapped into a
+ * small length that "succeeds". A type of 2^50 bytes (two contiguous
+ * types, no memory behind them) sent 2^22 times is 2^72 bytes.
+ *
+ * Every process checks its own calls; the messages would go to itself
+ * (MPI_COMM_SELF) if they were sent. A legal call with the same type
+ * (count 0) still works.
+ */
+#include <mpi.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int failures;
+static int rank = -1;
+
+#define CHECK(cond, ...)                                                 \
+    do {                                                                 \
+        if (!(cond)) {                                                   \
+            printf("FAIL: ");                                            \
+            printf(__VA_ARGS__);                                         \
+            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
+            fflush(stdout);                                              \
+            failures++;                                                  \
+        }                                                                \
+    } while (0)
+
+#define EXPECT_COUNT(call)                                               \
+    do {                                                                 \
+        int rc_ = (call);                                                \
+        CHECK(rc_ == MPI_ERR_COUNT, "%s gave %d, not MPI_ERR_COUNT",     \
+              #call, rc_);                                               \
+    } while (0)
+
+int main(int argc, char **argv)
+{
+    MPI_Datatype gib, huge;
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Count size = 0;
+    MPI_Status st;
+    char buf[64];
+    char text[MPI_MAX_ERROR_STRING];
+    int n = 1 << 22, len, rc, flag;
+
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+
+    MPI_Type_contiguous(1 << 30, MPI_BYTE, &gib);
+    MPI_Type_contiguous(1 << 20, gib, &huge);
+    MPI_Type_commit(&huge);
+    MPI_Type_size_x(huge, &size);
+    CHECK(size == (MPI_Count)1 << 50, "type size %lld", (long long)size);
+
+    EXPECT_COUNT(MPI_Send(buf, n, huge, 0, 1, MPI_COMM_SELF));
+    rc = MPI_Send(buf, n, huge, 0, 1, MPI_COMM_SELF);
+    MPI_Error_string(rc, text, &len);
+    CHECK(rc == MPI_ERR_COUNT, "the text: %s", text);
+    EXPECT_COUNT(MPI_Ssend(buf, n, huge, 0, 1, MPI_COMM_SELF));
+    EXPECT_COUNT(MPI_Bsend(buf, n, huge, 0, 1, MPI_COMM_SELF));
+    EXPECT_COUNT(MPI_Rsend(buf, n, huge, 0, 1, MPI_COMM_SELF));
+    EXPECT_COUNT(MPI_Isend(buf, n, huge, 0, 1, MPI_COMM_SELF, &req));
+    CHECK(req == MPI_REQUEST_NULL, "a refused MPI_Isend set the request");
+    EXPECT_COUNT(MPI_Send_init(buf, n, huge, 0, 1, MPI_COMM_SELF, &req));
+    EXPECT_COUNT(MPI_Recv(buf, n, huge, 0, 1, MPI_COMM_SELF, &st));
+    EXPECT_COUNT(MPI_Irecv(buf, n, huge, 0, 1, MPI_COMM_SELF, &req));
+    EXPECT_COUNT(MPI_Recv_init(buf, n, huge, 0, 1, MPI_COMM_SELF, &req));
+    EXPECT_COUNT(MPI_Sendrecv(buf, n, huge, 0, 1, buf, 1, MPI_BYTE, 0, 1,
+                              MPI_COMM_SELF, &st));
+    EXPECT_COUNT(MPI_Sendrecv(buf, 1, MPI_BYTE, 0, 1, buf, n, huge, 0, 1,
+                              MPI_COMM_SELF, &st));
+    EXPECT_COUNT(MPI_Sendrecv_replace(buf, n, huge, 0, 1, 0, 1,
+                                      MPI_COMM_SELF, &st));
+    /* Nothing was sent: no message waits. */
+    rc = MPI_Iprobe(0, 1, MPI_COMM_SELF, &flag, &st);
+    CHECK(rc == MPI_SUCCESS && !flag, "a refused call left a message");
+
+    /* The type itself is fine for what fits. */
+    rc = MPI_Sendrecv(buf, 0, huge, 0, 2, buf, 0, huge, 0, 2, MPI_COMM_SELF,
+                      &st);
+    CHECK(rc == MPI_SUCCESS, "count 0 of the large type gave %d", rc);
+
+    MPI_Type_free(&huge);
+    MPI_Type_free(&gib);
+    MPI_Finalize();
+    if (failures == 0) {
+        printf("core_overflow: ok\n");
+    }
+    return (failures == 0) ? 0 : 1;
+}
