@@ -34,6 +34,7 @@ extern "C" {
 typedef intptr_t  MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+typedef int       MPI_Fint;   /* a handle as a Fortran integer */
 
 typedef struct gcm_mpi_comm     *MPI_Comm;
 typedef struct gcm_mpi_datatype *MPI_Datatype;
@@ -807,6 +808,30 @@ GCM_MPI_API(int, Neighbor_alltoallv, (const void *sendbuf,
                                       const int recvcounts[],
                                       const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm))
+
+/* handle conversion (mpi_fint.c): a handle as a Fortran integer and
+ * back; a freed handle's integer converts back to the null handle */
+#define MPI_F_STATUS_SIZE 6
+GCM_MPI_API(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+GCM_MPI_API(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+GCM_MPI_API(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+GCM_MPI_API(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+GCM_MPI_API(MPI_Fint, Group_c2f, (MPI_Group group))
+GCM_MPI_API(MPI_Group, Group_f2c, (MPI_Fint group))
+GCM_MPI_API(MPI_Fint, Op_c2f, (MPI_Op op))
+GCM_MPI_API(MPI_Op, Op_f2c, (MPI_Fint op))
+GCM_MPI_API(MPI_Fint, Info_c2f, (MPI_Info info))
+GCM_MPI_API(MPI_Info, Info_f2c, (MPI_Fint info))
+GCM_MPI_API(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+GCM_MPI_API(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+GCM_MPI_API(MPI_Fint, Request_c2f, (MPI_Request request))
+GCM_MPI_API(MPI_Request, Request_f2c, (MPI_Fint request))
+GCM_MPI_API(MPI_Fint, Message_c2f, (MPI_Message message))
+GCM_MPI_API(MPI_Message, Message_f2c, (MPI_Fint message))
+GCM_MPI_API(int, Status_c2f, (const MPI_Status *c_status,
+                              MPI_Fint *f_status))
+GCM_MPI_API(int, Status_f2c, (const MPI_Fint *f_status,
+                              MPI_Status *c_status))
 
 /* the seed's LCO extensions (mpi_lco.c) */
 GCM_MPIX_API(int, Comm_create_local, (MPI_Comm *lcomm))

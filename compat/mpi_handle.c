@@ -233,6 +233,7 @@ void gcm_mpi_handle_free(void *obj)
     page = (addr - (uintptr_t)chunk) / GCM_MPI_HANDLE_PAGE;
     /* A stale handle must not read as live, even before the page goes. */
     __atomic_store_n((uint32_t *)obj, 0, __ATOMIC_RELEASE);
+    gcm_mpi_fint_forget(obj);
     pthread_mutex_lock(&gcm_mpi_handles.lock);
     chunk->live--;
     chunk->page_live[page]--;

@@ -66,6 +66,16 @@ void *gcm_mpi_handle_alloc_stable(size_t size) GCM_INTERNAL;
  * out (and so safe to read)? */
 int gcm_mpi_handle_is_stable(const void *p, size_t align) GCM_INTERNAL;
 
+/* Handle conversion (mpi_fint.c). The integer of a live handle of kind
+ * magic (made on first use; 0 for NULL, a freed handle or no memory); the
+ * handle of an integer of that kind, or NULL; and, when a handle is freed,
+ * forgetting its integer (gcm_mpi_handle_free does it for its objects; a
+ * kind with memory of its own calls it). A new kind adds its
+ * MPI_X_c2f/f2c pair with GCM_MPI_FINT_PAIR in mpi_fint.c. */
+MPI_Fint gcm_mpi_fint_of(const void *handle, uint32_t magic) GCM_INTERNAL;
+const void *gcm_mpi_fint_handle(MPI_Fint f, uint32_t magic) GCM_INTERNAL;
+void gcm_mpi_fint_forget(const void *handle) GCM_INTERNAL;
+
 /* ---- communicators (mpi_comm.c) ------------------------------------------
  *
  * Every communicator is an LCO. Intracommunicators made by the library are
@@ -361,6 +371,7 @@ typedef int (*gcm_mpi_req_poll_func_t)(gcm_mpi_req_t *req);
 struct gcm_mpi_request {
     uint32_t         magic;
     uint16_t         gen;         /* bumped each time the object is freed */
+    uint8_t          has_fint;    /* MPI_Request_c2f gave it an integer */
     int              kind;        /* gcm_mpi_req_kind_t */
     int              persistent;  /* Send_init, Recv_init */
     int              active;      /* started and not yet completed */

@@ -143,12 +143,23 @@ gcm_mpi_req_t *gcm_mpi_req_alloc(void)
     return req;
 }
 
+/* The user's handle dies: a stale copy of it (and its Fortran integer)
+ * no longer names the request. */
+static void gcm_mpi_req_kill_handle(gcm_mpi_req_t *req)
+{
+    if (req->has_fint) {
+        gcm_mpi_fint_forget((const void *)gcm_mpi_req_handle(req));
+        req->has_fint = 0;
+    }
+    req->gen++;
+}
+
 void gcm_mpi_req_free(gcm_mpi_req_t *req)
 {
     /* Stale handles to it (and to whatever reuses it) are refused from
      * now on. */
     req->magic = 0;
-    req->gen++;
+    gcm_mpi_req_kill_handle(req);
     if (gcm_mpi_req_cache_len >= GCM_MPI_REQ_CACHE_MAX) {
         pthread_mutex_lock(&gcm_mpi_req_spare.lock);
         req->next_free = gcm_mpi_req_spare.head;
@@ -975,7 +986,7 @@ int PMPI_Request_free(MPI_Request *request)
      * handle is dead already: the generation moves on now. */
     req->persistent = 0;
     req->freed      = 1;
-    req->gen++;
+    gcm_mpi_req_kill_handle(req);
     pthread_mutex_lock(&gcm_mpi_orphans.lock);
     if (gcm_mpi_orphans.n == gcm_mpi_orphans.cap) {
         int cap = (gcm_mpi_orphans.cap > 0) ? 2 * gcm_mpi_orphans.cap : 16;
