@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "boot/boot.h"
+#include "boot/boot_pmi1_line.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -52,38 +53,15 @@ static gcm_status_t gcm_pmi1_write(const char *line)
     return GCM_OK;
 }
 
-/* Finds the value of key in a "cmd=x a=b c=d" line into out. */
-static int gcm_pmi1_field(const char *line, const char *key, char *out,
-                          size_t outlen)
-{
-    size_t klen = strlen(key);
-    const char *p = line;
-
-    while ((p = strstr(p, key)) != NULL) {
-        if (((p == line) || (p[-1] == ' ')) && (p[klen] == '=')) {
-            const char *v = p + klen + 1;
-            size_t n = strcspn(v, " \n");
-            if (n >= outlen) {
-                n = outlen - 1;
-            }
-            memcpy(out, v, n);
-            out[n] = '\0';
-            return 1;
-        }
-        p += klen;
-    }
-    return 0;
-}
-
 static void gcm_pmi1_handle_event(const char *line)
 {
     char rank[32], reason[16];
 
-    if (gcm_pmi1_field(line, "reason", reason, sizeof(reason)) &&
+    if (gcm_boot_pmi1_field(line, "reason", reason, sizeof(reason)) &&
         (strcmp(reason, "abort") == 0)) {
         gcm_boot_report_job_aborting();
     }
-    if (gcm_pmi1_field(line, "rank", rank, sizeof(rank))) {
+    if (gcm_boot_pmi1_field(line, "rank", rank, sizeof(rank))) {
         gcm_boot_report_peer_died(atoi(rank));
     }
 }
@@ -153,7 +131,7 @@ static gcm_status_t gcm_pmi1_call(const char *request, const char *expect,
 
     while (status == GCM_OK) {
         if (gcm_pmi1_take_line(reply, replylen)) {
-            if (gcm_pmi1_field(reply, "cmd", cmd, sizeof(cmd)) &&
+            if (gcm_boot_pmi1_field(reply, "cmd", cmd, sizeof(cmd)) &&
                 (strcmp(cmd, expect) == 0)) {
                 return GCM_OK;
             }
@@ -173,7 +151,8 @@ static int gcm_pmi1_rc_ok(const char *reply)
 {
     char rc[16];
 
-    return gcm_pmi1_field(reply, "rc", rc, sizeof(rc)) && (atoi(rc) == 0);
+    return gcm_boot_pmi1_field(reply, "rc", rc, sizeof(rc)) &&
+           (atoi(rc) == 0);
 }
 
 static gcm_status_t gcm_pmi1_put_text(const char *key, const char *value)
@@ -211,7 +190,7 @@ static gcm_status_t gcm_pmi1_get_text(int rank, const char *key, char *value,
         return status;
     }
     if (!gcm_pmi1_rc_ok(reply) ||
-        !gcm_pmi1_field(reply, "value", value, valuelen)) {
+        !gcm_boot_pmi1_field(reply, "value", value, valuelen)) {
         gcm_error("pmi1: key %s not found: %s", key, reply);
         return GCM_ERR_BOOT;
     }
@@ -417,7 +396,7 @@ gcm_status_t gcm_boot_pmi1_init(int *rank_p, int *size_p, char *jobid,
     if (status != GCM_OK) {
         return status;
     }
-    if (gcm_pmi1_field(reply, "vallen_max", value, sizeof(value))) {
+    if (gcm_boot_pmi1_field(reply, "vallen_max", value, sizeof(value))) {
         gcm_pmi1.vallen_max = strtoul(value, NULL, 10);
     }
     if (gcm_pmi1.vallen_max < 64) {
@@ -428,8 +407,8 @@ gcm_status_t gcm_boot_pmi1_init(int *rank_p, int *size_p, char *jobid,
     status = gcm_pmi1_call("cmd=get_my_kvsname\n", "my_kvsname", reply,
                            sizeof(reply));
     if ((status != GCM_OK) ||
-        !gcm_pmi1_field(reply, "kvsname", gcm_pmi1.kvsname,
-                        sizeof(gcm_pmi1.kvsname))) {
+        !gcm_boot_pmi1_field(reply, "kvsname", gcm_pmi1.kvsname,
+                             sizeof(gcm_pmi1.kvsname))) {
         return gcm_fail(GCM_ERR_BOOT, "gcm_init",
                         "PMI-1 launcher gave no kvs name");
     }

@@ -663,7 +663,7 @@ GCM_MPI_API(int, Error_string, (int errorcode, char *string,
                                 int *resultlen))
 GCM_MPI_API(int, Error_class, (int errorcode, int *errorclass))
 
-/* collectives (mpi_coll.c) */
+/* collectives (mpi_coll_*.c) */
 GCM_MPI_API(int, Barrier, (MPI_Comm comm))
 GCM_MPI_API(int, Bcast, (void *buffer, int count, MPI_Datatype datatype,
                          int root, MPI_Comm comm))
@@ -740,7 +740,7 @@ GCM_MPI_API(int, Ialltoall, (const void *sendbuf, int sendcount,
                              int recvcount, MPI_Datatype recvtype,
                              MPI_Comm comm, MPI_Request *request))
 
-/* topologies (mpi_topo.c) */
+/* topologies (mpi_topo_*.c) */
 GCM_MPI_API(int, Dims_create, (int nnodes, int ndims, int dims[]))
 GCM_MPI_API(int, Cart_create, (MPI_Comm comm_old, int ndims,
                                const int dims[], const int periods[],
@@ -861,6 +861,35 @@ GCM_MPIX_API(int, Comm_create_threads, (MPI_Comm comm, int nthreads,
  * comm. */
 GCM_MPIX_API(int, Comm_node, (int level, MPI_Comm *nodecomm))
 GCM_MPIX_API(int, Comm_level, (MPI_Comm comm, int i, int j, int *level))
+
+/* External interfaces (MPI-3.1 chapter 12): generalized requests and
+ * setting a status (mpi_grequest.c); error classes, codes and texts the
+ * program adds (mpi_errors.c, printed by MPI_Error_string); MPI-4's
+ * MPI_Info_get_string (mpi_info.c) and MPI_Comm_idup_with_info
+ * (mpi_comm.c). */
+typedef int MPI_Grequest_query_function(void *extra_state,
+                                        MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+GCM_MPI_API(int, Grequest_start, (MPI_Grequest_query_function *query_fn,
+                                  MPI_Grequest_free_function *free_fn,
+                                  MPI_Grequest_cancel_function *cancel_fn,
+                                  void *extra_state, MPI_Request *request))
+GCM_MPI_API(int, Grequest_complete, (MPI_Request request))
+GCM_MPI_API(int, Status_set_elements, (MPI_Status *status,
+                                       MPI_Datatype datatype, int count))
+GCM_MPI_API(int, Status_set_elements_x, (MPI_Status *status,
+                                         MPI_Datatype datatype,
+                                         MPI_Count count))
+GCM_MPI_API(int, Status_set_cancelled, (MPI_Status *status, int flag))
+GCM_MPI_API(int, Add_error_class, (int *errorclass))
+GCM_MPI_API(int, Add_error_code, (int errorclass, int *errorcode))
+GCM_MPI_API(int, Add_error_string, (int errorcode, const char *string))
+GCM_MPI_API(int, Info_get_string, (MPI_Info info, const char *key,
+                                   int *buflen, char *value, int *flag))
+GCM_MPI_API(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info,
+                                       MPI_Comm *newcomm,
+                                       MPI_Request *request))
 
 #ifdef __cplusplus
 }

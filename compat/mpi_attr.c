@@ -102,7 +102,6 @@ static const int gcm_attr_host         = MPI_PROC_NULL;
 static const int gcm_attr_io           = MPI_ANY_SOURCE; /* all can do I/O */
 static const int gcm_attr_wtime_global = 0;
 static const int gcm_attr_appnum       = 0;
-static const int gcm_attr_lastusedcode = MPI_ERR_LASTCODE;
 static int gcm_attr_universe_size;
 static pthread_once_t gcm_attr_universe_once = PTHREAD_ONCE_INIT;
 
@@ -139,7 +138,7 @@ static const int *predefined_value(MPI_Comm comm, int keyval)
         pthread_once(&gcm_attr_universe_once, universe_init);
         return &gcm_attr_universe_size;
     case MPI_LASTUSEDCODE:
-        return world ? &gcm_attr_lastusedcode : NULL;
+        return world ? gcm_mpi_err_lastused() : NULL;
     case MPIX_DEPTH:
         return (comm == MPI_COMM_SELF) ? gcm_mpi_hier_attr(keyval) : NULL;
     case MPIX_MAX_DEPTH:

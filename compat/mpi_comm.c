@@ -570,7 +570,12 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    /* The duplicate has comm's topology, attributes and info hints
+     * (MPI-3.1 6.4.2). */
     rc = gcm_mpi_topo_copy(comm, dup);
+    if ((rc == MPI_SUCCESS) && (comm->info != MPI_INFO_NULL)) {
+        rc = PMPI_Info_dup(comm->info, &dup->info);
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_attr_copy(comm, dup);
     }
@@ -603,6 +608,10 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
                              "not a valid info object");
     }
     rc = gcm_mpi_comm_dup_common(comm, newcomm, call);
+    if ((rc == MPI_SUCCESS) && ((*newcomm)->info != MPI_INFO_NULL)) {
+        /* info's hints, not comm's. */
+        PMPI_Info_free(&(*newcomm)->info);
+    }
     if ((rc == MPI_SUCCESS) && (info != MPI_INFO_NULL)) {
         rc = PMPI_Info_dup(info, &(*newcomm)->info);
         if (rc != MPI_SUCCESS) {
@@ -634,6 +643,26 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     return gcm_mpi_req_generic(comm, NULL, NULL, NULL, request);
 }
 GCM_MPI_ALIAS(Comm_idup)
+
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info,
+                             MPI_Comm *newcomm, MPI_Request *request)
+{
+    static const char *call = "MPI_Comm_idup_with_info";
+    int rc;
+
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (request == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+    }
+    rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    return gcm_mpi_req_generic(comm, NULL, NULL, NULL, request);
+}
+GCM_MPI_ALIAS(Comm_idup_with_info)
 
 /* (color, key, old rank) of one member in MPI_Comm_split. */
 typedef struct gcm_mpi_split_entry {

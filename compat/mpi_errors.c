@@ -12,7 +12,9 @@
 #include "boot/boot.h"
 #include "compat/mpi_impl.h"
 
+#include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,6 +92,117 @@ static const char *gcm_mpi_class_string(int errclass)
         return gcm_mpi_class_text[errclass];
     }
     return NULL;
+}
+
+/*
+ * Error classes and codes the program adds (MPI-3.1 8.5): numbered from
+ * MPI_ERR_LASTCODE + 1 up, in the order they are added, classes and codes
+ * alike; entry i is code MPI_ERR_LASTCODE + 1 + i. A class is its own
+ * class. The table only grows (MPI has no call that removes one), under
+ * its lock: any thread may add one while others print theirs.
+ */
+typedef struct gcm_mpi_ucode {
+    int   errclass;
+    char *text;           /* MPI_Add_error_string; NULL: none yet */
+} gcm_mpi_ucode_t;
+
+static struct {
+    pthread_mutex_t  lock;
+    gcm_mpi_ucode_t *codes;
+    int              n;
+    int              cap;
+    /* The value of the attribute MPI_LASTUSEDCODE. */
+    int              lastused;
+} gcm_mpi_ucodes = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0,
+                     MPI_ERR_LASTCODE };
+
+const int *gcm_mpi_err_lastused(void)
+{
+    return &gcm_mpi_ucodes.lastused;
+}
+
+/* Lock held: the entry of a code the program added, or NULL. */
+static gcm_mpi_ucode_t *gcm_mpi_ucode_find(int code)
+{
+    if ((code <= MPI_ERR_LASTCODE) ||
+        (code - MPI_ERR_LASTCODE - 1 >= gcm_mpi_ucodes.n)) {
+        return NULL;
+    }
+    return &gcm_mpi_ucodes.codes[code - MPI_ERR_LASTCODE - 1];
+}
+
+/* The class of any valid error code (a predefined class, or a class or
+ * code the program added); -1 for a value that is none of these. */
+static int gcm_mpi_code_class(int code)
+{
+    gcm_mpi_ucode_t *u;
+    int errclass = -1;
+
+    if (gcm_mpi_class_string(code) != NULL) {
+        return code;
+    }
+    pthread_mutex_lock(&gcm_mpi_ucodes.lock);
+    if ((u = gcm_mpi_ucode_find(code)) != NULL) {
+        errclass = u->errclass;
+    }
+    pthread_mutex_unlock(&gcm_mpi_ucodes.lock);
+    return errclass;
+}
+
+/* The text of a valid code into buf: the class text of a predefined
+ * class, the program's text of one it added ("" when it set none).
+ * 0, or -1 when code is not valid. */
+static int gcm_mpi_code_text(int code, char *buf, size_t len)
+{
+    const char *text = gcm_mpi_class_string(code);
+    gcm_mpi_ucode_t *u;
+    int rc = 0;
+
+    if (text != NULL) {
+        snprintf(buf, len, "%s", text);
+        return 0;
+    }
+    pthread_mutex_lock(&gcm_mpi_ucodes.lock);
+    if ((u = gcm_mpi_ucode_find(code)) != NULL) {
+        snprintf(buf, len, "%s", (u->text != NULL) ? u->text : "");
+    } else {
+        rc = -1;
+    }
+    pthread_mutex_unlock(&gcm_mpi_ucodes.lock);
+    return rc;
+}
+
+/* Adds a code of class errclass (-1: a new class, its own); 0 with the
+ * new value in *code_p, or -1 without memory or numbers. */
+static int gcm_mpi_ucode_add(int errclass, int *code_p)
+{
+    gcm_mpi_ucode_t *grown;
+    int rc = -1;
+
+    pthread_mutex_lock(&gcm_mpi_ucodes.lock);
+    if (gcm_mpi_ucodes.n == gcm_mpi_ucodes.cap &&
+        gcm_mpi_ucodes.cap < INT_MAX / 2 - MPI_ERR_LASTCODE) {
+        int cap = (gcm_mpi_ucodes.cap > 0) ? 2 * gcm_mpi_ucodes.cap : 16;
+
+        grown = realloc(gcm_mpi_ucodes.codes, (size_t)cap * sizeof(*grown));
+        if (grown != NULL) {
+            gcm_mpi_ucodes.codes = grown;
+            gcm_mpi_ucodes.cap = cap;
+        }
+    }
+    if (gcm_mpi_ucodes.n < gcm_mpi_ucodes.cap) {
+        int code = MPI_ERR_LASTCODE + 1 + gcm_mpi_ucodes.n;
+
+        gcm_mpi_ucodes.codes[gcm_mpi_ucodes.n].errclass =
+            (errclass < 0) ? code : errclass;
+        gcm_mpi_ucodes.codes[gcm_mpi_ucodes.n].text = NULL;
+        gcm_mpi_ucodes.n++;
+        gcm_mpi_ucodes.lastused = code;
+        *code_p = code;
+        rc = 0;
+    }
+    pthread_mutex_unlock(&gcm_mpi_ucodes.lock);
+    return rc;
 }
 
 int gcm_mpi_errclass(gcm_status_t status)
@@ -182,6 +295,7 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
 {
     MPI_Errhandler errh;
     char label[64];
+    char text[MPI_MAX_ERROR_STRING];
     char msg[MPI_MAX_ERROR_STRING + 256];
 
     if ((comm == NULL) || (comm->magic != GCM_MPI_MAGIC_COMM)) {
@@ -214,14 +328,18 @@ int gcm_mpi_errh_invoke(MPI_Comm comm, int code)
             fflush(stdout);
             _exit(code);
         }
+        if (gcm_mpi_last_code == code) {
+            snprintf(text, sizeof(text), "%s", gcm_mpi_last_text);
+        } else if (gcm_mpi_code_text(code, text, sizeof(text)) != 0 ||
+                   text[0] == '\0') {
+            snprintf(text, sizeof(text), "error code %d", code);
+        }
         snprintf(msg, sizeof(msg),
                  "gencomm: fatal error on %s (process %d of %d): %s\n"
                  "gencomm: MPI_ERRORS_ARE_FATAL: ending the job",
                  gcm_mpi_comm_label(comm, label, sizeof(label)),
                  gcm_initialized() ? gcm_proc_rank() : 0,
-                 gcm_initialized() ? gcm_proc_count() : 1,
-                 (gcm_mpi_last_code == code) ? gcm_mpi_last_text :
-                 gcm_mpi_class_string(code));
+                 gcm_initialized() ? gcm_proc_count() : 1, text);
         gcm_mpi_abort_job((code > 0) ? code : 1, msg);
     }
     return code;
@@ -388,18 +506,22 @@ GCM_MPI_ALIAS(Errhandler_free)
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
-    const char *text = gcm_mpi_class_string(errorcode);
+    static const char call[] = "MPI_Error_string";
+    char text[MPI_MAX_ERROR_STRING];
 
     if ((string == NULL) || (resultlen == NULL)) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string",
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "string or resultlen is NULL");
     }
-    if (text == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_string",
+    if (gcm_mpi_code_text(errorcode, text, sizeof(text)) != 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "%d is not an error code", errorcode);
     }
-    if ((errorcode != MPI_SUCCESS) && (errorcode == gcm_mpi_last_code)) {
-        snprintf(string, MPI_MAX_ERROR_STRING, "%s (%.400s)", text,
+    /* The detail of the last error this thread raised goes with its
+     * class's text; a code the program added prints its own text. */
+    if ((errorcode != MPI_SUCCESS) && (errorcode <= MPI_ERR_LASTCODE) &&
+        (errorcode == gcm_mpi_last_code)) {
+        snprintf(string, MPI_MAX_ERROR_STRING, "%.100s (%.400s)", text,
                  gcm_mpi_last_text);
     } else {
         snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
@@ -411,15 +533,98 @@ GCM_MPI_ALIAS(Error_string)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    int errclass;
+
     if (errorclass == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class",
                              "errorclass is NULL");
     }
-    if (gcm_mpi_class_string(errorcode) == NULL) {
+    errclass = gcm_mpi_code_class(errorcode);
+    if (errclass < 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Error_class",
                              "%d is not an error code", errorcode);
     }
-    *errorclass = errorcode;
+    *errorclass = errclass;
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Error_class)
+
+int PMPI_Add_error_class(int *errorclass)
+{
+    static const char call[] = "MPI_Add_error_class";
+
+    if (errorclass == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "errorclass is NULL");
+    }
+    if (gcm_mpi_ucode_add(-1, errorclass) != 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
+                             "no room for another error class");
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Add_error_class)
+
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    static const char call[] = "MPI_Add_error_code";
+
+    if (errorcode == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "errorcode is NULL");
+    }
+    if ((errorclass == MPI_SUCCESS) ||
+        (gcm_mpi_code_class(errorclass) != errorclass)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "%d is not an error class", errorclass);
+    }
+    if (gcm_mpi_ucode_add(errorclass, errorcode) != 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
+                             "no room for another error code");
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Add_error_code)
+
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    static const char call[] = "MPI_Add_error_string";
+    gcm_mpi_ucode_t *u;
+    char *copy;
+    size_t len;
+
+    if (string == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "string is NULL");
+    }
+    len = strnlen(string, MPI_MAX_ERROR_STRING);
+    if (len >= MPI_MAX_ERROR_STRING) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "the string is longer than "
+                             "MPI_MAX_ERROR_STRING - 1 characters");
+    }
+    if (errorcode <= MPI_ERR_LASTCODE) {
+        /* MPI-3.1 8.5: the library's own texts stay. */
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "%d is a predefined error code (at most "
+                             "MPI_ERR_LASTCODE)", errorcode);
+    }
+    copy = malloc(len + 1);
+    if (copy == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    memcpy(copy, string, len + 1);
+    pthread_mutex_lock(&gcm_mpi_ucodes.lock);
+    u = gcm_mpi_ucode_find(errorcode);
+    if (u != NULL) {
+        free(u->text);
+        u->text = copy;
+        copy = NULL;
+    }
+    pthread_mutex_unlock(&gcm_mpi_ucodes.lock);
+    if (u == NULL) {
+        free(copy);
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "%d is not an error code the program added",
+                             errorcode);
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Add_error_string)

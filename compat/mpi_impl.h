@@ -1,6 +1,6 @@
 /*
  * compat/mpi_impl.h: what the files of compat/ share. Each family owns its
- * objects (mpi_datatype.c, mpi_op.c, mpi_group.c, ...); the others reach
+ * objects (mpi_type_*.c, mpi_op.c, mpi_group.c, ...); the others reach
  * them only through the functions declared here.
  */
 #ifndef GCM_MPI_IMPL_H
@@ -93,7 +93,7 @@ typedef enum {
 } gcm_mpi_comm_kind_t;
 
 struct gcm_mpi_attr_list;   /* mpi_attr.c */
-struct gcm_mpi_topo;        /* mpi_topo.c */
+struct gcm_mpi_topo;        /* mpi_topo_*.c */
 struct gcm_mpi_coll_vfy;    /* mpi_coll_check.c */
 
 struct gcm_mpi_comm {
@@ -137,7 +137,7 @@ struct gcm_mpi_comm {
     /* MPI_Comm_create_group calls made on this communicator, per
      * (group, tag): see mpi_comm.c. */
     void           *cg_counts;
-    /* What the collectives cache (mpi_coll.c): the node structure
+    /* What the collectives cache (mpi_coll_*.c): the node structure
      * (coll/), made by the first collective that can use it, and the
      * schedules of the last blocking calls, run again by calls with the
      * same arguments. One pointer: MPI_COMM_WORLD's size is part of the
@@ -214,7 +214,7 @@ _Static_assert(GCM_COLL_TAG_GENERAL + GCM_COLL_TAG_UB < GCM_MPI_TAG_FIXED,
  * receives, not even MPI_ANY_TAG ones. */
 int gcm_mpi_coll_tag(MPI_Comm comm) GCM_INTERNAL;
 
-/* Frees what comm's collectives cached (mpi_coll.c). */
+/* Frees what comm's collectives cached (mpi_coll_run.c). */
 void gcm_mpi_coll_cache_free(MPI_Comm comm) GCM_INTERNAL;
 
 /* Raw byte transfers on comm's LCO by point-to-point rank (prank space;
@@ -246,6 +246,9 @@ int gcm_mpi_errclass(gcm_status_t status) GCM_INTERNAL;
 int gcm_mpi_errh_invoke(MPI_Comm comm, int code) GCM_INTERNAL;
 void gcm_mpi_errh_retain(MPI_Errhandler errh) GCM_INTERNAL;
 void gcm_mpi_errh_release(MPI_Errhandler errh) GCM_INTERNAL;
+/* The value of MPI_LASTUSEDCODE: the largest error code in use, which
+ * grows as the program adds classes and codes (MPI_Add_error_class). */
+const int *gcm_mpi_err_lastused(void) GCM_INTERNAL;
 
 /* Ends the whole job with code, after printing msg (may be NULL). */
 void gcm_mpi_abort_job(int code, const char *msg)
@@ -359,7 +362,8 @@ typedef enum {
     GCM_MPI_REQ_SEND    = 1,  /* native send (all modes) */
     GCM_MPI_REQ_RECV    = 2,  /* native receive */
     GCM_MPI_REQ_DONE    = 3,  /* complete at start (MPI_PROC_NULL) */
-    GCM_MPI_REQ_GENERIC = 4   /* a schedule advanced by poll() */
+    GCM_MPI_REQ_GENERIC = 4,  /* a schedule advanced by poll() */
+    GCM_MPI_REQ_GREQ    = 5   /* generalized request (mpi_grequest.c) */
 } gcm_mpi_req_kind_t;
 
 typedef struct gcm_mpi_request gcm_mpi_req_t;
@@ -455,6 +459,25 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req) GCM_INTERNAL;
 int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
                        MPI_Status *status) GCM_INTERNAL;
 
+/* Frees a request object: its check, text, state (cleanup), temporary
+ * and the reference on its communicator. */
+void gcm_mpi_req_release(gcm_mpi_req_t *req) GCM_INTERNAL;
+
+/* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
+ * has MPI_Grequest_complete been called? (any thread may call it) */
+int gcm_mpi_greq_done(gcm_mpi_req_t *req) GCM_INTERNAL;
+/* A completion call finishes req: its query_fn fills req->status, then
+ * its free_fn runs; returns the first error code of the two (also left
+ * in req->status.MPI_ERROR, the reason in req->errtext). */
+int gcm_mpi_greq_finish(gcm_mpi_req_t *req) GCM_INTERNAL;
+/* MPI_Request_get_status of a complete one: query_fn into *status. */
+int gcm_mpi_greq_query(gcm_mpi_req_t *req, MPI_Status *status) GCM_INTERNAL;
+/* MPI_Cancel: cancel_fn, told whether it is complete; its error code. */
+int gcm_mpi_greq_cancel(gcm_mpi_req_t *req) GCM_INTERNAL;
+/* MPI_Request_free: frees it now (free_fn) if complete, else when
+ * MPI_Grequest_complete is called; free_fn's error code or 0. */
+int gcm_mpi_greq_request_free(gcm_mpi_req_t *req) GCM_INTERNAL;
+
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;
 /* MPI_Finalize: waits for buffered sends still in flight. */
@@ -463,7 +486,7 @@ void gcm_mpi_bsend_drain(void) GCM_INTERNAL;
 /* Fills status for an empty or MPI_PROC_NULL completion. */
 void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;
 
-/* ---- attributes (mpi_attr.c) and topologies (mpi_topo.c) -------------
+/* ---- attributes (mpi_attr.c) and topologies (mpi_topo_*.c) -----------
  * Hooks the communicator family calls. */
 
 /* MPI_Comm_dup: copies attributes by their copy callbacks. */
@@ -493,7 +516,7 @@ int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
 int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
                          const char *call, const char *what) GCM_INTERNAL;
 
-/* ---- datatypes (mpi_datatype.c) ------------------------------------------ */
+/* ---- datatypes (mpi_type_*.c) -------------------------------------------- */
 
 /* The element kinds reduction operations work on. */
 typedef enum {

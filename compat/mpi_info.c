@@ -356,6 +356,14 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
 }
 GCM_MPI_ALIAS(Info_set)
 
+/* The checks of the calls that look a key up. */
+static int check_info_key(MPI_Info info, const char *key, const char *call)
+{
+    int rc = check_info(info, call);
+
+    return (rc != MPI_SUCCESS) ? rc : check_key(key, call);
+}
+
 int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
                   int *flag)
 {
@@ -364,11 +372,7 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
     size_t n;
     int rc, i;
 
-    rc = check_info(info, call);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    rc = check_key(key, call);
+    rc = check_info_key(info, key, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -400,17 +404,60 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value,
 }
 GCM_MPI_ALIAS(Info_get)
 
+/* MPI-4.0 9.2: *buflen counts the terminating null both ways; the value
+ * is cut to fit (a buflen of 0 writes nothing) and *buflen becomes the
+ * size the whole value needs. */
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen,
+                         char *value, int *flag)
+{
+    static const char call[] = "MPI_Info_get_string";
+    const char *v;
+    size_t n;
+    int rc, i;
+
+    rc = check_info_key(info, key, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (buflen == NULL || flag == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "%s is NULL",
+                             (buflen == NULL) ? "buflen" : "flag");
+    }
+    if (*buflen < 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "*buflen %d is negative", *buflen);
+    }
+    if (*buflen > 0 && value == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "value is NULL with *buflen %d", *buflen);
+    }
+    info_ready(info);
+    i = info_find(info, key);
+    if (i < 0) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    v = info->entries[i].value;
+    n = strlen(v);
+    if (*buflen > 0) {
+        size_t cut = (n < (size_t)*buflen) ? n : (size_t)*buflen - 1;
+
+        memcpy(value, v, cut);
+        value[cut] = '\0';
+    }
+    *buflen = (int)n + 1;
+    *flag   = 1;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Info_get_string)
+
 int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen,
                            int *flag)
 {
     static const char call[] = "MPI_Info_get_valuelen";
     int rc, i;
 
-    rc = check_info(info, call);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    rc = check_key(key, call);
+    rc = check_info_key(info, key, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }

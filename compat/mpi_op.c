@@ -3,7 +3,7 @@
  * predefined operations on exactly the basic types section 5.9.2 allows,
  * user-defined operations, and MPI_Reduce_local.
  *
- * The datatype engine (mpi_datatype.c) reduces every reducible datatype to
+ * The datatype engine (mpi_type_*.c) reduces every reducible datatype to
  * a basic kind and a number of items per element; the predefined ops are
  * loops over those items, generated below from lists of (kind, C type).
  */

@@ -42,7 +42,7 @@ void gcm_mpi_status_empty(MPI_Status *status)
 /*
  * Request objects live in memory that stays request memory for ever
  * (mpi_handle.c), recycled through a small per-thread cache, as the native
- * requests are (slots/slot_path.c): a window of nonblocking calls then
+ * requests are (slots/slot_request.c): a window of nonblocking calls then
  * touches no shared state, and threads do not meet in an allocator. What
  * a cache cannot hold goes to one shared list; a thread's cache goes there
  * when the thread exits, the finalizing thread's at MPI_Finalize. A freed
@@ -343,6 +343,11 @@ static int gcm_mpi_req_check(gcm_mpi_req_t *req, int progress)
         }
         gcm_mpi_req_complete_native(req);
         break;
+    case GCM_MPI_REQ_GREQ:
+        /* Completed by the program (MPI_Grequest_complete), from any
+         * thread: nothing of the library's moves it. */
+        req->complete = gcm_mpi_greq_done(req);
+        break;
     case GCM_MPI_REQ_GENERIC:
         if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
             break;
@@ -385,7 +390,7 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req)
     }
 }
 
-static void gcm_mpi_req_release(gcm_mpi_req_t *req)
+void gcm_mpi_req_release(gcm_mpi_req_t *req)
 {
     if (req->gate != NULL) {
         gcm_mpi_coll_gate_free(req->gate);
@@ -455,7 +460,8 @@ static const char *gcm_mpi_req_reason(void)
 int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
                        MPI_Status *status)
 {
-    int err = req->status.MPI_ERROR;
+    int err = (req->kind == GCM_MPI_REQ_GREQ) ? gcm_mpi_greq_finish(req) :
+              req->status.MPI_ERROR;
 
     if (err != MPI_SUCCESS) {
         snprintf(gcm_mpi_req_why, sizeof(gcm_mpi_req_why), "%s",
@@ -611,6 +617,13 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(req);
+    if (*flag && (req->kind == GCM_MPI_REQ_GREQ)) {
+        /* Its status is what its query_fn says, each time asked. */
+        err = gcm_mpi_greq_query(req, status);
+        return (err == MPI_SUCCESS) ? err :
+               gcm_mpi_raise(NULL, err, call, "the generalized request's "
+                             "query_fn returned error code %d", err);
+    }
     if (*flag && (status != MPI_STATUS_IGNORE)) {
         *status = req->status;
     }
@@ -953,6 +966,12 @@ int PMPI_Cancel(MPI_Request *request)
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the persistent request is not active");
     }
+    if (req->kind == GCM_MPI_REQ_GREQ) {
+        rc = gcm_mpi_greq_cancel(req);
+        return (rc == MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(NULL, rc, call, "the generalized request's "
+                             "cancel_fn returned error code %d", rc);
+    }
     /* Receives not yet matched are cancelled; anything else (a send, a
      * matched receive, a collective) completes normally, which the
      * standard allows: MPI_Test_cancelled then says false. */
@@ -978,6 +997,12 @@ int PMPI_Request_free(MPI_Request *request)
         return gcm_mpi_req_bad(call, "the request");
     }
     *request = MPI_REQUEST_NULL;
+    if (req->kind == GCM_MPI_REQ_GREQ) {
+        rc = gcm_mpi_greq_request_free(req);
+        return (rc == MPI_SUCCESS) ? rc :
+               gcm_mpi_raise(NULL, rc, call, "the generalized request's "
+                             "free_fn returned error code %d", rc);
+    }
     if ((req->persistent && !req->active) || gcm_mpi_req_check(req, 0)) {
         gcm_mpi_req_release(req);
         return MPI_SUCCESS;

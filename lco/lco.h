@@ -122,6 +122,11 @@ void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)
 /* One round of progress on lco's endpoint (the calling thread's for
  * NULL). */
 void gcm_lco_progress(gcm_lco_h lco) GCM_INTERNAL;
+/* Wakes every thread asleep in a wait of the library, whatever endpoint
+ * it sleeps on, so that it checks its condition again: for a condition
+ * that no message makes true (the MPI layer's generalized requests,
+ * which the program completes from any thread). Any thread. */
+void gcm_lco_wake_waiters(void) GCM_INTERNAL;
 
 /* Pattern LCOs: fully connected over a group of n processes (world
  * indices procs[], NULL for 0..n-1), this process being rank myrank

@@ -1,11 +1,11 @@
 /*
- * lco/lco_thread.c: what LCOs used by several threads need beyond lco.c.
+ * lco/lco_thread.c: what LCOs used by several threads need beyond lco_object.c.
  *
  * An LCO lives on one endpoint, which need not be the endpoint of the
  * thread that uses it: MPIX_Comm_create_threads homes each thread's LCO
  * on an endpoint of its own (gcm_lco_endpoint_reserve) while the thread
  * that will use it may have another. Whoever waits for the LCO's traffic
- * must progress the LCO's endpoint, not the calling thread's (lco.c's
+ * must progress the LCO's endpoint, not the calling thread's (lco_wait.c's
  * gcm_lco_wait_on and gcm_lco_progress do); gcm_lco_endpoint_of tells
  * which it is. And send slots whose receivers are known to exist can skip
  * the acceptance round trip of a first message.

@@ -358,7 +358,7 @@ static inline int gcm_slots_req_done(void *arg)
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
     GCM_INTERNAL;
 
-/* ---- between slot_path.c and slot_shm.c (lock held for all) ------------- */
+/* ---- between the paths (slot_*.c) and slot_shm.c (lock held for all) ------------- */
 
 /* A message arrived (UCX or shared memory): in sequence order it is
  * accepted, else parked. Returns 1 if the payload was kept as is (UCX

@@ -38,6 +38,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "boot/boot_pmi1_line.h"
+
 #define LINE_MAX_LEN 4096
 
 static int rank = -1;
@@ -149,41 +151,12 @@ static void pmi_expect(char *out, size_t cap)
     }
 }
 
-/* Finds key=value in a reply line; false if the key is absent. */
-static bool get_field(const char *line, const char *key, char *out,
-                      size_t cap)
-{
-    size_t klen = strlen(key);
-    const char *p = line;
-
-    while (*p != '\0') {
-        const char *end = strchr(p, ' ');
-        size_t wlen = end == NULL ? strlen(p) : (size_t)(end - p);
-
-        if (wlen > klen && strncmp(p, key, klen) == 0 && p[klen] == '=') {
-            size_t vlen = wlen - klen - 1;
-
-            if (vlen >= cap) {
-                vlen = cap - 1;
-            }
-            memcpy(out, p + klen + 1, vlen);
-            out[vlen] = '\0';
-            return true;
-        }
-        if (end == NULL) {
-            break;
-        }
-        p = end + 1;
-    }
-    return false;
-}
-
 static void expect_field(const char *line, const char *key,
                          const char *want)
 {
     char v[LINE_MAX_LEN];
 
-    if (!get_field(line, key, v, sizeof(v))) {
+    if (!gcm_boot_pmi1_field(line, key, v, sizeof(v))) {
         fail("no %s= in reply '%s'", key, line);
     }
     if (want != NULL && strcmp(v, want) != 0) {
@@ -232,7 +205,7 @@ static void pmi_exchange(char *kvsname, size_t kcap)
     expect_field(reply, "vallen_max", "1024");
 
     call("cmd=get_my_kvsname\n", "my_kvsname", reply, sizeof(reply));
-    if (!get_field(reply, "kvsname", kvsname, kcap)) {
+    if (!gcm_boot_pmi1_field(reply, "kvsname", kvsname, kcap)) {
         fail("no kvsname in '%s'", reply);
     }
 
@@ -391,7 +364,7 @@ static void wait_peer_died(void)
         if (strncmp(reply, "cmd=peer_died", 13) == 0) {
             char who[32];
 
-            if (!get_field(reply, "rank", who, sizeof(who))) {
+            if (!gcm_boot_pmi1_field(reply, "rank", who, sizeof(who))) {
                 fail("peer_died without rank: '%s'", reply);
             }
             say("rank %d saw peer_died rank=%s", rank, who);

@@ -2,7 +2,9 @@
  * tests/mpi/info_basic.c: info objects (MPI-3.1 9) as a program uses them:
  * key order, overwrite, delete, dup independence, value lengths, values
  * cut to valuelen on get, the limits on keys and values, MPI_INFO_ENV
- * (readable, read-only, filled by MPI_Init) and the error classes.
+ * (readable, read-only, filled by MPI_Init), MPI-4's MPI_Info_get_string,
+ * a communicator's hints through set_info, get_info, dup, idup and
+ * (i)dup_with_info, and the error classes.
  */
 #include <mpi.h>
 
@@ -171,6 +173,117 @@ static void test_lengths(void)
     MPI_Info_free(&info);
 }
 
+/* MPI_Info_get_string (MPI-4): buflen counts the null both ways. */
+static void test_get_string(void)
+{
+    char out[16];
+    MPI_Info info;
+    int flag, buflen, rc;
+
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "k", "0123456789");
+    memset(out, 'X', sizeof(out));
+    buflen = 16;
+    flag = 0;
+    rc = MPI_Info_get_string(info, "k", &buflen, out, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == 1 && strcmp(out, "0123456789") == 0 &&
+          buflen == 11, "whole: \"%.16s\" buflen %d", out, buflen);
+    /* Cut to buflen - 1 characters and the null; buflen says the need. */
+    memset(out, 'X', sizeof(out));
+    buflen = 5;
+    rc = MPI_Info_get_string(info, "k", &buflen, out, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == 1 && strcmp(out, "0123") == 0 &&
+          buflen == 11 && out[5] == 'X', "cut to 5: \"%.16s\" buflen %d",
+          out, buflen);
+    /* buflen 0: the size needed only, nothing written. */
+    memset(out, 'X', sizeof(out));
+    buflen = 0;
+    rc = MPI_Info_get_string(info, "k", &buflen, NULL, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == 1 && buflen == 11,
+          "buflen 0: flag %d buflen %d", flag, buflen);
+    /* A missing key: flag 0, buflen and value untouched. */
+    buflen = 7;
+    rc = MPI_Info_get_string(info, "missing", &buflen, out, &flag);
+    CHECK(rc == MPI_SUCCESS && flag == 0 && buflen == 7 && out[0] == 'X',
+          "missing: flag %d buflen %d", flag, buflen);
+    buflen = -1;
+    rc = MPI_Info_get_string(info, "k", &buflen, out, &flag);
+    CHECK(errclass(rc) == MPI_ERR_ARG, "negative buflen: %d", rc);
+    rc = MPI_Info_get_string(info, "k", NULL, out, &flag);
+    CHECK(errclass(rc) == MPI_ERR_ARG, "NULL buflen: %d", rc);
+    buflen = 4;
+    rc = MPI_Info_get_string(MPI_INFO_NULL, "k", &buflen, out, &flag);
+    CHECK(errclass(rc) == MPI_ERR_INFO, "MPI_INFO_NULL: %d", rc);
+    MPI_Info_free(&info);
+}
+
+/* A communicator's hints (MPI-3.1 6.4.2, 6.4.4): MPI_Comm_set_info and
+ * _get_info, duplicated with it by MPI_Comm_dup and MPI_Comm_idup,
+ * replaced by MPI_Comm_(i)dup_with_info's own. */
+static void test_comm_info(void)
+{
+    MPI_Comm dup, idup, wdup;
+    MPI_Request req;
+    MPI_Info hints, other, got;
+    const char *v;
+    int n = -1;
+
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "mylib_hint", "fast");
+    MPI_Info_create(&other);
+    MPI_Info_set(other, "other_hint", "slow");
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    CHECK(MPI_Comm_set_info(dup, hints) == MPI_SUCCESS, "set_info");
+    MPI_Info_set(hints, "mylib_hint", "changed later");
+    MPI_Comm_get_info(dup, &got);
+    v = get(got, "mylib_hint");
+    CHECK(v != NULL && strcmp(v, "fast") == 0, "get_info: \"%s\"",
+          v ? v : "(unset)");
+    MPI_Info_free(&got);
+
+    MPI_Comm_dup(dup, &wdup);
+    MPI_Comm_get_info(wdup, &got);
+    v = get(got, "mylib_hint");
+    CHECK(v != NULL && strcmp(v, "fast") == 0, "dup's hint: \"%s\"",
+          v ? v : "(unset)");
+    MPI_Info_free(&got);
+    MPI_Comm_free(&wdup);
+
+    MPI_Comm_idup(dup, &idup, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Comm_get_info(idup, &got);
+    v = get(got, "mylib_hint");
+    CHECK(v != NULL && strcmp(v, "fast") == 0, "idup's hint: \"%s\"",
+          v ? v : "(unset)");
+    MPI_Info_free(&got);
+    MPI_Comm_free(&idup);
+
+    MPI_Comm_idup_with_info(dup, other, &wdup, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    MPI_Comm_get_info(wdup, &got);
+    CHECK(get(got, "mylib_hint") == NULL, "idup_with_info kept the old "
+          "hint");
+    v = get(got, "other_hint");
+    CHECK(v != NULL && strcmp(v, "slow") == 0, "idup_with_info's hint");
+    MPI_Info_free(&got);
+    MPI_Comm_free(&wdup);
+
+    MPI_Comm_dup_with_info(dup, other, &wdup);
+    MPI_Comm_get_info(wdup, &got);
+    CHECK(get(got, "mylib_hint") == NULL, "dup_with_info kept the old "
+          "hint");
+    v = get(got, "other_hint");
+    CHECK(v != NULL && strcmp(v, "slow") == 0, "dup_with_info's hint");
+    MPI_Info_get_nkeys(got, &n);
+    CHECK(n == 1, "dup_with_info: %d hints", n);
+    MPI_Info_free(&got);
+    MPI_Comm_free(&wdup);
+
+    MPI_Comm_free(&dup);
+    MPI_Info_free(&hints);
+    MPI_Info_free(&other);
+}
+
 static void test_errors(void)
 {
     char out[MPI_MAX_INFO_VAL + 1], key[MPI_MAX_INFO_KEY + 1];
@@ -284,6 +397,8 @@ int main(int argc, char **argv)
 
     test_basic();
     test_lengths();
+    test_get_string();
+    test_comm_info();
     test_errors();
     test_env(argc, argv, size);
 

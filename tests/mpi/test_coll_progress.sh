@@ -4,8 +4,8 @@
 # MPI_Wait on collectives in orders that differ between ranks, MPI_Waitall
 # with the requests in different orders, and MPI_Recv blocked while an
 # MPI_Iallreduce is pending. Any wait in the library advances every
-# running nonblocking collective (compat/mpi_coll.c, the wait hook); the
-# timeout turns a wait that never returns into a failure.
+# running nonblocking collective (compat/mpi_coll_run.c, the wait hook);
+# the timeout turns a wait that never returns into a failure.
 set -u
 builddir=${top_builddir:-.}
 unset GENCOMM_HOSTNAME

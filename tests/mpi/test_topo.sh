@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/mpi/test_topo.sh: process topologies (compat/mpi_topo.c). 6
+# tests/mpi/test_topo.sh: process topologies (compat/mpi_topo_*.c). 6
 # processes give the 3 x 2 grid; 1, 2 and 4 grids with dimensions of size
 # 1 and 2, where a process is its own or its only neighbour.
 d="${top_builddir:-.}/tests/mpi"

@@ -1,0 +1,69 @@
+/*
+ * boot/boot_pmi1_line.c: the words of a PMI-1 wire-protocol line
+ * (boot_pmi1_line.h).
+ */
+#include "config.h"
+
+#include "boot/boot_pmi1_line.h"
+
+#include <string.h>
+
+static int gcm_boot_pmi1_blank(char c)
+{
+    return (c == ' ') || (c == '\t') || (c == '\r') || (c == '\n');
+}
+
+int gcm_boot_pmi1_word_next(const char **pos, gcm_boot_pmi1_word_t *w)
+{
+    const char *p = *pos;
+    const char *end;
+    const char *eq;
+
+    while (gcm_boot_pmi1_blank(*p)) {
+        p++;
+    }
+    if (*p == '\0') {
+        *pos = p;
+        return 0;
+    }
+    end = p;
+    while ((*end != '\0') && !gcm_boot_pmi1_blank(*end)) {
+        end++;
+    }
+    eq = memchr(p, '=', (size_t)(end - p));
+    w->key = p;
+    if (eq != NULL) {
+        w->klen = (size_t)(eq - p);
+        w->val  = eq + 1;
+        w->vlen = (size_t)(end - eq - 1);
+    } else {
+        w->klen = (size_t)(end - p);
+        w->val  = end;
+        w->vlen = 0;
+    }
+    *pos = (*end != '\0') ? end + 1 : end;
+    return 1;
+}
+
+int gcm_boot_pmi1_field(const char *line, const char *key, char *out,
+                        size_t outlen)
+{
+    size_t klen = strlen(key);
+    gcm_boot_pmi1_word_t w;
+
+    while (gcm_boot_pmi1_word_next(&line, &w)) {
+        if ((w.klen == klen) && (memcmp(w.key, key, klen) == 0) &&
+            (w.val != w.key + w.klen)) {
+            size_t n;
+
+            if (outlen == 0) {
+                return 1;
+            }
+            n = (w.vlen < outlen) ? w.vlen : outlen - 1;
+            memcpy(out, w.val, n);
+            out[n] = '\0';
+            return 1;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * boot/boot_pmi1_line.h: the words of a PMI-1 wire-protocol line
+ * ("cmd=get kvsname=k key=x"), read the same way by the client
+ * (boot_pmi1.c), the server (tools/gcrun_pmi.c) and the test probe
+ * (tests/integration/gcrun_probe.c). It needs nothing but the C library,
+ * so that gcrun and the probe build it without the library.
+ *
+ * A line is words separated by blanks (space, tab, CR, LF); a word is a
+ * key, then '=' and a value that runs to the next blank and may itself
+ * hold '='. A word without '=' has an empty value. The bytes come from
+ * another process: nothing here reads past the line's NUL or writes past
+ * the caller's buffer.
+ */
+#ifndef GCM_BOOT_PMI1_LINE_H
+#define GCM_BOOT_PMI1_LINE_H
+
+#include <stddef.h>
+
+typedef struct gcm_boot_pmi1_word {
+    const char *key;
+    size_t      klen;
+    const char *val;   /* empty (vlen 0) for a word without '=' */
+    size_t      vlen;
+} gcm_boot_pmi1_word_t;
+
+/* Takes the next word of a line from *pos and moves *pos past it and the
+ * one blank that ends it (so that a server parsing in place may write a
+ * NUL at key[klen] and at val[vlen]). Returns 0 when no word is left. */
+int gcm_boot_pmi1_word_next(const char **pos, gcm_boot_pmi1_word_t *w);
+
+/* Copies the value of the first word whose key is key into out (outlen
+ * bytes, NUL-terminated, truncated to outlen - 1). Returns 1 when the key
+ * is there, 0 when it is not (out is then left alone). */
+int gcm_boot_pmi1_field(const char *line, const char *key, char *out,
+                        size_t outlen);
+
+#endif /* GCM_BOOT_PMI1_LINE_H */

@@ -1,0 +1,287 @@
+/*
+ * compat/mpi_coll_all.c: MPI_Allgather(v) and MPI_Alltoall(v,w),
+ * with their nonblocking forms.
+ */
+#include "config.h"
+
+#include "compat/mpi_coll_impl.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Checks of allgather(v): rcounts NULL for allgather. */
+static int coll_check_allgather(const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, const int *recvcounts,
+                                const int *displs, int is_v,
+                                MPI_Datatype recvtype, MPI_Comm comm,
+                                const char *call)
+{
+    coll_layout_t l = { recvbuf, recvcount, recvcounts, displs,
+                        CT(recvtype) };
+    int rc = gcm_mpi_coll_check_comm(comm, call), n, i;
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_no_inter_in_place(comm, call, sendbuf, recvbuf);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    n = gcm_mpi_coll_is_inter(comm) ? comm->remote_size : comm->psize;
+    if (is_v != 0) {
+        rc = gcm_mpi_coll_check_array(comm, call, recvcounts, n, 1,
+                                      "recvcounts");
+        if (rc == MPI_SUCCESS) {
+            rc = gcm_mpi_coll_check_array(comm, call, displs, n, 0, "displs");
+        }
+    } else {
+        rc = gcm_mpi_coll_check_count(comm, call, recvcount, "recvcount");
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_type(comm, call, recvtype, "recvtype");
+    }
+    if (rc == MPI_SUCCESS && recvbuf == MPI_IN_PLACE) {
+        rc = gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
+                           "MPI_IN_PLACE is not allowed as recvbuf");
+    }
+    for (i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        rc = gcm_mpi_coll_check_buf(comm, call, gcm_mpi_coll_blk(&l, i),
+                                    gcm_mpi_coll_cnt(&l, i), recvtype, 0,
+                                    "recvbuf");
+    }
+    if (rc == MPI_SUCCESS && sendbuf != MPI_IN_PLACE) {
+        rc = gcm_mpi_coll_check_side(comm, call, sendbuf, sendcount, sendtype,
+                                     1, "sendbuf");
+    }
+    return rc;
+}
+
+int PMPI_Allgather(const void *sendbuf, int sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allgather";
+    coll_sched_t s;
+    int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcount, NULL, NULL, 0, recvtype, comm,
+                                  call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHER,
+                                 .sbuf = sendbuf, .scount = sendcount,
+                                 .stype = sendtype, .rcount = recvcount,
+                                 .rtype = recvtype);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    gcm_mpi_coll_sched_init(&s);
+    gcm_mpi_coll_build_allgather(&s, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, NULL, NULL, recvtype, comm);
+    return gcm_mpi_coll_finish(&s, comm, call);
+}
+GCM_MPI_ALIAS(Allgather)
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request *request)
+{
+    static const char call[] = "MPI_Iallgather";
+    coll_sched_t *s;
+    int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcount, NULL, NULL, 0, recvtype, comm,
+                                  call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_req(comm, call, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHER,
+                                 .nonblocking = 1, .sbuf = sendbuf,
+                                 .scount = sendcount, .stype = sendtype,
+                                 .rcount = recvcount, .rtype = recvtype);
+    }
+    if (rc != MPI_SUCCESS || (s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
+        return rc;
+    }
+    gcm_mpi_coll_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, NULL, NULL, recvtype, comm);
+    return gcm_mpi_coll_start(s, comm, call, request);
+}
+GCM_MPI_ALIAS(Iallgather)
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount,
+                    MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[],
+                    MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allgatherv";
+    coll_sched_t s;
+    int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf, 0,
+                                  recvcounts, displs, 1, recvtype, comm,
+                                  call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHERV,
+                                 .sbuf = sendbuf, .scount = sendcount,
+                                 .stype = sendtype, .rcounts = recvcounts,
+                                 .rtype = recvtype);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    gcm_mpi_coll_sched_init(&s);
+    gcm_mpi_coll_build_allgather(&s, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                 recvcounts, displs, recvtype, comm);
+    return gcm_mpi_coll_finish(&s, comm, call);
+}
+GCM_MPI_ALIAS(Allgatherv)
+
+/* Checks of one side of alltoall(v,w): counts/displs/types NULL select
+ * the simpler forms. */
+static int coll_check_a2a_side(MPI_Comm comm, const char *call,
+                               const coll_a2a_side_t *d, int n, int is_v,
+                               int is_w, int in_place_ok, const char *what)
+{
+    int rc = MPI_SUCCESS, i;
+
+    if (d->buf == MPI_IN_PLACE) {
+        if (in_place_ok != 0) {
+            return MPI_SUCCESS;
+        }
+        return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
+                             "MPI_IN_PLACE is not allowed as %s", what);
+    }
+    if (is_v != 0) {
+        rc = gcm_mpi_coll_check_array(comm, call, d->counts, n, 1, "counts");
+        if (rc == MPI_SUCCESS) {
+            rc = gcm_mpi_coll_check_array(comm, call, d->displs, n, 0,
+                                          "displacements");
+        }
+    } else {
+        rc = gcm_mpi_coll_check_count(comm, call, d->count, "count");
+    }
+    if (rc == MPI_SUCCESS && is_w != 0 && d->types == NULL && n > 0) {
+        rc = gcm_mpi_raise(comm, MPI_ERR_ARG, call, "datatypes is NULL");
+    }
+    for (i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        rc = gcm_mpi_coll_check_type(comm, call,
+                                     (is_w != 0) ? d->types[i] : d->type,
+                                     "datatype");
+        if (is_w == 0) {
+            break;
+        }
+    }
+    for (i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        rc = gcm_mpi_coll_check_buf(
+            comm, call, d->buf, (is_v != 0) ? d->counts[i] : d->count,
+            (is_w != 0) ? d->types[i] : d->type, 0, what);
+    }
+    return rc;
+}
+
+static int coll_alltoall_any(const coll_a2a_side_t *sd,
+                             const coll_a2a_side_t *rd, int is_v, int is_w,
+                             MPI_Comm comm, int nonblocking,
+                             MPI_Request *request, const char *call)
+{
+    coll_sched_t *s, stack;
+    int rc = gcm_mpi_coll_check_comm(comm, call), n;
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_no_inter_in_place(comm, call, sd->buf, rd->buf);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    n = gcm_mpi_coll_is_inter(comm) ? comm->remote_size : comm->psize;
+    rc = coll_check_a2a_side(comm, call, rd, n, is_v, is_w, 0, "recvbuf");
+    if (rc == MPI_SUCCESS) {
+        rc = coll_check_a2a_side(comm, call, sd, n, is_v, is_w, 1,
+                                 "sendbuf");
+    }
+    if (rc == MPI_SUCCESS && nonblocking != 0) {
+        rc = gcm_mpi_coll_check_req(comm, call, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call,
+            .kind = is_w ? GCM_MPI_COLL_ALLTOALLW :
+                    is_v ? GCM_MPI_COLL_ALLTOALLV : GCM_MPI_COLL_ALLTOALL,
+            .nonblocking = nonblocking, .sbuf = sd->buf,
+            .scount = sd->count, .scounts = sd->counts, .stype = sd->type,
+            .stypes = sd->types, .rbuf = rd->buf, .rcount = rd->count,
+            .rcounts = rd->counts, .rtype = rd->type, .rtypes = rd->types);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (nonblocking == 0) {
+        gcm_mpi_coll_sched_init(&stack);
+        gcm_mpi_coll_build_alltoall(&stack, sd, rd, comm);
+        return gcm_mpi_coll_finish(&stack, comm, call);
+    }
+    if ((s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
+        return rc;
+    }
+    gcm_mpi_coll_build_alltoall(s, sd, rd, comm);
+    return gcm_mpi_coll_start(s, comm, call, request);
+}
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm)
+{
+    coll_a2a_side_t sd = { sendbuf, sendcount, NULL, NULL, sendtype, NULL };
+    coll_a2a_side_t rd = { recvbuf, recvcount, NULL, NULL, recvtype, NULL };
+
+    return coll_alltoall_any(&sd, &rd, 0, 0, comm, 0, NULL, "MPI_Alltoall");
+}
+GCM_MPI_ALIAS(Alltoall)
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    coll_a2a_side_t sd = { sendbuf, sendcount, NULL, NULL, sendtype, NULL };
+    coll_a2a_side_t rd = { recvbuf, recvcount, NULL, NULL, recvtype, NULL };
+
+    return coll_alltoall_any(&sd, &rd, 0, 0, comm, 1, request,
+                             "MPI_Ialltoall");
+}
+GCM_MPI_ALIAS(Ialltoall)
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm)
+{
+    coll_a2a_side_t sd = { sendbuf, 0, sendcounts, sdispls, sendtype, NULL };
+    coll_a2a_side_t rd = { recvbuf, 0, recvcounts, rdispls, recvtype, NULL };
+
+    return coll_alltoall_any(&sd, &rd, 1, 0, comm, 0, NULL,
+                             "MPI_Alltoallv");
+}
+GCM_MPI_ALIAS(Alltoallv)
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
+                   const int sdispls[], const MPI_Datatype sendtypes[],
+                   void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[],
+                   MPI_Comm comm)
+{
+    coll_a2a_side_t sd = { sendbuf, 0, sendcounts, sdispls,
+                           MPI_DATATYPE_NULL, sendtypes };
+    coll_a2a_side_t rd = { recvbuf, 0, recvcounts, rdispls,
+                           MPI_DATATYPE_NULL, recvtypes };
+
+    return coll_alltoall_any(&sd, &rd, 1, 1, comm, 0, NULL,
+                             "MPI_Alltoallw");
+}
+GCM_MPI_ALIAS(Alltoallw)

@@ -1,0 +1,248 @@
+/*
+ * compat/mpi_coll_impl.h: collective operations (MPI-3.1 chapter 5): what
+ * the files compat/mpi_coll_*.c share.
+ *
+ * The MPI side of the collectives: argument checks, the blocking and
+ * nonblocking entries, intercommunicators, and the translation of MPI's
+ * buffers (datatypes, MPI_IN_PLACE, v and w layouts) for coll/, which
+ * builds each call as a schedule and chooses its algorithm (coll/coll.h,
+ * coll/README.md). MPI datatypes and operators reach coll/ as opaque
+ * handles through coll_mpi_ops; its transfers go on the communicator's
+ * LCO on one internal tag per call (gcm_mpi_coll_tag), so they never
+ * match user receives.
+ *
+ * Each communicator caches its node structure for the hierarchical
+ * algorithms, built on its first collective from the host names of
+ * MPI_Init (mpi_hier.c), and the schedules of its last blocking barrier,
+ * bcast, reduce and allreduce ("schedules kept between calls" below), in
+ * comm->coll_cache, freed with the communicator.
+ *
+ * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
+ * the intercommunicator by remote rank; work inside a group runs the
+ * intracommunicator algorithms over comm->local_comm, on a tag of that
+ * communicator (all members of a group make the same calls on it).
+ */
+#ifndef GCM_MPI_COLL_IMPL_H
+#define GCM_MPI_COLL_IMPL_H
+
+#include "compat/mpi_impl.h"
+
+typedef gcm_coll_sched_t  coll_sched_t;
+typedef gcm_coll_grp_t    coll_grp_t;
+typedef gcm_coll_layout_t coll_layout_t;
+typedef gcm_coll_blocks_t coll_blocks_t;
+
+#define CT(_type) ((gcm_coll_type_h)(_type))
+#define CO(_op)   ((gcm_coll_op_h)(_op))
+/* What a communicator's collectives cache (see "schedules kept between
+ * calls" for the schedules). */
+enum {
+    COLL_KEPT_BARRIER,
+    COLL_KEPT_BCAST,
+    COLL_KEPT_REDUCE,
+    COLL_KEPT_ALLREDUCE,
+    COLL_KEPT_N
+};
+
+typedef struct gcm_mpi_coll_key {
+    const void            *sbuf;
+    void                  *rbuf;
+    int                    count;
+    MPI_Datatype           type;
+    MPI_Op                 op;
+    int                    root;
+    const gcm_coll_hier_t *h;     /* the node structure the build saw */
+} coll_key_t;
+
+typedef struct coll_kept {
+    int          valid;
+    coll_key_t   key;
+    coll_sched_t s;
+} coll_kept_t;
+
+struct gcm_mpi_coll_cache {
+    gcm_coll_hier_t *hier;
+    coll_kept_t     *kept[COLL_KEPT_N];   /* allocated on first use */
+};
+
+/* Alltoall, alltoallv and alltoallw share this: per-peer blocks given by
+ * counts (NULL: same count), displacements (NULL: rank * count) in units
+ * of extent, or byte displacements with per-peer types (w != 0). */
+typedef struct coll_a2a_side {
+    const void         *buf;
+    int                 count;
+    const int          *counts;
+    const int          *displs;
+    MPI_Datatype        type;
+    const MPI_Datatype *types;
+} coll_a2a_side_t;
+
+/* MPI_IN_PLACE all-to-all: the data to send is the receive buffer as it
+ * was, so it is packed into a temporary first (one raw block per peer);
+ * the send blocks then describe that copy. */
+void gcm_mpi_coll_alltoall_inplace_copy(coll_sched_t *s, int size,
+                                        const coll_blocks_t *rb,
+                                        coll_blocks_t *sb) GCM_INTERNAL;
+
+/* Is this process the root (intra) or the MPI_ROOT side (inter)? And is
+ * it a sending member (not the root, not MPI_PROC_NULL)? */
+int gcm_mpi_coll_am_root(MPI_Comm comm, int root) GCM_INTERNAL;
+
+/* Layout helpers for the checks. */
+void *gcm_mpi_coll_blk(const coll_layout_t *l, int i) GCM_INTERNAL;
+
+/* Allgather and allgatherv (counts/displs NULL: allgather). */
+void gcm_mpi_coll_build_allgather(coll_sched_t *s, const void *sbuf,
+                                  int scount, MPI_Datatype stype, void *rbuf,
+                                  int rcount, const int *rcounts,
+                                  const int *displs, MPI_Datatype rtype,
+                                  MPI_Comm comm) GCM_INTERNAL;
+
+void gcm_mpi_coll_build_allreduce(coll_sched_t *s, const void *sbuf,
+                                  void *rbuf, int count, MPI_Datatype type,
+                                  MPI_Op op, MPI_Comm comm) GCM_INTERNAL;
+
+void gcm_mpi_coll_build_alltoall(coll_sched_t *s, const coll_a2a_side_t *sd,
+                                 const coll_a2a_side_t *rd, MPI_Comm comm)
+    GCM_INTERNAL;
+
+void gcm_mpi_coll_build_barrier(coll_sched_t *s, MPI_Comm comm) GCM_INTERNAL;
+
+void gcm_mpi_coll_build_bcast(coll_sched_t *s, void *buf, int count,
+                              MPI_Datatype type, int root, MPI_Comm comm)
+    GCM_INTERNAL;
+
+void gcm_mpi_coll_build_reduce(coll_sched_t *s, const void *sbuf,
+                               void *rbuf, int count, MPI_Datatype type,
+                               MPI_Op op, int root, MPI_Comm comm)
+    GCM_INTERNAL;
+
+void gcm_mpi_coll_build_reduce_scatter(coll_sched_t *s, const void *sbuf,
+                                       void *rbuf, int rcount,
+                                       const int *rcounts, MPI_Datatype type,
+                                       MPI_Op op, MPI_Comm comm) GCM_INTERNAL;
+
+/* Gather, gatherv, scatter, scatterv (see gcm_mpi_coll_rooted). */
+void gcm_mpi_coll_build_rooted(coll_sched_t *s, int is_gather, int is_v,
+                               void *mbuf, int mcount, MPI_Datatype mtype,
+                               const coll_layout_t *l, int root, int in_place,
+                               MPI_Comm comm) GCM_INTERNAL;
+
+void gcm_mpi_coll_build_scan(coll_sched_t *s, const void *sbuf, void *rbuf,
+                             int count, MPI_Datatype type, MPI_Op op,
+                             MPI_Comm comm, int exclusive) GCM_INTERNAL;
+
+/* comm's cache, made on first use (NULL: out of memory). */
+struct gcm_mpi_coll_cache *gcm_mpi_coll_cache_of(MPI_Comm comm) GCM_INTERNAL;
+
+int gcm_mpi_coll_check_array(MPI_Comm comm, const char *call, const int *a,
+                             int n, int counts, const char *what) GCM_INTERNAL;
+
+/* A NULL buffer is refused only where it must be wrong: for a datatype
+ * whose lb is not 0 it may be MPI_BOTTOM with absolute addresses. */
+int gcm_mpi_coll_check_buf(MPI_Comm comm, const char *call, const void *buf,
+                           int count, MPI_Datatype type, int in_place_ok,
+                           const char *what) GCM_INTERNAL;
+
+int gcm_mpi_coll_check_comm(MPI_Comm comm, const char *call) GCM_INTERNAL;
+
+int gcm_mpi_coll_check_count(MPI_Comm comm, const char *call, int count,
+                             const char *what) GCM_INTERNAL;
+
+/* Checks (count, datatype, op) of a reduction. */
+int gcm_mpi_coll_check_reduction(MPI_Comm comm, const char *call, int count,
+                                 MPI_Datatype type, MPI_Op op) GCM_INTERNAL;
+
+int gcm_mpi_coll_check_req(MPI_Comm comm, const char *call,
+                           const MPI_Request *request) GCM_INTERNAL;
+
+int gcm_mpi_coll_check_root(MPI_Comm comm, const char *call, int root)
+    GCM_INTERNAL;
+
+/* count, datatype and buffer of one side of a call. */
+int gcm_mpi_coll_check_side(MPI_Comm comm, const char *call, const void *buf,
+                            int count, MPI_Datatype type, int in_place_ok,
+                            const char *bufname) GCM_INTERNAL;
+
+int gcm_mpi_coll_check_type(MPI_Comm comm, const char *call,
+                            MPI_Datatype type, const char *what) GCM_INTERNAL;
+
+int gcm_mpi_coll_cnt(const coll_layout_t *l, int i) GCM_INTERNAL;
+
+/* Runs a built schedule to its end and frees it; raises what went
+ * wrong. */
+int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
+    GCM_INTERNAL;
+
+/* Runs the schedule of a blocking call (from gcm_mpi_coll_kept_get;
+ * built unless hit), keeps it if it can be run again, and raises what
+ * went wrong. */
+int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
+                             int hit, unsigned seq0, const char *call)
+    GCM_INTERNAL;
+
+/* The group of an intracommunicator (or LCO communicator) for this
+ * call: takes the call's tag. */
+coll_grp_t gcm_mpi_coll_grp(MPI_Comm comm) GCM_INTERNAL;
+
+/* An intercommunicator's groups: the remote one (transfers across, by
+ * remote rank; rank is the local rank) and the local one. */
+void gcm_mpi_coll_grp_inter(MPI_Comm comm, coll_grp_t *rg, coll_grp_t *lg)
+    GCM_INTERNAL;
+
+/*
+ * The node structure of an intracommunicator, made on first use: the node
+ * of a rank is its host (an LCO communicator whose slots reach some
+ * process more than once: its process, the level below the host). NULL
+ * when there is none to use: a single rank, the hierarchy not built yet
+ * (the allgather of MPI_Init itself), GENCOMM_COLL_HIER=0, or no memory
+ * (the flat algorithms are always right).
+ *
+ * MPI orders the collectives on a communicator, so no two threads build
+ * it at once.
+ */
+const gcm_coll_hier_t *gcm_mpi_coll_hier_of(MPI_Comm comm) GCM_INTERNAL;
+
+int gcm_mpi_coll_is_inter(MPI_Comm comm) GCM_INTERNAL;
+
+/* The schedule for a blocking call of collective which with arguments
+ * key: kept (*hit_p set: built already, under this call's tag), or
+ * empty, to build in (kept when the call can be, else s_stack). */
+coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
+                                    const coll_key_t *key,
+                                    coll_sched_t *s_stack, int *hit_p)
+    GCM_INTERNAL;
+
+/* A new schedule for a nonblocking call (NULL: raised). */
+coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
+    GCM_INTERNAL;
+
+int gcm_mpi_coll_no_inter_in_place(MPI_Comm comm, const char *call,
+                                   const void *sbuf, const void *rbuf)
+    GCM_INTERNAL;
+
+/* MPI_ROOT and MPI_PROC_NULL as coll/ names them. */
+int gcm_mpi_coll_root(int root) GCM_INTERNAL;
+
+/* Gather, gatherv, scatter, scatterv: is_gather picks the direction;
+ * (mbuf, mcount, mtype) is every process's own block (send side of a
+ * gather, receive side of a scatter); (rbuf, ...) the root's layout. */
+int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
+                        MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
+                        const int *rcounts, const int *displs,
+                        MPI_Datatype rtype, int root, MPI_Comm comm,
+                        const char *call) GCM_INTERNAL;
+
+void gcm_mpi_coll_sched_init(coll_sched_t *s) GCM_INTERNAL;
+
+/* Hands a built schedule (from gcm_mpi_coll_new) to a generic request, which
+ * starts it. */
+int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
+                       MPI_Request *request) GCM_INTERNAL;
+
+/* The arguments of a call, as kept schedules are looked up by. */
+coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
+                            int count, MPI_Datatype type, MPI_Op op,
+                            int root) GCM_INTERNAL;
+
+#endif /* GCM_MPI_COLL_IMPL_H */

@@ -1,0 +1,271 @@
+/*
+ * compat/mpi_coll_rooted.c: MPI_Barrier, MPI_Bcast, MPI_Gather(v)
+ * and MPI_Scatter(v), with their nonblocking forms.
+ */
+#include "config.h"
+
+#include "compat/mpi_coll_impl.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the MPI functions --------------------------------------------------- */
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    static const char call[] = "MPI_Barrier";
+    coll_sched_t s, *sp;
+    coll_key_t key;
+    unsigned seq0;
+    int hit;
+    int rc = gcm_mpi_coll_check_comm(comm, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BARRIER);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key  = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
+                            0);
+    seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
+    sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_BARRIER, &key, &s, &hit);
+    if (!hit) {
+        gcm_mpi_coll_build_barrier(sp, comm);
+    }
+    return gcm_mpi_coll_finish_kept(sp, comm, COLL_KEPT_BARRIER, hit, seq0,
+                                    call);
+}
+GCM_MPI_ALIAS(Barrier)
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ibarrier";
+    coll_sched_t *s;
+    int rc = gcm_mpi_coll_check_comm(comm, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_req(comm, call, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BARRIER,
+                                 .nonblocking = 1);
+    }
+    if (rc != MPI_SUCCESS || (s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
+        return rc;
+    }
+    gcm_mpi_coll_build_barrier(s, comm);
+    return gcm_mpi_coll_start(s, comm, call, request);
+}
+GCM_MPI_ALIAS(Ibarrier)
+
+static int coll_check_bcast(void *buffer, int count, MPI_Datatype datatype,
+                            int root, MPI_Comm comm, const char *call)
+{
+    int rc = gcm_mpi_coll_check_comm(comm, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_root(comm, call, root);
+    }
+    if (rc == MPI_SUCCESS &&
+        !(gcm_mpi_coll_is_inter(comm) && root == MPI_PROC_NULL)) {
+        rc = gcm_mpi_coll_check_side(comm, call, buffer, count, datatype, 0,
+                                     "buffer");
+    }
+    return rc;
+}
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
+               MPI_Comm comm)
+{
+    static const char call[] = "MPI_Bcast";
+    coll_sched_t s, *sp;
+    coll_key_t key;
+    unsigned seq0;
+    int hit;
+    int rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BCAST,
+                                 .root = root, .scount = count,
+                                 .stype = datatype);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key  = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
+                            root);
+    seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
+    sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_BCAST, &key, &s, &hit);
+    if (!hit) {
+        gcm_mpi_coll_build_bcast(sp, buffer, count, datatype, root, comm);
+    }
+    return gcm_mpi_coll_finish_kept(sp, comm, COLL_KEPT_BCAST, hit, seq0, call);
+}
+GCM_MPI_ALIAS(Bcast)
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ibcast";
+    coll_sched_t *s;
+    int rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_req(comm, call, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BCAST,
+                                 .nonblocking = 1, .root = root,
+                                 .scount = count, .stype = datatype);
+    }
+    if (rc != MPI_SUCCESS || (s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
+        return rc;
+    }
+    gcm_mpi_coll_build_bcast(s, buffer, count, datatype, root, comm);
+    return gcm_mpi_coll_start(s, comm, call, request);
+}
+GCM_MPI_ALIAS(Ibcast)
+
+/* Is this process the root (intra) or the MPI_ROOT side (inter)? And is
+ * it a sending member (not the root, not MPI_PROC_NULL)? */
+int gcm_mpi_coll_am_root(MPI_Comm comm, int root)
+{
+    return gcm_mpi_coll_is_inter(comm) ? (root == MPI_ROOT)
+                                       : (comm->prank == root);
+}
+
+static int coll_am_leaf(MPI_Comm comm, int root)
+{
+    if (gcm_mpi_coll_is_inter(comm)) {
+        return root != MPI_ROOT && root != MPI_PROC_NULL;
+    }
+    return comm->prank != root;
+}
+
+/* Gather, gatherv, scatter, scatterv: is_gather picks the direction;
+ * (mbuf, mcount, mtype) is every process's own block (send side of a
+ * gather, receive side of a scatter); (rbuf, ...) the root's layout. */
+int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
+                        MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
+                        const int *rcounts, const int *displs,
+                        MPI_Datatype rtype, int root, MPI_Comm comm,
+                        const char *call)
+{
+    const char *mname = is_gather ? "sendbuf" : "recvbuf";
+    const char *rname = is_gather ? "recvbuf" : "sendbuf";
+    coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
+    coll_sched_t s;
+    int rc = gcm_mpi_coll_check_comm(comm, call), i, n, in_place = 0;
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_root(comm, call, root);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_no_inter_in_place(comm, call, mbuf, rbuf);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    n = gcm_mpi_coll_is_inter(comm) ? comm->remote_size : comm->psize;
+    if (gcm_mpi_coll_am_root(comm, root)) {
+        /* The root's layout of everyone's blocks. */
+        if (is_v != 0) {
+            rc = gcm_mpi_coll_check_array(comm, call, rcounts, n, 1,
+                                          is_gather ? "recvcounts"
+                                                    : "sendcounts");
+            if (rc == MPI_SUCCESS) {
+                rc = gcm_mpi_coll_check_array(comm, call, displs, n, 0,
+                                              "displs");
+            }
+        } else {
+            rc = gcm_mpi_coll_check_count(comm, call, rcount, "count");
+        }
+        if (rc == MPI_SUCCESS) {
+            rc = gcm_mpi_coll_check_type(comm, call, rtype, "datatype");
+        }
+        if (rc == MPI_SUCCESS && rbuf == MPI_IN_PLACE) {
+            rc = gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
+                               "MPI_IN_PLACE is not allowed as %s", rname);
+        }
+        for (i = 0; rc == MPI_SUCCESS && i < n; i++) {
+            rc = gcm_mpi_coll_check_buf(
+                comm, call, rbuf, gcm_mpi_coll_cnt(&l, i), rtype, 0, rname);
+        }
+        in_place = (mbuf == MPI_IN_PLACE);
+    }
+    /* This process's own block: at every non-root of an
+     * intracommunicator, at its root unless MPI_IN_PLACE, and at the
+     * non-root group of an intercommunicator. */
+    if (rc == MPI_SUCCESS && in_place == 0 &&
+        (gcm_mpi_coll_is_inter(comm) == 0 || coll_am_leaf(comm, root) != 0)) {
+        rc = gcm_mpi_coll_check_side(comm, call, mbuf, mcount, mtype, 0, mname);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call,
+            .kind = is_gather ? (is_v ? GCM_MPI_COLL_GATHERV :
+                                        GCM_MPI_COLL_GATHER) :
+                                (is_v ? GCM_MPI_COLL_SCATTERV :
+                                        GCM_MPI_COLL_SCATTER),
+            .root = root,
+            .sbuf = is_gather ? mbuf : rbuf, .rbuf = is_gather ? rbuf : mbuf,
+            .scount = is_gather ? mcount : rcount,
+            .scounts = is_gather ? NULL : rcounts,
+            .stype = is_gather ? mtype : rtype,
+            .rcount = is_gather ? rcount : mcount,
+            .rcounts = is_gather ? rcounts : NULL,
+            .rtype = is_gather ? rtype : mtype);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    gcm_mpi_coll_sched_init(&s);
+    gcm_mpi_coll_build_rooted(&s, is_gather, is_v, (void *)mbuf, mcount, mtype,
+                              &l, root, in_place, comm);
+    return gcm_mpi_coll_finish(&s, comm, call);
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                int root, MPI_Comm comm)
+{
+    return gcm_mpi_coll_rooted(1, sendbuf, sendcount, sendtype, recvbuf,
+                               recvcount, 0, NULL, NULL, recvtype, root, comm,
+                               "MPI_Gather");
+}
+GCM_MPI_ALIAS(Gather)
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, const int recvcounts[], const int displs[],
+                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    return gcm_mpi_coll_rooted(1, sendbuf, sendcount, sendtype, recvbuf, 0, 1,
+                               recvcounts, displs, recvtype, root, comm,
+                               "MPI_Gatherv");
+}
+GCM_MPI_ALIAS(Gatherv)
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm)
+{
+    return gcm_mpi_coll_rooted(0, recvbuf, recvcount, recvtype, (void *)sendbuf,
+                               sendcount, 0, NULL, NULL, sendtype, root, comm,
+                               "MPI_Scatter");
+}
+GCM_MPI_ALIAS(Scatter)
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
+                  const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, int root,
+                  MPI_Comm comm)
+{
+    return gcm_mpi_coll_rooted(0, recvbuf, recvcount, recvtype, (void *)sendbuf,
+                               0, 1, sendcounts, displs, sendtype, root, comm,
+                               "MPI_Scatterv");
+}
+GCM_MPI_ALIAS(Scatterv)

@@ -1,0 +1,368 @@
+/*
+ * compat/mpi_coll_run.c: running a collective's schedule: blocking
+ * calls, the schedules kept between blocking calls, and nonblocking
+ * requests.
+ */
+#include "config.h"
+
+#include "compat/mpi_coll_impl.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- running ------------------------------------------------------------- */
+
+/* What a blocking collective returns once its schedule ran: err, the
+ * first failed transfer's status, raised on comm. */
+static int coll_result(MPI_Comm comm, const char *call, gcm_status_t err)
+{
+    if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
+                             "a transfer of the collective failed: %s",
+                             gcm_status_string(err));
+    }
+    return MPI_SUCCESS;
+}
+
+/* Runs a built schedule to its end and frees it; raises what went
+ * wrong. */
+int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
+{
+    gcm_status_t err;
+
+    if (s->nomem != 0) {
+        gcm_coll_sched_free(s);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "cannot allocate the collective's schedule");
+    }
+    (void)gcm_coll_sched_advance(s, 1);
+    err = s->err;
+    gcm_coll_sched_free(s);
+    return coll_result(comm, call, err);
+}
+
+/* ---- schedules kept between blocking calls ------------------------------
+ *
+ * Programs call the same collective with the same arguments over and
+ * over (a solver's residual allreduce, a time step's barrier). Building
+ * the schedule of a small call was about a third of the instructions of
+ * a 2-process 8-byte allreduce, so an intracommunicator keeps, per
+ * collective, the schedule of its last blocking call, and a call with
+ * the same arguments runs it again under its own tag. Only what the same
+ * handles always mean is kept: predefined datatypes and operators (a
+ * freed user type's handle may come back as another type), and schedules
+ * whose transfers all go on the communicator's LCO under the one tag of
+ * the call (the hierarchical forms also use derived LCOs). Buffers are
+ * read when the steps run, never when they are built, so new data in the
+ * same buffers is what the next call sends.
+ */
+
+static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
+{
+    return a->sbuf == b->sbuf && a->rbuf == b->rbuf &&
+           a->count == b->count && a->type == b->type && a->op == b->op &&
+           a->root == b->root && a->h == b->h;
+}
+
+/* The schedule for a blocking call of collective which with arguments
+ * key: kept (*hit_p set: built already, under this call's tag), or
+ * empty, to build in (kept when the call can be, else s_stack). */
+coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
+                                    const coll_key_t *key,
+                                    coll_sched_t *s_stack, int *hit_p)
+{
+    struct gcm_mpi_coll_cache *c;
+    coll_kept_t *k;
+    int i, tag;
+
+    *hit_p = 0;
+    if (gcm_mpi_coll_is_inter(comm) ||
+        (key->type != MPI_DATATYPE_NULL &&
+         !gcm_mpi_type_is_predefined(key->type)) ||
+        (key->op != MPI_OP_NULL && gcm_mpi_op_id(key->op) < 0)) {
+        gcm_mpi_coll_sched_init(s_stack);
+        return s_stack;
+    }
+    c = gcm_mpi_coll_cache_of(comm);
+    if (c == NULL) {
+        gcm_mpi_coll_sched_init(s_stack);
+        return s_stack;
+    }
+    k = c->kept[which];
+    if (k == NULL) {
+        k = malloc(sizeof(*k));
+        if (k == NULL) {
+            gcm_mpi_coll_sched_init(s_stack);
+            return s_stack;
+        }
+        k->valid = 0;
+        gcm_mpi_coll_sched_init(&k->s);
+        c->kept[which] = k;
+    }
+    if (k->valid && coll_key_eq(&k->key, key)) {
+        /* The tag a build would have taken. */
+        tag = gcm_mpi_coll_tag(comm);
+        for (i = 0; i < k->s.nsteps; i++) {
+            gcm_coll_step_t *st = &k->s.steps[i];
+
+            if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
+                st->tag = tag;
+            }
+        }
+        k->s.next = 0;
+        k->s.pending = 0;
+        k->s.err = GCM_OK;
+        *hit_p = 1;
+        return &k->s;
+    }
+    /* Another call: its schedule replaces the one kept. */
+    gcm_coll_sched_free(&k->s);
+    k->valid = 0;
+    k->key = *key;
+    return &k->s;
+}
+
+/* May s, just built by one call that took seq0 as its number, run again
+ * for a later call (with that call's tag)? */
+static int coll_keepable(MPI_Comm comm, const coll_sched_t *s,
+                         unsigned seq0)
+{
+    int i, tag = -1;
+
+    if (s->nomem != 0 ||
+        atomic_load_explicit(&comm->coll_seq, memory_order_relaxed) !=
+        seq0 + 1) {
+        return 0;
+    }
+    for (i = 0; i < s->nsteps; i++) {
+        const gcm_coll_step_t *st = &s->steps[i];
+
+        if (st->kind != GCM_COLL_SEND && st->kind != GCM_COLL_RECV) {
+            continue;
+        }
+        if (st->lco != comm->lco || (tag >= 0 && st->tag != tag)) {
+            return 0;
+        }
+        tag = st->tag;
+    }
+    return 1;
+}
+
+void gcm_mpi_coll_cache_free(MPI_Comm comm)
+{
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    int i;
+
+    if (c == NULL) {
+        return;
+    }
+    gcm_coll_hier_free(c->hier);
+    for (i = 0; i < COLL_KEPT_N; i++) {
+        if (c->kept[i] != NULL) {
+            gcm_coll_sched_free(&c->kept[i]->s);
+            free(c->kept[i]);
+        }
+    }
+    free(c);
+    comm->coll_cache = NULL;
+}
+
+/* Runs the schedule of a blocking call (from gcm_mpi_coll_kept_get;
+ * built unless hit), keeps it if it can be run again, and raises what
+ * went wrong. */
+int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
+                             int hit, unsigned seq0, const char *call)
+{
+    coll_kept_t *k;
+    gcm_status_t err;
+
+    if (comm->coll_cache == NULL ||
+        (k = comm->coll_cache->kept[which]) == NULL || s != &k->s) {
+        return gcm_mpi_coll_finish(s, comm, call);
+    }
+    if (!hit && !coll_keepable(comm, s, seq0)) {
+        k->valid = 0;
+        return gcm_mpi_coll_finish(s, comm, call);
+    }
+    (void)gcm_coll_sched_advance(s, 1);
+    err = s->err;
+    /* After a failure the next call builds anew. */
+    k->valid = (err == GCM_OK);
+    if (!k->valid) {
+        gcm_coll_sched_free(s);
+    }
+    return coll_result(comm, call, err);
+}
+
+/* The arguments of a call, as kept schedules are looked up by. */
+coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
+                            int count, MPI_Datatype type, MPI_Op op,
+                            int root)
+{
+    coll_key_t key;
+
+    key.sbuf = sbuf;
+    key.rbuf = rbuf;
+    key.count = count;
+    key.type = type;
+    key.op = op;
+    key.root = root;
+    key.h = gcm_mpi_coll_is_inter(comm) ? NULL : gcm_mpi_coll_hier_of(comm);
+    return key;
+}
+
+/*
+ * Nonblocking collectives progress whenever any thread waits in the
+ * library, not only when their own request is tested (MPI-3.1 5.12: a
+ * process blocked in a wait on something else must not keep a collective
+ * of its peers from completing). Running schedules are listed here; the
+ * wait hook (gcm_lco_set_wait_hook) advances each one that no other
+ * thread is advancing at the moment. A schedule is listed once its
+ * verification (if any) has passed, and unlisted before it is freed.
+ */
+typedef struct coll_nb {
+    coll_sched_t s;
+    gcm_list_t   elem;
+    atomic_int   busy;     /* a thread advances s */
+    int          listed;
+} coll_nb_t;
+
+static struct {
+    pthread_mutex_t lock;
+    gcm_list_t      active;
+    atomic_int      n;
+} coll_nb_reg = { .lock = PTHREAD_MUTEX_INITIALIZER,
+                  .active = { &coll_nb_reg.active, &coll_nb_reg.active } };
+
+static _Thread_local int coll_nb_in_hook;
+
+static void coll_nb_hook(void)
+{
+    gcm_list_t *e;
+
+    if ((atomic_load_explicit(&coll_nb_reg.n, memory_order_relaxed) == 0) ||
+        coll_nb_in_hook ||
+        (pthread_mutex_trylock(&coll_nb_reg.lock) != 0)) {
+        return;
+    }
+    /* A user reduction may wait in the library: no recursion. */
+    coll_nb_in_hook = 1;
+    for (e = coll_nb_reg.active.next; e != &coll_nb_reg.active; e = e->next) {
+        coll_nb_t *nb = gcm_container_of(e, coll_nb_t, elem);
+
+        if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
+            continue;
+        }
+        (void)gcm_coll_sched_advance(&nb->s, 0);
+        atomic_store_explicit(&nb->busy, 0, memory_order_release);
+    }
+    coll_nb_in_hook = 0;
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
+static void coll_nb_list(coll_nb_t *nb)
+{
+    if (nb->listed) {
+        return;
+    }
+    pthread_mutex_lock(&coll_nb_reg.lock);
+    gcm_list_push_back(&coll_nb_reg.active, &nb->elem);
+    nb->listed = 1;
+    if (atomic_fetch_add(&coll_nb_reg.n, 1) == 0) {
+        gcm_lco_set_wait_hook(coll_nb_hook);
+    }
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
+static void coll_nb_unlist(coll_nb_t *nb)
+{
+    if (!nb->listed) {
+        return;
+    }
+    pthread_mutex_lock(&coll_nb_reg.lock);
+    gcm_list_del(&nb->elem);
+    nb->listed = 0;
+    atomic_fetch_sub(&coll_nb_reg.n, 1);
+    pthread_mutex_unlock(&coll_nb_reg.lock);
+}
+
+static int coll_req_poll(gcm_mpi_req_t *req)
+{
+    coll_nb_t *nb = req->state;
+    int done;
+
+    /* Polled only once the verification passed. */
+    coll_nb_list(nb);
+    if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
+        return 0;
+    }
+    done = gcm_coll_sched_advance(&nb->s, 0);
+    atomic_store_explicit(&nb->busy, 0, memory_order_release);
+    if (done == 0) {
+        return 0;
+    }
+    coll_nb_unlist(nb);
+    gcm_mpi_status_empty(&req->status);
+    req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
+    return 1;
+}
+
+static void coll_req_cleanup(void *state)
+{
+    coll_nb_t *nb = state;
+
+    coll_nb_unlist(nb);
+    gcm_coll_sched_free(&nb->s);
+    free(nb);
+}
+
+/* A new schedule for a nonblocking call (NULL: raised). */
+coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
+{
+    coll_nb_t *nb = calloc(1, sizeof(*nb));
+
+    if (nb == NULL) {
+        *rc_p = gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                              "cannot allocate a schedule");
+        return NULL;
+    }
+    atomic_init(&nb->busy, 0);
+    gcm_mpi_coll_sched_init(&nb->s);
+    return &nb->s;
+}
+
+/* Hands a built schedule (from gcm_mpi_coll_new) to a generic request, which
+ * starts it. */
+int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
+                       MPI_Request *request)
+{
+    coll_nb_t *nb = gcm_container_of(s, coll_nb_t, s);
+    int gated = (comm->coll_gate != NULL);
+    int rc;
+
+    if (s->nomem != 0) {
+        coll_req_cleanup(nb);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "cannot allocate the collective's schedule");
+    }
+    /* Start what can start now, so the transfers overlap with whatever
+     * the caller does next; in verification mode only once the check
+     * of the call has passed (the request's first test). */
+    if (!gated) {
+        (void)gcm_coll_sched_advance(s, 0);
+    }
+    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
+                             request);
+    if (rc != MPI_SUCCESS) {
+        coll_req_cleanup(nb);
+        return rc;
+    }
+    if (!gated) {
+        coll_nb_list(nb);
+    }
+    return MPI_SUCCESS;
+}

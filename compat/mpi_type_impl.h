@@ -1,0 +1,151 @@
+/*
+ * compat/mpi_type_impl.h: what the files of MPI datatypes (MPI-3.1
+ * chapter 4, compat/mpi_type_*.c) share: the type object and the steps
+ * that call each other across files.
+ *
+ * A derived type keeps its constructor arguments (the envelope) and holds a
+ * reference to every type it is built from; everything else (size, bounds,
+ * element counts, basic kind) is computed once, when it is constructed, by
+ * walking its "entries": runs of n copies of one child type at a byte
+ * displacement, the copies one child extent apart.  At commit the type is
+ * flattened into the list of (displacement, length) byte blocks of one
+ * element, adjacent blocks merged, so that pack and unpack are a loop of
+ * memcpy and never walk the constructor tree.
+ *
+ * Predefined types are static objects so that they are usable before
+ * MPI_Init and in static initialisers.
+ */
+#ifndef GCM_MPI_TYPE_IMPL_H
+#define GCM_MPI_TYPE_IMPL_H
+
+#include "compat/mpi_impl.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+/* MPI-3.1 has MPI_COMBINER_HINDEXED_BLOCK; mpi.h lacks it for now. */
+#ifndef MPI_COMBINER_HINDEXED_BLOCK
+#define MPI_COMBINER_HINDEXED_BLOCK 11
+#endif
+
+/* Magic of a handle the user has freed (its object may live on while other
+ * types still use it), so that a stale copy of the handle is refused. */
+#define GCM_MPI_MAGIC_DEAD 0x44454144u  /* "DEAD" */
+
+/* Entry callbacks return 0 to go on, an MPI error class to fail, or this
+ * to stop the walk early without an error. */
+#define GCM_TYPE_WALK_STOP (-1)
+
+/* Subarrays of up to this many dimensions are walked without malloc. */
+#define GCM_TYPE_SUBARRAY_STACK_DIMS 16
+
+typedef struct gcm_mpi_block {
+    MPI_Aint disp;
+    MPI_Aint len;
+} gcm_mpi_block_t;
+
+struct gcm_mpi_datatype {
+    uint32_t         magic;
+    int              predefined;
+    atomic_int       committed;    /* set (release) once blocks are built */
+    atomic_int       refcount;     /* user handle + types built on it */
+    MPI_Count        size;         /* bytes of data in one element */
+    MPI_Aint         lb;
+    MPI_Aint         ub;           /* extent = ub - lb */
+    MPI_Aint         true_lb;
+    MPI_Aint         true_ub;
+    int              explicit_bounds; /* lb/ub set by resize (sticky) */
+    size_t           align;        /* largest alignment of basic parts */
+    int              dense;        /* one block, and extent == size */
+    MPI_Count        nelem;        /* basic elements in one element */
+    uint64_t         sig;          /* derived: hash of one element's type
+                                    * signature (type_sig_*) */
+    MPI_Count        pair_vsize;   /* pair types: bytes of the value part */
+    gcm_mpi_basic_t  basic;
+    MPI_Count        basic_count;
+    int              combiner;
+    int              ni;
+    int              na;
+    int              nd;
+    int             *ints;
+    MPI_Aint        *addrs;
+    MPI_Datatype    *types;
+    char             name[MPI_MAX_OBJECT_NAME];
+    size_t           nblocks;
+    gcm_mpi_block_t *blocks;       /* NULL: the blocks are in inl */
+    gcm_mpi_block_t  inl[2];
+};
+
+/* Commits of different threads may share child types; one lock keeps
+ * the build of a type's blocks from running twice at once. */
+extern pthread_mutex_t gcm_mpi_type_commit_lock GCM_INTERNAL;
+
+/* A callback of gcm_mpi_type_foreach_entry: n copies of child at disp. */
+typedef int (*gcm_mpi_type_entry_fn)(void *ctx,
+                                     struct gcm_mpi_datatype *child,
+                                     MPI_Aint disp, MPI_Count n);
+
+MPI_Aint gcm_mpi_type_ext(const struct gcm_mpi_datatype *t) GCM_INTERNAL;
+
+/* Address arithmetic goes through integers: buffers may be MPI_BOTTOM
+ * (NULL) with absolute displacements, where pointer arithmetic is UB. */
+char *gcm_mpi_type_addr(const void *base, MPI_Aint off) GCM_INTERNAL;
+
+const gcm_mpi_block_t *gcm_mpi_type_blocks(const struct gcm_mpi_datatype *t)
+    GCM_INTERNAL;
+
+int gcm_mpi_type_is_committed(const struct gcm_mpi_datatype *t) GCM_INTERNAL;
+
+/* 0 if t is a live datatype handle, else why not (for the message). */
+const char *gcm_mpi_type_invalid(MPI_Datatype t) GCM_INTERNAL;
+
+int gcm_mpi_type_check_valid(MPI_Datatype t, const char *call) GCM_INTERNAL;
+
+int gcm_mpi_type_check_committed(MPI_Datatype t, const char *call)
+    GCM_INTERNAL;
+
+/* Calls fn for each entry of t, in type-map order; stops at the first
+ * nonzero return and returns it. */
+int gcm_mpi_type_foreach_entry(const struct gcm_mpi_datatype *t,
+                               gcm_mpi_type_entry_fn fn,
+                               void *ctx) GCM_INTERNAL;
+
+/* The hash of n copies of a sequence of hash h and length len:
+ * h * (1 + q + ... + q^(n-1)) with q = B^len, the sum built bit by bit
+ * from the top (S(2m) = S(m) * (1 + q^m), S(m + 1) = S(m) * q + 1). */
+uint64_t gcm_mpi_type_sig_repeat(uint64_t h, MPI_Count len, MPI_Count n)
+    GCM_INTERNAL;
+
+uint64_t gcm_mpi_type_sig_of(const struct gcm_mpi_datatype *t) GCM_INTERNAL;
+
+/* Computes everything but the blocks of t from its envelope. */
+int gcm_mpi_type_compute_props(struct gcm_mpi_datatype *t) GCM_INTERNAL;
+
+/* Drops one reference; the last one frees t and its references. */
+void gcm_mpi_type_release(struct gcm_mpi_datatype *t) GCM_INTERNAL;
+
+/* A new, empty derived type with room for its envelope. */
+struct gcm_mpi_datatype *gcm_mpi_type_alloc(int combiner, int ni, int na,
+                                            int nd) GCM_INTERNAL;
+
+/* Finishes a type whose envelope is filled: computes its properties,
+ * takes references on its children and hands it out. */
+int gcm_mpi_type_finish(struct gcm_mpi_datatype *t, MPI_Datatype *newtype,
+                        const char *call) GCM_INTERNAL;
+
+int gcm_mpi_type_no_mem(const char *call) GCM_INTERNAL;
+
+/* Builds the blocks of t (not yet committed; caller holds the lock). */
+int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t) GCM_INTERNAL;
+
+/* Basic elements in the first bytes of a packed stream of t elements,
+ * counting only elements that are complete. */
+MPI_Count gcm_mpi_type_elements(const struct gcm_mpi_datatype *t,
+                                MPI_Count bytes) GCM_INTERNAL;
+
+int gcm_mpi_type_check_count(int count, const char *call) GCM_INTERNAL;
+
+int gcm_mpi_type_check_out(const void *p, const char *what, const char *call)
+    GCM_INTERNAL;
+
+#endif /* GCM_MPI_TYPE_IMPL_H */

@@ -1,0 +1,263 @@
+/*
+ * compat/mpi_type_query.c: datatype queries: extents, sizes,
+ * envelopes, names, addresses, and counts of a status.
+ */
+#include "config.h"
+
+#include "compat/mpi_type_impl.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+/* ---- queries ------------------------------------------------------------ */
+
+int gcm_mpi_type_check_out(const void *p, const char *what, const char *call)
+{
+    if (p == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "%s is NULL", what);
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
+                         MPI_Aint *extent)
+{
+    static const char call[] = "MPI_Type_get_extent";
+    int rc = gcm_mpi_type_check_valid(datatype, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_out(lb, "lb", call);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_out(extent, "extent", call);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    *lb = datatype->lb;
+    *extent = gcm_mpi_type_ext(datatype);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Type_get_extent)
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
+                              MPI_Aint *true_extent)
+{
+    static const char call[] = "MPI_Type_get_true_extent";
+    int rc = gcm_mpi_type_check_valid(datatype, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_out(true_lb, "true_lb", call);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_out(true_extent, "true_extent", call);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    *true_lb = datatype->true_lb;
+    *true_extent = datatype->true_ub - datatype->true_lb;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Type_get_true_extent)
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    static const char call[] = "MPI_Type_size";
+    int rc = gcm_mpi_type_check_valid(datatype, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_out(size, "size", call);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    *size = (datatype->size > INT_MAX) ? MPI_UNDEFINED : (int)datatype->size;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Type_size)
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    static const char call[] = "MPI_Type_size_x";
+    int rc = gcm_mpi_type_check_valid(datatype, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_out(size, "size", call);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    *size = datatype->size;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Type_size_x)
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
+                           int *num_addresses, int *num_datatypes,
+                           int *combiner)
+{
+    static const char call[] = "MPI_Type_get_envelope";
+    int rc = gcm_mpi_type_check_valid(datatype, call);
+
+    if (rc == MPI_SUCCESS && (num_integers == NULL ||
+                              num_addresses == NULL ||
+                              num_datatypes == NULL || combiner == NULL)) {
+        rc = gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                           "an output pointer is NULL (%d)", 0);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    *num_integers = datatype->ni;
+    *num_addresses = datatype->na;
+    *num_datatypes = datatype->nd;
+    *combiner = datatype->combiner;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Type_get_envelope)
+
+int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+{
+    static const char call[] = "MPI_Type_set_name";
+    int rc = gcm_mpi_type_check_valid(datatype, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_out(type_name, "type_name", call);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* Predefined objects are shared by all threads and may sit in
+     * read-mostly memory; their names stay the standard ones. */
+    if (datatype->predefined) {
+        return gcm_mpi_raise(NULL, MPI_ERR_TYPE, call,
+                             "cannot rename predefined type %s",
+                             datatype->name);
+    }
+    /* Longer names are truncated, as the standard allows. */
+    snprintf(datatype->name, sizeof(datatype->name), "%s", type_name);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Type_set_name)
+
+int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name,
+                       int *resultlen)
+{
+    static const char call[] = "MPI_Type_get_name";
+    int rc = gcm_mpi_type_check_valid(datatype, call);
+    size_t len;
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (type_name == NULL || resultlen == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "type_name or resultlen is NULL (%d)", 0);
+    }
+    /* name is always terminated within MPI_MAX_OBJECT_NAME bytes. */
+    len = strlen(datatype->name);
+    memcpy(type_name, datatype->name, len + 1);
+    *resultlen = (int)len;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Type_get_name)
+
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    int rc = gcm_mpi_type_check_out(address, "address", "MPI_Get_address");
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    *address = (MPI_Aint)(intptr_t)location;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Get_address)
+
+/* The checks of Get_count and Get_elements; *bytes is what was received. */
+static int check_status_query(const MPI_Status *status,
+                              MPI_Datatype datatype, const void *count,
+                              MPI_Count *bytes, const char *call)
+{
+    int rc = gcm_mpi_type_check_out(status, "status", call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_out(count, "count", call);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_type_check_committed(datatype, call);
+    }
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (status->gcm_count < 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "status holds a negative byte count %lld",
+                             (long long)status->gcm_count);
+    }
+    *bytes = status->gcm_count;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
+                   int *count)
+{
+    MPI_Count bytes, n;
+    int rc = check_status_query(status, datatype, count, &bytes,
+                                "MPI_Get_count");
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* MPI-3.1 3.2.5: a zero-size type gives a count of zero. */
+    if (datatype->size == 0) {
+        *count = 0;
+        return MPI_SUCCESS;
+    }
+    n = bytes / datatype->size;
+    if (bytes % datatype->size != 0 || n > INT_MAX) {
+        *count = MPI_UNDEFINED;
+    } else {
+        *count = (int)n;
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Get_count)
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
+                        MPI_Count *count)
+{
+    MPI_Count bytes;
+    int rc = check_status_query(status, datatype, count, &bytes,
+                                "MPI_Get_elements_x");
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    *count = gcm_mpi_type_elements(datatype, bytes);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Get_elements_x)
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
+                      int *count)
+{
+    MPI_Count bytes, n;
+    int rc = check_status_query(status, datatype, count, &bytes,
+                                "MPI_Get_elements");
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    n = gcm_mpi_type_elements(datatype, bytes);
+    *count = (n > INT_MAX) ? MPI_UNDEFINED : (int)n;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Get_elements)

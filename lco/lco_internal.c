@@ -1,0 +1,198 @@
+/*
+ * lco/lco_internal.c: the internal calls of the MPI layer and
+ * collectives: library tags, synchronous sends, cancel, matched probes.
+ */
+#include "config.h"
+
+#include "lco/lco_impl.h"
+#include "boot/boot.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- internal tags, synchronous sends, cancel, matched probes ----------------- */
+
+/* Tags for the internal calls: any non-negative tag (the library's own lie
+ * above GCM_TAG_UB), and GCM_ANY_TAG where a wildcard is allowed. */
+static gcm_status_t gcm_check_tag_x(const char *call, int tag, int wildcard)
+{
+    if ((wildcard && (tag == GCM_ANY_TAG)) || (tag >= 0)) {
+        return GCM_OK;
+    }
+    return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                    "tag %d is negative%s", tag,
+                    wildcard ? " and not GCM_ANY_TAG" : "");
+}
+
+gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
+                             int slot, int tag, int flags,
+                             gcm_request_h *req_p)
+{
+    static const char *call = "gcm_lco_isend_x";
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (req_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
+    }
+    if ((buf == NULL) && (len > 0)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "buf is NULL but len is %zu", len);
+    }
+    if (flags & ~GCM_LCO_SEND_SYNC) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "unknown send flags %#x", flags);
+    }
+    status = gcm_check_tag_x(call, tag, 0);
+    if (status != GCM_OK) {
+        return status;
+    }
+    return gcm_slots_isend_x(lco->port, buf, len, slot, tag,
+                             (flags & GCM_LCO_SEND_SYNC) ?
+                             GCM_SLOTS_SEND_SYNC : 0, call, req_p);
+}
+
+gcm_status_t gcm_lco_irecv_x(gcm_lco_h lco, void *buf, size_t len, int slot,
+                             int tag, gcm_request_h *req_p)
+{
+    static const char *call = "gcm_lco_irecv_x";
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (req_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
+    }
+    if ((buf == NULL) && (len > 0)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "buf is NULL but len is %zu", len);
+    }
+    status = gcm_check_tag_x(call, tag, 1);
+    if (status != GCM_OK) {
+        return status;
+    }
+    return gcm_slots_irecv_x(lco->port, buf, len, slot, tag, call, req_p);
+}
+
+/* The checks of a probe: tag (internal range) and receive slot. */
+static gcm_status_t gcm_lco_probe_check(const char *call, gcm_lco_h lco,
+                                        int slot, int tag, int *flag_p)
+{
+    gcm_status_t status;
+    int nrecv;
+
+    if (flag_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "flag_p is NULL");
+    }
+    status = gcm_check_tag_x(call, tag, 1);
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_lco_num_recv_slots(lco, &nrecv);
+    if ((slot != GCM_ANY_SLOT) && ((slot < 0) || (slot >= nrecv))) {
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, call,
+                        "receive slot %d out of range (LCO has %d receive "
+                        "slots)", slot, nrecv);
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                              gcm_msg_status_t *status_p)
+{
+    static const char *call = "gcm_lco_iprobe_x";
+    gcm_msg_status_t info;
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    status = gcm_lco_probe_check(call, lco, slot, tag, flag_p);
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_thr_progress(lco->port->endpoint);
+    *flag_p = gcm_slots_iprobe(lco->port, slot, tag, &info);
+    if (*flag_p && (status_p != NULL)) {
+        *status_p = info;
+    }
+    return GCM_OK;
+}
+
+int gcm_lco_req_done(gcm_request_h req)
+{
+    /* As gcm_test: no request is a complete one. */
+    return (req == GCM_REQUEST_NULL) || gcm_slots_req_done(req);
+}
+
+gcm_status_t gcm_lco_cancel(gcm_request_h req)
+{
+    static const char *call = "gcm_lco_cancel";
+
+    GCM_CHECK_INIT(call);
+    if (req == GCM_REQUEST_NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req is NULL");
+    }
+    if (req->kind != GCM_REQ_RECV) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "only receives can be cancelled (this is a send "
+                        "on slot %d tag %d)", req->info.slot, req->info.tag);
+    }
+    if (gcm_slots_cancel(req) != GCM_OK) {
+        return gcm_fail(GCM_ERR_BUSY, call,
+                        "the receive on slot %d tag %d has been matched or "
+                        "completed already", req->slot, req->tag);
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_improbe(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                             gcm_message_h *msg_p,
+                             gcm_msg_status_t *status_p)
+{
+    static const char *call = "gcm_lco_improbe";
+    gcm_msg_status_t info;
+    gcm_slots_umsg_t *umsg;
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if (msg_p == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "msg_p is NULL");
+    }
+    status = gcm_lco_probe_check(call, lco, slot, tag, flag_p);
+    if (status != GCM_OK) {
+        return status;
+    }
+    gcm_thr_progress(lco->port->endpoint);
+    umsg = gcm_slots_improbe(lco->port, slot, tag, &info);
+    *flag_p = (umsg != NULL);
+    *msg_p  = umsg;
+    if ((umsg != NULL) && (status_p != NULL)) {
+        *status_p = info;
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
+                            size_t len, gcm_request_h *req_p)
+{
+    static const char *call = "gcm_lco_imrecv";
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if ((msg == NULL) || (req_p == NULL)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "msg or req_p is NULL");
+    }
+    if ((buf == NULL) && (len > 0)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "buf is NULL but len is %zu", len);
+    }
+    /* The handle is the caller's alone until received: its envelope can
+     * be read without the lock. */
+    if ((msg->env.dst_id != lco->port->id) ||
+        (msg->env.dst_gen != lco->port->gen)) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "the message was matched on another LCO");
+    }
+    status = gcm_slots_imrecv(lco->port, msg, buf, len, req_p);
+    return (status == GCM_OK) ? GCM_OK :
+           gcm_fail(status, call, "no memory for the request");
+}

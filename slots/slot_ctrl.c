@@ -1,0 +1,315 @@
+/*
+ * slots/slot_ctrl.c: payloads and control messages:
+ * acknowledgements, refusals, rendezvous and shared-memory notices.
+ */
+#include "config.h"
+
+#include "slots/slots_impl.h"
+#include "boot/boot.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- payloads ------------------------------------------------------------- */
+
+static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
+                                   int ep, const gcm_slots_ctrl_t *ctrl);
+
+/* A same-host sender waits for the notice that its data was read (or
+ * will never be, with why). */
+static void gcm_slots_shm_data_notice(gcm_thr_endpoint_t *endpoint,
+                                      const gcm_payload_t *payload,
+                                      gcm_status_t status)
+{
+    gcm_slots_ctrl_t ctrl;
+
+    memset(&ctrl, 0, sizeof(ctrl));
+    ctrl.sreq     = payload->cookie;
+    ctrl.status   = status;
+    ctrl.src_slot = -1;
+    ctrl.kind     = GCM_CTRL_DATA;
+    gcm_slots_send_ctrl_to(endpoint, (int)payload->proc, payload->ep, &ctrl);
+}
+
+void gcm_slots_payload_release(gcm_thr_endpoint_t *endpoint,
+                               gcm_payload_t *payload,
+                               gcm_status_t sender_status)
+{
+    switch (payload->kind) {
+    case GCM_PAYLOAD_SHM_RNDV:
+        gcm_slots_shm_data_notice(endpoint, payload, sender_status);
+        break;
+    case GCM_PAYLOAD_HELD:
+    case GCM_PAYLOAD_RNDV:
+        /* Inside its own callback UCX releases it when we return UCS_OK
+         * (and answers a rendezvous sender); releasing it here too would
+         * free it twice. */
+        if (!payload->in_cb) {
+            ucp_am_data_release(endpoint->worker, payload->data);
+        }
+        break;
+    case GCM_PAYLOAD_COPY:
+        free(payload->data);
+        break;
+    case GCM_PAYLOAD_LOCAL:
+        /* The sender's request still waits on this message. */
+        gcm_slots_req_complete(payload->sreq, sender_status);
+        break;
+    default:
+        break;
+    }
+    payload->kind = GCM_PAYLOAD_TRANSIENT;
+}
+
+static void gcm_slots_rndv_recv_cb(void *ucx_req, ucs_status_t ucs,
+                                   size_t length, void *user_data)
+{
+    struct gcm_request *req = user_data;
+    gcm_status_t status = gcm_thr_status(ucs);
+
+    if (req->tmpbuf != NULL) {
+        memcpy(req->buf, req->tmpbuf, req->len);
+        free(req->tmpbuf);
+        req->tmpbuf = NULL;
+        if (status == GCM_OK) {
+            status = GCM_ERR_TRUNCATED;
+        }
+    }
+    ucp_request_free(ucx_req);
+    gcm_slots_req_complete(req, status);
+}
+
+void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
+                         const gcm_slots_env_t *env,
+                         gcm_status_t status);
+
+/*
+ * Hands a message to a matched receive. For a rendezvous, starts pulling
+ * the data straight into the user's buffer (or, if the buffer is too small,
+ * into a temporary one so the first len bytes can still be delivered).
+ * Lock held.
+ */
+void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
+                       struct gcm_request *req,
+                       const gcm_slots_env_t *env,
+                       gcm_payload_t *payload)
+{
+    size_t size = payload->size;
+    size_t n = (size <= req->len) ? size : req->len;
+    gcm_status_t status = (size <= req->len) ? GCM_OK : GCM_ERR_TRUNCATED;
+    ucp_request_param_t param;
+    void *ucx_req;
+    void *target;
+
+    req->info.slot  = env->rslot;
+    req->info.tag   = env->tag;
+    req->info.count = n;
+    gcm_slots_count(endpoint, GCM_STAT_RECEIVED);
+    /* A synchronous sender waits for this moment, the match, whatever
+     * becomes of the data. (A same-process sender is completed by the
+     * release of its LOCAL payload instead.) */
+    if ((env->flags & GCM_ENV_FLAG_SYNC) &&
+        (payload->kind != GCM_PAYLOAD_LOCAL)) {
+        gcm_slots_send_ctrl(endpoint, env, GCM_OK);
+    }
+
+    if (payload->kind == GCM_PAYLOAD_SHM_RNDV) {
+        /* One copy, straight from the sender's buffer; a truncated
+         * message is read up to the receive's length only. */
+        gcm_status_t rstatus = gcm_slots_shm_read(endpoint, payload,
+                                                  req->buf, n);
+        gcm_slots_shm_data_notice(endpoint, payload, rstatus);
+        payload->kind = GCM_PAYLOAD_TRANSIENT;
+        gcm_slots_req_complete(req, (rstatus != GCM_OK) ? rstatus : status);
+        return;
+    }
+    if (payload->kind != GCM_PAYLOAD_RNDV) {
+        if (n > 0) {
+            memcpy(req->buf, payload->data, n);
+        }
+        gcm_slots_payload_release(endpoint, payload, GCM_OK);
+        gcm_slots_req_complete(req, status);
+        return;
+    }
+
+    target = req->buf;
+    if (status == GCM_ERR_TRUNCATED) {
+        req->tmpbuf = malloc(size);
+        if (req->tmpbuf == NULL) {
+            gcm_slots_payload_release(endpoint, payload, GCM_OK);
+            gcm_slots_req_complete(req, GCM_ERR_NO_MEMORY);
+            return;
+        }
+        target = req->tmpbuf;
+    }
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type  = UCS_MEMORY_TYPE_HOST;
+    param.cb.recv_am   = gcm_slots_rndv_recv_cb;
+    param.user_data    = req;
+    ucx_req = ucp_am_recv_data_nbx(endpoint->worker, payload->data, target,
+                                   size, &param);
+    payload->kind = GCM_PAYLOAD_TRANSIENT;
+    if (ucx_req == NULL) {
+        gcm_slots_rndv_recv_cb(NULL, UCS_OK, size, req);
+    } else if (UCS_PTR_IS_ERR(ucx_req)) {
+        free(req->tmpbuf);
+        req->tmpbuf = NULL;
+        gcm_slots_req_complete(req, gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
+    }
+}
+
+/* ---- control messages ------------------------------------------------------ */
+
+/* Drops a message no receive will take (its LCO freed, finalize): a
+ * synchronous remote sender is told, so it does not wait forever. Lock
+ * held. */
+void gcm_slots_umsg_drop(gcm_thr_endpoint_t *endpoint,
+                         gcm_slots_umsg_t *umsg, gcm_status_t status)
+{
+    if ((umsg->env.flags & GCM_ENV_FLAG_SYNC) &&
+        (umsg->payload.kind != GCM_PAYLOAD_LOCAL)) {
+        gcm_slots_send_ctrl(endpoint, &umsg->env, status);
+    }
+    gcm_slots_payload_release(endpoint, &umsg->payload, status);
+    free(umsg);
+}
+
+static void gcm_slots_ctrl_sent_cb(void *ucx_req, ucs_status_t ucs,
+                                   void *user_data)
+{
+    free(user_data);
+    ucp_request_free(ucx_req);
+}
+
+/* Sends a control message to endpoint ep of proc: through shared memory
+ * if that is how this connection goes, else over UCX; best effort: a
+ * sender that is gone needs no answer. Lock held. */
+static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
+                                   int ep, const gcm_slots_ctrl_t *msg)
+{
+    gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, proc, ep);
+    gcm_slots_ctrl_t *ctrl;
+    ucp_request_param_t param;
+    void *ucx_req;
+
+    if ((conn == NULL) || (conn->failed != GCM_OK)) {
+        return;
+    }
+    if (gcm_slots_shm_usable(endpoint, conn)) {
+        gcm_slots_shm_send_ctrl(endpoint, conn, msg);
+        gcm_slots_count(endpoint, GCM_STAT_CONTROL);
+        return;
+    }
+    if (gcm_thr_conn_connect(endpoint, conn) != GCM_OK) {
+        return;
+    }
+    ctrl = malloc(sizeof(*ctrl));
+    if (ctrl == NULL) {
+        return;
+    }
+    *ctrl = *msg;
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_FLAGS;
+    param.cb.send      = gcm_slots_ctrl_sent_cb;
+    param.user_data    = ctrl;
+    param.flags        = UCP_AM_SEND_FLAG_EAGER;
+    ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_CTRL, ctrl, sizeof(*ctrl),
+                              NULL, 0, &param);
+    gcm_slots_count(endpoint, GCM_STAT_CONTROL);
+    if (!UCS_PTR_IS_PTR(ucx_req)) {
+        free(ctrl);
+    }
+}
+
+/* Answers a message (accept or refuse). Lock held. */
+void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
+                         const gcm_slots_env_t *env,
+                         gcm_status_t status)
+{
+    gcm_slots_ctrl_t ctrl;
+
+    memset(&ctrl, 0, sizeof(ctrl));
+    ctrl.sreq     = env->sreq;
+    ctrl.status   = status;
+    ctrl.src_id   = env->src_id;
+    ctrl.src_slot = env->src_slot;
+    ctrl.kind     = GCM_CTRL_ANSWER;
+    gcm_slots_send_ctrl_to(endpoint, (int)env->src_proc, env->src_ep, &ctrl);
+}
+
+void gcm_slots_edge_refused(gcm_slots_edge_t *edge,
+                            gcm_status_t status)
+{
+    if ((edge != NULL) && (status != GCM_OK)) {
+        edge->state = status;
+    }
+}
+
+void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
+                       const gcm_slots_ctrl_t *msg)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    gcm_slots_ctrl_t ctrl = *msg;
+    int bit = (ctrl.kind == GCM_CTRL_DATA) ? GCM_RWAIT_DATA :
+                                             GCM_RWAIT_ANSWER;
+    gcm_list_t *pos, *tmp;
+    gcm_port_t *port;
+
+    gcm_list_for_each_safe(pos, tmp, &sep->ackwait) {
+        struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
+                                                   elem);
+        if ((req->id != ctrl.sreq) || !(req->rwait & bit)) {
+            continue;
+        }
+        req->rwait &= ~bit;
+        if (req->rwait == 0) {
+            gcm_list_del(&req->elem);
+        }
+        if ((req->edge != NULL) && (bit == GCM_RWAIT_ANSWER)) {
+            if (ctrl.status == GCM_OK) {
+                if (req->edge->state == GCM_EDGE_NEW) {
+                    req->edge->state = GCM_EDGE_VALIDATED;
+                }
+            } else {
+                gcm_slots_edge_refused(req->edge, (gcm_status_t)ctrl.status);
+            }
+        }
+        gcm_slots_send_part_done(req, (gcm_status_t)ctrl.status);
+        return;
+    }
+    /* A refusal on an edge that had been accepted before (its LCO freed
+     * since): no request waits, so mark the edge for the next send. */
+    if ((ctrl.status != GCM_OK) && (bit == GCM_RWAIT_ANSWER)) {
+        port = gcm_slots_port_find(endpoint, ctrl.src_id, 0);
+        /* Patterns have no edges to mark. */
+        if ((port != NULL) && !port->pattern && (ctrl.src_slot >= 0) &&
+            (ctrl.src_slot < port->nsend)) {
+            gcm_slots_edge_refused(port->edges[ctrl.src_slot],
+                                   (gcm_status_t)ctrl.status);
+        }
+        gcm_warn("a message from LCO %u slot %d was refused: %s", ctrl.src_id,
+                 ctrl.src_slot, gcm_status_string((gcm_status_t)ctrl.status));
+    }
+}
+
+ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
+                               size_t header_length, void *data,
+                               size_t length,
+                               const ucp_am_recv_param_t *param)
+{
+    gcm_slots_ctrl_t ctrl;
+
+    if (header_length != sizeof(ctrl)) {
+        gcm_warn("control message of %zu bytes ignored", header_length);
+        return UCS_OK;
+    }
+    memcpy(&ctrl, header, sizeof(ctrl));
+    gcm_slots_ctrl_in(arg, &ctrl);
+    return UCS_OK;
+}

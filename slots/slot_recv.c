@@ -1,0 +1,474 @@
+/*
+ * slots/slot_recv.c: receiving: validation, the in-sequence
+ * delivery of messages, matching, unexpected messages, receives, probes
+ * and cancel.
+ */
+#include "config.h"
+
+#include "slots/slots_impl.h"
+#include "boot/boot.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- receiving ------------------------------------------------------------- */
+
+gcm_status_t gcm_slots_validate(gcm_port_t *port,
+                                const gcm_slots_env_t *env)
+{
+    if ((port == NULL) || port->freed || (port->gen != env->dst_gen)) {
+        return GCM_ERR_NO_SUCH_LCO;
+    }
+    if (env->token == port->token) {
+        /* A pattern's receive slots are fixed: the sender's rank must be
+         * one of them. It is checked against this (the receiving) port's
+         * count, which for an intercommunicator is the sender's local
+         * group size, not the sender's send slot count. Explicit ports
+         * accept slots not added yet. */
+        if (port->pattern &&
+            ((env->rslot < 0) || (env->rslot >= port->nrecv))) {
+            return GCM_ERR_NO_SUCH_SLOT;
+        }
+        return GCM_OK;
+    }
+    if ((port->rtokens != NULL) && (env->rslot >= 0) &&
+        (env->rslot < port->nrecv) && (port->rtokens[env->rslot] != 0) &&
+        (env->token == port->rtokens[env->rslot])) {
+        return GCM_OK;
+    }
+    return GCM_ERR_BAD_TOKEN;
+}
+
+/*
+ * An entry that owns a message beyond the current call: data UCX lets us
+ * keep is kept (*kept_p tells the callback to return UCS_INPROGRESS),
+ * transient data is copied. NULL without memory.
+ */
+static gcm_slots_umsg_t *gcm_slots_umsg_new(const gcm_slots_env_t *env,
+                                            const gcm_payload_t *payload,
+                                            int *kept_p)
+{
+    /* Small data a receive must copy anyway lives in the entry itself:
+     * one allocation per unexpected message instead of two. */
+    int inl = (((payload->kind == GCM_PAYLOAD_TRANSIENT) &&
+                !payload->can_hold) ||
+               (payload->kind == GCM_PAYLOAD_INLINE)) &&
+              (payload->size <= GCM_SLOTS_UMSG_INLINE);
+    gcm_slots_umsg_t *umsg = malloc(sizeof(*umsg) +
+                                    (inl ? payload->size : 0));
+
+    *kept_p = 0;
+    if (umsg == NULL) {
+        return NULL;
+    }
+    umsg->env           = *env;
+    umsg->payload       = *payload;
+    umsg->payload.in_cb = 0;
+    if (inl) {
+        umsg->payload.kind = GCM_PAYLOAD_INLINE;
+        umsg->payload.data = umsg + 1;
+        if (payload->size > 0) {
+            memcpy(umsg + 1, payload->data, payload->size);
+        }
+        return umsg;
+    }
+    if ((payload->kind == GCM_PAYLOAD_TRANSIENT) && payload->can_hold) {
+        umsg->payload.kind = GCM_PAYLOAD_HELD;
+    }
+    if ((umsg->payload.kind == GCM_PAYLOAD_HELD) ||
+        (umsg->payload.kind == GCM_PAYLOAD_RNDV)) {
+        *kept_p = payload->in_cb;
+        return umsg;
+    }
+    if ((umsg->payload.kind == GCM_PAYLOAD_TRANSIENT) ||
+        (umsg->payload.kind == GCM_PAYLOAD_INLINE)) {
+        umsg->payload.kind = GCM_PAYLOAD_COPY;
+        umsg->payload.data = malloc((payload->size > 0) ? payload->size : 1);
+        if (umsg->payload.data == NULL) {
+            free(umsg);
+            return NULL;
+        }
+        memcpy(umsg->payload.data, payload->data, payload->size);
+    }
+    return umsg;
+}
+
+/* A waiter must not sleep while handler calls it could run are ready. */
+int gcm_slots_sleep_prepare(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    int ready = 0;
+
+    if (!gcm_slots_in_handler &&
+        (atomic_load_explicit(&sep->nhcalls, memory_order_relaxed) > 0)) {
+        gcm_thr_lock(endpoint);
+        ready = !sep->hrunning && (gcm_slots_hcall_ready(sep) != NULL);
+        gcm_thr_unlock(endpoint);
+    }
+    return ready ? -2 : gcm_slots_shm_sleep_prepare(endpoint);
+}
+
+/*
+ * Takes one in-sequence message: validates, answers if asked, matches a
+ * posted receive or queues it as unexpected. Lock held.
+ */
+int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
+                     const gcm_slots_env_t *env,
+                     gcm_payload_t *payload)
+{
+    gcm_port_t *port = gcm_slots_port_find(endpoint, env->dst_id,
+                                           env->dst_gen);
+    gcm_status_t status = gcm_slots_validate(port, env);
+    gcm_slots_umsg_t *umsg;
+    gcm_list_t *pos, *tmp;
+    int kept;
+
+    if ((port == NULL) && (env->dst_id & GCM_PORT_ID_DERIVED) &&
+        (env->token == gcm_slots_proc.job_token)) {
+        /* A duplicate the sender made already and we not yet: keep the
+         * message for it (design: parked, not refused). */
+        umsg = gcm_slots_umsg_new(env, payload, &kept);
+        if (umsg == NULL) {
+            gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
+            return GCM_ACCEPT_LOST;
+        }
+        gcm_list_push_back(&gcm_slots_ep(endpoint)->orphans, &umsg->elem);
+        gcm_debug("message for duplicate LCO %x from proc %u waits for it",
+                  env->dst_id, env->src_proc);
+        return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
+    }
+    if (status != GCM_OK) {
+        gcm_debug("refusing message for LCO %u from proc %u: %s",
+                  env->dst_id, env->src_proc, gcm_status_string(status));
+        gcm_slots_send_ctrl(endpoint, env, status);
+        gcm_slots_payload_release(endpoint, payload, status);
+        return GCM_ACCEPT_DONE;
+    }
+    if (env->flags & GCM_ENV_FLAG_ACK) {
+        gcm_slots_send_ctrl(endpoint, env, GCM_OK);
+    }
+    if (!port->pattern && (env->rslot >= 0) && (env->rslot < port->nrecv)) {
+        port->rpeer[env->rslot] = (int)env->src_proc;
+    }
+    if ((env->rslot >= 0) && (env->rslot < port->nhandlers) &&
+        (port->handlers[env->rslot].fn != NULL) &&
+        gcm_slots_matches(env->rslot, GCM_ANY_TAG, env->rslot, env->tag)) {
+        return gcm_slots_hcall_queue(endpoint, port, env, payload);
+    }
+
+    gcm_list_for_each_safe(pos, tmp, &port->posted) {
+        struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
+                                                   elem);
+        if (gcm_slots_matches(req->slot, req->tag, env->rslot, env->tag)) {
+            gcm_list_del(&req->elem);
+            gcm_slots_deliver(endpoint, req, env, payload);
+            return GCM_ACCEPT_DONE;
+        }
+    }
+
+    /* Nobody waits for it yet. */
+    umsg = gcm_slots_umsg_new(env, payload, &kept);
+    if (umsg == NULL) {
+        gcm_error("out of memory queueing a message for LCO %u from proc %u",
+                  env->dst_id, env->src_proc);
+        gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
+        return GCM_ACCEPT_LOST;
+    }
+    gcm_list_push_back(&port->unexpected, &umsg->elem);
+    return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
+}
+
+void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
+{
+    gcm_list_t *pos = conn->parked.next;
+
+    while (pos != &conn->parked) {
+        gcm_slots_umsg_t *other = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                   elem);
+        if (other->env.seq > umsg->env.seq) {
+            break;
+        }
+        pos = pos->next;
+    }
+    gcm_list_insert_before(pos, &umsg->elem);
+}
+
+/*
+ * A message could not be kept (no memory): rather than lose it silently,
+ * fail the connection, so that everything that depends on its sender
+ * completes with an error, and drop what was parked behind it.
+ */
+static void gcm_slots_conn_lost(gcm_thr_endpoint_t *endpoint,
+                                gcm_thr_conn_t *conn)
+{
+    while (!gcm_list_empty(&conn->parked)) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(conn->parked.next,
+                                                  gcm_slots_umsg_t, elem);
+        gcm_list_del(&umsg->elem);
+        gcm_slots_payload_release(endpoint, &umsg->payload,
+                                  GCM_ERR_NO_MEMORY);
+        free(umsg);
+    }
+    gcm_thr_peer_failed(endpoint, conn->proc, GCM_ERR_NO_MEMORY);
+}
+
+ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
+                              size_t header_length, void *data,
+                              size_t length,
+                              const ucp_am_recv_param_t *param)
+{
+    gcm_thr_endpoint_t *endpoint = arg;
+    gcm_slots_env_t env;
+    gcm_payload_t payload;
+
+    if (header_length != sizeof(env)) {
+        /* Returning UCS_OK lets UCX drop the data. */
+        gcm_warn("message with a %zu-byte envelope ignored", header_length);
+        return UCS_OK;
+    }
+    memcpy(&env, header, sizeof(env));
+    memset(&payload, 0, sizeof(payload));
+    payload.data     = data;
+    payload.size     = length;
+    payload.sreq     = NULL;
+    payload.can_hold = 0;
+    payload.in_cb    = 1;
+    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+        payload.kind = GCM_PAYLOAD_RNDV;
+    } else {
+        /* Valid during this callback; kept past it only if UCX allows. */
+        payload.kind     = GCM_PAYLOAD_TRANSIENT;
+        payload.can_hold = !!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA);
+    }
+
+    return gcm_slots_msg_in(endpoint, &env, &payload) ? UCS_INPROGRESS :
+                                                         UCS_OK;
+}
+
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *envp,
+                     gcm_payload_t *payload)
+{
+    gcm_slots_env_t env = *envp;
+    gcm_thr_conn_t *conn;
+    gcm_slots_umsg_t *umsg;
+    int kept = 0;
+
+    if (env.src_proc >= (uint32_t)endpoint->nprocs) {
+        gcm_warn("message from unknown proc %u ignored", env.src_proc);
+        gcm_slots_payload_release(endpoint, payload, GCM_OK);
+        return 0;
+    }
+    conn = gcm_thr_conn_get(endpoint, (int)env.src_proc, env.src_ep);
+    if (conn == NULL) {
+        gcm_slots_payload_release(endpoint, payload, GCM_OK);
+        return 0;
+    }
+
+    if (conn->failed != GCM_OK) {
+        /* Messages were lost on this connection: nothing after them can
+         * be delivered in order. */
+        return 0;
+    }
+    if (env.seq != conn->rx_seq) {
+        /* Ahead of its turn: keep it until the ones before it arrive. */
+        umsg = gcm_slots_umsg_new(&env, payload, &kept);
+        if (umsg == NULL) {
+            gcm_error("out of memory parking a message from proc %u",
+                      env.src_proc);
+            gcm_slots_conn_lost(endpoint, conn);
+            return 0;
+        }
+        gcm_slots_park(conn, umsg);
+        return kept;
+    }
+
+    kept = gcm_slots_accept(endpoint, &env, payload);
+    if (kept == GCM_ACCEPT_LOST) {
+        gcm_slots_conn_lost(endpoint, conn);
+        return 0;
+    }
+    conn->rx_seq++;
+    while (!gcm_list_empty(&conn->parked)) {
+        umsg = gcm_container_of(conn->parked.next, gcm_slots_umsg_t, elem);
+        if (umsg->env.seq != conn->rx_seq) {
+            break;
+        }
+        gcm_list_del(&umsg->elem);
+        /* Parked payloads are held or copied already, so accept either
+         * consumes them or moves them into an unexpected entry. */
+        if (gcm_slots_accept(endpoint, &umsg->env, &umsg->payload) ==
+            GCM_ACCEPT_LOST) {
+            free(umsg);
+            gcm_slots_conn_lost(endpoint, conn);
+            break;
+        }
+        conn->rx_seq++;
+        free(umsg);
+    }
+    return kept == GCM_ACCEPT_KEPT;
+}
+
+gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
+                             int slot, int tag, gcm_request_h *req_p)
+{
+    return gcm_slots_irecv_x(port, buf, len, slot, tag, "gcm_irecv", req_p);
+}
+
+gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
+                               int slot, int tag, const char *call,
+                               gcm_request_h *req_p)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    struct gcm_request *req;
+    gcm_list_t *pos, *tmp;
+    int peer, nrecv;
+
+    /* A pattern's slot count never changes; others' only grow, so a
+     * check that passes stays true. */
+    if (port->pattern) {
+        nrecv = port->nrecv;
+    } else {
+        gcm_thr_lock(endpoint);
+        nrecv = port->nrecv;
+        gcm_thr_unlock(endpoint);
+    }
+    if ((slot != GCM_ANY_SLOT) && ((slot < 0) || (slot >= nrecv))) {
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, call,
+                        "receive slot %d out of range (LCO has %d receive "
+                        "slots)", slot, nrecv);
+    }
+    req = gcm_slots_req_alloc(endpoint, GCM_REQ_RECV);
+    if (req == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    req->port = port;
+    req->buf  = buf;
+    req->len  = len;
+    req->slot = slot;
+    req->tag  = tag;
+
+    gcm_thr_lock(endpoint);
+    gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
+            gcm_list_del(&umsg->elem);
+            gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
+            free(umsg);
+            goto out;
+        }
+    }
+    /* A receive that only a dead process could satisfy fails at once. */
+    peer = (slot == GCM_ANY_SLOT) ? -1 :
+           (port->pattern ? gcm_slots_pattern_proc(port, slot) :
+                            port->rpeer[slot]);
+    if (peer >= 0) {
+        gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, peer, 0);
+        if ((conn != NULL) && (conn->failed != GCM_OK)) {
+            req->info.slot = slot;
+            gcm_slots_req_complete(req, conn->failed);
+            goto out;
+        }
+    }
+    gcm_list_push_back(&port->posted, &req->elem);
+out:
+    gcm_slots_req_posted(req);
+    gcm_thr_unlock(endpoint);
+    *req_p = req;
+    return GCM_OK;
+}
+
+int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
+                     gcm_msg_status_t *info)
+{
+    gcm_list_t *pos, *tmp;
+    int found = 0;
+
+    gcm_thr_lock(port->endpoint);
+    gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
+            info->slot  = umsg->env.rslot;
+            info->tag   = umsg->env.tag;
+            info->count = umsg->payload.size;
+            info->error = GCM_OK;
+            found       = 1;
+            break;
+        }
+    }
+    gcm_thr_unlock(port->endpoint);
+    return found;
+}
+
+gcm_status_t gcm_slots_cancel(struct gcm_request *req)
+{
+    gcm_thr_endpoint_t *endpoint = req->endpoint;
+    gcm_status_t status = GCM_ERR_BUSY;
+
+    gcm_thr_lock(endpoint);
+    /* A receive is on its port's posted queue exactly until a message
+     * matches it (or its LCO is freed, which completes it); list_del
+     * leaves the element pointing at itself. */
+    if (!gcm_slots_req_done(req) && !gcm_list_empty(&req->elem)) {
+        gcm_list_del(&req->elem);
+        req->info.slot = req->slot;
+        req->info.tag  = req->tag;
+        gcm_slots_req_complete(req, GCM_ERR_CANCELED);
+        status = GCM_OK;
+    }
+    gcm_thr_unlock(endpoint);
+    return status;
+}
+
+gcm_slots_umsg_t *gcm_slots_improbe(gcm_port_t *port, int slot, int tag,
+                                    gcm_msg_status_t *info)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(port->endpoint);
+    gcm_slots_umsg_t *found = NULL;
+    gcm_list_t *pos, *tmp;
+
+    gcm_thr_lock(port->endpoint);
+    gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
+            gcm_list_del(&umsg->elem);
+            gcm_list_push_back(&sep->matched, &umsg->elem);
+            info->slot  = umsg->env.rslot;
+            info->tag   = umsg->env.tag;
+            info->count = umsg->payload.size;
+            info->error = GCM_OK;
+            found       = umsg;
+            break;
+        }
+    }
+    gcm_thr_unlock(port->endpoint);
+    return found;
+}
+
+gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
+                              void *buf, size_t len, gcm_request_h *req_p)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    struct gcm_request *req = gcm_slots_req_alloc(endpoint, GCM_REQ_RECV);
+
+    if (req == NULL) {
+        /* The message stays matched: the caller may try again. */
+        return GCM_ERR_NO_MEMORY;
+    }
+    req->port = port;
+    req->buf  = buf;
+    req->len  = len;
+    req->slot = umsg->env.rslot;
+    req->tag  = umsg->env.tag;
+    gcm_thr_lock(endpoint);
+    gcm_list_del(&umsg->elem);
+    gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
+    gcm_slots_req_posted(req);
+    gcm_thr_unlock(endpoint);
+    free(umsg);
+    *req_p = req;
+    return GCM_OK;
+}

@@ -1,0 +1,293 @@
+/*
+ * slots/slot_send.c: sending: the eager, rendezvous,
+ * shared-memory and same-process protocols.
+ */
+#include "config.h"
+
+#include "slots/slots_impl.h"
+#include "boot/boot.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- sending ------------------------------------------------------------- */
+
+/* Why a UCX send of req ended with ucs. Sends are cancelled only by the
+ * forced close of a connection whose peer failed (gcm_thr_peer_failed);
+ * and whatever error UCX gives for a peer the launcher reported dead, or
+ * for a peer of this host that is dying (the launcher has not seen it
+ * yet), that is why it failed. */
+static gcm_status_t gcm_slots_send_status(const struct gcm_request *req,
+                                          ucs_status_t ucs)
+{
+    if ((ucs == UCS_OK) || (ucs == UCS_INPROGRESS)) {
+        return gcm_thr_status(ucs);
+    }
+    if ((ucs == UCS_ERR_CANCELED) || gcm_thr_proc_dead(req->dest_proc) ||
+        gcm_slots_shm_peer_dying(req->dest_proc)) {
+        return GCM_ERR_PEER_FAILED;
+    }
+    return gcm_thr_status(ucs);
+}
+
+static void gcm_slots_send_cb(void *ucx_req, ucs_status_t ucs,
+                              void *user_data)
+{
+    struct gcm_request *req = user_data;
+
+    ucp_request_free(ucx_req);
+    gcm_slots_send_part_done(req, gcm_slots_send_status(req, ucs));
+}
+
+/* Same process: deliver under the destination endpoint's lock. */
+static void gcm_slots_send_local(struct gcm_request *req,
+                                 const gcm_slots_dest_t *dest,
+                                 const void *buf, size_t len, int sync)
+{
+    gcm_thr_endpoint_t *dst = gcm_thr_endpoint_get(dest->ep);
+    gcm_payload_t payload;
+    gcm_status_t status;
+    gcm_port_t *port;
+    /* A synchronous send must wait for the receive: it takes the path of
+     * large messages, which completes when a receive copies it. */
+    int copied = (len <= gcm_config.eager_limit) && !sync;
+
+    if (dst == NULL) {
+        gcm_slots_edge_refused(req->edge, GCM_ERR_NO_SUCH_LCO);
+        gcm_slots_req_complete(req, GCM_ERR_NO_SUCH_LCO);
+        return;
+    }
+    payload.data     = (void *)buf;
+    payload.size     = len;
+    payload.sreq     = req;
+    payload.can_hold = 0;
+    payload.in_cb    = 0;
+    /* Small messages are copied so the send completes at once; large ones
+     * stay in the sender's buffer until a receive copies them once. */
+    payload.kind = copied ? GCM_PAYLOAD_TRANSIENT : GCM_PAYLOAD_LOCAL;
+    gcm_slots_count(req->endpoint, GCM_STAT_LOCAL);
+    if (!copied) {
+        /* Completed by the receive, under the destination's lock, which
+         * orders this before it. */
+        req->counted = 1;
+        gcm_thr_pending_add(req->endpoint);
+    }
+
+    gcm_thr_lock(dst);
+    port = gcm_slots_port_find(dst, dest->id, dest->gen);
+    if ((port == NULL) && (dest->id & GCM_PORT_ID_DERIVED) &&
+        (dest->token == gcm_slots_proc.job_token)) {
+        status = GCM_OK; /* not created here yet: accept parks it */
+    } else {
+        status = gcm_slots_validate(port, &req->env);
+    }
+    if (status != GCM_OK) {
+        gcm_thr_unlock(dst);
+        gcm_slots_edge_refused(req->edge, status);
+        gcm_slots_req_complete(req, status);
+        return;
+    }
+    if (req->edge != NULL) {
+        req->edge->state = GCM_EDGE_VALIDATED;
+    }
+    if (gcm_slots_accept(dst, &req->env, &payload) == GCM_ACCEPT_LOST) {
+        /* The LOCAL kind was completed with the error by its release. */
+        gcm_thr_unlock(dst);
+        if (copied) {
+            gcm_slots_req_complete(req, GCM_ERR_NO_MEMORY);
+        }
+        return;
+    }
+    gcm_thr_unlock(dst);
+    if (copied) {
+        /* Delivered or copied: the sender's buffer is free again. A large
+         * message completes the send when a receive has copied it. */
+        gcm_slots_req_complete(req, GCM_OK);
+    }
+}
+
+/*
+ * Same host, another process: the message goes through the peer's ring.
+ * Its parts: written into the ring; the answer if it asks for one; for a
+ * large message, the notice that the receiver has read it. Lock held.
+ */
+static void gcm_slots_isend_shm(gcm_thr_endpoint_t *endpoint,
+                                gcm_thr_conn_t *conn,
+                                struct gcm_request *req, const void *buf,
+                                size_t len, int sync)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+
+    if (conn->failed != GCM_OK) {
+        gcm_slots_req_complete(req, conn->failed);
+        return;
+    }
+    req->pending = 1;
+    if (sync || ((req->edge != NULL) &&
+                 (req->edge->state == GCM_EDGE_NEW))) {
+        req->env.flags |= sync ? GCM_ENV_FLAG_SYNC : GCM_ENV_FLAG_ACK;
+        req->rwait     |= GCM_RWAIT_ANSWER;
+        req->pending++;
+    }
+    if (len > GCM_SLOTS_SHM_CELL_DATA) {
+        req->rwait |= GCM_RWAIT_DATA;
+        req->pending++;
+    }
+    if (req->rwait != 0) {
+        req->id       = ++sep->next_req_id;
+        req->env.sreq = req->id;
+        gcm_list_push_back(&sep->ackwait, &req->elem);
+    }
+    req->env.seq = conn->tx_seq++;
+    gcm_slots_count(endpoint, GCM_STAT_REMOTE);
+    gcm_slots_shm_send_msg(endpoint, conn, req, buf, len);
+}
+
+gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
+                             int slot, int tag, gcm_request_h *req_p)
+{
+    return gcm_slots_isend_x(port, buf, len, slot, tag, 0, "gcm_isend",
+                             req_p);
+}
+
+gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
+                               int slot, int tag, int flags,
+                               const char *call, gcm_request_h *req_p)
+{
+    int sync = !!(flags & GCM_SLOTS_SEND_SYNC);
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    gcm_slots_edge_t *edge = NULL;
+    gcm_slots_dest_t dest = { 0 };
+    struct gcm_request *req;
+    gcm_thr_conn_t *conn;
+    ucp_request_param_t param;
+    gcm_status_t status;
+    void *ucx_req;
+    int nsend, state = GCM_EDGE_VALIDATED;
+
+    if (port->pattern) {
+        nsend      = port->nsend;
+        if ((slot >= 0) && (slot < nsend)) {
+            dest.proc = (uint32_t)gcm_slots_pattern_proc(port, slot);
+            dest.ep   = (uint16_t)gcm_slots_pattern_ep(port, (int)dest.proc);
+        }
+        dest.id    = port->id;
+        dest.gen   = port->gen;
+        dest.token = port->token;
+        dest.rslot = port->myrank;
+    } else {
+        /* Another thread may be adding slots: read the table locked. */
+        gcm_thr_lock(endpoint);
+        nsend = port->nsend;
+        if ((slot >= 0) && (slot < nsend)) {
+            edge  = port->edges[slot];
+            dest  = edge->dest;
+            state = edge->state;
+        }
+        gcm_thr_unlock(endpoint);
+    }
+    if ((slot < 0) || (slot >= nsend)) {
+        return gcm_fail(GCM_ERR_NO_SUCH_SLOT, call,
+                        "send slot %d out of range (LCO has %d send slots)",
+                        slot, nsend);
+    }
+
+    req = gcm_slots_req_alloc(endpoint, GCM_REQ_SEND);
+    if (req == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    req->info.slot  = slot;
+    req->info.tag   = tag;
+    req->info.count = len;
+    *req_p = req;
+    if (state < 0) {
+        gcm_fail((gcm_status_t)state, call, "send slot %d was refused "
+                 "by its receiver earlier", slot);
+        gcm_slots_req_complete(req, (gcm_status_t)state);
+        return GCM_OK;
+    }
+    req->edge            = edge;
+    req->dest_proc       = (int)dest.proc;
+    req->env.dst_id      = dest.id;
+    req->env.dst_gen     = dest.gen;
+    req->env.token       = dest.token;
+    req->env.rslot       = dest.rslot;
+    req->env.tag         = tag;
+    req->env.src_proc    = (uint32_t)gcm_slots_proc.myproc;
+    req->env.src_ep      = (uint16_t)endpoint->index;
+    req->env.src_id      = port->id;
+    req->env.src_slot    = slot;
+    req->env.size        = len;
+
+    if ((int)dest.proc == gcm_slots_proc.myproc) {
+        gcm_slots_send_local(req, &dest, buf, len, sync);
+        return GCM_OK;
+    }
+
+    gcm_thr_lock(endpoint);
+    conn = gcm_thr_conn_get(endpoint, (int)dest.proc, dest.ep);
+    if (conn == NULL) {
+        status = GCM_ERR_NO_MEMORY;
+        goto err_unlock;
+    }
+    if (gcm_slots_shm_usable(endpoint, conn)) {
+        gcm_slots_isend_shm(endpoint, conn, req, buf, len, sync);
+        gcm_slots_req_posted(req);
+        gcm_thr_unlock(endpoint);
+        return GCM_OK;
+    }
+    status = gcm_thr_conn_connect(endpoint, conn);
+    if (status != GCM_OK) {
+        goto err_unlock;
+    }
+    req->pending = 1;
+    if (sync || ((edge != NULL) && (edge->state == GCM_EDGE_NEW))) {
+        /* Until the receiver accepts this edge once, every message asks
+         * for an answer, so a refusal reaches the request that caused it.
+         * A synchronous send asks for its answer at the match instead,
+         * which is an acceptance too. */
+        gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+        req->env.flags |= sync ? GCM_ENV_FLAG_SYNC : GCM_ENV_FLAG_ACK;
+        req->id          = ++sep->next_req_id;
+        req->env.sreq    = req->id;
+        req->rwait       = GCM_RWAIT_ANSWER;
+        req->pending++;
+        gcm_list_push_back(&sep->ackwait, &req->elem);
+    }
+    req->env.seq = conn->tx_seq++;
+
+    memset(&param, 0, sizeof(param));
+    /* Host memory said outright spares UCX a memory-type lookup. */
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA |
+                         UCP_OP_ATTR_FIELD_FLAGS |
+                         UCP_OP_ATTR_FIELD_MEMORY_TYPE;
+    param.memory_type  = UCS_MEMORY_TYPE_HOST;
+    param.cb.send      = gcm_slots_send_cb;
+    param.user_data    = req;
+    param.flags        = (len <= gcm_config.eager_limit) ?
+                         UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
+    ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_MSG, &req->env,
+                              sizeof(req->env), buf, len, &param);
+    gcm_slots_count(endpoint, GCM_STAT_REMOTE);
+    if (ucx_req == NULL) {
+        gcm_slots_send_part_done(req, GCM_OK);
+    } else if (UCS_PTR_IS_ERR(ucx_req)) {
+        if (req->env.flags & (GCM_ENV_FLAG_ACK | GCM_ENV_FLAG_SYNC)) {
+            gcm_list_del(&req->elem);
+            req->rwait = 0;
+            req->pending--;
+        }
+        gcm_slots_send_part_done(req, gcm_slots_send_status(
+                                          req, UCS_PTR_STATUS(ucx_req)));
+    }
+    gcm_slots_req_posted(req);
+    gcm_thr_unlock(endpoint);
+    return GCM_OK;
+
+err_unlock:
+    gcm_thr_unlock(endpoint);
+    gcm_slots_req_complete(req, status);
+    return GCM_OK;
+}

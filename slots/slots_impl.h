@@ -1,0 +1,187 @@
+/*
+ * slots/slots_impl.h: what the files of slots/ share and no other layer
+ * sees: the per-endpoint state of the layer, handler calls, and the steps
+ * of the send and receive paths that call each other across files.
+ */
+#ifndef GCM_SLOTS_IMPL_H
+#define GCM_SLOTS_IMPL_H
+
+#include "slots/slots.h"
+
+#define GCM_SLOTS_BUCKETS 256
+
+/* Counters for gcm_get_stats(), kept per endpoint so that threads on
+ * different endpoints never write a common cache line per message. */
+enum {
+    GCM_STAT_REMOTE,
+    GCM_STAT_LOCAL,
+    GCM_STAT_RECEIVED,
+    GCM_STAT_CONTROL,
+    GCM_STAT_LAST
+};
+
+/* Per-endpoint state of this layer (endpoint->upper). */
+typedef struct gcm_slots_ep {
+    gcm_port_t *buckets[GCM_SLOTS_BUCKETS];
+    /* Messages for derived ports not created here yet (the sender ran its
+     * dup first), in arrival order; a new derived port adopts its own. */
+    gcm_list_t  orphans;
+    gcm_list_t  ackwait;    /* send requests waiting for an answer */
+    /* Messages taken by gcm_slots_improbe and not received yet: kept here
+     * so that finalize can release what a program never received. */
+    gcm_list_t  matched;
+    uint64_t    next_req_id;
+    /* Handler calls in the order their messages were matched (one FIFO
+     * for all ports: order per slot follows), run after progress with the
+     * lock released; hrunning while one thread runs them, so that two
+     * threads never run two of them out of order. nhcalls: entries, read
+     * without the lock to skip the lock when there are none. */
+    gcm_list_t  hcalls;
+    int         hrunning;
+    atomic_int  nhcalls;
+    /* gcm_get_stats(): atomic, as the same-process path counts on the
+     * sender's endpoint without its lock. */
+    atomic_uint_fast64_t stats[GCM_STAT_LAST];
+} gcm_slots_ep_t;
+
+/* A message for a receive-slot handler, waiting for its turn (and, if
+ * large, for its data to arrive in data). */
+typedef struct gcm_slots_hcall {
+    gcm_list_t          elem;
+    gcm_port_t         *port;   /* to mark it dead when the port goes */
+    gcm_lco_h           lco;
+    gcm_handler_func_t  fn;
+    void               *arg;
+    gcm_slots_env_t     env;
+    void               *data;   /* ours, or the sender's buffer (local) */
+    size_t              len;
+    int                 local;  /* same process: payload is the sender's */
+    gcm_payload_t       payload;
+    struct gcm_request *req;    /* large: internal receive into data */
+    int                 dead;   /* its LCO was freed: call nothing */
+} gcm_slots_hcall_t;
+
+/* Set while this thread runs a handler: a handler that progresses must
+ * not run the next handler inside itself (out of order, and recursion). */
+extern __thread int gcm_slots_in_handler GCM_TLS_HOT GCM_INTERNAL;
+
+/* The process's state of this layer (slot_init.c). */
+struct gcm_slots_proc {
+    uint64_t     job_token;
+    atomic_uint  next_id;
+    int          myproc;
+    gcm_port_t  *internal;
+};
+extern struct gcm_slots_proc gcm_slots_proc GCM_INTERNAL;
+
+static inline gcm_slots_ep_t *gcm_slots_ep(gcm_thr_endpoint_t *endpoint)
+{
+    return endpoint->upper;
+}
+
+static inline void gcm_slots_count(gcm_thr_endpoint_t *endpoint, int which)
+{
+    atomic_fetch_add_explicit(&gcm_slots_ep(endpoint)->stats[which], 1,
+                              memory_order_relaxed);
+}
+
+/* What became of a message handed to gcm_slots_accept(). */
+enum {
+    GCM_ACCEPT_LOST = -1,  /* no memory to queue it: it is gone */
+    GCM_ACCEPT_DONE = 0,   /* delivered, refused or queued (copied) */
+    GCM_ACCEPT_KEPT = 1    /* queued holding UCX's data from its callback */
+};
+
+struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
+                                        gcm_req_kind_t kind) GCM_INTERNAL;
+
+/* Marks the request complete; whoever waits on its endpoint wakes up. */
+void gcm_slots_req_complete(struct gcm_request *req,
+                            gcm_status_t status) GCM_INTERNAL;
+
+/*
+ * A request is posted (lock held: the one its completion takes, so that no
+ * completion runs in between): if it is not complete, its endpoint needs
+ * progress from someone until it is, and counts it as pending. One that
+ * completed at once (an eager send, a receive of a waiting message)
+ * costs the count nothing.
+ */
+void gcm_slots_req_posted(struct gcm_request *req) GCM_INTERNAL;
+
+/* Derived ids are unique as (id, generation) pairs; local ones by id
+ * alone, whose generation then tells a stale name. So: find by id and
+ * generation for derived ids, by id for the others. */
+gcm_port_t *gcm_slots_port_find(gcm_thr_endpoint_t *endpoint,
+                                uint32_t id, uint32_t gen) GCM_INTERNAL;
+
+void gcm_slots_payload_release(gcm_thr_endpoint_t *endpoint,
+                               gcm_payload_t *payload,
+                               gcm_status_t sender_status) GCM_INTERNAL;
+
+/*
+ * Hands a message to a matched receive. For a rendezvous, starts pulling
+ * the data straight into the user's buffer (or, if the buffer is too small,
+ * into a temporary one so the first len bytes can still be delivered).
+ * Lock held.
+ */
+void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
+                       struct gcm_request *req,
+                       const gcm_slots_env_t *env,
+                       gcm_payload_t *payload) GCM_INTERNAL;
+
+/* Answers a message (accept or refuse). Lock held. */
+void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
+                         const gcm_slots_env_t *env,
+                         gcm_status_t status) GCM_INTERNAL;
+
+void gcm_slots_edge_refused(gcm_slots_edge_t *edge,
+                            gcm_status_t status) GCM_INTERNAL;
+
+/* Drops a message no receive will take (its LCO freed, finalize): a
+ * synchronous remote sender is told, so it does not wait forever. Lock
+ * held. */
+void gcm_slots_umsg_drop(gcm_thr_endpoint_t *endpoint,
+                         gcm_slots_umsg_t *umsg, gcm_status_t status)
+    GCM_INTERNAL;
+
+ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
+                               size_t header_length, void *data,
+                               size_t length,
+                               const ucp_am_recv_param_t *param) GCM_INTERNAL;
+
+gcm_status_t gcm_slots_validate(gcm_port_t *port,
+                                const gcm_slots_env_t *env) GCM_INTERNAL;
+
+/*
+ * Takes one in-sequence message: validates, answers if asked, matches a
+ * posted receive or queues it as unexpected. Lock held.
+ */
+int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
+                     const gcm_slots_env_t *env,
+                     gcm_payload_t *payload) GCM_INTERNAL;
+
+/* A waiter must not sleep while handler calls it could run are ready. */
+int gcm_slots_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+
+ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
+                              size_t header_length, void *data,
+                              size_t length,
+                              const ucp_am_recv_param_t *param) GCM_INTERNAL;
+
+/*
+ * Queues a message for the handler of its slot. Small data is copied (or
+ * taken over), a same-process sender's buffer is used as is until the
+ * handler has run, and large data is fetched by an internal receive into
+ * a buffer of ours; the call waits in the FIFO until that completes, so
+ * later messages cannot overtake it. A synchronous sender is answered
+ * after the handler (gcm_slots_hcall_finish). Lock held.
+ */
+int gcm_slots_hcall_queue(gcm_thr_endpoint_t *endpoint,
+                          gcm_port_t *port,
+                          const gcm_slots_env_t *env,
+                          gcm_payload_t *payload) GCM_INTERNAL;
+
+/* Is the first handler call ready to run? Lock held. */
+gcm_slots_hcall_t *gcm_slots_hcall_ready(gcm_slots_ep_t *sep) GCM_INTERNAL;
+
+#endif /* GCM_SLOTS_IMPL_H */

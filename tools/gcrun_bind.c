@@ -1,0 +1,135 @@
+/*
+ * tools/gcrun_bind.c: binding ranks to cores or NUMA nodes
+ * (gcrun's only use of hwloc).
+ */
+#include "tools/gcrun.h"
+
+/* ------------------------------------------------------------------------ */
+/* Binding                                                                  */
+/* ------------------------------------------------------------------------ */
+
+
+const char *gcrun_bind_name(enum bind_policy p)
+{
+    switch (p) {
+    case BIND_CORE:
+        return "core";
+    case BIND_NUMA:
+        return "numa";
+    default:
+        return "none";
+    }
+}
+
+/* When gcrun itself runs restricted (taskset, a batch system), the ranks
+ * stay inside that set: cut the topology down to it. */
+static bool restrict_to_own_binding(hwloc_topology_t topo)
+{
+    hwloc_bitmap_t own = hwloc_bitmap_alloc();
+    bool ok = true;
+
+    if (own == NULL) {
+        return true;
+    }
+    if (hwloc_get_cpubind(topo, own, HWLOC_CPUBIND_PROCESS) == 0 &&
+        !hwloc_bitmap_iszero(own) &&
+        !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(topo),
+                                 own)) {
+        if (hwloc_topology_restrict(topo, own, 0) != 0) {
+            /* EINVAL leaves the topology as it was; ENOMEM resets it. */
+            ok = errno != ENOMEM;
+        }
+    }
+    hwloc_bitmap_free(own);
+    return ok;
+}
+
+void gcrun_binding_plan(struct binding *b, enum bind_policy want,
+                        int nprocs)
+{
+    hwloc_topology_t topo;
+    hwloc_obj_type_t unit = HWLOC_OBJ_CORE;
+    int nunits;
+    int r;
+
+    b->topo = NULL;
+    b->used = BIND_NONE;
+    b->sets = NULL;
+    if (want == BIND_NONE) {
+        return;
+    }
+    if (hwloc_topology_init(&topo) != 0) {
+        gcrun_msg("warning: hwloc: %s; not binding", strerror(errno));
+        return;
+    }
+    if (hwloc_topology_load(topo) != 0 || !restrict_to_own_binding(topo)) {
+        gcrun_msg("warning: cannot load the hwloc topology; not binding");
+        hwloc_topology_destroy(topo);
+        return;
+    }
+
+    nunits = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+    if (nunits <= 0) {
+        unit = HWLOC_OBJ_PU;
+        nunits = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+    }
+    if (nunits <= 0) {
+        gcrun_msg("warning: hwloc found no processors; not binding");
+        hwloc_topology_destroy(topo);
+        return;
+    }
+    if (want == BIND_AUTO) {
+        want = nprocs <= nunits ? BIND_CORE : BIND_NONE;
+    }
+    if (want == BIND_NONE) {
+        hwloc_topology_destroy(topo);
+        return;
+    }
+
+    b->sets = gcrun_xcalloc((size_t)nprocs, sizeof(*b->sets));
+    if (want == BIND_CORE) {
+        for (r = 0; r < nprocs; r++) {
+            hwloc_obj_t obj = hwloc_get_obj_by_type(topo, unit,
+                                                    (unsigned)(r % nunits));
+
+            b->sets[r] = obj == NULL ? NULL : obj->cpuset;
+        }
+    } else {
+        /* NUMA nodes without processors (e.g. memory-only nodes) cannot
+         * run a rank: use only those with a non-empty cpuset. */
+        int nnodes = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+        hwloc_obj_t *nodes = gcrun_xcalloc(nnodes > 0 ? (size_t)nnodes : 1,
+                                           sizeof(*nodes));
+        int nusable = 0;
+        int i;
+
+        for (i = 0; i < nnodes; i++) {
+            hwloc_obj_t node = hwloc_get_obj_by_type(topo,
+                                                     HWLOC_OBJ_NUMANODE,
+                                                     (unsigned)i);
+
+            if (node != NULL && node->cpuset != NULL &&
+                !hwloc_bitmap_iszero(node->cpuset)) {
+                nodes[nusable++] = node;
+            }
+        }
+        for (r = 0; r < nprocs; r++) {
+            b->sets[r] = nusable > 0
+                             ? nodes[r % nusable]->cpuset
+                             : hwloc_topology_get_topology_cpuset(topo);
+        }
+        free(nodes);
+    }
+    b->topo = topo;
+    b->used = want;
+}
+
+void gcrun_binding_free(struct binding *b)
+{
+    free(b->sets);
+    b->sets = NULL;
+    if (b->topo != NULL) {
+        hwloc_topology_destroy(b->topo);
+        b->topo = NULL;
+    }
+}
