@@ -147,6 +147,8 @@ typedef struct MPI_Status {
  * GCM_SLOTNAME_SIZE). */
 #define MPIX_CNAME_SIZE    32
 #define MPIX_SLOTNAME_SIZE 40
+/* The most send slots, and receive slots, of one LCO (GCM_MAX_SLOTS). */
+#define MPIX_MAX_SLOTS     (1 << 24)
 
 /* ---- datatypes */
 

@@ -31,7 +31,7 @@ struct gcm_mpi_comm gcm_mpi_comm_self;
 
 /*
  * The communicator objects the library makes, in handle memory
- * (mpi_handle.c): a call on a freed handle reads a dead object and
+ * (util/util_handle.c): a call on a freed handle reads a dead object and
  * reports MPI_ERR_COMM, and no later communicator ever has the freed
  * one's address. The live ones are on a list, for MPI_Finalize to free
  * what the program left.
@@ -42,7 +42,7 @@ typedef struct gcm_mpi_comm_block {
     struct gcm_mpi_comm_block *prev;
 } gcm_mpi_comm_block_t;
 
-_Static_assert(sizeof(gcm_mpi_comm_block_t) <= GCM_MPI_HANDLE_MAX,
+_Static_assert(sizeof(gcm_mpi_comm_block_t) <= GCM_HANDLE_MAX,
                "a communicator is too large for handle memory");
 
 static struct {

@@ -125,7 +125,7 @@ static void group_destroy(MPI_Group group)
     gcm_mpi_group_entry_t *index;
 
     /* A stale handle reads a cleared magic: the memory is never reused
-     * (mpi_handle.c). */
+     * (util/util_handle.c). */
     index = atomic_load_explicit(&group->index, memory_order_acquire);
     free(index);
     free(group->procs);

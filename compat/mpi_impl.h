@@ -34,37 +34,39 @@
 #define GCM_MPI_MAGIC_ERRH  0x45525248u  /* "ERRH" */
 #define GCM_MPI_MAGIC_MSG   0x4d534731u  /* "MSG1" */
 
-/* ---- the memory of handle objects (mpi_handle.c) ----------------------
+/* ---- the memory of handle objects ------------------------------------
  *
- * Every object a handle points to is allocated here, with its magic as
- * its first field, so that a stale handle is refused and never reaches a
- * newer object (mpi_handle.c says how). A new kind of handle (windows,
- * sessions, files) takes its objects from gcm_mpi_handle_alloc, checks
- * its magic on every call, and on free either clears the magic and calls
- * gcm_mpi_handle_free, or, while operations still hold the object, sets
- * GCM_MPI_MAGIC_FREED and frees it when the last one lets go. A kind
- * whose handles the library gives out more than once (groups, error
- * handlers) counts the user's handles apart from its own references, and
- * refuses a free beyond them.
+ * Every object a handle points to comes from util/util_handle.c, with its
+ * magic as its first field, so that a stale handle is refused and never
+ * reaches a newer object (util_handle.c says how). A new kind of handle
+ * (windows, sessions, files) takes its objects from gcm_mpi_handle_alloc,
+ * checks its magic on every call, and on free either calls
+ * gcm_mpi_handle_free (which clears the magic), or, while operations
+ * still hold the object, sets GCM_MPI_MAGIC_FREED and frees it when the
+ * last one lets go. A kind whose handles the library gives out more than
+ * once (groups, error handlers) counts the user's handles apart from its
+ * own references, and refuses a free beyond them. Requests recycle their
+ * memory with a generation in the handle (mpi_request.c).
  */
 
-/* The largest object gcm_mpi_handle_alloc gives (a page less a line). */
-#define GCM_MPI_HANDLE_MAX 4032
+void gcm_mpi_fint_forget(const void *handle) GCM_INTERNAL;
 
-/* Zeroed memory for an object of size bytes (at most GCM_MPI_HANDLE_MAX),
- * at an address no other object of this process has had or will have;
- * NULL without memory. Thread-safe. */
-void *gcm_mpi_handle_alloc(size_t size) GCM_INTERNAL;
-/* Frees such an object: clears its magic; the address is never used
- * again. Thread-safe. */
-void gcm_mpi_handle_free(void *obj) GCM_INTERNAL;
-/* Zeroed memory (at most 4096 bytes, 64-byte aligned) that keeps its use
- * for ever: for objects a family recycles itself at message rate, with a
- * generation in their handles. NULL without memory. Thread-safe. */
-void *gcm_mpi_handle_alloc_stable(size_t size) GCM_INTERNAL;
-/* Is p, aligned to align, inside memory gcm_mpi_handle_alloc_stable gave
- * out (and so safe to read)? */
-int gcm_mpi_handle_is_stable(const void *p, size_t align) GCM_INTERNAL;
+/* Zeroed memory for an object of size bytes (at most GCM_HANDLE_MAX), at
+ * an address no other object of this process has had or will have; NULL
+ * without memory. */
+static inline void *gcm_mpi_handle_alloc(size_t size)
+{
+    return gcm_handle_alloc(size);
+}
+
+/* Frees such an object and forgets its Fortran integer (mpi_fint.c). */
+static inline void gcm_mpi_handle_free(void *obj)
+{
+    if (obj != NULL) {
+        gcm_mpi_fint_forget(obj);
+        gcm_handle_free(obj);
+    }
+}
 
 /* Handle conversion (mpi_fint.c). The integer of a live handle of kind
  * magic (made on first use; 0 for NULL, a freed handle or no memory); the
@@ -74,7 +76,6 @@ int gcm_mpi_handle_is_stable(const void *p, size_t align) GCM_INTERNAL;
  * MPI_X_c2f/f2c pair with GCM_MPI_FINT_PAIR in mpi_fint.c. */
 MPI_Fint gcm_mpi_fint_of(const void *handle, uint32_t magic) GCM_INTERNAL;
 const void *gcm_mpi_fint_handle(MPI_Fint f, uint32_t magic) GCM_INTERNAL;
-void gcm_mpi_fint_forget(const void *handle) GCM_INTERNAL;
 
 /* ---- communicators (mpi_comm.c) ------------------------------------------
  *

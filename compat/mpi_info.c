@@ -600,7 +600,7 @@ int PMPI_Info_free(MPI_Info *info)
                              "MPI_INFO_ENV cannot be freed");
     }
     /* Clear the magic first, so that a stale copy of the handle reads
-     * as no info object (handle memory is never reused: mpi_handle.c). */
+     * as no info object (handle memory is never reused: util/util_handle.c). */
     obj->magic = 0;
     info_clear(obj);
     gcm_mpi_handle_free(obj);

@@ -635,7 +635,7 @@ int PMPI_Op_free(MPI_Op *op)
     o->refcount--;
     if (o->refcount == 0) {
         /* A stale copy of the handle is refused: the memory is never
-         * reused (mpi_handle.c). */
+         * reused (util/util_handle.c). */
         gcm_mpi_handle_free(o);
     }
     *op = MPI_OP_NULL;

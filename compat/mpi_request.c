@@ -41,19 +41,19 @@ void gcm_mpi_status_empty(MPI_Status *status)
 
 /*
  * Request objects live in memory that stays request memory for ever
- * (mpi_handle.c), recycled through a small per-thread cache, as the native
- * requests are (slots/slot_request.c): a window of nonblocking calls then
- * touches no shared state, and threads do not meet in an allocator. What
- * a cache cannot hold goes to one shared list; a thread's cache goes there
- * when the thread exits, the finalizing thread's at MPI_Finalize. A freed
- * object has its magic cleared and its generation bumped, so that a stale
- * handle to it, or to whatever reuses it, reads as no request. A cache
- * holds up to 256 (42 KiB): a window of 64 sends and 64 receives in
- * flight, as benchmarks and halo exchanges keep, overflowed a cache of 64
- * for half its requests.
+ * (util/util_handle.c), recycled through a small per-thread cache, as the
+ * native requests are (slots/slot_request.c): a window of nonblocking
+ * calls then touches no shared state, and threads do not meet in an
+ * allocator. What a cache cannot hold goes to one shared list; a thread's
+ * cache goes there when the thread exits, the finalizing thread's at
+ * MPI_Finalize. A freed object has its magic cleared and its generation
+ * bumped, so that a stale handle to it, or to whatever reuses it, reads
+ * as no request. A cache holds up to 256 (42 KiB): a window of 64 sends
+ * and 64 receives in flight, as benchmarks and halo exchanges keep,
+ * overflowed a cache of 64 for half its requests.
  */
 #define GCM_MPI_REQ_CACHE_MAX 256
-/* Request objects start on these lines (gcm_mpi_handle_alloc_stable). */
+/* Request objects start on these lines (gcm_handle_alloc_stable). */
 #define GCM_MPI_REQ_ALIGN     64
 
 static __thread gcm_mpi_req_t *gcm_mpi_req_cache GCM_TLS_HOT;
@@ -109,7 +109,7 @@ static gcm_mpi_req_t *gcm_mpi_req_alloc_slow(void)
     }
     pthread_mutex_unlock(&gcm_mpi_req_spare.lock);
     if (req == NULL) {
-        req = gcm_mpi_handle_alloc_stable(sizeof(*req));
+        req = gcm_handle_alloc_stable(sizeof(*req));
     }
     if ((req != NULL) &&
         (((uintptr_t)req & ~GCM_MPI_REQ_ADDR_MASK) != 0)) {
@@ -182,7 +182,7 @@ gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
     gcm_mpi_req_t *req = gcm_mpi_req_of(handle);
 
     if ((handle == MPI_REQUEST_NULL) ||
-        !gcm_mpi_handle_is_stable(req, GCM_MPI_REQ_ALIGN)) {
+        !gcm_handle_is_stable(req, GCM_MPI_REQ_ALIGN)) {
         return NULL;
     }
     if ((req->magic != GCM_MPI_MAGIC_REQ) ||

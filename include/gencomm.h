@@ -61,14 +61,26 @@ typedef enum {
 /** Largest tag a user may pass (tags are non-negative). */
 #define GCM_TAG_UB   0x3fffffff
 
+/**
+ * The most send slots, and the most receive slots, one LCO may have
+ * (2^24). Adding beyond it fails at once with GCM_ERR_INVALID_PARAM and
+ * adds nothing.
+ */
+#define GCM_MAX_SLOTS (1 << 24)
+
 /** Size in bytes of an LCO name and of a slot name. */
 #define GCM_NAME_SIZE     32
 #define GCM_SLOTNAME_SIZE 40
 
 /** Opaque handle of a local communicator object. */
 typedef struct gcm_lco *gcm_lco_h;
-/** Opaque handle of a nonblocking operation. */
-typedef struct gcm_request *gcm_request_h;
+/**
+ * Opaque handle of a nonblocking operation. It names one request for that
+ * request's life: once gcm_wait() or gcm_test() has released it, a copy of
+ * the handle is refused (GCM_ERR_INVALID_PARAM), also after a newer request
+ * reuses its memory.
+ */
+typedef struct gcm_request_handle *gcm_request_h;
 #define GCM_REQUEST_NULL ((gcm_request_h)0)
 
 /**
@@ -178,13 +190,18 @@ GCM_EXPORT gcm_status_t gcm_lco_name(gcm_lco_h lco, gcm_name_t *name_p);
 /**
  * @brief Append count send slots; slot i targets receive slot rslots[i] of
  * the LCO named names[i]. The receive slot need not exist yet. Local: sends
- * no message. Thread-safe.
+ * no message. More than GCM_MAX_SLOTS send slots in all is
+ * GCM_ERR_INVALID_PARAM, and adds none. Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
                                                const gcm_name_t names[],
                                                const int rslots[]);
 
-/** @brief Append count receive slots. Local. Thread-safe. */
+/**
+ * @brief Append count receive slots. Local. More than GCM_MAX_SLOTS receive
+ * slots in all is GCM_ERR_INVALID_PARAM (and no memory
+ * GCM_ERR_NO_MEMORY): nothing is added. Thread-safe.
+ */
 GCM_EXPORT gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count);
 
 /** @brief Number of send slots. Thread-safe. */

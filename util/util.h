@@ -196,6 +196,31 @@ static inline void gcm_list_del(gcm_list_t *elem)
     for ((_pos) = (_head)->next, (_tmp) = (_pos)->next; (_pos) != (_head); \
          (_pos) = (_tmp), (_tmp) = (_pos)->next)
 
+/* ---- handle memory (util_handle.c) ------------------------------------
+ *
+ * Where the objects behind handles live, so that a stale handle is
+ * refused and never reaches a newer object (util_handle.c says how).
+ */
+
+/* The largest object gcm_handle_alloc gives (a page less a line). */
+#define GCM_HANDLE_MAX 4032
+
+/* Zeroed memory for an object of size bytes (at most GCM_HANDLE_MAX),
+ * whose first field is its uint32_t magic, at an address no other object
+ * of this process has had or will have; NULL without memory.
+ * Thread-safe. */
+void *gcm_handle_alloc(size_t size) GCM_INTERNAL;
+/* Frees such an object: clears its magic; the address is never used
+ * again. Thread-safe. */
+void gcm_handle_free(void *obj) GCM_INTERNAL;
+/* Zeroed memory (at most 4096 bytes, 64-byte aligned) that keeps its use
+ * for ever: for objects a family recycles itself at message rate, with a
+ * generation in their handles. NULL without memory. Thread-safe. */
+void *gcm_handle_alloc_stable(size_t size) GCM_INTERNAL;
+/* Is p, aligned to align, inside memory gcm_handle_alloc_stable gave out
+ * (and so safe to read)? Thread-safe. */
+int gcm_handle_is_stable(const void *p, size_t align) GCM_INTERNAL;
+
 /* ---- misc -------------------------------------------------------------- */
 
 /* Fills buf with unpredictable bytes (never fails silently): a

@@ -8,6 +8,7 @@
  */
 #include <mpi.h>
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,17 @@ static void test_receive_slots(void)
     EXPECT_CLASS(MPIX_Add_receive_slots(MPI_COMM_WORLD, 1), MPI_ERR_COMM);
     EXPECT_OK(MPIX_Num_receive_slots(lco, &count));
     CHECK(count == 5, "failed calls changed the count to %d", count);
+    /* Counts beyond MPIX_MAX_SLOTS fail at once and add nothing (they
+     * used to spin, or wrap the count negative). */
+    EXPECT_CLASS(MPIX_Add_receive_slots(lco, INT_MAX), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPIX_Add_receive_slots(lco, (1 << 30) + 1), MPI_ERR_COUNT);
+    EXPECT_CLASS(MPIX_Add_receive_slots(lco, MPIX_MAX_SLOTS - 4),
+                 MPI_ERR_COUNT);
+    EXPECT_OK(MPIX_Num_receive_slots(lco, &count));
+    CHECK(count == 5, "refused counts changed the count to %d", count);
+    EXPECT_OK(MPIX_Add_receive_slots(lco, 1000));
+    EXPECT_OK(MPIX_Num_receive_slots(lco, &count));
+    CHECK(count == 1005, "%d receive slots after adding 1000", count);
     /* Receive slots do not change the process group. */
     EXPECT_OK(MPI_Comm_size(lco, &count));
     CHECK(count == 0, "receive slots gave the group size %d", count);
@@ -199,6 +211,11 @@ static void test_send_slots(void)
     EXPECT_CLASS(MPIX_Add_send_slots(bad, 1, names, slots), MPI_ERR_COMM);
     EXPECT_CLASS(MPIX_Add_send_slots(MPI_COMM_WORLD, 1, names, slots),
                  MPI_ERR_COMM);
+    /* Beyond MPIX_MAX_SLOTS: refused before the arrays are read. */
+    EXPECT_CLASS(MPIX_Add_send_slots(lco, INT_MAX, names, slots),
+                 MPI_ERR_COUNT);
+    EXPECT_CLASS(MPIX_Add_send_slots(lco, MPIX_MAX_SLOTS + 1, names, slots),
+                 MPI_ERR_COUNT);
     EXPECT_OK(MPIX_Num_send_slots(lco, &count));
     CHECK(count == 0, "failed MPIX_Add_send_slots added %d slots", count);
 

@@ -1,12 +1,12 @@
 /*
- * tests/unit/check_mpi_handle.c: the memory of MPI handle objects
- * (compat/mpi_handle.c): once-only addresses are never handed out twice,
+ * tests/unit/check_handle.c: the memory of handle objects
+ * (util/util_handle.c): once-only addresses are never handed out twice,
  * a freed object reads as dead for ever, the memory of freed objects goes
  * back to the system, and recycled (stable) memory is recognised.
  */
 #include "config.h"
 
-#include "compat/mpi_impl.h"
+#include "util/util.h"
 #include "check_main.h"
 
 #include <stdlib.h>
@@ -31,14 +31,14 @@ START_TEST(test_handle_addresses_unique)
 
     ck_assert_ptr_nonnull(seen);
     for (i = 0; i < N; i++) {
-        uint32_t *obj = gcm_mpi_handle_alloc(64 + (size_t)(i % 7) * 100);
+        uint32_t *obj = gcm_handle_alloc(64 + (size_t)(i % 7) * 100);
 
         ck_assert_ptr_nonnull(obj);
         ck_assert_uint_eq(obj[0], 0);
         ck_assert_uint_eq((uintptr_t)obj % 64, 0);
-        obj[0] = GCM_MPI_MAGIC_TYPE;
+        obj[0] = 0x54595045u;
         seen[i] = (uintptr_t)obj;
-        gcm_mpi_handle_free(obj);
+        gcm_handle_free(obj);
         /* Dead at once, whatever happens to its page. */
         ck_assert_uint_eq(obj[0], 0);
     }
@@ -69,17 +69,17 @@ START_TEST(test_handle_memory_returned)
     size_t i, resident = 0;
 
     ck_assert_ptr_nonnull(objs);
-    keep = gcm_mpi_handle_alloc(200);
+    keep = gcm_handle_alloc(200);
     ck_assert_ptr_nonnull(keep);
-    keep[0] = GCM_MPI_MAGIC_OP;
+    keep[0] = 0x4f504f50u;
     for (i = 0; i < N; i++) {
-        objs[i] = gcm_mpi_handle_alloc(64);
+        objs[i] = gcm_handle_alloc(64);
         ck_assert_ptr_nonnull(objs[i]);
         memset(objs[i], 0xab, 64);
     }
     chunk = (char *)((uintptr_t)objs[0] & ~(uintptr_t)((4u << 20) - 1));
     for (i = 0; i < N; i++) {
-        gcm_mpi_handle_free(objs[i]);
+        gcm_handle_free(objs[i]);
     }
     if (pagesize == 4096) {
         /* The arena's page; on other page sizes memory goes back only
@@ -92,20 +92,20 @@ START_TEST(test_handle_memory_returned)
          * most its page stays. */
         ck_assert_uint_le(resident, 1);
     }
-    ck_assert_uint_eq(keep[0], GCM_MPI_MAGIC_OP);
+    ck_assert_uint_eq(keep[0], 0x4f504f50u);
     for (i = 0; i < N; i += 4096) {
         ck_assert_uint_eq(*(const uint32_t *)objs[i], 0);
     }
-    gcm_mpi_handle_free(keep);
+    gcm_handle_free(keep);
     free(objs);
 }
 END_TEST
 
 START_TEST(test_handle_limits)
 {
-    ck_assert_ptr_null(gcm_mpi_handle_alloc(GCM_MPI_HANDLE_MAX + 1));
-    ck_assert_ptr_nonnull(gcm_mpi_handle_alloc(GCM_MPI_HANDLE_MAX));
-    gcm_mpi_handle_free(NULL);
+    ck_assert_ptr_null(gcm_handle_alloc(GCM_HANDLE_MAX + 1));
+    ck_assert_ptr_nonnull(gcm_handle_alloc(GCM_HANDLE_MAX));
+    gcm_handle_free(NULL);
 }
 END_TEST
 
@@ -113,27 +113,27 @@ END_TEST
  * it is read); other addresses are not. */
 START_TEST(test_handle_stable)
 {
-    char *a = gcm_mpi_handle_alloc_stable(200);
-    char *b = gcm_mpi_handle_alloc_stable(200);
-    void *once = gcm_mpi_handle_alloc(200);
+    char *a = gcm_handle_alloc_stable(200);
+    char *b = gcm_handle_alloc_stable(200);
+    void *once = gcm_handle_alloc(200);
     int local = 0;
 
     ck_assert_ptr_nonnull(a);
     ck_assert_ptr_nonnull(b);
     ck_assert_ptr_ne(a, b);
-    ck_assert_int_eq(gcm_mpi_handle_is_stable(a, 64), 1);
-    ck_assert_int_eq(gcm_mpi_handle_is_stable(b, 64), 1);
-    ck_assert_int_eq(gcm_mpi_handle_is_stable(a + 8, 64), 0);
-    ck_assert_int_eq(gcm_mpi_handle_is_stable(once, 64), 0);
-    ck_assert_int_eq(gcm_mpi_handle_is_stable(&local, 1), 0);
-    ck_assert_int_eq(gcm_mpi_handle_is_stable(NULL, 64), 0);
-    gcm_mpi_handle_free(once);
+    ck_assert_int_eq(gcm_handle_is_stable(a, 64), 1);
+    ck_assert_int_eq(gcm_handle_is_stable(b, 64), 1);
+    ck_assert_int_eq(gcm_handle_is_stable(a + 8, 64), 0);
+    ck_assert_int_eq(gcm_handle_is_stable(once, 64), 0);
+    ck_assert_int_eq(gcm_handle_is_stable(&local, 1), 0);
+    ck_assert_int_eq(gcm_handle_is_stable(NULL, 64), 0);
+    gcm_handle_free(once);
 }
 END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("mpi_handle");
+    Suite *s = suite_create("handle");
     TCase *tc = tcase_create("handle");
 
     tcase_set_timeout(tc, 60);
