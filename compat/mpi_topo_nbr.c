@@ -84,11 +84,13 @@ static char *side_block(const nbr_side_t *s, int k)
     return (char *)s->buf + at * extent;
 }
 
-/* Checks a side's type and counts (send or receive). */
+/* Checks a side's type and counts (send or receive); after it, every
+ * block's length fits (xfer_prepare makes them without checks). */
 static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
                       const char *call)
 {
-    int k;
+    size_t len;
+    int k, rc;
 
     if (gcm_mpi_type_check(s->type) != 0) {
         return gcm_mpi_raise(comm, MPI_ERR_TYPE, call,
@@ -100,7 +102,7 @@ static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
             return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
                                  "%scount is negative (%d)", what, s->count);
         }
-        return MPI_SUCCESS;
+        return gcm_mpi_type_bytes(comm, call, s->type, s->count, &len);
     }
     if (s->n > 0 && s->displs == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
@@ -111,6 +113,10 @@ static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
             return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
                                  "%scounts[%d] is negative (%d)", what, k,
                                  s->counts[k]);
+        }
+        rc = gcm_mpi_type_bytes(comm, call, s->type, s->counts[k], &len);
+        if (rc != MPI_SUCCESS) {
+            return rc;
         }
     }
     return MPI_SUCCESS;

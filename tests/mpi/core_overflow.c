@@ -6,7 +6,8 @@
  *
  * Every process checks its own calls; the messages would go to itself
  * (MPI_COMM_SELF) if they were sent. A legal call with the same type
- * (count 0) still works.
+ * (count 0) still works. Collectives (blocking, nonblocking, neighbour)
+ * refuse such counts the same way.
  */
 #include <mpi.h>
 
@@ -77,6 +78,32 @@ int main(int argc, char **argv)
     /* Nothing was sent: no message waits. */
     rc = MPI_Iprobe(0, 1, MPI_COMM_SELF, &flag, &st);
     CHECK(rc == MPI_SUCCESS && !flag, "a refused call left a message");
+
+    /* Collectives. */
+    {
+        MPI_Comm cart;
+        int dims[1] = { 1 }, periods[1] = { 1 };
+
+        EXPECT_COUNT(MPI_Bcast(buf, n, huge, 0, MPI_COMM_SELF));
+        EXPECT_COUNT(MPI_Ibcast(buf, n, huge, 0, MPI_COMM_SELF, &req));
+        EXPECT_COUNT(MPI_Gather(buf, n, huge, buf, n, huge, 0,
+                                MPI_COMM_SELF));
+        EXPECT_COUNT(MPI_Scatter(buf, n, huge, buf, n, huge, 0,
+                                 MPI_COMM_SELF));
+        EXPECT_COUNT(MPI_Allgather(buf, n, huge, buf, n, huge,
+                                   MPI_COMM_SELF));
+        EXPECT_COUNT(MPI_Alltoall(buf, n, huge, buf, n, huge,
+                                  MPI_COMM_SELF));
+        EXPECT_COUNT(MPI_Allreduce(buf, buf + 8, n, huge, MPI_BOR,
+                                   MPI_COMM_SELF));
+        EXPECT_COUNT(MPI_Reduce(buf, buf + 8, n, huge, MPI_BOR, 0,
+                                MPI_COMM_SELF));
+        MPI_Cart_create(MPI_COMM_SELF, 1, dims, periods, 0, &cart);
+        MPI_Comm_set_errhandler(cart, MPI_ERRORS_RETURN);
+        EXPECT_COUNT(MPI_Neighbor_alltoall(buf, n, huge, buf, n, huge,
+                                           cart));
+        MPI_Comm_free(&cart);
+    }
 
     /* The type itself is fine for what fits. */
     rc = MPI_Sendrecv(buf, 0, huge, 0, 2, buf, 0, huge, 0, 2, MPI_COMM_SELF,
