@@ -229,7 +229,51 @@ typedef struct coll_nb {
     gcm_list_t   elem;
     atomic_int   busy;     /* a thread advances s */
     int          listed;
+    int          held;     /* coll_nb_hold took its references */
 } coll_nb_t;
+
+/*
+ * A nonblocking (or persistent) collective holds the datatypes and the
+ * operator its steps use until its request is freed: the program may free
+ * them as soon as the call returns (MPI-3.1 4.1.9 and 5.9.7), and the
+ * steps pack, unpack and combine with them later. Every step takes its
+ * own references (steps do not change once built), so releasing walks
+ * the same steps.
+ */
+static void coll_nb_hold(coll_nb_t *nb, int take)
+{
+    const coll_sched_t *s = &nb->s;
+    int i;
+
+    if (take == nb->held) {
+        return;
+    }
+    nb->held = take;
+    for (i = 0; i < s->nsteps; i++) {
+        const gcm_coll_step_t *st = &s->steps[i];
+        MPI_Datatype types[2] = { (MPI_Datatype)st->type,
+                                  (MPI_Datatype)st->stype };
+        int k;
+
+        for (k = 0; k < 2; k++) {
+            if (types[k] == MPI_DATATYPE_NULL) {
+                continue;
+            }
+            if (take) {
+                gcm_mpi_type_retain(types[k]);
+            } else {
+                gcm_mpi_type_release(types[k]);
+            }
+        }
+        if (st->op != NULL) {
+            if (take) {
+                gcm_mpi_op_retain((MPI_Op)st->op);
+            } else {
+                gcm_mpi_op_release((MPI_Op)st->op);
+            }
+        }
+    }
+}
 
 static struct {
     pthread_mutex_t lock;
@@ -316,6 +360,7 @@ static void coll_req_cleanup(void *state)
     coll_nb_t *nb = state;
 
     coll_nb_unlist(nb);
+    coll_nb_hold(nb, 0);
     gcm_coll_sched_free(&nb->s);
     free(nb);
 }
@@ -349,6 +394,7 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
                              "cannot allocate the collective's schedule");
     }
+    coll_nb_hold(nb, 1);
     /* Start what can start now, so the transfers overlap with whatever
      * the caller does next; in verification mode only once the check
      * of the call has passed (the request's first test). */

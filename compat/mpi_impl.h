@@ -607,6 +607,11 @@ void gcm_mpi_type_unpack(MPI_Datatype datatype, int count, const void *in,
 int gcm_mpi_op_check(MPI_Op op, MPI_Datatype datatype, MPI_Comm comm,
                      const char *call) GCM_INTERNAL;
 int gcm_mpi_op_is_commutative(MPI_Op op) GCM_INTERNAL;
+/* A reference on a user op for an operation that uses it until it
+ * completes (no-op for predefined ops): the op lives on if the program
+ * frees it meanwhile. */
+void gcm_mpi_op_retain(MPI_Op op) GCM_INTERNAL;
+void gcm_mpi_op_release(MPI_Op op) GCM_INTERNAL;
 /* Which op, alike on every process: a predefined op's index (0..), or -1
  * for a user op. The name of a predefined op's index (NULL for others). */
 int gcm_mpi_op_id(MPI_Op op) GCM_INTERNAL;
