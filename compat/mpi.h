@@ -87,6 +87,11 @@ typedef struct MPI_Status {
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR   2
 #define MPI_UNEQUAL   3
+/* MPIX_Comm_relate's further results (the seed's MPI_UNEQUAL + 1..4). */
+#define MPIX_SUBCOMM          (MPI_UNEQUAL + 1)
+#define MPIX_SUBCOMM_STRICT   (MPI_UNEQUAL + 2)
+#define MPIX_SUPERCOMM        (MPI_UNEQUAL + 3)
+#define MPIX_SUPERCOMM_STRICT (MPI_UNEQUAL + 4)
 
 /* Error classes. */
 #define MPI_SUCCESS          0
@@ -892,6 +897,22 @@ GCM_MPI_API(int, Info_get_string, (MPI_Info info, const char *key,
 GCM_MPI_API(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info,
                                        MPI_Comm *newcomm,
                                        MPI_Request *request))
+
+/* Relations and redistribution (Träff 2003, appendices A and B;
+ * docs/mpi.md). MPIX_Comm_relate: MPI_Comm_compare's results, or
+ * MPIX_SUBCOMM(_STRICT) when comm1's processes are all in comm2 (strict:
+ * in the same order), MPIX_SUPERCOMM(_STRICT) the other way round.
+ * MPIX_Comm_map (collective over basecomm; MPI_COMM_NULL where not in
+ * subcomm): base rank i's data goes to torank, the base rank of subcomm
+ * rank i; a member of subcomm of rank i gets it from fromrank = i;
+ * MPI_PROC_NULL where there is none. MPIX_Permute (collective): sends
+ * outbuf to torank and receives inbuf from fromrank. */
+GCM_MPIX_API(int, Comm_relate, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+GCM_MPIX_API(int, Comm_map, (MPI_Comm basecomm, MPI_Comm subcomm,
+                             int *torank, int *fromrank))
+GCM_MPIX_API(int, Permute, (void *inbuf, int incount, MPI_Datatype intype,
+                            int fromrank, void *outbuf, int outcount,
+                            MPI_Datatype outtype, int torank, MPI_Comm comm))
 
 #ifdef __cplusplus
 }

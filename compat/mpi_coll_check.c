@@ -146,7 +146,8 @@ static const char *const vfy_names[GCM_MPI_COLL_LAST] = {
     [GCM_MPI_COLL_REDUCE_SCATTER]       = "MPI_Reduce_scatter",
     [GCM_MPI_COLL_REDUCE_SCATTER_BLOCK] = "MPI_Reduce_scatter_block",
     [GCM_MPI_COLL_SCAN]                 = "MPI_Scan",
-    [GCM_MPI_COLL_EXSCAN]               = "MPI_Exscan"
+    [GCM_MPI_COLL_EXSCAN]               = "MPI_Exscan",
+    [GCM_MPI_COLL_PERMUTE]              = "MPIX_Permute"
 };
 
 /* ---- what a call transfers ---------------------------------------------- */
@@ -254,6 +255,13 @@ static int vfy_xfer_args(const struct gcm_mpi_coll_vfy *v, int send,
     case GCM_MPI_COLL_ALLTOALLW:
         if (sin_place) {
             return self ? 0 : vfy_rside(d, peer, count_p, type_p);
+        }
+        return send ? vfy_sside(d, peer, count_p, type_p) :
+                      vfy_rside(d, peer, count_p, type_p);
+    case GCM_MPI_COLL_PERMUTE:
+        /* One transfer each way at most, to torank, from fromrank. */
+        if (peer != (send ? d->torank : d->fromrank)) {
+            return 0;
         }
         return send ? vfy_sside(d, peer, count_p, type_p) :
                       vfy_rside(d, peer, count_p, type_p);

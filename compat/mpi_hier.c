@@ -23,7 +23,9 @@
  * number of levels, MPIX_MAX_DEPTH + 1. A process's depth (MPIX_DEPTH) is
  * the first level from 1 at which it is alone; from there down its
  * MPI_COMM_NODE[level] is MPI_COMM_SELF (an unbalanced tree: a process
- * alone on its host has depth 1). Level 0 is MPI_COMM_WORLD itself.
+ * alone on its host has depth 1), and MPIX_Comm_level of a process with
+ * itself is its depth (the seed's MPI_COMM_NODE[MPI_DEPTH] =
+ * MPI_COMM_SELF). Level 0 is MPI_COMM_WORLD itself.
  *
  * The other communicators belong to the library: they are marked
  * predefined, so MPI_Comm_free refuses them with MPI_ERR_COMM, and
@@ -57,6 +59,7 @@ static struct {
     int                 ready;
     int                 nprocs;
     uint64_t           *keys;     /* nprocs * GCM_HIER_RAW chained keys */
+    int                *depth_of; /* each process's depth */
     gcm_mpi_hier_rec_t  mine;
     int                 nlevels;  /* MAX_DEPTH + 1 */
     int                 raw_of[GCM_HIER_RAW];  /* level -> raw level */
@@ -162,6 +165,58 @@ static void gcm_hier_choose_levels(uint64_t *scratch)
     gcm_hier.max_depth = gcm_hier.nlevels - 1;
 }
 
+/* (key, process) pairs, sorted to count the members of each group. */
+typedef struct gcm_hier_kp {
+    uint64_t key;
+    int      proc;
+} gcm_hier_kp_t;
+
+static int gcm_hier_cmp_kp(const void *a, const void *b)
+{
+    const gcm_hier_kp_t *x = a, *y = b;
+
+    if (x->key != y->key) {
+        return (x->key > y->key) - (x->key < y->key);
+    }
+    return (x->proc > y->proc) - (x->proc < y->proc);
+}
+
+/* Every process's depth: the first level from 1 at which its group has
+ * it alone (the process level, when kept, has everybody alone). */
+static int gcm_hier_depths(void)
+{
+    int n = gcm_hier.nprocs, p, i, level;
+    gcm_hier_kp_t *kp = malloc((size_t)n * sizeof(*kp));
+
+    gcm_hier.depth_of = malloc((size_t)n * sizeof(int));
+    if (kp == NULL || gcm_hier.depth_of == NULL) {
+        free(kp);
+        return -1;
+    }
+    for (p = 0; p < n; p++) {
+        gcm_hier.depth_of[p] = gcm_hier.max_depth;
+    }
+    for (level = gcm_hier.max_depth; level >= 1; level--) {
+        int raw = gcm_hier.raw_of[level];
+
+        if (raw == GCM_HIER_SELF) {
+            continue;
+        }
+        for (p = 0; p < n; p++) {
+            kp[p] = (gcm_hier_kp_t){ gcm_hier_key(p, raw), p };
+        }
+        qsort(kp, (size_t)n, sizeof(*kp), gcm_hier_cmp_kp);
+        for (i = 0; i < n; i++) {
+            if ((i == 0 || kp[i - 1].key != kp[i].key) &&
+                (i == n - 1 || kp[i + 1].key != kp[i].key)) {
+                gcm_hier.depth_of[kp[i].proc] = level;
+            }
+        }
+    }
+    free(kp);
+    return 0;
+}
+
 void gcm_mpi_hier_finalize(void)
 {
     int level;
@@ -176,7 +231,9 @@ void gcm_mpi_hier_finalize(void)
         gcm_hier.node[level] = MPI_COMM_NULL;
     }
     free(gcm_hier.keys);
-    gcm_hier.keys  = NULL;
+    free(gcm_hier.depth_of);
+    gcm_hier.keys     = NULL;
+    gcm_hier.depth_of = NULL;
     gcm_hier.ready = 0;
 }
 
@@ -215,13 +272,17 @@ int gcm_mpi_hier_init(void)
         gcm_hier_chain(&all[p], p, &gcm_hier.keys[(size_t)p * GCM_HIER_RAW]);
     }
     gcm_hier_choose_levels(scratch);
+    if (gcm_hier_depths() != 0) {
+        rc = gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+        goto out;
+    }
 
     /* Every process derives once per middle level, in the same order,
      * whatever its own group is, so the world's derivations stay in
      * step; groups equal to the world or to the process itself reuse
      * MPI_COMM_WORLD and MPI_COMM_SELF. */
     gcm_hier.node[0] = world;
-    gcm_hier.depth   = gcm_hier.max_depth;
+    gcm_hier.depth   = gcm_hier.depth_of[world->rank];
     for (level = 1; level < gcm_hier.nlevels; level++) {
         int myrank = 0;
         int size = gcm_hier_members(gcm_hier.raw_of[level], procs, &myrank);
@@ -241,9 +302,6 @@ int gcm_mpi_hier_init(void)
             snprintf(c->name, sizeof(c->name), "MPIX_COMM_NODE[%d]", level);
         } else {
             c = (size == 1) ? MPI_COMM_SELF : world;
-        }
-        if ((size == 1) && (gcm_hier.depth > level)) {
-            gcm_hier.depth = level;
         }
         gcm_hier.node[level] = c;
     }
@@ -383,13 +441,15 @@ int PMPIX_Comm_node(int level, MPI_Comm *nodecomm)
 }
 GCM_MPIX_ALIAS(Comm_node)
 
-/* The deepest level holding processes pi and pj. */
+/* The deepest level holding processes pi and pj: for one process, its
+ * depth (below it, its node is MPI_COMM_SELF, which holds it too, but
+ * the seed stops the tree there). */
 static int hier_level_procs(int pi, int pj)
 {
     int l;
 
     if (pi == pj) {
-        return gcm_hier.max_depth;
+        return gcm_hier.depth_of[pi];
     }
     for (l = gcm_hier.max_depth; l > 0; l--) {
         int raw = gcm_hier.raw_of[l];

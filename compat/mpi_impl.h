@@ -284,6 +284,7 @@ typedef enum {
     GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
     GCM_MPI_COLL_SCAN,
     GCM_MPI_COLL_EXSCAN,
+    GCM_MPI_COLL_PERMUTE,    /* MPIX_Permute (mpi_redist.c) */
     GCM_MPI_COLL_LAST
 } gcm_mpi_coll_kind_t;
 
@@ -311,6 +312,10 @@ typedef struct gcm_mpi_coll_desc {
     const int          *rcounts;
     MPI_Datatype        rtype;
     const MPI_Datatype *rtypes;
+    /* MPIX_Permute: where this member sends (s side) and whence it
+     * receives (r side), MPI_PROC_NULL for none. */
+    int                 torank;
+    int                 fromrank;
 } gcm_mpi_coll_desc_t;
 
 /* Is verification mode on? (A load and a branch: the entries ask first.) */

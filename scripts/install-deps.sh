@@ -5,7 +5,8 @@
 set -e
 
 pkgs="build-essential autoconf automake libtool pkg-config libucx-dev
-ucx-utils libhwloc-dev hwloc check libpmix-dev libxml2-dev iproute2 procps
+ucx-utils libhwloc-dev hwloc check libpmix-dev libxml2-dev libscotch-dev
+iproute2 procps
 libopenmpi-dev openmpi-bin libmpich-dev mpich"
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs gnuplot-nox"

@@ -210,13 +210,30 @@ static void check_levels(MPI_Comm shared, int exact, int *maxd_p)
 static void check_comm_level(int maxd, int exact)
 {
     MPI_Comm node, rev;
-    int j, lev, lev2, a, b;
+    int j, lev, lev2, a, b, *val, flag, mydepth, *depths;
 
+    /* A process with itself meets at its depth (the seed's
+     * MPI_COMM_NODE[MPI_DEPTH] = MPI_COMM_SELF), whoever asks. */
+    MPI_Comm_get_attr(MPI_COMM_SELF, MPIX_DEPTH, &val, &flag);
+    mydepth = flag ? *val : -1;
+    depths  = malloc((size_t)size * sizeof(int));
+    MPI_Allgather(&mydepth, 1, MPI_INT, depths, 1, MPI_INT, MPI_COMM_WORLD);
+    for (j = 0; j < size; j++) {
+        MPIX_Comm_level(MPI_COMM_WORLD, j, j, &lev);
+        CHECK(lev == depths[j], "MPIX_Comm_level(%d, %d) %d, expected its "
+              "depth %d", j, j, lev, depths[j]);
+        if (exact) {
+            CHECK(lev == (host_count(j) > 1 ? 2 : 1), "MPIX_Comm_level(%d, "
+                  "%d) %d with %d processes on its host", j, j, lev,
+                  host_count(j));
+        }
+    }
+    free(depths);
     for (j = 0; j < size; j++) {
         MPIX_Comm_level(MPI_COMM_WORLD, rank, j, &lev);
         if (j == rank) {
-            CHECK(lev == maxd, "MPIX_Comm_level(i, i) %d, expected %d", lev,
-                  maxd);
+            CHECK(lev == mydepth && lev <= maxd, "MPIX_Comm_level(i, i) %d, "
+                  "expected %d", lev, mydepth);
             continue;
         }
         if (same_host(rank, j)) {
