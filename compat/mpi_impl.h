@@ -414,24 +414,17 @@ struct gcm_mpi_request {
     gcm_mpi_req_t   *next_free;   /* the cache's link */
 };
 
-_Static_assert(sizeof(uintptr_t) == 8,
-               "request handles keep a generation in the top 16 bits of "
-               "a 64-bit address");
-#define GCM_MPI_REQ_GEN_SHIFT 48
-#define GCM_MPI_REQ_ADDR_MASK (((uintptr_t)1 << GCM_MPI_REQ_GEN_SHIFT) - 1)
-
 /* The handle the user gets for req. */
 static inline MPI_Request gcm_mpi_req_handle(const gcm_mpi_req_t *req)
 {
-    return (MPI_Request)((uintptr_t)req |
-                         ((uintptr_t)req->gen << GCM_MPI_REQ_GEN_SHIFT));
+    return (MPI_Request)gcm_handle_tag(req, req->gen);
 }
 
 /* The object of a handle already checked with gcm_mpi_req_get (or made
  * by the library): no checks. */
 static inline gcm_mpi_req_t *gcm_mpi_req_of(MPI_Request handle)
 {
-    return (gcm_mpi_req_t *)((uintptr_t)handle & GCM_MPI_REQ_ADDR_MASK);
+    return gcm_handle_untag((uintptr_t)handle);
 }
 
 /* The live request a handle names, or NULL: MPI_REQUEST_NULL, a freed

@@ -546,18 +546,25 @@ static int gcm_mpi_isend_req(const void *buf, int count,
     return MPI_SUCCESS;
 }
 
+/* A NULL request argument: raised on comm if it is one. */
+static int gcm_mpi_request_arg_null(MPI_Comm comm, const char *call)
+{
+    int rc = gcm_mpi_comm_check(comm, call);
+
+    return (rc != MPI_SUCCESS) ? rc :
+           gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+}
+
 static int gcm_mpi_isend_mode(const void *buf, int count,
                               MPI_Datatype datatype, int dest, int tag,
                               MPI_Comm comm, MPI_Request *request, int mode,
                               int persistent, const char *call)
 {
-    gcm_mpi_req_t *req;
+    gcm_mpi_req_t *req = NULL;
     int rc;
 
     if (request == NULL) {
-        rc = gcm_mpi_comm_check(comm, call);
-        return (rc != MPI_SUCCESS) ? rc :
-               gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+        return gcm_mpi_request_arg_null(comm, call);
     }
     rc = gcm_mpi_isend_req(buf, count, datatype, dest, tag, comm, mode,
                            persistent, call, &req);
@@ -745,13 +752,11 @@ static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
                                 MPI_Request *request, int persistent,
                                 const char *call)
 {
-    gcm_mpi_req_t *req;
+    gcm_mpi_req_t *req = NULL;
     int rc;
 
     if (request == NULL) {
-        rc = gcm_mpi_comm_check(comm, call);
-        return (rc != MPI_SUCCESS) ? rc :
-               gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+        return gcm_mpi_request_arg_null(comm, call);
     }
     rc = gcm_mpi_irecv_req(buf, count, datatype, source, tag, comm,
                            persistent, call, &req);

@@ -61,28 +61,16 @@ static __thread int gcm_mpi_req_cache_len GCM_TLS_HOT;
 static pthread_key_t gcm_mpi_req_cache_key;
 static pthread_once_t gcm_mpi_req_cache_once = PTHREAD_ONCE_INIT;
 
-static struct {
-    pthread_mutex_t lock;
-    gcm_mpi_req_t  *head;
-} gcm_mpi_req_spare = { PTHREAD_MUTEX_INITIALIZER, NULL };
+static gcm_handle_pool_t gcm_mpi_req_spare =
+    GCM_HANDLE_POOL_INIT(struct gcm_mpi_request, next_free);
 
 /* Not a constant to the compiler: see gcm_mpi_req_alloc. */
 static volatile size_t gcm_mpi_req_size = sizeof(struct gcm_mpi_request);
 
 static void gcm_mpi_req_cache_drain(void *unused)
 {
-    gcm_mpi_req_t *req, *last = NULL;
-
     (void)unused;
-    for (req = gcm_mpi_req_cache; req != NULL; req = req->next_free) {
-        last = req;
-    }
-    if (last != NULL) {
-        pthread_mutex_lock(&gcm_mpi_req_spare.lock);
-        last->next_free = gcm_mpi_req_spare.head;
-        gcm_mpi_req_spare.head = gcm_mpi_req_cache;
-        pthread_mutex_unlock(&gcm_mpi_req_spare.lock);
-    }
+    gcm_handle_pool_put(&gcm_mpi_req_spare, gcm_mpi_req_cache);
     gcm_mpi_req_cache = NULL;
     gcm_mpi_req_cache_len = 0;
 }
@@ -97,29 +85,6 @@ void gcm_mpi_req_cache_flush(void)
     gcm_mpi_req_cache_drain(NULL);
 }
 
-/* An object from the shared list, or new request memory. */
-static gcm_mpi_req_t *gcm_mpi_req_alloc_slow(void)
-{
-    gcm_mpi_req_t *req;
-
-    pthread_mutex_lock(&gcm_mpi_req_spare.lock);
-    req = gcm_mpi_req_spare.head;
-    if (req != NULL) {
-        gcm_mpi_req_spare.head = req->next_free;
-    }
-    pthread_mutex_unlock(&gcm_mpi_req_spare.lock);
-    if (req == NULL) {
-        req = gcm_handle_alloc_stable(sizeof(*req));
-    }
-    if ((req != NULL) &&
-        (((uintptr_t)req & ~GCM_MPI_REQ_ADDR_MASK) != 0)) {
-        /* Memory above 2^48 (never given by Linux without a hint) has no
-         * room for the generation: leave it unused. */
-        return NULL;
-    }
-    return req;
-}
-
 gcm_mpi_req_t *gcm_mpi_req_alloc(void)
 {
     gcm_mpi_req_t *req = gcm_mpi_req_cache;
@@ -129,7 +94,7 @@ gcm_mpi_req_t *gcm_mpi_req_alloc(void)
         gcm_mpi_req_cache = req->next_free;
         gcm_mpi_req_cache_len--;
     } else {
-        req = gcm_mpi_req_alloc_slow();
+        req = gcm_handle_pool_get(&gcm_mpi_req_spare);
         if (req == NULL) {
             return NULL;
         }
@@ -161,10 +126,8 @@ void gcm_mpi_req_free(gcm_mpi_req_t *req)
     req->magic = 0;
     gcm_mpi_req_kill_handle(req);
     if (gcm_mpi_req_cache_len >= GCM_MPI_REQ_CACHE_MAX) {
-        pthread_mutex_lock(&gcm_mpi_req_spare.lock);
-        req->next_free = gcm_mpi_req_spare.head;
-        gcm_mpi_req_spare.head = req;
-        pthread_mutex_unlock(&gcm_mpi_req_spare.lock);
+        req->next_free = NULL;
+        gcm_handle_pool_put(&gcm_mpi_req_spare, req);
         return;
     }
     if (gcm_mpi_req_cache_len == 0) {
@@ -186,7 +149,7 @@ gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
         return NULL;
     }
     if ((req->magic != GCM_MPI_MAGIC_REQ) ||
-        (req->gen != (uint16_t)((uintptr_t)handle >> GCM_MPI_REQ_GEN_SHIFT))) {
+        (req->gen != gcm_handle_gen((uintptr_t)handle))) {
         return NULL;
     }
     return req;

@@ -31,32 +31,13 @@ static pthread_once_t gcm_req_cache_once = PTHREAD_ONCE_INIT;
  * "rep stosq", whose start-up cost was a twentieth of a small send. */
 static volatile size_t gcm_req_size = sizeof(struct gcm_request);
 
-static struct {
-    pthread_mutex_t     lock;
-    struct gcm_request *head;
-} gcm_req_spare = { PTHREAD_MUTEX_INITIALIZER, NULL };
-
-/* Puts the chain first..last on the shared list. */
-static void gcm_slots_req_spare_put(struct gcm_request *first,
-                                    struct gcm_request *last)
-{
-    pthread_mutex_lock(&gcm_req_spare.lock);
-    last->next_free = gcm_req_spare.head;
-    gcm_req_spare.head = first;
-    pthread_mutex_unlock(&gcm_req_spare.lock);
-}
+static gcm_handle_pool_t gcm_req_spare =
+    GCM_HANDLE_POOL_INIT(struct gcm_request, next_free);
 
 static void gcm_slots_req_cache_drain(void *unused)
 {
-    struct gcm_request *req, *last = NULL;
-
     (void)unused;
-    for (req = gcm_req_cache; req != NULL; req = req->next_free) {
-        last = req;
-    }
-    if (last != NULL) {
-        gcm_slots_req_spare_put(gcm_req_cache, last);
-    }
+    gcm_handle_pool_put(&gcm_req_spare, gcm_req_cache);
     gcm_req_cache = NULL;
     gcm_req_cache_len = 0;
 }
@@ -64,29 +45,6 @@ static void gcm_slots_req_cache_drain(void *unused)
 static void gcm_slots_req_cache_key_create(void)
 {
     (void)pthread_key_create(&gcm_req_cache_key, gcm_slots_req_cache_drain);
-}
-
-/* A request from the shared list, or new request memory. */
-static struct gcm_request *gcm_slots_req_alloc_slow(void)
-{
-    struct gcm_request *req;
-
-    pthread_mutex_lock(&gcm_req_spare.lock);
-    req = gcm_req_spare.head;
-    if (req != NULL) {
-        gcm_req_spare.head = req->next_free;
-    }
-    pthread_mutex_unlock(&gcm_req_spare.lock);
-    if (req == NULL) {
-        req = gcm_handle_alloc_stable(sizeof(*req));
-    }
-    if ((req != NULL) &&
-        (((uintptr_t)req & ~GCM_SLOTS_REQ_ADDR_MASK) != 0)) {
-        /* Memory above 2^48 (never given by Linux without a hint) has no
-         * room for the generation: leave it unused. */
-        return NULL;
-    }
-    return req;
 }
 
 struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
@@ -99,7 +57,7 @@ struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
         gcm_req_cache = req->next_free;
         gcm_req_cache_len--;
     } else {
-        req = gcm_slots_req_alloc_slow();
+        req = gcm_handle_pool_get(&gcm_req_spare);
         if (req == NULL) {
             return NULL;
         }
@@ -126,7 +84,8 @@ void gcm_slots_req_free(struct gcm_request *req)
     req->magic = 0;
     req->gen++;
     if (gcm_req_cache_len >= GCM_REQ_CACHE_MAX) {
-        gcm_slots_req_spare_put(req, req);
+        req->next_free = NULL;
+        gcm_handle_pool_put(&gcm_req_spare, req);
         return;
     }
     if (gcm_req_cache_len == 0) {
@@ -148,8 +107,7 @@ struct gcm_request *gcm_slots_req_get(gcm_request_h handle)
         return NULL;
     }
     if ((req->magic != GCM_SLOTS_REQ_MAGIC) ||
-        (req->gen != (uint16_t)((uintptr_t)handle >>
-                                GCM_SLOTS_REQ_GEN_SHIFT))) {
+        (req->gen != gcm_handle_gen((uintptr_t)handle))) {
         return NULL;
     }
     return req;

@@ -245,22 +245,17 @@ struct gcm_request {
  * object does not compile.
  */
 #define GCM_SLOTS_REQ_MAGIC     0x4e524551u  /* "NREQ" */
-#define GCM_SLOTS_REQ_GEN_SHIFT 48
-#define GCM_SLOTS_REQ_ADDR_MASK \
-    (((uintptr_t)1 << GCM_SLOTS_REQ_GEN_SHIFT) - 1)
 #define GCM_SLOTS_REQ_ALIGN     64
 
 static inline gcm_request_h gcm_slots_req_handle(const struct gcm_request *req)
 {
-    return (gcm_request_h)((uintptr_t)req |
-                           ((uintptr_t)req->gen << GCM_SLOTS_REQ_GEN_SHIFT));
+    return (gcm_request_h)gcm_handle_tag(req, req->gen);
 }
 
 /* The object of a handle the library made or checked: no checks. */
 static inline struct gcm_request *gcm_slots_req_of(gcm_request_h handle)
 {
-    return (struct gcm_request *)((uintptr_t)handle &
-                                  GCM_SLOTS_REQ_ADDR_MASK);
+    return gcm_handle_untag((uintptr_t)handle);
 }
 
 /* The live request a handle names, or NULL (GCM_REQUEST_NULL, released,

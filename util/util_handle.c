@@ -305,3 +305,47 @@ int gcm_handle_is_stable(const void *p, size_t align)
     }
     return 0;
 }
+
+/* ---- pools of recycled objects ---------------------------------------- */
+
+static void **pool_link(const gcm_handle_pool_t *pool, void *obj)
+{
+    return (void **)((char *)obj + pool->link);
+}
+
+void *gcm_handle_pool_get(gcm_handle_pool_t *pool)
+{
+    void *obj;
+
+    pthread_mutex_lock(&pool->lock);
+    obj = pool->head;
+    if (obj != NULL) {
+        pool->head = *pool_link(pool, obj);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    if (obj == NULL) {
+        obj = gcm_handle_alloc_stable(pool->size);
+    }
+    if ((obj != NULL) && (((uintptr_t)obj & ~GCM_HANDLE_ADDR_MASK) != 0)) {
+        /* Memory above 2^48 (never given by Linux without a hint) has no
+         * room for the generation: leave it unused. */
+        return NULL;
+    }
+    return obj;
+}
+
+void gcm_handle_pool_put(gcm_handle_pool_t *pool, void *first)
+{
+    void *last = first;
+
+    if (first == NULL) {
+        return;
+    }
+    while (*pool_link(pool, last) != NULL) {
+        last = *pool_link(pool, last);
+    }
+    pthread_mutex_lock(&pool->lock);
+    *pool_link(pool, last) = pool->head;
+    pool->head = first;
+    pthread_mutex_unlock(&pool->lock);
+}
