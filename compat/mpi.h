@@ -170,9 +170,16 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_SUBARRAY       9
 #define MPI_COMBINER_RESIZED        10
 #define MPI_COMBINER_HINDEXED_BLOCK 11
+#define MPI_COMBINER_DARRAY         12
 
 #define MPI_ORDER_C       0
 #define MPI_ORDER_FORTRAN 1
+
+/* Distributions of MPI_Type_create_darray. */
+#define MPI_DISTRIBUTE_BLOCK     121
+#define MPI_DISTRIBUTE_CYCLIC    122
+#define MPI_DISTRIBUTE_NONE      123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* The predefined datatypes: objects defined by the library. */
 #define GCM_MPI_FOREACH_PREDEFINED_TYPE(_) \
@@ -815,6 +822,38 @@ GCM_MPI_API(int, Neighbor_alltoallv, (const void *sendbuf,
                                       const int recvcounts[],
                                       const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm))
+
+/* datatypes: distributed arrays, decoding, the _x queries and the
+ * portable "external32" representation (mpi_type_*.c) */
+GCM_MPI_API(int, Type_create_darray, (int size, int rank, int ndims,
+                                      const int array_of_gsizes[],
+                                      const int array_of_distribs[],
+                                      const int array_of_dargs[],
+                                      const int array_of_psizes[],
+                                      int order, MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype))
+GCM_MPI_API(int, Type_get_contents, (MPI_Datatype datatype,
+                                     int max_integers, int max_addresses,
+                                     int max_datatypes,
+                                     int array_of_integers[],
+                                     MPI_Aint array_of_addresses[],
+                                     MPI_Datatype array_of_datatypes[]))
+GCM_MPI_API(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb,
+                                     MPI_Count *extent))
+GCM_MPI_API(int, Type_get_true_extent_x, (MPI_Datatype datatype,
+                                          MPI_Count *true_lb,
+                                          MPI_Count *true_extent))
+GCM_MPI_API(int, Pack_external, (const char datarep[], const void *inbuf,
+                                 int incount, MPI_Datatype datatype,
+                                 void *outbuf, MPI_Aint outsize,
+                                 MPI_Aint *position))
+GCM_MPI_API(int, Unpack_external, (const char datarep[], const void *inbuf,
+                                   MPI_Aint insize, MPI_Aint *position,
+                                   void *outbuf, int outcount,
+                                   MPI_Datatype datatype))
+GCM_MPI_API(int, Pack_external_size, (const char datarep[], int incount,
+                                      MPI_Datatype datatype,
+                                      MPI_Aint *size))
 
 /* handle conversion (mpi_fint.c): a handle as a Fortran integer and
  * back; a freed handle's integer converts back to the null handle */

@@ -494,7 +494,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_free";
     struct gcm_mpi_datatype *t;
-    int rc;
+    int rc, n;
 
     if (datatype == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
@@ -509,9 +509,20 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         return gcm_mpi_raise(NULL, MPI_ERR_TYPE, call,
                              "cannot free predefined type %s", t->name);
     }
-    /* The object may live on for the types built on it, but the handle
-     * is gone: a stale copy of it must be refused. */
-    t->magic = GCM_MPI_MAGIC_DEAD;
+    /* One handle fewer (MPI_Type_get_contents hands out more); a free
+     * beyond them (a stale copy racing this one) is refused. The object
+     * may live on for the types built on it and for pending operations,
+     * but once no handle is left a stale copy must be refused. */
+    n = atomic_load(&t->handles);
+    do {
+        if (n <= 0) {
+            return gcm_mpi_raise(NULL, MPI_ERR_TYPE, call, "not a "
+                                 "datatype (freed or garbage handle)");
+        }
+    } while (!atomic_compare_exchange_weak(&t->handles, &n, n - 1));
+    if (n == 1) {
+        t->magic = GCM_MPI_MAGIC_DEAD;
+    }
     gcm_mpi_type_release(t);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

@@ -82,6 +82,9 @@ int gcm_mpi_type_check_committed(MPI_Datatype t, const char *call)
 static void type_destroy(struct gcm_mpi_datatype *t)
 {
     t->magic = GCM_MPI_MAGIC_DEAD;
+    if (t->impl != NULL) {
+        gcm_mpi_type_release(t->impl);
+    }
     free(t->ints);
     free(t->addrs);
     free(t->types);
@@ -126,6 +129,7 @@ struct gcm_mpi_datatype *gcm_mpi_type_alloc(int combiner, int ni, int na,
     t->magic = GCM_MPI_MAGIC_TYPE;
     atomic_init(&t->committed, 0);
     atomic_init(&t->refcount, 1);
+    atomic_init(&t->handles, 1);
     t->combiner = combiner;
     t->ni = ni;
     t->na = na;

@@ -140,4 +140,20 @@ if [ $rc -ne 2 ] || ! grep -q "unknown operation 'scan'" <<<"$out"; then
 else
     echo "ok: mpi_coll_bench refuses an unknown operation"
 fi
+
+# The datatype benchmark, one process: builds (time and memory) and packs.
+exe=$work/mpi_type_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_type_bench.c"; then
+    echo "FAIL: mpi_type_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" -n 1 "$exe" gencomm-mpi --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_type_bench exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_type_bench gencomm-mpi --quick" gencomm-mpi 6 "$out"
+grep -qE '^type_vector_mem,1024,gencomm-mpi,[0-9]+,KiB$' <<<"$out" ||
+    { echo "FAIL: mpi_type_bench printed no memory row"; echo "$out"
+      fail=1; }
 exit $fail
