@@ -24,7 +24,12 @@ static struct {
     atomic_int                 job_aborting;
     /* The singleton's own key-value store: only this process reads it. */
     struct gcm_boot_kv        *local_kvs;
+    unsigned char              secret[GCM_BOOT_SECRET_SIZE];
+    int                        have_secret;
+    uint64_t                   job_ident;
 } gcm_boot;
+
+#define GCM_BOOT_SECRET_KEY "gcm-sec"
 
 typedef struct gcm_boot_kv {
     struct gcm_boot_kv *next;
@@ -92,12 +97,59 @@ gcm_status_t gcm_boot_init(void)
         status = GCM_OK;
         break;
     }
+    if ((status == GCM_OK) && (gcm_boot.rank == 0)) {
+        /* Visible to the others after the first fence. */
+        gcm_random_kernel_bytes(gcm_boot.secret, sizeof(gcm_boot.secret));
+        gcm_boot.have_secret = 1;
+        status = gcm_boot_put(GCM_BOOT_SECRET_KEY, gcm_boot.secret,
+                              sizeof(gcm_boot.secret));
+        if (status != GCM_OK) {
+            gcm_boot_finalize();
+            return gcm_fail(status, "gcm_init", "cannot publish the job's "
+                            "secret through the launcher");
+        }
+    }
     if (status == GCM_OK) {
         gcm_debug("boot: %s, rank %d of %d, job %s, host %s",
                   gcm_boot_kind_name(), gcm_boot.rank, gcm_boot.size,
                   gcm_boot.jobid, gcm_boot.hostname);
     }
     return status;
+}
+
+gcm_status_t gcm_boot_secret_fetch(void)
+{
+    size_t len = sizeof(gcm_boot.secret);
+    gcm_status_t status = GCM_OK;
+
+    if (!gcm_boot.have_secret) {
+        status = gcm_boot_get(0, GCM_BOOT_SECRET_KEY, gcm_boot.secret, &len);
+        if ((status == GCM_OK) && (len != sizeof(gcm_boot.secret))) {
+            status = GCM_ERR_BOOT;
+        }
+        if (status != GCM_OK) {
+            memset(gcm_boot.secret, 0, sizeof(gcm_boot.secret));
+            return gcm_fail(GCM_ERR_BOOT, "gcm_init", "the launcher gave no "
+                            "job secret of %d bytes from process 0",
+                            GCM_BOOT_SECRET_SIZE);
+        }
+        gcm_boot.have_secret = 1;
+    }
+    gcm_boot.job_ident = gcm_prf64(gcm_boot.secret, GCM_BOOT_PRF_IDENT, 0);
+    if (gcm_boot.job_ident == 0) {
+        gcm_boot.job_ident = 1;
+    }
+    return status;
+}
+
+const unsigned char *gcm_boot_secret(void)
+{
+    return gcm_boot.secret;
+}
+
+uint64_t gcm_boot_job_ident(void)
+{
+    return gcm_boot.job_ident;
 }
 
 void gcm_boot_finalize(void)
@@ -114,6 +166,8 @@ void gcm_boot_finalize(void)
         free(kv->key);
         free(kv);
     }
+    memset(gcm_boot.secret, 0, sizeof(gcm_boot.secret));
+    gcm_boot.have_secret = 0;
 }
 
 int gcm_boot_rank(void)

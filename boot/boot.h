@@ -33,6 +33,27 @@ const char *gcm_boot_kind_name(void) GCM_INTERNAL;
 /* A string that is the same in every process of the job and differs
  * between jobs (the PMI kvs name or PMIx namespace). */
 const char *gcm_boot_jobid(void) GCM_INTERNAL;
+/*
+ * The job's secret: 32 bytes process 0 draws from the kernel in
+ * gcm_boot_init and publishes (key GCM_BOOT_SECRET_KEY); the others read it
+ * with gcm_boot_secret_fetch after the first fence. Tokens of the
+ * communicators the library builds are derived from it (gcm_prf64), so
+ * that nobody outside the job can make them from public facts (a pid, the
+ * launcher's job id, a counter). The job's identity, which names carry and
+ * which two jobs never share (64 random bits), is derived from it too.
+ */
+#define GCM_BOOT_SECRET_SIZE 32
+gcm_status_t gcm_boot_secret_fetch(void) GCM_INTERNAL;
+/* GCM_BOOT_SECRET_SIZE bytes, valid after gcm_boot_secret_fetch. */
+const unsigned char *gcm_boot_secret(void) GCM_INTERNAL;
+/* The job's public identity (never 0), valid after gcm_boot_secret_fetch. */
+uint64_t gcm_boot_job_ident(void) GCM_INTERNAL;
+/* Labels of the values derived from the secret with gcm_prf64. */
+enum {
+    GCM_BOOT_PRF_IDENT = 1,   /* the job's identity */
+    GCM_BOOT_PRF_TOKEN = 2    /* the token of the job's own patterns */
+};
+
 /* This process's host name: GENCOMM_HOSTNAME if set, else gethostname(). */
 const char *gcm_boot_hostname(void) GCM_INTERNAL;
 

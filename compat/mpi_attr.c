@@ -6,11 +6,15 @@
  * and its slot reused) is refused instead of reaching someone else's
  * keyval. A keyval counts its references: the user's handle and one per
  * attribute that uses it. MPI_Comm_free_keyval drops the user's one and
- * marks the keyval freed (no new use); the slot is recycled when the last
- * attribute goes, so attributes already set keep their callbacks.
+ * marks the keyval freed (no new attribute with it; the attributes it
+ * still has can be read and deleted, MPI-3.1 6.7.2); the slot is recycled
+ * when the last attribute goes, so attributes already set keep their
+ * callbacks.
  *
  * Each communicator holds its attributes in a singly linked list
- * (comm->attrs), in the order they were first set. MPI_THREAD_MULTIPLE
+ * (comm->attrs), newest first: deleting them all (MPI_Comm_free, and
+ * MPI_Finalize on MPI_COMM_SELF, MPI-3.1 8.7.1) goes in the reverse order
+ * of their setting. MPI_THREAD_MULTIPLE
  * lets any thread create keyvals and touch attributes, so one lock guards
  * the keyval table and every list. User callbacks run with the lock
  * released (they may call attribute functions themselves); the keyval is
@@ -228,22 +232,20 @@ static struct gcm_mpi_attr_list *attr_find(MPI_Comm comm, int keyval)
     return NULL;
 }
 
-/* Appends an attribute; the caller has taken the keyval reference it
- * holds. Returns 0 or -1 (out of memory). */
-static int attr_append(MPI_Comm comm, int keyval, void *value)
+/* Adds an attribute (first in the list: the newest); the caller has
+ * taken the keyval reference it holds. Returns 0 or -1 (out of memory). */
+static int attr_push(MPI_Comm comm, int keyval, void *value)
 {
-    struct gcm_mpi_attr_list *a, **pos;
+    struct gcm_mpi_attr_list *a;
 
     a = malloc(sizeof(*a));
     if (a == NULL) {
         return -1;
     }
-    a->keyval = keyval;
-    a->value  = value;
-    a->next   = NULL;
-    for (pos = &comm->attrs; *pos != NULL; pos = &(*pos)->next) {
-    }
-    *pos = a;
+    a->keyval  = keyval;
+    a->value   = value;
+    a->next    = comm->attrs;
+    comm->attrs = a;
     return 0;
 }
 
@@ -435,7 +437,7 @@ static int attr_set(MPI_Comm comm, int keyval, void *value, const char *call)
     if (a != NULL) {
         a->value = value;
         kv_unref(slot);
-    } else if (attr_append(comm, keyval, value) != 0) {
+    } else if (attr_push(comm, keyval, value) != 0) {
         kv_unref(slot);
         pthread_mutex_unlock(&gcm_attr_lock);
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
@@ -470,7 +472,8 @@ static int attr_get(MPI_Comm comm, int keyval, void *attribute_val,
         return MPI_SUCCESS;
     }
     pthread_mutex_lock(&gcm_attr_lock);
-    if (kv_user_slot(keyval) < 0) {
+    /* A freed keyval still reads the attributes it has. */
+    if (kv_slot(keyval) < 0) {
         pthread_mutex_unlock(&gcm_attr_lock);
         return keyval_error(comm, keyval, call);
     }
@@ -495,7 +498,9 @@ static int attr_delete(MPI_Comm comm, int keyval, const char *call)
         return rc;
     }
     pthread_mutex_lock(&gcm_attr_lock);
-    slot = kv_user_slot(keyval);
+    /* A freed keyval still deletes the attributes it has (the last one
+     * takes the keyval with it). */
+    slot = kv_slot(keyval);
     if (slot < 0) {
         pthread_mutex_unlock(&gcm_attr_lock);
         return keyval_error(comm, keyval, call);
@@ -616,7 +621,9 @@ int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
     }
     pthread_mutex_unlock(&gcm_attr_lock);
 
-    for (i = 0; i < n; i++) {
+    /* Oldest first, each pushed in front: newcomm's list keeps the order
+     * of setting. */
+    for (i = n - 1; i >= 0; i--) {
         if (rc != MPI_SUCCESS || snap[i].copy_fn == NULL ||
             snap[i].copy_fn == gcm_mpi_comm_null_copy_fn) {
             pthread_mutex_lock(&gcm_attr_lock);
@@ -631,7 +638,7 @@ int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
         pthread_mutex_lock(&gcm_attr_lock);
         if (rc == MPI_SUCCESS && flag != 0) {
             /* The pin becomes the new attribute's reference. */
-            if (attr_append(newcomm, snap[i].keyval, out) != 0) {
+            if (attr_push(newcomm, snap[i].keyval, out) != 0) {
                 kv_unref(snap[i].slot);
                 rc = MPI_ERR_NO_MEM;
             }
@@ -648,7 +655,8 @@ int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
 }
 
 /*
- * Deletes every attribute of comm, running the delete callbacks. Stops at
+ * Deletes every attribute of comm, newest first, running the delete
+ * callbacks. Stops at
  * the first callback that returns an error and returns that code: that
  * attribute and the ones after it stay (MPI_Comm_free then fails).
  */

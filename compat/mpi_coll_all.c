@@ -1,6 +1,6 @@
 /*
  * compat/mpi_coll_all.c: MPI_Allgather(v) and MPI_Alltoall(v,w),
- * with their nonblocking forms.
+ * with their nonblocking and persistent forms.
  */
 #include "config.h"
 
@@ -60,29 +60,47 @@ static int coll_check_allgather(const void *sendbuf, int sendcount,
     return rc;
 }
 
+/* Allgather and allgatherv (is_v), in mode. */
+static int coll_allgather_any(const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, int is_v, const int *recvcounts,
+                              const int *displs, MPI_Datatype recvtype,
+                              MPI_Comm comm, int mode, MPI_Info info,
+                              MPI_Request *request, const char *call)
+{
+    coll_sched_t stack, *s;
+    int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
+                                  recvcount, recvcounts, displs, is_v,
+                                  recvtype, comm, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call,
+            .kind = is_v ? GCM_MPI_COLL_ALLGATHERV : GCM_MPI_COLL_ALLGATHER,
+            COLL_VFY_MODE(mode), .sbuf = sendbuf, .scount = sendcount,
+            .stype = sendtype, .rcount = recvcount, .rcounts = recvcounts,
+            .rtype = recvtype);
+    }
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+        return rc;
+    }
+    gcm_mpi_coll_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf,
+                                 recvcount, recvcounts, displs, recvtype,
+                                 comm);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+}
+
 int PMPI_Allgather(const void *sendbuf, int sendcount,
                    MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Allgather";
-    coll_sched_t s;
-    int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
-                                  recvcount, NULL, NULL, 0, recvtype, comm,
-                                  call);
-
-    if (rc == MPI_SUCCESS) {
-        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHER,
-                                 .sbuf = sendbuf, .scount = sendcount,
-                                 .stype = sendtype, .rcount = recvcount,
-                                 .rtype = recvtype);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    gcm_mpi_coll_sched_init(&s);
-    gcm_mpi_coll_build_allgather(&s, sendbuf, sendcount, sendtype, recvbuf,
-                                 recvcount, NULL, NULL, recvtype, comm);
-    return gcm_mpi_coll_finish(&s, comm, call);
+    return coll_allgather_any(sendbuf, sendcount, sendtype, recvbuf,
+                              recvcount, 0, NULL, NULL, recvtype, comm,
+                              COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                              "MPI_Allgather");
 }
 GCM_MPI_ALIAS(Allgather)
 
@@ -91,56 +109,62 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount,
                     MPI_Datatype recvtype, MPI_Comm comm,
                     MPI_Request *request)
 {
-    static const char call[] = "MPI_Iallgather";
-    coll_sched_t *s;
-    int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
-                                  recvcount, NULL, NULL, 0, recvtype, comm,
-                                  call);
-
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_req(comm, call, request);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHER,
-                                 .nonblocking = 1, .sbuf = sendbuf,
-                                 .scount = sendcount, .stype = sendtype,
-                                 .rcount = recvcount, .rtype = recvtype);
-    }
-    if (rc != MPI_SUCCESS || (s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
-        return rc;
-    }
-    gcm_mpi_coll_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf,
-                                 recvcount, NULL, NULL, recvtype, comm);
-    return gcm_mpi_coll_start(s, comm, call, request);
+    return coll_allgather_any(sendbuf, sendcount, sendtype, recvbuf,
+                              recvcount, 0, NULL, NULL, recvtype, comm,
+                              COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                              "MPI_Iallgather");
 }
 GCM_MPI_ALIAS(Iallgather)
+
+int PMPI_Allgather_init(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                        MPI_Request *request)
+{
+    return coll_allgather_any(sendbuf, sendcount, sendtype, recvbuf,
+                              recvcount, 0, NULL, NULL, recvtype, comm,
+                              COLL_PERSISTENT, info, request,
+                              "MPI_Allgather_init");
+}
+GCM_MPI_ALIAS(Allgather_init)
 
 int PMPI_Allgatherv(const void *sendbuf, int sendcount,
                     MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[],
                     MPI_Datatype recvtype, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Allgatherv";
-    coll_sched_t s;
-    int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf, 0,
-                                  recvcounts, displs, 1, recvtype, comm,
-                                  call);
-
-    if (rc == MPI_SUCCESS) {
-        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLGATHERV,
-                                 .sbuf = sendbuf, .scount = sendcount,
-                                 .stype = sendtype, .rcounts = recvcounts,
-                                 .rtype = recvtype);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    gcm_mpi_coll_sched_init(&s);
-    gcm_mpi_coll_build_allgather(&s, sendbuf, sendcount, sendtype, recvbuf, 0,
-                                 recvcounts, displs, recvtype, comm);
-    return gcm_mpi_coll_finish(&s, comm, call);
+    return coll_allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, 1,
+                              recvcounts, displs, recvtype, comm,
+                              COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                              "MPI_Allgatherv");
 }
 GCM_MPI_ALIAS(Allgatherv)
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[],
+                     MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    return coll_allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, 1,
+                              recvcounts, displs, recvtype, comm,
+                              COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                              "MPI_Iallgatherv");
+}
+GCM_MPI_ALIAS(Iallgatherv)
+
+int PMPI_Allgatherv_init(const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf,
+                         const int recvcounts[], const int displs[],
+                         MPI_Datatype recvtype, MPI_Comm comm,
+                         MPI_Info info, MPI_Request *request)
+{
+    return coll_allgather_any(sendbuf, sendcount, sendtype, recvbuf, 0, 1,
+                              recvcounts, displs, recvtype, comm,
+                              COLL_PERSISTENT, info, request,
+                              "MPI_Allgatherv_init");
+}
+GCM_MPI_ALIAS(Allgatherv_init)
 
 /* Checks of one side of alltoall(v,w): counts/displs/types NULL select
  * the simpler forms. */
@@ -187,7 +211,7 @@ static int coll_check_a2a_side(MPI_Comm comm, const char *call,
 
 static int coll_alltoall_any(const coll_a2a_side_t *sd,
                              const coll_a2a_side_t *rd, int is_v, int is_w,
-                             MPI_Comm comm, int nonblocking,
+                             MPI_Comm comm, int mode, MPI_Info info,
                              MPI_Request *request, const char *call)
 {
     coll_sched_t *s, stack;
@@ -205,41 +229,48 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
         rc = coll_check_a2a_side(comm, call, sd, n, is_v, is_w, 1,
                                  "sendbuf");
     }
-    if (rc == MPI_SUCCESS && nonblocking != 0) {
-        rc = gcm_mpi_coll_check_req(comm, call, request);
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call,
             .kind = is_w ? GCM_MPI_COLL_ALLTOALLW :
                     is_v ? GCM_MPI_COLL_ALLTOALLV : GCM_MPI_COLL_ALLTOALL,
-            .nonblocking = nonblocking, .sbuf = sd->buf,
+            COLL_VFY_MODE(mode), .sbuf = sd->buf,
             .scount = sd->count, .scounts = sd->counts, .stype = sd->type,
             .stypes = sd->types, .rbuf = rd->buf, .rcount = rd->count,
             .rcounts = rd->counts, .rtype = rd->type, .rtypes = rd->types);
     }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (nonblocking == 0) {
-        gcm_mpi_coll_sched_init(&stack);
-        gcm_mpi_coll_build_alltoall(&stack, sd, rd, comm);
-        return gcm_mpi_coll_finish(&stack, comm, call);
-    }
-    if ((s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
         return rc;
     }
     gcm_mpi_coll_build_alltoall(s, sd, rd, comm);
-    return gcm_mpi_coll_start(s, comm, call, request);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
+
+/* The sides of alltoall, alltoallv and alltoallw from their arguments. */
+#define COLL_A2A()                                                           \
+    coll_a2a_side_t sd = { sendbuf, sendcount, NULL, NULL, sendtype, NULL }; \
+    coll_a2a_side_t rd = { recvbuf, recvcount, NULL, NULL, recvtype, NULL }
+#define COLL_A2AV()                                                          \
+    coll_a2a_side_t sd = { sendbuf, 0, sendcounts, sdispls, sendtype,        \
+                           NULL };                                           \
+    coll_a2a_side_t rd = { recvbuf, 0, recvcounts, rdispls, recvtype, NULL }
+#define COLL_A2AW()                                                          \
+    coll_a2a_side_t sd = { sendbuf, 0, sendcounts, sdispls,                  \
+                           MPI_DATATYPE_NULL, sendtypes };                   \
+    coll_a2a_side_t rd = { recvbuf, 0, recvcounts, rdispls,                  \
+                           MPI_DATATYPE_NULL, recvtypes }
 
 int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   void *recvbuf, int recvcount, MPI_Datatype recvtype,
                   MPI_Comm comm)
 {
-    coll_a2a_side_t sd = { sendbuf, sendcount, NULL, NULL, sendtype, NULL };
-    coll_a2a_side_t rd = { recvbuf, recvcount, NULL, NULL, recvtype, NULL };
+    COLL_A2A();
 
-    return coll_alltoall_any(&sd, &rd, 0, 0, comm, 0, NULL, "MPI_Alltoall");
+    return coll_alltoall_any(&sd, &rd, 0, 0, comm, COLL_BLOCKING,
+                             MPI_INFO_NULL, NULL, "MPI_Alltoall");
 }
 GCM_MPI_ALIAS(Alltoall)
 
@@ -248,13 +279,24 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount,
                    MPI_Datatype recvtype, MPI_Comm comm,
                    MPI_Request *request)
 {
-    coll_a2a_side_t sd = { sendbuf, sendcount, NULL, NULL, sendtype, NULL };
-    coll_a2a_side_t rd = { recvbuf, recvcount, NULL, NULL, recvtype, NULL };
+    COLL_A2A();
 
-    return coll_alltoall_any(&sd, &rd, 0, 0, comm, 1, request,
-                             "MPI_Ialltoall");
+    return coll_alltoall_any(&sd, &rd, 0, 0, comm, COLL_NONBLOCKING,
+                             MPI_INFO_NULL, request, "MPI_Ialltoall");
 }
 GCM_MPI_ALIAS(Ialltoall)
+
+int PMPI_Alltoall_init(const void *sendbuf, int sendcount,
+                       MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    COLL_A2A();
+
+    return coll_alltoall_any(&sd, &rd, 0, 0, comm, COLL_PERSISTENT, info,
+                             request, "MPI_Alltoall_init");
+}
+GCM_MPI_ALIAS(Alltoall_init)
 
 int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                    const int sdispls[], MPI_Datatype sendtype,
@@ -262,13 +304,38 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[],
                    const int rdispls[], MPI_Datatype recvtype,
                    MPI_Comm comm)
 {
-    coll_a2a_side_t sd = { sendbuf, 0, sendcounts, sdispls, sendtype, NULL };
-    coll_a2a_side_t rd = { recvbuf, 0, recvcounts, rdispls, recvtype, NULL };
+    COLL_A2AV();
 
-    return coll_alltoall_any(&sd, &rd, 1, 0, comm, 0, NULL,
-                             "MPI_Alltoallv");
+    return coll_alltoall_any(&sd, &rd, 1, 0, comm, COLL_BLOCKING,
+                             MPI_INFO_NULL, NULL, "MPI_Alltoallv");
 }
 GCM_MPI_ALIAS(Alltoallv)
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[],
+                    const int rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    COLL_A2AV();
+
+    return coll_alltoall_any(&sd, &rd, 1, 0, comm, COLL_NONBLOCKING,
+                             MPI_INFO_NULL, request, "MPI_Ialltoallv");
+}
+GCM_MPI_ALIAS(Ialltoallv)
+
+int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], MPI_Datatype sendtype,
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    COLL_A2AV();
+
+    return coll_alltoall_any(&sd, &rd, 1, 0, comm, COLL_PERSISTENT, info,
+                             request, "MPI_Alltoallv_init");
+}
+GCM_MPI_ALIAS(Alltoallv_init)
 
 int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                    const int sdispls[], const MPI_Datatype sendtypes[],
@@ -276,12 +343,35 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[],
                    const int rdispls[], const MPI_Datatype recvtypes[],
                    MPI_Comm comm)
 {
-    coll_a2a_side_t sd = { sendbuf, 0, sendcounts, sdispls,
-                           MPI_DATATYPE_NULL, sendtypes };
-    coll_a2a_side_t rd = { recvbuf, 0, recvcounts, rdispls,
-                           MPI_DATATYPE_NULL, recvtypes };
+    COLL_A2AW();
 
-    return coll_alltoall_any(&sd, &rd, 1, 1, comm, 0, NULL,
-                             "MPI_Alltoallw");
+    return coll_alltoall_any(&sd, &rd, 1, 1, comm, COLL_BLOCKING,
+                             MPI_INFO_NULL, NULL, "MPI_Alltoallw");
 }
 GCM_MPI_ALIAS(Alltoallw)
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[],
+                    const int sdispls[], const MPI_Datatype sendtypes[],
+                    void *recvbuf, const int recvcounts[],
+                    const int rdispls[], const MPI_Datatype recvtypes[],
+                    MPI_Comm comm, MPI_Request *request)
+{
+    COLL_A2AW();
+
+    return coll_alltoall_any(&sd, &rd, 1, 1, comm, COLL_NONBLOCKING,
+                             MPI_INFO_NULL, request, "MPI_Ialltoallw");
+}
+GCM_MPI_ALIAS(Ialltoallw)
+
+int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[],
+                        const int sdispls[], const MPI_Datatype sendtypes[],
+                        void *recvbuf, const int recvcounts[],
+                        const int rdispls[], const MPI_Datatype recvtypes[],
+                        MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    COLL_A2AW();
+
+    return coll_alltoall_any(&sd, &rd, 1, 1, comm, COLL_PERSISTENT, info,
+                             request, "MPI_Alltoallw_init");
+}
+GCM_MPI_ALIAS(Alltoallw_init)

@@ -174,6 +174,20 @@ int gcm_mpi_coll_check_req(MPI_Comm comm, const char *call,
     return MPI_SUCCESS;
 }
 
+int gcm_mpi_coll_check_mode(MPI_Comm comm, const char *call, int mode,
+                            MPI_Info info, const MPI_Request *request)
+{
+    if (mode == COLL_BLOCKING) {
+        return MPI_SUCCESS;
+    }
+    if (mode == COLL_PERSISTENT && info != MPI_INFO_NULL &&
+        gcm_mpi_info_check(info) != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, MPI_ERR_INFO, call,
+                             "info is not a valid info object");
+    }
+    return gcm_mpi_coll_check_req(comm, call, request);
+}
+
 /* Checks (count, datatype, op) of a reduction. */
 int gcm_mpi_coll_check_reduction(MPI_Comm comm, const char *call, int count,
                                  MPI_Datatype type, MPI_Op op)

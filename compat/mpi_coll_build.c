@@ -143,10 +143,48 @@ void gcm_mpi_coll_build_reduce_scatter(coll_sched_t *s, const void *sbuf,
                                        const int *rcounts, MPI_Datatype type,
                                        MPI_Op op, MPI_Comm comm)
 {
-    coll_grp_t g = gcm_mpi_coll_grp(comm);
+    coll_layout_t l = { NULL, rcount, rcounts, NULL, CT(type) };
+    void *mine = NULL;
+    int *displs = NULL, total = 0, i;
+    coll_grp_t g, lg;
 
-    gcm_coll_reduce_scatter(s, &g, sbuf, rbuf, rcount, rcounts, CT(type),
-                            CO(op));
+    if (gcm_mpi_coll_is_inter(comm) == 0) {
+        g = gcm_mpi_coll_grp(comm);
+        gcm_coll_reduce_scatter(s, &g, sbuf, rbuf, rcount, rcounts, CT(type),
+                                CO(op));
+        return;
+    }
+    /* Each group reduces its vectors to its leader; the leaders swap the
+     * results, and each scatters the other group's over its own group by
+     * its own counts (the totals are the same in both groups). */
+    gcm_mpi_coll_grp_inter(comm, &g, &lg);
+    for (i = 0; i < lg.size; i++) {
+        total += (rcounts != NULL) ? rcounts[i] : rcount;
+    }
+    if (lg.rank == 0) {
+        mine = gcm_coll_alloc_type(s, total, CT(type));
+        l.buf = gcm_coll_alloc_type(s, total, CT(type));
+        if (rcounts != NULL) {
+            displs = gcm_coll_alloc(s, (size_t)lg.size * sizeof(int));
+        }
+        if (mine == NULL || l.buf == NULL ||
+            (rcounts != NULL && displs == NULL)) {
+            return;
+        }
+        for (i = 0; displs != NULL && i < lg.size; i++) {
+            displs[i] = (i == 0) ? 0 : displs[i - 1] + rcounts[i - 1];
+        }
+        l.displs = displs;
+    }
+    gcm_coll_reduce(s, &lg, NULL, sbuf, mine, total, CT(type), CO(op), 0);
+    if (lg.rank == 0) {
+        gcm_coll_send(s, &g, mine, total, CT(type), 0);
+        gcm_coll_recv(s, &g, l.buf, total, CT(type), 0);
+        gcm_coll_fence(s);
+    }
+    gcm_coll_gather(s, &lg, NULL, 0, rcounts != NULL, rbuf,
+                    (rcounts != NULL) ? rcounts[lg.rank] : rcount, CT(type),
+                    &l, 0, 0);
 }
 
 /* Gather, gatherv, scatter, scatterv (see gcm_mpi_coll_rooted). */

@@ -50,8 +50,10 @@
 #include <string.h>
 
 /* Nonblocking forms differ from the blocking ones (MPI-3.1 5.12: they
- * do not match each other). */
-#define VFY_NB 0x100
+ * do not match each other), and persistent ones from both (MPI-4.0
+ * 6.13). */
+#define VFY_NB      0x100
+#define VFY_PERSIST 0x200
 
 /* Descriptor flags. */
 #define VFY_F_UNTYPED 0x1   /* passes MPI_BYTE or MPI_PACKED */
@@ -147,6 +149,11 @@ static const char *const vfy_names[GCM_MPI_COLL_LAST] = {
     [GCM_MPI_COLL_REDUCE_SCATTER_BLOCK] = "MPI_Reduce_scatter_block",
     [GCM_MPI_COLL_SCAN]                 = "MPI_Scan",
     [GCM_MPI_COLL_EXSCAN]               = "MPI_Exscan",
+    [GCM_MPI_COLL_NEIGHBOR_ALLGATHER]   = "MPI_Neighbor_allgather",
+    [GCM_MPI_COLL_NEIGHBOR_ALLGATHERV]  = "MPI_Neighbor_allgatherv",
+    [GCM_MPI_COLL_NEIGHBOR_ALLTOALL]    = "MPI_Neighbor_alltoall",
+    [GCM_MPI_COLL_NEIGHBOR_ALLTOALLV]   = "MPI_Neighbor_alltoallv",
+    [GCM_MPI_COLL_NEIGHBOR_ALLTOALLW]   = "MPI_Neighbor_alltoallw",
     [GCM_MPI_COLL_PERMUTE]              = "MPIX_Permute"
 };
 
@@ -276,19 +283,31 @@ static int vfy_type_untyped(MPI_Datatype type)
            gcm_mpi_type_basic(type, NULL) == GCM_MPI_BASIC_BYTE;
 }
 
+static void vfy_fill(int count, MPI_Datatype type, int named,
+                     vfy_xfer_t *x);
+
 /* A transfer's record; names only when asked (only failures print). */
 static void vfy_record(const struct gcm_mpi_coll_vfy *v, int send, int peer,
                        int named, vfy_xfer_t *x)
 {
     MPI_Datatype type;
-    MPI_Count nelem = 0;
-    int count, len = 0;
+    int count;
 
     memset(x, 0, sizeof(*x));
     if (vfy_xfer_args(v, send, peer, &count, &type) == 0) {
         x->count = -1;
         return;
     }
+    vfy_fill(count, type, named, x);
+}
+
+/* The record of a transfer of count elements of type. */
+static void vfy_fill(int count, MPI_Datatype type, int named,
+                     vfy_xfer_t *x)
+{
+    MPI_Count nelem = 0;
+    int len = 0;
+
     x->count = count;
     x->bytes = (int64_t)count * (int64_t)gcm_mpi_type_size(type);
     x->sig = gcm_mpi_type_sig(type, count, &nelem);
@@ -316,17 +335,86 @@ static uint64_t vfy_mix(uint64_t h, uint64_t x)
     return z ^ (z >> 31);
 }
 
-/* The terms one transfer adds to the sums, alike at both its ends. */
-static void vfy_terms(int sender, int receiver, const vfy_xfer_t *x,
-                      uint64_t sums[2])
+/* The terms one transfer adds to the sums, alike at both its ends; key
+ * tells apart transfers between the same two members (0: one only). */
+static void vfy_terms_key(int sender, int receiver, uint64_t key,
+                          const vfy_xfer_t *x, uint64_t sums[2])
 {
-    uint64_t pair = vfy_mix(vfy_mix(1, (uint64_t)sender), (uint64_t)receiver);
+    uint64_t pair = vfy_mix(vfy_mix(vfy_mix(1, (uint64_t)sender),
+                                    (uint64_t)receiver), key);
 
     sums[VFY_TYPED] += vfy_mix(vfy_mix(vfy_mix(pair, x->sig),
                                        (uint64_t)x->nelem),
                                (uint64_t)x->bytes);
     sums[VFY_BYTES] += vfy_mix(pair ^ UINT64_C(0x5bd1e995),
                                (uint64_t)x->bytes);
+}
+
+static void vfy_terms(int sender, int receiver, const vfy_xfer_t *x,
+                      uint64_t sums[2])
+{
+    vfy_terms_key(sender, receiver, 0, x, sums);
+}
+
+static int vfy_is_neighbor(int kind)
+{
+    return kind >= GCM_MPI_COLL_NEIGHBOR_ALLGATHER &&
+           kind <= GCM_MPI_COLL_NEIGHBOR_ALLTOALLW;
+}
+
+/*
+ * The sums of a neighbour collective: one term per edge, at the sender
+ * for its out-edge and at the receiver for its in-edge. The key of an
+ * edge is what pairs its two blocks (compat/mpi_topo_nbr.c): between the
+ * same two members, the direction (Cartesian: towards -1 or +1) and the
+ * place among the edges of that direction (the k-th sent meets the k-th
+ * received). O(degree^2) per member: this is a debugging mode.
+ */
+static void vfy_nbr_sums(struct gcm_mpi_coll_vfy *v, vfy_desc_t *desc)
+{
+    const gcm_mpi_coll_desc_t *d = &v->d;
+    vfy_xfer_t x;
+    int side, k, j;
+
+    for (side = 0; side < 2; side++) {
+        int deg = (side == 0) ? d->outdeg : d->indeg;
+        const int *peers = (side == 0) ? d->nout : d->nin;
+        const int *counts = (side == 0) ? d->scounts : d->rcounts;
+        const MPI_Datatype *types = (side == 0) ? d->stypes : d->rtypes;
+
+        for (k = 0; k < deg; k++) {
+            /* Sent towards -1: out-edge 2d; received from that
+             * direction: in-edge 2d + 1. */
+            int down = d->ncart && ((k % 2) == ((side == 0) ? 0 : 1));
+            int count = (counts != NULL) ? counts[k] :
+                        (side == 0) ? d->scount : d->rcount;
+            MPI_Datatype type = (types != NULL) ? types[k] :
+                                (side == 0) ? d->stype : d->rtype;
+            uint64_t place = 0;
+
+            if (peers[k] == MPI_PROC_NULL) {
+                continue;
+            }
+            for (j = 0; j < k; j++) {
+                int jdown = d->ncart &&
+                            ((j % 2) == ((side == 0) ? 0 : 1));
+
+                place += (peers[j] == peers[k] && jdown == down);
+            }
+            memset(&x, 0, sizeof(x));
+            vfy_fill(count, type, 0, &x);
+            if (x.untyped != 0) {
+                desc->flags |= VFY_F_UNTYPED;
+            }
+            if (side == 0) {
+                vfy_terms_key(v->rank, peers[k], 1 + 2 * place + down, &x,
+                              desc->sent);
+            } else {
+                vfy_terms_key(peers[k], v->rank, 1 + 2 * place + down, &x,
+                              desc->expected);
+            }
+        }
+    }
 }
 
 /* This member's descriptor: the sums over its transfers. Consecutive
@@ -337,7 +425,8 @@ static void vfy_describe(struct gcm_mpi_coll_vfy *v, vfy_desc_t *desc)
     int side, peer;
 
     memset(desc, 0, sizeof(*desc));
-    desc->call = (int32_t)d->kind | (d->nonblocking ? VFY_NB : 0);
+    desc->call = (int32_t)d->kind | (d->nonblocking ? VFY_NB : 0) |
+                 (d->persistent ? VFY_PERSIST : 0);
     desc->root = vfy_is_rooted(d->kind) ? d->root : -1;
     desc->op = VFY_OP_NONE;
     if (vfy_has_op(d->kind)) {
@@ -345,6 +434,10 @@ static void vfy_describe(struct gcm_mpi_coll_vfy *v, vfy_desc_t *desc)
         if (desc->op < 0 && gcm_mpi_op_is_commutative(d->op)) {
             desc->flags |= VFY_F_COMMUTE;
         }
+    }
+    if (vfy_is_neighbor(d->kind)) {
+        vfy_nbr_sums(v, desc);
+        return;
     }
     for (side = 0; side < 2; side++) {
         int have = 0, last_count = 0;
@@ -475,16 +568,20 @@ static void vfy_fail(struct gcm_mpi_coll_vfy *v, int errclass,
 }
 
 /* The MPI name of a descriptor's call (MPI_Ibcast for the nonblocking
- * form of MPI_Bcast). */
+ * form of MPI_Bcast, MPI_Bcast_init for the persistent one). */
 static const char *vfy_call_name(int32_t call, char *buf, size_t len)
 {
-    int kind = call & ~VFY_NB;
+    int kind = call & ~(VFY_NB | VFY_PERSIST);
     const char *name;
 
     if (kind <= 0 || kind >= GCM_MPI_COLL_LAST) {
         return "an unknown collective";
     }
     name = vfy_names[kind];
+    if ((call & VFY_PERSIST) != 0) {
+        snprintf(buf, len, "%s_init", name);
+        return buf;
+    }
     if ((call & VFY_NB) == 0) {
         return name;
     }
@@ -518,7 +615,7 @@ static void vfy_judge_descs(struct gcm_mpi_coll_vfy *v)
 {
     const vfy_desc_t *d0 = vfy_ag_block(v, 0), *di;
     uint64_t sent = 0, expected = 0;
-    char b0[32], bi[32];
+    char b0[48], bi[48];
     int i, k;
 
     for (i = 1; i < v->size; i++) {
@@ -560,6 +657,22 @@ static void vfy_judge_descs(struct gcm_mpi_coll_vfy *v)
     if (sent == expected) {
         v->errclass = MPI_SUCCESS;
         v->stage = VFY_DONE;
+        return;
+    }
+    if (vfy_is_neighbor(d0->call & ~(VFY_NB | VFY_PERSIST))) {
+        /* The exchange that names the transfer at fault goes by peers;
+         * what the sums say is told instead. */
+        for (i = 0, sent = expected = 0; i < v->size; i++) {
+            di = vfy_ag_block(v, i);
+            sent += di->sent[VFY_BYTES];
+            expected += di->expected[VFY_BYTES];
+        }
+        vfy_fail(v, (sent != expected) ? MPI_ERR_COUNT : MPI_ERR_TYPE,
+                 "%s: %s of some edge differ at its two ends (or the "
+                 "members' topologies differ)",
+                 vfy_call_name(d0->call, b0, sizeof(b0)),
+                 (sent != expected) ? "the amounts of data" :
+                                      "the type signatures");
         return;
     }
     vfy_start_xfers(v);

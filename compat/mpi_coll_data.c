@@ -95,7 +95,7 @@ coll_grp_t gcm_mpi_coll_grp(MPI_Comm comm)
     coll_grp_t g;
 
     g.lco = comm->lco;
-    g.tag = gcm_mpi_coll_tag(comm);
+    g.tag = gcm_mpi_coll_call_tag(comm);
     g.rank = comm->prank;
     g.size = comm->psize;
     g.slot = NULL;
@@ -112,7 +112,7 @@ int gcm_mpi_coll_is_inter(MPI_Comm comm)
 void gcm_mpi_coll_grp_inter(MPI_Comm comm, coll_grp_t *rg, coll_grp_t *lg)
 {
     rg->lco = comm->lco;
-    rg->tag = gcm_mpi_coll_tag(comm);
+    rg->tag = gcm_mpi_coll_call_tag(comm);
     rg->rank = comm->rank;
     rg->size = comm->remote_size;
     rg->slot = NULL;

@@ -63,7 +63,54 @@ typedef struct coll_kept {
 struct gcm_mpi_coll_cache {
     gcm_coll_hier_t *hier;
     coll_kept_t     *kept[COLL_KEPT_N];   /* allocated on first use */
+    /* Persistent collectives made on the communicator: the number picks
+     * each one's tag (MPI orders their _init calls like collectives). */
+    unsigned         pseq;
 };
+
+/* ---- the three forms of a call --------------------------------------------
+ *
+ * Each collective has a blocking form (MPI_Bcast), a nonblocking one
+ * (MPI_Ibcast: a request that advances the schedule) and a persistent one
+ * (MPI_Bcast_init, MPI-4.0 6.13: a request that keeps the schedule, built
+ * once, and runs it again at each MPI_Start). One entry per collective
+ * takes the form as its mode; the same builder serves all three.
+ */
+typedef enum {
+    COLL_BLOCKING = 0,
+    COLL_NONBLOCKING,
+    COLL_PERSISTENT
+} coll_mode_t;
+
+/* The fields of a verification descriptor that name the form. */
+#define COLL_VFY_MODE(_mode) \
+    .nonblocking = ((_mode) == COLL_NONBLOCKING), \
+    .persistent = ((_mode) == COLL_PERSISTENT)
+
+/* The arguments a form adds: the request (nonblocking, persistent) and
+ * the info (persistent; MPI_INFO_NULL or valid). 0, or raised. */
+int gcm_mpi_coll_check_mode(MPI_Comm comm, const char *call, int mode,
+                            MPI_Info info, const MPI_Request *request)
+    GCM_INTERNAL;
+
+/* The schedule to build a call of mode in: s_stack, initialized, for a
+ * blocking call, else a new one (NULL: out of memory, raised in *rc_p).
+ * From here to gcm_mpi_coll_launch, a persistent call's groups take
+ * persistent tags (gcm_mpi_coll_call_tag). */
+coll_sched_t *gcm_mpi_coll_sched_for(int mode, MPI_Comm comm,
+                                     const char *call, coll_sched_t *s_stack,
+                                     int *rc_p) GCM_INTERNAL;
+
+/* Ends a call of mode whose schedule s (from gcm_mpi_coll_sched_for) is
+ * built: runs it (blocking), starts it as a request (nonblocking), or
+ * makes the inactive persistent request that MPI_Start runs. */
+int gcm_mpi_coll_launch(int mode, coll_sched_t *s, MPI_Comm comm,
+                        const char *call, MPI_Request *request) GCM_INTERNAL;
+
+/* The tag of the call being built on comm: its next sequence tag
+ * (gcm_mpi_coll_tag), or, while a persistent call is built, its next
+ * persistent one. */
+int gcm_mpi_coll_call_tag(MPI_Comm comm) GCM_INTERNAL;
 
 /* Alltoall, alltoallv and alltoallw share this: per-peer blocks given by
  * counts (NULL: same count), displacements (NULL: rank * count) in units
@@ -231,6 +278,7 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
                         MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
                         const int *rcounts, const int *displs,
                         MPI_Datatype rtype, int root, MPI_Comm comm,
+                        int mode, MPI_Info info, MPI_Request *request,
                         const char *call) GCM_INTERNAL;
 
 void gcm_mpi_coll_sched_init(coll_sched_t *s) GCM_INTERNAL;

@@ -1,7 +1,7 @@
 /*
  * compat/mpi_coll_reduce.c: the reductions: MPI_Reduce,
  * MPI_Allreduce, MPI_Scan, MPI_Exscan, MPI_Reduce_scatter(_block), with
- * their nonblocking forms.
+ * their nonblocking and persistent forms.
  */
 #include "config.h"
 
@@ -76,31 +76,53 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 }
 GCM_MPI_ALIAS(Reduce)
 
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
-                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
-                 MPI_Request *request)
+/* The nonblocking and persistent forms (the blocking one keeps its
+ * schedule between calls: PMPI_Reduce). */
+static int coll_reduce_any(const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype datatype, MPI_Op op, int root,
+                           MPI_Comm comm, int mode, MPI_Info info,
+                           MPI_Request *request, const char *call)
 {
-    static const char call[] = "MPI_Ireduce";
-    coll_sched_t *s;
+    coll_sched_t stack, *s;
     int rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                comm, call);
 
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_req(comm, call, request);
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_REDUCE,
-                                 .nonblocking = 1, .root = root, .op = op,
+                                 COLL_VFY_MODE(mode), .root = root, .op = op,
                                  .scount = count, .stype = datatype);
     }
-    if (rc != MPI_SUCCESS || (s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
         return rc;
     }
     gcm_mpi_coll_build_reduce(s, sendbuf, recvbuf, count, datatype, op, root,
                               comm);
-    return gcm_mpi_coll_start(s, comm, call, request);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+}
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    return coll_reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm,
+                           COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                           "MPI_Ireduce");
 }
 GCM_MPI_ALIAS(Ireduce)
+
+int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, int root,
+                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return coll_reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm,
+                           COLL_PERSISTENT, info, request,
+                           "MPI_Reduce_init");
+}
+GCM_MPI_ALIAS(Reduce_init)
 
 /* Allreduce, scan, exscan: sendbuf may be MPI_IN_PLACE (intra). */
 static int coll_check_allreduce(const void *sendbuf, void *recvbuf,
@@ -162,96 +184,154 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 }
 GCM_MPI_ALIAS(Allreduce)
 
+/* Allreduce (scan: 1, exscan: 2) in its nonblocking and persistent
+ * forms, scan and exscan in all three. */
+static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype datatype, MPI_Op op,
+                              MPI_Comm comm, int scan, int mode,
+                              MPI_Info info, MPI_Request *request,
+                              const char *call)
+{
+    coll_sched_t stack, *s;
+    int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
+                                  comm, scan == 0, call);
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call,
+            .kind = (scan == 0) ? GCM_MPI_COLL_ALLREDUCE :
+                    (scan == 1) ? GCM_MPI_COLL_SCAN : GCM_MPI_COLL_EXSCAN,
+            COLL_VFY_MODE(mode), .op = op, .scount = count,
+            .stype = datatype);
+    }
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+        return rc;
+    }
+    if (scan == 0) {
+        gcm_mpi_coll_build_allreduce(s, sendbuf, recvbuf, count, datatype,
+                                     op, comm);
+    } else {
+        gcm_mpi_coll_build_scan(s, sendbuf, recvbuf, count, datatype, op,
+                                comm, scan == 2);
+    }
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+}
+
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request)
 {
-    static const char call[] = "MPI_Iallreduce";
-    coll_sched_t *s;
-    int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
-                                  comm, 1, call);
-
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_req(comm, call, request);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLREDUCE,
-                                 .nonblocking = 1, .op = op, .scount = count,
-                                 .stype = datatype);
-    }
-    if (rc != MPI_SUCCESS || (s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
-        return rc;
-    }
-    gcm_mpi_coll_build_allreduce(s, sendbuf, recvbuf, count, datatype, op,
-                                 comm);
-    return gcm_mpi_coll_start(s, comm, call, request);
+    return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 0,
+                              COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                              "MPI_Iallreduce");
 }
 GCM_MPI_ALIAS(Iallreduce)
 
-static int coll_scan_any(const void *sendbuf, void *recvbuf, int count,
-                         MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                         int exclusive, const char *call)
+int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count,
+                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                        MPI_Info info, MPI_Request *request)
 {
-    coll_sched_t s;
-    int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
-                                  comm, 0, call);
-
-    if (rc == MPI_SUCCESS) {
-        rc = GCM_MPI_COLL_VERIFY(comm, call,
-            .kind = exclusive ? GCM_MPI_COLL_EXSCAN : GCM_MPI_COLL_SCAN,
-            .op = op, .scount = count, .stype = datatype);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    gcm_mpi_coll_sched_init(&s);
-    gcm_mpi_coll_build_scan(&s, sendbuf, recvbuf, count, datatype, op, comm,
-                            exclusive);
-    return gcm_mpi_coll_finish(&s, comm, call);
+    return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 0,
+                              COLL_PERSISTENT, info, request,
+                              "MPI_Allreduce_init");
 }
+GCM_MPI_ALIAS(Allreduce_init)
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count,
               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return coll_scan_any(sendbuf, recvbuf, count, datatype, op, comm, 0,
-                         "MPI_Scan");
+    return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 1,
+                              COLL_BLOCKING, MPI_INFO_NULL, NULL, "MPI_Scan");
 }
 GCM_MPI_ALIAS(Scan)
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count,
+               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 1,
+                              COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                              "MPI_Iscan");
+}
+GCM_MPI_ALIAS(Iscan)
+
+int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count,
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                   MPI_Info info, MPI_Request *request)
+{
+    return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 1,
+                              COLL_PERSISTENT, info, request,
+                              "MPI_Scan_init");
+}
+GCM_MPI_ALIAS(Scan_init)
 
 int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count,
                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
-    return coll_scan_any(sendbuf, recvbuf, count, datatype, op, comm, 1,
-                         "MPI_Exscan");
+    return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 2,
+                              COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                              "MPI_Exscan");
 }
 GCM_MPI_ALIAS(Exscan)
 
-/* Reduce_scatter(_block): rcounts NULL: the same rcount for everyone
- * (reduce_scatter_block). */
-static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
-                                   int rcount, const int *rcounts,
-                                   MPI_Datatype datatype, MPI_Op op,
-                                   MPI_Comm comm, const char *call)
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count,
+                 MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *request)
 {
-    coll_sched_t s;
-    long long total = 0;
-    int rc = gcm_mpi_coll_check_comm(comm, call), i, n, mine;
+    return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 2,
+                              COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                              "MPI_Iexscan");
+}
+GCM_MPI_ALIAS(Iexscan)
 
-    if (rc == MPI_SUCCESS && gcm_mpi_coll_is_inter(comm)) {
-        rc = gcm_mpi_raise(comm, MPI_ERR_COMM, call,
-                           "intercommunicators are not supported here");
+int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count,
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request)
+{
+    return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 2,
+                              COLL_PERSISTENT, info, request,
+                              "MPI_Exscan_init");
+}
+GCM_MPI_ALIAS(Exscan_init)
+
+/*
+ * Reduce_scatter (is_v) and reduce_scatter_block (the same rcount for
+ * everyone). On an intercommunicator (MPI-3.1 5.10) each group's vectors
+ * are reduced and scattered over the other group by that group's counts,
+ * which add up to the same total in both groups: rcounts has one entry
+ * per rank of the local group.
+ */
+static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
+                                   int rcount, int is_v, const int *rcounts,
+                                   MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, int mode, MPI_Info info,
+                                   MPI_Request *request, const char *call)
+{
+    coll_sched_t stack, *s;
+    long long total = 0;
+    int rc = gcm_mpi_coll_check_comm(comm, call), i, n, me, mine;
+
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_no_inter_in_place(comm, call, sendbuf, recvbuf);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    n = comm->psize;
-    if (rcounts != NULL) {
+    n = gcm_mpi_coll_is_inter(comm) ? comm->size : comm->psize;
+    me = gcm_mpi_coll_is_inter(comm) ? comm->rank : comm->prank;
+    if (is_v != 0) {
         rc = gcm_mpi_coll_check_array(comm, call, rcounts, n, 1, "recvcounts");
     } else {
         rc = gcm_mpi_coll_check_count(comm, call, rcount, "recvcount");
     }
     for (i = 0; rc == MPI_SUCCESS && i < n; i++) {
-        total += (rcounts != NULL) ? rcounts[i] : rcount;
+        total += (is_v != 0) ? rcounts[i] : rcount;
     }
     if (rc == MPI_SUCCESS && total > INT_MAX) {
         rc = gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
@@ -264,56 +344,92 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    mine = (rcounts != NULL) ? rcounts[comm->prank] : rcount;
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_buf(comm, call, recvbuf, mine, datatype, 0,
-                                    "recvbuf");
-    }
+    mine = (is_v != 0) ? rcounts[me] : rcount;
+    rc = gcm_mpi_coll_check_buf(comm, call, recvbuf, mine, datatype, 0,
+                                "recvbuf");
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_buf(comm, call, sendbuf, (int)total, datatype,
                                     1, "sendbuf");
     }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call,
-            .kind = (rcounts != NULL) ? GCM_MPI_COLL_REDUCE_SCATTER :
-                                        GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
-            .op = op, .scount = rcount, .scounts = rcounts,
-            .stype = datatype);
+            .kind = (is_v != 0) ? GCM_MPI_COLL_REDUCE_SCATTER :
+                                  GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
+            COLL_VFY_MODE(mode), .op = op, .scount = rcount,
+            .scounts = rcounts, .stype = datatype);
     }
-    if (rc != MPI_SUCCESS) {
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
         return rc;
     }
-    gcm_mpi_coll_sched_init(&s);
-    gcm_mpi_coll_build_reduce_scatter(&s, sendbuf, recvbuf, rcount, rcounts,
-                                      datatype, op, comm);
-    return gcm_mpi_coll_finish(&s, comm, call);
+    gcm_mpi_coll_build_reduce_scatter(s, sendbuf, recvbuf, rcount,
+                                      (is_v != 0) ? rcounts : NULL, datatype,
+                                      op, comm);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,
                         const int recvcounts[], MPI_Datatype datatype,
                         MPI_Op op, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Reduce_scatter";
-
-    if (recvcounts == NULL) {
-        int rc = gcm_mpi_coll_check_comm(comm, call);
-
-        if (rc != MPI_SUCCESS) {
-            return rc;
-        }
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
-    }
-    return coll_reduce_scatter_any(sendbuf, recvbuf, 0, recvcounts, datatype,
-                                   op, comm, call);
+    return coll_reduce_scatter_any(sendbuf, recvbuf, 0, 1, recvcounts,
+                                   datatype, op, comm, COLL_BLOCKING,
+                                   MPI_INFO_NULL, NULL, "MPI_Reduce_scatter");
 }
 GCM_MPI_ALIAS(Reduce_scatter)
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf,
+                         const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    return coll_reduce_scatter_any(sendbuf, recvbuf, 0, 1, recvcounts,
+                                   datatype, op, comm, COLL_NONBLOCKING,
+                                   MPI_INFO_NULL, request,
+                                   "MPI_Ireduce_scatter");
+}
+GCM_MPI_ALIAS(Ireduce_scatter)
+
+int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf,
+                             const int recvcounts[], MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Info info,
+                             MPI_Request *request)
+{
+    return coll_reduce_scatter_any(sendbuf, recvbuf, 0, 1, recvcounts,
+                                   datatype, op, comm, COLL_PERSISTENT, info,
+                                   request, "MPI_Reduce_scatter_init");
+}
+GCM_MPI_ALIAS(Reduce_scatter_init)
 
 int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf,
                               int recvcount, MPI_Datatype datatype,
                               MPI_Op op, MPI_Comm comm)
 {
-    return coll_reduce_scatter_any(sendbuf, recvbuf, recvcount, NULL,
-                                   datatype, op, comm,
+    return coll_reduce_scatter_any(sendbuf, recvbuf, recvcount, 0, NULL,
+                                   datatype, op, comm, COLL_BLOCKING,
+                                   MPI_INFO_NULL, NULL,
                                    "MPI_Reduce_scatter_block");
 }
 GCM_MPI_ALIAS(Reduce_scatter_block)
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf,
+                               int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm,
+                               MPI_Request *request)
+{
+    return coll_reduce_scatter_any(sendbuf, recvbuf, recvcount, 0, NULL,
+                                   datatype, op, comm, COLL_NONBLOCKING,
+                                   MPI_INFO_NULL, request,
+                                   "MPI_Ireduce_scatter_block");
+}
+GCM_MPI_ALIAS(Ireduce_scatter_block)
+
+int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf,
+                                   int recvcount, MPI_Datatype datatype,
+                                   MPI_Op op, MPI_Comm comm, MPI_Info info,
+                                   MPI_Request *request)
+{
+    return coll_reduce_scatter_any(sendbuf, recvbuf, recvcount, 0, NULL,
+                                   datatype, op, comm, COLL_PERSISTENT, info,
+                                   request, "MPI_Reduce_scatter_block_init");
+}
+GCM_MPI_ALIAS(Reduce_scatter_block_init)

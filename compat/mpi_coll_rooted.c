@@ -1,6 +1,6 @@
 /*
  * compat/mpi_coll_rooted.c: MPI_Barrier, MPI_Bcast, MPI_Gather(v)
- * and MPI_Scatter(v), with their nonblocking forms.
+ * and MPI_Scatter(v), with their nonblocking and persistent forms.
  */
 #include "config.h"
 
@@ -42,26 +42,42 @@ int PMPI_Barrier(MPI_Comm comm)
 }
 GCM_MPI_ALIAS(Barrier)
 
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+/* The nonblocking and persistent forms (the blocking one keeps its
+ * schedule between calls: PMPI_Barrier). */
+static int coll_barrier_any(MPI_Comm comm, int mode, MPI_Info info,
+                            MPI_Request *request, const char *call)
 {
-    static const char call[] = "MPI_Ibarrier";
-    coll_sched_t *s;
+    coll_sched_t stack, *s;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_req(comm, call, request);
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BARRIER,
-                                 .nonblocking = 1);
+                                 COLL_VFY_MODE(mode));
     }
-    if (rc != MPI_SUCCESS || (s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
         return rc;
     }
     gcm_mpi_coll_build_barrier(s, comm);
-    return gcm_mpi_coll_start(s, comm, call, request);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+}
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    return coll_barrier_any(comm, COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                            "MPI_Ibarrier");
 }
 GCM_MPI_ALIAS(Ibarrier)
+
+int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    return coll_barrier_any(comm, COLL_PERSISTENT, info, request,
+                            "MPI_Barrier_init");
+}
+GCM_MPI_ALIAS(Barrier_init)
 
 static int coll_check_bcast(void *buffer, int count, MPI_Datatype datatype,
                             int root, MPI_Comm comm, const char *call)
@@ -108,28 +124,46 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 }
 GCM_MPI_ALIAS(Bcast)
 
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
-                MPI_Comm comm, MPI_Request *request)
+static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
+                          int root, MPI_Comm comm, int mode, MPI_Info info,
+                          MPI_Request *request, const char *call)
 {
-    static const char call[] = "MPI_Ibcast";
-    coll_sched_t *s;
+    coll_sched_t stack, *s;
     int rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
 
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_req(comm, call, request);
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BCAST,
-                                 .nonblocking = 1, .root = root,
+                                 COLL_VFY_MODE(mode), .root = root,
                                  .scount = count, .stype = datatype);
     }
-    if (rc != MPI_SUCCESS || (s = gcm_mpi_coll_new(comm, call, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
         return rc;
     }
     gcm_mpi_coll_build_bcast(s, buffer, count, datatype, root, comm);
-    return gcm_mpi_coll_start(s, comm, call, request);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+}
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
+                MPI_Comm comm, MPI_Request *request)
+{
+    return coll_bcast_any(buffer, count, datatype, root, comm,
+                          COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                          "MPI_Ibcast");
 }
 GCM_MPI_ALIAS(Ibcast)
+
+int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype,
+                    int root, MPI_Comm comm, MPI_Info info,
+                    MPI_Request *request)
+{
+    return coll_bcast_any(buffer, count, datatype, root, comm,
+                          COLL_PERSISTENT, info, request, "MPI_Bcast_init");
+}
+GCM_MPI_ALIAS(Bcast_init)
 
 /* Is this process the root (intra) or the MPI_ROOT side (inter)? And is
  * it a sending member (not the root, not MPI_PROC_NULL)? */
@@ -154,14 +188,18 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
                         MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
                         const int *rcounts, const int *displs,
                         MPI_Datatype rtype, int root, MPI_Comm comm,
+                        int mode, MPI_Info info, MPI_Request *request,
                         const char *call)
 {
     const char *mname = is_gather ? "sendbuf" : "recvbuf";
     const char *rname = is_gather ? "recvbuf" : "sendbuf";
     coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
-    coll_sched_t s;
+    coll_sched_t stack, *s;
     int rc = gcm_mpi_coll_check_comm(comm, call), i, n, in_place = 0;
 
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_root(comm, call, root);
     }
@@ -211,7 +249,7 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
                                         GCM_MPI_COLL_GATHER) :
                                 (is_v ? GCM_MPI_COLL_SCATTERV :
                                         GCM_MPI_COLL_SCATTER),
-            .root = root,
+            COLL_VFY_MODE(mode), .root = root,
             .sbuf = is_gather ? mbuf : rbuf, .rbuf = is_gather ? rbuf : mbuf,
             .scount = is_gather ? mcount : rcount,
             .scounts = is_gather ? NULL : rcounts,
@@ -220,24 +258,49 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
             .rcounts = is_gather ? rcounts : NULL,
             .rtype = is_gather ? rtype : mtype);
     }
-    if (rc != MPI_SUCCESS) {
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
         return rc;
     }
-    gcm_mpi_coll_sched_init(&s);
-    gcm_mpi_coll_build_rooted(&s, is_gather, is_v, (void *)mbuf, mcount, mtype,
+    gcm_mpi_coll_build_rooted(s, is_gather, is_v, (void *)mbuf, mcount, mtype,
                               &l, root, in_place, comm);
-    return gcm_mpi_coll_finish(&s, comm, call);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
 
+/* Gather, scatter and their v forms, each in its three forms. */
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
                 int root, MPI_Comm comm)
 {
     return gcm_mpi_coll_rooted(1, sendbuf, sendcount, sendtype, recvbuf,
                                recvcount, 0, NULL, NULL, recvtype, root, comm,
+                               COLL_BLOCKING, MPI_INFO_NULL, NULL,
                                "MPI_Gather");
 }
 GCM_MPI_ALIAS(Gather)
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 int root, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_coll_rooted(1, sendbuf, sendcount, sendtype, recvbuf,
+                               recvcount, 0, NULL, NULL, recvtype, root, comm,
+                               COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                               "MPI_Igather");
+}
+GCM_MPI_ALIAS(Igather)
+
+int PMPI_Gather_init(const void *sendbuf, int sendcount,
+                     MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                     MPI_Datatype recvtype, int root, MPI_Comm comm,
+                     MPI_Info info, MPI_Request *request)
+{
+    return gcm_mpi_coll_rooted(1, sendbuf, sendcount, sendtype, recvbuf,
+                               recvcount, 0, NULL, NULL, recvtype, root, comm,
+                               COLL_PERSISTENT, info, request,
+                               "MPI_Gather_init");
+}
+GCM_MPI_ALIAS(Gather_init)
 
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, const int recvcounts[], const int displs[],
@@ -245,9 +308,35 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     return gcm_mpi_coll_rooted(1, sendbuf, sendcount, sendtype, recvbuf, 0, 1,
                                recvcounts, displs, recvtype, root, comm,
+                               COLL_BLOCKING, MPI_INFO_NULL, NULL,
                                "MPI_Gatherv");
 }
 GCM_MPI_ALIAS(Gatherv)
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int displs[],
+                  MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    return gcm_mpi_coll_rooted(1, sendbuf, sendcount, sendtype, recvbuf, 0, 1,
+                               recvcounts, displs, recvtype, root, comm,
+                               COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                               "MPI_Igatherv");
+}
+GCM_MPI_ALIAS(Igatherv)
+
+int PMPI_Gatherv_init(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf,
+                      const int recvcounts[], const int displs[],
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request)
+{
+    return gcm_mpi_coll_rooted(1, sendbuf, sendcount, sendtype, recvbuf, 0, 1,
+                               recvcounts, displs, recvtype, root, comm,
+                               COLL_PERSISTENT, info, request,
+                               "MPI_Gatherv_init");
+}
+GCM_MPI_ALIAS(Gatherv_init)
 
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
@@ -255,9 +344,33 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     return gcm_mpi_coll_rooted(0, recvbuf, recvcount, recvtype, (void *)sendbuf,
                                sendcount, 0, NULL, NULL, sendtype, root, comm,
+                               COLL_BLOCKING, MPI_INFO_NULL, NULL,
                                "MPI_Scatter");
 }
 GCM_MPI_ALIAS(Scatter)
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_coll_rooted(0, recvbuf, recvcount, recvtype, (void *)sendbuf,
+                               sendcount, 0, NULL, NULL, sendtype, root, comm,
+                               COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                               "MPI_Iscatter");
+}
+GCM_MPI_ALIAS(Iscatter)
+
+int PMPI_Scatter_init(const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root, MPI_Comm comm,
+                      MPI_Info info, MPI_Request *request)
+{
+    return gcm_mpi_coll_rooted(0, recvbuf, recvcount, recvtype, (void *)sendbuf,
+                               sendcount, 0, NULL, NULL, sendtype, root, comm,
+                               COLL_PERSISTENT, info, request,
+                               "MPI_Scatter_init");
+}
+GCM_MPI_ALIAS(Scatter_init)
 
 int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
@@ -266,6 +379,32 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[],
 {
     return gcm_mpi_coll_rooted(0, recvbuf, recvcount, recvtype, (void *)sendbuf,
                                0, 1, sendcounts, displs, sendtype, root, comm,
+                               COLL_BLOCKING, MPI_INFO_NULL, NULL,
                                "MPI_Scatterv");
 }
 GCM_MPI_ALIAS(Scatterv)
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[],
+                   const int displs[], MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, int root,
+                   MPI_Comm comm, MPI_Request *request)
+{
+    return gcm_mpi_coll_rooted(0, recvbuf, recvcount, recvtype, (void *)sendbuf,
+                               0, 1, sendcounts, displs, sendtype, root, comm,
+                               COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                               "MPI_Iscatterv");
+}
+GCM_MPI_ALIAS(Iscatterv)
+
+int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[],
+                       const int displs[], MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                       int root, MPI_Comm comm, MPI_Info info,
+                       MPI_Request *request)
+{
+    return gcm_mpi_coll_rooted(0, recvbuf, recvcount, recvtype, (void *)sendbuf,
+                               0, 1, sendcounts, displs, sendtype, root, comm,
+                               COLL_PERSISTENT, info, request,
+                               "MPI_Scatterv_init");
+}
+GCM_MPI_ALIAS(Scatterv_init)

@@ -1,7 +1,7 @@
 /*
  * compat/mpi_coll_run.c: running a collective's schedule: blocking
- * calls, the schedules kept between blocking calls, and nonblocking
- * requests.
+ * calls, the schedules kept between blocking calls, nonblocking requests
+ * and persistent ones.
  */
 #include "config.h"
 
@@ -221,14 +221,23 @@ coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
  * process blocked in a wait on something else must not keep a collective
  * of its peers from completing). Running schedules are listed here; the
  * wait hook (gcm_lco_set_wait_hook) advances each one that no other
- * thread is advancing at the moment. A schedule is listed once its
- * verification (if any) has passed, and unlisted before it is freed.
+ * thread is advancing at the moment: in verification mode its check
+ * first (which must pass at every member before the schedule starts, and
+ * which the other members' waits may need, whatever request this member
+ * waits on), then its schedule. A schedule is listed when it starts and
+ * unlisted before it is freed.
  */
 typedef struct coll_nb {
     coll_sched_t s;
     gcm_list_t   elem;
-    atomic_int   busy;     /* a thread advances s */
+    atomic_int   busy;     /* a thread advances the check or s */
     int          listed;
+    /* Verification mode: the check of the call (NULL: none, or over);
+     * failed: the class of its mismatch (the schedule never runs), and
+     * text why (malloc'd, may be NULL). */
+    struct gcm_mpi_coll_vfy *gate;
+    int          failed;
+    char        *text;
     int          held;     /* coll_nb_hold took its references */
 } coll_nb_t;
 
@@ -275,6 +284,31 @@ static void coll_nb_hold(coll_nb_t *nb, int take)
     }
 }
 
+/* Advances nb's check, then its schedule, without blocking (busy held
+ * or nb not shared yet); 1 once it is over: run to its end, or failed
+ * its check. */
+static int coll_nb_advance(coll_nb_t *nb)
+{
+    int errclass = MPI_SUCCESS;
+    char *text = NULL;
+
+    if (nb->gate != NULL) {
+        if (!gcm_mpi_coll_gate_poll(nb->gate, &errclass, &text)) {
+            return 0;
+        }
+        gcm_mpi_coll_gate_free(nb->gate);
+        nb->gate = NULL;
+        if (errclass != MPI_SUCCESS) {
+            nb->failed = errclass;
+            nb->text = text;
+        }
+    }
+    if (nb->failed != 0) {
+        return 1;
+    }
+    return gcm_coll_sched_advance(&nb->s, 0);
+}
+
 static struct {
     pthread_mutex_t lock;
     gcm_list_t      active;
@@ -301,7 +335,7 @@ static void coll_nb_hook(void)
         if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
             continue;
         }
-        (void)gcm_coll_sched_advance(&nb->s, 0);
+        (void)coll_nb_advance(nb);
         atomic_store_explicit(&nb->busy, 0, memory_order_release);
     }
     coll_nb_in_hook = 0;
@@ -339,19 +373,25 @@ static int coll_req_poll(gcm_mpi_req_t *req)
     coll_nb_t *nb = req->state;
     int done;
 
-    /* Polled only once the verification passed. */
-    coll_nb_list(nb);
     if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
         return 0;
     }
-    done = gcm_coll_sched_advance(&nb->s, 0);
+    done = coll_nb_advance(nb);
     atomic_store_explicit(&nb->busy, 0, memory_order_release);
     if (done == 0) {
         return 0;
     }
     coll_nb_unlist(nb);
     gcm_mpi_status_empty(&req->status);
-    req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
+    if (nb->failed != 0) {
+        /* The mismatch the check found, and why: the request's error. */
+        req->status.MPI_ERROR = nb->failed;
+        free(req->errtext);
+        req->errtext = nb->text;
+        nb->text = NULL;
+    } else {
+        req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
+    }
     return 1;
 }
 
@@ -361,6 +401,10 @@ static void coll_req_cleanup(void *state)
 
     coll_nb_unlist(nb);
     coll_nb_hold(nb, 0);
+    if (nb->gate != NULL) {
+        gcm_mpi_coll_gate_free(nb->gate);
+    }
+    free(nb->text);
     gcm_coll_sched_free(&nb->s);
     free(nb);
 }
@@ -380,13 +424,12 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
     return &nb->s;
 }
 
-/* Hands a built schedule (from gcm_mpi_coll_new) to a generic request, which
- * starts it. */
-int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
-                       MPI_Request *request)
+/* The generic request of a built schedule (from gcm_mpi_coll_new); on
+ * failure the schedule is freed and the error raised. */
+static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
+                        MPI_Request *req_p)
 {
     coll_nb_t *nb = gcm_container_of(s, coll_nb_t, s);
-    int gated = (comm->coll_gate != NULL);
     int rc;
 
     if (s->nomem != 0) {
@@ -395,20 +438,145 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
                              "cannot allocate the collective's schedule");
     }
     coll_nb_hold(nb, 1);
-    /* Start what can start now, so the transfers overlap with whatever
-     * the caller does next; in verification mode only once the check
-     * of the call has passed (the request's first test). */
-    if (!gated) {
-        (void)gcm_coll_sched_advance(s, 0);
-    }
     rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
-                             request);
+                             req_p);
     if (rc != MPI_SUCCESS) {
         coll_req_cleanup(nb);
-        return rc;
-    }
-    if (!gated) {
-        coll_nb_list(nb);
+        return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");
     }
     return MPI_SUCCESS;
+}
+
+/* Hands a built schedule (from gcm_mpi_coll_new) to a generic request, which
+ * starts it. */
+int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
+                       MPI_Request *request)
+{
+    coll_nb_t *nb = gcm_container_of(s, coll_nb_t, s);
+    int rc;
+
+    /* (A check left on comm by a call that fails here is finished by
+     * the next check on comm: the other members run it.) */
+    if ((rc = coll_request(s, comm, call, request)) != MPI_SUCCESS) {
+        return rc;
+    }
+    /* The check of this call, in verification mode (it is this call's:
+     * collectives on one communicator are not called concurrently). */
+    nb->gate = comm->coll_gate;
+    comm->coll_gate = NULL;
+    /* Start what can start now, so the transfers overlap with whatever
+     * the caller does next; in verification mode only once the check of
+     * the call has passed at every member. Local either way. */
+    (void)coll_nb_advance(nb);
+    coll_nb_list(nb);
+    return MPI_SUCCESS;
+}
+
+/* ---- persistent collectives -------------------------------------------
+ *
+ * MPI_Bcast_init and its kin (MPI-4.0 6.13) build the schedule once, as
+ * the nonblocking form does, and keep it in an inactive persistent
+ * request; each MPI_Start runs it again from its first step, reading the
+ * buffers as it goes (nothing of their contents is kept in the schedule),
+ * and completion makes the request inactive again. MPI_Request_free frees
+ * the schedule.
+ *
+ * MPI orders the _init calls on a communicator like other collectives,
+ * but not the starts: processes may start two persistent collectives in
+ * different orders, and their traffic must not meet. So each one keeps
+ * for its lifetime a tag of its own, from a range of its own
+ * (GCM_MPI_TAG_PERSISTENT), numbered by the communicator's count of
+ * persistent collectives: the same tag in every member. Successive
+ * starts of one request need no other tag: a member starts it again only
+ * once its part of the previous run is complete, and the messages of two
+ * runs between two members arrive in the order they were sent.
+ */
+
+/* Set while a persistent collective is built by this thread: its groups
+ * then take persistent tags (and ptag_nomem says one could not be). */
+static _Thread_local int coll_ptags;
+static _Thread_local int coll_ptag_nomem;
+
+int gcm_mpi_coll_call_tag(MPI_Comm comm)
+{
+    struct gcm_mpi_coll_cache *c;
+    unsigned n = (unsigned)(GCM_COLL_TAG_GENERAL - GCM_MPI_TAG_PERSISTENT);
+
+    if (coll_ptags == 0) {
+        return gcm_mpi_coll_tag(comm);
+    }
+    c = gcm_mpi_coll_cache_of(comm);
+    if (c == NULL) {
+        coll_ptag_nomem = 1;
+        return GCM_MPI_TAG_PERSISTENT;
+    }
+    return GCM_MPI_TAG_PERSISTENT + (int)(c->pseq++ % n);
+}
+
+static int coll_req_start(gcm_mpi_req_t *req)
+{
+    coll_nb_t *nb = req->state;
+
+    nb->s.next = 0;
+    nb->s.pending = 0;
+    nb->s.err = GCM_OK;
+    gcm_mpi_status_empty(&req->status);
+    req->complete = 0;
+    req->active = 1;
+    (void)gcm_coll_sched_advance(&nb->s, 0);
+    coll_nb_list(nb);
+    return MPI_SUCCESS;
+}
+
+static int coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
+                        MPI_Request *request)
+{
+    MPI_Request handle;
+    gcm_mpi_req_t *req;
+    int rc;
+
+    if ((rc = coll_request(s, comm, call, &handle)) != MPI_SUCCESS) {
+        return rc;
+    }
+    req = gcm_mpi_req_of(handle);
+    req->persistent = 1;
+    req->active = 0;
+    req->start = coll_req_start;
+    *request = handle;
+    return MPI_SUCCESS;
+}
+
+coll_sched_t *gcm_mpi_coll_sched_for(int mode, MPI_Comm comm,
+                                     const char *call, coll_sched_t *s_stack,
+                                     int *rc_p)
+{
+    coll_sched_t *s;
+
+    if (mode == COLL_BLOCKING) {
+        gcm_mpi_coll_sched_init(s_stack);
+        return s_stack;
+    }
+    s = gcm_mpi_coll_new(comm, call, rc_p);
+    if (s != NULL && mode == COLL_PERSISTENT) {
+        coll_ptags = 1;
+        coll_ptag_nomem = 0;
+    }
+    return s;
+}
+
+int gcm_mpi_coll_launch(int mode, coll_sched_t *s, MPI_Comm comm,
+                        const char *call, MPI_Request *request)
+{
+    switch (mode) {
+    case COLL_BLOCKING:
+        return gcm_mpi_coll_finish(s, comm, call);
+    case COLL_NONBLOCKING:
+        return gcm_mpi_coll_start(s, comm, call, request);
+    default:
+        coll_ptags = 0;
+        if (coll_ptag_nomem != 0) {
+            s->nomem = 1;
+        }
+        return coll_persist(s, comm, call, request);
+    }
 }

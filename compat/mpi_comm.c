@@ -236,9 +236,8 @@ void gcm_mpi_comm_finalize(void)
 {
     gcm_mpi_comm_block_t *block;
 
-    /* What the program left: delete attributes (their callbacks run, as
-     * MPI_Finalize does for MPI_COMM_SELF first), then free. */
-    gcm_mpi_attr_delete_all(MPI_COMM_SELF);
+    /* What the program left: delete attributes (their callbacks run;
+     * MPI_Finalize did MPI_COMM_SELF's first), then free. */
     for (;;) {
         pthread_mutex_lock(&gcm_mpi_comms.lock);
         block = gcm_mpi_comms.live;
@@ -261,12 +260,13 @@ int gcm_mpi_coll_tag(MPI_Comm comm)
     unsigned seq = atomic_fetch_add_explicit(&comm->coll_seq, 1,
                                              memory_order_relaxed);
 
-    /* Sequence tags cycle below GCM_COLL_TAG_GENERAL (coll/coll.h): above
-     * it are the native generalized collective's tags, then, from
+    /* Sequence tags cycle below GCM_MPI_TAG_PERSISTENT: from there to
+     * GCM_COLL_TAG_GENERAL (coll/coll.h) are the persistent collectives'
+     * tags, then the native generalized collective's, then, from
      * GCM_MPI_TAG_FIXED, those of protocols with fixed tags
      * (MPI_Intercomm_create's leaders). */
     return (int)((unsigned)GCM_TAG_UB + 1u +
-                 seq % (unsigned)(GCM_COLL_TAG_GENERAL - GCM_TAG_UB - 1));
+                 seq % (unsigned)(GCM_MPI_TAG_PERSISTENT - GCM_TAG_UB - 1));
 }
 
 gcm_status_t gcm_mpi_isend_bytes(MPI_Comm comm, const void *buf, size_t len,
@@ -664,14 +664,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info,
 }
 GCM_MPI_ALIAS(Comm_idup_with_info)
 
-/* (color, key, old rank) of one member in MPI_Comm_split. */
-typedef struct gcm_mpi_split_entry {
-    int64_t color;
-    int     key;
-    int     rank;
-} gcm_mpi_split_entry_t;
-
-static int gcm_mpi_split_cmp(const void *a, const void *b)
+int gcm_mpi_split_cmp(const void *a, const void *b)
 {
     const gcm_mpi_split_entry_t *x = a, *y = b;
 
@@ -755,7 +748,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     static const char *call = "MPI_Comm_split";
     int rc;
 
-    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
     if (newcomm == NULL) {
@@ -765,6 +758,12 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
                              "color %d is negative (only MPI_UNDEFINED "
                              "may be)", color);
+    }
+    if (comm->kind == GCM_MPI_COMM_INTER) {
+        return gcm_mpi_inter_split(comm, color, key, call, newcomm);
+    }
+    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+        return rc;
     }
     return gcm_mpi_comm_split64(comm, color, key, call, newcomm);
 }
@@ -877,7 +876,11 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     static const char *call = "MPI_Comm_create";
     int *procs, n, myrank, rc;
 
-    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((comm->kind != GCM_MPI_COMM_INTER) &&
+        ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS)) {
         return rc;
     }
     if (gcm_mpi_group_check(group) != 0) {
@@ -894,10 +897,17 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         free(procs);
         return gcm_mpi_raise(comm, MPI_ERR_GROUP, call,
                              "the group is not a subset of the "
-                             "communicator's group");
+                             "communicator's %sgroup",
+                             (comm->kind == GCM_MPI_COMM_INTER) ? "local " :
+                             "");
     }
-    rc = gcm_mpi_comm_derive(comm, (myrank == MPI_UNDEFINED) ? 0 : n, procs,
-                             myrank, call, newcomm);
+    if (comm->kind == GCM_MPI_COMM_INTER) {
+        /* Each group passes a subset of its own (MPI-3.1 6.4.2). */
+        rc = gcm_mpi_inter_create(comm, n, procs, myrank, call, newcomm);
+    } else {
+        rc = gcm_mpi_comm_derive(comm, (myrank == MPI_UNDEFINED) ? 0 : n,
+                                 procs, myrank, call, newcomm);
+    }
     free(procs);
     return rc;
 }

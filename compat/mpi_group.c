@@ -240,8 +240,10 @@ static int group_rank_of(MPI_Group group, int proc)
 /*
  * Builds a group of n members from procs (distinct, non-negative). If
  * owned, procs was malloc'ed by the caller and is adopted or freed here,
- * on success and failure alike, to spare a copy. An empty result is a new
- * object, not MPI_GROUP_EMPTY, so that the user may free it.
+ * on success and failure alike, to spare a copy. An empty result is
+ * MPI_GROUP_EMPTY itself (MPI-3.1 6.3.2 says so for MPI_Group_incl of
+ * none; programs compare the results of excl and range_excl of every
+ * rank with it too), which MPI_Group_free accepts.
  */
 static int group_make(int n, int *procs, int owned, int myproc,
                       const char *call, MPI_Group *group_p)
@@ -249,6 +251,13 @@ static int group_make(int n, int *procs, int owned, int myproc,
     MPI_Group group;
     int compact = 1, stride = 1, i;
 
+    if (n == 0) {
+        if (owned != 0) {
+            free(procs);
+        }
+        *group_p = MPI_GROUP_EMPTY;
+        return MPI_SUCCESS;
+    }
     group = gcm_mpi_handle_alloc(sizeof(*group));
     if (group == NULL) {
         if (owned != 0) {
@@ -932,29 +941,26 @@ int PMPI_Group_free(MPI_Group *group)
     if (err != MPI_SUCCESS) {
         return err;
     }
-    if ((*group)->predefined != 0) {
-        /* MPI-3.1 6.3.3: freeing a predefined group is erroneous. Results
-         * of group operations are never MPI_GROUP_EMPTY itself, so a user
-         * only gets here by freeing the constant. */
-        return gcm_mpi_raise(NULL, MPI_ERR_GROUP, call,
-                             "MPI_GROUP_EMPTY is predefined and cannot be "
-                             "freed");
+    /* MPI_GROUP_EMPTY, which every empty result is, is never released
+     * (MPICH also lets it be freed: programs free every group they were
+     * given). Any other: one handle fewer. A free beyond the handles
+     * given out (a stale copy racing this one) is refused: it would drop
+     * a reference a communicator holds. Communicators built on the group
+     * keep their own references; the object goes when the last of them
+     * does. */
+    if ((*group)->predefined == 0) {
+        n = atomic_load_explicit(&(*group)->handles, memory_order_relaxed);
+        do {
+            if (n <= 0) {
+                return gcm_mpi_raise(NULL, MPI_ERR_GROUP, call,
+                                     "*group is not a valid group (freed "
+                                     "already, or never a group)");
+            }
+        } while (!atomic_compare_exchange_weak_explicit(
+                     &(*group)->handles, &n, n - 1, memory_order_relaxed,
+                     memory_order_relaxed));
+        gcm_mpi_group_release(*group);
     }
-    /* One handle fewer. A free beyond the handles given out (a stale copy
-     * racing this one) is refused: it would drop a reference a
-     * communicator holds. Communicators built on the group keep their own
-     * references; the object goes when the last of them does. */
-    n = atomic_load_explicit(&(*group)->handles, memory_order_relaxed);
-    do {
-        if (n <= 0) {
-            return gcm_mpi_raise(NULL, MPI_ERR_GROUP, call,
-                                 "*group is not a valid group (freed "
-                                 "already, or never a group)");
-        }
-    } while (!atomic_compare_exchange_weak_explicit(
-                 &(*group)->handles, &n, n - 1, memory_order_relaxed,
-                 memory_order_relaxed));
-    gcm_mpi_group_release(*group);
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }

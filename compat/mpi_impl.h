@@ -133,7 +133,8 @@ struct gcm_mpi_comm {
      * number picks the internal tag of that call's messages. */
     atomic_uint     coll_seq;
     /* Verification mode: the check a nonblocking collective call started
-     * (mpi_coll_check.c), until the request that call makes takes it. */
+     * (mpi_coll_check.c), until the schedule that call makes takes it
+     * (mpi_coll_run.c). */
     struct gcm_mpi_coll_vfy *coll_gate;
     /* MPI_Comm_create_group calls made on this communicator, per
      * (group, tag): see mpi_comm.c. */
@@ -203,12 +204,43 @@ int gcm_mpi_lco_dup_by_names(MPI_Comm comm, const char *call,
                              MPI_Comm *newcomm) GCM_INTERNAL;
 
 
+/* (color, key, old rank) of one member in MPI_Comm_split, and their
+ * order in the new communicator (qsort): by key, then old rank. */
+typedef struct gcm_mpi_split_entry {
+    int64_t color;
+    int     key;
+    int     rank;
+} gcm_mpi_split_entry_t;
+int gcm_mpi_split_cmp(const void *a, const void *b) GCM_INTERNAL;
+
+/* MPI_Comm_split and MPI_Comm_create on the intercommunicator comm
+ * (mpi_inter.c), arguments checked: a new intercommunicator between the
+ * members of each color (split), or between the parts of its two groups
+ * that each group passes (create: nl world indices lprocs of the local
+ * group, this process lrank or MPI_UNDEFINED). MPI_COMM_NULL where a
+ * side is empty. Collective over both groups. */
+int gcm_mpi_inter_split(MPI_Comm comm, int color, int key, const char *call,
+                        MPI_Comm *newcomm) GCM_INTERNAL;
+int gcm_mpi_inter_create(MPI_Comm comm, int nl, const int lprocs[],
+                         int lrank, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
 /* Internal tags from here up are not handed out by gcm_mpi_coll_tag:
  * protocols that need a fixed tag take theirs in this range (below it,
  * from GCM_COLL_TAG_GENERAL, are the generalized collective's). */
 #define GCM_MPI_TAG_FIXED 0x70000000
 _Static_assert(GCM_COLL_TAG_GENERAL + GCM_COLL_TAG_UB < GCM_MPI_TAG_FIXED,
                "the generalized collective's tags overlap the fixed ones");
+
+/* Persistent collectives (MPI_Bcast_init and the others) keep one tag
+ * for their lifetime, which may be long: they take theirs from this
+ * range, numbered apart, so that the cycle of gcm_mpi_coll_tag below it
+ * never meets them (MPI_Bcast_init and its kin are numbered by their own
+ * counter, in the same order everywhere: mpi_coll_run.c). */
+#define GCM_MPI_TAG_PERSISTENT 0x60000000
+_Static_assert(GCM_MPI_TAG_PERSISTENT > GCM_TAG_UB + 0x10000000 &&
+               GCM_MPI_TAG_PERSISTENT < GCM_COLL_TAG_GENERAL,
+               "the persistent collectives' tags are out of place");
 
 /* Next internal tag for one collective call on comm (all members get the
  * same one for the same call). Tags above GCM_TAG_UB never match user
@@ -284,6 +316,13 @@ typedef enum {
     GCM_MPI_COLL_REDUCE_SCATTER_BLOCK,
     GCM_MPI_COLL_SCAN,
     GCM_MPI_COLL_EXSCAN,
+    /* The neighbour collectives (mpi_topo_nbr.c): transfers along the
+     * edges of the communicator's topology. */
+    GCM_MPI_COLL_NEIGHBOR_ALLGATHER,
+    GCM_MPI_COLL_NEIGHBOR_ALLGATHERV,
+    GCM_MPI_COLL_NEIGHBOR_ALLTOALL,
+    GCM_MPI_COLL_NEIGHBOR_ALLTOALLV,
+    GCM_MPI_COLL_NEIGHBOR_ALLTOALLW,
     GCM_MPI_COLL_PERMUTE,    /* MPIX_Permute (mpi_redist.c) */
     GCM_MPI_COLL_LAST
 } gcm_mpi_coll_kind_t;
@@ -300,6 +339,7 @@ typedef enum {
 typedef struct gcm_mpi_coll_desc {
     gcm_mpi_coll_kind_t kind;
     int                 nonblocking;  /* the MPI_I... form */
+    int                 persistent;   /* the MPI_..._init form */
     int                 root;         /* rooted calls */
     MPI_Op              op;           /* reductions */
     const void         *sbuf;         /* MPI_IN_PLACE matters */
@@ -312,6 +352,15 @@ typedef struct gcm_mpi_coll_desc {
     const int          *rcounts;
     MPI_Datatype        rtype;
     const MPI_Datatype *rtypes;
+    /* Neighbour collectives: this member's edges, block k going to
+     * nout[k] and coming from nin[k] (MPI_PROC_NULL: none); the counts
+     * and types above are then per edge. ncart: a Cartesian topology
+     * (its blocks go by direction). */
+    int                 indeg;
+    int                 outdeg;
+    const int          *nin;
+    const int          *nout;
+    int                 ncart;
     /* MPIX_Permute: where this member sends (s side) and whence it
      * receives (r side), MPI_PROC_NULL for none. */
     int                 torank;
@@ -328,9 +377,10 @@ static inline int gcm_mpi_coll_checking(void)
  * Checks the call desc describes against the other members' (collective
  * over comm; intercommunicators are not checked). Blocking calls: returns
  * MPI_SUCCESS, or raises the mismatch on comm under the name call (every
- * member the same error). Nonblocking calls: starts the check and leaves
- * it on comm for the request the call makes next (gcm_mpi_req_generic),
- * which runs the collective only once the check has passed.
+ * member the same error; persistent calls are checked so, at their
+ * _init). Nonblocking calls: starts the check and leaves it on comm for
+ * the schedule the call makes next (gcm_mpi_coll_start), which runs only
+ * once the check has passed.
  */
 int gcm_mpi_coll_verify(MPI_Comm comm, const char *call,
                         const gcm_mpi_coll_desc_t *desc) GCM_INTERNAL;
@@ -343,7 +393,7 @@ int gcm_mpi_coll_verify(MPI_Comm comm, const char *call,
                          &(const gcm_mpi_coll_desc_t){ __VA_ARGS__ }) : \
      MPI_SUCCESS)
 
-/* A started check (gate of a request): advances it without blocking;
+/* A started check (gate of a schedule): advances it without blocking;
  * returns 0 while it runs, else 1 with *errclass_p MPI_SUCCESS or the
  * class of the mismatch, and *text_p (when failed) a malloc'd text
  * naming the call and the mismatch, or NULL without memory. */
@@ -406,10 +456,10 @@ struct gcm_mpi_request {
     gcm_mpi_req_poll_func_t poll;
     void           (*cleanup)(void *state);
     void            *state;
-    /* Verification mode: poll runs only once this check of the call has
-     * passed (none: NULL); if it fails, the request completes with its
-     * error and errtext says why. */
-    struct gcm_mpi_coll_vfy *gate;
+    /* Persistent generic requests (collectives): MPI_Start runs it. */
+    int            (*start)(gcm_mpi_req_t *req);
+    /* Why it failed, when the request knows (malloc'd; NULL: the native
+     * layer's last error says). */
     char            *errtext;
     gcm_mpi_req_t   *next_free;   /* the cache's link */
 };
@@ -452,9 +502,10 @@ int gcm_mpi_req_test(gcm_mpi_req_t *req) GCM_INTERNAL;
 int gcm_mpi_req_check_now(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
 void gcm_mpi_req_wait(gcm_mpi_req_t *req) GCM_INTERNAL;
-/* For a complete request: copies its status out, frees it (or makes a
- * persistent one inactive); *req_p (the user's handle, may be NULL)
- * becomes MPI_REQUEST_NULL when it is freed. Returns its MPI_ERROR. */
+/* For a complete request: copies its status out (but for MPI_ERROR, as
+ * gcm_mpi_status_set), frees it (or makes a persistent one inactive);
+ * *req_p (the user's handle, may be NULL) becomes MPI_REQUEST_NULL when it
+ * is freed. Returns its MPI_ERROR. */
 int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
                        MPI_Status *status) GCM_INTERNAL;
 
@@ -484,6 +535,12 @@ void gcm_mpi_bsend_drain(void) GCM_INTERNAL;
 
 /* Fills status for an empty or MPI_PROC_NULL completion. */
 void gcm_mpi_status_empty(MPI_Status *status) GCM_INTERNAL;
+/* What a single-completion call (MPI_Recv, MPI_Wait, MPI_Test, the
+ * probes, ...) hands out in status (may be MPI_STATUS_IGNORE): src, but
+ * MPI_ERROR stays as the caller had it (MPI-3.1 3.2.5: only the calls
+ * that can return MPI_ERR_IN_STATUS set it). */
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+    GCM_INTERNAL;
 
 /* ---- attributes (mpi_attr.c) and topologies (mpi_topo_*.c) -----------
  * Hooks the communicator family calls. */

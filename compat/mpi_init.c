@@ -135,6 +135,10 @@ int PMPI_Finalize(void)
     if ((rc = gcm_mpi_check_init("MPI_Finalize")) != MPI_SUCCESS) {
         return rc;
     }
+    /* First of all, as if MPI_COMM_SELF were freed (MPI-3.1 8.7.1): its
+     * attributes' delete callbacks run newest first while everything
+     * still works, so that libraries can clean up there. */
+    (void)gcm_mpi_attr_delete_all(MPI_COMM_SELF);
     /* Buffered sends still in flight must reach their receivers. */
     gcm_mpi_bsend_drain();
     gcm_mpi_requests_finalize();

@@ -1,6 +1,7 @@
 /*
  * compat/mpi_inter.c: intercommunicator construction (MPI-3.1 section
- * 6.6): MPI_Intercomm_create and MPI_Intercomm_merge.
+ * 6.6): MPI_Intercomm_create and MPI_Intercomm_merge, and the
+ * intercommunicator forms of MPI_Comm_split and MPI_Comm_create (6.4.2).
  *
  * An intercommunicator is, in the seed's terms (its section 3, "Example:
  * Intercommunicator"), a set of LCOs in two groups where each LCO's send
@@ -429,3 +430,187 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
     return rc;
 }
 GCM_MPI_ALIAS(Intercomm_merge)
+
+/* ---- MPI_Comm_split and MPI_Comm_create on intercommunicators -------- */
+
+/*
+ * The intercommunicator between nl processes of comm's local group
+ * (lprocs, in rank order; this process is lrank) and nr of its remote
+ * group (rprocs), or MPI_COMM_NULL when this process is in no such pair
+ * (nl or nr is 0). Collective over both groups, in the same order, as
+ * MPI_Comm_dup of an intercommunicator is: every member derives the new
+ * identity from comm's once, and a new local communicator from comm's
+ * local one (members of no pair pass nl = 0 so the counts stay in step).
+ * The pairs of different callers (the colors of a split) are disjoint,
+ * so they may share the identity.
+ */
+static int inter_make(MPI_Comm comm, int nl, const int lprocs[], int lrank,
+                      int nr, const int rprocs[], const char *call,
+                      MPI_Comm *newcomm)
+{
+    MPI_Comm local = MPI_COMM_NULL, inter;
+    gcm_status_t status;
+    gcm_lco_h lco;
+    uint32_t id, gen;
+    int rc;
+
+    gcm_lco_derive_id(comm->lco, &id, &gen);
+    if (nr == 0) {
+        nl = 0;
+    }
+    rc = gcm_mpi_comm_derive(comm->local_comm, nl, lprocs, lrank, call,
+                             &local);
+    if ((rc != MPI_SUCCESS) || (local == MPI_COMM_NULL)) {
+        *newcomm = MPI_COMM_NULL;
+        return rc;
+    }
+    status = gcm_lco_create_pattern(id, gen, nr, rprocs, lrank, &lco);
+    if (status != GCM_OK) {
+        gcm_mpi_comm_destroy(local);
+        return gcm_mpi_raise_native(comm, status, call,
+                                    "cannot create the "
+                                    "intercommunicator's LCO");
+    }
+    inter = gcm_mpi_comm_alloc(GCM_MPI_COMM_INTER, lco);
+    if (inter == NULL) {
+        gcm_lco_free(&lco);
+        gcm_mpi_comm_destroy(local);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "out of memory for the communicator");
+    }
+    inter->local_comm = local;
+    inter->procs  = malloc((size_t)nl * sizeof(int));
+    inter->rprocs = malloc((size_t)nr * sizeof(int));
+    if ((inter->procs == NULL) || (inter->rprocs == NULL)) {
+        gcm_mpi_comm_destroy(inter);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "out of memory for the groups");
+    }
+    memcpy(inter->procs, lprocs, (size_t)nl * sizeof(int));
+    memcpy(inter->rprocs, rprocs, (size_t)nr * sizeof(int));
+    inter->rank        = lrank;
+    inter->size        = nl;
+    inter->remote_size = nr;
+    inter->prank       = lrank;
+    inter->psize       = nr;
+    inter->errh        = comm->errh;
+    gcm_mpi_errh_retain(inter->errh);
+    *newcomm = inter;
+    return MPI_SUCCESS;
+}
+
+/* The members of all[0..n) with color, by (key, old rank), as world
+ * indices (of the local or remote group) in procs; returns how many, and
+ * sets *me_p to the new rank of old rank me (if among them). */
+static int split_select(gcm_mpi_split_entry_t *all, int n, int64_t color,
+                        MPI_Comm comm, int remote, int me, int procs[],
+                        int *me_p)
+{
+    int m = 0, i;
+
+    for (i = 0; i < n; i++) {
+        if (all[i].color == color) {
+            all[m++] = all[i];
+        }
+    }
+    qsort(all, (size_t)m, sizeof(*all), gcm_mpi_split_cmp);
+    for (i = 0; i < m; i++) {
+        procs[i] = remote ? gcm_mpi_comm_rproc(comm, all[i].rank) :
+                   gcm_mpi_comm_proc(comm, all[i].rank);
+        if (all[i].rank == me) {
+            *me_p = i;
+        }
+    }
+    return m;
+}
+
+int gcm_mpi_inter_split(MPI_Comm comm, int color, int key, const char *call,
+                        MPI_Comm *newcomm)
+{
+    gcm_mpi_split_entry_t mine, *local, *remote;
+    int *lprocs, *rprocs, nl = 0, nr = 0, lrank = 0, rc;
+
+    mine.color = color;
+    mine.key   = key;
+    mine.rank  = comm->rank;
+    local  = malloc((size_t)comm->size * sizeof(*local));
+    remote = malloc((size_t)comm->remote_size * sizeof(*remote));
+    lprocs = malloc(((size_t)comm->size + 1) * sizeof(int));
+    rprocs = malloc(((size_t)comm->remote_size + 1) * sizeof(int));
+    if ((local == NULL) || (remote == NULL) || (lprocs == NULL) ||
+        (rprocs == NULL)) {
+        rc = gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+        goto out;
+    }
+    /* The local group's choices, then the remote group's (an allgather
+     * on an intercommunicator gathers the other group's): the
+     * collectives raise their own failures on their communicator. */
+    rc = PMPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, local,
+                        (int)sizeof(mine), MPI_BYTE, comm->local_comm);
+    if (rc != MPI_SUCCESS) {
+        goto out;
+    }
+    rc = PMPI_Allgather(&mine, (int)sizeof(mine), MPI_BYTE, remote,
+                        (int)sizeof(mine), MPI_BYTE, comm);
+    if (rc != MPI_SUCCESS) {
+        goto out;
+    }
+    /* A color chosen on one side only gives MPI_COMM_NULL there. */
+    if (color != MPI_UNDEFINED) {
+        nl = split_select(local, comm->size, color, comm, 0, comm->rank,
+                          lprocs, &lrank);
+        nr = split_select(remote, comm->remote_size, color, comm, 1, -1,
+                          rprocs, &lrank);
+    }
+    rc = inter_make(comm, nl, lprocs, lrank, nr, rprocs, call, newcomm);
+out:
+    free(local);
+    free(remote);
+    free(lprocs);
+    free(rprocs);
+    return rc;
+}
+
+int gcm_mpi_inter_create(MPI_Comm comm, int nl, const int lprocs[],
+                         int lrank, const char *call, MPI_Comm *newcomm)
+{
+    int *counts, *displs = NULL, *rprocs = NULL, nr, r, rc;
+
+    /* Each group passed its own part of the local group; each learns the
+     * other's: its size from every remote member, its list from remote
+     * rank 0 (the others contribute nothing). */
+    counts = malloc((size_t)comm->remote_size * sizeof(int));
+    if (counts == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    rc = PMPI_Allgather(&nl, 1, MPI_INT, counts, 1, MPI_INT, comm);
+    if (rc != MPI_SUCCESS) {
+        free(counts);
+        return rc;
+    }
+    nr = counts[0];
+    displs = calloc((size_t)comm->remote_size, sizeof(int));
+    rprocs = malloc(((size_t)nr + 1) * sizeof(int));
+    if ((displs == NULL) || (rprocs == NULL)) {
+        free(counts);
+        free(displs);
+        free(rprocs);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    for (r = 1; r < comm->remote_size; r++) {
+        counts[r] = 0;
+    }
+    rc = PMPI_Allgatherv(lprocs, (comm->rank == 0) ? nl : 0, MPI_INT, rprocs,
+                         counts, displs, MPI_INT, comm);
+    if (rc == MPI_SUCCESS) {
+        /* Not in its group: MPI_COMM_NULL, yet it derives like the
+         * others. */
+        rc = inter_make(comm, (lrank == MPI_UNDEFINED) ? 0 : nl, lprocs,
+                        (lrank == MPI_UNDEFINED) ? 0 : lrank, nr, rprocs,
+                        call, newcomm);
+    }
+    free(counts);
+    free(displs);
+    free(rprocs);
+    return rc;
+}

@@ -209,6 +209,9 @@ static int gcm_mpi_recv_data(void *buf, int count, MPI_Datatype datatype,
     return MPI_SUCCESS;
 }
 
+/* The status of a receive or probe. Like every single-completion call's
+ * (MPI-3.1 3.2.5: only calls that can return MPI_ERR_IN_STATUS set it),
+ * it leaves MPI_ERROR as the caller had it. */
 static void gcm_mpi_status_fill(MPI_Status *status,
                                 const gcm_msg_status_t *info,
                                 gcm_status_t result)
@@ -216,18 +219,17 @@ static void gcm_mpi_status_fill(MPI_Status *status,
     if (status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE    = info->slot;
         status->MPI_TAG       = info->tag;
-        status->MPI_ERROR     = gcm_mpi_errclass(result);
         status->gcm_cancelled = (result == GCM_ERR_CANCELED);
         status->gcm_count     = (MPI_Count)info->count;
     }
 }
 
+/* MPI_PROC_NULL's status (MPI_ERROR left alone, as above). */
 static void gcm_mpi_status_proc_null(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE    = MPI_PROC_NULL;
         status->MPI_TAG       = MPI_ANY_TAG;
-        status->MPI_ERROR     = MPI_SUCCESS;
         status->gcm_cancelled = 0;
         status->gcm_count     = 0;
     }
@@ -850,6 +852,9 @@ int PMPI_Start(MPI_Request *request)
                              "the request is active already (wait for it "
                              "before starting it again)");
     }
+    if (req->start != NULL) {
+        return req->start(req);   /* a persistent collective */
+    }
     return (req->kind == GCM_MPI_REQ_SEND) ? gcm_mpi_send_start(req, call) :
            gcm_mpi_recv_start(req, call);
 }
@@ -886,8 +891,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
 {
     static const char *call = "MPI_Sendrecv";
     gcm_mpi_req_t *reqs[2];
-    MPI_Status st[2];
-    int rc;
+    int rc, src, rrc;
 
     rc = gcm_mpi_irecv_req(recvbuf, recvcount, recvtype, source, recvtag,
                            comm, 0, call, &reqs[0]);
@@ -907,17 +911,14 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     }
     gcm_mpi_req_wait(reqs[0]);
     gcm_mpi_req_wait(reqs[1]);
-    gcm_mpi_req_finish(reqs[1], NULL, &st[1]);
-    gcm_mpi_req_finish(reqs[0], NULL, &st[0]);
-    if (status != MPI_STATUS_IGNORE) {
-        *status = st[0];
-    }
-    if (st[1].MPI_ERROR != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, st[1].MPI_ERROR, call,
+    src = gcm_mpi_req_finish(reqs[1], NULL, MPI_STATUS_IGNORE);
+    rrc = gcm_mpi_req_finish(reqs[0], NULL, status);
+    if (src != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, src, call,
                              "the send failed: %s", gcm_last_error());
     }
-    if (st[0].MPI_ERROR != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, st[0].MPI_ERROR, call,
+    if (rrc != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, rrc, call,
                              "the receive failed: %s", gcm_last_error());
     }
     return MPI_SUCCESS;

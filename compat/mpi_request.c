@@ -39,6 +39,26 @@ void gcm_mpi_status_empty(MPI_Status *status)
     }
 }
 
+void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
+{
+    int err;
+
+    if (status != MPI_STATUS_IGNORE) {
+        err = status->MPI_ERROR;
+        *status = *src;
+        status->MPI_ERROR = err;
+    }
+}
+
+/* The empty status of a single-completion call (MPI_ERROR left alone). */
+static void gcm_mpi_status_empty_single(MPI_Status *status)
+{
+    MPI_Status empty;
+
+    gcm_mpi_status_empty(&empty);
+    gcm_mpi_status_set(status, &empty);
+}
+
 /*
  * Request objects live in memory that stays request memory for ever
  * (util/util_handle.c), recycled through a small per-thread cache, as the
@@ -174,13 +194,6 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     req->state   = state;
     gcm_mpi_status_empty(&req->status);
     req->complete = (poll == NULL);
-    if (poll != NULL) {
-        /* The check of the nonblocking collective this request is for
-         * (verification mode): collectives on one communicator are not
-         * called concurrently, so it is this call's. */
-        req->gate = comm->coll_gate;
-        comm->coll_gate = NULL;
-    }
     *req_p = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
 }
@@ -252,37 +265,6 @@ static gcm_lco_h gcm_mpi_req_lco(const gcm_mpi_req_t *req)
     return (req->comm != NULL) ? req->comm->lco : NULL;
 }
 
-/*
- * A nonblocking collective in verification mode: its schedule may start
- * only once the check of the call has passed at every member. Returns 1
- * once it has; a failed check completes the request with the mismatch
- * (its schedule never starts, and is freed with it).
- */
-static int gcm_mpi_req_gate(gcm_mpi_req_t *req, int progress)
-{
-    int errclass = MPI_SUCCESS;
-    char *text = NULL;
-
-    if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
-        if (!progress) {
-            return 0;
-        }
-        gcm_lco_progress(gcm_mpi_req_lco(req));
-        if (!gcm_mpi_coll_gate_poll(req->gate, &errclass, &text)) {
-            return 0;
-        }
-    }
-    gcm_mpi_coll_gate_free(req->gate);
-    req->gate = NULL;
-    if (errclass != MPI_SUCCESS) {
-        req->status.MPI_ERROR = errclass;
-        req->errtext = text;
-        req->complete = 1;
-        return 0;
-    }
-    return 1;
-}
-
 /* Completes req if it can without blocking; progress: also advance its
  * endpoint once first. */
 static int gcm_mpi_req_check(gcm_mpi_req_t *req, int progress)
@@ -312,9 +294,6 @@ static int gcm_mpi_req_check(gcm_mpi_req_t *req, int progress)
         req->complete = gcm_mpi_greq_done(req);
         break;
     case GCM_MPI_REQ_GENERIC:
-        if ((req->gate != NULL) && !gcm_mpi_req_gate(req, progress)) {
-            break;
-        }
         if (req->poll(req)) {
             req->complete = 1;
         } else if (progress) {
@@ -355,9 +334,6 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req)
 
 void gcm_mpi_req_release(gcm_mpi_req_t *req)
 {
-    if (req->gate != NULL) {
-        gcm_mpi_coll_gate_free(req->gate);
-    }
     free(req->errtext);
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
@@ -431,9 +407,7 @@ int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
                  (req->errtext != NULL) ? req->errtext : "");
     }
 
-    if (status != MPI_STATUS_IGNORE) {
-        *status = req->status;
-    }
+    gcm_mpi_status_set(status, &req->status);
     if (req->persistent) {
         req->active   = 0;
         req->complete = 0;
@@ -446,6 +420,20 @@ int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
         }
     }
     return err;
+}
+
+/* gcm_mpi_req_finish for the calls with an array of statuses, which set
+ * MPI_ERROR in each (they may return MPI_ERR_IN_STATUS). Nonzero if the
+ * request failed. */
+static int gcm_mpi_req_finish_multi(gcm_mpi_req_t *req, MPI_Request *req_p,
+                                    MPI_Status *status)
+{
+    int err = gcm_mpi_req_finish(req, req_p, status);
+
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_ERROR = err;
+    }
+    return err != MPI_SUCCESS;
 }
 
 /* A request that waits and tests treat as done at once with an empty
@@ -518,7 +506,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     }
     req = gcm_mpi_req_of(*request);
     if (gcm_mpi_req_is_null(req)) {
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     comm = req->comm;
@@ -547,7 +535,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     req = gcm_mpi_req_of(*request);
     if (gcm_mpi_req_is_null(req)) {
         *flag = 1;
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(req);
@@ -576,7 +564,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     req = gcm_mpi_req_of(request);
     if (gcm_mpi_req_is_null(req)) {
         *flag = 1;
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     *flag = gcm_mpi_req_test(req);
@@ -587,8 +575,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
                gcm_mpi_raise(NULL, err, call, "the generalized request's "
                              "query_fn returned error code %d", err);
     }
-    if (*flag && (status != MPI_STATUS_IGNORE)) {
-        *status = req->status;
+    if (*flag) {
+        gcm_mpi_status_set(status, &req->status);
     }
     return MPI_SUCCESS;
 }
@@ -614,7 +602,7 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
         if (req->status.MPI_ERROR != MPI_SUCCESS) {
             errcomm = req->comm;
         }
-        any_error |= (gcm_mpi_req_finish(req, &reqs[i], st) != MPI_SUCCESS);
+        any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
     }
     if (!any_error) {
         return MPI_SUCCESS;
@@ -820,7 +808,7 @@ static int gcm_mpi_any(int count, MPI_Request reqs[], int *index, int *flag,
         if (flag != NULL) {
             *flag = 1;
         }
-        gcm_mpi_status_empty(status);
+        gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
     if (i < 0) {
@@ -884,8 +872,7 @@ static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
             if (req->status.MPI_ERROR != MPI_SUCCESS) {
                 errcomm = req->comm;
             }
-            any_error |= (gcm_mpi_req_finish(req, &reqs[i], st) !=
-                          MPI_SUCCESS);
+            any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
             indices[n++] = i;
         }
     }
@@ -929,6 +916,11 @@ int PMPI_Cancel(MPI_Request *request)
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the persistent request is not active");
     }
+    if (req->kind == GCM_MPI_REQ_GENERIC && req->persistent) {
+        return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
+                             "a persistent collective cannot be cancelled "
+                             "(MPI-4.0 6.13)");
+    }
     if (req->kind == GCM_MPI_REQ_GREQ) {
         rc = gcm_mpi_greq_cancel(req);
         return (rc == MPI_SUCCESS) ? rc :
@@ -958,6 +950,13 @@ int PMPI_Request_free(MPI_Request *request)
     }
     if ((request == NULL) || ((req = gcm_mpi_req_get(*request)) == NULL)) {
         return gcm_mpi_req_bad(call, "the request");
+    }
+    if (req->kind == GCM_MPI_REQ_GENERIC && req->persistent &&
+        req->active) {
+        /* Its schedule runs on buffers the program is about to reuse. */
+        return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
+                             "an active persistent collective cannot be "
+                             "freed: complete it first (MPI-4.0 6.13)");
     }
     *request = MPI_REQUEST_NULL;
     if (req->kind == GCM_MPI_REQ_GREQ) {

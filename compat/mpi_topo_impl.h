@@ -13,10 +13,10 @@
  * know the machine's physical layout, so no other mapping would be better
  * than this one. MPI_Cart_map and MPI_Graph_map report the same identity.
  *
- * Neighbour collectives are raw nonblocking transfers on internal tags (see
- * neighbor_exchange): receives are all posted before any send, so that a
- * process that is its own neighbour (a periodic dimension of size 1, a
- * self-loop) cannot deadlock.
+ * Neighbour collectives are schedules of coll/ (mpi_topo_nbr.c): receives
+ * are all posted before any send, so that a process that is its own
+ * neighbour (a periodic dimension of size 1, a self-loop) cannot
+ * deadlock.
  */
 #ifndef GCM_MPI_TOPO_IMPL_H
 #define GCM_MPI_TOPO_IMPL_H

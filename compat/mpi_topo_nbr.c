@@ -1,11 +1,15 @@
 /*
- * compat/mpi_topo_nbr.c: neighbour collectives: raw nonblocking
- * transfers on internal tags, every receive posted before any send, so
- * that a process that is its own neighbour (a periodic dimension of size
- * 1, a self-loop) cannot deadlock.
+ * compat/mpi_topo_nbr.c: the neighbour collectives (MPI-3.1 7.6, 7.7) in
+ * their blocking, nonblocking and persistent forms (MPI-4.0 8.7), as
+ * schedules of coll/ (coll/coll.h): every receive posted before any send,
+ * so that a process that is its own neighbour (a periodic dimension of
+ * size 1, a self-loop) cannot deadlock, then one fence. The schedule is
+ * run at once, or handed to a request like any nonblocking collective's
+ * (compat/mpi_coll_run.c).
  */
 #include "config.h"
 
+#include "compat/mpi_coll_impl.h"
 #include "compat/mpi_topo_impl.h"
 
 #include <limits.h>
@@ -13,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- neighbour collectives ------------------------------------------------ */
+/* ---- neighbour collectives ----------------------------------------------- */
 
 /* This process's neighbours in the order neighbour collectives use: it
  * receives block k from in[k] and sends block k to out[k]. */
@@ -22,7 +26,7 @@ typedef struct nbr_lists {
     int        outdeg;
     const int *in;
     const int *out;
-    int        cart;   /* tags by direction: see neighbor_exchange */
+    int        cart;   /* tags by direction: see nbr_build */
 } nbr_lists_t;
 
 static int get_neighbors(MPI_Comm comm, const char *call, nbr_lists_t *l)
@@ -56,17 +60,20 @@ static int get_neighbors(MPI_Comm comm, const char *call, nbr_lists_t *l)
     return MPI_SUCCESS;
 }
 
-/* Byte offsets and counts of the blocks of one side of a neighbour
- * collective: block k is counts[k] elements at buf + displs[k] extents
- * (allgather and alltoall pass their fixed strides through these too). */
+/* The blocks of one side of a neighbour collective: block k is counts[k]
+ * (or count) elements of types[k] (or type) at buf + displs[k] extents,
+ * or, w form, at buf + bdispls[k] bytes; allgather and alltoall pass
+ * their fixed strides as stride (displs NULL). */
 typedef struct nbr_side {
-    const void   *buf;
-    MPI_Datatype  type;
-    int           n;
-    const int    *counts;   /* NULL: every block has count */
-    int           count;
-    const int    *displs;   /* NULL: block k at k * stride elements */
-    int           stride;
+    const void         *buf;
+    MPI_Datatype        type;
+    const MPI_Datatype *types;    /* w form */
+    int                 n;
+    const int          *counts;   /* NULL: every block has count */
+    int                 count;
+    const int          *displs;   /* NULL: block k at k * stride elements */
+    const MPI_Aint     *bdispls;  /* w form */
+    int                 stride;
 } nbr_side_t;
 
 static int side_count(const nbr_side_t *s, int k)
@@ -74,28 +81,43 @@ static int side_count(const nbr_side_t *s, int k)
     return (s->counts != NULL) ? s->counts[k] : s->count;
 }
 
-static char *side_block(const nbr_side_t *s, int k)
+static MPI_Datatype side_type(const nbr_side_t *s, int k)
 {
-    MPI_Aint lb, extent;
-    long long at = (s->displs != NULL) ? s->displs[k]
-                                       : (long long)k * s->stride;
-
-    gcm_mpi_type_extent(s->type, &lb, &extent);
-    return (char *)s->buf + at * extent;
+    return (s->types != NULL) ? s->types[k] : s->type;
 }
 
-/* Checks a side's type and counts (send or receive); after it, every
- * block's length fits (xfer_prepare makes them without checks). */
+static void *side_block(const nbr_side_t *s, int k)
+{
+    MPI_Aint lb, extent;
+    long long at;
+
+    if (s->bdispls != NULL) {
+        return gcm_coll_off(s->buf, (ptrdiff_t)s->bdispls[k]);
+    }
+    at = (s->displs != NULL) ? s->displs[k] : (long long)k * s->stride;
+    gcm_mpi_type_extent(s->type, &lb, &extent);
+    return gcm_coll_off(s->buf, (ptrdiff_t)(at * extent));
+}
+
+/* Checks a side's types and counts (send or receive); after it, every
+ * block's length fits (the transfers make them without checks). */
 static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
                       const char *call)
 {
     size_t len;
     int k, rc;
 
-    if (gcm_mpi_type_check(s->type) != 0) {
+    if (s->types == NULL && gcm_mpi_type_check(s->type) != 0) {
         return gcm_mpi_raise(comm, MPI_ERR_TYPE, call,
                              "%stype is not a valid committed datatype",
                              what);
+    }
+    for (k = 0; s->types != NULL && k < s->n; k++) {
+        if (gcm_mpi_type_check(s->types[k]) != 0) {
+            return gcm_mpi_raise(comm, MPI_ERR_TYPE, call,
+                                 "%stypes[%d] is not a valid committed "
+                                 "datatype", what, k);
+        }
     }
     if (s->counts == NULL) {
         if (s->count < 0) {
@@ -104,7 +126,7 @@ static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
         }
         return gcm_mpi_type_bytes(comm, call, s->type, s->count, &len);
     }
-    if (s->n > 0 && s->displs == NULL) {
+    if (s->n > 0 && s->displs == NULL && s->bdispls == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
                              "%s displacements are NULL", what);
     }
@@ -114,7 +136,9 @@ static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
                                  "%scounts[%d] is negative (%d)", what, k,
                                  s->counts[k]);
         }
-        rc = gcm_mpi_type_bytes(comm, call, s->type, s->counts[k], &len);
+        rc = gcm_mpi_type_bytes(comm, call,
+                                (s->types != NULL) ? s->types[k] : s->type,
+                                s->counts[k], &len);
         if (rc != MPI_SUCCESS) {
             return rc;
         }
@@ -122,49 +146,8 @@ static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
     return MPI_SUCCESS;
 }
 
-/* What one block transfer needs: the bytes, and the packed copy when the
- * layout is not contiguous. */
-typedef struct nbr_xfer {
-    void   *bytes;
-    size_t  len;
-    void   *tmp;     /* owned; NULL when bytes points into the user's */
-    char   *user;    /* receive: where to unpack tmp */
-    int     count;
-} nbr_xfer_t;
-
-/* Points x at count elements of type at buf: directly when contiguous,
- * else at a buffer (packed now if pack). 0, or -1 if memory ran out. */
-static int xfer_prepare(nbr_xfer_t *x, MPI_Datatype type, int count,
-                        char *buf, int pack)
-{
-    static char empty;
-    const void *start;
-
-    x->len   = (size_t)count * (size_t)gcm_mpi_type_size(type);
-    x->user  = buf;
-    x->count = count;
-    x->tmp   = NULL;
-    if (x->len == 0) {
-        x->bytes = &empty;   /* a real address for a zero-byte message */
-        return 0;
-    }
-    if (gcm_mpi_type_is_contiguous(type, count, buf, &start)) {
-        x->bytes = (void *)start;
-        return 0;
-    }
-    x->tmp = malloc(x->len);
-    if (x->tmp == NULL) {
-        return -1;
-    }
-    if (pack) {
-        gcm_mpi_type_pack(type, count, buf, x->tmp);
-    }
-    x->bytes = x->tmp;
-    return 0;
-}
-
 /*
- * The engine of the four neighbour collectives: block k of send goes to
+ * The schedule of the neighbour collectives: block k of send goes to
  * out[k], block k of recv comes from in[k]; MPI_PROC_NULL neighbours are
  * skipped (their receive blocks are left as they are). shared_send: every
  * out-neighbour gets the same block (allgather), packed once.
@@ -177,95 +160,65 @@ static int xfer_prepare(nbr_xfer_t *x, MPI_Datatype type, int count,
  * neighbour's source block, and what it sends towards -1 as its
  * destination block. So Cartesian messages carry one tag per direction.
  */
-static int neighbor_exchange(MPI_Comm comm, const char *call,
-                             const nbr_lists_t *l, const nbr_side_t *send,
-                             int shared_send, const nbr_side_t *recv)
+static void nbr_build(coll_sched_t *s, MPI_Comm comm, const nbr_lists_t *l,
+                      const nbr_side_t *send, int shared_send,
+                      const nbr_side_t *recv)
 {
-    int tag_up   = gcm_mpi_coll_tag(comm);  /* sent towards +1 (or all) */
-    int tag_down = gcm_mpi_coll_tag(comm);  /* sent towards -1 */
-    nbr_xfer_t *rx = calloc((size_t)l->indeg + 1, sizeof(*rx));
-    nbr_xfer_t *sx = calloc((size_t)l->outdeg + 1, sizeof(*sx));
-    gcm_request_h *reqs = calloc((size_t)l->indeg + (size_t)l->outdeg + 1,
-                                 sizeof(*reqs));
-    gcm_status_t st = GCM_OK;
-    int k, nreq = 0, rc = MPI_SUCCESS, nsx = 0, nrx = 0;
+    coll_grp_t up = gcm_mpi_coll_grp(comm);    /* sent towards +1 (or all) */
+    coll_grp_t down = gcm_mpi_coll_grp(comm);  /* sent towards -1 */
+    const void *shared = NULL;
+    size_t shared_len = 0;
+    int k, nout = 0;
 
-    if (rx == NULL || sx == NULL || reqs == NULL) {
-        rc = gcm_mpi_topo_no_mem(comm, call);
-        goto out;
-    }
-    for (k = 0; k < l->indeg && st == GCM_OK; k++) {
+    for (k = 0; k < l->indeg; k++) {
         /* Cartesian: block 2d comes from the source, which sent it
          * towards +1; block 2d + 1 from the destination, towards -1. */
-        int tag = (l->cart && (k % 2) == 1) ? tag_down : tag_up;
-
-        if (l->in[k] == MPI_PROC_NULL) {
-            continue;
+        if (l->in[k] != MPI_PROC_NULL) {
+            gcm_coll_recv(s, (l->cart && (k % 2) == 1) ? &down : &up,
+                          side_block(recv, k), side_count(recv, k),
+                          CT(side_type(recv, k)), l->in[k]);
         }
-        if (xfer_prepare(&rx[nrx], recv->type, side_count(recv, k),
-                         side_block(recv, k), 0) != 0) {
-            rc = gcm_mpi_topo_no_mem(comm, call);
-            goto out;
-        }
-        st = gcm_mpi_irecv_bytes(comm, rx[nrx].bytes, rx[nrx].len, l->in[k],
-                                 tag, &reqs[nreq++]);
-        nrx++;
     }
-    for (k = 0; k < l->outdeg && st == GCM_OK; k++) {
+    for (k = 0; k < l->outdeg; k++) {
+        nout += (l->out[k] != MPI_PROC_NULL);
+    }
+    if (shared_send && nout > 1) {
+        /* One packed copy of the block, made when the schedule runs
+         * (so a persistent request sends the buffer's new contents). */
+        shared_len = (size_t)send->count *
+                     (size_t)gcm_mpi_type_size(send->type);
+        shared = gcm_coll_alloc(s, shared_len);
+        if (shared == NULL) {
+            return;
+        }
+        gcm_coll_copy(s, send->buf, send->count, CT(send->type), 0,
+                      (void *)shared, 0, NULL, shared_len);
+    }
+    for (k = 0; k < l->outdeg; k++) {
         /* Cartesian: block 2d goes to the source (towards -1). */
-        int tag = (l->cart && (k % 2) == 0) ? tag_down : tag_up;
-        nbr_xfer_t *x;
+        const coll_grp_t *g = (l->cart && (k % 2) == 0) ? &down : &up;
 
         if (l->out[k] == MPI_PROC_NULL) {
             continue;
         }
-        if (shared_send && nsx > 0) {
-            x = &sx[0];
+        if (shared != NULL) {
+            gcm_coll_send_raw(s, g, shared, shared_len, l->out[k]);
         } else {
-            if (xfer_prepare(&sx[nsx], send->type, side_count(send, k),
-                             side_block(send, k), 1) != 0) {
-                rc = gcm_mpi_topo_no_mem(comm, call);
-                goto out;
-            }
-            x = &sx[nsx++];
-        }
-        st = gcm_mpi_isend_bytes(comm, x->bytes, x->len, l->out[k], tag,
-                                 &reqs[nreq++]);
-    }
-out:
-    if (nreq > 0) {
-        gcm_status_t wst = gcm_waitall(nreq, reqs, NULL);
-
-        if (st == GCM_OK) {
-            st = wst;
+            gcm_coll_send(s, g, side_block(send, shared_send ? 0 : k),
+                          side_count(send, k), CT(side_type(send, k)),
+                          l->out[k]);
         }
     }
-    if (rc == MPI_SUCCESS && st != GCM_OK) {
-        rc = gcm_mpi_raise(comm, gcm_mpi_errclass(st), call,
-                           "neighbour exchange: %s", gcm_status_string(st));
-    }
-    for (k = 0; k < nrx; k++) {
-        if (rx[k].tmp != NULL) {
-            if (rc == MPI_SUCCESS) {
-                gcm_mpi_type_unpack(recv->type, rx[k].count, rx[k].tmp,
-                                    rx[k].len, rx[k].user);
-            }
-            free(rx[k].tmp);
-        }
-    }
-    for (k = 0; k < nsx; k++) {
-        free(sx[k].tmp);
-    }
-    free(rx);
-    free(sx);
-    free(reqs);
-    return rc;
+    gcm_coll_fence(s);
 }
 
-/* The checks and the exchange common to the four calls. */
-static int neighbor_coll(MPI_Comm comm, const char *call, nbr_side_t *send,
-                         int shared_send, nbr_side_t *recv)
+/* The checks, the verification and the schedule of a neighbour
+ * collective of kind, in mode. */
+static int neighbor_coll(MPI_Comm comm, int kind, int mode, MPI_Info info,
+                         MPI_Request *request, const char *call,
+                         nbr_side_t *send, int shared_send, nbr_side_t *recv)
 {
+    coll_sched_t stack, *s;
     nbr_lists_t l;
     int rc = get_neighbors(comm, call, &l);
 
@@ -283,10 +236,48 @@ static int neighbor_coll(MPI_Comm comm, const char *call, nbr_side_t *send,
     if (rc == MPI_SUCCESS) {
         rc = check_side(comm, recv, "recv", call);
     }
-    if (rc != MPI_SUCCESS) {
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = kind,
+            COLL_VFY_MODE(mode), .sbuf = send->buf, .scount = send->count,
+            .scounts = send->counts, .stype = send->type,
+            .stypes = send->types, .rbuf = recv->buf, .rcount = recv->count,
+            .rcounts = recv->counts, .rtype = recv->type,
+            .rtypes = recv->types, .indeg = l.indeg, .outdeg = l.outdeg,
+            .nin = l.in, .nout = l.out, .ncart = l.cart);
+    }
+    if (rc != MPI_SUCCESS ||
+        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
         return rc;
     }
-    return neighbor_exchange(comm, call, &l, send, shared_send, recv);
+    nbr_build(s, comm, &l, send, shared_send, recv);
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+}
+
+/* ---- the MPI functions ----------------------------------------------------
+ *
+ * Each in its three forms, the arguments turned into sides first. The
+ * arrays of the v and w forms may be NULL where there are no neighbours
+ * to describe.
+ */
+
+static const int nbr_none[1] = { 0 };
+
+static int nbr_allgather(const void *sendbuf, int sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                         MPI_Info info, MPI_Request *request,
+                         const char *call)
+{
+    nbr_side_t send = { sendbuf, sendtype, NULL, 0, NULL, sendcount, NULL,
+                        NULL, 0 };
+    nbr_side_t recv = { recvbuf, recvtype, NULL, 0, NULL, recvcount, NULL,
+                        NULL, recvcount };
+
+    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLGATHER, mode, info,
+                         request, call, &send, 1, &recv);
 }
 
 int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
@@ -294,54 +285,195 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
                             int recvcount, MPI_Datatype recvtype,
                             MPI_Comm comm)
 {
-    nbr_side_t send = { sendbuf, sendtype, 0, NULL, sendcount, NULL, 0 };
-    nbr_side_t recv = { recvbuf, recvtype, 0, NULL, recvcount, NULL,
-                        recvcount };
-
-    return neighbor_coll(comm, "MPI_Neighbor_allgather", &send, 1, &recv);
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                         "MPI_Neighbor_allgather");
 }
 GCM_MPI_ALIAS(Neighbor_allgather)
 
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, void *recvbuf,
-                             const int recvcounts[], const int displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm)
+                             int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Neighbor_allgatherv";
-    static const int none[1] = { 0 };
-    nbr_side_t send = { sendbuf, sendtype, 0, NULL, sendcount, NULL, 0 };
-    nbr_side_t recv = { recvbuf, recvtype, 0, recvcounts, 0, displs, 0 };
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, comm, COLL_NONBLOCKING, MPI_INFO_NULL,
+                         request, "MPI_Ineighbor_allgather");
+}
+GCM_MPI_ALIAS(Ineighbor_allgather)
+
+int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
+                                 MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                         recvtype, comm, COLL_PERSISTENT, info, request,
+                         "MPI_Neighbor_allgather_init");
+}
+GCM_MPI_ALIAS(Neighbor_allgather_init)
+
+static int nbr_allgatherv(const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf,
+                          const int recvcounts[], const int displs[],
+                          MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                          MPI_Info info, MPI_Request *request,
+                          const char *call)
+{
+    nbr_side_t send = { sendbuf, sendtype, NULL, 0, NULL, sendcount, NULL,
+                        NULL, 0 };
+    nbr_side_t recv = { recvbuf, recvtype, NULL, 0, recvcounts, 0, displs,
+                        NULL, 0 };
     nbr_lists_t l;
     int rc = get_neighbors(comm, call, &l);
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    /* The arrays may be NULL where there are no in-neighbours. */
     if (l.indeg > 0 && recvcounts == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
     }
     if (recvcounts == NULL) {
-        recv.counts = none;
-        recv.displs = none;
+        recv.counts = nbr_none;
+        recv.displs = nbr_none;
     }
-    return neighbor_coll(comm, call, &send, 1, &recv);
+    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLGATHERV, mode, info,
+                         request, call, &send, 1, &recv);
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[],
+                             MPI_Datatype recvtype, MPI_Comm comm)
+{
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, COLL_BLOCKING,
+                          MPI_INFO_NULL, NULL, "MPI_Neighbor_allgatherv");
 }
 GCM_MPI_ALIAS(Neighbor_allgatherv)
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf,
+                              const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, COLL_NONBLOCKING,
+                          MPI_INFO_NULL, request, "MPI_Ineighbor_allgatherv");
+}
+GCM_MPI_ALIAS(Ineighbor_allgatherv)
+
+int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
+                                  MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int displs[],
+                                  MPI_Datatype recvtype, MPI_Comm comm,
+                                  MPI_Info info, MPI_Request *request)
+{
+    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                          displs, recvtype, comm, COLL_PERSISTENT, info,
+                          request, "MPI_Neighbor_allgatherv_init");
+}
+GCM_MPI_ALIAS(Neighbor_allgatherv_init)
+
+static int nbr_alltoall(const void *sendbuf, int sendcount,
+                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                        MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                        MPI_Info info, MPI_Request *request, const char *call)
+{
+    nbr_side_t send = { sendbuf, sendtype, NULL, 0, NULL, sendcount, NULL,
+                        NULL, sendcount };
+    nbr_side_t recv = { recvbuf, recvtype, NULL, 0, NULL, recvcount, NULL,
+                        NULL, recvcount };
+
+    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLTOALL, mode, info,
+                         request, call, &send, 0, &recv);
+}
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
                            MPI_Datatype sendtype, void *recvbuf,
                            int recvcount, MPI_Datatype recvtype,
                            MPI_Comm comm)
 {
-    nbr_side_t send = { sendbuf, sendtype, 0, NULL, sendcount, NULL,
-                        sendcount };
-    nbr_side_t recv = { recvbuf, recvtype, 0, NULL, recvcount, NULL,
-                        recvcount };
-
-    return neighbor_coll(comm, "MPI_Neighbor_alltoall", &send, 0, &recv);
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                        "MPI_Neighbor_alltoall");
 }
 GCM_MPI_ALIAS(Neighbor_alltoall)
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Request *request)
+{
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, COLL_NONBLOCKING, MPI_INFO_NULL,
+                        request, "MPI_Ineighbor_alltoall");
+}
+GCM_MPI_ALIAS(Ineighbor_alltoall)
+
+int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, void *recvbuf,
+                                int recvcount, MPI_Datatype recvtype,
+                                MPI_Comm comm, MPI_Info info,
+                                MPI_Request *request)
+{
+    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                        recvtype, comm, COLL_PERSISTENT, info, request,
+                        "MPI_Neighbor_alltoall_init");
+}
+GCM_MPI_ALIAS(Neighbor_alltoall_init)
+
+/* The v (types NULL, element displacements) and w (byte displacements)
+ * forms of neighbour alltoall. */
+static int nbr_alltoallvw(int w, const void *sendbuf,
+                          const int sendcounts[], const int sdispls[],
+                          const MPI_Aint sbdispls[],
+                          MPI_Datatype sendtype,
+                          const MPI_Datatype sendtypes[], void *recvbuf,
+                          const int recvcounts[], const int rdispls[],
+                          const MPI_Aint rbdispls[], MPI_Datatype recvtype,
+                          const MPI_Datatype recvtypes[], MPI_Comm comm,
+                          int mode, MPI_Info info, MPI_Request *request,
+                          const char *call)
+{
+    static const MPI_Aint none[1] = { 0 };
+    nbr_side_t send = { sendbuf, sendtype, sendtypes, 0, sendcounts, 0,
+                        sdispls, sbdispls, 0 };
+    nbr_side_t recv = { recvbuf, recvtype, recvtypes, 0, recvcounts, 0,
+                        rdispls, rbdispls, 0 };
+    nbr_lists_t l;
+    int rc = get_neighbors(comm, call, &l);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((l.outdeg > 0 && (sendcounts == NULL || (w && sendtypes == NULL))) ||
+        (l.indeg > 0 && (recvcounts == NULL || (w && recvtypes == NULL)))) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
+                             "sendcounts, recvcounts%s is NULL",
+                             w ? ", sendtypes or recvtypes" : " or another "
+                             "array");
+    }
+    if (l.outdeg == 0) {
+        send.counts = nbr_none;
+        send.displs = nbr_none;
+        send.bdispls = w ? none : NULL;
+        send.types = NULL;
+        send.type = MPI_BYTE;
+    }
+    if (l.indeg == 0) {
+        recv.counts = nbr_none;
+        recv.displs = nbr_none;
+        recv.bdispls = w ? none : NULL;
+        recv.types = NULL;
+        recv.type = MPI_BYTE;
+    }
+    return neighbor_coll(comm, w ? GCM_MPI_COLL_NEIGHBOR_ALLTOALLW :
+                               GCM_MPI_COLL_NEIGHBOR_ALLTOALLV,
+                         mode, info, request, call, &send, 0, &recv);
+}
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
                             const int sdispls[], MPI_Datatype sendtype,
@@ -349,30 +481,80 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
                             const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm)
 {
-    static const char call[] = "MPI_Neighbor_alltoallv";
-    static const int none[1] = { 0 };
-    nbr_side_t send = { sendbuf, sendtype, 0, sendcounts, 0, sdispls, 0 };
-    nbr_side_t recv = { recvbuf, recvtype, 0, recvcounts, 0, rdispls, 0 };
-    nbr_lists_t l;
-    int rc = get_neighbors(comm, call, &l);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    /* Arrays may be NULL where there are no neighbours to describe. */
-    if ((l.outdeg > 0 && sendcounts == NULL) ||
-        (l.indeg > 0 && recvcounts == NULL)) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
-                             "sendcounts or recvcounts is NULL");
-    }
-    if (sendcounts == NULL) {
-        send.counts = none;
-        send.displs = none;
-    }
-    if (recvcounts == NULL) {
-        recv.counts = none;
-        recv.displs = none;
-    }
-    return neighbor_coll(comm, call, &send, 0, &recv);
+    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
+                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
+                          NULL, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
+                          "MPI_Neighbor_alltoallv");
 }
 GCM_MPI_ALIAS(Neighbor_alltoallv)
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
+                             const int sdispls[], MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype,
+                             MPI_Comm comm, MPI_Request *request)
+{
+    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
+                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
+                          NULL, comm, COLL_NONBLOCKING, MPI_INFO_NULL, request,
+                          "MPI_Ineighbor_alltoallv");
+}
+GCM_MPI_ALIAS(Ineighbor_alltoallv)
+
+int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                 const int sdispls[], MPI_Datatype sendtype,
+                                 void *recvbuf, const int recvcounts[],
+                                 const int rdispls[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
+                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
+                          NULL, comm, COLL_PERSISTENT, info, request,
+                          "MPI_Neighbor_alltoallv_init");
+}
+GCM_MPI_ALIAS(Neighbor_alltoallv_init)
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                            const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf,
+                            const int recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
+                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
+                          MPI_BYTE, recvtypes, comm, COLL_BLOCKING,
+                          MPI_INFO_NULL, NULL, "MPI_Neighbor_alltoallw");
+}
+GCM_MPI_ALIAS(Neighbor_alltoallw)
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                             const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf,
+                             const int recvcounts[],
+                             const MPI_Aint rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm,
+                             MPI_Request *request)
+{
+    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
+                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
+                          MPI_BYTE, recvtypes, comm, COLL_NONBLOCKING,
+                          MPI_INFO_NULL, request, "MPI_Ineighbor_alltoallw");
+}
+GCM_MPI_ALIAS(Ineighbor_alltoallw)
+
+int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                 const MPI_Aint sdispls[],
+                                 const MPI_Datatype sendtypes[],
+                                 void *recvbuf, const int recvcounts[],
+                                 const MPI_Aint rdispls[],
+                                 const MPI_Datatype recvtypes[],
+                                 MPI_Comm comm, MPI_Info info,
+                                 MPI_Request *request)
+{
+    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
+                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
+                          MPI_BYTE, recvtypes, comm, COLL_PERSISTENT, info,
+                          request, "MPI_Neighbor_alltoallw_init");
+}
+GCM_MPI_ALIAS(Neighbor_alltoallw_init)

@@ -98,8 +98,8 @@ struct gcm_mpi_pair_long_double_int { long double v; int i; };
     GCM_DT_PAIR(short_int, GCM_MPI_BASIC_SHORT_INT)
 #define GCM_DT_INFO_long_double_int \
     GCM_DT_PAIR(long_double_int, GCM_MPI_BASIC_LONG_DOUBLE_INT)
-#define GCM_DT_INFO_cname          GCM_DT_OPAQUE(32)
-#define GCM_DT_INFO_slotname       GCM_DT_OPAQUE(40)
+#define GCM_DT_INFO_cname          GCM_DT_OPAQUE(MPIX_CNAME_SIZE)
+#define GCM_DT_INFO_slotname       GCM_DT_OPAQUE(MPIX_SLOTNAME_SIZE)
 
 /* The name is stringised here, before MPI_INT etc. expand as macros; the
  * description is expanded into separate arguments by GCM_DT_EXPAND. */

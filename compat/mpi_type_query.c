@@ -281,6 +281,21 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
 }
 GCM_MPI_ALIAS(Get_address)
 
+/* Address arithmetic (MPI-3.1 4.1.5) as the machine does it: in unsigned
+ * integers, so that it wraps where C's signed arithmetic would be
+ * undefined. */
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+GCM_MPI_ALIAS(Aint_add)
+
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
+GCM_MPI_ALIAS(Aint_diff)
+
 /* The checks of Get_count and Get_elements; *bytes is what was received. */
 static int check_status_query(const MPI_Status *status,
                               MPI_Datatype datatype, const void *count,

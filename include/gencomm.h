@@ -69,8 +69,8 @@ typedef enum {
 #define GCM_MAX_SLOTS (1 << 24)
 
 /** Size in bytes of an LCO name and of a slot name. */
-#define GCM_NAME_SIZE     32
-#define GCM_SLOTNAME_SIZE 40
+#define GCM_NAME_SIZE     48
+#define GCM_SLOTNAME_SIZE 56
 
 /** Opaque handle of a local communicator object. */
 typedef struct gcm_lco *gcm_lco_h;
@@ -85,7 +85,14 @@ typedef struct gcm_request_handle *gcm_request_h;
 
 /**
  * The name of an LCO: a plain-data capability to send to it. Copy it with
- * memcpy or send it as GCM_NAME_SIZE bytes; its layout is private.
+ * memcpy or send it as GCM_NAME_SIZE bytes. It carries the identity of the
+ * job that made it (64 random bits: two jobs never share one), the rank of
+ * the process and the endpoint the LCO lives on, the LCO's id, generation
+ * and capability token, and a contact (IPv4 address and port) where a
+ * process of another job asks for the endpoint's worker address: a name
+ * works in any job of any host that can reach that address, sent as bytes
+ * over anything. Its exact layout is fixed (little-endian, lco/lco_name.c)
+ * but not part of the interface.
  */
 typedef struct gcm_name {
     unsigned char bytes[GCM_NAME_SIZE];
@@ -190,8 +197,13 @@ GCM_EXPORT gcm_status_t gcm_lco_name(gcm_lco_h lco, gcm_name_t *name_p);
 /**
  * @brief Append count send slots; slot i targets receive slot rslots[i] of
  * the LCO named names[i]. The receive slot need not exist yet. Local: sends
- * no message. More than GCM_MAX_SLOTS send slots in all is
- * GCM_ERR_INVALID_PARAM, and adds none. Thread-safe.
+ * no message. A name may come from another job (started separately, on
+ * this host or another): the first send on its slot asks the name's
+ * contact for the endpoint's address and connects, and fails with
+ * GCM_ERR_PEER_FAILED if that process has ended (within
+ * GENCOMM_CONNECT_TIMEOUT seconds when nothing answers). More than
+ * GCM_MAX_SLOTS send slots in all is GCM_ERR_INVALID_PARAM, and adds none.
+ * Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
                                                const gcm_name_t names[],
@@ -351,8 +363,9 @@ GCM_EXPORT gcm_status_t gcm_lco_offer(gcm_lco_h via, int via_slot, int tag,
  * via with tag tag (blocking) and append to lco a send slot that targets
  * the offered slot; its index is stored in *slot_p.
  *
- * A message that is not a slot name of this job gives
- * GCM_ERR_INVALID_PARAM (the message is consumed, no slot is added). A
+ * A message that is not a slot name gives GCM_ERR_INVALID_PARAM (the
+ * message is consumed, no slot is added); a slot name of another job
+ * targets that job's slot. A
  * well-formed name the target's process did not issue (forged or stale
  * token, freed LCO) adds the slot; the first send on it fails with
  * GCM_ERR_BAD_TOKEN or GCM_ERR_NO_SUCH_LCO. Thread-safe; the index is

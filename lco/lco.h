@@ -22,7 +22,9 @@ typedef struct gcm_lco_ref {
     uint32_t id;
     uint32_t gen;
     uint64_t token;
-    uint32_t job;       /* hash of the job id: names do not cross jobs */
+    uint64_t job;       /* the job's identity (boot/: never 0) */
+    uint32_t ip4;       /* contact of the named process (threads/) */
+    uint16_t port;
     int32_t  rslot;     /* slot names only */
 } gcm_lco_ref_t;
 

@@ -14,7 +14,7 @@
 struct gcm_lco_proc {
     atomic_int       initialized;
     struct gcm_lco   world;
-    uint32_t         job;        /* hash of the job id */
+    uint64_t         job;        /* the job's identity (boot/) */
     int              rank;
     int              size;
     pthread_mutex_t  list_lock;  /* protects lcos */

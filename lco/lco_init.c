@@ -20,7 +20,6 @@ struct gcm_lco_proc gcm_lco_proc = {
 gcm_status_t gcm_init(int *argc_p, char ***argv_p)
 {
     gcm_slots_pattern_t world;
-    const char *jobid;
     gcm_port_t *port;
     gcm_status_t status;
 
@@ -37,8 +36,6 @@ gcm_status_t gcm_init(int *argc_p, char ***argv_p)
     }
     gcm_lco_proc.rank = gcm_boot_rank();
     gcm_lco_proc.size = gcm_boot_size();
-    jobid        = gcm_boot_jobid();
-    gcm_lco_proc.job  = (uint32_t)gcm_hash64(jobid, strlen(jobid));
     gcm_list_init(&gcm_lco_proc.lcos);
 
     status = gcm_slots_init();
@@ -65,6 +62,14 @@ gcm_status_t gcm_init(int *argc_p, char ***argv_p)
         gcm_fail(status, "gcm_init", "exchange with the launcher failed");
         goto err_world;
     }
+    /* The job's secret, from process 0 through the launcher: the tokens
+     * of what the library builds, and the job's identity in names. */
+    status = gcm_boot_secret_fetch();
+    if (status != GCM_OK) {
+        goto err_world;
+    }
+    gcm_lco_proc.job = gcm_boot_job_ident();
+    gcm_slots_job_ready(port);
     atomic_store_explicit(&gcm_lco_proc.initialized, 1, memory_order_release);
     return GCM_OK;
 

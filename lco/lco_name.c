@@ -1,14 +1,19 @@
 /*
  * lco/lco_name.c: names are plain bytes in a fixed little-endian layout,
  *
- *   0  u16 magic 0x4347 ("GC")   2  u8 version   3  u8 kind (1 LCO, 2 slot)
- *   4  u32 process               8  u16 endpoint 10 u16 reserved (0)
+ *   0  u16 magic 0x4347 ("GC")   2  u8 version 2  3  u8 kind (1 LCO, 2 slot)
+ *   4  u32 process (its rank in its job)
+ *   8  u16 endpoint              10 u16 contact port (0: none)
  *   12 u32 LCO id                16 u32 generation
- *   20 u64 capability token      28 u32 job hash
- *   slot names add: 32 i32 receive slot, 36 u32 reserved (0)
+ *   20 u64 capability token      28 u32 contact IPv4 address
+ *   32 u64 job identity          40 u64 reserved (0)
+ *   slot names add: 48 i32 receive slot, 52 u32 reserved (0)
  *
  * so that a name copied between processes of different builds still reads
  * the same, and so that bytes that are not a name are recognised as such.
+ * The job identity tells a name of this job from one of another; the
+ * contact is where a process of another job asks for the worker address
+ * of the named endpoint (threads/thr_procs.c).
  */
 #include "config.h"
 
@@ -17,7 +22,7 @@
 #include <string.h>
 
 #define GCM_NAME_MAGIC   0x4347u
-#define GCM_NAME_VERSION 1u
+#define GCM_NAME_VERSION 2u
 
 static void gcm_put16(unsigned char *p, uint16_t v)
 {
@@ -78,11 +83,13 @@ static void gcm_lco_encode_common(const gcm_lco_ref_t *ref, int kind,
     p[3] = (unsigned char)kind;
     gcm_put32(p + 4, ref->proc);
     gcm_put16(p + 8, ref->ep);
-    gcm_put16(p + 10, 0);
+    gcm_put16(p + 10, ref->port);
     gcm_put32(p + 12, ref->id);
     gcm_put32(p + 16, ref->gen);
     gcm_put64(p + 20, ref->token);
-    gcm_put32(p + 28, ref->job);
+    gcm_put32(p + 28, ref->ip4);
+    gcm_put64(p + 32, ref->job);
+    gcm_put64(p + 40, 0);
 }
 
 static gcm_status_t gcm_lco_decode_common(const unsigned char *p, int kind,
@@ -102,8 +109,12 @@ static gcm_status_t gcm_lco_decode_common(const unsigned char *p, int kind,
                "belongs" : "an LCO name where a slot name belongs";
         return GCM_ERR_INVALID_PARAM;
     }
-    if (gcm_get16(p + 10) != 0) {
+    if (gcm_get64(p + 40) != 0) {
         *why = "reserved bytes of the name are not zero";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if (gcm_get64(p + 32) == 0) {
+        *why = "a name of no job";
         return GCM_ERR_INVALID_PARAM;
     }
     ref->kind  = kind;
@@ -112,7 +123,9 @@ static gcm_status_t gcm_lco_decode_common(const unsigned char *p, int kind,
     ref->id    = gcm_get32(p + 12);
     ref->gen   = gcm_get32(p + 16);
     ref->token = gcm_get64(p + 20);
-    ref->job   = gcm_get32(p + 28);
+    ref->port  = gcm_get16(p + 10);
+    ref->ip4   = gcm_get32(p + 28);
+    ref->job   = gcm_get64(p + 32);
     ref->rslot = 0;
     return GCM_OK;
 }
@@ -125,8 +138,8 @@ void gcm_lco_name_encode(const gcm_lco_ref_t *ref, gcm_name_t *name)
 void gcm_lco_slotname_encode(const gcm_lco_ref_t *ref, gcm_slotname_t *name)
 {
     gcm_lco_encode_common(ref, GCM_DEST_SLOT, name->bytes);
-    gcm_put32(name->bytes + 32, (uint32_t)ref->rslot);
-    gcm_put32(name->bytes + 36, 0);
+    gcm_put32(name->bytes + GCM_NAME_SIZE, (uint32_t)ref->rslot);
+    gcm_put32(name->bytes + GCM_NAME_SIZE + 4, 0);
 }
 
 gcm_status_t gcm_lco_name_decode(const gcm_name_t *name, gcm_lco_ref_t *ref,
@@ -144,8 +157,9 @@ gcm_status_t gcm_lco_slotname_decode(const gcm_slotname_t *name,
     if (status != GCM_OK) {
         return status;
     }
-    ref->rslot = (int32_t)gcm_get32(name->bytes + 32);
-    if ((ref->rslot < 0) || (gcm_get32(name->bytes + 36) != 0)) {
+    ref->rslot = (int32_t)gcm_get32(name->bytes + GCM_NAME_SIZE);
+    if ((ref->rslot < 0) ||
+        (gcm_get32(name->bytes + GCM_NAME_SIZE + 4) != 0)) {
         *why = "slot name with a negative slot or non-zero reserved bytes";
         return GCM_ERR_INVALID_PARAM;
     }

@@ -144,6 +144,8 @@ gcm_status_t gcm_lco_free(gcm_lco_h *lco_p)
 
 static void gcm_lco_ref_of(const struct gcm_lco *lco, gcm_lco_ref_t *ref)
 {
+    gcm_thr_contact_t contact;
+
     memset(ref, 0, sizeof(*ref));
     ref->proc  = (uint32_t)gcm_lco_proc.rank;
     ref->ep    = (uint16_t)lco->port->endpoint->index;
@@ -151,6 +153,12 @@ static void gcm_lco_ref_of(const struct gcm_lco *lco, gcm_lco_ref_t *ref)
     ref->gen   = lco->port->gen;
     ref->token = lco->port->token;
     ref->job   = gcm_lco_proc.job;
+    /* Where a process of another job asks for this endpoint's address:
+     * the service starts with the first name this process makes. */
+    if (gcm_thr_contact_self(&contact) == GCM_OK) {
+        ref->ip4  = contact.ip4;
+        ref->port = contact.port;
+    }
 }
 
 gcm_status_t gcm_lco_name(gcm_lco_h lco, gcm_name_t *name_p)
@@ -200,19 +208,33 @@ gcm_status_t gcm_slot_name(gcm_lco_h lco, int rslot, gcm_slotname_t *name_p)
     return GCM_OK;
 }
 
-/* Checks a decoded name against this job before it becomes a send slot. */
+/* Checks a decoded name before it becomes a send slot, and turns the
+ * process it names (a rank of its job) into this process's index of it:
+ * the rank itself in this job, a process of another job's index from
+ * the job size up (learnt now, reached through the name's contact). */
 static gcm_status_t gcm_lco_check_ref(const char *call, int index,
-                                      const gcm_lco_ref_t *ref)
+                                      gcm_lco_ref_t *ref)
 {
-    if (ref->job != gcm_lco_proc.job) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "name %d comes from another job", index);
+    gcm_thr_contact_t contact;
+    int proc;
+
+    if (ref->job == gcm_lco_proc.job) {
+        if (ref->proc >= (uint32_t)gcm_lco_proc.size) {
+            return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                            "name %d names process %u of a %d-process job",
+                            index, ref->proc, gcm_lco_proc.size);
+        }
+        return GCM_OK;
     }
-    if (ref->proc >= (uint32_t)gcm_lco_proc.size) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "name %d names process %u of a %d-process job",
-                        index, ref->proc, gcm_lco_proc.size);
+    contact.ip4  = ref->ip4;
+    contact.port = ref->port;
+    proc = gcm_thr_proc_lookup(ref->job, ref->proc, &contact);
+    if (proc < 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "name %d, of rank %u "
+                        "of job %016llx: %s", index, ref->proc,
+                        (unsigned long long)ref->job, gcm_last_error());
     }
+    ref->proc = (uint32_t)proc;
     return GCM_OK;
 }
 

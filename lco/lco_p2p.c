@@ -102,13 +102,15 @@ static void gcm_empty_status(gcm_msg_status_t *status_p)
     }
 }
 
-gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
+/* gcm_wait on behalf of call (whose name the error text gives). */
+static gcm_status_t gcm_wait_as(const char *call, gcm_request_h *req_p,
+                                gcm_msg_status_t *status_p)
 {
     struct gcm_request *req;
 
-    GCM_CHECK_INIT("gcm_wait");
+    GCM_CHECK_INIT(call);
     if (req_p == NULL) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_wait", "req_p is NULL");
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
     }
     if (*req_p == GCM_REQUEST_NULL) {
         gcm_empty_status(status_p);
@@ -116,10 +118,15 @@ gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
     }
     req = gcm_slots_req_get(*req_p);
     if (gcm_unlikely(req == NULL)) {
-        return gcm_stale("gcm_wait");
+        return gcm_stale(call);
     }
     gcm_lco_thr_wait(req->endpoint, gcm_slots_req_done, req);
-    return gcm_finish("gcm_wait", req, req_p, status_p);
+    return gcm_finish(call, req, req_p, status_p);
+}
+
+gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
+{
+    return gcm_wait_as("gcm_wait", req_p, status_p);
 }
 
 gcm_status_t gcm_test(gcm_request_h *req_p, int *flag_p,
@@ -306,7 +313,7 @@ gcm_status_t gcm_send(gcm_lco_h lco, const void *buf, size_t len, int slot,
     gcm_request_h req;
     gcm_status_t status = gcm_isend(lco, buf, len, slot, tag, &req);
 
-    return (status != GCM_OK) ? status : gcm_wait(&req, NULL);
+    return (status != GCM_OK) ? status : gcm_wait_as("gcm_send", &req, NULL);
 }
 
 gcm_status_t gcm_recv(gcm_lco_h lco, void *buf, size_t len, int slot,
@@ -315,7 +322,8 @@ gcm_status_t gcm_recv(gcm_lco_h lco, void *buf, size_t len, int slot,
     gcm_request_h req;
     gcm_status_t status = gcm_irecv(lco, buf, len, slot, tag, &req);
 
-    return (status != GCM_OK) ? status : gcm_wait(&req, status_p);
+    return (status != GCM_OK) ? status :
+           gcm_wait_as("gcm_recv", &req, status_p);
 }
 
 gcm_status_t gcm_progress(void)

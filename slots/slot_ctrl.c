@@ -189,16 +189,20 @@ static void gcm_slots_ctrl_sent_cb(void *ucx_req, ucs_status_t ucs,
  * if that is how this connection goes, else over UCX; best effort: a
  * sender that is gone needs no answer. Lock held. */
 static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
-                                   int ep, const gcm_slots_ctrl_t *msg)
+                                   int ep, const gcm_slots_ctrl_t *in)
 {
     gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, proc, ep);
-    gcm_slots_ctrl_t *ctrl;
+    gcm_slots_ctrl_t *ctrl, claim = *in;
+    const gcm_slots_ctrl_t *msg = &claim;
     ucp_request_param_t param;
     void *ucx_req;
 
     if ((conn == NULL) || (conn->failed != GCM_OK)) {
         return;
     }
+    claim.src_proc = (uint32_t)gcm_slots_proc.myproc;
+    claim.src_ep   = (uint16_t)endpoint->index;
+    claim.flags    = gcm_thr_proc_other(proc) ? GCM_ENV_FLAG_OTHER : 0;
     if (gcm_slots_shm_usable(endpoint, conn)) {
         gcm_slots_shm_send_ctrl(endpoint, conn, msg);
         gcm_slots_count(endpoint, GCM_STAT_CONTROL);
@@ -218,7 +222,8 @@ static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
                          UCP_OP_ATTR_FIELD_FLAGS;
     param.cb.send      = gcm_slots_ctrl_sent_cb;
     param.user_data    = ctrl;
-    param.flags        = UCP_AM_SEND_FLAG_EAGER;
+    /* REPLY: the receiver learns the connection from UCX. */
+    param.flags        = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
     ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_CTRL, ctrl, sizeof(*ctrl),
                               NULL, 0, &param);
     gcm_slots_count(endpoint, GCM_STAT_CONTROL);
@@ -251,7 +256,7 @@ void gcm_slots_edge_refused(gcm_slots_edge_t *edge,
     }
 }
 
-void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
+void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
                        const gcm_slots_ctrl_t *msg)
 {
     gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
@@ -264,7 +269,9 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
     gcm_list_for_each_safe(pos, tmp, &sep->ackwait) {
         struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
                                                    elem);
-        if ((req->id != ctrl.sreq) || !(req->rwait & bit)) {
+        /* Only the process a request went to answers it. */
+        if ((req->id != ctrl.sreq) || !(req->rwait & bit) ||
+            (req->dest_proc != conn->proc)) {
             continue;
         }
         req->rwait &= ~bit;
@@ -289,7 +296,9 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
         port = gcm_slots_port_find(endpoint, ctrl.src_id, 0);
         /* Patterns have no edges to mark. */
         if ((port != NULL) && !port->pattern && (ctrl.src_slot >= 0) &&
-            (ctrl.src_slot < port->nsend)) {
+            (ctrl.src_slot < port->nsend) &&
+            (port->edges[ctrl.src_slot]->dest.proc ==
+             (uint32_t)conn->proc)) {
             gcm_slots_edge_refused(port->edges[ctrl.src_slot],
                                    (gcm_status_t)ctrl.status);
         }
@@ -304,12 +313,22 @@ ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
                                const ucp_am_recv_param_t *param)
 {
     gcm_slots_ctrl_t ctrl;
+    gcm_thr_conn_t *conn;
 
+    (void)data;
+    (void)length;
     if (header_length != sizeof(ctrl)) {
         gcm_warn("control message of %zu bytes ignored", header_length);
         return UCS_OK;
     }
     memcpy(&ctrl, header, sizeof(ctrl));
-    gcm_slots_ctrl_in(arg, &ctrl);
+    conn = gcm_thr_conn_identify(arg, (param->recv_attr &
+                                       UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ?
+                                      param->reply_ep : NULL,
+                                 (int)ctrl.src_proc, ctrl.src_ep,
+                                 !!(ctrl.flags & GCM_ENV_FLAG_OTHER));
+    if (conn != NULL) {
+        gcm_slots_ctrl_in(arg, conn, &ctrl);
+    }
     return UCS_OK;
 }

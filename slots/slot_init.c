@@ -41,6 +41,20 @@ uint64_t gcm_slots_job_token(void)
     return gcm_slots_proc.job_token;
 }
 
+void gcm_slots_job_ready(gcm_port_t *world)
+{
+    /* The world is trusted within a job: its token (and that of every
+     * pattern the job builds) comes from the job's secret, which only
+     * the job's processes hold; nothing public (a pid, the launcher's
+     * job id, a counter) tells it. */
+    gcm_slots_proc.job_token = gcm_prf64(gcm_boot_secret(),
+                                         GCM_BOOT_PRF_TOKEN, 0) | 1;
+    world->token = gcm_slots_proc.job_token;
+    if (gcm_slots_proc.internal != NULL) {
+        gcm_slots_proc.internal->token = gcm_slots_proc.job_token;
+    }
+}
+
 uint32_t gcm_slots_next_port_id(void)
 {
     return atomic_fetch_add(&gcm_slots_proc.next_id, 1);
@@ -168,16 +182,15 @@ gcm_status_t gcm_slots_init(void)
         .sleep_done    = gcm_slots_shm_sleep_done,
         .after_progress = gcm_slots_run_handlers,
     };
-    const char *jobid = gcm_boot_jobid();
     gcm_slots_pattern_t world;
     gcm_thr_endpoint_t *endpoint;
     gcm_status_t status;
     int i;
 
     gcm_slots_proc.myproc    = gcm_boot_rank();
-    /* The world is trusted within a job: its token comes from the job id,
-     * which every process knows and other jobs do not share. */
-    gcm_slots_proc.job_token = gcm_hash64(jobid, strlen(jobid)) | 1;
+    /* Drawn from the job's secret once the launcher has handed it round
+     * (gcm_slots_job_ready); until then no message is taken. */
+    gcm_slots_proc.job_token = 0;
     atomic_init(&gcm_slots_proc.next_id, GCM_PORT_ID_FIRST);
 
     status = gcm_thr_init(&upcalls);

@@ -140,6 +140,18 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                                   elem);
         if ((umsg->env.dst_id == id) && (umsg->env.dst_gen == gen)) {
             gcm_list_del(&umsg->elem);
+            if ((umsg->env.token != port->token) ||
+                ((umsg->env.rslot < 0) || (umsg->env.rslot >= port->nrecv)) ||
+                !gcm_slots_sender_ok(port, &umsg->env)) {
+                gcm_warn("process %u sent LCO %x a message it may not "
+                         "send (slot %d): refused", umsg->env.src_proc, id,
+                         umsg->env.rslot);
+                gcm_slots_send_ctrl(endpoint, &umsg->env, GCM_ERR_BAD_TOKEN);
+                gcm_slots_payload_release(endpoint, &umsg->payload,
+                                          GCM_ERR_BAD_TOKEN);
+                free(umsg);
+                continue;
+            }
             gcm_list_push_back(&port->unexpected, &umsg->elem);
         }
     }

@@ -138,6 +138,13 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
                   env->dst_id, env->src_proc);
         return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
     }
+    if ((status == GCM_OK) && !gcm_slots_sender_ok(port, env)) {
+        gcm_warn("process %u sent on receive slot %d of LCO %x, which "
+                 "belongs to process %d: refused", env->src_proc,
+                 env->rslot, env->dst_id,
+                 gcm_slots_pattern_proc(port, env->rslot));
+        status = GCM_ERR_BAD_TOKEN;
+    }
     if (status != GCM_OK) {
         gcm_debug("refusing message for LCO %u from proc %u: %s",
                   env->dst_id, env->src_proc, gcm_status_string(status));
@@ -192,25 +199,60 @@ void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
         pos = pos->next;
     }
     gcm_list_insert_before(pos, &umsg->elem);
+    conn->nparked++;
+}
+
+/* Whether a message with sequence number seq is parked on conn. */
+static int gcm_slots_parked_has(gcm_thr_conn_t *conn, uint64_t seq)
+{
+    gcm_list_t *pos;
+
+    for (pos = conn->parked.next; pos != &conn->parked; pos = pos->next) {
+        gcm_slots_umsg_t *other = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                   elem);
+        if (other->env.seq >= seq) {
+            return other->env.seq == seq;
+        }
+    }
+    return 0;
 }
 
 /*
- * A message could not be kept (no memory): rather than lose it silently,
- * fail the connection, so that everything that depends on its sender
- * completes with an error, and drop what was parked behind it.
+ * A message could not be kept (no memory), or broke the connection's
+ * sequence: rather than lose it silently, fail the connection, so that
+ * everything that depends on its sender completes with an error, and drop
+ * what was parked behind it.
  */
 static void gcm_slots_conn_lost(gcm_thr_endpoint_t *endpoint,
-                                gcm_thr_conn_t *conn)
+                                gcm_thr_conn_t *conn, gcm_status_t reason)
 {
     while (!gcm_list_empty(&conn->parked)) {
         gcm_slots_umsg_t *umsg = gcm_container_of(conn->parked.next,
                                                   gcm_slots_umsg_t, elem);
         gcm_list_del(&umsg->elem);
-        gcm_slots_payload_release(endpoint, &umsg->payload,
-                                  GCM_ERR_NO_MEMORY);
+        gcm_slots_payload_release(endpoint, &umsg->payload, reason);
         free(umsg);
     }
-    gcm_thr_peer_failed(endpoint, conn->proc, GCM_ERR_NO_MEMORY);
+    conn->nparked = 0;
+    gcm_thr_peer_failed(endpoint, conn->proc, reason);
+}
+
+/* A message that cannot be in the connection's sequence: one already
+ * delivered, one parked already, or one more beyond the bound. Lock
+ * held. */
+static void gcm_slots_out_of_sequence(gcm_thr_endpoint_t *endpoint,
+                                      gcm_thr_conn_t *conn,
+                                      const gcm_slots_env_t *env,
+                                      gcm_payload_t *payload)
+{
+    gcm_error("proc %d endpoint %d: message %llu arrived while %llu is "
+              "due (%u ahead of their turn already; at most %u may wait): "
+              "the connection fails", conn->proc, conn->rep,
+              (unsigned long long)env->seq,
+              (unsigned long long)conn->rx_seq, conn->nparked,
+              GCM_SLOTS_PARKED_MAX);
+    gcm_slots_payload_release(endpoint, payload, GCM_ERR_TRANSPORT);
+    gcm_slots_conn_lost(endpoint, conn, GCM_ERR_TRANSPORT);
 }
 
 ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
@@ -221,6 +263,7 @@ ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
     gcm_thr_endpoint_t *endpoint = arg;
     gcm_slots_env_t env;
     gcm_payload_t payload;
+    gcm_thr_conn_t *conn;
 
     if (header_length != sizeof(env)) {
         /* Returning UCS_OK lets UCX drop the data. */
@@ -228,6 +271,16 @@ ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         return UCS_OK;
     }
     memcpy(&env, header, sizeof(env));
+    /* Who sent it is the connection's process, not what it says. */
+    conn = gcm_thr_conn_identify(endpoint,
+                                 (param->recv_attr &
+                                  UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ?
+                                 param->reply_ep : NULL,
+                                 (int)env.src_proc, env.src_ep,
+                                 !!(env.flags & GCM_ENV_FLAG_OTHER));
+    if (conn == NULL) {
+        return UCS_OK;
+    }
     memset(&payload, 0, sizeof(payload));
     payload.data     = data;
     payload.size     = length;
@@ -242,28 +295,22 @@ ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
         payload.can_hold = !!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA);
     }
 
-    return gcm_slots_msg_in(endpoint, &env, &payload) ? UCS_INPROGRESS :
-                                                         UCS_OK;
+    return gcm_slots_msg_in(endpoint, conn, &env, &payload) ?
+           UCS_INPROGRESS : UCS_OK;
 }
 
-int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *envp,
-                     gcm_payload_t *payload)
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                     const gcm_slots_env_t *envp, gcm_payload_t *payload)
 {
     gcm_slots_env_t env = *envp;
-    gcm_thr_conn_t *conn;
     gcm_slots_umsg_t *umsg;
     int kept = 0;
 
-    if (env.src_proc >= (uint32_t)endpoint->nprocs) {
-        gcm_warn("message from unknown proc %u ignored", env.src_proc);
-        gcm_slots_payload_release(endpoint, payload, GCM_OK);
-        return 0;
-    }
-    conn = gcm_thr_conn_get(endpoint, (int)env.src_proc, env.src_ep);
-    if (conn == NULL) {
-        gcm_slots_payload_release(endpoint, payload, GCM_OK);
-        return 0;
-    }
+    /* From here on the sender is the connection's process: answers go
+     * there, and the receive-slot checks use it. */
+    env.src_proc = (uint32_t)conn->proc;
+    env.src_ep   = (uint16_t)conn->rep;
+    env.flags   &= (uint16_t)~GCM_ENV_FLAG_OTHER;
 
     if (conn->failed != GCM_OK) {
         /* Messages were lost on this connection: nothing after them can
@@ -271,12 +318,21 @@ int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *envp,
         return 0;
     }
     if (env.seq != conn->rx_seq) {
-        /* Ahead of its turn: keep it until the ones before it arrive. */
+        /* Ahead of its turn: keep it until the ones before it arrive,
+         * within bounds (a sequence number that never comes due must not
+         * take memory without end). */
+        if ((env.seq < conn->rx_seq) ||
+            (conn->nparked >= GCM_SLOTS_PARKED_MAX) ||
+            gcm_slots_parked_has(conn, env.seq)) {
+            gcm_slots_out_of_sequence(endpoint, conn, &env, payload);
+            return 0;
+        }
         umsg = gcm_slots_umsg_new(&env, payload, &kept);
         if (umsg == NULL) {
             gcm_error("out of memory parking a message from proc %u",
                       env.src_proc);
-            gcm_slots_conn_lost(endpoint, conn);
+            gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
+            gcm_slots_conn_lost(endpoint, conn, GCM_ERR_NO_MEMORY);
             return 0;
         }
         gcm_slots_park(conn, umsg);
@@ -285,7 +341,7 @@ int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *envp,
 
     kept = gcm_slots_accept(endpoint, &env, payload);
     if (kept == GCM_ACCEPT_LOST) {
-        gcm_slots_conn_lost(endpoint, conn);
+        gcm_slots_conn_lost(endpoint, conn, GCM_ERR_NO_MEMORY);
         return 0;
     }
     conn->rx_seq++;
@@ -295,12 +351,13 @@ int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *envp,
             break;
         }
         gcm_list_del(&umsg->elem);
+        conn->nparked--;
         /* Parked payloads are held or copied already, so accept either
          * consumes them or moves them into an unexpected entry. */
         if (gcm_slots_accept(endpoint, &umsg->env, &umsg->payload) ==
             GCM_ACCEPT_LOST) {
             free(umsg);
-            gcm_slots_conn_lost(endpoint, conn);
+            gcm_slots_conn_lost(endpoint, conn, GCM_ERR_NO_MEMORY);
             break;
         }
         conn->rx_seq++;

@@ -241,6 +241,9 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     if (status != GCM_OK) {
         goto err_unlock;
     }
+    if (gcm_thr_proc_other(conn->proc)) {
+        req->env.flags |= GCM_ENV_FLAG_OTHER;
+    }
     req->pending = 1;
     if (sync || ((edge != NULL) && (edge->state == GCM_EDGE_NEW))) {
         /* Until the receiver accepts this edge once, every message asks
@@ -266,8 +269,11 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     param.memory_type  = UCS_MEMORY_TYPE_HOST;
     param.cb.send      = gcm_slots_send_cb;
     param.user_data    = req;
-    param.flags        = (len <= gcm_config.eager_limit) ?
-                         UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV;
+    /* REPLY: the receiver learns from UCX which connection it came on,
+     * which tells the sender (slots.h: gcm_slots_msg_in). */
+    param.flags        = UCP_AM_SEND_FLAG_REPLY |
+                         ((len <= gcm_config.eager_limit) ?
+                          UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV);
     ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_MSG, &req->env,
                               sizeof(req->env), buf, len, &param);
     gcm_slots_count(endpoint, GCM_STAT_REMOTE);

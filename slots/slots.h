@@ -138,6 +138,10 @@ typedef struct gcm_slots_env {
  * it arrives); the answer also accepts the edge, so a SYNC message never
  * carries ACK as well. */
 #define GCM_ENV_FLAG_SYNC 0x2
+/* The sender belongs to another job: src_proc is its rank there, and the
+ * connection it came on (which said who it is with a HELLO) tells the
+ * receiver which process it is. */
+#define GCM_ENV_FLAG_OTHER 0x4
 
 /* How the payload of a message is held until a receive takes it. */
 typedef enum {
@@ -189,6 +193,11 @@ typedef struct gcm_slots_ctrl {
     uint32_t src_id;
     int32_t  src_slot;
     uint32_t kind;       /* GCM_CTRL_ANSWER or GCM_CTRL_DATA */
+    /* The sender's claim, as in an envelope (src_proc, src_ep,
+     * GCM_ENV_FLAG_OTHER): checked against the connection. */
+    uint32_t src_proc;
+    uint16_t src_ep;
+    uint16_t flags;
 } gcm_slots_ctrl_t;
 
 enum { GCM_CTRL_ANSWER = 0, GCM_CTRL_DATA = 1 };
@@ -279,6 +288,10 @@ gcm_status_t gcm_slots_barrier(void) GCM_INTERNAL;
 
 /* The token every process of this job gives its world and internal port. */
 uint64_t gcm_slots_job_token(void) GCM_INTERNAL;
+/* After the first fence, once boot/ holds the job's secret: derives the
+ * job token from it and gives it to world and the internal port. Before
+ * any message can be taken. */
+void gcm_slots_job_ready(gcm_port_t *world) GCM_INTERNAL;
 
 /* Ports. create: homed on endpoint, registered. With a pattern (token
  * ignored: the job token is used) it is fully connected over the group;
@@ -385,6 +398,11 @@ static inline int gcm_slots_req_done(void *arg)
     return atomic_load_explicit(&req->done, memory_order_acquire);
 }
 
+/* Out-of-order arrivals a connection holds at most: beyond, or for a
+ * sequence number that is past or parked already, the connection fails
+ * (docs/design.md, "A message's path"). */
+#define GCM_SLOTS_PARKED_MAX 4096
+
 /* Inserts a message that came ahead of its turn into its connection's
  * parked list, which stays sorted by sequence number. Lock held. */
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
@@ -392,13 +410,18 @@ void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
 
 /* ---- between the paths (slot_*.c) and slot_shm.c (lock held for all) ------------- */
 
-/* A message arrived (UCX or shared memory): in sequence order it is
- * accepted, else parked. Returns 1 if the payload was kept as is (UCX
- * data held), 0 if it was consumed or copied. */
-int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, const gcm_slots_env_t *env,
-                     gcm_payload_t *payload) GCM_INTERNAL;
-/* A control message arrived. */
-void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint,
+/* A message arrived on conn (UCX or shared memory): in sequence order it
+ * is accepted, else parked. Its sender is conn's process and endpoint,
+ * whatever the envelope says (the transport tells the connection: the
+ * UCX endpoint it came on, the owner of the ring it was read from).
+ * Returns 1 if the payload was kept as is (UCX data held), 0 if it was
+ * consumed or copied. */
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                     const gcm_slots_env_t *env, gcm_payload_t *payload)
+    GCM_INTERNAL;
+/* A control message arrived on conn: it answers only requests sent to
+ * conn's process. */
+void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
                        const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
 /* Completes one part of a send. */
 void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)

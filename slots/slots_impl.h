@@ -152,6 +152,20 @@ ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
 gcm_status_t gcm_slots_validate(gcm_port_t *port,
                                 const gcm_slots_env_t *env) GCM_INTERNAL;
 
+/* On a pattern port (what the library builds: the world, duplicates,
+ * splits, node and leader groups, intercommunicators), receive slot r
+ * takes messages only from the process of rank r: env->src_proc (which
+ * the connection told, never the sender) must be it. Explicit ports take
+ * any sender that holds a valid token. */
+static inline int gcm_slots_sender_ok(const gcm_port_t *port,
+                                      const gcm_slots_env_t *env)
+{
+    return !port->pattern ||
+           ((env->rslot >= 0) && (env->rslot < port->nrecv) &&
+            (gcm_slots_pattern_proc(port, env->rslot) ==
+             (int)env->src_proc));
+}
+
 /*
  * Takes one in-sequence message: validates, answers if asked, matches a
  * posted receive or queues it as unexpected. Lock held.

@@ -23,8 +23,10 @@
 
 /* Active-message ids the layers above register handlers for. */
 enum {
-    GCM_AM_MSG  = 1,   /* a message: envelope header + payload */
-    GCM_AM_CTRL = 2,   /* acknowledgement or refusal of a message */
+    GCM_AM_MSG   = 1,  /* a message: envelope header + payload */
+    GCM_AM_CTRL  = 2,  /* acknowledgement or refusal of a message */
+    GCM_AM_HELLO = 3,  /* who opened this connection (another job's
+                        * process: thr_procs.c); handled by this layer */
     GCM_AM_LAST
 };
 
@@ -47,6 +49,13 @@ typedef struct gcm_thr_conn {
     uint64_t             tx_seq;
     uint64_t             rx_seq;
     gcm_list_t           parked;
+    unsigned             nparked;
+    /* A process of another job: the next such connection of the same
+     * endpoint (the endpoint's list, searched by UCX endpoint), and
+     * whether who is on ucp_ep is known (we sent HELLO on it, or a HELLO
+     * that came on it checked out). */
+    struct gcm_thr_conn *next_other;
+    int                  known;
 } gcm_thr_conn_t;
 
 typedef struct gcm_thr_endpoint {
@@ -68,7 +77,9 @@ typedef struct gcm_thr_endpoint {
     ucp_worker_h      worker;
     int               efd;           /* UCX wakeup fd */
     gcm_thr_conn_t  **conns;         /* by proc; chains by remote endpoint */
-    int               nprocs;
+    int               nprocs;        /* entries of conns (grows for the
+                                      * processes of other jobs) */
+    gcm_thr_conn_t   *others;        /* connections to other jobs */
     void             *upper;         /* slots/ state for this endpoint */
     /* Set by the thread that signals a waiter; cleared by the waiter. */
     atomic_int        signaled;
@@ -213,9 +224,16 @@ static inline void gcm_thr_pending_done(gcm_thr_endpoint_t *endpoint)
  * endpoint made if connect. Lock held. NULL only without memory. */
 gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
                                  int rep) GCM_INTERNAL;
-/* Makes sure conn->ucp_ep exists. Lock held. */
+/* Makes sure conn->ucp_ep exists. Lock held. A published address that
+ * gcm_thr_addr_decode refuses fails the connection for good. */
 gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                                   gcm_thr_conn_t *conn) GCM_INTERNAL;
+/* Checks a worker address as published (len bytes at buf): GCM_OK and the
+ * length of the UCX address that follows its header, or
+ * GCM_ERR_INVALID_PARAM and why. Bytes alone: callable by itself. */
+gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
+                                 size_t *addr_len_p, const char **why_p)
+    GCM_INTERNAL;
 
 /* Nonzero once the launcher reported proc dead. */
 int gcm_thr_proc_dead(int proc) GCM_INTERNAL;
@@ -248,5 +266,78 @@ void gcm_thr_signal(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
  * returns its status and frees it. */
 gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
     GCM_INTERNAL;
+
+/* The connection a message came on, told by the UCX endpoint it arrived
+ * on (reply_ep, sent with UCP_AM_SEND_FLAG_REPLY), never by what the
+ * message says: (proc, rep) is only the sender's claim, checked against
+ * the connection (for this job's processes: UCX pairs the two ends of a
+ * connection, so our endpoint to the claimed process is reply_ep only if
+ * the sender is that process). other: the sender said it belongs to
+ * another job (proc is then its rank there, and a HELLO told who is on
+ * reply_ep). NULL, with a warning, for a message nobody we know sent.
+ * Lock held. */
+gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
+                                      ucp_ep_h reply_ep, int proc, int rep,
+                                      int other) GCM_INTERNAL;
+
+/* ---- processes of other jobs (thr_procs.c) -------------------------------
+ *
+ * Process indices 0..job size - 1 are this job's ranks. A process of
+ * another job this one learns of (from a name, a port, a spawn, or a
+ * connection it opens to us) gets an index from the job size up, once per
+ * (job identity, rank) and never reused, so slots/ and the layers above
+ * treat it like any process. Each process has a contact: an IPv4 address
+ * and TCP port where a thread of it answers one request, the worker
+ * address of one of its endpoints (with its job identity and rank, so
+ * that a stale contact, now another process's, is recognised).
+ */
+typedef struct gcm_thr_contact {
+    uint32_t ip4;    /* host order; 0: none */
+    uint16_t port;   /* host order; 0: none */
+} gcm_thr_contact_t;
+
+/* The most processes of other jobs a process can know. */
+#define GCM_THR_MAX_OTHER 4096
+
+/* The largest process index + 1: the job's size + GCM_THR_MAX_OTHER. */
+int gcm_thr_procs_cap(void) GCM_INTERNAL;
+/* Nonzero for an index of a process of another job. */
+int gcm_thr_proc_other(int proc) GCM_INTERNAL;
+/* The index of process rank of job (the rank itself for this job),
+ * added if new, with its contact (kept from the first time given). -1
+ * with gcm_last_error() set: the table is full, or a rank outside this
+ * job. */
+int gcm_thr_proc_lookup(uint64_t job, uint32_t rank,
+                        const gcm_thr_contact_t *contact) GCM_INTERNAL;
+/* Job identity, rank in it and contact of process proc (any index). */
+void gcm_thr_proc_ident(int proc, uint64_t *job_p, uint32_t *rank_p,
+                        gcm_thr_contact_t *contact_p) GCM_INTERNAL;
+/* This process's contact; the service answering it starts on the first
+ * call. GCM_ERR_TRANSPORT if no socket could be made. Any thread. */
+gcm_status_t gcm_thr_contact_self(gcm_thr_contact_t *contact_p)
+    GCM_INTERNAL;
+
+/* Used by thr_endpoint.c. */
+gcm_status_t gcm_thr_procs_init(int job_size) GCM_INTERNAL;
+void gcm_thr_procs_finalize(void) GCM_INTERNAL;
+/* The endpoint count of another job's process (asking its contact the
+ * first time); 1 if it cannot be known. */
+int gcm_thr_proc_other_endpoints(int proc) GCM_INTERNAL;
+/* The worker address of endpoint rep of another job's process into
+ * *addr_p (malloc'd, the caller frees), asking its contact the first
+ * time. */
+gcm_status_t gcm_thr_proc_address(int proc, int rep, void **addr_p,
+                                  size_t *len_p) GCM_INTERNAL;
+/* Sends HELLO on a new connection to another job's process. Lock held. */
+gcm_status_t gcm_thr_hello_send(gcm_thr_endpoint_t *endpoint,
+                                gcm_thr_conn_t *conn) GCM_INTERNAL;
+/* The UCX handler of GCM_AM_HELLO (arg: the endpoint). */
+ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
+                              size_t header_length, void *data,
+                              size_t length,
+                              const ucp_am_recv_param_t *param) GCM_INTERNAL;
+/* The worker address of our endpoint index as published (kept from
+ * init: header and UCX address, gcm_thr_addr_decode). */
+const void *gcm_thr_self_address(int index, size_t *len_p) GCM_INTERNAL;
 
 #endif /* GCM_THR_H */

@@ -26,6 +26,45 @@
 #define GCM_THR_NEPS_KEY     "gcm-ne"
 #define GCM_THR_ADDR_MAX     8192
 
+/* A published worker address: this header, then the address UCX gave. The
+ * header lets a reader tell a value that is no address of ours (garbage,
+ * truncated, another build) before UCX sees it: UCX trusts the bytes of
+ * an address and asserts on malformed ones. */
+#define GCM_THR_ADDR_MAGIC 0x61636d67u   /* "gcma" */
+
+typedef struct gcm_thr_addr_hdr {
+    uint32_t magic;
+    uint32_t len;       /* bytes of address after the header */
+    uint64_t check;     /* gcm_hash64 of those bytes */
+} gcm_thr_addr_hdr_t;
+
+gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
+                                 size_t *addr_len_p, const char **why_p)
+{
+    gcm_thr_addr_hdr_t hdr;
+
+    if ((buf == NULL) || (len < sizeof(hdr))) {
+        *why_p = "shorter than its header";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    memcpy(&hdr, buf, sizeof(hdr));
+    if (hdr.magic != GCM_THR_ADDR_MAGIC) {
+        *why_p = "not a worker address";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if ((hdr.len == 0) || (hdr.len > GCM_THR_ADDR_MAX - sizeof(hdr)) ||
+        (hdr.len != len - sizeof(hdr))) {
+        *why_p = "its length is not the one it says";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if (gcm_hash64((const char *)buf + sizeof(hdr), hdr.len) != hdr.check) {
+        *why_p = "its bytes do not match their check sum";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    *addr_len_p = hdr.len;
+    return GCM_OK;
+}
+
 static struct {
     ucp_context_h        context;
     unsigned             spin_limit;   /* spins before sleeping */
@@ -41,6 +80,10 @@ static struct {
      * gcm_thr_boot_peer_died. */
     atomic_uchar        *died;
     atomic_uint          died_gen;
+    /* Our endpoints' worker addresses, kept from init (HELLO, the
+     * contact service). */
+    void                *self_addr[GCM_MAX_ENDPOINTS];
+    size_t               self_len[GCM_MAX_ENDPOINTS];
     /* Thread binding: bind_lock protects the endpoints' nbound and
      * nreserved; epoch counts initializations (a thread's binding is
      * valid in its own); bind_key unbinds exiting threads. */
@@ -133,7 +176,10 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
         goto err_worker;
     }
     for (id = 1; id < GCM_AM_LAST; id++) {
-        if (gcm_thr.upcalls.am[id] == NULL) {
+        gcm_thr_am_func_t cb = (id == GCM_AM_HELLO) ? gcm_thr_hello_in :
+                                    gcm_thr.upcalls.am[id];
+
+        if (cb == NULL) {
             continue;
         }
         memset(&am, 0, sizeof(am));
@@ -146,7 +192,7 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
          * copy every eager message into a descriptor before the callback,
          * while most are expected and copied straight to the user. */
         am.flags = UCP_AM_FLAG_WHOLE_MSG;
-        am.cb    = gcm_thr.upcalls.am[id];
+        am.cb    = cb;
         am.arg   = endpoint;
         ucs = ucp_worker_set_am_recv_handler(endpoint->worker, &am);
         if (ucs != UCS_OK) {
@@ -357,12 +403,18 @@ int gcm_thr_remote_endpoints(int proc)
     size_t len = sizeof(neps);
     int n;
 
-    if ((proc < 0) || (proc >= gcm_boot_size())) {
+    if ((proc < 0) || (proc >= gcm_thr_procs_cap())) {
         return 0;
     }
     n = atomic_load_explicit(&gcm_thr.remote_neps[proc],
                              memory_order_relaxed);
     if (gcm_likely(n > 0)) {
+        return n;
+    }
+    if (gcm_thr_proc_other(proc)) {
+        n = gcm_thr_proc_other_endpoints(proc);
+        atomic_store_explicit(&gcm_thr.remote_neps[proc], n,
+                              memory_order_relaxed);
         return n;
     }
     /* Several threads may ask at once: they read the same value. */
@@ -384,6 +436,30 @@ gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
     gcm_status_t failed = GCM_OK;
     gcm_thr_conn_t *conn;
 
+    if (gcm_unlikely(proc >= endpoint->nprocs)) {
+        /* A process of another job: the table grows to take it. */
+        int cap = gcm_thr_procs_cap();
+        int n = 2 * endpoint->nprocs + 16;
+        gcm_thr_conn_t **conns;
+
+        if ((proc < 0) || (proc >= cap)) {
+            return NULL;
+        }
+        if (n > cap) {
+            n = cap;
+        }
+        if (n <= proc) {
+            n = proc + 1;
+        }
+        conns = realloc(endpoint->conns, (size_t)n * sizeof(*conns));
+        if (conns == NULL) {
+            return NULL;
+        }
+        memset(conns + endpoint->nprocs, 0,
+               (size_t)(n - endpoint->nprocs) * sizeof(*conns));
+        endpoint->conns  = conns;
+        endpoint->nprocs = n;
+    }
     for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
         if (conn->rep == rep) {
             return conn;
@@ -447,6 +523,8 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     ucp_ep_params_t params;
     ucs_status_t ucs;
     gcm_status_t status;
+    const char *why;
+    size_t addr_len;
     char key[32];
     int neps;
 
@@ -464,23 +542,51 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                         "proc %d has no endpoint %d (it has %d)",
                         conn->proc, conn->rep, neps);
     }
-    addr = malloc(len);
-    if (addr == NULL) {
-        return GCM_ERR_NO_MEMORY;
+    if (gcm_thr_proc_other(conn->proc)) {
+        /* Asked from its contact, or learnt from its HELLO: encoded as
+         * what a process publishes, and checked the same way. */
+        status = gcm_thr_proc_address(conn->proc, conn->rep,
+                                      (void **)&addr, &len);
+        if (status != GCM_OK) {
+            return status;
+        }
+    } else {
+        addr = malloc(len);
+        if (addr == NULL) {
+            return GCM_ERR_NO_MEMORY;
+        }
+        snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, conn->rep);
+        status = gcm_boot_get(conn->proc, key, addr, &len);
+        if (status == GCM_ERR_TRUNCATED) {
+            why = "longer than any address";
+            len = GCM_THR_ADDR_MAX;
+        } else if (status != GCM_OK) {
+            free(addr);
+            return gcm_fail(status, "connect",
+                            "no worker address for proc %d endpoint %d",
+                            conn->proc, conn->rep);
+        }
     }
-    snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, conn->rep);
-    status = gcm_boot_get(conn->proc, key, addr, &len);
-    if (status != GCM_OK) {
+    if ((status != GCM_OK) ||
+        (gcm_thr_addr_decode(addr, len, &addr_len, &why) != GCM_OK)) {
         free(addr);
-        return gcm_fail(status, "connect",
-                        "no worker address for proc %d endpoint %d",
-                        conn->proc, conn->rep);
+        /* This connection can never be made: its sends fail at once,
+         * and this is said once. */
+        conn->failed = GCM_ERR_TRANSPORT;
+        gcm_error("the worker address proc %d published for its endpoint "
+                  "%d (%zu bytes) is malformed (%s): the connection to it "
+                  "fails", conn->proc, conn->rep, len, why);
+        return gcm_fail(GCM_ERR_TRANSPORT, "connect",
+                        "the worker address of proc %d endpoint %d is "
+                        "malformed (%s)", conn->proc, conn->rep, why);
     }
+    (void)addr_len;
     memset(&params, 0, sizeof(params));
     params.field_mask      = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS |
                              UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
                              UCP_EP_PARAM_FIELD_ERR_HANDLER;
-    params.address         = (const ucp_address_t *)addr;
+    params.address         = (const ucp_address_t *)
+                             (addr + sizeof(gcm_thr_addr_hdr_t));
     params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb  = gcm_thr_ep_error_cb;
     params.err_handler.arg = conn;
@@ -500,14 +606,86 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
         gcm_thr_conn_abort(conn);
         return conn->failed;
     }
+    if (gcm_thr_proc_other(conn->proc)) {
+        gcm_thr_conn_t *c;
+
+        for (c = endpoint->others; (c != NULL) && (c != conn);
+             c = c->next_other) {
+        }
+        if (c == NULL) {
+            conn->next_other = endpoint->others;
+            endpoint->others = conn;
+        }
+        /* Who opens a connection to another job says who it is first. */
+        if (!conn->known) {
+            status = gcm_thr_hello_send(endpoint, conn);
+            if (status != GCM_OK) {
+                gcm_thr_conn_abort(conn);
+                return gcm_fail(status, "connect", "cannot greet process "
+                                "%d endpoint %d", conn->proc, conn->rep);
+            }
+        }
+    }
     gcm_debug("connected to proc %d endpoint %d", conn->proc, conn->rep);
     return GCM_OK;
+}
+
+gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
+                                      ucp_ep_h reply_ep, int proc, int rep,
+                                      int other)
+{
+    gcm_thr_conn_t *conn;
+
+    if (reply_ep == NULL) {
+        gcm_warn("a message that does not say its connection was dropped");
+        return NULL;
+    }
+    if (other) {
+        for (conn = endpoint->others; conn != NULL; conn = conn->next_other) {
+            if ((conn->ucp_ep == reply_ep) && conn->known) {
+                return conn;
+            }
+        }
+        gcm_warn("a message from a process of another job that did not say "
+                 "who it is was dropped");
+        return NULL;
+    }
+    if ((proc >= 0) && (proc < gcm_boot_size())) {
+        for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
+            if (conn->rep == rep) {
+                break;
+            }
+        }
+        if (gcm_likely((conn != NULL) && (conn->ucp_ep == reply_ep))) {
+            return conn;
+        }
+    }
+    if ((proc < 0) || (proc >= gcm_boot_size()) ||
+        (rep >= gcm_thr_remote_endpoints(proc))) {
+        gcm_warn("a message claiming to come from process %d endpoint %d, "
+                 "which this job does not have, was dropped", proc, rep);
+        return NULL;
+    }
+    conn = gcm_thr_conn_get(endpoint, proc, rep);
+    if (conn == NULL) {
+        return NULL;
+    }
+    if ((conn->ucp_ep == NULL) && (conn->failed == GCM_OK) &&
+        (gcm_thr_conn_connect(endpoint, conn) == GCM_OK) &&
+        (conn->ucp_ep == reply_ep)) {
+        return conn;
+    }
+    if (conn->failed == GCM_OK) {
+        gcm_warn("a message claiming to come from process %d endpoint %d "
+                 "came on another connection: dropped", proc, rep);
+    }
+    return NULL;
 }
 
 int gcm_thr_proc_dead(int proc)
 {
     return (gcm_thr.died != NULL) && (proc >= 0) &&
-           (proc < gcm_boot_size()) && atomic_load(&gcm_thr.died[proc]);
+           (proc < gcm_thr_procs_cap()) && atomic_load(&gcm_thr.died[proc]);
 }
 
 void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
@@ -1121,9 +1299,9 @@ gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
 
 /* ---- init and finalize ---------------------------------------------------- */
 
-/* How many processes of the job share this machine: what the launcher
- * says, else (conservatively) the whole job. */
-int gcm_thr_count_local(void)
+/* How many processes of the job share this machine as the launcher says
+ * it, or 0 when it says nothing. */
+static int gcm_thr_launcher_local_size(void)
 {
     static const char *const vars[] = {
         "GENCOMM_LOCAL_SIZE",          /* gcrun */
@@ -1139,13 +1317,60 @@ int gcm_thr_count_local(void)
             return atoi(v);
         }
     }
-    return gcm_boot_size();
+    return 0;
+}
+
+/* How many processes of the job share this machine: what the launcher
+ * says, else (conservatively) the whole job. */
+int gcm_thr_count_local(void)
+{
+    int n = gcm_thr_launcher_local_size();
+
+    return (n > 0) ? n : gcm_boot_size();
+}
+
+/*
+ * A job whose processes all share this machine needs no network: UCX's
+ * TCP transport would otherwise listen on every interface. Unless the
+ * user chose devices or transports, UCX gets the loopback device only
+ * (its shared-memory devices are not network devices and stay). Known
+ * only when the launcher says how many processes share the host (gcrun
+ * always does; its emulated hosts are one real machine).
+ */
+static void gcm_thr_config_loopback(ucp_config_t *config)
+{
+    ucs_status_t ucs;
+
+    if ((getenv("UCX_NET_DEVICES") != NULL) || (getenv("UCX_TLS") != NULL) ||
+        ((gcm_boot_size() > 1) &&
+         (gcm_thr_launcher_local_size() != gcm_boot_size()))) {
+        return;
+    }
+    ucs = ucp_config_modify(config, "NET_DEVICES", "lo");
+    if (ucs != UCS_OK) {
+        gcm_warn("cannot restrict UCX to the loopback device: %s",
+                 ucs_status_string(ucs));
+        return;
+    }
+    gcm_debug("all %d processes on this host: UCX network devices: lo",
+              gcm_boot_size());
 }
 
 /* Puts endpoint's worker address where boot/ exchanges it. */
+const void *gcm_thr_self_address(int index, size_t *len_p)
+{
+    if ((index < 0) || (index >= GCM_MAX_ENDPOINTS)) {
+        return NULL;
+    }
+    *len_p = gcm_thr.self_len[index];
+    return gcm_thr.self_addr[index];
+}
+
 static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
 {
+    gcm_thr_addr_hdr_t hdr;
     ucp_address_t *addr;
+    unsigned char *value;
     size_t addr_len;
     ucs_status_t ucs;
     gcm_status_t status;
@@ -1157,9 +1382,30 @@ static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
                         "ucp_worker_get_address failed: %s",
                         ucs_status_string(ucs));
     }
-    snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, endpoint->index);
-    status = gcm_boot_put(key, addr, addr_len);
+    if (addr_len > GCM_THR_ADDR_MAX - sizeof(hdr)) {
+        ucp_worker_release_address(endpoint->worker, addr);
+        return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
+                        "the worker address of endpoint %d has %zu bytes "
+                        "(at most %zu)", endpoint->index, addr_len,
+                        GCM_THR_ADDR_MAX - sizeof(hdr));
+    }
+    value = malloc(sizeof(hdr) + addr_len);
+    if (value == NULL) {
+        ucp_worker_release_address(endpoint->worker, addr);
+        return GCM_ERR_NO_MEMORY;
+    }
+    hdr.magic = GCM_THR_ADDR_MAGIC;
+    hdr.len   = (uint32_t)addr_len;
+    hdr.check = gcm_hash64(addr, addr_len);
+    memcpy(value, &hdr, sizeof(hdr));
+    memcpy(value + sizeof(hdr), addr, addr_len);
     ucp_worker_release_address(endpoint->worker, addr);
+    snprintf(key, sizeof(key), GCM_THR_ADDR_KEY_FMT, endpoint->index);
+    status = gcm_boot_put(key, value, sizeof(hdr) + addr_len);
+    /* Kept, as published, for HELLO and the contact service. */
+    free(gcm_thr.self_addr[endpoint->index]);
+    gcm_thr.self_addr[endpoint->index] = value;
+    gcm_thr.self_len[endpoint->index]  = sizeof(hdr) + addr_len;
     if (status != GCM_OK) {
         return gcm_fail(status, "gcm_init", "cannot publish the worker "
                         "address of endpoint %d", endpoint->index);
@@ -1198,6 +1444,7 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
         return gcm_fail(GCM_ERR_TRANSPORT, "gcm_init",
                         "ucp_config_read failed: %s", ucs_status_string(ucs));
     }
+    gcm_thr_config_loopback(config);
     memset(&params, 0, sizeof(params));
     /* The job's shape lets UCX size its resources (and pick protocols)
      * for the number of peers it will really have. */
@@ -1225,7 +1472,8 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
     if ((neps < 1) || (neps > GCM_MAX_ENDPOINTS)) {
         neps = 1;
     }
-    gcm_thr.remote_neps = calloc((size_t)gcm_boot_size(),
+    (void)gcm_thr_procs_init(gcm_boot_size());
+    gcm_thr.remote_neps = calloc((size_t)gcm_thr_procs_cap(),
                                  sizeof(*gcm_thr.remote_neps));
     if (gcm_thr.remote_neps == NULL) {
         ucp_cleanup(gcm_thr.context);
@@ -1254,7 +1502,8 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
                         "count");
     }
     atomic_store(&gcm_thr.remote_neps[gcm_boot_rank()], neps);
-    gcm_thr.died = calloc((size_t)gcm_boot_size(), sizeof(*gcm_thr.died));
+    gcm_thr.died = calloc((size_t)gcm_thr_procs_cap(),
+                          sizeof(*gcm_thr.died));
     if (gcm_thr.died == NULL) {
         gcm_thr_finalize();
         return GCM_ERR_NO_MEMORY;
@@ -1284,6 +1533,8 @@ void gcm_thr_finalize(void)
     int i;
 
     gcm_thr_pt_stop();
+    /* The contact service reads the endpoints' addresses. */
+    gcm_thr_procs_finalize();
     gcm_boot_set_peer_died_cb(NULL, NULL);
     pthread_mutex_lock(&gcm_thr.bind_lock);
     atomic_fetch_add(&gcm_thr.epoch, 1);
@@ -1297,6 +1548,11 @@ void gcm_thr_finalize(void)
     gcm_thr.died = NULL;
     free(gcm_thr.remote_neps);
     gcm_thr.remote_neps = NULL;
+    for (i = 0; i < GCM_MAX_ENDPOINTS; i++) {
+        free(gcm_thr.self_addr[i]);
+        gcm_thr.self_addr[i] = NULL;
+        gcm_thr.self_len[i]  = 0;
+    }
     if (gcm_thr.context != NULL) {
         ucp_cleanup(gcm_thr.context);
         gcm_thr.context = NULL;

@@ -206,6 +206,10 @@ static const gcm_config_entry_t gcm_config_table[] = {
     GCM_CFG("GENCOMM_PROGRESS_THREAD", "0", GCM_CFG_INT, progress_thread,
             "1: a thread per process progresses the endpoints nobody "
             "waits on; 0: only calls into the library progress"),
+    GCM_CFG_RANGE("GENCOMM_CONNECT_TIMEOUT", "30", connect_timeout, 1,
+                  86400,
+                  "seconds to reach a process of another job (a name's "
+                  "contact, MPI_Comm_connect) before giving up"),
 };
 
 static int gcm_config_parse_level(const char *text)
@@ -481,6 +485,30 @@ static void gcm_random_kernel(unsigned char *p, size_t len)
         p   += got;
         len -= (size_t)got;
     }
+}
+
+void gcm_random_kernel_bytes(void *buf, size_t len)
+{
+    gcm_random_kernel(buf, len);
+}
+
+uint64_t gcm_prf64(const unsigned char key[32], uint32_t label, uint64_t x)
+{
+    unsigned char nonce[12], out[64];
+    uint64_t v = 0;
+    int i;
+
+    for (i = 0; i < 4; i++) {
+        nonce[i] = (unsigned char)(label >> (8 * i));
+    }
+    for (i = 0; i < 8; i++) {
+        nonce[4 + i] = (unsigned char)(x >> (8 * i));
+    }
+    gcm_chacha20_block(key, 0, nonce, out);
+    for (i = 0; i < 8; i++) {
+        v |= (uint64_t)out[i] << (8 * i);
+    }
+    return v;
 }
 
 static void gcm_random_forked(void)

@@ -118,6 +118,8 @@ typedef struct gcm_config {
     size_t   coll_segment;          /* GENCOMM_COLL_SEGMENT */
     unsigned max_endpoints;    /* GENCOMM_MAX_ENDPOINTS */
     int      progress_thread;  /* GENCOMM_PROGRESS_THREAD */
+    /* Reaching processes of other jobs (threads/thr_procs.c). */
+    unsigned connect_timeout;  /* GENCOMM_CONNECT_TIMEOUT (seconds) */
 } gcm_config_t;
 
 /*
@@ -278,6 +280,15 @@ void gcm_random_bytes(void *buf, size_t len) GCM_INTERNAL;
 /* One ChaCha20 block (RFC 8439, 2.3): 64 bytes of key stream. */
 void gcm_chacha20_block(const unsigned char key[32], uint32_t counter,
                         const unsigned char nonce[12], unsigned char out[64])
+    GCM_INTERNAL;
+
+/* Fills buf straight from the kernel (getrandom): for secrets that
+ * outlive a thread's generator, such as a job's secret. */
+void gcm_random_kernel_bytes(void *buf, size_t len) GCM_INTERNAL;
+/* A keyed pseudo-random function: 64 bits of the ChaCha20 block keyed by
+ * key for (label, x). Without the key its values cannot be predicted from
+ * others, so values derived this way from a secret are secrets too. */
+uint64_t gcm_prf64(const unsigned char key[32], uint32_t label, uint64_t x)
     GCM_INTERNAL;
 
 /* Monotonic time in seconds. */

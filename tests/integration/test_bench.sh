@@ -141,6 +141,26 @@ else
     echo "ok: mpi_coll_bench refuses an unknown operation"
 fi
 
+# Blocking, nonblocking and persistent forms side by side: two operations
+# (one a neighbour collective) at two sizes in three forms.
+exe=$work/mpi_nbc_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -DBENCH_PERSISTENT \
+        -o "$exe" "$s/bench/mpi_nbc_bench.c"; then
+    echo "FAIL: mpi_nbc_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" -n 2 "$exe" gencomm-mpi --quick \
+      --ops allreduce,neighbor_alltoallw 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_nbc_bench (2) exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_nbc_bench gencomm-mpi --quick, 2 processes" gencomm-mpi 12 \
+    "$out"
+for f in b i p; do
+    grep -q "^nbc_neighbor_alltoallw_${f}_np2,65536,gencomm-mpi," \
+        <<<"$out" || { echo "FAIL: mpi_nbc_bench: no form $f row"; fail=1; }
+done
+
 # The datatype benchmark, one process: builds (time and memory) and packs.
 exe=$work/mpi_type_bench.gencomm
 if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \

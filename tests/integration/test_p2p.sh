@@ -137,6 +137,19 @@ if expect_rc 0; then
     expect_count 1 'p2p_names: all checks passed'
 fi
 
+# --- nothing forged is delivered on what the library builds ---------------
+# A name made from public facts, and a send on another process's receive
+# slot of the world, over shared memory and over UCX.
+for shm in 1 0; do
+    run 60 3 env GENCOMM_SHM=$shm "$progs/p2p_forge"
+    if expect_rc 0; then
+        expect_count 1 'p2p_forge: \(a\) name from public facts refused: .*gcm_send'
+        expect_count 1 'p2p_forge: \(b\) send on another.s slot refused'
+        expect_count 1 'p2p_forge: P0 received only process 2.s message'
+        expect_count 3 'p2p_forge: P[0-2] ok'
+    fi
+done
+
 # --- building LCO graphs sends nothing ------------------------------------
 for n in 2 3; do
     run 60 "$n" "$progs/p2p_zero_msgs"
@@ -251,6 +264,18 @@ run 60 1 "$progs/p2p_receivers" 6 30
 if expect_rc 0; then
     expect_count 1 'same process: 6 receivers, 30 rounds: first posted'
 fi
+
+# --- a malformed worker address in the key-value store -----------------------
+# Proc 1 replaces what it published for its endpoint 1: proc 0's send there
+# must fail with an error naming the address, not abort inside UCX.
+for mode in garbage truncated empty huge; do
+    run 60 2 env GENCOMM_SHM=0 GENCOMM_MAX_ENDPOINTS=2 \
+        "$progs/p2p_bad_addr" "$mode"
+    if expect_rc 0; then
+        expect_count 1 'p2p_bad_addr: OK'
+        expect_match 'error: the worker address proc 1 published for its endpoint 1 .* is malformed'
+    fi
+done
 
 # --- a peer dies ------------------------------------------------------------
 # Rank 1 kills itself with SIGKILL: gcrun must report it and exit with

@@ -244,13 +244,15 @@ static void test_callbacks(void)
           "freed keyvals not reset to MPI_KEYVAL_INVALID");
 }
 
-/* A freed keyval: no new use, but attributes set with it live on (copied
- * by dup, deleted by free with its callbacks). */
+/* A freed keyval: no new attribute, but those set with it live on
+ * (read, copied by dup, deleted by MPI_Comm_delete_attr, MPI_Attr_delete
+ * and MPI_Comm_free with its callbacks, MPI-3.1 6.7.2); the keyval goes
+ * with its last attribute. */
 static void test_freed_keyval(void)
 {
     counters_t c = { .copy_flag = 1 };
     int k, saved, flag, rc, k2;
-    MPI_Comm c1, c2;
+    MPI_Comm c1, c2, c3;
     intptr_t v;
 
     MPI_Comm_create_keyval(count_copy, count_delete, &k, &c);
@@ -268,17 +270,36 @@ static void test_freed_keyval(void)
 
     rc = MPI_Comm_set_attr(c1, saved, (void *)8);
     CHECK(errclass(rc) == MPI_ERR_KEYVAL, "set with a freed keyval: %d", rc);
-    rc = MPI_Comm_get_attr(c1, saved, &v, &flag);
-    CHECK(errclass(rc) == MPI_ERR_KEYVAL, "get with a freed keyval: %d", rc);
+    v = get_value(c1, saved, &flag);
+    CHECK(flag == 1 && v == 7, "get with a freed keyval: flag %d value %d",
+          flag, (int)v);
 
     MPI_Comm_dup(c1, &c2);
     CHECK(c.copies == 1, "copy callback of a freed keyval did not run");
-    MPI_Comm_free(&c1);
-    CHECK(c.deletes == 1 && c.last_deleted == 7 && c.last_keyval == saved,
-          "delete callback of a freed keyval: %d", c.deletes);
-    MPI_Comm_free(&c2);
-    CHECK(c.deletes == 2 && c.last_deleted == 8, "delete of the copy: %d",
+    MPI_Comm_dup(c2, &c3);
+    CHECK(c.copies == 2, "copy callback of a freed keyval did not run");
+    rc = MPI_Comm_delete_attr(c1, saved);
+    CHECK(rc == MPI_SUCCESS && c.deletes == 1 && c.last_deleted == 7 &&
+          c.last_keyval == saved && c.last_comm == c1,
+          "MPI_Comm_delete_attr with a freed keyval: rc %d, %d deletes", rc,
           c.deletes);
+    v = get_value(c1, saved, &flag);
+    CHECK(flag == 0, "the deleted attribute is still there");
+    rc = MPI_Attr_delete(c2, saved);
+    CHECK(rc == MPI_SUCCESS && c.deletes == 2 && c.last_deleted == 8,
+          "MPI_Attr_delete with a freed keyval: rc %d, %d deletes", rc,
+          c.deletes);
+    MPI_Comm_free(&c1);
+    MPI_Comm_free(&c2);
+    CHECK(c.deletes == 2, "freeing communicators without the attribute "
+          "ran the delete callback: %d", c.deletes);
+    /* The last attribute goes with c3: the keyval with it. */
+    MPI_Comm_free(&c3);
+    CHECK(c.deletes == 3 && c.last_deleted == 9, "delete of the copy: %d",
+          c.deletes);
+    rc = MPI_Comm_get_attr(MPI_COMM_WORLD, saved, &v, &flag);
+    CHECK(errclass(rc) == MPI_ERR_KEYVAL,
+          "a freed keyval outlived its attributes: %d", rc);
     MPI_Comm_free_keyval(&k2);
 }
 
@@ -389,26 +410,42 @@ static void test_errors(void)
     CHECK(errclass(rc) == MPI_ERR_KEYVAL, "free MPI_KEYVAL_INVALID: %d", rc);
 }
 
-/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still
- * works (libraries hook their cleanup there). */
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, newest first,
+ * while MPI still works (libraries hook their cleanup there, MPI-3.1
+ * 8.7.1): the order of the callbacks is recorded, each one checks that
+ * MPI is not finalized and that a collective on the world still runs,
+ * and an attribute left on another communicator is deleted after them. */
+#define NSELF 4
+static int finalize_order[NSELF + 1];
 static int finalize_deletes;
 static int finalize_saw_finalized = -1;
+static int finalize_comm_ok = 1;
 
 static int self_delete(MPI_Comm comm, int keyval, void *value, void *extra)
 {
+    int one = 1, sum = 0, size = 0;
+
     (void)keyval;
     (void)extra;
+    if (finalize_deletes < NSELF + 1) {
+        finalize_order[finalize_deletes] = (int)(intptr_t)value;
+    }
     finalize_deletes++;
-    MPI_Finalized(&finalize_saw_finalized);
-    if (comm != MPI_COMM_SELF || (intptr_t)value != 42) {
-        finalize_deletes = -100;
+    if (comm == MPI_COMM_SELF) {
+        MPI_Finalized(&finalize_saw_finalized);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+        if (MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD) !=
+            MPI_SUCCESS || sum != size) {
+            finalize_comm_ok = 0;
+        }
     }
     return MPI_SUCCESS;
 }
 
 int main(int argc, char **argv)
 {
-    int size, k;
+    int size, k, ks[NSELF], i, ok;
+    MPI_Comm left;
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -421,15 +458,40 @@ int main(int argc, char **argv)
     test_failing_callbacks();
     test_errors();
 
+    /* Left on a communicator the program does not free: value 100. */
+    MPI_Comm_dup(MPI_COMM_WORLD, &left);
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &k, NULL);
-    MPI_Comm_set_attr(MPI_COMM_SELF, k, (void *)42);
+    MPI_Comm_set_attr(left, k, (void *)100);
     MPI_Comm_free_keyval(&k);
+    /* On MPI_COMM_SELF, values 1..NSELF in the order set; the second is
+     * set twice (its place is that of its first setting). */
+    for (i = 1; i <= NSELF; i++) {
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &ks[i - 1],
+                               NULL);
+        MPI_Comm_set_attr(MPI_COMM_SELF, ks[i - 1], (void *)(intptr_t)i);
+    }
+    MPI_Comm_set_attr(MPI_COMM_SELF, ks[1], (void *)(intptr_t)2);
+    finalize_deletes = 0;
+    for (i = 0; i < NSELF; i++) {
+        MPI_Comm_free_keyval(&ks[i]);
+    }
 
     MPI_Finalize();
-    if (finalize_deletes != 1 || finalize_saw_finalized != 0) {
-        printf("FAIL: MPI_Finalize ran MPI_COMM_SELF's delete callback %d "
-               "times (want 1, before finalized: %d) (rank %d)\n",
-               finalize_deletes, finalize_saw_finalized, rank);
+    ok = (finalize_deletes == NSELF + 1) && (finalize_saw_finalized == 0) &&
+         finalize_comm_ok;
+    for (i = 0; i < NSELF; i++) {
+        ok = ok && (finalize_order[i] == NSELF - i);
+    }
+    ok = ok && (finalize_order[NSELF] == 100);
+    if (!ok) {
+        printf("FAIL: MPI_Finalize ran %d delete callbacks (want %d), in "
+               "the order", finalize_deletes, NSELF + 1);
+        for (i = 0; (i < finalize_deletes) && (i < NSELF + 1); i++) {
+            printf(" %d", finalize_order[i]);
+        }
+        printf(" (want %d..1 then 100), finalized %d, a collective in them "
+               "%s (rank %d)\n", NSELF, finalize_saw_finalized,
+               finalize_comm_ok ? "worked" : "failed", rank);
         return 1;
     }
     return (failures == 0) ? 0 : 1;

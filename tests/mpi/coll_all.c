@@ -19,7 +19,10 @@
  * - MPI_2INT with MPI_MINLOC (ties resolved to the lower rank).
  *
  * Data movement uses the doubles and the matrices, also with different
- * (matching) type maps on the two sides. Then several nonblocking
+ * (matching) type maps on the two sides. Each collective runs in its
+ * blocking form, its nonblocking form and its persistent form (MPI-4:
+ * made, started once, waited, freed), the forms taking turns over the
+ * counts and roots so that each meets every layout. Then several nonblocking
  * collectives on three communicators at once, started in different
  * orders on even and odd ranks, and collectives with user point-to-point
  * messages and MPI_ANY_TAG receives pending on the same communicator.
@@ -432,6 +435,7 @@ typedef struct {
     void         *sinput;        /* sbuf before the call (NULL: none) */
     long          sunits;
     MPI_Request   req;
+    int           persistent;    /* req is a persistent request */
     int          *arrays[6];     /* counts and displacements */
     MPI_Datatype *types;         /* alltoallw: types to free */
     int           ntypes;
@@ -466,6 +470,45 @@ static int *ints(int n)
     return a;
 }
 
+/* The forms of a call. */
+enum { M_BLOCKING, M_NONBLOCKING, M_PERSISTENT };
+
+/* The MPI name of base ("Gather") in mode: "Igather", "Gather_init". */
+static const char *form_name(const char *base, int mode, char buf[32])
+{
+    if (mode == M_NONBLOCKING) {
+        snprintf(buf, 32, "I%c%s", base[0] - 'A' + 'a', base + 1);
+    } else if (mode == M_PERSISTENT) {
+        snprintf(buf, 32, "%s_init", base);
+    } else {
+        snprintf(buf, 32, "%s", base);
+    }
+    return buf;
+}
+
+/* Makes call _b, _i or _p of case _c as its mode says (the last two
+ * leave their request in _c->req; a persistent one is started here). */
+#define CALL3(_c, _mode, _b, _i, _p)                                       \
+    do {                                                                   \
+        if ((_mode) == M_BLOCKING) {                                       \
+            called((_c)->x, (_c)->what, (_c)->n, (_c)->root, (_b));        \
+        } else if ((_mode) == M_NONBLOCKING) {                             \
+            called((_c)->x, (_c)->what, (_c)->n, (_c)->root, (_i));        \
+        } else {                                                           \
+            called((_c)->x, (_c)->what, (_c)->n, (_c)->root, (_p));        \
+            (_c)->persistent = 1;                                          \
+            called((_c)->x, (_c)->what, (_c)->n, (_c)->root,               \
+                   MPI_Start(&(_c)->req));                                 \
+        }                                                                  \
+    } while (0)
+
+/* The form of a call that the tests ran blocking or not (nb): not
+ * blocking is nonblocking or persistent by the parity of salt. */
+static int alt_mode(int nb, int salt)
+{
+    return nb ? M_NONBLOCKING + salt % 2 : M_BLOCKING;
+}
+
 static void finish(case_t *c)
 {
     int i;
@@ -473,6 +516,9 @@ static void finish(case_t *c)
     if (c->req != MPI_REQUEST_NULL) {
         called(c->x, c->what, c->n, c->root,
                MPI_Wait(&c->req, MPI_STATUS_IGNORE));
+    }
+    if (c->persistent) {
+        called(c->x, c->what, c->n, c->root, MPI_Request_free(&c->req));
     }
     if (c->expect != NULL) {
         check(c->x, c->what, c->n, c->root, c->k, c->rbuf, c->expect,
@@ -538,13 +584,14 @@ static long rev_displs(const int *cnt, int *displs, int size)
 }
 
 static void case_bcast(case_t *c, const ctx_t *x, const kind_t *ks,
-                       const kind_t *kr, long n, int root, int nb)
+                       const kind_t *kr, long n, int root, int mode)
 {
     const kind_t *mine = (x->rank == root) ? ks : kr;
     int t = ++tseq;
+    char nm[32];
 
     case_init(c, x, mine, mine, n, root, "%s(%s -> %s)",
-              nb ? "Ibcast" : "Bcast", ks->name, kr->name);
+              form_name("Bcast", mode, nm), ks->name, kr->name);
     c->rbuf = sentinels(mine, n);
     if (x->rank == root) {
         fill(mine, c->rbuf, 0, n, t, root);
@@ -552,27 +599,26 @@ static void case_bcast(case_t *c, const ctx_t *x, const kind_t *ks,
     c->expect = sentinels(mine, n);
     fill(mine, c->expect, 0, n, t, root);
     c->nunits = n * mine->ext;
-    if (nb) {
-        called(x, c->what, n, root, MPI_Ibcast(c->rbuf, (int)n, mine->type,
-                                               root, x->comm, &c->req));
-    } else {
-        called(x, c->what, n, root, MPI_Bcast(c->rbuf, (int)n, mine->type,
-                                              root, x->comm));
-    }
+    CALL3(c, mode,
+          MPI_Bcast(c->rbuf, (int)n, mine->type, root, x->comm),
+          MPI_Ibcast(c->rbuf, (int)n, mine->type, root, x->comm, &c->req),
+          MPI_Bcast_init(c->rbuf, (int)n, mine->type, root, x->comm,
+                         MPI_INFO_NULL, &c->req));
 }
 
 static void case_gather(case_t *c, const ctx_t *x, const kind_t *ks,
                         const kind_t *kr, long n, int root, int inplace,
-                        int v)
+                        int v, int mode)
 {
     int t = ++tseq, r, me = x->rank, isroot = (me == root);
     int *cnt = NULL, *displs = NULL;
     const void *sarg;
     long total = n * x->size;
+    char nm[32];
 
     case_init(c, x, ks, kr, n, root, "%s(%s -> %s%s)",
-              v ? "Gatherv" : "Gather", ks->name, kr->name,
-              inplace ? ", in place" : "");
+              form_name(v ? "Gatherv" : "Gather", mode, nm), ks->name,
+              kr->name, inplace ? ", in place" : "");
     if (v) {
         cnt = c->arrays[0] = ints(x->size);
         displs = c->arrays[1] = ints(x->size);
@@ -600,29 +646,41 @@ static void case_gather(case_t *c, const ctx_t *x, const kind_t *ks,
     }
     if (v) {
         /* recvbuf, recvcounts and displs mean nothing at the others. */
-        called(x, c->what, n, root,
-               MPI_Gatherv(sarg, cnt[me], ks->type, c->rbuf,
-                           isroot ? cnt : NULL, isroot ? displs : NULL,
-                           kr->type, root, x->comm));
+        int *rc = isroot ? cnt : NULL, *rd = isroot ? displs : NULL;
+
+        CALL3(c, mode,
+              MPI_Gatherv(sarg, cnt[me], ks->type, c->rbuf, rc, rd,
+                          kr->type, root, x->comm),
+              MPI_Igatherv(sarg, cnt[me], ks->type, c->rbuf, rc, rd,
+                           kr->type, root, x->comm, &c->req),
+              MPI_Gatherv_init(sarg, cnt[me], ks->type, c->rbuf, rc, rd,
+                               kr->type, root, x->comm, MPI_INFO_NULL,
+                               &c->req));
     } else {
-        called(x, c->what, n, root,
-               MPI_Gather(sarg, (int)n, ks->type, c->rbuf, (int)n, kr->type,
-                          root, x->comm));
+        CALL3(c, mode,
+              MPI_Gather(sarg, (int)n, ks->type, c->rbuf, (int)n, kr->type,
+                         root, x->comm),
+              MPI_Igather(sarg, (int)n, ks->type, c->rbuf, (int)n, kr->type,
+                          root, x->comm, &c->req),
+              MPI_Gather_init(sarg, (int)n, ks->type, c->rbuf, (int)n,
+                              kr->type, root, x->comm, MPI_INFO_NULL,
+                              &c->req));
     }
 }
 
 static void case_scatter(case_t *c, const ctx_t *x, const kind_t *ks,
                          const kind_t *kr, long n, int root, int inplace,
-                         int v)
+                         int v, int mode)
 {
     int t = ++tseq, r, me = x->rank, isroot = (me == root);
     int *cnt = NULL, *displs = NULL;
     void *rarg;
     long total = n * x->size, mine;
+    char nm[32];
 
     case_init(c, x, ks, kr, n, root, "%s(%s -> %s%s)",
-              v ? "Scatterv" : "Scatter", ks->name, kr->name,
-              inplace ? ", in place" : "");
+              form_name(v ? "Scatterv" : "Scatter", mode, nm), ks->name,
+              kr->name, inplace ? ", in place" : "");
     if (v) {
         cnt = c->arrays[0] = ints(x->size);
         displs = c->arrays[1] = ints(x->size);
@@ -649,28 +707,40 @@ static void case_scatter(case_t *c, const ctx_t *x, const kind_t *ks,
         c->nunits = mine * kr->ext;
     }
     if (v) {
-        called(x, c->what, n, root,
-               MPI_Scatterv(c->sbuf, isroot ? cnt : NULL,
-                            isroot ? displs : NULL, ks->type, rarg,
-                            (int)mine, kr->type, root, x->comm));
+        int *sc = isroot ? cnt : NULL, *sd = isroot ? displs : NULL;
+
+        CALL3(c, mode,
+              MPI_Scatterv(c->sbuf, sc, sd, ks->type, rarg, (int)mine,
+                           kr->type, root, x->comm),
+              MPI_Iscatterv(c->sbuf, sc, sd, ks->type, rarg, (int)mine,
+                            kr->type, root, x->comm, &c->req),
+              MPI_Scatterv_init(c->sbuf, sc, sd, ks->type, rarg, (int)mine,
+                                kr->type, root, x->comm, MPI_INFO_NULL,
+                                &c->req));
     } else {
-        called(x, c->what, n, root,
-               MPI_Scatter(c->sbuf, (int)n, ks->type, rarg, (int)n, kr->type,
-                           root, x->comm));
+        CALL3(c, mode,
+              MPI_Scatter(c->sbuf, (int)n, ks->type, rarg, (int)n, kr->type,
+                          root, x->comm),
+              MPI_Iscatter(c->sbuf, (int)n, ks->type, rarg, (int)n,
+                           kr->type, root, x->comm, &c->req),
+              MPI_Scatter_init(c->sbuf, (int)n, ks->type, rarg, (int)n,
+                               kr->type, root, x->comm, MPI_INFO_NULL,
+                               &c->req));
     }
 }
 
 static void case_allgather(case_t *c, const ctx_t *x, const kind_t *ks,
                            const kind_t *kr, long n, int inplace, int v,
-                           int nb)
+                           int mode)
 {
     int t = ++tseq, r, me = x->rank;
     int *cnt = NULL, *displs = NULL;
     const void *sarg;
     long total = n * x->size, mine = n;
+    char nm[32];
 
     case_init(c, x, ks, kr, n, -1, "%s(%s -> %s%s)",
-              v ? "Allgatherv" : (nb ? "Iallgather" : "Allgather"),
+              form_name(v ? "Allgatherv" : "Allgather", mode, nm),
               ks->name, kr->name, inplace ? ", in place" : "");
     if (v) {
         cnt = c->arrays[0] = ints(x->size);
@@ -696,17 +766,22 @@ static void case_allgather(case_t *c, const ctx_t *x, const kind_t *ks,
         sarg = MPI_IN_PLACE;
     }
     if (v) {
-        called(x, c->what, n, -1,
-               MPI_Allgatherv(sarg, (int)mine, ks->type, c->rbuf, cnt, displs,
-                              kr->type, x->comm));
-    } else if (nb) {
-        called(x, c->what, n, -1,
-               MPI_Iallgather(sarg, (int)n, ks->type, c->rbuf, (int)n,
-                              kr->type, x->comm, &c->req));
+        CALL3(c, mode,
+              MPI_Allgatherv(sarg, (int)mine, ks->type, c->rbuf, cnt, displs,
+                             kr->type, x->comm),
+              MPI_Iallgatherv(sarg, (int)mine, ks->type, c->rbuf, cnt,
+                              displs, kr->type, x->comm, &c->req),
+              MPI_Allgatherv_init(sarg, (int)mine, ks->type, c->rbuf, cnt,
+                                  displs, kr->type, x->comm, MPI_INFO_NULL,
+                                  &c->req));
     } else {
-        called(x, c->what, n, -1,
-               MPI_Allgather(sarg, (int)n, ks->type, c->rbuf, (int)n,
-                             kr->type, x->comm));
+        CALL3(c, mode,
+              MPI_Allgather(sarg, (int)n, ks->type, c->rbuf, (int)n,
+                            kr->type, x->comm),
+              MPI_Iallgather(sarg, (int)n, ks->type, c->rbuf, (int)n,
+                             kr->type, x->comm, &c->req),
+              MPI_Allgather_init(sarg, (int)n, ks->type, c->rbuf, (int)n,
+                                 kr->type, x->comm, MPI_INFO_NULL, &c->req));
     }
 }
 
@@ -715,15 +790,16 @@ static void case_allgather(case_t *c, const ctx_t *x, const kind_t *ks,
 
 static void case_alltoall(case_t *c, const ctx_t *x, const kind_t *ks,
                           const kind_t *kr, long n, int inplace, int v,
-                          int nb)
+                          int mode)
 {
     int t = ++tseq, r, me = x->rank, p = x->size;
     int *scnt = NULL, *sdis = NULL, *rcnt = NULL, *rdis = NULL;
     const void *sarg;
     long stotal = n * p, rtotal = n * p;
+    char nm[32];
 
     case_init(c, x, ks, kr, n, -1, "%s(%s -> %s%s)",
-              v ? "Alltoallv" : (nb ? "Ialltoall" : "Alltoall"), ks->name,
+              form_name(v ? "Alltoallv" : "Alltoall", mode, nm), ks->name,
               kr->name, inplace ? ", in place" : "");
     if (v) {
         scnt = c->arrays[0] = ints(p);
@@ -764,17 +840,22 @@ static void case_alltoall(case_t *c, const ctx_t *x, const kind_t *ks,
         sarg = MPI_IN_PLACE;
     }
     if (v) {
-        called(x, c->what, n, -1,
-               MPI_Alltoallv(sarg, scnt, sdis, ks->type, c->rbuf, rcnt, rdis,
-                             kr->type, x->comm));
-    } else if (nb) {
-        called(x, c->what, n, -1,
-               MPI_Ialltoall(sarg, (int)n, ks->type, c->rbuf, (int)n,
-                             kr->type, x->comm, &c->req));
+        CALL3(c, mode,
+              MPI_Alltoallv(sarg, scnt, sdis, ks->type, c->rbuf, rcnt, rdis,
+                            kr->type, x->comm),
+              MPI_Ialltoallv(sarg, scnt, sdis, ks->type, c->rbuf, rcnt, rdis,
+                             kr->type, x->comm, &c->req),
+              MPI_Alltoallv_init(sarg, scnt, sdis, ks->type, c->rbuf, rcnt,
+                                 rdis, kr->type, x->comm, MPI_INFO_NULL,
+                                 &c->req));
     } else {
-        called(x, c->what, n, -1,
-               MPI_Alltoall(sarg, (int)n, ks->type, c->rbuf, (int)n, kr->type,
-                            x->comm));
+        CALL3(c, mode,
+              MPI_Alltoall(sarg, (int)n, ks->type, c->rbuf, (int)n, kr->type,
+                           x->comm),
+              MPI_Ialltoall(sarg, (int)n, ks->type, c->rbuf, (int)n,
+                            kr->type, x->comm, &c->req),
+              MPI_Alltoall_init(sarg, (int)n, ks->type, c->rbuf, (int)n,
+                                kr->type, x->comm, MPI_INFO_NULL, &c->req));
     }
 }
 
@@ -785,7 +866,8 @@ static void case_alltoall(case_t *c, const ctx_t *x, const kind_t *ks,
  * is 2n + 1 doubles, at byte displacements: sends in rank order, receives
  * in reverse.
  */
-static void case_alltoallw(case_t *c, const ctx_t *x, long n, int inplace)
+static void case_alltoallw(case_t *c, const ctx_t *x, long n, int inplace,
+                           int mode)
 {
     const kind_t *k = &kinds[K_DBL];
     int t = ++tseq, r, me = x->rank, p = x->size;
@@ -793,9 +875,10 @@ static void case_alltoallw(case_t *c, const ctx_t *x, long n, int inplace)
     MPI_Datatype *stypes, *rtypes;
     long at, e;
     const void *sarg;
+    char nm[32];
 
-    case_init(c, x, k, k, n, -1, "Alltoallw(double, vector types%s)",
-              inplace ? ", in place" : "");
+    case_init(c, x, k, k, n, -1, "%s(double, vector types%s)",
+              form_name("Alltoallw", mode, nm), inplace ? ", in place" : "");
     scnt = c->arrays[0] = ints(p);
     sdis = c->arrays[1] = ints(p);
     rcnt = c->arrays[2] = ints(p);
@@ -857,18 +940,23 @@ static void case_alltoallw(case_t *c, const ctx_t *x, long n, int inplace)
         }
     }
     sarg = inplace ? MPI_IN_PLACE : c->sbuf;
-    called(x, c->what, n, -1,
-           MPI_Alltoallw(sarg, scnt, sdis, stypes, c->rbuf, rcnt, rdis,
-                         rtypes, x->comm));
+    CALL3(c, mode,
+          MPI_Alltoallw(sarg, scnt, sdis, stypes, c->rbuf, rcnt, rdis,
+                        rtypes, x->comm),
+          MPI_Ialltoallw(sarg, scnt, sdis, stypes, c->rbuf, rcnt, rdis,
+                         rtypes, x->comm, &c->req),
+          MPI_Alltoallw_init(sarg, scnt, sdis, stypes, c->rbuf, rcnt, rdis,
+                             rtypes, x->comm, MPI_INFO_NULL, &c->req));
 }
 
 static void case_reduce(case_t *c, const ctx_t *x, const kind_t *k, long n,
-                        int root, int inplace, int nb)
+                        int root, int inplace, int mode)
 {
     int t = ++tseq, me = x->rank, isroot = (me == root);
     const void *sarg;
+    char nm[32];
 
-    case_init(c, x, k, k, n, root, "%s(%s%s)", nb ? "Ireduce" : "Reduce",
+    case_init(c, x, k, k, n, root, "%s(%s%s)", form_name("Reduce", mode, nm),
               k->name, inplace ? ", in place" : "");
     c->sbuf = sentinels(k, n);
     fill_from(k, c->sbuf, 0, n, t, me, 0);
@@ -885,25 +973,23 @@ static void case_reduce(case_t *c, const ctx_t *x, const kind_t *k, long n,
         }
     }
     /* recvbuf means nothing at the others: NULL there. */
-    if (nb) {
-        called(x, c->what, n, root,
-               MPI_Ireduce(sarg, c->rbuf, (int)n, k->type, k->op, root,
-                           x->comm, &c->req));
-    } else {
-        called(x, c->what, n, root,
-               MPI_Reduce(sarg, c->rbuf, (int)n, k->type, k->op, root,
-                          x->comm));
-    }
+    CALL3(c, mode,
+          MPI_Reduce(sarg, c->rbuf, (int)n, k->type, k->op, root, x->comm),
+          MPI_Ireduce(sarg, c->rbuf, (int)n, k->type, k->op, root, x->comm,
+                      &c->req),
+          MPI_Reduce_init(sarg, c->rbuf, (int)n, k->type, k->op, root,
+                          x->comm, MPI_INFO_NULL, &c->req));
 }
 
 static void case_allreduce(case_t *c, const ctx_t *x, const kind_t *k,
-                           long n, int inplace, int nb)
+                           long n, int inplace, int mode)
 {
     int t = ++tseq, me = x->rank;
     const void *sarg;
+    char nm[32];
 
     case_init(c, x, k, k, n, -1, "%s(%s%s)",
-              nb ? "Iallreduce" : "Allreduce", k->name,
+              form_name("Allreduce", mode, nm), k->name,
               inplace ? ", in place" : "");
     c->sbuf = sentinels(k, n);
     fill_from(k, c->sbuf, 0, n, t, me, 0);
@@ -917,29 +1003,27 @@ static void case_allreduce(case_t *c, const ctx_t *x, const kind_t *k,
         fill_from(k, c->rbuf, 0, n, t, me, 0);
         sarg = MPI_IN_PLACE;
     }
-    if (nb) {
-        called(x, c->what, n, -1,
-               MPI_Iallreduce(sarg, c->rbuf, (int)n, k->type, k->op, x->comm,
-                              &c->req));
-    } else {
-        called(x, c->what, n, -1,
-               MPI_Allreduce(sarg, c->rbuf, (int)n, k->type, k->op,
-                             x->comm));
-    }
+    CALL3(c, mode,
+          MPI_Allreduce(sarg, c->rbuf, (int)n, k->type, k->op, x->comm),
+          MPI_Iallreduce(sarg, c->rbuf, (int)n, k->type, k->op, x->comm,
+                         &c->req),
+          MPI_Allreduce_init(sarg, c->rbuf, (int)n, k->type, k->op, x->comm,
+                             MPI_INFO_NULL, &c->req));
 }
 
 /* Reduce_scatter(_block): rank r gets the reduction of the elements
  * [off_r, off_r + cnt_r) of every member's input. */
 static void case_reduce_scatter(case_t *c, const ctx_t *x, const kind_t *k,
-                                long n, int inplace, int v)
+                                long n, int inplace, int v, int mode)
 {
     int t = ++tseq, me = x->rank, r, *cnt;
     long total = 0, off = 0;
     const void *sarg;
+    char nm[32];
 
     case_init(c, x, k, k, n, -1, "%s(%s%s)",
-              v ? "Reduce_scatter" : "Reduce_scatter_block", k->name,
-              inplace ? ", in place" : "");
+              form_name(v ? "Reduce_scatter" : "Reduce_scatter_block", mode,
+                        nm), k->name, inplace ? ", in place" : "");
     cnt = c->arrays[0] = ints(x->size);
     for (r = 0; r < x->size; r++) {
         cnt[r] = v ? vcount(r, n, (int)(n % 3) + 1) : (int)n;
@@ -962,24 +1046,34 @@ static void case_reduce_scatter(case_t *c, const ctx_t *x, const kind_t *k,
         sarg = MPI_IN_PLACE;
     }
     if (v) {
-        called(x, c->what, n, -1,
-               MPI_Reduce_scatter(sarg, c->rbuf, cnt, k->type, k->op,
-                                  x->comm));
+        CALL3(c, mode,
+              MPI_Reduce_scatter(sarg, c->rbuf, cnt, k->type, k->op, x->comm),
+              MPI_Ireduce_scatter(sarg, c->rbuf, cnt, k->type, k->op, x->comm,
+                                  &c->req),
+              MPI_Reduce_scatter_init(sarg, c->rbuf, cnt, k->type, k->op,
+                                      x->comm, MPI_INFO_NULL, &c->req));
     } else {
-        called(x, c->what, n, -1,
-               MPI_Reduce_scatter_block(sarg, c->rbuf, (int)n, k->type, k->op,
-                                        x->comm));
+        CALL3(c, mode,
+              MPI_Reduce_scatter_block(sarg, c->rbuf, (int)n, k->type, k->op,
+                                       x->comm),
+              MPI_Ireduce_scatter_block(sarg, c->rbuf, (int)n, k->type,
+                                        k->op, x->comm, &c->req),
+              MPI_Reduce_scatter_block_init(sarg, c->rbuf, (int)n, k->type,
+                                            k->op, x->comm, MPI_INFO_NULL,
+                                            &c->req));
     }
 }
 
 static void case_scan(case_t *c, const ctx_t *x, const kind_t *k, long n,
-                      int inplace, int ex)
+                      int inplace, int ex, int mode)
 {
     int t = ++tseq, me = x->rank;
     const void *sarg;
+    char nm[32];
 
-    case_init(c, x, k, k, n, -1, "%s(%s%s)", ex ? "Exscan" : "Scan",
-              k->name, inplace ? ", in place" : "");
+    case_init(c, x, k, k, n, -1, "%s(%s%s)",
+              form_name(ex ? "Exscan" : "Scan", mode, nm), k->name,
+              inplace ? ", in place" : "");
     c->sbuf = sentinels(k, n);
     fill_from(k, c->sbuf, 0, n, t, me, 0);
     keep_input(c, n);
@@ -996,11 +1090,19 @@ static void case_scan(case_t *c, const ctx_t *x, const kind_t *k, long n,
         c->nunits = n * k->ext;
     }
     if (ex) {
-        called(x, c->what, n, -1,
-               MPI_Exscan(sarg, c->rbuf, (int)n, k->type, k->op, x->comm));
+        CALL3(c, mode,
+              MPI_Exscan(sarg, c->rbuf, (int)n, k->type, k->op, x->comm),
+              MPI_Iexscan(sarg, c->rbuf, (int)n, k->type, k->op, x->comm,
+                          &c->req),
+              MPI_Exscan_init(sarg, c->rbuf, (int)n, k->type, k->op, x->comm,
+                              MPI_INFO_NULL, &c->req));
     } else {
-        called(x, c->what, n, -1,
-               MPI_Scan(sarg, c->rbuf, (int)n, k->type, k->op, x->comm));
+        CALL3(c, mode,
+              MPI_Scan(sarg, c->rbuf, (int)n, k->type, k->op, x->comm),
+              MPI_Iscan(sarg, c->rbuf, (int)n, k->type, k->op, x->comm,
+                        &c->req),
+              MPI_Scan_init(sarg, c->rbuf, (int)n, k->type, k->op, x->comm,
+                            MPI_INFO_NULL, &c->req));
     }
 }
 
@@ -1098,7 +1200,8 @@ static void test_bcast(const ctx_t *x)
                 }
                 for (nb = 0; nb < 2; nb++) {
                     case_bcast(&c, x, &kinds[pairs[pi][0]],
-                               &kinds[pairs[pi][1]], counts[ci], root, nb);
+                               &kinds[pairs[pi][1]], counts[ci], root,
+                               alt_mode(nb, root + ci));
                     finish(&c);
                 }
             }
@@ -1126,10 +1229,12 @@ static void test_rooted_movement(const ctx_t *x)
                 }
                 for (v = 0; v < 2; v++) {
                     case_gather(&c, x, &kinds[pairs[pi][0]],
-                                &kinds[pairs[pi][1]], n, root, inplace, v);
+                                &kinds[pairs[pi][1]], n, root, inplace, v,
+                                (root + ci + pi + v) % 3);
                     finish(&c);
                     case_scatter(&c, x, &kinds[pairs[pi][0]],
-                                 &kinds[pairs[pi][1]], n, root, !inplace, v);
+                                 &kinds[pairs[pi][1]], n, root, !inplace, v,
+                                 (root + ci + pi + v + 1) % 3);
                     finish(&c);
                 }
             }
@@ -1160,20 +1265,24 @@ static void test_all_movement(const ctx_t *x)
                     continue;
                 }
                 for (nb = 0; nb < (lite ? 1 : 2); nb++) {
-                    case_allgather(&c, x, ks, kr, n, inplace, 0, nb);
+                    case_allgather(&c, x, ks, kr, n, inplace, 0,
+                                   alt_mode(nb, ci + inplace + pi));
                     finish(&c);
-                    case_alltoall(&c, x, ks, kr, n, inplace, 0, nb);
+                    case_alltoall(&c, x, ks, kr, n, inplace, 0,
+                                  alt_mode(nb, ci + inplace + pi + 1));
                     finish(&c);
                 }
                 if (lite) {
                     continue;
                 }
-                case_allgather(&c, x, ks, kr, n, inplace, 1, 0);
+                case_allgather(&c, x, ks, kr, n, inplace, 1,
+                               (ci + inplace + pi) % 3);
                 finish(&c);
-                case_alltoall(&c, x, ks, kr, n, inplace, 1, 0);
+                case_alltoall(&c, x, ks, kr, n, inplace, 1,
+                              (ci + inplace + pi + 1) % 3);
                 finish(&c);
                 if (pi == 0) {
-                    case_alltoallw(&c, x, n, inplace);
+                    case_alltoallw(&c, x, n, inplace, (ci + inplace) % 3);
                     finish(&c);
                 }
             }
@@ -1203,7 +1312,8 @@ static void test_reductions(const ctx_t *x)
                     continue;
                 }
                 for (nb = 0; nb < 2; nb++) {
-                    case_reduce(&c, x, k, n, root, (root + ci + nb) % 2, nb);
+                    case_reduce(&c, x, k, n, root, (root + ci + nb) % 2,
+                                alt_mode(nb, root + ci + ki));
                     finish(&c);
                 }
             }
@@ -1212,20 +1322,24 @@ static void test_reductions(const ctx_t *x)
                     if (large && (ki == K_MAT) && (nb != inplace)) {
                         continue;
                     }
-                    case_allreduce(&c, x, k, n, inplace, nb);
+                    case_allreduce(&c, x, k, n, inplace,
+                                   alt_mode(nb, ci + ki + inplace));
                     finish(&c);
                 }
                 /* Large: in place for one kind, not for the other. */
                 if (large && (inplace != (ki == K_MAT))) {
                     continue;
                 }
-                case_scan(&c, x, k, n, inplace, 0);
+                case_scan(&c, x, k, n, inplace, 0, (ci + ki + inplace) % 3);
                 finish(&c);
-                case_scan(&c, x, k, n, inplace, 1);
+                case_scan(&c, x, k, n, inplace, 1,
+                          (ci + ki + inplace + 1) % 3);
                 finish(&c);
-                case_reduce_scatter(&c, x, k, block(x, ci), inplace, 0);
+                case_reduce_scatter(&c, x, k, block(x, ci), inplace, 0,
+                                    (ci + ki + inplace + 2) % 3);
                 finish(&c);
-                case_reduce_scatter(&c, x, k, block(x, ci), !inplace, 1);
+                case_reduce_scatter(&c, x, k, block(x, ci), !inplace, 1,
+                                    (ci + ki + inplace) % 3);
                 finish(&c);
             }
         }
@@ -1261,6 +1375,20 @@ static int start_batch(case_t *cs, const ctx_t *x, MPI_Request *barrier)
     case_alltoall(&cs[i++], x, &kinds[K_DBL], &kinds[K_DBL], 7, 0, 0, 1);
     case_reduce(&cs[i++], x, &kinds[K_INT], 1001, p / 2, 0, 1);
     case_bcast(&cs[i++], x, &kinds[K_VMAT], &kinds[K_MAT], 7, p / 2, 1);
+    case_gather(&cs[i++], x, &kinds[K_VMAT], &kinds[K_MAT], 7, p - 1, 0, 1,
+                M_NONBLOCKING);
+    case_scatter(&cs[i++], x, &kinds[K_DBL], &kinds[K_DBL], 1001, 0, 1, 0,
+                 M_NONBLOCKING);
+    case_allgather(&cs[i++], x, &kinds[K_DBL], &kinds[K_DBL], 7, 0, 1,
+                   M_NONBLOCKING);
+    case_alltoall(&cs[i++], x, &kinds[K_MAT], &kinds[K_VMAT], 7, 0, 1,
+                  M_NONBLOCKING);
+    case_alltoallw(&cs[i++], x, 7, 0, M_NONBLOCKING);
+    case_reduce_scatter(&cs[i++], x, &kinds[K_MAT], 7, 0, 1, M_NONBLOCKING);
+    case_scan(&cs[i++], x, &kinds[K_VMAT], 7, 1, 0, M_NONBLOCKING);
+    case_scan(&cs[i++], x, &kinds[K_DBL], 1001, 0, 1, M_NONBLOCKING);
+    case_reduce_scatter(&cs[i++], x, &kinds[K_DBL], 1001, 1, 0,
+                        M_NONBLOCKING);
     return i;
 }
 
@@ -1276,8 +1404,8 @@ static int start_batch(case_t *cs, const ctx_t *x, MPI_Request *barrier)
  */
 static void test_in_flight(ctx_t *const *xs, int nx, int wait_reverse)
 {
-    case_t cs[3][16];
-    MPI_Request barrier[3], reqs[3 * 17];
+    case_t cs[3][24];
+    MPI_Request barrier[3], reqs[3 * 25];
     int ncs[3], i, j, o, nr = 0;
 
     for (j = 0; j < nx; j++) {
@@ -1382,11 +1510,13 @@ static void some_collectives(const ctx_t *x)
     finish(&c);
     case_reduce(&c, x, &kinds[K_VMAT], 7, p / 2, 1, 1);
     finish(&c);
-    case_gather(&c, x, &kinds[K_DBL], &kinds[K_DBL], 7, 0, 0, 1);
+    case_gather(&c, x, &kinds[K_DBL], &kinds[K_DBL], 7, 0, 0, 1,
+                M_NONBLOCKING);
     finish(&c);
-    case_scatter(&c, x, &kinds[K_DBL], &kinds[K_DBL], 7, p - 1, 0, 0);
+    case_scatter(&c, x, &kinds[K_DBL], &kinds[K_DBL], 7, p - 1, 0, 0,
+                 M_PERSISTENT);
     finish(&c);
-    case_scan(&c, x, &kinds[K_MAT], 7, 0, 0);
+    case_scan(&c, x, &kinds[K_MAT], 7, 0, 0, M_NONBLOCKING);
     finish(&c);
     case_allgather(&c, x, &kinds[K_DBL], &kinds[K_DBL], 1001, 0, 0, 1);
     finish(&c);

@@ -4,7 +4,8 @@
  *
  * Under MPI_ERRORS_RETURN, each kind of mismatch (root, operation, count,
  * type signature, per-rank counts of the v forms, different collectives,
- * blocking against nonblocking) must fail on every rank with the same
+ * blocking against nonblocking against persistent, the edges of the
+ * neighbour collectives) must fail on every rank with the same
  * class and a text that names the call and a rank at fault; and after
  * each failure a correct collective must still work (no member went into
  * the failed one). Matching calls of every collective must pass with the
@@ -365,6 +366,93 @@ static void test_dup(void)
     MPI_Comm_free(&dup);
 }
 
+/* The other nonblocking collectives, the persistent forms (checked once,
+ * at their _init call, which may block: MPI-4.0 6.13) and the neighbour
+ * collectives (checked edge by edge). */
+static void test_new_forms(void)
+{
+    MPI_Request req;
+    MPI_Comm ring;
+    int dims[1] = { size }, periods[1] = { 1 };
+    int *all = calloc((size_t)size * 4, sizeof(int)), *cnt, *displs;
+    int x = rank, y = 0, r, rc, sb[4] = { 1, 2, 3, 4 }, rb[4];
+
+    cnt = calloc((size_t)size, sizeof(int));
+    displs = calloc((size_t)size, sizeof(int));
+    /* Igatherv: the root expects one int fewer from rank odd. */
+    for (r = 0; r < size; r++) {
+        cnt[r] = (r == odd) ? 1 : 2;
+        displs[r] = 2 * r;
+    }
+    OK(MPI_Igatherv(sb, 2, MPI_INT, all, cnt, displs, MPI_INT, 0,
+                    MPI_COMM_WORLD, &req));
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Igatherv", "rank %d sends 2 x MPI_INT "
+           "(8 bytes) to rank 0, which expects 1 x MPI_INT", odd);
+    still_works(MPI_COMM_WORLD, __LINE__);
+
+    /* Persistent: the roots differ; every member fails at the _init. */
+    req = MPI_REQUEST_NULL;
+    rc = MPI_Bcast_init(&x, 1, MPI_INT, (rank == odd) ? odd : 0,
+                        MPI_COMM_WORLD, MPI_INFO_NULL, &req);
+    EXPECT(rc, MPI_ERR_ROOT, "MPI_Bcast_init", "rank %d passed root %d",
+           odd, odd);
+    CHECK(req == MPI_REQUEST_NULL, "a failed _init made a request");
+    still_works(MPI_COMM_WORLD, __LINE__);
+    /* Persistent and nonblocking forms do not match either. */
+    if (rank == odd) {
+        rc = MPI_Allreduce_init(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &req);
+    } else {
+        OK(MPI_Iallreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                          &req));
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    EXPECT(rc, MPI_ERR_OTHER, (rank == odd) ? "MPI_Allreduce_init" :
+           "MPI_Iallreduce", "rank %d called MPI_Allreduce_init, rank 0 "
+           "called MPI_Iallreduce", odd);
+    still_works(MPI_COMM_WORLD, __LINE__);
+    /* Matching ones pass, and run again without another check. */
+    OK(MPI_Allreduce_init(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                          MPI_INFO_NULL, &req));
+    for (r = 0; r < 3; r++) {
+        x = rank + r;
+        OK(MPI_Start(&req));
+        OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        CHECK(y == size * r + size * (size - 1) / 2, "persistent allreduce "
+              "%d", y);
+    }
+    OK(MPI_Request_free(&req));
+
+    /* Neighbour collectives on a ring: rank odd sends two ints to each
+     * neighbour where they expect one (the amounts differ), then floats
+     * where they expect ints (the type signatures differ). */
+    OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
+    rc = MPI_Neighbor_alltoall(sb, (rank == odd) ? 2 : 1, MPI_INT, rb,
+                               (rank == odd) ? 2 : 1, MPI_INT, ring);
+    EXPECT(rc, MPI_ERR_COUNT, "MPI_Neighbor_alltoall", "the amounts of "
+           "data of some edge differ");
+    still_works(ring, __LINE__);
+    OK(MPI_Ineighbor_allgather(sb, 1, (rank == odd) ? MPI_FLOAT : MPI_INT,
+                               rb, 1, MPI_INT, ring, &req));
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    EXPECT(rc, MPI_ERR_TYPE, "MPI_Ineighbor_allgather", "the type "
+           "signatures of some edge differ");
+    still_works(ring, __LINE__);
+    OK(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, rb, 2, MPI_INT, ring,
+                                  MPI_INFO_NULL, &req));
+    OK(MPI_Start(&req));
+    OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    OK(MPI_Request_free(&req));
+    OK(MPI_Neighbor_allgather(&x, 1, MPI_INT, rb, 1, MPI_INT, ring));
+    CHECK(rb[0] == x - rank + (rank + size - 1) % size, "neighbour "
+          "allgather after the failures: %d", rb[0]);
+    MPI_Comm_free(&ring);
+    free(all);
+    free(cnt);
+    free(displs);
+}
+
 /* ---- matching calls pass ------------------------------------------------- */
 
 static void test_all_match(void)
@@ -614,6 +702,7 @@ int main(int argc, char **argv)
     test_v_counts();
     test_different_calls();
     test_dup();
+    test_new_forms();
     test_all_match();
     MPI_Finalize();
     return (failures == 0) ? 0 : 1;

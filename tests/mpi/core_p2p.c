@@ -2,7 +2,8 @@
  * tests/mpi/core_p2p.c: point-to-point communication (MPI-3.1 chapter 3):
  * the four send modes, blocking and nonblocking; order per pair with mixed
  * sizes; wildcards and status fields; MPI_PROC_NULL; Get_count and
- * Get_elements; truncation; Sendrecv and Sendrecv_replace; non-contiguous
+ * Get_elements; status.MPI_ERROR left alone by the single-completion
+ * calls; truncation; Sendrecv and Sendrecv_replace; non-contiguous
  * datatypes; Ssend really synchronous; argument errors.
  *
  * Processes pair up (0-1, 2-3, ...); an odd one out is its own peer, so
@@ -356,6 +357,113 @@ static void test_proc_null(void)
                        MPI_PROC_NULL, 1, comm, &st) ==
           MPI_SUCCESS, "Sendrecv with MPI_PROC_NULL");
     check_proc_null_status(&st, "Sendrecv with MPI_PROC_NULL");
+}
+
+/* ---- status.MPI_ERROR and single-completion calls ---------------------- */
+
+/* MPI-3.1 3.2.5: only the calls that can return MPI_ERR_IN_STATUS set
+ * status.MPI_ERROR; a receive, a wait or a probe leaves it as it was. */
+#define KEEP_ERR 4242
+
+static void expect_kept(const MPI_Status *st, const char *what)
+{
+    CHECK(st->MPI_ERROR == KEEP_ERR, "%s wrote status.MPI_ERROR (%d)", what,
+          st->MPI_ERROR);
+}
+
+static void test_status_error_kept(void)
+{
+    MPI_Status st;
+    MPI_Message msg;
+    MPI_Request req, reqs[2];
+    int out = rank, in = -1, flag = 0, idx = -1, tag;
+
+    /* One message per call, each on its own tag, from the peer. */
+    for (tag = 1; tag <= 9; tag++) {
+        MPI_Isend(&out, 1, MPI_INT, peer, tag, comm, &req);
+        MPI_Request_free(&req);
+    }
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Recv(&in, 1, MPI_INT, peer, 1, comm, &st);
+    expect_kept(&st, "MPI_Recv");
+    CHECK(in == peer && st.MPI_TAG == 1, "MPI_Recv got %d tag %d", in,
+          st.MPI_TAG);
+
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Probe(peer, 2, comm, &st);
+    expect_kept(&st, "MPI_Probe");
+    st.MPI_ERROR = KEEP_ERR;
+    do {
+        MPI_Iprobe(peer, 2, comm, &flag, &st);
+    } while (!flag);
+    expect_kept(&st, "MPI_Iprobe");
+    MPI_Recv(&in, 1, MPI_INT, peer, 2, comm, MPI_STATUS_IGNORE);
+
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Mprobe(peer, 3, comm, &msg, &st);
+    expect_kept(&st, "MPI_Mprobe");
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Mrecv(&in, 1, MPI_INT, &msg, &st);
+    expect_kept(&st, "MPI_Mrecv");
+    CHECK(in == peer && st.MPI_TAG == 3, "MPI_Mrecv got %d tag %d", in,
+          st.MPI_TAG);
+
+    st.MPI_ERROR = KEEP_ERR;
+    do {
+        MPI_Improbe(peer, 4, comm, &flag, &msg, &st);
+    } while (!flag);
+    expect_kept(&st, "MPI_Improbe");
+    MPI_Imrecv(&in, 1, MPI_INT, &msg, &req);
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Wait(&req, &st);
+    expect_kept(&st, "MPI_Wait (MPI_Imrecv)");
+
+    MPI_Irecv(&in, 1, MPI_INT, peer, 5, comm, &req);
+    st.MPI_ERROR = KEEP_ERR;
+    do {
+        MPI_Test(&req, &flag, &st);
+    } while (!flag);
+    expect_kept(&st, "MPI_Test");
+
+    MPI_Irecv(&in, 1, MPI_INT, peer, 6, comm, &reqs[0]);
+    reqs[1] = MPI_REQUEST_NULL;
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Waitany(2, reqs, &idx, &st);
+    expect_kept(&st, "MPI_Waitany");
+    CHECK(idx == 0 && st.MPI_TAG == 6, "MPI_Waitany: index %d tag %d", idx,
+          st.MPI_TAG);
+
+    MPI_Irecv(&in, 1, MPI_INT, peer, 7, comm, &reqs[0]);
+    st.MPI_ERROR = KEEP_ERR;
+    do {
+        MPI_Testany(2, reqs, &idx, &flag, &st);
+    } while (!flag);
+    expect_kept(&st, "MPI_Testany");
+
+    MPI_Irecv(&in, 1, MPI_INT, peer, 8, comm, &req);
+    st.MPI_ERROR = KEEP_ERR;
+    do {
+        MPI_Request_get_status(req, &flag, &st);
+    } while (!flag);
+    expect_kept(&st, "MPI_Request_get_status");
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Wait(&req, &st);
+    expect_kept(&st, "MPI_Wait");
+
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Sendrecv(&out, 1, MPI_INT, peer, 10, &in, 1, MPI_INT, peer, 10,
+                 comm, &st);
+    expect_kept(&st, "MPI_Sendrecv");
+    MPI_Recv(&in, 1, MPI_INT, peer, 9, comm, MPI_STATUS_IGNORE);
+
+    /* Empty completions too. */
+    req = MPI_REQUEST_NULL;
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Wait(&req, &st);
+    expect_kept(&st, "MPI_Wait of MPI_REQUEST_NULL");
+    st.MPI_ERROR = KEEP_ERR;
+    MPI_Recv(&in, 1, MPI_INT, MPI_PROC_NULL, 1, comm, &st);
+    expect_kept(&st, "MPI_Recv from MPI_PROC_NULL");
 }
 
 /* ---- Get_count, Get_elements, truncation ------------------------------- */
@@ -848,6 +956,7 @@ int main(int argc, char **argv)
     RUN(test_order);
     RUN(test_any_source_order);
     RUN(test_proc_null);
+    RUN(test_status_error_kept);
     RUN(test_counts);
     RUN(test_truncate);
     RUN(test_sendrecv);

@@ -8,8 +8,11 @@
  * remote ranks, MPI_SOURCE is the sender's remote rank, MPI_ANY_SOURCE
  * too); MPI_Intercomm_merge with high = 0/1 either way and tied, checking
  * the order of the merged group; MPI_Comm_dup of the intercommunicator
- * (traffic on the duplicate never matches the original). Error paths
- * under MPI_ERRORS_RETURN. Runs at any process count (intercommunicators
+ * (traffic on the duplicate never matches the original); MPI_Comm_split
+ * and MPI_Comm_create of the intercommunicator (MPI-3.1 6.4.2: colors on
+ * one side only and processes outside the groups get MPI_COMM_NULL; the
+ * results carry point-to-point and collectives). Error paths under
+ * MPI_ERRORS_RETURN. Runs at any process count (intercommunicators
  * need 2 or more).
  */
 #include <mpi.h>
@@ -245,6 +248,116 @@ static void check_dup(MPI_Comm inter, const split_t *s, int c, int r)
     MPI_Comm_free(&dup);
 }
 
+/* Checks a communicator made from inter (shape, point-to-point, and an
+ * allreduce, which runs through its local group): this process is
+ * local rank r of group c of the split t. */
+static void check_derived(MPI_Comm x, const split_t *t, int c, int r,
+                          const char *what)
+{
+    int sum = -1, want = 0, i;
+
+    check_shape(x, t, c, r, what);
+    check_p2p(x, t, c, r, what);
+    for (i = 0; i < t->size[1 - c]; i++) {
+        want += t->procs[1 - c][i];
+    }
+    MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, x);
+    CHECK(sum == want, "%s: allreduce over the remote group gave %d, "
+          "expected %d", what, sum, want);
+}
+
+/* The color each member passes to the split: local rank parity, but
+ * group 0's rank 0 passes MPI_UNDEFINED and group 1's rank 0 a color
+ * the other side does not have. The key reverses the order. */
+static int split_color(int g, int r)
+{
+    if (r == 0) {
+        return (g == 0) ? MPI_UNDEFINED : 7;
+    }
+    return r % 2;
+}
+
+static void check_split_create(MPI_Comm inter, const split_t *s, int c,
+                               int r)
+{
+    MPI_Comm x = MPI_COMM_NULL;
+    MPI_Group lg, part;
+    split_t t;
+    int g, i, k, mycolor = split_color(c, r), myrank = -1, zero = 0;
+
+    /* Split. */
+    MPI_Comm_split(inter, mycolor, -r, &x);
+    memset(&t, 0, sizeof(t));
+    t.name = "split";
+    for (g = 0; g < 2; g++) {
+        for (i = s->size[g] - 1; i >= 0; i--) {
+            if ((mycolor != MPI_UNDEFINED) && (split_color(g, i) == mycolor)) {
+                if ((g == c) && (i == r)) {
+                    myrank = t.size[g];
+                }
+                t.procs[g][t.size[g]++] = s->procs[g][i];
+            }
+        }
+    }
+    if ((t.size[0] == 0) || (t.size[1] == 0)) {
+        CHECK(x == MPI_COMM_NULL, "split: color %d (one side only) gave a "
+              "communicator", mycolor);
+    } else {
+        CHECK(x != MPI_COMM_NULL, "split: color %d gave MPI_COMM_NULL",
+              mycolor);
+        if (x != MPI_COMM_NULL) {
+            check_derived(x, &t, c, myrank, "split");
+        }
+    }
+    if (x != MPI_COMM_NULL) {
+        MPI_Comm_free(&x);
+    }
+
+    /* Create: group 0 leaves its rank 0 out (when it has others), group
+     * 1 passes all of its own. */
+    MPI_Comm_group(inter, &lg);
+    k = ((c == 0) && (s->size[0] > 1)) ? 1 : 0;
+    MPI_Group_excl(lg, k, &zero, &part);
+    x = MPI_COMM_NULL;
+    MPI_Comm_create(inter, part, &x);
+    memcpy(&t, s, sizeof(t));
+    t.name = "create";
+    if (s->size[0] > 1) {
+        t.size[0]--;
+        memmove(t.procs[0], t.procs[0] + 1, (size_t)t.size[0] * sizeof(int));
+    }
+    if ((c == 0) && (s->size[0] > 1) && (r == 0)) {
+        CHECK(x == MPI_COMM_NULL, "create: a process outside the group got "
+              "a communicator");
+    } else {
+        CHECK(x != MPI_COMM_NULL, "create gave MPI_COMM_NULL");
+        if (x != MPI_COMM_NULL) {
+            check_derived(x, &t, c,
+                          ((c == 0) && (s->size[0] > 1)) ? r - 1 : r,
+                          "create");
+        }
+    }
+    if (x != MPI_COMM_NULL) {
+        MPI_Comm_free(&x);
+    }
+    MPI_Group_free(&part);
+
+    /* One side passes the empty group: nobody gets a communicator. */
+    x = MPI_COMM_NULL;
+    MPI_Comm_create(inter, (c == 1) ? MPI_GROUP_EMPTY : lg, &x);
+    CHECK(x == MPI_COMM_NULL, "create with an empty side gave a "
+          "communicator");
+    /* A group that is not part of the local group. */
+    if (s->size[1 - c] > 0) {
+        MPI_Group rg;
+
+        MPI_Comm_remote_group(inter, &rg);
+        EXPECT_CLASS(MPI_Comm_create(inter, rg, &x), MPI_ERR_GROUP);
+        MPI_Group_free(&rg);
+    }
+    MPI_Group_free(&lg);
+}
+
 static void run_split(int halves)
 {
     split_t s;
@@ -272,6 +385,7 @@ static void run_split(int halves)
     check_merge(inter, &s, c, r, 1, first_tie, "merge both high");
 
     check_dup(inter, &s, c, r);
+    check_split_create(inter, &s, c, r);
 
     /* A communicator whose group is not an intracommunicator's. */
     {

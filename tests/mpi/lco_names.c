@@ -39,7 +39,7 @@ static int failures;
 
 /* Byte offsets in the (private, documented in lco/lco_name.c) layout. */
 #define TOKEN_OFFSET 20
-#define RSLOT_OFFSET 32
+#define RSLOT_OFFSET 48
 
 /* MPI_Send on a forged slot is refused by the receiver: checks the class
  * and that the text says the name was refused. */

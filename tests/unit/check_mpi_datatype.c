@@ -108,8 +108,10 @@ START_TEST(test_predefined_sizes_and_bounds)
     assert_bounds(MPI_COUNT, 8, 0, 8, 0, 8);
     assert_bounds(MPI_BYTE, 1, 0, 1, 0, 1);
     assert_bounds(MPI_PACKED, 1, 0, 1, 0, 1);
-    assert_bounds(T_CNAME, 32, 0, 32, 0, 32);
-    assert_bounds(T_SLOTNAME, 40, 0, 40, 0, 40);
+    assert_bounds(T_CNAME, MPIX_CNAME_SIZE, 0, MPIX_CNAME_SIZE, 0,
+                  MPIX_CNAME_SIZE);
+    assert_bounds(T_SLOTNAME, MPIX_SLOTNAME_SIZE, 0, MPIX_SLOTNAME_SIZE, 0,
+                  MPIX_SLOTNAME_SIZE);
     /* Pairs: the size counts data only, the extent is the C struct's. */
     assert_bounds(MPI_DOUBLE_INT, sizeof(double) + sizeof(int), 0,
                   sizeof(struct p_double_int), 0,
@@ -456,8 +458,14 @@ START_TEST(test_struct_from_addresses)
     ck_assert_int_eq(MPI_Get_address(&arr[0].c, &a2), MPI_SUCCESS);
     ck_assert_int_eq(a2 - base, offsetof(struct s_dc, c));
     ck_assert_int_eq(MPI_Get_address(NULL, NULL), MPI_ERR_ARG);
-    d[0] = a1 - base;
-    d[1] = a2 - base;
+    /* MPI-3.1 4.1.5: displacements as MPI_Aint_diff, addresses back as
+     * MPI_Aint_add. */
+    d[0] = MPI_Aint_diff(a1, base);
+    d[1] = MPI_Aint_diff(a2, base);
+    ck_assert_int_eq(d[1], offsetof(struct s_dc, c));
+    ck_assert(MPI_Aint_add(base, d[1]) == a2);
+    ck_assert(MPI_Aint_diff(base, a2) == -d[1]);
+    ck_assert(PMPI_Aint_add(a2, MPI_Aint_diff(base, a2)) == base);
     for (i = 0; i < 3; i++) {
         arr[i].d = 1.5 * i;
         arr[i].c = (char)('a' + i);

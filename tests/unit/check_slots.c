@@ -398,7 +398,7 @@ START_TEST(test_slots_unnamed_slot_refuses_zero_token)
     /* Aim it at slot 1, never named, with a token of zero (bytes 20..27,
      * lco/lco_name.c). */
     memset(sname.bytes + 20, 0, 8);
-    sname.bytes[32] = 1;
+    sname.bytes[GCM_NAME_SIZE] = 1;
     ck_assert_int_eq(gcm_lco_create(&tx), GCM_OK);
     ck_assert_int_eq(gcm_lco_add_send_slot(tx, &sname), GCM_OK);
     ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0), GCM_ERR_BAD_TOKEN);

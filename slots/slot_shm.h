@@ -1,0 +1,151 @@
+/*
+ * slots/slot_shm.h: what the same-host path reads from outside the
+ * process (notes on its sockets, cells of its rings, the header of a
+ * peer's segment) and the functions that decode it. Each decoder is a
+ * function of the bytes and their length only, so that it can be called
+ * alone (a fuzzer, a unit test); what the bytes claim about their sender
+ * is checked by the caller against what the kernel says.
+ */
+#ifndef GCM_SLOT_SHM_H
+#define GCM_SLOT_SHM_H
+
+#include "slots/slots.h"
+
+/* The layout of a segment: a header page (sizes, counters, then from
+ * GCM_SLOTS_SHM_OWNERS_OFF one owner word per ring), then the rings, each
+ * a header and GCM_SLOTS_SHM_NCELLS cells. Every process of a job is
+ * built from the same sources, so the sizes are constants; a segment
+ * whose header says otherwise is refused. */
+#define GCM_SLOTS_SHM_NCELLS     32
+#define GCM_SLOTS_SHM_CELL_HDR   96
+#define GCM_SLOTS_SHM_CELL_SIZE  \
+    ((GCM_SLOTS_SHM_CELL_HDR + GCM_SLOTS_SHM_CELL_DATA + 63) / 64 * 64)
+#define GCM_SLOTS_SHM_SEG_HDR    4096
+#define GCM_SLOTS_SHM_RING_HDR   384
+#define GCM_SLOTS_SHM_RING_BYTES \
+    (GCM_SLOTS_SHM_RING_HDR +    \
+     (uint64_t)GCM_SLOTS_SHM_NCELLS * GCM_SLOTS_SHM_CELL_SIZE)
+#define GCM_SLOTS_SHM_OWNERS_OFF 256
+#define GCM_SLOTS_SHM_MAX_RINGS  \
+    ((GCM_SLOTS_SHM_SEG_HDR - GCM_SLOTS_SHM_OWNERS_OFF) / 4)
+/* A ring's owner word: the sending process + 1 in the low 24 bits, its
+ * endpoint in the high 8 (GCM_MAX_ENDPOINTS fits). */
+#define GCM_SLOTS_SHM_OWNER_PROC_BITS 24
+/* Random bytes naming an endpoint's two sockets (published at init). */
+#define GCM_SLOTS_SHM_SOCK_ID    16
+
+/* The segment's first page. */
+typedef struct gcm_slots_shm_seg {
+    uint64_t                  magic;
+    uint32_t                  nrings;
+    uint32_t                  ncells;
+    uint64_t                  ring_bytes;
+    /* Changed by each sender that claims a ring. */
+    _Alignas(64) _Atomic uint32_t attach_gen;
+    /* Threads of the owner asleep (or about to be). */
+    _Alignas(64) _Atomic int32_t  sleeping;
+} gcm_slots_shm_seg_t;
+
+typedef struct gcm_slots_shm_ring {
+    _Alignas(128) _Atomic uint64_t tail;
+    _Alignas(128) _Atomic int32_t  tx_waiting;
+    /* Set by the consumer when it refused the claim of this ring: the
+     * producer's messages in it will never be read. */
+    _Atomic int32_t                refused;
+    /* Written by the producer while it reads the consumer's memory: until
+     * when (in ns of CLOCK_MONOTONIC) the consumer should expect the data
+     * notice and spin rather than sleep; 0 when no read is under way. */
+    _Alignas(128) _Atomic uint64_t read_until;
+} gcm_slots_shm_ring_t;
+
+/* A cell is full when its seq is the producer's count of cells written
+ * (index + 1): the consumer polls the next cell itself, so a small message
+ * costs it the two cache lines of header, envelope and data, and no
+ * separate head counter. */
+typedef struct gcm_slots_shm_cell {
+    _Atomic uint64_t seq;
+    uint32_t        kind;   /* GCM_SLOTS_SHM_EAGER, _CMA or _CTRL */
+    uint32_t        len;    /* EAGER: data bytes */
+    int32_t         pid;    /* CMA: the sender (not believed) */
+    uint32_t        pad;
+    uint64_t        addr;   /* CMA: the sender's buffer */
+    gcm_slots_env_t env;
+} gcm_slots_shm_cell_t;
+
+/* Ring i of a segment: its place follows from the constants, never from
+ * what the segment's header says. */
+static inline gcm_slots_shm_ring_t *
+gcm_slots_shm_ring_at(gcm_slots_shm_seg_t *seg, uint32_t i)
+{
+    return (gcm_slots_shm_ring_t *)((char *)seg + GCM_SLOTS_SHM_SEG_HDR +
+                                    (size_t)i * GCM_SLOTS_SHM_RING_BYTES);
+}
+
+/* The cell of a ring that counter idx (monotonic) falls on. */
+static inline gcm_slots_shm_cell_t *
+gcm_slots_shm_cell_at(gcm_slots_shm_ring_t *ring, uint64_t idx)
+{
+    return (gcm_slots_shm_cell_t *)((char *)ring + GCM_SLOTS_SHM_RING_HDR +
+                                    (size_t)(idx % GCM_SLOTS_SHM_NCELLS) *
+                                    GCM_SLOTS_SHM_CELL_SIZE);
+}
+
+_Static_assert(sizeof(gcm_slots_shm_seg_t) <= GCM_SLOTS_SHM_OWNERS_OFF,
+               "seg header");
+_Static_assert(sizeof(gcm_slots_shm_ring_t) <= GCM_SLOTS_SHM_RING_HDR,
+               "ring header");
+_Static_assert(sizeof(gcm_slots_shm_cell_t) <= GCM_SLOTS_SHM_CELL_HDR,
+               "cell header");
+_Static_assert(sizeof(gcm_slots_ctrl_t) <= GCM_SLOTS_SHM_CELL_DATA, "ctrl");
+
+/* A note on an endpoint's sockets: a wakeup (datagram socket) or the
+ * claim of a ring of its segment (seqpacket socket). */
+#define GCM_SLOTS_SHM_NOTE_MAGIC 0x67636d6eu /* "gcmn" */
+
+enum { GCM_SLOTS_SHM_WAKE = 1, GCM_SLOTS_SHM_CLAIM = 2 };
+
+typedef struct gcm_slots_shm_note {
+    uint32_t magic;
+    uint16_t kind;      /* GCM_SLOTS_SHM_WAKE or GCM_SLOTS_SHM_CLAIM */
+    uint16_t ep;        /* the sender's endpoint */
+    int32_t  proc;      /* the sender's process in the job */
+    uint32_t ring;      /* CLAIM: the ring it claimed; WAKE: 0 */
+} gcm_slots_shm_note_t;
+
+_Static_assert(sizeof(gcm_slots_shm_note_t) == 16, "note");
+
+/* GCM_OK and *note_p when buf holds a well-formed note; else
+ * GCM_ERR_INVALID_PARAM. Ranges that depend on the job (proc below the
+ * job's size, ring below the segment's count) are the caller's. */
+gcm_status_t gcm_slots_shm_note_decode(const void *buf, size_t len,
+                                       gcm_slots_shm_note_t *note_p)
+    GCM_INTERNAL;
+
+/* What a cell of a ring holds, once decoded. */
+enum { GCM_SLOTS_SHM_EAGER = 1, GCM_SLOTS_SHM_CMA = 2, GCM_SLOTS_SHM_CTRL = 3 };
+
+typedef struct gcm_slots_shm_cell_msg {
+    uint32_t         kind;     /* GCM_SLOTS_SHM_EAGER, _CMA or _CTRL */
+    gcm_slots_env_t  env;      /* EAGER, CMA */
+    size_t           data_off; /* EAGER: where the data starts in the cell */
+    size_t           len;      /* EAGER: data bytes */
+    uint64_t         addr;     /* CMA: the data, in the sender's memory */
+    gcm_slots_ctrl_t ctrl;     /* CTRL */
+} gcm_slots_shm_cell_msg_t;
+
+/* Decodes the cell at cell (len bytes mapped there: a whole cell) into
+ * *msg_p. GCM_ERR_INVALID_PARAM for an unknown kind or a cell shorter
+ * than its header. The sender's identity in the envelope is not believed:
+ * the caller sets it from the ring the cell came through. */
+gcm_status_t gcm_slots_shm_cell_decode(const void *cell, size_t len,
+                                       gcm_slots_shm_cell_msg_t *msg_p)
+    GCM_INTERNAL;
+
+/* Checks the header of a peer's segment (the first hdr_len bytes of it,
+ * copied), mapped_len bytes long, published with magic: GCM_OK and its
+ * ring count in *nrings_p, else GCM_ERR_INVALID_PARAM. */
+gcm_status_t gcm_slots_shm_seg_check(const void *hdr, size_t hdr_len,
+                                     uint64_t mapped_len, uint64_t magic,
+                                     uint32_t *nrings_p) GCM_INTERNAL;
+
+#endif /* GCM_SLOT_SHM_H */

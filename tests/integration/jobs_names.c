@@ -1,0 +1,231 @@
+/*
+ * jobs_names: names across separately launched jobs (native API).
+ *
+ *   jobs_names serve FILE N    every process writes the name of an LCO of
+ *                              its own to FILE.<rank> and answers N
+ *                              requests on it (value + 1, sent to the
+ *                              name in the request), then waits for N
+ *                              goodbyes and ends
+ *   jobs_names ask FILE N      every process reads the name in FILE.<r>
+ *                              (r: its rank modulo N), sends one request
+ *                              (a value and the name of its own reply
+ *                              LCO) and checks the answer; then sends on
+ *                              a copy of the name with one byte of its
+ *                              token changed, which must be refused
+ *                              (GCM_ERR_BAD_TOKEN) and never answered
+ *   jobs_names stale FILE      reads FILE.0 of a job that has ended: the
+ *                              send must fail with GCM_ERR_PEER_FAILED
+ *                              within seconds, never hang
+ *
+ * Prints one "jobs_names: ..." line per check that passed; exits 1 on a
+ * failure.
+ */
+#include <gencomm.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define T_REQ 1
+#define T_REP 2
+#define T_BYE 3
+#define TOKEN_OFFSET 20   /* lco/lco_name.c */
+
+typedef struct {
+    int        value;
+    gcm_name_t reply;
+} request_t;
+
+static int failures;
+
+#define CHECK(_cond, ...)                                              \
+    do {                                                               \
+        if (!(_cond)) {                                                \
+            fprintf(stderr, "jobs_names: P%d: ", gcm_proc_rank());     \
+            fprintf(stderr, __VA_ARGS__);                              \
+            fprintf(stderr, " (%s)\n", gcm_last_error());              \
+            failures++;                                                \
+        }                                                              \
+    } while (0)
+
+static double now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void write_name(const char *file, int rank, const gcm_name_t *name)
+{
+    char path[4096], tmp[4200];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s.%d", file, rank);
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    f = fopen(tmp, "wb");
+    if ((f == NULL) || (fwrite(name, sizeof(*name), 1, f) != 1) ||
+        (fclose(f) != 0) || (rename(tmp, path) != 0)) {
+        fprintf(stderr, "jobs_names: cannot write %s\n", path);
+        exit(1);
+    }
+}
+
+/* Waits up to 30 s for the file to appear. */
+static int read_name(const char *file, int rank, gcm_name_t *name)
+{
+    char path[4096];
+    double end = now() + 30.0;
+
+    snprintf(path, sizeof(path), "%s.%d", file, rank);
+    while (now() < end) {
+        FILE *f = fopen(path, "rb");
+        if (f != NULL) {
+            size_t n = fread(name, sizeof(*name), 1, f);
+            fclose(f);
+            if (n == 1) {
+                return 0;
+            }
+        }
+        usleep(20000);
+    }
+    fprintf(stderr, "jobs_names: no name in %s\n", path);
+    return -1;
+}
+
+static gcm_status_t send_to(const gcm_name_t *name, const void *buf,
+                            size_t len, int tag)
+{
+    gcm_lco_h tx = NULL;
+    int rslot = 0;
+    gcm_status_t status;
+
+    status = gcm_lco_create(&tx);
+    if (status == GCM_OK) {
+        status = gcm_lco_add_send_slots(tx, 1, name, &rslot);
+    }
+    if (status == GCM_OK) {
+        status = gcm_send(tx, buf, len, 0, tag);
+    }
+    if (tx != NULL) {
+        gcm_lco_free(&tx);
+    }
+    return status;
+}
+
+static void serve(const char *file, int n)
+{
+    gcm_lco_h rx;
+    gcm_name_t name;
+    request_t req;
+    int i, answer;
+
+    CHECK(gcm_lco_create(&rx) == GCM_OK, "create");
+    CHECK(gcm_lco_add_recv_slots(rx, 1) == GCM_OK, "add recv slots");
+    CHECK(gcm_lco_name(rx, &name) == GCM_OK, "name");
+    write_name(file, gcm_proc_rank(), &name);
+    for (i = 0; i < n; i++) {
+        CHECK(gcm_recv(rx, &req, sizeof(req), 0, T_REQ, NULL) == GCM_OK,
+              "receive request %d", i);
+        answer = req.value + 1;
+        CHECK(send_to(&req.reply, &answer, sizeof(answer), T_REP) == GCM_OK,
+              "answer request %d", i);
+    }
+    for (i = 0; i < n; i++) {
+        CHECK(gcm_recv(rx, &req, sizeof(req), 0, T_BYE, NULL) == GCM_OK,
+              "receive goodbye %d", i);
+    }
+    if (failures == 0) {
+        printf("jobs_names: P%d served %d requests from another job\n",
+               gcm_proc_rank(), n);
+    }
+    gcm_lco_free(&rx);
+}
+
+static void ask(const char *file, int n)
+{
+    gcm_lco_h rx;
+    gcm_name_t name, forged;
+    request_t req;
+    gcm_status_t status;
+    int answer = 0, flag = 1;
+    double t0;
+
+    if (read_name(file, gcm_proc_rank() % n, &name) != 0) {
+        failures++;
+        return;
+    }
+    CHECK(gcm_lco_create(&rx) == GCM_OK, "create");
+    CHECK(gcm_lco_add_recv_slots(rx, 1) == GCM_OK, "add recv slots");
+    memset(&req, 0, sizeof(req));
+    req.value = 1000 + gcm_proc_rank();
+    CHECK(gcm_lco_name(rx, &req.reply) == GCM_OK, "name");
+    t0 = now();
+    status = send_to(&name, &req, sizeof(req), T_REQ);
+    CHECK(status == GCM_OK, "request to the other job: %s",
+          gcm_status_string(status));
+    CHECK(gcm_recv(rx, &answer, sizeof(answer), 0, T_REP, NULL) == GCM_OK,
+          "receive the answer");
+    CHECK(answer == req.value + 1, "answer %d, expected %d", answer,
+          req.value + 1);
+    if (failures == 0) {
+        printf("jobs_names: P%d asked another job and got its answer "
+               "(%.1f ms)\n", gcm_proc_rank(), (now() - t0) * 1e3);
+    }
+
+    forged = name;
+    forged.bytes[TOKEN_OFFSET + 3] ^= 0x40;
+    status = send_to(&forged, &req, sizeof(req), T_REQ);
+    CHECK(status == GCM_ERR_BAD_TOKEN, "forged token: %s, expected a "
+          "refusal", gcm_status_string(status));
+    usleep(100000);
+    gcm_iprobe(rx, 0, GCM_ANY_TAG, &flag, NULL);
+    CHECK(flag == 0, "the forged request was answered");
+    if (status == GCM_ERR_BAD_TOKEN) {
+        printf("jobs_names: P%d forged name refused: %s\n", gcm_proc_rank(),
+               gcm_last_error());
+    }
+    CHECK(send_to(&name, &req, sizeof(req), T_BYE) == GCM_OK, "goodbye");
+    gcm_lco_free(&rx);
+}
+
+static void stale(const char *file)
+{
+    gcm_name_t name;
+    gcm_status_t status;
+    int v = 7;
+    double t0;
+
+    if (read_name(file, 0, &name) != 0) {
+        failures++;
+        return;
+    }
+    t0 = now();
+    status = send_to(&name, &v, sizeof(v), T_REQ);
+    CHECK(status == GCM_ERR_PEER_FAILED, "send to a job that ended: %s, "
+          "expected GCM_ERR_PEER_FAILED", gcm_status_string(status));
+    CHECK(now() - t0 < 10.0, "the refusal took %.1f s", now() - t0);
+    if (status == GCM_ERR_PEER_FAILED) {
+        printf("jobs_names: P%d stale name refused in %.1f ms: %s\n",
+               gcm_proc_rank(), (now() - t0) * 1e3, gcm_last_error());
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if ((argc < 3) || (gcm_init(&argc, &argv) != GCM_OK)) {
+        fprintf(stderr, "usage: jobs_names serve|ask|stale FILE [N]\n");
+        return 2;
+    }
+    if (strcmp(argv[1], "serve") == 0) {
+        serve(argv[2], (argc > 3) ? atoi(argv[3]) : 1);
+    } else if (strcmp(argv[1], "ask") == 0) {
+        ask(argv[2], (argc > 3) ? atoi(argv[3]) : 1);
+    } else {
+        stale(argv[2]);
+    }
+    gcm_finalize();
+    return (failures == 0) ? 0 : 1;
+}

@@ -1,0 +1,77 @@
+#!/bin/bash
+# Names across separately launched jobs (tests/integration/jobs_names.c):
+# two gcrun jobs at once, one serving on LCOs whose names it writes to
+# files, the other asking through those names; a forged token refused; a
+# name of a job that has ended refused at once; two jobs started in the
+# same second have different identities. Exit 0 pass, 1 fail, 77 skip.
+set -u
+
+top_builddir=${top_builddir:-.}
+gcrun="${top_builddir}/tools/gcrun"
+prog="${top_builddir}/tests/integration/jobs_names"
+
+if [ ! -x "$gcrun" ] || [ ! -x "$prog" ]; then
+    echo "SKIP: gcrun or jobs_names is not built"
+    exit 77
+fi
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gcm-jobs.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# expect FILE COUNT REGEX: exactly COUNT lines of FILE match REGEX.
+expect() {
+    local got
+    got=$(grep -c -E -- "$3" "$1")
+    if [ "$got" -ne "$2" ]; then
+        fail "$got lines of $(basename "$1") match '$3', expected $2"
+        sed 's/^/   | /' "$1"
+    fi
+}
+
+# --- one job asks another, through names in files --------------------------
+timeout 60 "$gcrun" -n 2 "$prog" serve "$dir/a" 1 >"$dir/serve.out" 2>&1 &
+server=$!
+timeout 60 "$gcrun" -n 2 "$prog" ask "$dir/a" 2 >"$dir/ask.out" 2>&1
+rc=$?
+wait "$server"
+src=$?
+echo "== serve exit $src, ask exit $rc"
+[ "$src" -eq 0 ] || fail "serving job exited $src"
+[ "$rc" -eq 0 ] || fail "asking job exited $rc"
+expect "$dir/serve.out" 2 'jobs_names: P[01] served 1 requests from another job'
+expect "$dir/ask.out" 2 'jobs_names: P[01] asked another job and got its answer'
+expect "$dir/ask.out" 2 'jobs_names: P[01] forged name refused: .*token'
+grep -E 'asked another job' "$dir/ask.out" | sed 's/^/   /'
+
+# --- the serving job has ended: its name is refused at once ---------------
+timeout 60 "$gcrun" -n 1 "$prog" stale "$dir/a" >"$dir/stale.out" 2>&1
+rc=$?
+echo "== stale exit $rc"
+[ "$rc" -eq 0 ] || fail "stale-name job exited $rc"
+expect "$dir/stale.out" 1 'jobs_names: P0 stale name refused in .*peer process failed'
+
+# --- two jobs started in the same second: different identities -------------
+timeout 60 "$gcrun" -n 1 "$prog" serve "$dir/b" 0 >/dev/null 2>&1 &
+first=$!
+timeout 60 "$gcrun" -n 1 "$prog" serve "$dir/c" 0 >/dev/null 2>&1
+wait "$first"
+# A name's job identity: bytes 32..39 (lco/lco_name.c).
+idb=$(od -A n -t x1 -j 32 -N 8 "$dir/b.0" 2>/dev/null | tr -d ' ')
+idc=$(od -A n -t x1 -j 32 -N 8 "$dir/c.0" 2>/dev/null | tr -d ' ')
+echo "== job identities: $idb $idc"
+if [ -z "$idb" ] || [ -z "$idc" ] || [ "$idb" = "$idc" ]; then
+    fail "two jobs started together share an identity ('$idb', '$idc')"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "all checks passed"
+exit 0

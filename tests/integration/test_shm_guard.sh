@@ -1,0 +1,108 @@
+#!/bin/sh
+# tests/integration/test_shm_guard.sh: a process outside a job (same user)
+# attacks the shared memory of one of its ranks (shm_intruder) while the
+# rank waits for a message (shm_guard): a ring claimed in another rank's
+# name, a forged message in it, a claim note and wakeup datagrams in that
+# rank's name, a rewritten segment header. The rank must receive only the
+# real message, not crash, and warn (at the default level) that it
+# refused the claim and dropped the datagrams. Then messages that never
+# come due, written into a rank's own ring, must fail its connection once
+# more than a bound of them wait.
+# Exit status: 0 passed, 1 failed, 77 skipped.
+set -u
+builddir=${top_builddir:-.}
+GCRUN=$builddir/tools/gcrun
+GUARD=$builddir/tests/integration/shm_guard
+INTRUDER=$builddir/tests/integration/shm_intruder
+
+for f in "$GCRUN" "$GUARD" "$INTRUDER"; do
+    if [ ! -x "$f" ]; then
+        echo "SKIP: $f has not been built"
+        exit 77
+    fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_shm_guard.XXXXXX") || exit 1
+job=
+cleanup() {
+    if [ -n "$job" ] && kill -0 "$job" 2>/dev/null; then
+        kill -KILL "$job" 2>/dev/null
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+unset GENCOMM_LOG_LEVEL GENCOMM_SHM GENCOMM_HOSTNAME
+status=0
+
+# attack MODE: one job, one intruder run against its rank 0; sets $out.
+attack() {
+    dir=$tmp/$1
+    mkdir -p "$dir"
+    extra=
+    [ "$1" = park ] && extra=park
+    # shellcheck disable=SC2086 # $extra is one word or none
+    timeout -k 5 60 "$GCRUN" -n 2 "$GUARD" "$dir" $extra >"$dir/out" 2>&1 &
+    job=$!
+    waited=0
+    while [ ! -f "$dir/ready" ]; do
+        if ! kill -0 "$job" 2>/dev/null || [ $waited -ge 3000 ]; then
+            echo "FAIL: $1: the job never got ready"
+            cat "$dir/out"
+            status=1
+            return 1
+        fi
+        sleep 0.01
+        waited=$((waited + 1))
+    done
+    "$INTRUDER" "$1" "$(cat "$dir/ready")" 1 >"$dir/intruder" 2>&1
+    irc=$?
+    cat "$dir/intruder"
+    : >"$dir/done"
+    wait "$job"
+    rc=$?
+    job=
+    cat "$dir/out"
+    out=$dir/out
+    if [ $irc -eq 77 ]; then
+        echo "SKIP: the rank's shared memory was not in use (see above)"
+        exit 77
+    fi
+    if [ $irc -ne 0 ]; then
+        echo "FAIL: $1: the intruder failed (exit $irc)"
+        status=1
+    fi
+    if ! grep -q "shm_guard: OK" "$out"; then
+        echo "FAIL: $1: the job (exit $rc) did not receive only the real" \
+            "message"
+        status=1
+        return 1
+    fi
+    return 0
+}
+
+# A ring, a message, a claim and wakeups in another rank's name.
+if attack forge; then
+    if ! grep -q "warn.*claim of ring .* refused" "$out"; then
+        echo "FAIL: forge: no warning that the forged claim was refused"
+        status=1
+    fi
+    if ! grep -q "warn.*wakeup socket from pid .* refused" "$out"; then
+        echo "FAIL: forge: no warning that datagrams from outside the job" \
+            "were dropped"
+        status=1
+    fi
+fi
+# A segment header whose ring count and size do not fit the segment.
+attack header
+# Messages in a rank's own ring whose sequence numbers never come due:
+# parked up to a bound, then the connection fails with an error.
+if attack park; then
+    if ! grep -q "error.*ahead of their turn.*the connection fails" "$out"; then
+        echo "FAIL: park: no error naming the connection that failed"
+        status=1
+    fi
+fi
+
+[ $status -eq 0 ] && echo "ok: nothing from outside the job was delivered"
+exit $status

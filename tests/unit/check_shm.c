@@ -1,0 +1,174 @@
+/*
+ * tests/unit/check_shm.c: the decoders of what the same-host path reads
+ * from outside the process (slots/slot_shm.h): notes on its sockets, ring
+ * cells, the header of a peer's segment. Bytes alone, no job.
+ */
+#include "config.h"
+
+#include "slots/slot_shm.h"
+#include "check_main.h"
+
+#include <stdint.h>
+#include <string.h>
+
+static gcm_slots_shm_note_t good_note(uint16_t kind)
+{
+    gcm_slots_shm_note_t note;
+
+    memset(&note, 0, sizeof(note));
+    note.magic = GCM_SLOTS_SHM_NOTE_MAGIC;
+    note.kind  = kind;
+    note.ep    = 3;
+    note.proc  = 5;
+    note.ring  = (kind == GCM_SLOTS_SHM_CLAIM) ? 7 : 0;
+    return note;
+}
+
+START_TEST(test_shm_note_decode_takes_well_formed_notes)
+{
+    gcm_slots_shm_note_t in = good_note(GCM_SLOTS_SHM_CLAIM), out;
+
+    ck_assert_int_eq(gcm_slots_shm_note_decode(&in, sizeof(in), &out),
+                     GCM_OK);
+    ck_assert_int_eq(out.proc, 5);
+    ck_assert_int_eq(out.ep, 3);
+    ck_assert_uint_eq(out.ring, 7);
+    in = good_note(GCM_SLOTS_SHM_WAKE);
+    ck_assert_int_eq(gcm_slots_shm_note_decode(&in, sizeof(in), &out),
+                     GCM_OK);
+    ck_assert_int_eq(out.kind, GCM_SLOTS_SHM_WAKE);
+}
+END_TEST
+
+START_TEST(test_shm_note_decode_refuses_malformed_notes)
+{
+    gcm_slots_shm_note_t in, out;
+    unsigned char big[sizeof(in) + 1];
+
+    in = good_note(GCM_SLOTS_SHM_CLAIM);
+    ck_assert_int_ne(gcm_slots_shm_note_decode(&in, sizeof(in) - 1, &out),
+                     GCM_OK);
+    memset(big, 0, sizeof(big));
+    memcpy(big, &in, sizeof(in));
+    ck_assert_int_ne(gcm_slots_shm_note_decode(big, sizeof(big), &out),
+                     GCM_OK);
+    ck_assert_int_ne(gcm_slots_shm_note_decode(NULL, sizeof(in), &out),
+                     GCM_OK);
+    ck_assert_int_ne(gcm_slots_shm_note_decode("w", 1, &out), GCM_OK);
+    in.magic ^= 1;
+    ck_assert_int_ne(gcm_slots_shm_note_decode(&in, sizeof(in), &out),
+                     GCM_OK);
+    in = good_note(GCM_SLOTS_SHM_CLAIM);
+    in.kind = 9;
+    ck_assert_int_ne(gcm_slots_shm_note_decode(&in, sizeof(in), &out),
+                     GCM_OK);
+    in = good_note(GCM_SLOTS_SHM_CLAIM);
+    in.proc = -1;
+    ck_assert_int_ne(gcm_slots_shm_note_decode(&in, sizeof(in), &out),
+                     GCM_OK);
+    in = good_note(GCM_SLOTS_SHM_CLAIM);
+    in.ep = GCM_MAX_ENDPOINTS;
+    ck_assert_int_ne(gcm_slots_shm_note_decode(&in, sizeof(in), &out),
+                     GCM_OK);
+    in = good_note(GCM_SLOTS_SHM_CLAIM);
+    in.ring = GCM_SLOTS_SHM_MAX_RINGS;
+    ck_assert_int_ne(gcm_slots_shm_note_decode(&in, sizeof(in), &out),
+                     GCM_OK);
+    in = good_note(GCM_SLOTS_SHM_WAKE);
+    in.ring = 1;
+    ck_assert_int_ne(gcm_slots_shm_note_decode(&in, sizeof(in), &out),
+                     GCM_OK);
+}
+END_TEST
+
+START_TEST(test_shm_cell_decode_bounds_lengths_and_kinds)
+{
+    static _Alignas(128) unsigned char cell[GCM_SLOTS_SHM_CELL_SIZE];
+    gcm_slots_shm_cell_t *hdr = (gcm_slots_shm_cell_t *)cell;
+    gcm_slots_shm_cell_msg_t msg;
+
+    memset(cell, 0, sizeof(cell));
+    hdr->kind = GCM_SLOTS_SHM_EAGER;
+    hdr->len  = 100;
+    hdr->env.tag = 42;
+    ck_assert_int_eq(gcm_slots_shm_cell_decode(cell, sizeof(cell), &msg),
+                     GCM_OK);
+    ck_assert_uint_eq(msg.len, 100);
+    ck_assert_uint_eq(msg.data_off, GCM_SLOTS_SHM_CELL_HDR);
+    ck_assert_int_eq(msg.env.tag, 42);
+    /* A length beyond the cell is cut to what the cell holds. */
+    hdr->len = UINT32_MAX;
+    ck_assert_int_eq(gcm_slots_shm_cell_decode(cell, sizeof(cell), &msg),
+                     GCM_OK);
+    ck_assert_uint_le(msg.data_off + msg.len, sizeof(cell));
+    ck_assert_int_eq(gcm_slots_shm_cell_decode(cell, 200, &msg), GCM_OK);
+    ck_assert_uint_le(msg.data_off + msg.len, 200);
+    hdr->kind = 77;
+    ck_assert_int_ne(gcm_slots_shm_cell_decode(cell, sizeof(cell), &msg),
+                     GCM_OK);
+    hdr->kind = GCM_SLOTS_SHM_CTRL;
+    ck_assert_int_eq(gcm_slots_shm_cell_decode(cell, sizeof(cell), &msg),
+                     GCM_OK);
+    ck_assert_int_ne(gcm_slots_shm_cell_decode(cell,
+                                               GCM_SLOTS_SHM_CELL_HDR + 1,
+                                               &msg), GCM_OK);
+    ck_assert_int_ne(gcm_slots_shm_cell_decode(cell, 10, &msg), GCM_OK);
+}
+END_TEST
+
+START_TEST(test_shm_seg_check_refuses_sizes_beyond_the_mapping)
+{
+    static _Alignas(128) unsigned char page[GCM_SLOTS_SHM_SEG_HDR];
+    gcm_slots_shm_seg_t *seg = (gcm_slots_shm_seg_t *)page;
+    uint64_t len = GCM_SLOTS_SHM_SEG_HDR + 4 * GCM_SLOTS_SHM_RING_BYTES;
+    uint32_t nrings = 0;
+
+    memset(page, 0, sizeof(page));
+    seg->magic      = 0x1234;
+    seg->nrings     = 4;
+    seg->ncells     = GCM_SLOTS_SHM_NCELLS;
+    seg->ring_bytes = GCM_SLOTS_SHM_RING_BYTES;
+    ck_assert_int_eq(gcm_slots_shm_seg_check(page, sizeof(page), len, 0x1234,
+                                             &nrings), GCM_OK);
+    ck_assert_uint_eq(nrings, 4);
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, sizeof(page), len - 1,
+                                             0x1234, &nrings), GCM_OK);
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, sizeof(page), len, 0x1235,
+                                             &nrings), GCM_OK);
+    seg->nrings = UINT32_MAX;
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, sizeof(page), len, 0x1234,
+                                             &nrings), GCM_OK);
+    seg->nrings = 0;
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, sizeof(page), len, 0x1234,
+                                             &nrings), GCM_OK);
+    seg->nrings     = 4;
+    seg->ring_bytes = (uint64_t)1 << 40;
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, sizeof(page), len, 0x1234,
+                                             &nrings), GCM_OK);
+    seg->ring_bytes = 1;
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, sizeof(page), len, 0x1234,
+                                             &nrings), GCM_OK);
+    seg->ring_bytes = GCM_SLOTS_SHM_RING_BYTES;
+    seg->ncells     = 1;
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, sizeof(page), len, 0x1234,
+                                             &nrings), GCM_OK);
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, 8, len, 0x1234, &nrings),
+                     GCM_OK);
+    ck_assert_int_ne(gcm_slots_shm_seg_check(page, sizeof(page), 100, 0x1234,
+                                             &nrings), GCM_OK);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("shm");
+    TCase *decode = tcase_create("decode");
+
+    tcase_add_test(decode, test_shm_note_decode_takes_well_formed_notes);
+    tcase_add_test(decode, test_shm_note_decode_refuses_malformed_notes);
+    tcase_add_test(decode, test_shm_cell_decode_bounds_lengths_and_kinds);
+    tcase_add_test(decode,
+                   test_shm_seg_check_refuses_sizes_beyond_the_mapping);
+    suite_add_tcase(s, decode);
+    return s;
+}
