@@ -16,4 +16,5 @@ sh "$run" "$dir/core_free_pending" 2 3 || status=1
 sh "$run" "$dir/core_handles" 1 2 || status=1
 sh "$run" "$dir/core_overflow" 1 || status=1
 sh "$run" "$dir/core_fint" 1 2 || status=1
+sh "$run" "$dir/core_req_threads" 1 || status=1
 exit $status
