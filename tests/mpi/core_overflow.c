@@ -7,7 +7,7 @@
  * Every process checks its own calls; the messages would go to itself
  * (MPI_COMM_SELF) if they were sent. A legal call with the same type
  * (count 0) still works. Collectives (blocking, nonblocking, neighbour)
- * refuse such counts the same way.
+ * and one-sided calls refuse such counts the same way.
  */
 #include <mpi.h>
 
@@ -103,6 +103,23 @@ int main(int argc, char **argv)
         EXPECT_COUNT(MPI_Neighbor_alltoall(buf, n, huge, buf, n, huge,
                                            cart));
         MPI_Comm_free(&cart);
+    }
+
+    /* One-sided communication. */
+    {
+        MPI_Win win;
+        double wbuf[8];
+
+        MPI_Win_create(wbuf, sizeof(wbuf), 1, MPI_INFO_NULL, MPI_COMM_SELF,
+                       &win);
+        MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+        MPI_Win_fence(0, win);
+        EXPECT_COUNT(MPI_Put(buf, n, huge, 0, 0, n, huge, win));
+        EXPECT_COUNT(MPI_Get(buf, 1, MPI_BYTE, 0, 0, n, huge, win));
+        EXPECT_COUNT(MPI_Accumulate(buf, n, huge, 0, 0, n, huge, MPI_BOR,
+                                    win));
+        MPI_Win_fence(0, win);
+        MPI_Win_free(&win);
     }
 
     /* The type itself is fine for what fits. */
