@@ -959,7 +959,7 @@ typedef struct gcm_win_rstate {
     gcm_win_op_t *op;    /* a reply, or NULL: complete at once */
 } gcm_win_rstate_t;
 
-static int gcm_win_req_poll(MPI_Request req)
+static int gcm_win_req_poll(gcm_mpi_req_t *req)
 {
     gcm_win_rstate_t *s = req->state;
 
