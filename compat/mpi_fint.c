@@ -16,6 +16,7 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "compat/mpi_win.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -307,6 +308,7 @@ GCM_MPI_FINT_PAIR(Errhandler, MPI_Errhandler, GCM_MPI_MAGIC_ERRH,
                   MPI_ERRHANDLER_NULL)
 GCM_MPI_FINT_PAIR(Message, MPI_Message, GCM_MPI_MAGIC_MSG,
                   MPI_MESSAGE_NULL)
+GCM_MPI_FINT_PAIR(Win, MPI_Win, GCM_MPI_MAGIC_WIN, MPI_WIN_NULL)
 
 /* A request's integer names the handle (with its generation); the
  * request family forgets it when the request is freed. */

@@ -127,6 +127,26 @@ int main(int argc, char **argv)
     CHECK(MPI_Mrecv(&y, 1, MPI_INT, &msg, &st) == MPI_SUCCESS,
           "the message received through its integer");
 
+    /* A window kept as an integer; the integer dies with the window. */
+    {
+        MPI_Win win;
+        MPI_Fint fwin;
+        int wbuf = 0;
+
+        CHECK(MPI_Win_c2f(MPI_WIN_NULL) == 0 && MPI_Win_f2c(0) ==
+              MPI_WIN_NULL, "MPI_WIN_NULL is not 0");
+        MPI_Win_create(&wbuf, sizeof(wbuf), 1, MPI_INFO_NULL,
+                       MPI_COMM_SELF, &win);
+        fwin = MPI_Win_c2f(win);
+        CHECK(fwin != 0 && MPI_Win_f2c(fwin) == win &&
+              MPI_Win_c2f(win) == fwin, "window round trip: %d", fwin);
+        CHECK(MPI_Comm_f2c(fwin) == MPI_COMM_NULL,
+              "a window's integer converted to a communicator");
+        MPI_Win_fence(0, MPI_Win_f2c(fwin));
+        MPI_Win_free(&win);
+        CHECK(MPI_Win_f2c(fwin) == MPI_WIN_NULL, "freed window");
+    }
+
     /* Statuses. */
     st.MPI_ERROR = MPI_ERR_TAG;
     MPI_Status_c2f(&st, fst);
