@@ -377,6 +377,15 @@ GCM_MPI_EXPORT int gcm_mpi_comm_null_delete_fn(MPI_Comm, int, void *,
 #define MPI_COMM_NULL_COPY_FN   gcm_mpi_comm_null_copy_fn
 #define MPI_COMM_DUP_FN         gcm_mpi_comm_dup_fn
 #define MPI_COMM_NULL_DELETE_FN gcm_mpi_comm_null_delete_fn
+GCM_MPI_EXPORT int gcm_mpi_type_null_copy_fn(MPI_Datatype, int, void *,
+                                             void *, void *, int *);
+GCM_MPI_EXPORT int gcm_mpi_type_dup_fn(MPI_Datatype, int, void *, void *,
+                                       void *, int *);
+GCM_MPI_EXPORT int gcm_mpi_type_null_delete_fn(MPI_Datatype, int, void *,
+                                               void *);
+#define MPI_TYPE_NULL_COPY_FN   gcm_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN         gcm_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN gcm_mpi_type_null_delete_fn
 
 /* The MPIX_ extensions: an LCO's name and a slot name as plain data. */
 typedef struct MPIX_Cname {
@@ -1047,6 +1056,18 @@ GCM_MPI_API(int, Pack_external_size, (const char datarep[], int incount,
                                       MPI_Datatype datatype,
                                       MPI_Aint *size))
 
+/* attributes on datatypes (mpi_type_attr.c) */
+GCM_MPI_API(int, Type_create_keyval,
+            (MPI_Type_copy_attr_function *type_copy_attr_fn,
+             MPI_Type_delete_attr_function *type_delete_attr_fn,
+             int *type_keyval, void *extra_state))
+GCM_MPI_API(int, Type_free_keyval, (int *type_keyval))
+GCM_MPI_API(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval,
+                                 void *attribute_val))
+GCM_MPI_API(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval,
+                                 void *attribute_val, int *flag))
+GCM_MPI_API(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+
 /* handle conversion (mpi_fint.c): a handle as a Fortran integer and
  * back; a freed handle's integer converts back to the null handle */
 #define MPI_F_STATUS_SIZE 6
@@ -1066,6 +1087,8 @@ GCM_MPI_API(MPI_Fint, Request_c2f, (MPI_Request request))
 GCM_MPI_API(MPI_Request, Request_f2c, (MPI_Fint request))
 GCM_MPI_API(MPI_Fint, Message_c2f, (MPI_Message message))
 GCM_MPI_API(MPI_Message, Message_f2c, (MPI_Fint message))
+GCM_MPI_API(MPI_Fint, Win_c2f, (MPI_Win win))
+GCM_MPI_API(MPI_Win, Win_f2c, (MPI_Fint win))
 GCM_MPI_API(int, Status_c2f, (const MPI_Status *c_status,
                               MPI_Fint *f_status))
 GCM_MPI_API(int, Status_f2c, (const MPI_Fint *f_status,

@@ -448,6 +448,13 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
             return rc;
         }
     }
+    /* And the attributes its copy callbacks copy (MPI-3.1 6.7.4). */
+    rc = gcm_mpi_type_attr_copy(oldtype, dup);
+    if (rc != MPI_SUCCESS) {
+        gcm_mpi_type_release(dup);
+        return gcm_mpi_raise(NULL, rc, call, "a copy callback of an "
+                             "attribute returned error %d", rc);
+    }
     *newtype = dup;
     return MPI_SUCCESS;
 }
@@ -508,6 +515,15 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (t->predefined) {
         return gcm_mpi_raise(NULL, MPI_ERR_TYPE, call,
                              "cannot free predefined type %s", t->name);
+    }
+    /* The last handle takes the attributes with it (their delete
+     * callbacks run; one that fails keeps the type, MPI-3.1 6.7.4). */
+    if (atomic_load(&t->handles) == 1) {
+        rc = gcm_mpi_type_attr_delete_all(t);
+        if (rc != MPI_SUCCESS) {
+            return gcm_mpi_raise(NULL, rc, call, "the delete callback of "
+                                 "an attribute returned error %d", rc);
+        }
     }
     /* One handle fewer (MPI_Type_get_contents hands out more); a free
      * beyond them (a stale copy racing this one) is refused. The object

@@ -95,6 +95,7 @@ struct gcm_mpi_datatype {
     MPI_Aint        *addrs;
     MPI_Datatype    *types;
     char             name[MPI_MAX_OBJECT_NAME];
+    struct gcm_mpi_attr_list *attrs;  /* mpi_type_attr.c (mpi_attr.c's) */
     size_t           nblocks;
     gcm_mpi_block_t *blocks;       /* NULL: the blocks are in inl */
     gcm_mpi_block_t  inl[2];
@@ -124,6 +125,14 @@ int gcm_mpi_type_is_committed(const struct gcm_mpi_datatype *t) GCM_INTERNAL;
 const char *gcm_mpi_type_invalid(MPI_Datatype t) GCM_INTERNAL;
 
 int gcm_mpi_type_check_valid(MPI_Datatype t, const char *call) GCM_INTERNAL;
+
+/* Attributes (mpi_type_attr.c): MPI_Type_dup copies them by their copy
+ * callbacks (on an error the new type keeps none); the free of a type's
+ * last handle deletes them all (the first failing delete callback's code,
+ * the others stay). */
+int gcm_mpi_type_attr_copy(MPI_Datatype oldtype, MPI_Datatype newtype)
+    GCM_INTERNAL;
+int gcm_mpi_type_attr_delete_all(MPI_Datatype t) GCM_INTERNAL;
 
 int gcm_mpi_type_check_committed(MPI_Datatype t, const char *call)
     GCM_INTERNAL;
