@@ -25,87 +25,79 @@ int gcm_mpi_type_check_out(const void *p, const char *what, const char *call)
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
-                         MPI_Aint *extent)
+/* The four extent queries: the bounds (true_bounds: the true bounds) of
+ * datatype in *lb and *extent, once lb_p and extent_p, the caller's
+ * output arguments, are checked. */
+static int extent_query(MPI_Datatype datatype, int true_bounds,
+                        const void *lb_p, const void *extent_p,
+                        MPI_Count *lb, MPI_Count *extent, const char *call)
 {
-    static const char call[] = "MPI_Type_get_extent";
     int rc = gcm_mpi_type_check_valid(datatype, call);
 
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(lb, "lb", call);
+        rc = gcm_mpi_type_check_out(lb_p, true_bounds ? "true_lb" : "lb",
+                                    call);
     }
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(extent, "extent", call);
+        rc = gcm_mpi_type_check_out(extent_p, true_bounds ? "true_extent" :
+                                    "extent", call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    *lb = datatype->lb;
-    *extent = gcm_mpi_type_ext(datatype);
+    if (true_bounds) {
+        *lb     = datatype->true_lb;
+        *extent = datatype->true_ub - datatype->true_lb;
+    } else {
+        *lb     = datatype->lb;
+        *extent = gcm_mpi_type_ext(datatype);
+    }
     return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
+                         MPI_Aint *extent)
+{
+    MPI_Count l, e;
+    int rc = extent_query(datatype, 0, lb, extent, &l, &e,
+                          "MPI_Type_get_extent");
+
+    if (rc == MPI_SUCCESS) {
+        *lb     = (MPI_Aint)l;
+        *extent = (MPI_Aint)e;
+    }
+    return rc;
 }
 GCM_MPI_ALIAS(Type_get_extent)
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                               MPI_Aint *true_extent)
 {
-    static const char call[] = "MPI_Type_get_true_extent";
-    int rc = gcm_mpi_type_check_valid(datatype, call);
+    MPI_Count l, e;
+    int rc = extent_query(datatype, 1, true_lb, true_extent, &l, &e,
+                          "MPI_Type_get_true_extent");
 
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(true_lb, "true_lb", call);
+        *true_lb     = (MPI_Aint)l;
+        *true_extent = (MPI_Aint)e;
     }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(true_extent, "true_extent", call);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    *true_lb = datatype->true_lb;
-    *true_extent = datatype->true_ub - datatype->true_lb;
-    return MPI_SUCCESS;
+    return rc;
 }
 GCM_MPI_ALIAS(Type_get_true_extent)
 
 int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
                            MPI_Count *extent)
 {
-    static const char call[] = "MPI_Type_get_extent_x";
-    int rc = gcm_mpi_type_check_valid(datatype, call);
-
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(lb, "lb", call);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(extent, "extent", call);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    *lb = datatype->lb;
-    *extent = gcm_mpi_type_ext(datatype);
-    return MPI_SUCCESS;
+    return extent_query(datatype, 0, lb, extent, lb, extent,
+                        "MPI_Type_get_extent_x");
 }
 GCM_MPI_ALIAS(Type_get_extent_x)
 
 int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
                                 MPI_Count *true_extent)
 {
-    static const char call[] = "MPI_Type_get_true_extent_x";
-    int rc = gcm_mpi_type_check_valid(datatype, call);
-
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(true_lb, "true_lb", call);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(true_extent, "true_extent", call);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    *true_lb = datatype->true_lb;
-    *true_extent = datatype->true_ub - datatype->true_lb;
-    return MPI_SUCCESS;
+    return extent_query(datatype, 1, true_lb, true_extent, true_lb,
+                        true_extent, "MPI_Type_get_true_extent_x");
 }
 GCM_MPI_ALIAS(Type_get_true_extent_x)
 
