@@ -307,6 +307,16 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
     }
 }
 
+gcm_status_t gcm_slots_ctrl_decode(const void *buf, size_t len,
+                                   gcm_slots_ctrl_t *ctrl_p)
+{
+    if ((buf == NULL) || (len != sizeof(*ctrl_p))) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    memcpy(ctrl_p, buf, sizeof(*ctrl_p));
+    return GCM_OK;
+}
+
 ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
                                size_t header_length, void *data,
                                size_t length,
@@ -317,11 +327,10 @@ ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
 
     (void)data;
     (void)length;
-    if (header_length != sizeof(ctrl)) {
+    if (gcm_slots_ctrl_decode(header, header_length, &ctrl) != GCM_OK) {
         gcm_warn("control message of %zu bytes ignored", header_length);
         return UCS_OK;
     }
-    memcpy(&ctrl, header, sizeof(ctrl));
     conn = gcm_thr_conn_identify(arg, (param->recv_attr &
                                        UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ?
                                       param->reply_ep : NULL,

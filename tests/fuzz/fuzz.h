@@ -54,4 +54,17 @@ static inline char *fuzz_copy(const uint8_t *data, size_t size, int text)
     return p;
 }
 
+/* A harness of several decoders: the input's first byte chooses one
+ * (modulo n), which gets the rest. */
+typedef void (*fuzz_part_t)(const uint8_t *data, size_t size);
+
+static inline void fuzz_dispatch(const uint8_t *data, size_t size,
+                                 const fuzz_part_t *parts, size_t n)
+{
+    fuzz_verdict = FUZZ_NONE;
+    if (size >= 1) {
+        parts[data[0] % n](data + 1, size - 1);
+    }
+}
+
 #endif /* GCM_TESTS_FUZZ_H */

@@ -105,20 +105,8 @@ static void fuzz_seg(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    fuzz_verdict = FUZZ_NONE;
-    if (size < 1) {
-        return 0;
-    }
-    switch (data[0] % 3) {
-    case 0:
-        fuzz_note(data + 1, size - 1);
-        break;
-    case 1:
-        fuzz_cell(data + 1, size - 1);
-        break;
-    default:
-        fuzz_seg(data + 1, size - 1);
-        break;
-    }
+    static const fuzz_part_t parts[] = { fuzz_note, fuzz_cell, fuzz_seg };
+
+    fuzz_dispatch(data, size, parts, sizeof(parts) / sizeof(parts[0]));
     return 0;
 }
