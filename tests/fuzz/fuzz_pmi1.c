@@ -1,10 +1,12 @@
 /*
  * tests/fuzz/fuzz_pmi1.c: the PMI-1 line parser (boot/boot_pmi1_line.h)
  * as both its readers use it: gcrun's server splits a client's command
- * in place into words (writing NULs at their ends), and the client reads
- * fields and numbers from gcrun's replies.
+ * in place into words (writing NULs at their ends) and peeks at the
+ * command of a line too long to keep, and the client reads fields and
+ * numbers from gcrun's replies.
  *
- * Input: one byte (the size of the client's field buffer, 0 to 255),
+ * Input: one byte (the size of the client's field buffer and of gcrun's
+ * command buffer, 0 to 255),
  * then the line. A line is accepted when its first "cmd" word has a value
  * (what the server dispatches on).
  */
@@ -19,34 +21,63 @@
 
 int fuzz_verdict;
 
-#define FUZZ_MAX_WORDS 64
+/* As many words as gcrun takes (tools/gcrun.h, PMI_MAX_TOKENS). */
+#define FUZZ_MAX_WORDS 32
 
-/* gcrun's split: every word's key and value lie in the line, and the
- * NULs it writes stay inside it too. Returns whether the line has a
- * command gcrun would dispatch on. */
-static int fuzz_server_split(char *line, size_t len)
+/* The words as both sides walk them: each lies in the line, and each
+ * step moves on. */
+static void fuzz_words(const char *line, size_t len)
 {
     const char *pos = line;
     gcm_boot_pmi1_word_t w;
-    int nwords = 0, has_cmd = 0;
 
-    while ((nwords < FUZZ_MAX_WORDS) && gcm_boot_pmi1_word_next(&pos, &w)) {
-        char *key = line + (w.key - line);
-        char *val = line + (w.val - line);
-
+    while (gcm_boot_pmi1_word_next(&pos, &w)) {
         FUZZ_REQUIRE((w.key >= line) && (w.klen <= len) &&
                      (w.key + w.klen <= line + len));
         FUZZ_REQUIRE((w.val >= line) && (w.val + w.vlen <= line + len));
         FUZZ_REQUIRE((pos > w.key) && (pos <= line + len));
-        key[w.klen] = '\0';
-        val[w.vlen] = '\0';
-        /* gcrun dispatches on the first "cmd" word, if not empty. */
-        if ((has_cmd == 0) && (strcmp(key, "cmd") == 0)) {
-            has_cmd = (val[0] != '\0') ? 1 : -1;
-        }
-        nwords++;
     }
-    return has_cmd == 1;
+}
+
+/* gcrun's split, in place: every key and value it returns lies in the
+ * line. Returns whether the line has a command gcrun dispatches on (its
+ * first "cmd" word, with a value). */
+static int fuzz_server_split(char *line, size_t len)
+{
+    char *keys[FUZZ_MAX_WORDS], *vals[FUZZ_MAX_WORDS];
+    int n = gcm_boot_pmi1_split(line, keys, vals, FUZZ_MAX_WORDS);
+
+    FUZZ_REQUIRE((n >= 0) && (n <= FUZZ_MAX_WORDS));
+    for (int i = 0; i < n; i++) {
+        FUZZ_REQUIRE((keys[i] >= line) && (keys[i] + strlen(keys[i]) <=
+                                           line + len));
+        FUZZ_REQUIRE((vals[i] >= line) && (vals[i] + strlen(vals[i]) <=
+                                           line + len));
+    }
+    for (int i = 0; i < n; i++) {
+        if (strcmp(keys[i], "cmd") == 0) {
+            return vals[i][0] != '\0';
+        }
+    }
+    return 0;
+}
+
+/* gcrun's look at the start of a line too long to keep: raw bytes (no
+ * NUL), into a buffer of exactly size bytes. */
+static void fuzz_peek(const uint8_t *data, size_t len, size_t size)
+{
+    char *raw = fuzz_copy(data, len, 0);
+    char *out = malloc(size ? size : 1);
+
+    if (out == NULL) {
+        abort();
+    }
+    gcm_boot_pmi1_peek_cmd(raw, len, out, size);
+    if (size > 0) {
+        FUZZ_REQUIRE(strlen(out) < size);
+    }
+    free(out);
+    free(raw);
 }
 
 /* The client's number: accepted only as strtol would read all of it. */
@@ -105,6 +136,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     fuzz_number(line);
     free(out);
+    fuzz_words(line, len);
+    fuzz_peek(data + 1, size - 1, outlen);
 
     /* The server, in place (last: it writes into the line). */
     fuzz_verdict = fuzz_server_split(line, len) ? FUZZ_ACCEPTED :
