@@ -1,18 +1,20 @@
 /*
  * tests/fuzz/fuzz_am.c: the headers of the active messages another
  * process sends (slots/: the message envelope and the control message;
- * threads/: the worker address a HELLO or a contact reply carries), and
- * what the receiver decides from an envelope alone: whether the port it
- * names takes it (gcm_slots_validate) and from that sender
- * (gcm_slots_sender_ok).
+ * threads/: the HELLO of another job's process and the worker address a
+ * HELLO or a contact reply carries), and what the receiver decides from
+ * an envelope alone: whether the port it names takes it
+ * (gcm_slots_validate) and from that sender (gcm_slots_sender_ok).
  *
- * Input: one byte choosing (modulo 3), then
- *   0: the port's shape (2 bytes: flags 0x1 pattern, 0x2 ranks map to
+ * Input: one byte choosing (modulo 4), then
+ *   0: the port's shape (3 bytes: flags 0x1 pattern, 0x2 ranks map to
  *      processes through a table, 0x4 freed; then its receive slot count,
  *      modulo 16; then a byte whose bit i gives slot i a token), then the
  *      envelope's bytes;
  *   1: the control message's bytes;
- *   2: the worker address's bytes.
+ *   2: the worker address's bytes;
+ *   3: a HELLO: its header's length (one byte), its header, its data (a
+ *      worker address), from a job other than FUZZ_JOB.
  * The port has generation FUZZ_GEN and token FUZZ_TOKEN; receive slot i,
  * token FUZZ_RTOKEN + i when it has one, and is rank i, process
  * FUZZ_PROC0 + i when ranks map through the table.
@@ -31,6 +33,7 @@ int fuzz_verdict;
 #define FUZZ_TOKEN  0x1122334455667788ull
 #define FUZZ_RTOKEN 0xa0a1a2a3a4a5a600ull
 #define FUZZ_PROC0  10
+#define FUZZ_JOB    0x0123456789abcdefull
 
 static void fuzz_env(const uint8_t *data, size_t size)
 {
@@ -115,6 +118,34 @@ static void fuzz_ctrl(const uint8_t *data, size_t size)
     fuzz_verdict = FUZZ_ACCEPTED;
 }
 
+/* A HELLO: its header's length (a byte), its header, then its data. */
+static void fuzz_hello(const uint8_t *data, size_t size)
+{
+    gcm_thr_hello_t hello;
+    const char *why = NULL;
+    size_t hlen, alen;
+
+    if ((size < 1) || ((size_t)data[0] > size - 1)) {
+        return;
+    }
+    hlen = data[0];
+    if (gcm_thr_hello_decode(data + 1, hlen, size - 1 - hlen, FUZZ_JOB,
+                             &hello, &why) != GCM_OK) {
+        FUZZ_REQUIRE((why != NULL) && (why[0] != '\0'));
+        fuzz_verdict = FUZZ_REFUSED;
+        return;
+    }
+    FUZZ_REQUIRE(hlen == sizeof(hello));
+    FUZZ_REQUIRE(hello.addr_len == size - 1 - hlen);
+    FUZZ_REQUIRE((hello.neps >= 1) && (hello.neps <= GCM_MAX_ENDPOINTS) &&
+                 (hello.ep < hello.neps));
+    FUZZ_REQUIRE((hello.job != FUZZ_JOB) && (hello.job != 0));
+    /* The receiver then checks the address it carries. */
+    fuzz_verdict = (gcm_thr_addr_decode(data + 1 + hlen, size - 1 - hlen,
+                                        &alen, &why) == GCM_OK) ?
+                   FUZZ_ACCEPTED : FUZZ_REFUSED;
+}
+
 static void fuzz_addr(const uint8_t *data, size_t size)
 {
     const char *why = NULL;
@@ -138,7 +169,8 @@ static void fuzz_addr(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const fuzz_part_t parts[] = { fuzz_env, fuzz_ctrl, fuzz_addr };
+    static const fuzz_part_t parts[] = { fuzz_env, fuzz_ctrl, fuzz_addr,
+                                         fuzz_hello };
 
     fuzz_dispatch(data, size, parts, sizeof(parts) / sizeof(parts[0]));
     return 0;
