@@ -4,7 +4,8 @@
 # fuzzer sees the decoders' coverage), then runs each for FUZZ_SECONDS
 # over a copy of its seed corpus and prints its executions. Called by
 # the fuzz target of tests/fuzz/Makefile.inc with the build's flags in
-# the environment: FUZZ_WORKS, FUZZ_CC, FUZZ_SECONDS, FUZZ_TARGETS,
+# the environment: FUZZ_WORKS, FUZZ_CC, FUZZ_SECONDS, FUZZ_RUNS (when
+# set, each runs until that many executions instead), FUZZ_TARGETS,
 # FUZZ_CPPFLAGS, FUZZ_LIBS, FUZZ_LIB_SOURCES.
 #
 #     fuzz.sh SRCDIR BUILDDIR
@@ -25,6 +26,12 @@ fi
 case "${FUZZ_SECONDS:-}" in
     ''|*[!0-9]*) echo "make fuzz: FUZZ_SECONDS must be a number of" \
                       "seconds" >&2; exit 1 ;;
+esac
+case "${FUZZ_RUNS:-}" in
+    '') limit="-max_total_time=$FUZZ_SECONDS"; what="$FUZZ_SECONDS s" ;;
+    *[!0-9]*) echo "make fuzz: FUZZ_RUNS must be a number of" \
+                   "executions" >&2; exit 1 ;;
+    *) limit="-runs=$FUZZ_RUNS"; what="$FUZZ_RUNS executions" ;;
 esac
 mkdir -p "$out/lib" || exit 1
 
@@ -59,8 +66,8 @@ for t in $FUZZ_TARGETS; do
     rm -rf "$out/corpus-$t"
     mkdir -p "$out/corpus-$t"
     cp "$src/tests/fuzz/corpus/$t/"* "$out/corpus-$t/" || exit 1
-    echo "== fuzz_$t for $FUZZ_SECONDS s"
-    "$out/fuzz_$t" -max_total_time="$FUZZ_SECONDS" -print_final_stats=1 \
+    echo "== fuzz_$t for $what"
+    "$out/fuzz_$t" "$limit" -print_final_stats=1 \
         -artifact_prefix="$out/crash-$t-" "$out/corpus-$t" \
         > "$out/fuzz_$t.log" 2>&1
     rc=$?
