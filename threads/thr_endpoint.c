@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "threads/thr.h"
+#include "threads/thr_impl.h"
 #include "boot/boot.h"
 
 #include <pthread.h>
@@ -25,6 +25,30 @@
 #define GCM_THR_ADDR_KEY_FMT "gcm-a%d"
 #define GCM_THR_NEPS_KEY     "gcm-ne"
 #define GCM_THR_ADDR_MAX     8192
+
+gcm_thr_config_t gcm_thr_config;
+
+static const gcm_config_entry_t gcm_thr_config_entries[] = {
+    GCM_CFG("GENCOMM_SPIN_COUNT", "2000", GCM_CFG_INT,
+            gcm_thr_config.spin_count,
+            "progress rounds a waiting thread spins before it sleeps"),
+    GCM_CFG("GENCOMM_WAIT_TIMEOUT_MS", "100", GCM_CFG_INT,
+            gcm_thr_config.wait_timeout_ms,
+            "longest single sleep of a waiting thread (ms)"),
+    GCM_CFG_RANGE("GENCOMM_MAX_ENDPOINTS", "8", gcm_thr_config.max_endpoints,
+                  1, GCM_MAX_ENDPOINTS,
+                  "endpoints (UCX workers) per process, made at init: "
+                  "threads and communicators spread over them"),
+    GCM_CFG("GENCOMM_PROGRESS_THREAD", "0", GCM_CFG_INT,
+            gcm_thr_config.progress_thread,
+            "1: a thread per process progresses the endpoints nobody "
+            "waits on; 0: only calls into the library progress"),
+    GCM_CFG_RANGE("GENCOMM_CONNECT_TIMEOUT", "30",
+                  gcm_thr_config.connect_timeout, 1, 86400,
+                  "seconds to reach a process of another job (a name's "
+                  "contact, MPI_Comm_connect) before giving up"),
+};
+GCM_CONFIG_REGISTER(threads, gcm_thr_config_entries)
 
 /* A published worker address: this header, then the address UCX gave. The
  * header lets a reader tell a value that is no address of ours (garbage,
@@ -179,10 +203,19 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
         goto err_worker;
     }
     for (id = 1; id < GCM_AM_LAST; id++) {
-        gcm_thr_am_func_t cb = (id == GCM_AM_HELLO) ? gcm_thr_hello_in :
-                                    gcm_thr.upcalls.am[id];
+        ucp_am_recv_callback_t cb;
+        void *arg;
 
-        if (cb == NULL) {
+        if (id == GCM_AM_HELLO) {
+            /* This layer's own: who opened a connection. */
+            cb  = gcm_thr_hello_in;
+            arg = endpoint;
+        } else if (gcm_thr.upcalls.am[id] != NULL) {
+            endpoint->am[id].endpoint = endpoint;
+            endpoint->am[id].fn       = gcm_thr.upcalls.am[id];
+            cb  = gcm_thr_am_cb;
+            arg = &endpoint->am[id];
+        } else {
             continue;
         }
         memset(&am, 0, sizeof(am));
@@ -196,7 +229,7 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
          * while most are expected and copied straight to the user. */
         am.flags = UCP_AM_FLAG_WHOLE_MSG;
         am.cb    = cb;
-        am.arg   = endpoint;
+        am.arg   = arg;
         ucs = ucp_worker_set_am_recv_handler(endpoint->worker, &am);
         if (ucs != UCS_OK) {
             gcm_error("ucp_worker_set_am_recv_handler failed: %s",
@@ -1159,7 +1192,7 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
         if (!done(arg) && (atomic_load(&endpoint->wake_gen) == gen) &&
             atomic_load(&endpoint->poller)) {
             gcm_thr_futex_wait(&endpoint->wake_gen, gen,
-                               gcm_config.wait_timeout_ms);
+                               gcm_thr_config.wait_timeout_ms);
         }
         atomic_fetch_sub(&endpoint->fsleepers, 1);
         return;
@@ -1186,7 +1219,7 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
     /* An endpoint with pending requests that nobody watches (its lock
      * was busy) is looked at again soon. */
     gcm_thr_poll(pfd, npfd, bootidx,
-                 orphans ? 1 : (int)gcm_config.wait_timeout_ms, w, nw);
+                 orphans ? 1 : (int)gcm_thr_config.wait_timeout_ms, w, nw);
 out:
     for (i = 0; i < nw; i++) {
         gcm_thr_watch_end(&w[i]);
@@ -1314,7 +1347,7 @@ static void gcm_thr_pt_sleep(void)
      * progresses it; one whose lock was busy is looked at again soon. */
     (void)poll(pfd, (nfds_t)npfd,
                unwatched ? 1 :
-               ((nw > 0) ? (int)gcm_config.wait_timeout_ms : 1000));
+               ((nw > 0) ? (int)gcm_thr_config.wait_timeout_ms : 1000));
 out:
     atomic_store(&gcm_thr_pt_idle, 0);
     for (i = 0; i < nw; i++) {
@@ -1555,8 +1588,8 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
                              (int)sysconf(_SC_NPROCESSORS_ONLN);
     /* Oversubscribed, a spin round includes a sched_yield(): fewer. */
     gcm_thr.spin_limit = gcm_thr.oversubscribed ?
-                         (gcm_config.spin_count + 31) / 32 :
-                         gcm_config.spin_count;
+                         (gcm_thr_config.spin_count + 31) / 32 :
+                         gcm_thr_config.spin_count;
     gcm_debug("%s: spinning %u rounds before sleeping",
               gcm_thr.oversubscribed ? "oversubscribed" : "dedicated cores",
               gcm_thr.spin_limit);
@@ -1599,7 +1632,7 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
      * the fence never becomes visible to processes of other hosts, so an
      * endpoint made later could not be reached. Unused workers cost some
      * memory and nothing else (nobody progresses them). */
-    neps = (int)gcm_config.max_endpoints;
+    neps = (int)gcm_thr_config.max_endpoints;
     if ((neps < 1) || (neps > GCM_MAX_ENDPOINTS)) {
         neps = 1;
     }
@@ -1647,7 +1680,7 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
     atomic_fetch_add(&gcm_thr.epoch, 1);
     gcm_thr_bind(gcm_thr.endpoints[0]);
     pthread_mutex_unlock(&gcm_thr.bind_lock);
-    if (gcm_config.progress_thread) {
+    if (gcm_thr_config.progress_thread) {
         status = gcm_thr_pt_start();
         if (status != GCM_OK) {
             gcm_thr_finalize();
@@ -1655,7 +1688,7 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
         }
     }
     gcm_debug("%d endpoints%s", neps,
-              gcm_config.progress_thread ? ", progress thread" : "");
+              gcm_thr_config.progress_thread ? ", progress thread" : "");
     return GCM_OK;
 }
 
