@@ -144,7 +144,7 @@ void gcm_slots_port_destroy(gcm_port_t *port)
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
-        gcm_list_del(&umsg->elem);
+        gcm_slots_unexp_del(port, umsg);
         gcm_warn("LCO %u freed with an unreceived message (slot %d tag %d, "
                  "%zu bytes)", port->id, umsg->env.rslot, umsg->env.tag,
                  umsg->payload.size);

@@ -182,7 +182,7 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
         gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
         return GCM_ACCEPT_LOST;
     }
-    gcm_list_push_back(&port->unexpected, &umsg->elem);
+    gcm_slots_unexp_add(port, umsg);
     return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
 }
 
@@ -404,7 +404,7 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
         if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
-            gcm_list_del(&umsg->elem);
+            gcm_slots_unexp_del(port, umsg);
             gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
             free(umsg);
             goto out;
@@ -436,6 +436,10 @@ int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
     gcm_list_t *pos, *tmp;
     int found = 0;
 
+    /* A probe that finds nothing takes no lock and walks nothing. */
+    if (gcm_slots_unexp_none(port)) {
+        return 0;
+    }
     gcm_thr_lock(port->endpoint);
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
@@ -480,12 +484,15 @@ gcm_slots_umsg_t *gcm_slots_improbe(gcm_port_t *port, int slot, int tag,
     gcm_slots_umsg_t *found = NULL;
     gcm_list_t *pos, *tmp;
 
+    if (gcm_slots_unexp_none(port)) {
+        return NULL;
+    }
     gcm_thr_lock(port->endpoint);
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
         if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
-            gcm_list_del(&umsg->elem);
+            gcm_slots_unexp_del(port, umsg);
             gcm_list_push_back(&sep->matched, &umsg->elem);
             info->slot  = umsg->env.rslot;
             info->tag   = umsg->env.tag;

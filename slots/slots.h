@@ -69,12 +69,14 @@ typedef struct gcm_port {
     atomic_uint         nderived;  /* ports derived from this one so far */
     int                 freed;
     /* send slots (explicit ports only) */
-    int                 nsend;
+    int                 nsend;      /* written under the endpoint's lock
+                                     * with an atomic store, read without
+                                     * it by argument checks */
     int                 send_cap;
     gcm_slots_edge_t  **edges;
     /* receive slots: per-slot capability token (0 until a slot name is
      * made) and last sender proc */
-    int                 nrecv;
+    int                 nrecv;      /* as nsend */
     int                 recv_cap;
     uint64_t           *rtokens;
     int                *rpeer;
@@ -86,6 +88,9 @@ typedef struct gcm_port {
     /* matching */
     gcm_list_t          posted;     /* receive requests, in post order */
     gcm_list_t          unexpected; /* messages, in arrival order */
+    int                 nunexpected; /* its length: changed under the
+                                      * lock, read without it by probes
+                                      * that would find nothing */
     struct gcm_port    *hash_next;
 } gcm_port_t;
 
