@@ -1229,6 +1229,12 @@ GCM_MPIX_API(int, Comm_create_threads, (MPI_Comm comm, int nthreads,
 GCM_MPIX_API(int, Comm_node, (int level, MPI_Comm *nodecomm))
 GCM_MPIX_API(int, Comm_level, (MPI_Comm comm, int i, int j, int *level))
 
+/* A communicator's LCO graph as Graphviz DOT (docs/mpi.md): collective;
+ * every member's LCO with its slots and where each send slot reaches,
+ * written by rank 0 (of an intercommunicator: rank 0 of the group holding
+ * the lower process of the job) to path, which only it needs. */
+GCM_MPIX_API(int, Comm_graph_write, (MPI_Comm comm, const char *path))
+
 /* External interfaces (MPI-3.1 chapter 12): generalized requests and
  * setting a status (mpi_grequest.c); error classes, codes and texts the
  * program adds (mpi_errors.c, printed by MPI_Error_string); MPI-4's

@@ -621,6 +621,7 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
                              "an attribute copy callback failed");
     }
     *newcomm = dup;
+    gcm_mpi_graph_auto(dup);
     return MPI_SUCCESS;
 }
 
@@ -795,12 +796,14 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
                              "may be)", color);
     }
     if (comm->kind == GCM_MPI_COMM_INTER) {
-        return gcm_mpi_inter_split(comm, color, key, call, newcomm);
+        rc = gcm_mpi_inter_split(comm, color, key, call, newcomm);
+    } else if ((rc = gcm_mpi_check_intra(comm, call)) == MPI_SUCCESS) {
+        rc = gcm_mpi_comm_split64(comm, color, key, call, newcomm);
     }
-    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
-        return rc;
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newcomm);
     }
-    return gcm_mpi_comm_split64(comm, color, key, call, newcomm);
+    return rc;
 }
 GCM_MPI_ALIAS(Comm_split)
 
@@ -857,6 +860,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
             (void)PMPI_Comm_set_info(*newcomm, hw);
             (void)PMPI_Info_free(&hw);
         }
+    }
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newcomm);
     }
     return rc;
 }
@@ -944,6 +950,9 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
                                  procs, myrank, call, newcomm);
     }
     free(procs);
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newcomm);
+    }
     return rc;
 }
 GCM_MPI_ALIAS(Comm_create)
@@ -1017,6 +1026,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     rc = gcm_mpi_comm_make(id, gen, home, n, procs, myrank, comm, call,
                            newcomm);
     free(procs);
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newcomm);
+    }
     return rc;
 }
 GCM_MPI_ALIAS(Comm_create_group)

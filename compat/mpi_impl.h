@@ -336,6 +336,7 @@ typedef struct gcm_mpi_coll_desc {
 /* compat/'s settings (mpi_init.c). */
 typedef struct gcm_mpi_config {
     unsigned check_collectives;  /* GENCOMM_CHECK_COLLECTIVES */
+    const char *graph_dir;       /* GENCOMM_GRAPH_DIR (mpi_graph.c) */
 } gcm_mpi_config_t;
 
 extern gcm_mpi_config_t gcm_mpi_config GCM_INTERNAL;
@@ -554,6 +555,13 @@ int gcm_mpi_win_raise(MPI_Win win, int errclass, const char *call,
  * <the native layer's last error>". */
 int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
                          const char *call, const char *what) GCM_INTERNAL;
+
+/* ---- communicators drawn as Graphviz DOT (mpi_graph.c) ------------------ */
+
+/* Under GENCOMM_GRAPH_DIR, draws comm, just made (MPI_COMM_NULL: nothing),
+ * into that folder; collective over comm, as the call that made it. A
+ * failure is a warning on stderr, never the call's error. */
+void gcm_mpi_graph_auto(MPI_Comm comm) GCM_INTERNAL;
 
 /* ---- datatypes (mpi_type_*.c) -------------------------------------------- */
 

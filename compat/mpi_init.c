@@ -24,6 +24,9 @@ static const gcm_config_entry_t gcm_mpi_config_entries[] = {
             gcm_mpi_config.check_collectives,
             "1: the members of every MPI collective first check that they "
             "made the same call with matching arguments"),
+    GCM_CFG_TEXT("GENCOMM_GRAPH_DIR", gcm_mpi_config.graph_dir,
+                 "draw every communicator made into this folder as "
+                 "Graphviz DOT, one file each"),
 };
 GCM_CONFIG_REGISTER(compat, gcm_mpi_config_entries)
 
@@ -94,7 +97,12 @@ static int gcm_mpi_init_common(int *argc, char ***argv, int required,
                           memory_order_release);
     /* The SMP hierarchy: built now because MPIX_Comm_node is not
      * collective (it needs MPI running: it sets an attribute). */
-    return gcm_mpi_hier_init();
+    rc = gcm_mpi_hier_init();
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(MPI_COMM_WORLD);
+        gcm_mpi_graph_auto(MPI_COMM_SELF);
+    }
+    return rc;
 }
 
 int PMPI_Init(int *argc, char ***argv)
@@ -234,8 +242,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
                              "version or resultlen is NULL");
     }
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-             "gencomm %s (MPI %d.%d, UCX %s)", PACKAGE_VERSION, MPI_VERSION,
-             MPI_SUBVERSION, gcm_lco_transport_version());
+             "gencomm %s (MPI %d.%d, UCX %s)", gcm_version(NULL, NULL, NULL),
+             MPI_VERSION, MPI_SUBVERSION, gcm_lco_transport_version());
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }

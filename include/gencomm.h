@@ -18,10 +18,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** The version of gencomm this header belongs to (configure's, checked
+ * when the library is built). gcm_version() gives the library's own. */
+#define GENCOMM_VERSION_MAJOR 0
+#define GENCOMM_VERSION_MINOR 1
+#define GENCOMM_VERSION_PATCH 0
 
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define GCM_EXPORT __attribute__((visibility("default")))
@@ -150,6 +157,15 @@ GCM_EXPORT const char *gcm_status_string(gcm_status_t status);
  * has 2 send slots)"). Thread-safe (per-thread).
  */
 GCM_EXPORT const char *gcm_last_error(void);
+
+/**
+ * @brief The version of the library in use (which may differ from the
+ * GENCOMM_VERSION_* of the header a program was built with).
+ * @param[out] major, minor, patch may each be NULL
+ * @return the version as text, "major.minor.patch"; static storage.
+ * Thread-safe; may be called before gcm_init().
+ */
+GCM_EXPORT const char *gcm_version(int *major, int *minor, int *patch);
 
 /** @brief Read this process's counters. Thread-safe. */
 GCM_EXPORT void gcm_get_stats(gcm_stats_t *stats_p);
@@ -371,6 +387,18 @@ GCM_EXPORT gcm_status_t gcm_lco_accept_offer(gcm_lco_h via, int via_rslot,
  * Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_progress(void);
+
+/**
+ * @brief Write lco as a Graphviz DOT digraph on fp: a node for the LCO
+ * with its receive slots (r0, r1, ...) and send slots (s0, s1, ...), in a
+ * cluster for its process and one for its endpoint (thread), and an edge
+ * from each send slot to the receive slot it reaches; the LCOs reached
+ * are drawn as dashed nodes (this process knows only their names). Render
+ * with `dot -Tpng`. MPIX_Comm_graph_write draws a whole communicator.
+ * @return GCM_OK, GCM_ERR_INVALID_PARAM for a bad handle, a NULL fp or a
+ * write error on fp. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_graph_write(gcm_lco_h lco, FILE *fp);
 
 /**
  * Combine function of gcm_coll_general(): inout = in (+) inout over len

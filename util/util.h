@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdatomic.h>
 
 #define GCM_INTERNAL __attribute__((visibility("hidden")))
@@ -149,6 +150,10 @@ void gcm_config_register(gcm_config_table_t *table) GCM_INTERNAL;
 
 /* Reads every registered setting; prints them if asked to. */
 void gcm_config_load(void) GCM_INTERNAL;
+/* Prints every registered setting on fp, layer by layer: its description
+ * as a comment line, then NAME=value in force (GENCOMM_PRINT_CONFIG,
+ * gencomm_info). */
+void gcm_config_print(FILE *fp) GCM_INTERNAL;
 
 /* util/'s own settings. */
 typedef struct gcm_util_config {
