@@ -70,14 +70,26 @@ typedef enum {
 /** Largest tag a user may pass (tags are non-negative). */
 #define GCM_TAG_UB   0x3fffffff
 
+/**
+ * The most send slots, and the most receive slots, one LCO may have
+ * (2^24). Adding beyond it fails at once with GCM_ERR_INVALID_PARAM and
+ * adds nothing.
+ */
+#define GCM_MAX_SLOTS (1 << 24)
+
 /** Size in bytes of an LCO name and of a slot name. */
 #define GCM_NAME_SIZE     48
 #define GCM_SLOTNAME_SIZE 56
 
 /** Opaque handle of a local communicator object. */
 typedef struct gcm_lco *gcm_lco_h;
-/** Opaque handle of a nonblocking operation. */
-typedef struct gcm_request *gcm_request_h;
+/**
+ * Opaque handle of a nonblocking operation. It names one request for that
+ * request's life: once gcm_wait() or gcm_test() has released it, a copy of
+ * the handle is refused (GCM_ERR_INVALID_PARAM), also after a newer request
+ * reuses its memory.
+ */
+typedef struct gcm_request_handle *gcm_request_h;
 #define GCM_REQUEST_NULL ((gcm_request_h)0)
 
 /**
@@ -207,13 +219,19 @@ GCM_EXPORT gcm_status_t gcm_lco_name(gcm_lco_h lco, gcm_name_t *name_p);
  * this host or another): the first send on its slot asks the name's
  * contact for the endpoint's address and connects, and fails with
  * GCM_ERR_PEER_FAILED if that process has ended (within
- * GENCOMM_CONNECT_TIMEOUT seconds when nothing answers). Thread-safe.
+ * GENCOMM_CONNECT_TIMEOUT seconds when nothing answers). More than
+ * GCM_MAX_SLOTS send slots in all is GCM_ERR_INVALID_PARAM, and adds none.
+ * Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
                                                const gcm_name_t names[],
                                                const int rslots[]);
 
-/** @brief Append count receive slots. Local. Thread-safe. */
+/**
+ * @brief Append count receive slots. Local. More than GCM_MAX_SLOTS receive
+ * slots in all is GCM_ERR_INVALID_PARAM (and no memory
+ * GCM_ERR_NO_MEMORY): nothing is added. Thread-safe.
+ */
 GCM_EXPORT gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count);
 
 /** @brief Number of send slots. Thread-safe. */
