@@ -46,31 +46,6 @@ enum {
     GCM_WIN_OP_REPLY      /* data (or an error) for a GET, GACC, CAS */
 };
 
-/* The header of every window message; runs and data follow. */
-typedef struct gcm_win_msg {
-    uint32_t kind;
-    int32_t  arg;        /* lock type, op id, or a reply's error class */
-    uint64_t id;         /* operation id, returned in the reply */
-    int64_t  disp;       /* byte offset in the window (dynamic: address) */
-    uint64_t nbytes;     /* data bytes the operation moves */
-    uint32_t nruns;      /* runs after the header (relative to disp) */
-    uint32_t basic;      /* accumulates: the elements' basic kind */
-} gcm_win_msg_t;
-
-typedef struct gcm_win_run {
-    int64_t off;
-    int64_t len;
-} gcm_win_run_t;
-
-/* Runs of a target datatype: a few inline, more on the heap. */
-typedef struct gcm_win_runs {
-    gcm_win_run_t *run;
-    int            n;
-    int            cap;
-    size_t         nbytes;
-    gcm_win_run_t  inl[4];
-} gcm_win_runs_t;
-
 static int gcm_win_runs_add(void *ctx, MPI_Aint disp, MPI_Aint len)
 {
     gcm_win_runs_t *r = ctx;
@@ -123,16 +98,18 @@ static void gcm_win_runs_free(gcm_win_runs_t *r)
     }
 }
 
-/* Does [base + disp + run) for every run lie in [0, size)? */
-static int gcm_win_runs_inside(const gcm_win_runs_t *r, int64_t disp,
-                               int64_t size)
+int gcm_mpi_win_runs_inside(const gcm_win_runs_t *r, int64_t disp,
+                            int64_t size)
 {
     int i;
 
     for (i = 0; i < r->n; i++) {
-        int64_t a = disp + r->run[i].off;
+        int64_t a;
 
-        if ((r->run[i].len < 0) || (a < 0) || (a > size) ||
+        /* disp and the runs may come from another process: a sum past
+         * int64_t lies outside whatever it would wrap to. */
+        if (__builtin_add_overflow(disp, r->run[i].off, &a) ||
+            (r->run[i].len < 0) || (a < 0) || (a > size) ||
             (r->run[i].len > size - a)) {
             return 0;
         }
@@ -160,14 +137,17 @@ static int gcm_win_attached(gcm_win_ctl_t *ctl, uint64_t addr, uint64_t len)
     return 0;
 }
 
-static int gcm_win_runs_attached(gcm_win_ctl_t *ctl, const gcm_win_runs_t *r,
-                                 int64_t disp)
+int gcm_mpi_win_runs_attached(gcm_win_ctl_t *ctl, const gcm_win_runs_t *r,
+                              int64_t disp)
 {
     int i;
 
     for (i = 0; i < r->n; i++) {
-        if (!gcm_win_attached(ctl, (uint64_t)(disp + r->run[i].off),
-                              (uint64_t)r->run[i].len)) {
+        int64_t a;
+
+        if (__builtin_add_overflow(disp, r->run[i].off, &a) ||
+            (r->run[i].len < 0) ||
+            !gcm_win_attached(ctl, (uint64_t)a, (uint64_t)r->run[i].len)) {
             return 0;
         }
     }
@@ -448,15 +428,14 @@ static int gcm_win_local_ok(MPI_Win win, const gcm_win_runs_t *r,
                             int64_t disp)
 {
     if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        return gcm_win_runs_attached(win->ctl, r, disp);
+        return gcm_mpi_win_runs_attached(win->ctl, r, disp);
     }
-    return gcm_win_runs_inside(r, disp, (int64_t)win->wsize);
+    return gcm_mpi_win_runs_inside(r, disp, (int64_t)win->wsize);
 }
 
-/* Reads the runs of a message (after its header); 0 if malformed. */
-static int gcm_win_msg_runs(const gcm_win_msg_t *m, const char *data,
-                            size_t len, gcm_win_runs_t *r, const char **rest,
-                            size_t *restlen)
+int gcm_mpi_win_msg_runs(const gcm_win_msg_t *m, const char *data,
+                         size_t len, gcm_win_runs_t *r, const char **rest,
+                         size_t *restlen)
 {
     size_t need;
 
@@ -464,7 +443,8 @@ static int gcm_win_msg_runs(const gcm_win_msg_t *m, const char *data,
     r->n      = 0;
     r->cap    = 0;
     r->nbytes = 0;
-    if ((m->nruns > (len - sizeof(*m)) / sizeof(gcm_win_run_t)) ||
+    if ((len < sizeof(*m)) ||
+        (m->nruns > (len - sizeof(*m)) / sizeof(gcm_win_run_t)) ||
         (m->nruns > (uint32_t)INT32_MAX)) {
         return 0;
     }
@@ -546,7 +526,7 @@ static void gcm_win_op_in(MPI_Win win, int origin, const gcm_win_msg_t *m,
     /* What the program wrote before its last call on the window happens
      * before this (gcm_win_publish). */
     gcm_win_observe(win);
-    if (!gcm_win_msg_runs(m, data, len, &r, &rest, &restlen)) {
+    if (!gcm_mpi_win_msg_runs(m, data, len, &r, &rest, &restlen)) {
         gcm_win_runs_free(&r);
         gcm_win_refuse(win, origin, MPI_ERR_INTERN, "malformed message");
         if (wants) {
@@ -1232,14 +1212,14 @@ static int gcm_win_op(MPI_Win win, gcm_win_call_t *c)
     disp = (int64_t)c->disp * ((win->flavor == MPI_WIN_FLAVOR_DYNAMIC) ? 1 :
                                t->disp_unit);
     if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        if ((t->ctl != NULL) && !gcm_win_runs_attached(t->ctl, &r, disp)) {
+        if ((t->ctl != NULL) && !gcm_mpi_win_runs_attached(t->ctl, &r, disp)) {
             gcm_win_runs_free(&r);
             return gcm_mpi_win_raise(win, MPI_ERR_RMA_RANGE, call, "address "
                                      "%#lx (%zu bytes) is not in memory rank "
                                      "%d attached", (unsigned long)c->disp,
                                      tbytes, c->rank);
         }
-    } else if (!gcm_win_runs_inside(&r, disp, (int64_t)t->size)) {
+    } else if (!gcm_mpi_win_runs_inside(&r, disp, (int64_t)t->size)) {
         gcm_win_runs_free(&r);
         return gcm_mpi_win_raise(win, MPI_ERR_RMA_RANGE, call, "displacement "
                                  "%ld (%zu bytes) lies outside the %ld bytes "
