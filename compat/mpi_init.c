@@ -27,6 +27,9 @@ static const gcm_config_entry_t gcm_mpi_config_entries[] = {
     GCM_CFG_TEXT("GENCOMM_EXTERNAL", gcm_mpi_config.external,
                  "the XML file of external communicators "
                  "(docs/external.md)"),
+    GCM_CFG_TEXT("GENCOMM_GRAPH_DIR", gcm_mpi_config.graph_dir,
+                 "draw every communicator made into this folder as "
+                 "Graphviz DOT, one file each"),
 };
 GCM_CONFIG_REGISTER(compat, gcm_mpi_config_entries)
 
@@ -109,6 +112,8 @@ static int gcm_mpi_layer_up(int *argc, char ***argv, MPI_Errhandler errh,
      * collective (it needs MPI running: it sets an attribute). */
     rc = gcm_mpi_hier_init();
     if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(MPI_COMM_WORLD);
+        gcm_mpi_graph_auto(MPI_COMM_SELF);
         /* External communicators (GENCOMM_EXTERNAL): collective too. */
         rc = gcm_mpi_ext_init(call);
     }
@@ -219,7 +224,8 @@ static int gcm_mpi_init_common(int *argc, char ***argv, int required,
     if (provided != NULL) {
         *provided = MPI_THREAD_MULTIPLE;
     }
-    atomic_store(&gcm_mpi_env.state, GCM_MPI_RUNNING);
+    atomic_store_explicit(&gcm_mpi_env.state, GCM_MPI_RUNNING,
+                          memory_order_release);
     return MPI_SUCCESS;
 }
 
@@ -353,8 +359,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
                              "version or resultlen is NULL");
     }
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-             "gencomm %s (MPI %d.%d, UCX %s)", PACKAGE_VERSION, MPI_VERSION,
-             MPI_SUBVERSION, gcm_lco_transport_version());
+             "gencomm %s (MPI %d.%d, UCX %s)", gcm_version(NULL, NULL, NULL),
+             MPI_VERSION, MPI_SUBVERSION, gcm_lco_transport_version());
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }

@@ -72,6 +72,7 @@ int gcm_mpi_win_check(MPI_Win win, const char *call)
         return gcm_mpi_raise(NULL, MPI_ERR_WIN, call, "not a valid window "
                              "(freed, or never created)");
     }
+    gcm_win_publish(win);
     return MPI_SUCCESS;
 }
 
@@ -738,6 +739,7 @@ static void gcm_win_release(MPI_Win win)
 {
     int r;
 
+    gcm_mpi_fint_forget(win);
     pthread_mutex_lock(&gcm_wins.lock);
     win->magic = 0;
     gcm_list_del(&win->elem);

@@ -144,7 +144,7 @@ void gcm_slots_port_destroy(gcm_port_t *port)
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
-        gcm_list_del(&umsg->elem);
+        gcm_slots_unexp_del(port, umsg);
         gcm_warn("LCO %u freed with an unreceived message (slot %d tag %d, "
                  "%zu bytes)", port->id, umsg->env.rslot, umsg->env.tag,
                  umsg->payload.size);
@@ -271,11 +271,13 @@ gcm_status_t gcm_slots_barrier(void)
         gcm_slots_isend(gcm_slots_proc.internal, &token, 1, to, round,
                         &reqs[1]);
         for (k = 0; k < 2; k++) {
-            gcm_thr_wait(reqs[k]->endpoint, gcm_slots_req_done, reqs[k]);
-            if ((reqs[k]->status != GCM_OK) && (status == GCM_OK)) {
-                status = reqs[k]->status;
+            struct gcm_request *req = gcm_slots_req_of(reqs[k]);
+
+            gcm_thr_wait(req->endpoint, gcm_slots_req_done, req);
+            if ((req->status != GCM_OK) && (status == GCM_OK)) {
+                status = req->status;
             }
-            gcm_slots_req_free(reqs[k]);
+            gcm_slots_req_free(req);
         }
         if (status != GCM_OK) {
             break;

@@ -115,8 +115,8 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
     if (pattern != NULL) {
         port->pattern = 1;
         port->token   = gcm_slots_proc.job_token;
-        port->nsend   = pattern->size;
-        port->nrecv   = pattern->size;
+        __atomic_store_n(&port->nsend, pattern->size, __ATOMIC_RELAXED);
+        __atomic_store_n(&port->nrecv, pattern->size, __ATOMIC_RELAXED);
         port->myrank  = pattern->myrank;
         port->home    = pattern->home;
         if (pattern->procs != NULL) {
@@ -152,7 +152,7 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                 free(umsg);
                 continue;
             }
-            gcm_list_push_back(&port->unexpected, &umsg->elem);
+            gcm_slots_unexp_add(port, umsg);
         }
     }
     gcm_thr_unlock(endpoint);
@@ -165,7 +165,11 @@ gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
 {
     gcm_slots_edge_t *edge;
 
+    if (port->nsend >= GCM_MAX_SLOTS) {
+        return GCM_ERR_INVALID_PARAM;
+    }
     if (port->nsend == port->send_cap) {
+        /* At most 2 * GCM_MAX_SLOTS: no int overflow. */
         int cap = (port->send_cap == 0) ? 4 : 2 * port->send_cap;
         gcm_slots_edge_t **edges = realloc(port->edges,
                                            (size_t)cap * sizeof(*edges));
@@ -181,15 +185,21 @@ gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
     }
     edge->dest  = *dest;
     edge->state = GCM_EDGE_NEW;
-    port->edges[port->nsend++] = edge;
+    port->edges[port->nsend] = edge;
+    __atomic_store_n(&port->nsend, port->nsend + 1, __ATOMIC_RELEASE);
     return GCM_OK;
 }
 
 gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
 {
-    int need = port->nrecv + count;
-    int i;
+    int need, i;
 
+    /* Checked before any sum: the count may be anything up to INT_MAX,
+     * and the doubling below must end. */
+    if ((count < 0) || (count > GCM_MAX_SLOTS - port->nrecv)) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    need = port->nrecv + count;
     if (need > port->recv_cap) {
         int cap = (port->recv_cap == 0) ? 4 : port->recv_cap;
         uint64_t *rtokens;
@@ -217,7 +227,7 @@ gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
         port->rtokens[i] = 0;
         port->rpeer[i] = -1;
     }
-    port->nrecv = need;
+    __atomic_store_n(&port->nrecv, need, __ATOMIC_RELEASE);
     return GCM_OK;
 }
 

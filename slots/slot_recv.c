@@ -40,6 +40,16 @@ gcm_status_t gcm_slots_validate(gcm_port_t *port,
     return GCM_ERR_BAD_TOKEN;
 }
 
+gcm_status_t gcm_slots_env_decode(const void *buf, size_t len,
+                                  gcm_slots_env_t *env_p)
+{
+    if ((buf == NULL) || (len != sizeof(*env_p))) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    memcpy(env_p, buf, sizeof(*env_p));
+    return GCM_OK;
+}
+
 /*
  * An entry that owns a message beyond the current call: data UCX lets us
  * keep is kept (*kept_p tells the handler to keep the data),
@@ -182,7 +192,7 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
         gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
         return GCM_ACCEPT_LOST;
     }
-    gcm_list_push_back(&port->unexpected, &umsg->elem);
+    gcm_slots_unexp_add(port, umsg);
     return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
 }
 
@@ -263,12 +273,11 @@ int gcm_slots_am_msg(gcm_thr_endpoint_t *endpoint, const void *header,
     gcm_payload_t payload;
     gcm_thr_conn_t *conn;
 
-    if (header_length != sizeof(env)) {
+    if (gcm_slots_env_decode(header, header_length, &env) != GCM_OK) {
         /* Not keeping it lets UCX drop the data. */
         gcm_warn("message with a %zu-byte envelope ignored", header_length);
         return 0;
     }
-    memcpy(&env, header, sizeof(env));
     /* Who sent it is the connection's process, not what it says. */
     conn = gcm_thr_conn_identify(endpoint, reply_ep, (int)env.src_proc,
                                  env.src_ep,
@@ -404,7 +413,7 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
         if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
-            gcm_list_del(&umsg->elem);
+            gcm_slots_unexp_del(port, umsg);
             gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
             free(umsg);
             goto out;
@@ -426,7 +435,7 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
 out:
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
-    *req_p = req;
+    *req_p = gcm_slots_req_handle(req);
     return GCM_OK;
 }
 
@@ -436,6 +445,10 @@ int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
     gcm_list_t *pos, *tmp;
     int found = 0;
 
+    /* A probe that finds nothing takes no lock and walks nothing. */
+    if (gcm_slots_unexp_none(port)) {
+        return 0;
+    }
     gcm_thr_lock(port->endpoint);
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
@@ -480,12 +493,15 @@ gcm_slots_umsg_t *gcm_slots_improbe(gcm_port_t *port, int slot, int tag,
     gcm_slots_umsg_t *found = NULL;
     gcm_list_t *pos, *tmp;
 
+    if (gcm_slots_unexp_none(port)) {
+        return NULL;
+    }
     gcm_thr_lock(port->endpoint);
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
         if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
-            gcm_list_del(&umsg->elem);
+            gcm_slots_unexp_del(port, umsg);
             gcm_list_push_back(&sep->matched, &umsg->elem);
             info->slot  = umsg->env.rslot;
             info->tag   = umsg->env.tag;
@@ -520,6 +536,6 @@ gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
     free(umsg);
-    *req_p = req;
+    *req_p = gcm_slots_req_handle(req);
     return GCM_OK;
 }

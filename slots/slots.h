@@ -69,12 +69,14 @@ typedef struct gcm_port {
     atomic_uint         nderived;  /* ports derived from this one so far */
     int                 freed;
     /* send slots (explicit ports only) */
-    int                 nsend;
+    int                 nsend;      /* written under the endpoint's lock
+                                     * with an atomic store, read without
+                                     * it by argument checks */
     int                 send_cap;
     gcm_slots_edge_t  **edges;
     /* receive slots: per-slot capability token (0 until a slot name is
      * made) and last sender proc */
-    int                 nrecv;
+    int                 nrecv;      /* as nsend */
     int                 recv_cap;
     uint64_t           *rtokens;
     int                *rpeer;
@@ -86,6 +88,9 @@ typedef struct gcm_port {
     /* matching */
     gcm_list_t          posted;     /* receive requests, in post order */
     gcm_list_t          unexpected; /* messages, in arrival order */
+    int                 nunexpected; /* its length: changed under the
+                                      * lock, read without it by probes
+                                      * that would find nothing */
     struct gcm_port    *hash_next;
 } gcm_port_t;
 
@@ -202,6 +207,16 @@ typedef struct gcm_slots_ctrl {
 
 enum { GCM_CTRL_ANSWER = 0, GCM_CTRL_DATA = 1 };
 
+/* The envelope and the control message as they come from the wire (the
+ * header of an active message): GCM_OK and the copy in *env_p / *ctrl_p
+ * when len is theirs, else GCM_ERR_INVALID_PARAM. Functions of the bytes
+ * only, so that a fuzzer can call them alone; what they say about their
+ * sender is checked against the connection by the caller. */
+gcm_status_t gcm_slots_env_decode(const void *buf, size_t len,
+                                  gcm_slots_env_t *env_p) GCM_INTERNAL;
+gcm_status_t gcm_slots_ctrl_decode(const void *buf, size_t len,
+                                   gcm_slots_ctrl_t *ctrl_p) GCM_INTERNAL;
+
 /* A message or control message waiting for room in a full ring. */
 typedef struct gcm_slots_shm_pend {
     gcm_list_t          elem;
@@ -213,6 +228,8 @@ typedef struct gcm_slots_shm_pend {
 
 struct gcm_request {
     atomic_int          done;
+    uint32_t            magic;     /* GCM_SLOTS_REQ_MAGIC while in use */
+    uint16_t            gen;       /* bumped each time it is released */
     gcm_req_kind_t      kind;
     gcm_status_t        status;
     gcm_thr_endpoint_t *endpoint;  /* progressed by whoever waits */
@@ -239,7 +256,36 @@ struct gcm_request {
     int                 rwait;     /* GCM_RWAIT_* notices awaited (on the
                                     * ack-wait list while not 0) */
     gcm_slots_shm_pend_t shmq;     /* waiting for room in a ring */
+    struct gcm_request *next_free; /* the cache's link */
 };
+
+/*
+ * Request handles. Request memory is recycled (a per-thread cache) and
+ * stays request memory for ever (gcm_handle_alloc_stable); the handle a
+ * caller holds is the object's address with its generation in the top 16
+ * bits, bumped at every release, so a stale copy of a released handle
+ * never reaches the request that reuses its memory, and gcm_wait() and
+ * gcm_test() refuse it instead of releasing that request (or caching the
+ * object twice). gcm_request_h is an incomplete type: a handle used as an
+ * object does not compile.
+ */
+#define GCM_SLOTS_REQ_MAGIC     0x4e524551u  /* "NREQ" */
+#define GCM_SLOTS_REQ_ALIGN     64
+
+static inline gcm_request_h gcm_slots_req_handle(const struct gcm_request *req)
+{
+    return (gcm_request_h)gcm_handle_tag(req, req->gen);
+}
+
+/* The object of a handle the library made or checked: no checks. */
+static inline struct gcm_request *gcm_slots_req_of(gcm_request_h handle)
+{
+    return gcm_handle_untag((uintptr_t)handle);
+}
+
+/* The live request a handle names, or NULL (GCM_REQUEST_NULL, released,
+ * or no request at all: nothing outside request memory is read). */
+struct gcm_request *gcm_slots_req_get(gcm_request_h handle) GCM_INTERNAL;
 
 /* What a send on the ack-wait list waits for, one part each. */
 enum {
@@ -303,7 +349,8 @@ static inline int gcm_slots_pattern_ep(const gcm_port_t *port, int proc)
 /* Fails pending receives (CANCELED) and held messages, unregisters and
  * frees. Takes the endpoint lock. */
 void gcm_slots_port_destroy(gcm_port_t *port) GCM_INTERNAL;
-/* Lock held by callers of these three. */
+/* Lock held by callers of these three. Adding beyond GCM_MAX_SLOTS (of
+ * either kind) is GCM_ERR_INVALID_PARAM and adds nothing. */
 gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
                                      const gcm_slots_dest_t *dest)
     GCM_INTERNAL;

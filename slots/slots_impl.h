@@ -173,6 +173,31 @@ static inline int gcm_slots_sender_ok(const gcm_port_t *port,
              (int)env->src_proc));
 }
 
+/* The port's unexpected queue: changed under the endpoint's lock, its
+ * length kept beside it for the probes that look without the lock. */
+static inline void gcm_slots_unexp_add(gcm_port_t *port,
+                                       gcm_slots_umsg_t *umsg)
+{
+    gcm_list_push_back(&port->unexpected, &umsg->elem);
+    __atomic_store_n(&port->nunexpected, port->nunexpected + 1,
+                     __ATOMIC_RELEASE);
+}
+
+static inline void gcm_slots_unexp_del(gcm_port_t *port,
+                                       gcm_slots_umsg_t *umsg)
+{
+    gcm_list_del(&umsg->elem);
+    __atomic_store_n(&port->nunexpected, port->nunexpected - 1,
+                     __ATOMIC_RELEASE);
+}
+
+/* Whether the queue is empty, without the lock: a message arriving
+ * meanwhile is seen by the next look, as it would be with the lock. */
+static inline int gcm_slots_unexp_none(gcm_port_t *port)
+{
+    return __atomic_load_n(&port->nunexpected, __ATOMIC_ACQUIRE) == 0;
+}
+
 /*
  * Takes one in-sequence message: validates, answers if asked, matches a
  * posted receive or queues it as unexpected. Lock held.

@@ -19,6 +19,7 @@
 #include "util/util.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 /* UCX's handles, as opaque pointers: the layers above never see UCX
  * (its calls are in this layer, thr_am.c; thr_impl.h includes it). */
@@ -259,6 +260,29 @@ gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
                                  size_t *addr_len_p, const char **why_p)
     GCM_INTERNAL;
 
+/* The HELLO header another job's process sends first on a connection it
+ * opened (thr_procs.c); its data is the sender's worker address. */
+typedef struct gcm_thr_hello {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t ep;
+    uint64_t job;
+    uint32_t rank;
+    uint16_t neps;
+    uint16_t port;
+    uint32_t ip4;
+    uint32_t addr_len;
+} gcm_thr_hello_t;
+
+/* Checks a HELLO's header (header_length bytes at header) against the
+ * length of its data, from a job other than own_job: GCM_OK and the
+ * header in *hello_p, else GCM_ERR_INVALID_PARAM and why. Bytes alone
+ * (the data, a worker address, is gcm_thr_addr_decode's). */
+gcm_status_t gcm_thr_hello_decode(const void *header, size_t header_length,
+                                  size_t data_length, uint64_t own_job,
+                                  gcm_thr_hello_t *hello_p,
+                                  const char **why_p) GCM_INTERNAL;
+
 /* Nonzero once the launcher reported proc dead. */
 int gcm_thr_proc_dead(int proc) GCM_INTERNAL;
 
@@ -330,6 +354,9 @@ void gcm_thr_am_data_release(gcm_thr_endpoint_t *endpoint, void *data)
 void gcm_thr_drain(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* UCX's version, as UCX spells it. */
 const char *gcm_thr_transport_version(void) GCM_INTERNAL;
+/* The transports of this process's UCX context, "transport/device" one
+ * per line on fp (gencomm_info). */
+gcm_status_t gcm_thr_transports_print(FILE *fp) GCM_INTERNAL;
 
 /* Starts the progress thread if it does not run (any thread): for work
  * that must advance while the process computes (passive-target one-sided

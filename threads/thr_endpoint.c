@@ -1,6 +1,7 @@
 /*
  * threads/thr_endpoint.c: the UCX context, endpoints and their connections.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
 
 #include "threads/thr_impl.h"
@@ -35,6 +36,10 @@ static const gcm_config_entry_t gcm_thr_config_entries[] = {
     GCM_CFG("GENCOMM_WAIT_TIMEOUT_MS", "100", GCM_CFG_INT,
             gcm_thr_config.wait_timeout_ms,
             "longest single sleep of a waiting thread (ms)"),
+    GCM_CFG("GENCOMM_POLL_YIELD_US", "50", GCM_CFG_INT,
+            gcm_thr_config.poll_yield_us,
+            "with more processes than cores: microseconds of polls that "
+            "found nothing before each further empty poll yields the core"),
     GCM_CFG_RANGE("GENCOMM_MAX_ENDPOINTS", "8", gcm_thr_config.max_endpoints,
                   1, GCM_MAX_ENDPOINTS,
                   "endpoints (UCX workers) per process, made at init: "
@@ -949,15 +954,48 @@ static unsigned gcm_thr_progress_orphans(gcm_thr_endpoint_t *self, int all)
     return n;
 }
 
+/* How many empty polls in a row pass between looks at the clock. */
+#define GCM_THR_IDLE_CHECK 64
+
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
     static __thread unsigned calls GCM_TLS_HOT;
+    static __thread unsigned empty GCM_TLS_HOT;
+    static __thread int idle GCM_TLS_HOT;
+    static __thread double idle_since GCM_TLS_HOT;
+    unsigned n = gcm_thr_progress_own(endpoint);
 
-    (void)gcm_thr_progress_own(endpoint);
     /* A program that polls one request (MPI_Test in a loop) must not
      * starve the endpoints its other requests live on. */
     if (gcm_unlikely((++calls % 32) == 0) && (gcm_thr.nendpoints > 1)) {
-        (void)gcm_thr_progress_orphans(endpoint, 0);
+        n += gcm_thr_progress_orphans(endpoint, 0);
+    }
+    if (gcm_likely(n != 0)) {
+        empty = 0;
+        idle  = 0;
+        return;
+    }
+    if (!gcm_thr.oversubscribed) {
+        return;
+    }
+    /* Polls that have found nothing for GENCOMM_POLL_YIELD_US, with more
+     * processes than cores: the caller is idle in a loop (MPI_Iprobe or
+     * MPI_Test, as HPL's broadcast polls), and the process it waits for
+     * may need this core, so every empty poll from then on gives it away.
+     * Not from the first empty poll: a program that polls between small
+     * pieces of work (HPCC's RandomAccess tests a receive after every
+     * update) is busy, and a yield per poll would cost it a system call
+     * each time (measured: its MPI sections 1 s -> 9-15 s). */
+    if (idle) {
+        sched_yield();
+    } else if ((++empty % GCM_THR_IDLE_CHECK) == 0) {
+        double now = gcm_time_now();
+        if (empty == GCM_THR_IDLE_CHECK) {
+            idle_since = now;
+        } else if ((now - idle_since) * 1e6 >=
+                   (double)gcm_thr_config.poll_yield_us) {
+            idle = 1;
+        }
     }
 }
 
@@ -1517,6 +1555,27 @@ static void gcm_thr_config_loopback(ucp_config_t *config)
               gcm_boot_size());
 }
 
+/*
+ * The CPUs the job's processes on this host share. A launcher that binds
+ * each rank to cores of its own leaves each a mask of a core or two,
+ * which says nothing of sharing: then the machine's online CPUs count.
+ * Only where gcrun says it bound nothing (GENCOMM_BIND=none) is the
+ * process's mask the job's own (a job confined by taskset or a cpuset,
+ * which every rank inherits).
+ */
+static int gcm_thr_count_cpus(void)
+{
+    const char *bind = getenv("GENCOMM_BIND");
+    cpu_set_t set;
+
+    if ((bind != NULL) && (strcmp(bind, "none") == 0) &&
+        (sched_getaffinity(0, sizeof(set), &set) == 0) &&
+        (CPU_COUNT(&set) > 0)) {
+        return CPU_COUNT(&set);
+    }
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* Puts endpoint's worker address where boot/ exchanges it. */
 const void *gcm_thr_self_address(int index, size_t *len_p)
 {
@@ -1584,8 +1643,7 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
     int neps, i;
 
     gcm_thr.upcalls = *upcalls;
-    gcm_thr.oversubscribed = gcm_thr_count_local() >
-                             (int)sysconf(_SC_NPROCESSORS_ONLN);
+    gcm_thr.oversubscribed = gcm_thr_count_local() > gcm_thr_count_cpus();
     /* Oversubscribed, a spin round includes a sched_yield(): fewer. */
     gcm_thr.spin_limit = gcm_thr.oversubscribed ?
                          (gcm_thr_config.spin_count + 31) / 32 :

@@ -13,6 +13,7 @@
 typedef struct gcm_thr_config {
     unsigned spin_count;       /* GENCOMM_SPIN_COUNT */
     unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
+    unsigned poll_yield_us;    /* GENCOMM_POLL_YIELD_US */
     unsigned max_endpoints;    /* GENCOMM_MAX_ENDPOINTS */
     unsigned progress_thread;  /* GENCOMM_PROGRESS_THREAD */
     /* Reaching processes of other jobs (thr_procs.c). */

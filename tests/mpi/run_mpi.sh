@@ -6,8 +6,11 @@ set -u
 . "${top_srcdir:-.}/tests/lib.sh"
 prog=$1
 shift
+# GCRUN_PREFIX (a command gcrun runs under, e.g. taskset) and GCRUN_ARGS
+# (more gcrun options) are words, split on purpose.
 for np in "$@"; do
+    # shellcheck disable=SC2086
     run "$(basename "$prog") with $np processes" \
-        "$gcrun" -n "$np" --tag-output "$prog"
+        ${GCRUN_PREFIX:-} "$gcrun" ${GCRUN_ARGS:-} -n "$np" --tag-output "$prog"
 done
 finish
