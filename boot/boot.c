@@ -259,6 +259,38 @@ gcm_status_t gcm_boot_get(int rank, const char *key, void *buf,
     return GCM_ERR_BOOT;
 }
 
+int gcm_boot_has_names(void)
+{
+    return (gcm_boot.ops != NULL) && (gcm_boot.ops->publish != NULL);
+}
+
+gcm_status_t gcm_boot_publish(const char *service, const char *port)
+{
+    if (!gcm_boot_has_names()) {
+        return gcm_fail(GCM_ERR_BOOT, "publish", "the launcher has no name "
+                        "service");
+    }
+    return gcm_boot.ops->publish(service, port);
+}
+
+gcm_status_t gcm_boot_lookup(const char *service, char *port, size_t len)
+{
+    if (!gcm_boot_has_names()) {
+        return gcm_fail(GCM_ERR_BOOT, "lookup", "the launcher has no name "
+                        "service");
+    }
+    return gcm_boot.ops->lookup(service, port, len);
+}
+
+gcm_status_t gcm_boot_unpublish(const char *service)
+{
+    if (!gcm_boot_has_names()) {
+        return gcm_fail(GCM_ERR_BOOT, "unpublish", "the launcher has no "
+                        "name service");
+    }
+    return gcm_boot.ops->unpublish(service);
+}
+
 int gcm_boot_event_fd(void)
 {
     return ((gcm_boot.ops != NULL) && (gcm_boot.ops->event_fd != NULL)) ?

@@ -68,6 +68,16 @@ gcm_status_t gcm_boot_fence(void) GCM_INTERNAL;
 gcm_status_t gcm_boot_get(int rank, const char *key, void *buf,
                           size_t *len_p) GCM_INTERNAL;
 
+/* The launcher's name service (MPI_Publish_name): PMIx launchers have
+ * one; under the others gcm_boot_has_names() is 0 and the calls fail
+ * with GCM_ERR_BOOT. lookup copies at most len bytes (terminated). */
+int gcm_boot_has_names(void) GCM_INTERNAL;
+gcm_status_t gcm_boot_publish(const char *service, const char *port)
+    GCM_INTERNAL;
+gcm_status_t gcm_boot_lookup(const char *service, char *port, size_t len)
+    GCM_INTERNAL;
+gcm_status_t gcm_boot_unpublish(const char *service) GCM_INTERNAL;
+
 /* A file descriptor that becomes readable when the launcher has something
  * to say (peer died), or -1; waiters poll it beside the UCX event fd. */
 int gcm_boot_event_fd(void) GCM_INTERNAL;
@@ -95,6 +105,10 @@ typedef struct gcm_boot_ops {
     void         (*poll_events)(void);
     void         (*abort)(int code, const char *msg);
     void         (*finalize)(void);
+    /* The name service (NULL: none). */
+    gcm_status_t (*publish)(const char *service, const char *port);
+    gcm_status_t (*lookup)(const char *service, char *port, size_t len);
+    gcm_status_t (*unpublish)(const char *service);
 } gcm_boot_ops_t;
 
 /* Each backend's init returns GCM_OK and fills rank, size and jobid. */

@@ -100,6 +100,66 @@ static void gcm_pmix_finalize(void)
     PMIx_Finalize(NULL, 0);
 }
 
+static gcm_status_t gcm_pmix_publish(const char *service, const char *port)
+{
+    pmix_info_t info;
+    pmix_status_t rc;
+
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, service, port, PMIX_STRING);
+    pthread_mutex_lock(&gcm_pmix.lock);
+    rc = PMIx_Publish(&info, 1);
+    pthread_mutex_unlock(&gcm_pmix.lock);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        return gcm_fail(GCM_ERR_BOOT, "publish", "PMIx_Publish: %s",
+                        PMIx_Error_string(rc));
+    }
+    return GCM_OK;
+}
+
+static gcm_status_t gcm_pmix_lookup(const char *service, char *port,
+                                    size_t len)
+{
+    pmix_pdata_t pdata;
+    pmix_status_t rc;
+    gcm_status_t status = GCM_OK;
+
+    PMIX_PDATA_CONSTRUCT(&pdata);
+    PMIX_LOAD_KEY(pdata.key, service);
+    pthread_mutex_lock(&gcm_pmix.lock);
+    rc = PMIx_Lookup(&pdata, 1, NULL, 0);
+    pthread_mutex_unlock(&gcm_pmix.lock);
+    if (rc != PMIX_SUCCESS) {
+        status = gcm_fail(GCM_ERR_BOOT, "lookup", "PMIx_Lookup: %s",
+                          PMIx_Error_string(rc));
+    } else if ((pdata.value.type != PMIX_STRING) ||
+               (pdata.value.data.string == NULL) ||
+               (strlen(pdata.value.data.string) >= len)) {
+        status = gcm_fail(GCM_ERR_BOOT, "lookup", "PMIx_Lookup gave no "
+                          "port name that fits");
+    } else {
+        snprintf(port, len, "%s", pdata.value.data.string);
+    }
+    PMIX_PDATA_DESTRUCT(&pdata);
+    return status;
+}
+
+static gcm_status_t gcm_pmix_unpublish(const char *service)
+{
+    char *keys[2] = { (char *)service, NULL };
+    pmix_status_t rc;
+
+    pthread_mutex_lock(&gcm_pmix.lock);
+    rc = PMIx_Unpublish(keys, NULL, 0);
+    pthread_mutex_unlock(&gcm_pmix.lock);
+    if (rc != PMIX_SUCCESS) {
+        return gcm_fail(GCM_ERR_BOOT, "unpublish", "PMIx_Unpublish: %s",
+                        PMIx_Error_string(rc));
+    }
+    return GCM_OK;
+}
+
 static const gcm_boot_ops_t gcm_pmix_ops = {
     .put         = gcm_pmix_put,
     .fence       = gcm_pmix_fence,
@@ -108,6 +168,9 @@ static const gcm_boot_ops_t gcm_pmix_ops = {
     .poll_events = NULL,
     .abort       = gcm_pmix_abort,
     .finalize    = gcm_pmix_finalize,
+    .publish     = gcm_pmix_publish,
+    .lookup      = gcm_pmix_lookup,
+    .unpublish   = gcm_pmix_unpublish,
 };
 
 gcm_status_t gcm_boot_pmix_init(int *rank_p, int *size_p, char *jobid,

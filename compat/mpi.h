@@ -1107,6 +1107,29 @@ GCM_MPIX_API(int, Permute, (void *inbuf, int incount, MPI_Datatype intype,
                             int fromrank, void *outbuf, int outcount,
                             MPI_Datatype outtype, int torank, MPI_Comm comm))
 
+/* ---- dynamic processes: ports, connect and accept, names
+ * (mpi_dpm.c, mpi_names.c; docs/mpi.md) */
+#define MPI_MAX_PORT_NAME   256
+#define MPI_ERR_PORT        40  /* a port name that does not parse, a
+                                 * closed port, no answer in time */
+#define MPI_ERR_SERVICE     41  /* publishing or unpublishing a name */
+#define MPI_ERR_NAME        42  /* no port published under a name */
+#define MPI_ERR_SPAWN       43  /* a spawned program could not start */
+GCM_MPI_API(int, Open_port, (MPI_Info info, char *port_name))
+GCM_MPI_API(int, Close_port, (const char *port_name))
+GCM_MPI_API(int, Comm_accept, (const char *port_name, MPI_Info info,
+                               int root, MPI_Comm comm, MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_connect, (const char *port_name, MPI_Info info,
+                                int root, MPI_Comm comm, MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_disconnect, (MPI_Comm *comm))
+GCM_MPI_API(int, Comm_join, (int fd, MPI_Comm *intercomm))
+GCM_MPI_API(int, Publish_name, (const char *service_name, MPI_Info info,
+                                const char *port_name))
+GCM_MPI_API(int, Unpublish_name, (const char *service_name, MPI_Info info,
+                                  const char *port_name))
+GCM_MPI_API(int, Lookup_name, (const char *service_name, MPI_Info info,
+                               char *port_name))
+
 #ifdef __cplusplus
 }
 #endif

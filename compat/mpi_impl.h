@@ -475,6 +475,12 @@ int gcm_mpi_attr_delete_all(MPI_Comm comm) GCM_INTERNAL;
 int gcm_mpi_topo_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
 void gcm_mpi_topo_free(MPI_Comm comm) GCM_INTERNAL;
 
+/* ---- dynamic processes (mpi_dpm.c, mpi_names.c, mpi_spawn.c) */
+/* MPI_Finalize: closes the ports left open, unpublishes the names this
+ * process published, ends what connects that gave up left pending. */
+void gcm_mpi_dpm_finalize(void) GCM_INTERNAL;
+void gcm_mpi_names_finalize(void) GCM_INTERNAL;
+
 /* ---- info (mpi_info.c) */
 int gcm_mpi_info_check(MPI_Info info) GCM_INTERNAL;  /* 0 or MPI_ERR_INFO */
 void gcm_mpi_info_env_init(int argc, char **argv) GCM_INTERNAL;

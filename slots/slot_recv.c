@@ -125,14 +125,21 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
     int kept;
 
     if ((port == NULL) && (env->dst_id & GCM_PORT_ID_DERIVED) &&
-        (env->token == gcm_slots_proc.job_token)) {
+        (gcm_slots_token_known(env->token) ||
+         (gcm_thr_proc_other((int)env->src_proc) &&
+          (gcm_slots_ep(endpoint)->orphans_other <
+           GCM_SLOTS_ORPHANS_OTHER)))) {
         /* A duplicate the sender made already and we not yet: keep the
          * message for it (design: parked, not refused). */
+        int other = !gcm_slots_token_known(env->token);
+
         umsg = gcm_slots_umsg_new(env, payload, &kept);
         if (umsg == NULL) {
             gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
             return GCM_ACCEPT_LOST;
         }
+        umsg->payload.orphan_other = other;
+        gcm_slots_ep(endpoint)->orphans_other += other;
         gcm_list_push_back(&gcm_slots_ep(endpoint)->orphans, &umsg->elem);
         gcm_debug("message for duplicate LCO %x from proc %u waits for it",
                   env->dst_id, env->src_proc);

@@ -170,6 +170,8 @@ typedef struct gcm_payload {
     uint32_t            proc;
     uint16_t            ep;
     uint64_t            cookie;
+    /* Kept as an orphan under the other-job bound (slots_impl.h). */
+    int                 orphan_other;
 } gcm_payload_t;
 
 /* Data up to this size that must be copied to wait for its receive is
@@ -262,8 +264,9 @@ uint64_t gcm_slots_job_token(void) GCM_INTERNAL;
  * any message can be taken. */
 void gcm_slots_job_ready(gcm_port_t *world) GCM_INTERNAL;
 
-/* Ports. create: homed on endpoint, registered. With a pattern (token
- * ignored: the job token is used) it is fully connected over the group;
+/* Ports. create: homed on endpoint, registered. With a pattern it is
+ * fully connected over the group, with token, or the job token when token
+ * is 0 (a pattern that spans jobs has a token both jobs were given);
  * without, it starts with no slots. */
 gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                    uint32_t id, uint32_t gen, uint64_t token,

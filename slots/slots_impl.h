@@ -9,6 +9,7 @@
 #include "slots/slots.h"
 
 #define GCM_SLOTS_BUCKETS 256
+#define GCM_SLOTS_ORPHANS_OTHER 1024
 
 /* Counters for gcm_get_stats(), kept per endpoint so that threads on
  * different endpoints never write a common cache line per message. */
@@ -26,6 +27,11 @@ typedef struct gcm_slots_ep {
     /* Messages for derived ports not created here yet (the sender ran its
      * dup first), in arrival order; a new derived port adopts its own. */
     gcm_list_t  orphans;
+    /* Of those, how many came from processes of other jobs with a token
+     * no port here holds yet (the other job made a pattern shared with
+     * us first: its token is only checked when the port adopts them):
+     * at most GCM_SLOTS_ORPHANS_OTHER. */
+    int         orphans_other;
     gcm_list_t  ackwait;    /* send requests waiting for an answer */
     /* Messages taken by gcm_slots_improbe and not received yet: kept here
      * so that finalize can release what a program never received. */
@@ -84,6 +90,13 @@ static inline void gcm_slots_count(gcm_thr_endpoint_t *endpoint, int which)
     atomic_fetch_add_explicit(&gcm_slots_ep(endpoint)->stats[which], 1,
                               memory_order_relaxed);
 }
+
+/* Tokens of patterns shared with other jobs (slot_port.c): held by the
+ * ports that have them; known: the job token or a held one (a message
+ * for a derived port not made yet is kept only then). */
+gcm_status_t gcm_slots_token_hold(uint64_t token) GCM_INTERNAL;
+void gcm_slots_token_release(uint64_t token) GCM_INTERNAL;
+int gcm_slots_token_known(uint64_t token) GCM_INTERNAL;
 
 /* What became of a message handed to gcm_slots_accept(). */
 enum {

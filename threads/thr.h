@@ -235,6 +235,9 @@ gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
                                  size_t *addr_len_p, const char **why_p)
     GCM_INTERNAL;
 
+/* UCX endpoints (connections) open now, all endpoints together. */
+uint64_t gcm_thr_connections(void) GCM_INTERNAL;
+
 /* Nonzero once the launcher reported proc dead. */
 int gcm_thr_proc_dead(int proc) GCM_INTERNAL;
 

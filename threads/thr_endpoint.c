@@ -80,6 +80,7 @@ static struct {
      * gcm_thr_boot_peer_died. */
     atomic_uchar        *died;
     atomic_uint          died_gen;
+    atomic_uint_fast64_t nconns;   /* UCX endpoints open now */
     /* Our endpoints' worker addresses, kept from init (HELLO, the
      * contact service). */
     void                *self_addr[GCM_MAX_ENDPOINTS];
@@ -241,6 +242,7 @@ static void gcm_thr_conn_close(gcm_thr_endpoint_t *endpoint,
         ucp_request_free(req);
     }
     conn->ucp_ep = NULL;
+    atomic_fetch_sub(&gcm_thr.nconns, 1);
 }
 
 static void gcm_thr_endpoint_destroy(gcm_thr_endpoint_t *endpoint)
@@ -506,6 +508,7 @@ static void gcm_thr_conn_abort(gcm_thr_conn_t *conn)
     void *req;
 
     conn->ucp_ep = NULL;
+    atomic_fetch_sub(&gcm_thr.nconns, 1);
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
@@ -592,6 +595,9 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     params.err_handler.arg = conn;
     ucs = ucp_ep_create(endpoint->worker, &params, &conn->ucp_ep);
     free(addr);
+    if (ucs == UCS_OK) {
+        atomic_fetch_add(&gcm_thr.nconns, 1);
+    }
     if (ucs != UCS_OK) {
         conn->ucp_ep = NULL;
         return gcm_fail(gcm_thr_status(ucs), "connect",
@@ -680,6 +686,11 @@ gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
                  "came on another connection: dropped", proc, rep);
     }
     return NULL;
+}
+
+uint64_t gcm_thr_connections(void)
+{
+    return atomic_load(&gcm_thr.nconns);
 }
 
 int gcm_thr_proc_dead(int proc)
