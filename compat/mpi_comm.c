@@ -163,6 +163,7 @@ void gcm_mpi_comm_destroy(MPI_Comm comm)
 {
     gcm_mpi_cg_count_t *cg, *next;
 
+    gcm_mpi_spawn_forget(comm);
     gcm_mpi_topo_free(comm);
     gcm_mpi_coll_cache_free(comm);
     if (comm->local_comm != MPI_COMM_NULL) {

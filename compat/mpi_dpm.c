@@ -768,15 +768,27 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root,
                       MPI_Comm comm, MPI_Comm *newcomm)
 {
     static const char *call = "MPI_Comm_connect";
-    unsigned char *group = NULL, *remote = NULL;
-    dpm_outcome_t out;
-    double timeout = 0;
-    char why[200] = "";
+    double timeout;
     int rc;
 
     if ((rc = dpm_check(call, info, root, comm, newcomm)) != MPI_SUCCESS) {
         return rc;
     }
+    /* Only the root's info counts; a bad one fails at the root. */
+    timeout = (comm->rank == root) ? dpm_timeout(info) : 0;
+    return gcm_mpi_dpm_connect(port_name, timeout, root, comm, call,
+                               newcomm);
+}
+GCM_MPI_ALIAS(Comm_connect)
+
+int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
+                        MPI_Comm comm, const char *call, MPI_Comm *newcomm)
+{
+    unsigned char *group = NULL, *remote = NULL;
+    dpm_outcome_t out;
+    char why[200] = "";
+    int rc;
+
     *newcomm = MPI_COMM_NULL;
     memset(&out, 0, sizeof(out));
     rc = dpm_gather_group(comm, &group);
@@ -785,7 +797,6 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root,
                              "contacts");
     }
     if (comm->rank == root) {
-        timeout = dpm_timeout(info);
         if (timeout < 0) {
             out.errclass = MPI_ERR_INFO_VALUE;
             snprintf(why, sizeof(why), "info key \"timeout\" is not a "
@@ -812,12 +823,12 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root,
     free(remote);
     return rc;
 }
-GCM_MPI_ALIAS(Comm_connect)
 
 /* ---- accept --------------------------------------------------------------------- */
 
-/* The root's side: takes requests until one is answered. */
-static void dpm_accept_root(gcm_lco_h port, MPI_Comm comm,
+/* The root's side: takes requests until one is answered, or until
+ * deadline (0: none) with out->errclass MPI_ERR_SPAWN. */
+static void dpm_accept_root(gcm_lco_h port, double deadline, MPI_Comm comm,
                             const unsigned char *group, dpm_outcome_t *out,
                             unsigned char **remote_p, char *why,
                             size_t whylen)
@@ -833,9 +844,19 @@ static void dpm_accept_root(gcm_lco_h port, MPI_Comm comm,
     memset(out, 0, sizeof(*out));
     for (;;) {
         memset(&w, 0, sizeof(w));
-        w.lco = port;
-        w.tag = GCM_DPM_TAG_REQ;
+        w.lco      = port;
+        w.tag      = GCM_DPM_TAG_REQ;
+        w.deadline = deadline;
         gcm_lco_wait_on(port, dpm_wait_cb, &w);
+        if (!w.got && (w.result == GCM_OK)) {
+            /* Only spawn gives a deadline: its children never came. */
+            out->errclass = MPI_ERR_SPAWN;
+            snprintf(why, whylen, "the spawned processes did not connect "
+                     "within %u s (GENCOMM_CONNECT_TIMEOUT)",
+                     gcm_config.connect_timeout);
+            free(req);
+            return;
+        }
         if (!w.got) {
             out->errclass = gcm_mpi_errclass(w.result);
             snprintf(why, whylen, "waiting on the port failed: %s",
@@ -919,15 +940,24 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root,
                      MPI_Comm comm, MPI_Comm *newcomm)
 {
     static const char *call = "MPI_Comm_accept";
+    int rc;
+
+    if ((rc = dpm_check(call, info, root, comm, newcomm)) != MPI_SUCCESS) {
+        return rc;
+    }
+    return gcm_mpi_dpm_accept(port_name, 0, root, comm, call, newcomm);
+}
+GCM_MPI_ALIAS(Comm_accept)
+
+int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
+                       MPI_Comm comm, const char *call, MPI_Comm *newcomm)
+{
     unsigned char *group = NULL, *remote = NULL;
     dpm_outcome_t out;
     char why[200] = "";
     gcm_lco_h port;
     int rc;
 
-    if ((rc = dpm_check(call, info, root, comm, newcomm)) != MPI_SUCCESS) {
-        return rc;
-    }
     *newcomm = MPI_COMM_NULL;
     memset(&out, 0, sizeof(out));
     rc = dpm_gather_group(comm, &group);
@@ -942,8 +972,8 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root,
             snprintf(why, sizeof(why), "'%.64s' is not a port this process "
                      "opened", (port_name != NULL) ? port_name : "(null)");
         } else {
-            dpm_accept_root(port, comm, group, &out, &remote, why,
-                            sizeof(why));
+            dpm_accept_root(port, (timeout > 0) ? gcm_time_now() + timeout :
+                            0, comm, group, &out, &remote, why, sizeof(why));
         }
     }
     free(group);
@@ -963,7 +993,6 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root,
     free(remote);
     return rc;
 }
-GCM_MPI_ALIAS(Comm_accept)
 
 /* ---- disconnect and join --------------------------------------------------------- */
 

@@ -480,6 +480,20 @@ void gcm_mpi_topo_free(MPI_Comm comm) GCM_INTERNAL;
  * process published, ends what connects that gave up left pending. */
 void gcm_mpi_dpm_finalize(void) GCM_INTERNAL;
 void gcm_mpi_names_finalize(void) GCM_INTERNAL;
+/* MPI_Comm_accept (checks done) that gives up after timeout seconds (0:
+ * never) with MPI_ERR_SPAWN raised on comm: spawn waits for its
+ * children's connect so. */
+int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
+                       MPI_Comm comm, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+/* MPI_Comm_connect (checks done) giving up after timeout seconds. */
+int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
+                        MPI_Comm comm, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+/* The parent of this job (MPI_Comm_get_parent) is being freed. */
+void gcm_mpi_spawn_forget(MPI_Comm comm) GCM_INTERNAL;
+/* MPI_Init of a spawned job: connects to its parents. */
+int gcm_mpi_spawn_init(void) GCM_INTERNAL;
 
 /* ---- info (mpi_info.c) */
 int gcm_mpi_info_check(MPI_Info info) GCM_INTERNAL;  /* 0 or MPI_ERR_INFO */

@@ -84,7 +84,12 @@ static int gcm_mpi_init_common(int *argc, char ***argv, int required,
                           memory_order_release);
     /* The SMP hierarchy: built now because MPIX_Comm_node is not
      * collective (it needs MPI running: it sets an attribute). */
-    return gcm_mpi_hier_init();
+    rc = gcm_mpi_hier_init();
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* A spawned job connects to its parents (MPI_Comm_get_parent). */
+    return gcm_mpi_spawn_init();
 }
 
 int PMPI_Init(int *argc, char ***argv)

@@ -212,6 +212,17 @@ void gcm_lco_procid_encode(const gcm_lco_procid_t *id, unsigned char *p)
 void gcm_lco_procid_decode(const unsigned char *p, gcm_lco_procid_t *id)
     GCM_INTERNAL;
 
+/* A command of a spawn: boot/boot.h's gcm_boot_spawn_cmd_t. */
+typedef struct gcm_lco_spawn_cmd {
+    const char         *command;
+    char *const        *argv;
+    int                 maxprocs;
+    int                 ninfo;
+    const char *const  *info_keys;
+    const char *const  *info_vals;
+} gcm_lco_spawn_cmd_t;
+#define GCM_LCO_SPAWN_MAX 512
+
 /* The launcher's name service (PMIx_Publish and friends), when it has
  * one (a PMIx launcher); else the MPI layer keeps names itself. */
 int gcm_lco_launcher_names(void) GCM_INTERNAL;
@@ -220,6 +231,14 @@ gcm_status_t gcm_lco_name_publish(const char *service, const char *port)
 gcm_status_t gcm_lco_name_lookup(const char *service, char *port,
                                  size_t len) GCM_INTERNAL;
 gcm_status_t gcm_lco_name_unpublish(const char *service) GCM_INTERNAL;
+/* Spawning a job (boot/boot.h: gcm_boot_spawn) and what the launcher
+ * says of this one: its parent's port, appnum, universe size. */
+gcm_status_t gcm_lco_spawn(int count, const gcm_lco_spawn_cmd_t cmds[],
+                           const char *parent_port, int errcodes[])
+    GCM_INTERNAL;
+gcm_status_t gcm_lco_parent_port(char *port, size_t len) GCM_INTERNAL;
+int gcm_lco_appnum(void) GCM_INTERNAL;
+int gcm_lco_universe(void) GCM_INTERNAL;
 /* This process's host name (boot/: GENCOMM_HOSTNAME or gethostname). */
 const char *gcm_lco_hostname(void) GCM_INTERNAL;
 

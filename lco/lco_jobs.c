@@ -9,6 +9,7 @@
 #include "lco/lco_impl.h"
 #include "boot/boot.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 uint64_t gcm_lco_job_ident(void)
@@ -104,4 +105,46 @@ gcm_status_t gcm_lco_name_unpublish(const char *service)
 const char *gcm_lco_hostname(void)
 {
     return gcm_boot_hostname();
+}
+
+_Static_assert(sizeof(gcm_lco_spawn_cmd_t) == sizeof(gcm_boot_spawn_cmd_t),
+               "a spawn command is the same for lco/ and boot/");
+_Static_assert(GCM_LCO_SPAWN_MAX == GCM_BOOT_SPAWN_MAX, "spawn's bound");
+
+gcm_status_t gcm_lco_spawn(int count, const gcm_lco_spawn_cmd_t cmds[],
+                           const char *parent_port, int errcodes[])
+{
+    gcm_boot_spawn_cmd_t *b = malloc((size_t)count * sizeof(*b));
+    gcm_status_t status;
+    int i;
+
+    if (b == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    for (i = 0; i < count; i++) {
+        b[i].command   = cmds[i].command;
+        b[i].argv      = cmds[i].argv;
+        b[i].maxprocs  = cmds[i].maxprocs;
+        b[i].ninfo     = cmds[i].ninfo;
+        b[i].info_keys = cmds[i].info_keys;
+        b[i].info_vals = cmds[i].info_vals;
+    }
+    status = gcm_boot_spawn(count, b, parent_port, errcodes);
+    free(b);
+    return status;
+}
+
+gcm_status_t gcm_lco_parent_port(char *port, size_t len)
+{
+    return gcm_boot_parent_port(port, len);
+}
+
+int gcm_lco_appnum(void)
+{
+    return gcm_boot_appnum();
+}
+
+int gcm_lco_universe(void)
+{
+    return gcm_boot_universe();
 }

@@ -434,6 +434,20 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
             gcm_slots_req_complete(req, conn->failed);
             goto out;
         }
+        /* A process of another job: no launcher tells us of its death,
+         * UCX does, on a connection. Waiting for it needs one. */
+        if ((conn != NULL) && gcm_thr_proc_other(peer) && port->pattern) {
+            gcm_thr_conn_t *c = gcm_thr_conn_get(
+                endpoint, peer, gcm_slots_pattern_ep(port, peer));
+            gcm_status_t st = (c == NULL) ? GCM_ERR_NO_MEMORY :
+                              gcm_thr_conn_connect(endpoint, c);
+
+            if (st != GCM_OK) {
+                req->info.slot = slot;
+                gcm_slots_req_complete(req, st);
+                goto out;
+            }
+        }
     }
     gcm_list_push_back(&port->posted, &req->elem);
 out:

@@ -38,6 +38,10 @@
  *                                MPI_ERR_SERVICE
  *   dpm_connect join             (two processes) MPI_Comm_join over a
  *                                TCP connection between them
+ *   dpm_connect victim FILE      accepts one connection, then is killed
+ *   dpm_connect survivor FILE    connects to the victim and waits for a
+ *                                message from it: the receive must fail
+ *                                with MPI_ERR_PROC_FAILED, not hang
  *
  * Prints "dpm_connect: ..." lines for the checks that passed.
  */
@@ -49,6 +53,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <malloc.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -435,6 +440,55 @@ static void join(void)
     }
 }
 
+/* The victim's port is FILE's; the victim dies once connected. */
+static void victim(const char *file, int is_victim)
+{
+    char port[MPI_MAX_PORT_NAME] = "";
+    MPI_Comm inter;
+    double t;
+    int v = 0, rc, i;
+
+    if (is_victim) {
+        FILE *f;
+        char tmp[4200];
+
+        MPI_Open_port(MPI_INFO_NULL, port);
+        snprintf(tmp, sizeof(tmp), "%s.tmp", file);
+        f = fopen(tmp, "w");
+        if ((f == NULL) || (fprintf(f, "%s\n", port) < 0) ||
+            (fclose(f) != 0) || (rename(tmp, file) != 0)) {
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        /* Connected: now it is gone, whatever the other side waits for. */
+        raise(SIGKILL);
+    }
+    for (i = 0; (i < 1500) && (port[0] == '\0'); i++) {
+        FILE *f = fopen(file, "r");
+        if (f != NULL) {
+            if (fgets(port, sizeof(port), f) != NULL) {
+                port[strcspn(port, "\n")] = '\0';
+            }
+            fclose(f);
+        }
+        if (port[0] == '\0') {
+            usleep(20000);
+        }
+    }
+    MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    t = MPI_Wtime();
+    rc = MPI_Recv(&v, 1, MPI_INT, 0, 9, inter, MPI_STATUS_IGNORE);
+    t = MPI_Wtime() - t;
+    CHECK(error_class(rc) == MPI_ERR_PROC_FAILED, "receive from a killed "
+          "job: class %d", error_class(rc));
+    if (error_class(rc) == MPI_ERR_PROC_FAILED) {
+        printf("dpm_connect: receive from a killed job failed in %.2f s "
+               "with MPI_ERR_PROC_FAILED\n", t);
+    }
+    MPI_Comm_free(&inter);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -444,6 +498,9 @@ int main(int argc, char **argv)
         cycles(argv[2], atoi(argv[3]), 1);
     } else if ((argc >= 4) && (strcmp(argv[1], "connect") == 0)) {
         cycles(argv[2], atoi(argv[3]), 0);
+    } else if ((argc >= 3) && ((strcmp(argv[1], "victim") == 0) ||
+                               (strcmp(argv[1], "survivor") == 0))) {
+        victim(argv[2], argv[1][0] == 'v');
     } else if ((argc >= 2) && (strcmp(argv[1], "join") == 0)) {
         join();
     } else if ((argc >= 2) && (strcmp(argv[1], "errors") == 0)) {

@@ -5,12 +5,16 @@
 # connection of groups of 2 and 3 processes found through
 # MPI_Publish_name / MPI_Lookup_name; the errors (MPI_ERR_PORT for a bad,
 # wrong, closed, unanswered and dead port, on every process; MPI_ERR_NAME,
-# MPI_ERR_SERVICE); MPI_Comm_join. Exit 0 pass, 1 fail, 77 skip.
+# MPI_ERR_SERVICE); MPI_Comm_join; a job killed while connected (the
+# other's receive fails with MPI_ERR_PROC_FAILED); MPI_Comm_spawn and
+# spawn_multiple from 1, 2 and 4 parents (tests/mpi/dpm_spawn.c), with
+# gcrun's --universe. Exit 0 pass, 1 fail, 77 skip.
 set -u
 
 top_builddir=${top_builddir:-.}
 gcrun="${top_builddir}/tools/gcrun"
 prog="${top_builddir}/tests/mpi/dpm_connect"
+sprog="${top_builddir}/tests/mpi/dpm_spawn"
 
 if [ ! -x "$gcrun" ] || [ ! -x "$prog" ]; then
     echo "SKIP: gcrun or dpm_connect is not built"
@@ -88,6 +92,41 @@ rc=$?
 echo "== join: exit $rc"
 [ "$rc" -eq 0 ] || fail "join exited $rc"
 expect "$dir/join" 1 'dpm_connect: joined over a socket'
+
+# --- a job killed while connected -----------------------------------------
+timeout 60 "$gcrun" -n 1 "$prog" victim "$dir/vport" >"$dir/victim" 2>&1 &
+vpid=$!
+timeout 60 "$gcrun" -n 2 "$prog" survivor "$dir/vport" >"$dir/survivor" 2>&1
+rc=$?
+wait "$vpid"
+vrc=$?
+echo "== killed job: victim exit $vrc, survivor exit $rc"
+[ "$vrc" -ne 0 ] || fail "the victim's job exited 0"
+[ "$rc" -eq 0 ] || { fail "survivor exited $rc";
+                     sed 's/^/   | /' "$dir/survivor"; }
+expect "$dir/survivor" 2 'failed in .* with MPI_ERR_PROC_FAILED'
+grep -m1 'PROC_FAILED' "$dir/survivor" | sed 's/^/   /'
+
+# --- spawn -------------------------------------------------------------------
+for pc in "1 1" "2 3" "4 2"; do
+    set -- $pc
+    timeout 120 "$gcrun" -n "$1" "$sprog" parent "$2" >"$dir/spawn$1" 2>&1
+    rc=$?
+    echo "== spawn: $1 parent(s), $2 children: exit $rc"
+    [ "$rc" -eq 0 ] || { fail "spawn from $1 exited $rc";
+                         sed 's/^/   | /' "$dir/spawn$1"; }
+    expect "$dir/spawn$1" 1 "dpm_spawn: $1 parents spawned $2 children"
+    expect "$dir/spawn$1" 1 'dpm_spawn: spawn_multiple of two commands'
+    expect "$dir/spawn$1" 1 'dpm_spawn: a child spawned a grandchild'
+    expect "$dir/spawn$1" 1 'dpm_spawn: a missing program refused, nothing'
+    expect "$dir/spawn$1" "$1" 'dpm_spawn: rank [0-9]+ ok'
+done
+timeout 120 "$gcrun" -n 2 --universe 7 "$sprog" parent 1 7 \
+    >"$dir/universe" 2>&1
+rc=$?
+echo "== spawn with --universe 7: exit $rc"
+[ "$rc" -eq 0 ] || { fail "--universe 7 exited $rc";
+                     sed 's/^/   | /' "$dir/universe"; }
 
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"
