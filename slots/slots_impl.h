@@ -27,9 +27,9 @@ typedef struct gcm_slots_ep {
     /* Messages for derived ports not created here yet (the sender ran its
      * dup first), in arrival order; a new derived port adopts its own. */
     gcm_list_t  orphans;
-    /* Of those, how many came from processes of other jobs with a token
-     * no port here holds yet (the other job made a pattern shared with
-     * us first: its token is only checked when the port adopts them):
+    /* Of those, how many have a token no port here holds yet (a pattern
+     * made by connect and accept, spawn or join, whose other side made
+     * it first: its token is only checked when the port adopts them):
      * at most GCM_SLOTS_ORPHANS_OTHER. */
     int         orphans_other;
     gcm_list_t  ackwait;    /* send requests waiting for an answer */

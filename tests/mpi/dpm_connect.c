@@ -38,6 +38,11 @@
  *                                MPI_ERR_SERVICE
  *   dpm_connect join             (two processes) MPI_Comm_join over a
  *                                TCP connection between them
+ *   dpm_connect inner N          (two processes of one job) N times: rank
+ *                                0 accepts on MPI_COMM_SELF, rank 1
+ *                                connects and sends at once; the message
+ *                                must arrive (it may come before rank 0
+ *                                has made its side of the communicator)
  *   dpm_connect victim FILE      accepts one connection, then is killed
  *   dpm_connect survivor FILE    connects to the victim and waits for a
  *                                message from it: the receive must fail
@@ -440,6 +445,35 @@ static void join(void)
     }
 }
 
+static void inner(int n)
+{
+    char port[MPI_MAX_PORT_NAME];
+    MPI_Comm inter;
+    int i, v;
+
+    for (i = 0; (i < n) && (me < 2); i++) {
+        v = -1;
+        if (me == 0) {
+            MPI_Open_port(MPI_INFO_NULL, port);
+            MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 1, 8, MPI_COMM_WORLD);
+            MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter);
+            MPI_Recv(&v, 1, MPI_INT, 0, 8, inter, MPI_STATUS_IGNORE);
+            CHECK(v == i, "cycle %d: got %d", i, v);
+            MPI_Close_port(port);
+        } else {
+            MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 8, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter);
+            MPI_Send(&i, 1, MPI_INT, 0, 8, inter);
+        }
+        MPI_Comm_disconnect(&inter);
+    }
+    if ((failures == 0) && (me == 0)) {
+        printf("dpm_connect: %d connections within a job, each used at "
+               "once\n", n);
+    }
+}
+
 /* The victim's port is FILE's; the victim dies once connected. */
 static void victim(const char *file, int is_victim)
 {
@@ -501,6 +535,8 @@ int main(int argc, char **argv)
     } else if ((argc >= 3) && ((strcmp(argv[1], "victim") == 0) ||
                                (strcmp(argv[1], "survivor") == 0))) {
         victim(argv[2], argv[1][0] == 'v');
+    } else if ((argc >= 3) && (strcmp(argv[1], "inner") == 0)) {
+        inner(atoi(argv[2]));
     } else if ((argc >= 2) && (strcmp(argv[1], "join") == 0)) {
         join();
     } else if ((argc >= 2) && (strcmp(argv[1], "errors") == 0)) {

@@ -86,6 +86,13 @@ for n in 1 2; do
 done
 grep -E 'refused in' "$dir/errors1" | sed 's/^/   /'
 
+# --- connect and accept within one job, used at once ----------------------
+timeout 60 "$gcrun" -n 2 "$prog" inner 20 >"$dir/inner" 2>&1
+rc=$?
+echo "== within a job: exit $rc"
+[ "$rc" -eq 0 ] || { fail "inner exited $rc"; sed 's/^/   | /' "$dir/inner"; }
+expect "$dir/inner" 1 'dpm_connect: 20 connections within a job'
+
 # --- join ----------------------------------------------------------------
 timeout 60 "$gcrun" -n 2 "$prog" join >"$dir/join" 2>&1
 rc=$?
