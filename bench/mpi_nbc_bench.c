@@ -334,12 +334,13 @@ static int agree_iters(op_t op, size_t size, int quick)
 
 static void measure(op_t op, size_t size, const char *label, int quick)
 {
-    int iters = agree_iters(op, size, quick), nforms = HAVE_PERSISTENT ? 3 : 2;
+    int iters, nforms = HAVE_PERSISTENT ? 3 : 2;
     double total[NFORMS] = { 0.0, 0.0, 0.0 }, mine, slowest;
     MPI_Request preq = MPI_REQUEST_NULL;
     char bench[96];
 
     set_layout((int)size);
+    iters = agree_iters(op, size, quick);
     if (HAVE_PERSISTENT) {
         call_op(op, size, FORM_P, &preq);
     }

@@ -22,6 +22,7 @@ static struct {
     gcm_boot_peer_died_func_t  peer_died_cb;
     void                      *peer_died_arg;
     atomic_int                 job_aborting;
+    atomic_int                 first_failed;   /* rank + 1, 0: none */
     /* The singleton's own key-value store: only this process reads it. */
     struct gcm_boot_kv        *local_kvs;
     unsigned char              secret[GCM_BOOT_SECRET_SIZE];
@@ -351,9 +352,20 @@ void gcm_boot_report_job_aborting(void)
     atomic_store(&gcm_boot.job_aborting, 1);
 }
 
+void gcm_boot_note_failed(int rank)
+{
+    int none = 0;
+
+    if ((rank >= 0) && (rank < gcm_boot.size) && (rank != gcm_boot.rank)) {
+        (void)atomic_compare_exchange_strong(&gcm_boot.first_failed, &none,
+                                             rank + 1);
+    }
+}
+
 void gcm_boot_report_peer_died(int rank)
 {
     gcm_debug("boot: launcher reports rank %d died", rank);
+    gcm_boot_note_failed(rank);
     if (gcm_boot.peer_died_cb != NULL) {
         gcm_boot.peer_died_cb(rank, gcm_boot.peer_died_arg);
     }
@@ -363,7 +375,8 @@ void gcm_boot_abort(int code, const char *msg)
 {
     fflush(stdout);
     if ((gcm_boot.ops != NULL) && (gcm_boot.ops->abort != NULL)) {
-        gcm_boot.ops->abort(code, msg);
+        gcm_boot.ops->abort(code, atomic_load(&gcm_boot.first_failed) - 1,
+                            msg);
     }
     /* The launcher sees a non-zero exit and ends the rest of the job. */
     _exit((code != 0) ? code : 1);

@@ -120,6 +120,11 @@ void gcm_boot_set_peer_died_cb(gcm_boot_peer_died_func_t cb, void *arg)
 int gcm_boot_job_aborting(void) GCM_INTERNAL;
 void gcm_boot_report_job_aborting(void) GCM_INTERNAL;
 
+/* A process of the job failed (the launcher said so, or a layer above
+ * found it dead): the first one is named to the launcher by an abort
+ * that follows, as the job's cause. */
+void gcm_boot_note_failed(int rank) GCM_INTERNAL;
+
 /* Ends the whole job with code (never returns). */
 void gcm_boot_abort(int code, const char *msg) GCM_INTERNAL
     __attribute__((noreturn));
@@ -132,7 +137,8 @@ typedef struct gcm_boot_ops {
     gcm_status_t (*get)(int rank, const char *key, void *buf, size_t *len_p);
     int          (*event_fd)(void);
     void         (*poll_events)(void);
-    void         (*abort)(int code, const char *msg);
+    /* cause: the rank whose failure this abort follows, or -1. */
+    void         (*abort)(int code, int cause, const char *msg);
     void         (*finalize)(void);
     /* The name service (NULL: none). */
     gcm_status_t (*publish)(const char *service, const char *port);

@@ -14,6 +14,8 @@
 #include "boot/boot_pmi1_line.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define GCM_PMI1_LINE_MAX 2048
@@ -64,32 +67,46 @@ static void gcm_pmi1_handle_event(const char *line)
         gcm_boot_report_job_aborting();
     }
     if (gcm_boot_pmi1_field(line, "rank", rank, sizeof(rank))) {
-        gcm_boot_report_peer_died(atoi(rank));
+        long r;
+        if (gcm_boot_pmi1_number(rank, 0, (long)gcm_boot_size() - 1, &r)) {
+            gcm_boot_report_peer_died((int)r);
+        } else {
+            gcm_warn("pmi1: launcher reported the death of rank '%s', "
+                     "which is none of the job's: ignored", rank);
+        }
     }
 }
 
 /*
  * Takes one complete line out of rbuf if there is one. Lines that are
- * launcher events are handled and skipped. Returns 1 with a reply line.
+ * launcher events are handled and skipped. Returns 1 with a reply line,
+ * 0 when no whole line is in yet, -1 (the line dropped) for one longer
+ * than linelen: no launcher of ours sends one, and what it would have
+ * said is lost, so the caller fails rather than wait for it forever.
  */
 static int gcm_pmi1_take_line(char *line, size_t linelen)
 {
     for (;;) {
         char *nl = memchr(gcm_pmi1.rbuf, '\n', gcm_pmi1.rlen);
         size_t n;
+        int fits;
 
         if (nl == NULL) {
             return 0;
         }
         n = (size_t)(nl - gcm_pmi1.rbuf) + 1;
-        if (n < linelen) {
+        fits = (n < linelen);
+        if (fits) {
             memcpy(line, gcm_pmi1.rbuf, n);
             line[n] = '\0';
-        } else {
-            line[0] = '\0';
         }
         memmove(gcm_pmi1.rbuf, gcm_pmi1.rbuf + n, gcm_pmi1.rlen - n);
         gcm_pmi1.rlen -= n;
+        if (!fits) {
+            gcm_error("pmi1: the launcher sent a line of %zu bytes, longer "
+                      "than any it may send (%zu)", n, linelen - 1);
+            return -1;
+        }
         if (strncmp(line, "cmd=peer_died", 13) == 0) {
             gcm_pmi1_handle_event(line);
             continue;
@@ -104,7 +121,9 @@ static gcm_status_t gcm_pmi1_fill(int block)
     ssize_t n;
 
     if (gcm_pmi1.rlen == sizeof(gcm_pmi1.rbuf)) {
-        gcm_error("pmi1: launcher reply line too long");
+        gcm_error("pmi1: the launcher sent %zu bytes without an end of "
+                  "line", gcm_pmi1.rlen);
+        gcm_pmi1.rlen = 0;
         return GCM_ERR_BOOT;
     }
     if (!block) {
@@ -132,7 +151,11 @@ static gcm_status_t gcm_pmi1_call(const char *request, const char *expect,
     gcm_status_t status = gcm_pmi1_write(request);
 
     while (status == GCM_OK) {
-        if (gcm_pmi1_take_line(reply, replylen)) {
+        int got = gcm_pmi1_take_line(reply, replylen);
+        if (got < 0) {
+            return GCM_ERR_BOOT;
+        }
+        if (got > 0) {
             if (gcm_boot_pmi1_field(reply, "cmd", cmd, sizeof(cmd)) &&
                 (strcmp(cmd, expect) == 0)) {
                 return GCM_OK;
@@ -152,9 +175,10 @@ static gcm_status_t gcm_pmi1_call(const char *request, const char *expect,
 static int gcm_pmi1_rc_ok(const char *reply)
 {
     char rc[16];
+    long v;
 
     return gcm_boot_pmi1_field(reply, "rc", rc, sizeof(rc)) &&
-           (atoi(rc) == 0);
+           gcm_boot_pmi1_number(rc, 0, 0, &v);
 }
 
 static gcm_status_t gcm_pmi1_put_text(const char *key, const char *value)
@@ -265,7 +289,16 @@ static gcm_status_t gcm_pmi1_get(int rank, const char *key, void *buf,
     if (status != GCM_OK) {
         goto out;
     }
-    len = strtoul(text, NULL, 10);
+    {
+        long l;
+        if (!gcm_boot_pmi1_number(text, 0, LONG_MAX, &l)) {
+            gcm_error("pmi1: the length of %s is '%s', not a number", k,
+                      text);
+            status = GCM_ERR_BOOT;
+            goto out;
+        }
+        len = (size_t)l;
+    }
     if (len > *len_p) {
         status = GCM_ERR_TRUNCATED;
         goto out;
@@ -326,8 +359,11 @@ static void gcm_pmi1_poll_events(void)
         return;
     }
     if (gcm_pmi1_fill(0) == GCM_OK) {
-        while (gcm_pmi1_take_line(line, sizeof(line))) {
-            gcm_warn("pmi1: unexpected launcher line: %s", line);
+        int got;
+        while ((got = gcm_pmi1_take_line(line, sizeof(line))) != 0) {
+            if (got > 0) {
+                gcm_warn("pmi1: unexpected launcher line: %s", line);
+            }
         }
     } else {
         gcm_pmi1.closed = 1;
@@ -335,12 +371,19 @@ static void gcm_pmi1_poll_events(void)
     pthread_mutex_unlock(&gcm_pmi1.lock);
 }
 
-static void gcm_pmi1_abort(int code, const char *msg)
+static void gcm_pmi1_abort(int code, int cause, const char *msg)
 {
     char req[GCM_PMI1_LINE_MAX];
 
     (void)msg;
-    snprintf(req, sizeof(req), "cmd=abort exitcode=%d\n", code);
+    /* gcrun names the failed rank instead of the one that gives up;
+     * other PMI-1 servers ignore the word. */
+    if (cause >= 0) {
+        snprintf(req, sizeof(req), "cmd=abort exitcode=%d cause=%d\n", code,
+                 cause);
+    } else {
+        snprintf(req, sizeof(req), "cmd=abort exitcode=%d\n", code);
+    }
     /* No lock: abort may come from any state; the line is written whole. */
     (void)gcm_pmi1_write(req);
 }
@@ -555,55 +598,109 @@ static const gcm_boot_ops_t gcm_pmi1_ops = {
     .universe    = gcm_pmi1_universe,
 };
 
+/* Reads the environment variable name as a number in [min, max]. */
+static gcm_status_t gcm_pmi1_env_number(const char *name, long min, long max,
+                                        long *out_p)
+{
+    const char *text = getenv(name);
+
+    if (text == NULL) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMI_FD, PMI_RANK and PMI_SIZE must all be set for "
+                        "a PMI-1 launch (%s is not)", name);
+    }
+    if (!gcm_boot_pmi1_number(text, min, max, out_p)) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "%s='%.64s' is not a number from %ld to %ld", name,
+                        text, min, max);
+    }
+    return GCM_OK;
+}
+
 gcm_status_t gcm_boot_pmi1_init(int *rank_p, int *size_p, char *jobid,
                                 size_t jobid_len, const gcm_boot_ops_t **ops_p)
 {
-    const char *fd = getenv("PMI_FD");
-    const char *rank = getenv("PMI_RANK");
-    const char *size = getenv("PMI_SIZE");
     char reply[GCM_PMI1_LINE_MAX];
     char value[256];
+    char kvsname[sizeof(gcm_pmi1.kvsname) + 1];
+    struct stat st;
     gcm_status_t status;
+    long fd, rank, size, vallen;
+    int flags;
 
-    if ((fd == NULL) || (rank == NULL) || (size == NULL)) {
-        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
-                        "PMI_FD, PMI_RANK and PMI_SIZE must all be set for "
-                        "a PMI-1 launch");
+    /* Every value from the launcher is checked before it is used: a rank
+     * beyond the size would index past the tables sized by it. */
+    if (((status = gcm_pmi1_env_number("PMI_FD", 0, INT_MAX, &fd)) !=
+         GCM_OK) ||
+        ((status = gcm_pmi1_env_number("PMI_SIZE", 1, INT_MAX, &size)) !=
+         GCM_OK) ||
+        ((status = gcm_pmi1_env_number("PMI_RANK", 0, INT_MAX, &rank)) !=
+         GCM_OK)) {
+        return status;
     }
-    gcm_pmi1.fd         = atoi(fd);
+    if (rank >= size) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMI_RANK=%ld is not below PMI_SIZE=%ld", rank,
+                        size);
+    }
+    if ((fstat((int)fd, &st) != 0) || !S_ISSOCK(st.st_mode)) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMI_FD=%ld is not an open socket (a program "
+                        "started by a process of a job inherits its "
+                        "environment but not its launcher socket: unset "
+                        "PMI_FD to run it alone)", fd);
+    }
+    /* Ours alone: a program this process starts (system(), fork and
+     * exec) must not talk to the launcher in its name. */
+    flags = fcntl((int)fd, F_GETFD);
+    if ((flags < 0) || (fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC) != 0)) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "cannot make PMI_FD=%ld close-on-exec: %s", fd,
+                        strerror(errno));
+    }
+    gcm_pmi1.fd         = (int)fd;
     gcm_pmi1.rlen       = 0;
     gcm_pmi1.vallen_max = 1024;
     gcm_pmi1.keylen_max = 64;
 
     status = gcm_pmi1_call("cmd=init pmi_version=1 pmi_subversion=1\n",
                            "response_to_init", reply, sizeof(reply));
-    if ((status != GCM_OK) || !gcm_pmi1_rc_ok(reply)) {
+    if (status != GCM_OK) {
         return gcm_fail(GCM_ERR_BOOT, "gcm_init",
-                        "PMI-1 launcher refused init on fd %s", fd);
+                        "no readable answer to init from the PMI-1 "
+                        "launcher on fd %ld", fd);
+    }
+    if (!gcm_pmi1_rc_ok(reply)) {
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMI-1 launcher refused init on fd %ld", fd);
     }
     status = gcm_pmi1_call("cmd=get_maxes\n", "maxes", reply, sizeof(reply));
     if (status != GCM_OK) {
-        return status;
+        return gcm_fail(status, "gcm_init", "PMI-1 launcher gave no maxes");
     }
     if (gcm_boot_pmi1_field(reply, "vallen_max", value, sizeof(value))) {
-        gcm_pmi1.vallen_max = strtoul(value, NULL, 10);
-    }
-    if (gcm_pmi1.vallen_max < 64) {
-        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
-                        "PMI-1 launcher allows values of only %zu bytes",
-                        gcm_pmi1.vallen_max);
+        if (!gcm_boot_pmi1_number(value, 64, 1 << 20, &vallen)) {
+            return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                            "PMI-1 launcher's vallen_max='%.32s' is not a "
+                            "number from 64 to %d", value, 1 << 20);
+        }
+        gcm_pmi1.vallen_max = (size_t)vallen;
     }
     status = gcm_pmi1_call("cmd=get_my_kvsname\n", "my_kvsname", reply,
                            sizeof(reply));
     if ((status != GCM_OK) ||
-        !gcm_boot_pmi1_field(reply, "kvsname", gcm_pmi1.kvsname,
-                             sizeof(gcm_pmi1.kvsname))) {
+        !gcm_boot_pmi1_field(reply, "kvsname", kvsname, sizeof(kvsname)) ||
+        (kvsname[0] == '\0') ||
+        (strlen(kvsname) >= sizeof(gcm_pmi1.kvsname))) {
         return gcm_fail(GCM_ERR_BOOT, "gcm_init",
-                        "PMI-1 launcher gave no kvs name");
+                        "PMI-1 launcher gave no kvs name (or an empty one, "
+                        "or one longer than %zu bytes)",
+                        sizeof(gcm_pmi1.kvsname) - 1);
     }
+    memcpy(gcm_pmi1.kvsname, kvsname, strlen(kvsname) + 1);
     snprintf(jobid, jobid_len, "%s", gcm_pmi1.kvsname);
-    *rank_p = atoi(rank);
-    *size_p = atoi(size);
+    *rank_p = (int)rank;
+    *size_p = (int)size;
     *ops_p  = &gcm_pmi1_ops;
     return GCM_OK;
 }

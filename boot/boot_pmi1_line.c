@@ -6,6 +6,7 @@
 
 #include "boot/boot_pmi1_line.h"
 
+#include <limits.h>
 #include <string.h>
 
 static int gcm_boot_pmi1_blank(char c)
@@ -66,4 +67,51 @@ int gcm_boot_pmi1_field(const char *line, const char *key, char *out,
         }
     }
     return 0;
+}
+
+int gcm_boot_pmi1_number(const char *text, long min, long max, long *out_p)
+{
+    const char *p = text;
+    unsigned long mag = 0;
+    int neg = 0;
+
+    if ((p == NULL) || (*p == '\0')) {
+        return 0;
+    }
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    if (*p == '\0') {
+        return 0;
+    }
+    for (; *p != '\0'; p++) {
+        unsigned d;
+
+        if ((*p < '0') || (*p > '9')) {
+            return 0;
+        }
+        d = (unsigned)(*p - '0');
+        if (mag > ((unsigned long)LONG_MAX + 1 - d) / 10) {
+            return 0;
+        }
+        mag = mag * 10 + d;
+    }
+    if (!neg && (mag > (unsigned long)LONG_MAX)) {
+        return 0;
+    }
+    if (neg) {
+        long v = (mag == (unsigned long)LONG_MAX + 1) ? LONG_MIN :
+                                                         -(long)mag;
+        if ((v < min) || (v > max)) {
+            return 0;
+        }
+        *out_p = v;
+        return 1;
+    }
+    if (((long)mag < min) || ((long)mag > max)) {
+        return 0;
+    }
+    *out_p = (long)mag;
+    return 1;
 }

@@ -34,4 +34,10 @@ int gcm_boot_pmi1_word_next(const char **pos, gcm_boot_pmi1_word_t *w);
 int gcm_boot_pmi1_field(const char *line, const char *key, char *out,
                         size_t outlen);
 
+/* Reads text, all of it, as a decimal integer in [min, max] (an optional
+ * '-', digits, nothing else: no blanks, no sign '+', no overflow). Returns
+ * 1 with *out_p set, 0 otherwise (*out_p left alone). Values from a
+ * launcher (PMI_RANK, vallen_max=, rank=) go through this. */
+int gcm_boot_pmi1_number(const char *text, long min, long max, long *out_p);
+
 #endif /* GCM_BOOT_PMI1_LINE_H */

@@ -7,6 +7,7 @@
 #include "boot/boot.h"
 
 #include <pmix.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -93,8 +94,9 @@ static gcm_status_t gcm_pmix_get(int rank, const char *key, void *buf,
     return status;
 }
 
-static void gcm_pmix_abort(int code, const char *msg)
+static void gcm_pmix_abort(int code, int cause, const char *msg)
 {
+    (void)cause;
     PMIx_Abort(code, (msg != NULL) ? msg : "gencomm abort", NULL, 0);
 }
 
@@ -368,8 +370,33 @@ gcm_status_t gcm_boot_pmix_init(int *rank_p, int *size_p, char *jobid,
         return gcm_fail(GCM_ERR_BOOT, "gcm_init",
                         "PMIx gave no job size: %s", PMIx_Error_string(rc));
     }
+    /* What the server says is checked like any bytes from outside: a
+     * size of another type, zero or beyond int, or a rank beyond it,
+     * would size and index the tables of every layer wrongly. */
+    if ((val->type != PMIX_UINT32) || (val->data.uint32 < 1) ||
+        (val->data.uint32 > INT_MAX)) {
+        gcm_status_t status = gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                                       "PMIx gave a job size of type %d "
+                                       "and value %lu (not a uint32 from 1 "
+                                       "to %d)", (int)val->type,
+                                       (val->type == PMIX_UINT32) ?
+                                       (unsigned long)val->data.uint32 : 0,
+                                       INT_MAX);
+        PMIX_VALUE_RELEASE(val);
+        PMIx_Finalize(NULL, 0);
+        return status;
+    }
     *size_p = (int)val->data.uint32;
     PMIX_VALUE_RELEASE(val);
+    if ((gcm_pmix.myproc.rank >= (pmix_rank_t)*size_p) ||
+        (strnlen(gcm_pmix.myproc.nspace, sizeof(gcm_pmix.myproc.nspace)) ==
+         0)) {
+        PMIx_Finalize(NULL, 0);
+        return gcm_fail(GCM_ERR_BOOT, "gcm_init",
+                        "PMIx gave rank %u in a job of %d processes (or no "
+                        "namespace)", (unsigned)gcm_pmix.myproc.rank,
+                        *size_p);
+    }
     *rank_p = (int)gcm_pmix.myproc.rank;
     snprintf(jobid, jobid_len, "%s", gcm_pmix.myproc.nspace);
     *ops_p = &gcm_pmix_ops;

@@ -13,9 +13,10 @@
  *
  * Each communicator caches its node structure for the hierarchical
  * algorithms, built on its first collective from the host names of
- * MPI_Init (mpi_hier.c), and the schedules of its last blocking barrier,
- * bcast, reduce and allreduce ("schedules kept between calls" below), in
- * comm->coll_cache, freed with the communicator.
+ * MPI_Init (mpi_hier.c), and the schedules of its last barrier, bcast,
+ * reduce and allreduce, blocking and nonblocking (mpi_coll_run.c,
+ * "schedules kept between calls"), in comm->coll_cache, freed with the
+ * communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
  * the intercommunicator by remote rank; work inside a group runs the
@@ -60,9 +61,15 @@ typedef struct coll_kept {
     coll_sched_t s;
 } coll_kept_t;
 
+struct gcm_mpi_coll_nb;   /* mpi_coll_run.c */
+
 struct gcm_mpi_coll_cache {
     gcm_coll_hier_t *hier;
     coll_kept_t     *kept[COLL_KEPT_N];   /* allocated on first use */
+    /* The same for the nonblocking forms: a finished schedule, idle, for
+     * the next call with the same arguments (taken and given back with
+     * atomic exchanges: its request may end in another thread). */
+    struct gcm_mpi_coll_nb *_Atomic nbkept[COLL_KEPT_N];
     /* Persistent collectives made on the communicator: the number picks
      * each one's tag (MPI orders their _init calls like collectives). */
     unsigned         pseq;
@@ -263,6 +270,15 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
 /* A new schedule for a nonblocking call (NULL: raised). */
 coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
     GCM_INTERNAL;
+
+/* The schedule for a nonblocking call of collective which with arguments
+ * key: the one kept from an earlier call with the same arguments when it
+ * is idle (*hit_p set: built already, under this call's tag), else a new
+ * one to build in, kept after its request for later calls when it can
+ * be (as gcm_mpi_coll_kept_get does for blocking calls). NULL: raised. */
+coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
+                                  const coll_key_t *key, int *hit_p,
+                                  const char *call, int *rc_p) GCM_INTERNAL;
 
 int gcm_mpi_coll_no_inter_in_place(MPI_Comm comm, const char *call,
                                    const void *sbuf, const void *rbuf)

@@ -84,6 +84,8 @@ static int coll_reduce_any(const void *sendbuf, void *recvbuf, int count,
                            MPI_Request *request, const char *call)
 {
     coll_sched_t stack, *s;
+    coll_key_t key;
+    int hit = 0;
     int rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                comm, call);
 
@@ -95,12 +97,24 @@ static int coll_reduce_any(const void *sendbuf, void *recvbuf, int count,
                                  COLL_VFY_MODE(mode), .root = root, .op = op,
                                  .scount = count, .stype = datatype);
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    gcm_mpi_coll_build_reduce(s, sendbuf, recvbuf, count, datatype, op, root,
-                              comm);
+    if (mode == COLL_NONBLOCKING) {
+        key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op,
+                               root);
+        s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_REDUCE, &key, &hit, call,
+                                &rc);
+    } else {
+        s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    }
+    if (s == NULL) {
+        return rc;
+    }
+    if (!hit) {
+        gcm_mpi_coll_build_reduce(s, sendbuf, recvbuf, count, datatype, op,
+                                  root, comm);
+    }
     return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
 
@@ -193,6 +207,8 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
                               const char *call)
 {
     coll_sched_t stack, *s;
+    coll_key_t key;
+    int hit = 0;
     int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
                                   comm, scan == 0, call);
 
@@ -206,14 +222,24 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
             COLL_VFY_MODE(mode), .op = op, .scount = count,
             .stype = datatype);
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (scan == 0) {
+    if (mode == COLL_NONBLOCKING && scan == 0) {
+        key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op,
+                               0);
+        s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_ALLREDUCE, &key, &hit, call,
+                                &rc);
+    } else {
+        s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    }
+    if (s == NULL) {
+        return rc;
+    }
+    if (!hit && scan == 0) {
         gcm_mpi_coll_build_allreduce(s, sendbuf, recvbuf, count, datatype,
                                      op, comm);
-    } else {
+    } else if (!hit) {
         gcm_mpi_coll_build_scan(s, sendbuf, recvbuf, count, datatype, op,
                                 comm, scan == 2);
     }

@@ -48,6 +48,8 @@ static int coll_barrier_any(MPI_Comm comm, int mode, MPI_Info info,
                             MPI_Request *request, const char *call)
 {
     coll_sched_t stack, *s;
+    coll_key_t key;
+    int hit = 0;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
     if (rc == MPI_SUCCESS) {
@@ -57,11 +59,23 @@ static int coll_barrier_any(MPI_Comm comm, int mode, MPI_Info info,
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BARRIER,
                                  COLL_VFY_MODE(mode));
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    gcm_mpi_coll_build_barrier(s, comm);
+    if (mode == COLL_NONBLOCKING) {
+        key = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL,
+                               MPI_OP_NULL, 0);
+        s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_BARRIER, &key, &hit, call,
+                                &rc);
+    } else {
+        s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    }
+    if (s == NULL) {
+        return rc;
+    }
+    if (!hit) {
+        gcm_mpi_coll_build_barrier(s, comm);
+    }
     return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
 
@@ -129,6 +143,8 @@ static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
                           MPI_Request *request, const char *call)
 {
     coll_sched_t stack, *s;
+    coll_key_t key;
+    int hit = 0;
     int rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
 
     if (rc == MPI_SUCCESS) {
@@ -139,11 +155,23 @@ static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
                                  COLL_VFY_MODE(mode), .root = root,
                                  .scount = count, .stype = datatype);
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    gcm_mpi_coll_build_bcast(s, buffer, count, datatype, root, comm);
+    if (mode == COLL_NONBLOCKING) {
+        key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype,
+                               MPI_OP_NULL, root);
+        s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_BCAST, &key, &hit, call,
+                                &rc);
+    } else {
+        s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    }
+    if (s == NULL) {
+        return rc;
+    }
+    if (!hit) {
+        gcm_mpi_coll_build_bcast(s, buffer, count, datatype, root, comm);
+    }
     return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
 

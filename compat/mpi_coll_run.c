@@ -45,7 +45,7 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
     return coll_result(comm, call, err);
 }
 
-/* ---- schedules kept between blocking calls ------------------------------
+/* ---- schedules kept between calls -----------------------------------------
  *
  * Programs call the same collective with the same arguments over and
  * over (a solver's residual allreduce, a time step's barrier). Building
@@ -58,8 +58,15 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
  * whose transfers all go on the communicator's LCO under the one tag of
  * the call (the hierarchical forms also use derived LCOs). Buffers are
  * read when the steps run, never when they are built, so new data in the
- * same buffers is what the next call sends.
+ * same buffers is what the next call sends. The nonblocking forms keep
+ * theirs the same way (gcm_mpi_coll_nb_get): the finished schedule goes
+ * back to its communicator when its request is freed, for the next call
+ * with the same arguments; a call that finds it taken (two in flight)
+ * builds its own.
  */
+
+typedef struct gcm_mpi_coll_nb coll_nb_t;
+static void coll_nb_free(coll_nb_t *nb);
 
 static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
 {
@@ -162,9 +169,14 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
     }
     gcm_coll_hier_free(c->hier);
     for (i = 0; i < COLL_KEPT_N; i++) {
+        coll_nb_t *nb = atomic_exchange(&c->nbkept[i], NULL);
+
         if (c->kept[i] != NULL) {
             gcm_coll_sched_free(&c->kept[i]->s);
             free(c->kept[i]);
+        }
+        if (nb != NULL) {
+            coll_nb_free(nb);
         }
     }
     free(c);
@@ -227,18 +239,25 @@ coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
  * waits on), then its schedule. A schedule is listed when it starts and
  * unlisted before it is freed.
  */
-typedef struct coll_nb {
+struct gcm_mpi_coll_nb {
     coll_sched_t s;
     gcm_list_t   elem;
     atomic_int   busy;     /* a thread advances the check or s */
     int          listed;
+    /* Kept for the next call with the same arguments (which >= 0, keep
+     * set once its build proved keepable): see gcm_mpi_coll_nb_get. */
+    int          which;
+    int          keep;
+    unsigned     seq0;
+    coll_key_t   key;
+    MPI_Comm     comm;
     /* Verification mode: the check of the call (NULL: none, or over);
      * failed: the class of its mismatch (the schedule never runs), and
      * text why (malloc'd, may be NULL). */
     struct gcm_mpi_coll_vfy *gate;
     int          failed;
     char        *text;
-} coll_nb_t;
+};
 
 /* Advances nb's check, then its schedule, without blocking (busy held
  * or nb not shared yet); 1 once it is over: run to its end, or failed
@@ -351,10 +370,8 @@ static int coll_req_poll(MPI_Request req)
     return 1;
 }
 
-static void coll_req_cleanup(void *state)
+static void coll_nb_free(coll_nb_t *nb)
 {
-    coll_nb_t *nb = state;
-
     coll_nb_unlist(nb);
     if (nb->gate != NULL) {
         gcm_mpi_coll_gate_free(nb->gate);
@@ -362,6 +379,24 @@ static void coll_req_cleanup(void *state)
     free(nb->text);
     gcm_coll_sched_free(&nb->s);
     free(nb);
+}
+
+static void coll_req_cleanup(void *state)
+{
+    coll_nb_t *nb = state;
+    coll_nb_t *none = NULL;
+
+    /* A schedule that ran well goes back to its communicator for the
+     * next call with the same arguments, unless one is there already. */
+    if (nb->keep && nb->failed == 0 && nb->gate == NULL &&
+        nb->s.err == GCM_OK && nb->comm->coll_cache != NULL) {
+        coll_nb_unlist(nb);
+        if (atomic_compare_exchange_strong(
+                &nb->comm->coll_cache->nbkept[nb->which], &none, nb)) {
+            return;
+        }
+    }
+    coll_nb_free(nb);
 }
 
 /* A new schedule for a nonblocking call (NULL: raised). */
@@ -375,8 +410,59 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
         return NULL;
     }
     atomic_init(&nb->busy, 0);
+    nb->which = -1;
     gcm_mpi_coll_sched_init(&nb->s);
     return &nb->s;
+}
+
+coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
+                                  const coll_key_t *key, int *hit_p,
+                                  const char *call, int *rc_p)
+{
+    struct gcm_mpi_coll_cache *c;
+    coll_sched_t *s;
+    coll_nb_t *nb;
+    int i, tag;
+
+    *hit_p = 0;
+    /* What the same handles always mean, as for blocking calls. */
+    if (gcm_mpi_coll_is_inter(comm) ||
+        (key->type != MPI_DATATYPE_NULL &&
+         !gcm_mpi_type_is_predefined(key->type)) ||
+        (key->op != MPI_OP_NULL && gcm_mpi_op_id(key->op) < 0) ||
+        (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
+        return gcm_mpi_coll_new(comm, call, rc_p);
+    }
+    nb = atomic_exchange(&c->nbkept[which], NULL);
+    if (nb != NULL && coll_key_eq(&nb->key, key)) {
+        /* The tag a build would have taken. */
+        tag = gcm_mpi_coll_tag(comm);
+        for (i = 0; i < nb->s.nsteps; i++) {
+            gcm_coll_step_t *st = &nb->s.steps[i];
+
+            if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
+                st->tag = tag;
+            }
+        }
+        nb->s.next = 0;
+        nb->s.pending = 0;
+        nb->s.err = GCM_OK;
+        *hit_p = 1;
+        return &nb->s;
+    }
+    if (nb != NULL) {
+        coll_nb_free(nb);   /* another call's: this one replaces it */
+    }
+    s = gcm_mpi_coll_new(comm, call, rc_p);
+    if (s != NULL) {
+        nb = gcm_container_of(s, coll_nb_t, s);
+        nb->which = which;
+        nb->key = *key;
+        nb->comm = comm;
+        nb->seq0 = atomic_load_explicit(&comm->coll_seq,
+                                        memory_order_relaxed);
+    }
+    return s;
 }
 
 /* The generic request of a built schedule (from gcm_mpi_coll_new); on
@@ -414,6 +500,9 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
     if ((rc = coll_request(s, comm, call, request)) != MPI_SUCCESS) {
         return rc;
     }
+    /* Kept after its request if it can run again for a later call. */
+    nb->keep = (nb->which >= 0) &&
+               (nb->keep || coll_keepable(comm, s, nb->seq0));
     /* The check of this call, in verification mode (it is this call's:
      * collectives on one communicator are not called concurrently). */
     nb->gate = comm->coll_gate;

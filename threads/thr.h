@@ -343,4 +343,20 @@ ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
  * init: header and UCX address, gcm_thr_addr_decode). */
 const void *gcm_thr_self_address(int index, size_t *len_p) GCM_INTERNAL;
 
+/* ---- descriptors UCX opens (thr_fd.c) ------------------------------------ */
+
+/* The descriptors open at some moment, as a bitmap. */
+typedef struct gcm_thr_fds {
+    unsigned char *bits;
+    int            cap;     /* bits */
+} gcm_thr_fds_t;
+
+/* Notes which descriptors are open now. */
+void gcm_thr_fds_note(gcm_thr_fds_t *fds) GCM_INTERNAL;
+/* Marks close-on-exec those open now that were not in before (only
+ * sockets and anonymous inodes, the kinds UCX opens, if ucx_kinds_only),
+ * and frees before. */
+void gcm_thr_fds_cloexec_new(gcm_thr_fds_t *before, int ucx_kinds_only)
+    GCM_INTERNAL;
+
 #endif /* GCM_THR_H */

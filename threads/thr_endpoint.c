@@ -528,6 +528,7 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     gcm_status_t status;
     const char *why;
     size_t addr_len;
+    gcm_thr_fds_t fds;
     char key[32];
     int neps;
 
@@ -593,7 +594,9 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     params.err_mode        = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb  = gcm_thr_ep_error_cb;
     params.err_handler.arg = conn;
+    gcm_thr_fds_note(&fds);
     ucs = ucp_ep_create(endpoint->worker, &params, &conn->ucp_ep);
+    gcm_thr_fds_cloexec_new(&fds, 1);
     free(addr);
     if (ucs == UCS_OK) {
         atomic_fetch_add(&gcm_thr.nconns, 1);
@@ -706,6 +709,10 @@ void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
 
     if ((proc < 0) || (proc >= endpoint->nprocs)) {
         return;
+    }
+    if (reason == GCM_ERR_PEER_FAILED) {
+        /* Named to the launcher if this process aborts because of it. */
+        gcm_boot_note_failed(proc);
     }
     for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
         conn->failed = reason;
@@ -1424,7 +1431,7 @@ static gcm_status_t gcm_thr_endpoint_publish(gcm_thr_endpoint_t *endpoint)
     return GCM_OK;
 }
 
-gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
+static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
 {
     ucp_config_t *config;
     ucp_params_t params;
@@ -1537,6 +1544,18 @@ gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
     gcm_debug("%d endpoints%s", neps,
               gcm_config.progress_thread ? ", progress thread" : "");
     return GCM_OK;
+}
+
+gcm_status_t gcm_thr_init(const gcm_thr_upcalls_t *upcalls)
+{
+    gcm_thr_fds_t fds;
+    gcm_status_t status;
+
+    /* UCX's descriptors (thr_fd.c): whatever opens meanwhile. */
+    gcm_thr_fds_note(&fds);
+    status = gcm_thr_init_ucx(upcalls);
+    gcm_thr_fds_cloexec_new(&fds, 0);
+    return status;
 }
 
 void gcm_thr_finalize(void)

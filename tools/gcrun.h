@@ -167,6 +167,8 @@ struct rank {
     bool signalled;  /* we sent it SIGTERM or SIGKILL */
     bool exec_failed;
     bool aborted;
+    bool pmi_init;   /* it said cmd=init: a job member, not any program */
+    bool finalized;  /* it said cmd=finalize */
     bool in_barrier;
     /* PMI connection */
     int pmi_fd; /* our end of the socketpair; -1 when closed */
@@ -203,8 +205,22 @@ struct job {
     enum job_state state;
     bool aborting;    /* a rank called abort: the others' deaths are
                        * consequences, not news */
+    int abort_cause;  /* the rank the abort named as its cause, or -1: its
+                       * death is news all the same */
+    /* The job's exit status is that of its first failure that was no
+     * consequence of another (a rank that died, exited with an error or
+     * without finalizing while the job ran, an abort naming no cause, a
+     * signal to gcrun, the timeout); only without one, that of the first
+     * consequence (an abort naming the rank that failed first, a rank
+     * that failed while the job was ending). So it does not depend on the
+     * order in which gcrun learns of them. */
     int exit_status;
     bool status_set;
+    int conseq_status;
+    bool conseq_set;
+    /* MPIEXEC_TIMEOUT: when the job is ended, or -1. */
+    int64_t timeout_at;
+    long timeout_s;
     int got_signal;   /* first SIGINT/SIGTERM/SIGHUP we received */
     int64_t grace_ms;
     int64_t term_at;  /* when to SIGTERM the survivors; -1 = not armed */
@@ -326,9 +342,23 @@ void gcrun_pmi_flush(struct rank *rk);
  * empty (used when the rank has exited, to catch its last words). */
 void gcrun_pmi_read(struct job *job, struct rank *rk, bool drain);
 
-/* Remembers the first non-zero status: the job's exit status is that of
- * the first failure we detected. */
+/* Remembers the first non-zero status of a failure that is no
+ * consequence of another: the job's exit status. */
 void gcrun_record_status(struct job *job, int status);
+
+/* Remembers the first non-zero status of a consequence of a failure: the
+ * job's exit status only if no other failure is recorded. */
+void gcrun_record_consequence(struct job *job, int status);
+
+/* The status gcrun exits with (see struct job). */
+int gcrun_final_status(const struct job *job);
+
+/* Reads MPIEXEC_TIMEOUT into job (0 or unset: no limit); false, with a
+ * message, when it is not a whole number of seconds. */
+bool gcrun_timeout_from_env(struct job *job);
+
+/* The status of a job ended by MPIEXEC_TIMEOUT (that of timeout(1)). */
+#define GCRUN_TIMEOUT_STATUS 124
 
 /* Finds prog the way execvp would: as given when it contains a slash,
  * else in each PATH directory. Returns the path to run, or NULL with *err

@@ -35,8 +35,12 @@ static const char usage_text[] =
     "  -h, --help          show this help and exit\n"
     "  --version           show the version and exit\n"
     "\n"
-    "When a rank fails, the other ranks get GENCOMM_KILL_GRACE_MS\n"
-    "milliseconds (default 1000) before they are sent SIGTERM.\n";
+    "When a rank fails (dies, exits non-zero, or exits without finalizing\n"
+    "after PMI init), the other ranks are told and get\n"
+    "GENCOMM_KILL_GRACE_MS milliseconds (default 1000) before they are\n"
+    "sent SIGTERM; gcrun exits with the failed rank's status. With\n"
+    "MPIEXEC_TIMEOUT=S a job still running after S seconds is ended and\n"
+    "gcrun exits with 124.\n";
 
 static void usage_error(const char *fmt, ...)
     __attribute__((format(printf, 1, 2), noreturn));

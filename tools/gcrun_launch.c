@@ -4,14 +4,52 @@
  */
 #include "tools/gcrun.h"
 
-/* Remembers the first non-zero status: the job's exit status is that of
- * the first failure we detected. */
 void gcrun_record_status(struct job *job, int status)
 {
     if (!job->status_set && status != 0) {
         job->exit_status = status;
         job->status_set = true;
     }
+}
+
+void gcrun_record_consequence(struct job *job, int status)
+{
+    if (!job->conseq_set && status != 0) {
+        job->conseq_status = status;
+        job->conseq_set = true;
+    }
+}
+
+int gcrun_final_status(const struct job *job)
+{
+    if (job->status_set) {
+        return job->exit_status;
+    }
+    return job->conseq_set ? job->conseq_status : 0;
+}
+
+bool gcrun_timeout_from_env(struct job *job)
+{
+    const char *s = getenv("MPIEXEC_TIMEOUT");
+    long v;
+
+    job->timeout_at = -1;
+    job->timeout_s = 0;
+    if (s == NULL || *s == '\0') {
+        return true;
+    }
+    /* A day of seconds a thousand times over is no limit anyone means;
+     * the bound keeps the milliseconds far from overflow. */
+    if (!gcrun_parse_long(s, &v) || v < 0 || v > 86400L * 1000) {
+        gcrun_msg("MPIEXEC_TIMEOUT='%s' is not a whole number of seconds "
+                  "(0 to %ld)", s, 86400L * 1000);
+        return false;
+    }
+    if (v > 0) {
+        job->timeout_s = v;
+        job->timeout_at = gcrun_now_ms() + (int64_t)v * 1000;
+    }
+    return true;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -565,8 +603,13 @@ static struct rank *rank_by_pid(struct job *job, pid_t pid)
 
 static void on_rank_exit(struct job *job, struct rank *rk, int wstatus)
 {
+    /* After an abort the others' deaths are its consequences, but for
+     * the death of the rank the abort named as its cause. */
     bool quiet = rk->signalled || rk->exec_failed || rk->aborted ||
-                 job->aborting;
+                 (job->aborting && rk->id != job->abort_cause);
+    /* While the job runs, or for the named cause, a failure is news;
+     * once it is ending, one follows from the failure that ends it. */
+    bool root = job->state == JOB_RUNNING || rk->id == job->abort_cause;
     int status = 0;
     char name[32];
 
@@ -601,10 +644,25 @@ static void on_rank_exit(struct job *job, struct rank *rk, int wstatus)
                       gcrun_signal_name(sig, name, sizeof(name)));
         }
     }
+    if (status == 0 && rk->pmi_init && !rk->finalized && !rk->aborted) {
+        /* A process of the job that leaves without finalizing leaves its
+         * peers waiting for it: a failure like a crash. (Finishing early
+         * after finalizing is normal; so is any program that never spoke
+         * PMI.) */
+        if (!quiet && root) {
+            gcrun_msg("rank %d (pid %ld) exited without finalizing", rk->id,
+                      (long)rk->pid);
+        }
+        status = 1;
+    }
     if (status == 0) {
         return; /* finishing early is normal */
     }
-    gcrun_record_status(job, status);
+    if (root) {
+        gcrun_record_status(job, status);
+    } else {
+        gcrun_record_consequence(job, status);
+    }
     if (!quiet) {
         gcrun_notify_peer_died(job, rk);
         gcrun_begin_ending(job);
@@ -681,6 +739,19 @@ void gcrun_handle_signal_pipe(struct job *job)
 void gcrun_check_timers(struct job *job)
 {
     int64_t now = gcrun_now_ms();
+
+    if (job->timeout_at >= 0 && now >= job->timeout_at) {
+        job->timeout_at = -1;
+        if (job->nalive > 0) {
+            gcrun_msg("the job ran for MPIEXEC_TIMEOUT=%ld seconds: ending "
+                      "it", job->timeout_s);
+            gcrun_record_status(job, GCRUN_TIMEOUT_STATUS);
+            job->state = JOB_ENDING;
+            job->term_at = -1;
+            gcrun_signal_ranks(job, SIGTERM);
+            job->kill_at = now + KILL_DELAY_MS;
+        }
+    }
 
     if (job->term_at >= 0 && now >= job->term_at) {
         job->term_at = -1;

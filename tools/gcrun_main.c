@@ -99,6 +99,10 @@ static int poll_timeout(const struct job *job)
         (deadline < 0 || job->linger_until < deadline)) {
         deadline = job->linger_until;
     }
+    if (job->timeout_at >= 0 &&
+        (deadline < 0 || job->timeout_at < deadline)) {
+        deadline = job->timeout_at;
+    }
     if (deadline < 0) {
         return -1;
     }
@@ -234,6 +238,8 @@ static void job_init(struct job *job)
     job->term_at = -1;
     job->kill_at = -1;
     job->linger_until = -1;
+    job->abort_cause = -1;
+    job->timeout_at = -1;
     job->readbuf = gcrun_xmalloc(READ_CHUNK);
     job->poll_cap = 3 * (size_t)job->opt.nprocs + 4;
     job->pfds = gcrun_xcalloc(job->poll_cap, sizeof(*job->pfds));
@@ -292,9 +298,14 @@ int main(int argc, char **argv)
         return gcrun_exec_failure_status(err);
     }
 
+    job_init(&job);
+    if (!gcrun_timeout_from_env(&job)) {
+        job_free(&job);
+        free(path);
+        return 2;
+    }
     gcrun_setup_signals();
     gcrun_binding_plan(&bind, job.opt.bind, job.opt.nprocs);
-    job_init(&job);
 
     ln.path = path;
     ln.gcrun_bind_name = gcrun_bind_name(bind.used);
@@ -310,7 +321,7 @@ int main(int argc, char **argv)
 
     main_loop(&job);
 
-    status = job.exit_status;
+    status = gcrun_final_status(&job);
     job_free(&job);
     gcrun_binding_free(&bind);
     free(path);

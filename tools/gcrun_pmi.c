@@ -149,6 +149,7 @@ static void pmi_do_init(struct job *job, struct rank *rk,
     const char *ver = req_get(req, "pmi_version");
 
     (void)job;
+    rk->pmi_init = true;
     if (ver != NULL && strcmp(ver, "1") != 0) {
         pmi_send(rk, "cmd=response_to_init pmi_version=1 pmi_subversion=1 "
                      "rc=-1 msg=unsupported_version");
@@ -264,6 +265,7 @@ static void pmi_do_finalize(struct job *job, struct rank *rk,
 {
     (void)job;
     (void)req;
+    rk->finalized = true;
     pmi_send(rk, "cmd=finalize_ack");
 }
 
@@ -271,7 +273,9 @@ static void pmi_do_abort(struct job *job, struct rank *rk,
                          const struct pmi_req *req)
 {
     const char *code_s = req_get(req, "exitcode");
+    const char *cause_s = req_get(req, "cause");
     long code = 1;
+    long cause = -1;
     int status;
 
     if (rk->aborted) {
@@ -280,16 +284,34 @@ static void pmi_do_abort(struct job *job, struct rank *rk,
     if (code_s != NULL && !gcrun_parse_long(code_s, &code)) {
         code = 1;
     }
+    /* cause=R: the rank ends the job because rank R failed (the library
+     * says so when it knows of a failed peer); only another rank of the
+     * job can be a cause. */
+    if (cause_s != NULL &&
+        (!gcrun_parse_long(cause_s, &cause) || cause < 0 ||
+         cause >= job->opt.nprocs || cause == rk->id)) {
+        cause = -1;
+    }
     rk->aborted = true;
     if (job->aborting) {
         return;   /* a survivor ending after another rank's abort */
     }
     job->aborting = true;
-    gcrun_msg("rank %d called abort with exit code %ld", rk->id, code);
     /* Only the low 8 bits survive exit(); a code that would read as
      * success still has to fail the job. */
     status = (int)(code & 0xff);
-    gcrun_record_status(job, status == 0 ? 1 : status);
+    if (status == 0) {
+        status = 1;
+    }
+    if (cause >= 0) {
+        job->abort_cause = (int)cause;
+        gcrun_msg("rank %ld failed: rank %d ended the job (exit code %ld)",
+                  cause, rk->id, code);
+        gcrun_record_consequence(job, status);
+    } else {
+        gcrun_msg("rank %d called abort with exit code %ld", rk->id, code);
+        gcrun_record_status(job, status);
+    }
     gcrun_notify_peer_died(job, rk);
     gcrun_begin_ending(job);
 }

@@ -15,7 +15,13 @@
  *     --exit-code C       exit(C)
  *     --signal S          raise(S)
  *     --abort C           send cmd=abort exitcode=C, then keep sleeping
+ *       --abort-cause R     with cause=R (the rank whose failure it follows)
+ *     --finalize-first    with --exit-code: finalize before exiting
  *   --wait-peer-died    other ranks wait for cmd=peer_died and print it
+ *   --abort-on-peer-died C  other ranks wait for cmd=peer_died, then send
+ *                       cmd=abort exitcode=C cause=<the dead rank>
+ *   --die-later R MS    rank R kills itself (SIGKILL) MS ms after the
+ *                       exchange
  *   --spam K            print K long lines, each in several write()s
  *   --tail              print "rank R tail" with no newline at the end
  *   --ignore-term       ignore SIGTERM
@@ -362,7 +368,8 @@ static void check_fds(void)
     say("rank %d extra fds:%s", rank, extra[0] == '\0' ? " none" : extra);
 }
 
-static void wait_peer_died(void)
+/* Waits for cmd=peer_died; returns the dead rank. */
+static int wait_peer_died(void)
 {
     char reply[LINE_MAX_LEN];
 
@@ -374,10 +381,11 @@ static void wait_peer_died(void)
                 fail("peer_died without rank: '%s'", reply);
             }
             say("rank %d saw peer_died rank=%s", rank, who);
-            return;
+            return atoi(who);
         }
     }
     fail("EOF on the PMI socket before peer_died");
+    return -1;
 }
 
 static void spam(int count)
@@ -403,6 +411,8 @@ int main(int argc, char **argv)
     bool echo = false, env = false, bind = false, fds = false;
     bool ready = false, wait_died = false, tail = false;
     int fail_rank = -1, exit_code = -1, sig = 0, abort_code = -1;
+    int abort_cause = -1, abort_on_died = -1, die_rank = -1, die_ms = 0;
+    bool finalize_first = false;
     int spam_count = 0;
     double sleep_s = 0;
     char kvsname[300];
@@ -441,6 +451,19 @@ int main(int argc, char **argv)
         } else if (val != NULL && strcmp(a, "--abort") == 0) {
             abort_code = atoi(val);
             i++;
+        } else if (val != NULL && strcmp(a, "--abort-cause") == 0) {
+            abort_cause = atoi(val);
+            i++;
+        } else if (strcmp(a, "--finalize-first") == 0) {
+            finalize_first = true;
+        } else if (val != NULL && strcmp(a, "--abort-on-peer-died") == 0) {
+            abort_on_died = atoi(val);
+            i++;
+        } else if (val != NULL && i + 2 < argc &&
+                   strcmp(a, "--die-later") == 0) {
+            die_rank = atoi(val);
+            die_ms = atoi(argv[i + 2]);
+            i += 2;
         } else if (val != NULL && strcmp(a, "--spam") == 0) {
             spam_count = atoi(val);
             i++;
@@ -483,16 +506,36 @@ int main(int argc, char **argv)
 
     if (rank == fail_rank) {
         if (abort_code >= 0) {
-            char req[64];
+            char req[96];
 
-            snprintf(req, sizeof(req), "cmd=abort exitcode=%d\n",
-                     abort_code);
+            if (abort_cause >= 0) {
+                snprintf(req, sizeof(req),
+                         "cmd=abort exitcode=%d cause=%d\n", abort_code,
+                         abort_cause);
+            } else {
+                snprintf(req, sizeof(req), "cmd=abort exitcode=%d\n",
+                         abort_code);
+            }
             pmi_write(req);
         } else if (sig > 0) {
             raise(sig);
         } else if (exit_code >= 0) {
+            if (finalize_first) {
+                call("cmd=finalize\n", "finalize_ack", reply,
+                     sizeof(reply));
+            }
             exit(exit_code);
         }
+    } else if (rank == die_rank) {
+        sleep_ms(die_ms);
+        raise(SIGKILL);
+    } else if (abort_on_died >= 0) {
+        char req[96];
+        int dead = wait_peer_died();
+
+        snprintf(req, sizeof(req), "cmd=abort exitcode=%d cause=%d\n",
+                 abort_on_died, dead);
+        pmi_write(req);
     } else if (wait_died) {
         wait_peer_died();
     }

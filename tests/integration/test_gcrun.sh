@@ -23,7 +23,7 @@ if ! command -v timeout >/dev/null 2>&1; then
 fi
 
 # Settings from the calling environment must not change the timings.
-unset GENCOMM_KILL_GRACE_MS
+unset GENCOMM_KILL_GRACE_MS MPIEXEC_TIMEOUT
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gcrun.XXXXXX") || exit 1
 bgpid=
@@ -304,14 +304,48 @@ want_faster 10000
 want_ranks_gone
 finish
 
-begin "a rank exiting 0 early while others run is not an error"
-run -n 3 "$PROBE" --fail-rank 1 --exit-code 0 --sleep 1
+begin "a rank that finalized and exits early while others run is no error"
+run -n 3 "$PROBE" --fail-rank 1 --exit-code 0 --finalize-first --sleep 1
 want_rc 0
 want_no_err
 for r in 0 1 2; do
     want_out "rank $r of 3 ok"
 done
 [ "$ms" -ge 900 ] || problem "returned after $ms ms, before the others ended"
+finish
+
+begin "a rank exiting 0 without finalizing is a failure: named, peers told"
+run -n 3 "$PROBE" --ready --fail-rank 1 --exit-code 0 --wait-peer-died \
+    --sleep 60
+want_rc 1
+want_err_re '^gcrun: rank 1 \(pid [0-9]+\) exited without finalizing$'
+for r in 0 2; do
+    want_out "rank $r saw peer_died rank=1"
+done
+want_faster 10000
+want_ranks_gone
+finish
+
+begin "ranks aborting after a death name the dead rank; its status wins"
+run -n 3 "$PROBE" --ready --fail-rank 1 --signal 9 --abort-on-peer-died 5 \
+    --sleep 60
+want_rc 137
+want_err_re '^gcrun: rank 1 \(pid [0-9]+\) killed by signal 9 \(SIGKILL\)$'
+want_err_re '^gcrun: rank 1 failed: rank [02] ended the job \(exit code 5\)$'
+want_faster 10000
+want_ranks_gone
+finish
+
+begin "an abort naming a rank not dead yet: that rank's death wins all the same"
+# The grace keeps the named rank from being ended by gcrun before its own
+# death, however loaded the machine.
+GENCOMM_KILL_GRACE_MS=5000 run -n 3 "$PROBE" --ready --fail-rank 2 --abort 5 --abort-cause 1 \
+    --die-later 1 300 --sleep 60
+want_rc 137
+want_err_re '^gcrun: rank 1 failed: rank 2 ended the job \(exit code 5\)$'
+want_err_re '^gcrun: rank 1 \(pid [0-9]+\) killed by signal 9 \(SIGKILL\)$'
+want_faster 10000
+want_ranks_gone
 finish
 
 begin "a rank killed by SIGKILL: exit 137, peer_died to the others"
@@ -341,6 +375,25 @@ want_rc 3
 [ "$ms" -ge 2400 ] || problem "ended after $ms ms, before the 2500 ms grace"
 want_faster 10000
 want_ranks_gone
+finish
+
+begin "MPIEXEC_TIMEOUT=2 ends a job that runs longer, saying so: exit 124"
+MPIEXEC_TIMEOUT=2 run -n 2 "$PROBE" --ready --sleep 60
+want_rc 124
+want_err_re '^gcrun: the job ran for MPIEXEC_TIMEOUT=2 seconds: ending it$'
+[ "$ms" -ge 1900 ] || problem "ended after $ms ms, before the 2 s timeout"
+want_faster 10000
+want_ranks_gone
+finish
+
+begin "MPIEXEC_TIMEOUT: a job done in time exits 0; a bad value starts nothing"
+MPIEXEC_TIMEOUT=60 run -n 2 "$PROBE"
+want_rc 0
+want_no_err
+MPIEXEC_TIMEOUT=2x run -n 2 "$PROBE"
+want_rc 2
+want_err_re "^gcrun: MPIEXEC_TIMEOUT='2x' is not a whole number of seconds"
+[ -s "$tmp/out" ] && problem "a rank ran: stdout is not empty"
 finish
 
 begin "a missing program gives exit 127, a non-executable one 126"

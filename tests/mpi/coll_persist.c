@@ -6,7 +6,9 @@
  * (allowed for persistent collectives, whose _init calls alone are
  * ordered) and completed by MPI_Waitall in yet another order; one left
  * running while blocking and nonblocking collectives and point-to-point
- * messages pass on the same communicator; and the misuse the standard
+ * messages pass on the same communicator; nonblocking collectives called
+ * again and again with the same arguments (their schedules are kept too);
+ * and the misuse the standard
  * calls erroneous refused with MPI_ERR_REQUEST (start while active, free
  * while active, cancel) and bad arguments with their classes.
  */
@@ -176,6 +178,49 @@ static void test_startall(MPI_Comm comm)
     free(ag);
 }
 
+/* The nonblocking forms keep their last schedule for the next call with
+ * the same arguments (compat/mpi_coll_run.c): repeated calls with new
+ * data in the same buffers, two such calls in flight at once (the second
+ * cannot take the first's), and calls with other arguments between. */
+static void test_nonblocking_repeat(MPI_Comm comm)
+{
+    MPI_Request r[3];
+    int a = -1, b = -1, c = -1, in = 0, in2 = 0, bc[2], i;
+    int root = size / 2;
+
+    for (i = 0; i < 12; i++) {
+        in = rank * 10 + i;
+        in2 = rank + i;
+        bc[0] = (rank == root) ? i : -1;
+        bc[1] = (rank == root) ? -i : -1;
+        OK(MPI_Iallreduce(&in, &a, 1, MPI_INT, MPI_SUM, comm, &r[0]));
+        if (i % 3 == 1) {
+            /* The same arguments while the first is in flight. */
+            OK(MPI_Iallreduce(&in, &b, 1, MPI_INT, MPI_SUM, comm, &r[1]));
+        } else {
+            OK(MPI_Iallreduce(&in2, &b, 1, MPI_INT, MPI_MAX, comm, &r[1]));
+        }
+        OK(MPI_Ibcast(bc, 2, MPI_INT, root, comm, &r[2]));
+        OK(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+        CHECK(a == 10 * size * (size - 1) / 2 + size * i, "step %d "
+              "iallreduce %d", i, a);
+        if (i % 3 == 1) {
+            CHECK(b == a, "step %d second iallreduce %d", i, b);
+        } else {
+            CHECK(b == size - 1 + i, "step %d iallreduce max %d", i, b);
+        }
+        CHECK(bc[0] == i && bc[1] == -i, "step %d ibcast %d %d", i, bc[0],
+              bc[1]);
+        OK(MPI_Ibarrier(comm, &r[0]));
+        OK(MPI_Ireduce(&in2, &c, 1, MPI_INT, MPI_SUM, 0, comm, &r[1]));
+        OK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        if (rank == 0) {
+            CHECK(c == size * (size - 1) / 2 + size * i, "step %d ireduce "
+                  "%d", i, c);
+        }
+    }
+}
+
 /* What MPI-4.0 6.13 calls erroneous, and bad arguments. */
 static void test_errors(MPI_Comm comm)
 {
@@ -231,6 +276,8 @@ int main(int argc, char **argv)
     test_steps(MPI_COMM_WORLD);
     test_steps(dup);
     test_startall(dup);
+    test_nonblocking_repeat(MPI_COMM_WORLD);
+    test_nonblocking_repeat(dup);
     test_errors(MPI_COMM_WORLD);
 
     MPI_Comm_free(&dup);

@@ -6,12 +6,18 @@
  * hang.
  *   send:  MPI_Send to rank = size (an invalid rank).
  *   abort: MPI_Abort(MPI_COMM_WORLD, 7).
+ *   crash: SIGKILL (2 processes or more): the others' fatal errors are
+ *          its consequences, and gcrun must name rank 1, not them.
+ *   exit:  ends with status 0 without MPI_Finalize (2 processes or
+ *          more): a failure like a crash.
  * test_err_fatal.sh checks gcrun's exit status and the message.
  */
 #include <mpi.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 int main(int argc, char **argv)
 {
@@ -25,6 +31,14 @@ int main(int argc, char **argv)
     if (rank == culprit) {
         if (strcmp(mode, "abort") == 0) {
             MPI_Abort(MPI_COMM_WORLD, 7);
+        } else if (strcmp(mode, "crash") == 0) {
+            fflush(stdout);
+            raise(SIGKILL);
+        } else if (strcmp(mode, "exit") == 0) {
+            /* Status 0 whatever the leak checker of a sanitizer build
+             * would say of a process that never finalized. */
+            fflush(stdout);
+            _exit(0);
         } else {
             MPI_Send(&buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
         }

@@ -44,5 +44,40 @@ for np in 1 2 3 4; do
     else
         echo "ok: MPI_Abort with $np processes (exit 7)"
     fi
+
+    # A process that dies, or leaves without MPI_Finalize: the others'
+    # fatal errors follow from it, and gcrun names it, whatever order it
+    # learns of them in, with its status. (The grace lets the survivors
+    # reach their fatal error, about a second, before gcrun ends them.)
+    [ "$np" -ge 2 ] || continue
+    for how in crash exit; do
+        if [ $how = crash ]; then
+            want=137
+            said='^gcrun: rank 1 \(pid [0-9]+\) killed by signal 9'
+        else
+            want=1
+            said='^gcrun: rank 1 \(pid [0-9]+\) exited without finalizing$'
+        fi
+        GENCOMM_KILL_GRACE_MS=10000 timeout 60 "$gcrun" -n "$np" "$prog" \
+            $how >"$out" 2>"$err"
+        rc=$?
+        if [ $rc -ne $want ]; then
+            fail "$how of rank 1 with $np processes: gcrun exit $rc," \
+                 "expected $want"
+        elif ! grep -qE "$said" "$err"; then
+            fail "$how of rank 1 with $np processes: gcrun did not name it"
+        elif ! grep -qE '^gcrun: rank 1 failed: rank [0-9]+ ended the job' \
+                "$err"; then
+            fail "$how of rank 1 with $np processes: the survivors' fatal" \
+                 "errors were not told to gcrun as its consequences"
+        elif grep -q "called abort" "$err"; then
+            fail "$how of rank 1 with $np processes: gcrun named a" \
+                 "survivor's abort as the cause"
+        elif grep -q "FAIL:" "$out" "$err"; then
+            fail "$how of rank 1 with $np processes: a process went on"
+        else
+            echo "ok: $how of rank 1 with $np processes (exit $rc)"
+        fi
+    done
 done
 exit $status

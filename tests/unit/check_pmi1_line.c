@@ -10,6 +10,7 @@
 #include "boot/boot_pmi1_line.h"
 #include "check_main.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -135,6 +136,36 @@ START_TEST(test_pmi1_field_bounds)
 }
 END_TEST
 
+/* Numbers from a launcher: all of the text, in range, no overflow. */
+START_TEST(test_pmi1_number)
+{
+    long v = 42;
+
+    ck_assert(gcm_boot_pmi1_number("0", 0, 10, &v) && (v == 0));
+    ck_assert(gcm_boot_pmi1_number("10", 0, 10, &v) && (v == 10));
+    ck_assert(gcm_boot_pmi1_number("-3", -5, 5, &v) && (v == -3));
+    ck_assert(gcm_boot_pmi1_number("9223372036854775807", 0, LONG_MAX, &v) &&
+              (v == LONG_MAX));
+    ck_assert(gcm_boot_pmi1_number("-9223372036854775808", LONG_MIN, 0,
+                                   &v) && (v == LONG_MIN));
+    v = 42;
+    ck_assert(!gcm_boot_pmi1_number("11", 0, 10, &v));
+    ck_assert(!gcm_boot_pmi1_number("-1", 0, 10, &v));
+    ck_assert(!gcm_boot_pmi1_number("9223372036854775808", 0, LONG_MAX,
+                                    &v));
+    ck_assert(!gcm_boot_pmi1_number("99999999999999999999", 0, LONG_MAX,
+                                    &v));
+    ck_assert(!gcm_boot_pmi1_number("", 0, 10, &v));
+    ck_assert(!gcm_boot_pmi1_number("-", 0, 10, &v));
+    ck_assert(!gcm_boot_pmi1_number("abc", 0, 10, &v));
+    ck_assert(!gcm_boot_pmi1_number("3x", 0, 10, &v));
+    ck_assert(!gcm_boot_pmi1_number(" 3", 0, 10, &v));
+    ck_assert(!gcm_boot_pmi1_number("+3", 0, 10, &v));
+    ck_assert(!gcm_boot_pmi1_number(NULL, 0, 10, &v));
+    ck_assert_int_eq(v, 42);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("pmi1_line");
@@ -144,6 +175,7 @@ static Suite *make_suite(void)
     tcase_add_test(tc, test_pmi1_parse_in_place);
     tcase_add_test(tc, test_pmi1_field);
     tcase_add_test(tc, test_pmi1_field_bounds);
+    tcase_add_test(tc, test_pmi1_number);
     suite_add_tcase(s, tc);
     return s;
 }
