@@ -108,6 +108,9 @@ static int count_fds(void)
 void gcm_slots_req_cache_flush(void);
 void gcm_mpi_req_cache_flush(void);
 
+/* Heap growth over the measured cycles that is not counted as a leak. */
+#define HEAP_SLACK 256
+
 typedef struct usage {
     int    fds;
     size_t heap;
@@ -272,15 +275,22 @@ static void cycles(const char *file, int n, int accepting)
         CHECK(after.fds == before.fds, "%d file descriptors before the "
               "last %d cycles, %d after", before.fds, n - 1 - warm,
               after.fds);
-        CHECK(after.heap == before.heap, "%zu heap bytes in use before the "
-              "last %d cycles, %zu after", before.heap, n - 1 - warm, after.heap);
+        /* UCX's own threads allocate and free now and then, so the heap
+         * in use may differ by a chunk or two between two quiet moments;
+         * a leak of one allocation (32 bytes at least) in every fourth
+         * cycle would already exceed the slack. */
+        CHECK(after.heap <= before.heap + HEAP_SLACK, "%zu heap bytes in "
+              "use before the last %d cycles, %zu after (more than %d "
+              "bytes more)", before.heap, n - 1 - warm, after.heap,
+              HEAP_SLACK);
         CHECK(after.conns == before.conns, "%llu connections before the "
               "last %d cycles, %llu after", before.conns, n - 1 - warm,
               after.conns);
         if (failures == 0) {
-            printf("dpm_connect: rank %d: %d cycles, %d fds, %zu heap "
+            printf("dpm_connect: rank %d: %d cycles, %d fds, %zu/%zu heap "
                    "bytes, %llu connections before and after the last %d\n",
-                   me, n, after.fds, after.heap, after.conns, n - 1 - warm);
+                   me, n, after.fds, before.heap, after.heap, after.conns,
+                   n - 1 - warm);
         }
     }
     if ((failures == 0) && (me == 0)) {

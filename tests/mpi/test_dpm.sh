@@ -57,7 +57,8 @@ pair() {
                           sed 's/^/   | /' "$dir/$label.acc"; }
     [ "$crc" -eq 0 ] || { fail "$label: connecting job exited $crc";
                           sed 's/^/   | /' "$dir/$label.con"; }
-    grep -h -E 'first|times' "$dir/$label.acc" "$dir/$label.con" |
+    grep -h -E 'first|times|before and after' \
+        "$dir/$label.acc" "$dir/$label.con" |
         sed 's/^/   /'
 }
 
