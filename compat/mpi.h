@@ -43,6 +43,7 @@ typedef struct gcm_mpi_request  *MPI_Request;
 typedef struct gcm_mpi_info     *MPI_Info;
 typedef struct gcm_mpi_errh     *MPI_Errhandler;
 typedef struct gcm_mpi_message  *MPI_Message;
+typedef struct gcm_mpi_win      *MPI_Win;
 
 typedef struct MPI_Status {
     int       MPI_SOURCE;
@@ -120,6 +121,19 @@ typedef struct MPI_Status {
 #define MPI_ERR_PROC_FAILED  26   /* a peer process died (gencomm) */
 #define MPI_ERR_NOT_SAME     27
 #define MPI_ERR_UNSUPPORTED_OPERATION 28
+/* One-sided communication (MPI-3.1 11.8). */
+#define MPI_ERR_WIN          40
+#define MPI_ERR_BASE         41
+#define MPI_ERR_SIZE         42
+#define MPI_ERR_DISP         43
+#define MPI_ERR_LOCKTYPE     44
+#define MPI_ERR_ASSERT       45
+#define MPI_ERR_RMA_CONFLICT 46
+#define MPI_ERR_RMA_SYNC     47
+#define MPI_ERR_RMA_RANGE    48
+#define MPI_ERR_RMA_ATTACH   49
+#define MPI_ERR_RMA_SHARED   50
+#define MPI_ERR_RMA_FLAVOR   51
 #define MPI_ERR_LASTCODE     63
 
 /* Communicator kinds and split types. */
@@ -359,6 +373,49 @@ typedef struct MPIX_Cname {
 typedef struct MPIX_Slotname {
     unsigned char bytes[MPIX_SLOTNAME_SIZE];
 } MPIX_Slotname;
+
+/* ---- one-sided communication (MPI-3.1 chapter 11) */
+
+#define MPI_WIN_NULL ((MPI_Win)0)
+/* Window attributes (MPI_Win_get_attr). */
+#define MPI_WIN_BASE          9
+#define MPI_WIN_SIZE          10
+#define MPI_WIN_DISP_UNIT     11
+#define MPI_WIN_CREATE_FLAVOR 12
+#define MPI_WIN_MODEL         13
+/* Values of MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL. */
+#define MPI_WIN_FLAVOR_CREATE   1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC  3
+#define MPI_WIN_FLAVOR_SHARED   4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED  2
+/* Lock types and assertions. */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED    235
+#define MPI_MODE_NOCHECK   1024
+#define MPI_MODE_NOSTORE   2048
+#define MPI_MODE_NOPUT     4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *errcode, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval,
+                                       void *extra_state,
+                                       void *attribute_val_in,
+                                       void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval,
+                                         void *attribute_val,
+                                         void *extra_state);
+GCM_MPI_EXPORT int gcm_mpi_win_null_copy_fn(MPI_Win, int, void *, void *,
+                                            void *, int *);
+GCM_MPI_EXPORT int gcm_mpi_win_dup_fn(MPI_Win, int, void *, void *, void *,
+                                      int *);
+GCM_MPI_EXPORT int gcm_mpi_win_null_delete_fn(MPI_Win, int, void *, void *);
+#define MPI_WIN_NULL_COPY_FN   gcm_mpi_win_null_copy_fn
+#define MPI_WIN_DUP_FN         gcm_mpi_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN gcm_mpi_win_null_delete_fn
 
 /* ---- functions: each MPI_X also exists as PMPI_X */
 
@@ -946,6 +1003,119 @@ GCM_MPI_API(int, Neighbor_alltoallv, (const void *sendbuf,
                                       const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm))
 
+/* one-sided communication: windows (mpi_win.c) and their operations
+ * (mpi_rma.c) */
+GCM_MPI_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+GCM_MPI_API(int, Free_mem, (void *base))
+GCM_MPI_API(int, Win_create, (void *base, MPI_Aint size, int disp_unit,
+                              MPI_Info info, MPI_Comm comm, MPI_Win *win))
+GCM_MPI_API(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info,
+                                MPI_Comm comm, void *baseptr, MPI_Win *win))
+GCM_MPI_API(int, Win_allocate_shared, (MPI_Aint size, int disp_unit,
+                                       MPI_Info info, MPI_Comm comm,
+                                       void *baseptr, MPI_Win *win))
+GCM_MPI_API(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size,
+                                    int *disp_unit, void *baseptr))
+GCM_MPI_API(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm,
+                                      MPI_Win *win))
+GCM_MPI_API(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+GCM_MPI_API(int, Win_detach, (MPI_Win win, const void *base))
+GCM_MPI_API(int, Win_free, (MPI_Win *win))
+GCM_MPI_API(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+GCM_MPI_API(int, Win_set_name, (MPI_Win win, const char *win_name))
+GCM_MPI_API(int, Win_get_name, (MPI_Win win, char *win_name,
+                                int *resultlen))
+GCM_MPI_API(int, Win_set_info, (MPI_Win win, MPI_Info info))
+GCM_MPI_API(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+GCM_MPI_API(int, Win_create_errhandler,
+            (MPI_Win_errhandler_function *win_errhandler_fn,
+             MPI_Errhandler *errhandler))
+GCM_MPI_API(int, Win_set_errhandler, (MPI_Win win,
+                                      MPI_Errhandler errhandler))
+GCM_MPI_API(int, Win_get_errhandler, (MPI_Win win,
+                                      MPI_Errhandler *errhandler))
+GCM_MPI_API(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+GCM_MPI_API(int, Win_create_keyval,
+            (MPI_Win_copy_attr_function *win_copy_attr_fn,
+             MPI_Win_delete_attr_function *win_delete_attr_fn,
+             int *win_keyval, void *extra_state))
+GCM_MPI_API(int, Win_free_keyval, (int *win_keyval))
+GCM_MPI_API(int, Win_set_attr, (MPI_Win win, int win_keyval,
+                                void *attribute_val))
+GCM_MPI_API(int, Win_get_attr, (MPI_Win win, int win_keyval,
+                                void *attribute_val, int *flag))
+GCM_MPI_API(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+GCM_MPI_API(int, Win_fence, (int assert, MPI_Win win))
+GCM_MPI_API(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+GCM_MPI_API(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+GCM_MPI_API(int, Win_complete, (MPI_Win win))
+GCM_MPI_API(int, Win_wait, (MPI_Win win))
+GCM_MPI_API(int, Win_test, (MPI_Win win, int *flag))
+GCM_MPI_API(int, Win_lock, (int lock_type, int rank, int assert,
+                            MPI_Win win))
+GCM_MPI_API(int, Win_unlock, (int rank, MPI_Win win))
+GCM_MPI_API(int, Win_lock_all, (int assert, MPI_Win win))
+GCM_MPI_API(int, Win_unlock_all, (MPI_Win win))
+GCM_MPI_API(int, Win_flush, (int rank, MPI_Win win))
+GCM_MPI_API(int, Win_flush_all, (MPI_Win win))
+GCM_MPI_API(int, Win_flush_local, (int rank, MPI_Win win))
+GCM_MPI_API(int, Win_flush_local_all, (MPI_Win win))
+GCM_MPI_API(int, Win_sync, (MPI_Win win))
+GCM_MPI_API(int, Put, (const void *origin_addr, int origin_count,
+                       MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Win win))
+GCM_MPI_API(int, Get, (void *origin_addr, int origin_count,
+                       MPI_Datatype origin_datatype, int target_rank,
+                       MPI_Aint target_disp, int target_count,
+                       MPI_Datatype target_datatype, MPI_Win win))
+GCM_MPI_API(int, Accumulate, (const void *origin_addr, int origin_count,
+                              MPI_Datatype origin_datatype, int target_rank,
+                              MPI_Aint target_disp, int target_count,
+                              MPI_Datatype target_datatype, MPI_Op op,
+                              MPI_Win win))
+GCM_MPI_API(int, Get_accumulate, (const void *origin_addr, int origin_count,
+                                  MPI_Datatype origin_datatype,
+                                  void *result_addr, int result_count,
+                                  MPI_Datatype result_datatype,
+                                  int target_rank, MPI_Aint target_disp,
+                                  int target_count,
+                                  MPI_Datatype target_datatype, MPI_Op op,
+                                  MPI_Win win))
+GCM_MPI_API(int, Fetch_and_op, (const void *origin_addr, void *result_addr,
+                                MPI_Datatype datatype, int target_rank,
+                                MPI_Aint target_disp, MPI_Op op,
+                                MPI_Win win))
+GCM_MPI_API(int, Compare_and_swap, (const void *origin_addr,
+                                    const void *compare_addr,
+                                    void *result_addr, MPI_Datatype datatype,
+                                    int target_rank, MPI_Aint target_disp,
+                                    MPI_Win win))
+GCM_MPI_API(int, Rput, (const void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win,
+                        MPI_Request *request))
+GCM_MPI_API(int, Rget, (void *origin_addr, int origin_count,
+                        MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count,
+                        MPI_Datatype target_datatype, MPI_Win win,
+                        MPI_Request *request))
+GCM_MPI_API(int, Raccumulate, (const void *origin_addr, int origin_count,
+                               MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp,
+                               int target_count,
+                               MPI_Datatype target_datatype, MPI_Op op,
+                               MPI_Win win, MPI_Request *request))
+GCM_MPI_API(int, Rget_accumulate, (const void *origin_addr,
+                                   int origin_count,
+                                   MPI_Datatype origin_datatype,
+                                   void *result_addr, int result_count,
+                                   MPI_Datatype result_datatype,
+                                   int target_rank, MPI_Aint target_disp,
+                                   int target_count,
+                                   MPI_Datatype target_datatype, MPI_Op op,
+                                   MPI_Win win, MPI_Request *request))
 /* The rest of the neighbour collectives (mpi_topo_nbr.c): blocking
  * MPI_Neighbor_alltoallw, the nonblocking forms, and the MPI-4
  * persistent forms (declared whatever MPI_VERSION says). */

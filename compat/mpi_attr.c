@@ -1,18 +1,22 @@
 /*
- * compat/mpi_attr.c: attribute caching on communicators (MPI-3.1 6.7).
+ * compat/mpi_attr.c: attribute caching (MPI-3.1 6.7) on communicators and
+ * windows (and, through the same calls, any kind of object: a host names
+ * the object, its kind and its list, gcm_mpi_attr_host_t).
  *
  * Keyvals live in one table, indexed by slot. A keyval number encodes its
  * slot and the slot's generation, so that a stale number (a keyval freed
  * and its slot reused) is refused instead of reaching someone else's
- * keyval. A keyval counts its references: the user's handle and one per
+ * keyval. A keyval belongs to one kind of object (a communicator keyval
+ * on a window is MPI_ERR_KEYVAL). A keyval counts its references: the
+ * user's handle and one per
  * attribute that uses it. MPI_Comm_free_keyval drops the user's one and
  * marks the keyval freed (no new attribute with it; the attributes it
  * still has can be read and deleted, MPI-3.1 6.7.2); the slot is recycled
  * when the last attribute goes, so attributes already set keep their
  * callbacks.
  *
- * Each communicator holds its attributes in a singly linked list
- * (comm->attrs), newest first: deleting them all (MPI_Comm_free, and
+ * Each object holds its attributes in a singly linked list (comm->attrs,
+ * win->attrs), newest first: deleting them all (MPI_Comm_free, and
  * MPI_Finalize on MPI_COMM_SELF, MPI-3.1 8.7.1) goes in the reverse order
  * of their setting. MPI_THREAD_MULTIPLE
  * lets any thread create keyvals and touch attributes, so one lock guards
@@ -31,6 +35,8 @@
 #include "compat/mpi_impl.h"
 
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -41,13 +47,27 @@
 #define GCM_KEYVAL_SLOTS 65536
 #define GCM_KEYVAL_GENS  32766
 
+/* A keyval's callbacks, of its kind's types. */
+typedef union gcm_mpi_attr_copy_fn {
+    MPI_Comm_copy_attr_function *comm;
+    MPI_Win_copy_attr_function  *win;
+    MPI_Type_copy_attr_function *type;
+} gcm_mpi_attr_copy_fn_t;
+
+typedef union gcm_mpi_attr_delete_fn {
+    MPI_Comm_delete_attr_function *comm;
+    MPI_Win_delete_attr_function  *win;
+    MPI_Type_delete_attr_function *type;
+} gcm_mpi_attr_delete_fn_t;
+
 typedef struct gcm_mpi_keyval {
     int in_use;      /* the slot holds a keyval (refs > 0) */
     int freed;       /* MPI_Comm_free_keyval was called: no new use */
     int refs;        /* user handle + attributes + pinned callbacks */
     int gen;         /* bumped when the slot is recycled */
-    MPI_Comm_copy_attr_function   *copy_fn;
-    MPI_Comm_delete_attr_function *delete_fn;
+    gcm_mpi_attr_kind_t      kind;
+    gcm_mpi_attr_copy_fn_t   copy_fn;    /* members NULL: none */
+    gcm_mpi_attr_delete_fn_t delete_fn;
     void *extra_state;
 } gcm_mpi_keyval_t;
 
@@ -94,6 +114,43 @@ int gcm_mpi_comm_null_delete_fn(MPI_Comm comm, int keyval,
                                 void *attribute_val, void *extra_state)
 {
     (void)comm;
+    (void)keyval;
+    (void)attribute_val;
+    (void)extra_state;
+    return MPI_SUCCESS;
+}
+
+/* Windows are never duplicated: their copy callbacks exist for the
+ * standard's sake (MPI_WIN_DUP_FN and friends) and never run. */
+int gcm_mpi_win_null_copy_fn(MPI_Win oldwin, int keyval, void *extra_state,
+                             void *attribute_val_in, void *attribute_val_out,
+                             int *flag)
+{
+    (void)oldwin;
+    (void)keyval;
+    (void)extra_state;
+    (void)attribute_val_in;
+    (void)attribute_val_out;
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int gcm_mpi_win_dup_fn(MPI_Win oldwin, int keyval, void *extra_state,
+                       void *attribute_val_in, void *attribute_val_out,
+                       int *flag)
+{
+    (void)oldwin;
+    (void)keyval;
+    (void)extra_state;
+    *(void **)attribute_val_out = attribute_val_in;
+    *flag                       = 1;
+    return MPI_SUCCESS;
+}
+
+int gcm_mpi_win_null_delete_fn(MPI_Win win, int keyval, void *attribute_val,
+                               void *extra_state)
+{
+    (void)win;
     (void)keyval;
     (void)attribute_val;
     (void)extra_state;
@@ -170,8 +227,9 @@ static const int *predefined_value(MPI_Comm comm, int keyval)
 
 /* ---- keyval table (all with gcm_attr_lock held) -------------------------- */
 
-/* The slot of a live keyval number (in use, freed or not), or -1. */
-static int kv_slot(int keyval)
+/* The slot of a live keyval number of kind (in use, freed or not), or
+ * -1. */
+static int kv_slot(int keyval, gcm_mpi_attr_kind_t kind)
 {
     int v, slot, gen;
 
@@ -182,16 +240,16 @@ static int kv_slot(int keyval)
     slot = v % GCM_KEYVAL_SLOTS;
     gen  = v / GCM_KEYVAL_SLOTS;
     if (slot >= gcm_keyvals_len || gcm_keyvals[slot].in_use == 0 ||
-        gcm_keyvals[slot].gen != gen) {
+        gcm_keyvals[slot].gen != gen || gcm_keyvals[slot].kind != kind) {
         return -1;
     }
     return slot;
 }
 
 /* The slot of a keyval the user may still use (not freed), or -1. */
-static int kv_user_slot(int keyval)
+static int kv_user_slot(int keyval, gcm_mpi_attr_kind_t kind)
 {
-    int slot = kv_slot(keyval);
+    int slot = kv_slot(keyval, kind);
 
     return (slot >= 0 && gcm_keyvals[slot].freed == 0) ? slot : -1;
 }
@@ -236,11 +294,12 @@ static int kv_alloc(void)
 
 /* ---- attribute lists (with gcm_attr_lock held) --------------------------- */
 
-static struct gcm_mpi_attr_list *attr_find(MPI_Comm comm, int keyval)
+static struct gcm_mpi_attr_list *attr_find(const gcm_mpi_attr_host_t *h,
+                                           int keyval)
 {
     struct gcm_mpi_attr_list *a;
 
-    for (a = comm->attrs; a != NULL; a = a->next) {
+    for (a = *h->attrs; a != NULL; a = a->next) {
         if (a->keyval == keyval) {
             return a;
         }
@@ -250,7 +309,7 @@ static struct gcm_mpi_attr_list *attr_find(MPI_Comm comm, int keyval)
 
 /* Adds an attribute (first in the list: the newest); the caller has
  * taken the keyval reference it holds. Returns 0 or -1 (out of memory). */
-static int attr_push(MPI_Comm comm, int keyval, void *value)
+static int attr_push(const gcm_mpi_attr_host_t *h, int keyval, void *value)
 {
     struct gcm_mpi_attr_list *a;
 
@@ -258,25 +317,26 @@ static int attr_push(MPI_Comm comm, int keyval, void *value)
     if (a == NULL) {
         return -1;
     }
-    a->keyval  = keyval;
-    a->value   = value;
-    a->next    = comm->attrs;
-    comm->attrs = a;
+    a->keyval = keyval;
+    a->value  = value;
+    a->next   = *h->attrs;
+    *h->attrs = a;
     return 0;
 }
 
 /* Removes the attribute of keyval if it still holds value; drops its
  * keyval reference. */
-static void attr_unlink(MPI_Comm comm, int keyval, void *value)
+static void attr_unlink(const gcm_mpi_attr_host_t *h, int keyval,
+                        void *value)
 {
     struct gcm_mpi_attr_list *a, **pos;
 
-    for (pos = &comm->attrs; *pos != NULL; pos = &(*pos)->next) {
+    for (pos = h->attrs; *pos != NULL; pos = &(*pos)->next) {
         a = *pos;
         if (a->keyval == keyval) {
             if (a->value == value) {
                 *pos = a->next;
-                kv_unref(kv_slot(keyval));
+                kv_unref(kv_slot(keyval, h->kind));
                 free(a);
             }
             return;
@@ -284,23 +344,56 @@ static void attr_unlink(MPI_Comm comm, int keyval, void *value)
     }
 }
 
-/* Runs the delete callback of the attribute (keyval, value) of comm,
- * whose keyval slot the caller pinned. Called without the lock. */
-static int attr_call_delete(MPI_Comm comm, int keyval,
-                            MPI_Comm_delete_attr_function *delete_fn,
-                            void *value, void *extra_state)
+/* Runs the delete callback of the attribute (keyval, value) of h, whose
+ * keyval slot the caller pinned. Called without the lock. */
+static int attr_call_delete(const gcm_mpi_attr_host_t *h, int keyval,
+                            gcm_mpi_attr_delete_fn_t delete_fn, void *value,
+                            void *extra_state)
 {
-    if (delete_fn == NULL) {
-        return MPI_SUCCESS;
+    switch (h->kind) {
+    case GCM_MPI_ATTR_COMM:
+        return (delete_fn.comm == NULL) ? MPI_SUCCESS :
+               delete_fn.comm((MPI_Comm)h->handle, keyval, value,
+                              extra_state);
+    case GCM_MPI_ATTR_WIN:
+        return (delete_fn.win == NULL) ? MPI_SUCCESS :
+               delete_fn.win((MPI_Win)h->handle, keyval, value, extra_state);
+    case GCM_MPI_ATTR_TYPE:
+    default:
+        return (delete_fn.type == NULL) ? MPI_SUCCESS :
+               delete_fn.type((MPI_Datatype)h->handle, keyval, value,
+                              extra_state);
     }
-    return delete_fn(comm, keyval, value, extra_state);
+}
+
+/* Raises an error on the host object (its error handler). */
+static int attr_raise(const gcm_mpi_attr_host_t *h, int errclass,
+                      const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int attr_raise(const gcm_mpi_attr_host_t *h, int errclass,
+                      const char *call, const char *fmt, ...)
+{
+    char reason[MPI_MAX_ERROR_STRING / 2];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    if ((h != NULL) && (h->kind == GCM_MPI_ATTR_WIN)) {
+        return gcm_mpi_win_raise((MPI_Win)h->handle, errclass, call, "%s",
+                                 reason);
+    }
+    return gcm_mpi_raise(((h != NULL) && (h->kind == GCM_MPI_ATTR_COMM)) ?
+                         (MPI_Comm)h->handle : NULL, errclass, call, "%s",
+                         reason);
 }
 
 /* ---- keyvals ------------------------------------------------------------- */
 
-static int keyval_create(MPI_Comm_copy_attr_function *copy_fn,
-                         MPI_Comm_delete_attr_function *delete_fn,
-                         int *keyval, void *extra_state, const char *call)
+int gcm_mpi_attr_keyval_create(gcm_mpi_attr_kind_t kind, void (*copy_fn)(void),
+                               void (*delete_fn)(void), int *keyval,
+                               void *extra_state, const char *call)
 {
     gcm_mpi_keyval_t *kv;
     int slot;
@@ -320,17 +413,33 @@ static int keyval_create(MPI_Comm_copy_attr_function *copy_fn,
     kv->in_use = 1;
     kv->freed  = 0;
     kv->refs   = 1;
+    kv->kind   = kind;
     /* NULL callbacks are taken as the null ones (MPICH does the same):
-     * the attribute is not copied, nothing runs on delete. */
-    kv->copy_fn     = copy_fn;
-    kv->delete_fn   = delete_fn;
+     * the attribute is not copied, nothing runs on delete. The generic
+     * pointers are of the kind's types (the callers' casts are undone). */
+    switch (kind) {
+    case GCM_MPI_ATTR_COMM:
+        kv->copy_fn.comm   = (MPI_Comm_copy_attr_function *)copy_fn;
+        kv->delete_fn.comm = (MPI_Comm_delete_attr_function *)delete_fn;
+        break;
+    case GCM_MPI_ATTR_WIN:
+        kv->copy_fn.win   = (MPI_Win_copy_attr_function *)copy_fn;
+        kv->delete_fn.win = (MPI_Win_delete_attr_function *)delete_fn;
+        break;
+    case GCM_MPI_ATTR_TYPE:
+    default:
+        kv->copy_fn.type   = (MPI_Type_copy_attr_function *)copy_fn;
+        kv->delete_fn.type = (MPI_Type_delete_attr_function *)delete_fn;
+        break;
+    }
     kv->extra_state = extra_state;
     *keyval = GCM_KEYVAL_BASE + slot + GCM_KEYVAL_SLOTS * kv->gen;
     pthread_mutex_unlock(&gcm_attr_lock);
     return MPI_SUCCESS;
 }
 
-static int keyval_free(int *keyval, const char *call)
+int gcm_mpi_attr_keyval_free(gcm_mpi_attr_kind_t kind, int *keyval,
+                             const char *call)
 {
     int slot;
 
@@ -342,12 +451,13 @@ static int keyval_free(int *keyval, const char *call)
                              "keyval %d is predefined", *keyval);
     }
     pthread_mutex_lock(&gcm_attr_lock);
-    slot = kv_user_slot(*keyval);
+    slot = kv_user_slot(*keyval, kind);
     if (slot < 0) {
         pthread_mutex_unlock(&gcm_attr_lock);
         return gcm_mpi_raise(NULL, MPI_ERR_KEYVAL, call,
-                             "keyval %d is not a valid keyval (never "
-                             "created, or freed)", *keyval);
+                             "keyval %d is not a valid keyval of this kind "
+                             "of object (never created, or freed)",
+                             *keyval);
     }
     /* Attributes still set keep the keyval (and its callbacks) alive. */
     gcm_keyvals[slot].freed = 1;
@@ -361,14 +471,16 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *copy_fn,
                             MPI_Comm_delete_attr_function *del_fn,
                             int *comm_keyval, void *extra_state)
 {
-    return keyval_create(copy_fn, del_fn, comm_keyval, extra_state,
-                         "MPI_Comm_create_keyval");
+    return gcm_mpi_attr_keyval_create(GCM_MPI_ATTR_COMM, (void (*)(void))copy_fn,
+                                      (void (*)(void))del_fn, comm_keyval,
+                                      extra_state, "MPI_Comm_create_keyval");
 }
 GCM_MPI_ALIAS(Comm_create_keyval)
 
 int PMPI_Comm_free_keyval(int *comm_keyval)
 {
-    return keyval_free(comm_keyval, "MPI_Comm_free_keyval");
+    return gcm_mpi_attr_keyval_free(GCM_MPI_ATTR_COMM, comm_keyval,
+                                    "MPI_Comm_free_keyval");
 }
 GCM_MPI_ALIAS(Comm_free_keyval)
 
@@ -376,62 +488,52 @@ int PMPI_Keyval_create(MPI_Copy_function *copy_fn,
                        MPI_Delete_function *delete_fn, int *keyval,
                        void *extra_state)
 {
-    return keyval_create(copy_fn, delete_fn, keyval, extra_state,
-                         "MPI_Keyval_create");
+    return gcm_mpi_attr_keyval_create(GCM_MPI_ATTR_COMM,
+                                      (void (*)(void))copy_fn,
+                                      (void (*)(void))delete_fn, keyval,
+                                      extra_state, "MPI_Keyval_create");
 }
 GCM_MPI_ALIAS(Keyval_create)
 
 int PMPI_Keyval_free(int *keyval)
 {
-    return keyval_free(keyval, "MPI_Keyval_free");
+    return gcm_mpi_attr_keyval_free(GCM_MPI_ATTR_COMM, keyval,
+                                    "MPI_Keyval_free");
 }
 GCM_MPI_ALIAS(Keyval_free)
 
 /* ---- attributes ---------------------------------------------------------- */
 
-/* Checks what set/get/delete share: MPI is initialized, comm is live. */
-static int check_comm(MPI_Comm comm, const char *call)
-{
-    int rc = gcm_mpi_check_init(call);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    return gcm_mpi_comm_check(comm, call);
-}
-
-static int keyval_error(MPI_Comm comm, int keyval, const char *call)
+static int keyval_error(const gcm_mpi_attr_host_t *h, int keyval,
+                        const char *call)
 {
     if (is_predefined(keyval)) {
-        return gcm_mpi_raise(comm, MPI_ERR_KEYVAL, call,
-                             "keyval %d is predefined (read-only)", keyval);
+        return attr_raise(h, MPI_ERR_KEYVAL, call,
+                          "keyval %d is predefined (read-only)", keyval);
     }
-    return gcm_mpi_raise(comm, MPI_ERR_KEYVAL, call,
-                         "keyval %d is not a valid keyval (never created, "
-                         "or freed)", keyval);
+    return attr_raise(h, MPI_ERR_KEYVAL, call,
+                      "keyval %d is not a valid keyval of this kind of "
+                      "object (never created, or freed)", keyval);
 }
 
-static int attr_set(MPI_Comm comm, int keyval, void *value, const char *call)
+int gcm_mpi_attr_set(const gcm_mpi_attr_host_t *h, int keyval, void *value,
+                     const char *call)
 {
-    MPI_Comm_delete_attr_function *delete_fn;
+    gcm_mpi_attr_delete_fn_t delete_fn;
     struct gcm_mpi_attr_list *a;
     void *old, *extra_state;
     int rc, slot;
 
-    rc = check_comm(comm, call);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
     pthread_mutex_lock(&gcm_attr_lock);
-    slot = kv_user_slot(keyval);
+    slot = kv_user_slot(keyval, h->kind);
     if (slot < 0) {
         pthread_mutex_unlock(&gcm_attr_lock);
-        return keyval_error(comm, keyval, call);
+        return keyval_error(h, keyval, call);
     }
     /* The slot pin: the attribute's reference if a new one is added,
      * else held across the delete callback and dropped below. */
     gcm_keyvals[slot].refs++;
-    a = attr_find(comm, keyval);
+    a = attr_find(h, keyval);
     if (a != NULL) {
         /* As if MPI_Comm_delete_attr ran first (MPI-3.1 6.7.2): the old
          * value's delete callback runs, and its error fails the call. */
@@ -439,38 +541,128 @@ static int attr_set(MPI_Comm comm, int keyval, void *value, const char *call)
         delete_fn   = gcm_keyvals[slot].delete_fn;
         extra_state = gcm_keyvals[slot].extra_state;
         pthread_mutex_unlock(&gcm_attr_lock);
-        rc = attr_call_delete(comm, keyval, delete_fn, old, extra_state);
+        rc = attr_call_delete(h, keyval, delete_fn, old, extra_state);
         pthread_mutex_lock(&gcm_attr_lock);
         if (rc != MPI_SUCCESS) {
             kv_unref(slot);
             pthread_mutex_unlock(&gcm_attr_lock);
-            return gcm_mpi_raise(comm, rc, call,
-                                 "the delete callback of keyval %d "
-                                 "returned error %d", keyval, rc);
+            return attr_raise(h, rc, call, "the delete callback of keyval "
+                              "%d returned error %d", keyval, rc);
         }
-        a = attr_find(comm, keyval);
+        a = attr_find(h, keyval);
     }
     if (a != NULL) {
         a->value = value;
         kv_unref(slot);
-    } else if (attr_push(comm, keyval, value) != 0) {
+    } else if (attr_push(h, keyval, value) != 0) {
         kv_unref(slot);
         pthread_mutex_unlock(&gcm_attr_lock);
-        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+        return attr_raise(h, MPI_ERR_NO_MEM, call, "out of memory");
     }
     pthread_mutex_unlock(&gcm_attr_lock);
     return MPI_SUCCESS;
 }
 
-static int attr_get(MPI_Comm comm, int keyval, void *attribute_val,
-                    int *flag, const char *call)
+int gcm_mpi_attr_get(const gcm_mpi_attr_host_t *h, int keyval,
+                     void *attribute_val, int *flag, const char *call)
 {
     struct gcm_mpi_attr_list *a;
+
+    if (attribute_val == NULL || flag == NULL) {
+        return attr_raise(h, MPI_ERR_ARG, call, "%s is NULL",
+                          (attribute_val == NULL) ? "attribute_val" : "flag");
+    }
+    pthread_mutex_lock(&gcm_attr_lock);
+    /* A freed keyval still reads the attributes it has. */
+    if (kv_slot(keyval, h->kind) < 0) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return keyval_error(h, keyval, call);
+    }
+    a     = attr_find(h, keyval);
+    *flag = (a != NULL);
+    if (a != NULL) {
+        *(void **)attribute_val = a->value;
+    }
+    pthread_mutex_unlock(&gcm_attr_lock);
+    return MPI_SUCCESS;
+}
+
+int gcm_mpi_attr_delete(const gcm_mpi_attr_host_t *h, int keyval,
+                        const char *call)
+{
+    gcm_mpi_attr_delete_fn_t delete_fn;
+    struct gcm_mpi_attr_list *a;
+    void *value, *extra_state;
+    int rc, slot;
+
+    pthread_mutex_lock(&gcm_attr_lock);
+    /* A freed keyval still deletes the attributes it has (the last one
+     * takes the keyval with it). */
+    slot = kv_slot(keyval, h->kind);
+    if (slot < 0) {
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return keyval_error(h, keyval, call);
+    }
+    a = attr_find(h, keyval);
+    if (a == NULL) {
+        /* Nothing to delete is not an error (MPICH agrees). */
+        pthread_mutex_unlock(&gcm_attr_lock);
+        return MPI_SUCCESS;
+    }
+    value       = a->value;
+    delete_fn   = gcm_keyvals[slot].delete_fn;
+    extra_state = gcm_keyvals[slot].extra_state;
+    gcm_keyvals[slot].refs++;
+    pthread_mutex_unlock(&gcm_attr_lock);
+    rc = attr_call_delete(h, keyval, delete_fn, value, extra_state);
+    pthread_mutex_lock(&gcm_attr_lock);
+    if (rc == MPI_SUCCESS) {
+        attr_unlink(h, keyval, value);
+    }
+    kv_unref(slot);
+    pthread_mutex_unlock(&gcm_attr_lock);
+    if (rc != MPI_SUCCESS) {
+        /* The attribute stays: the callback refused to let it go. */
+        return attr_raise(h, rc, call, "the delete callback of keyval %d "
+                          "returned error %d", keyval, rc);
+    }
+    return MPI_SUCCESS;
+}
+
+/* The host of a communicator's attributes. */
+static gcm_mpi_attr_host_t comm_host(MPI_Comm comm)
+{
+    gcm_mpi_attr_host_t h;
+
+    h.kind   = GCM_MPI_ATTR_COMM;
+    h.handle = comm;
+    h.attrs  = &comm->attrs;
+    return h;
+}
+
+static int comm_attr_set(MPI_Comm comm, int keyval, void *value,
+                         const char *call)
+{
+    gcm_mpi_attr_host_t h;
+    int rc;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS ||
+        (rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    h = comm_host(comm);
+    return gcm_mpi_attr_set(&h, keyval, value, call);
+}
+
+static int comm_attr_get(MPI_Comm comm, int keyval, void *attribute_val,
+                         int *flag, const char *call)
+{
+    gcm_mpi_attr_host_t h;
     const int *pre;
     int rc;
 
-    rc = check_comm(comm, call);
-    if (rc != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS ||
+        (rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
     if (attribute_val == NULL || flag == NULL) {
@@ -487,124 +679,105 @@ static int attr_get(MPI_Comm comm, int keyval, void *attribute_val,
         }
         return MPI_SUCCESS;
     }
-    pthread_mutex_lock(&gcm_attr_lock);
-    /* A freed keyval still reads the attributes it has. */
-    if (kv_slot(keyval) < 0) {
-        pthread_mutex_unlock(&gcm_attr_lock);
-        return keyval_error(comm, keyval, call);
-    }
-    a     = attr_find(comm, keyval);
-    *flag = (a != NULL);
-    if (a != NULL) {
-        *(void **)attribute_val = a->value;
-    }
-    pthread_mutex_unlock(&gcm_attr_lock);
-    return MPI_SUCCESS;
+    h = comm_host(comm);
+    return gcm_mpi_attr_get(&h, keyval, attribute_val, flag, call);
 }
 
-static int attr_delete(MPI_Comm comm, int keyval, const char *call)
+static int comm_attr_delete(MPI_Comm comm, int keyval, const char *call)
 {
-    MPI_Comm_delete_attr_function *delete_fn;
-    struct gcm_mpi_attr_list *a;
-    void *value, *extra_state;
-    int rc, slot;
+    gcm_mpi_attr_host_t h;
+    int rc;
 
-    rc = check_comm(comm, call);
-    if (rc != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS ||
+        (rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
-    pthread_mutex_lock(&gcm_attr_lock);
-    /* A freed keyval still deletes the attributes it has (the last one
-     * takes the keyval with it). */
-    slot = kv_slot(keyval);
-    if (slot < 0) {
-        pthread_mutex_unlock(&gcm_attr_lock);
-        return keyval_error(comm, keyval, call);
-    }
-    a = attr_find(comm, keyval);
-    if (a == NULL) {
-        /* Nothing to delete is not an error (MPICH agrees). */
-        pthread_mutex_unlock(&gcm_attr_lock);
-        return MPI_SUCCESS;
-    }
-    value       = a->value;
-    delete_fn   = gcm_keyvals[slot].delete_fn;
-    extra_state = gcm_keyvals[slot].extra_state;
-    gcm_keyvals[slot].refs++;
-    pthread_mutex_unlock(&gcm_attr_lock);
-    rc = attr_call_delete(comm, keyval, delete_fn, value, extra_state);
-    pthread_mutex_lock(&gcm_attr_lock);
-    if (rc == MPI_SUCCESS) {
-        attr_unlink(comm, keyval, value);
-    }
-    kv_unref(slot);
-    pthread_mutex_unlock(&gcm_attr_lock);
-    if (rc != MPI_SUCCESS) {
-        /* The attribute stays: the callback refused to let it go. */
-        return gcm_mpi_raise(comm, rc, call,
-                             "the delete callback of keyval %d returned "
-                             "error %d", keyval, rc);
-    }
-    return MPI_SUCCESS;
+    h = comm_host(comm);
+    return gcm_mpi_attr_delete(&h, keyval, call);
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    return attr_set(comm, comm_keyval, attribute_val, "MPI_Comm_set_attr");
+    return comm_attr_set(comm, comm_keyval, attribute_val,
+                         "MPI_Comm_set_attr");
 }
 GCM_MPI_ALIAS(Comm_set_attr)
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val,
                        int *flag)
 {
-    return attr_get(comm, comm_keyval, attribute_val, flag,
-                    "MPI_Comm_get_attr");
+    return comm_attr_get(comm, comm_keyval, attribute_val, flag,
+                         "MPI_Comm_get_attr");
 }
 GCM_MPI_ALIAS(Comm_get_attr)
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    return attr_delete(comm, comm_keyval, "MPI_Comm_delete_attr");
+    return comm_attr_delete(comm, comm_keyval, "MPI_Comm_delete_attr");
 }
 GCM_MPI_ALIAS(Comm_delete_attr)
 
 int PMPI_Attr_put(MPI_Comm comm, int keyval, void *attribute_val)
 {
-    return attr_set(comm, keyval, attribute_val, "MPI_Attr_put");
+    return comm_attr_set(comm, keyval, attribute_val, "MPI_Attr_put");
 }
 GCM_MPI_ALIAS(Attr_put)
 
 int PMPI_Attr_get(MPI_Comm comm, int keyval, void *attribute_val, int *flag)
 {
-    return attr_get(comm, keyval, attribute_val, flag, "MPI_Attr_get");
+    return comm_attr_get(comm, keyval, attribute_val, flag, "MPI_Attr_get");
 }
 GCM_MPI_ALIAS(Attr_get)
 
 int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
-    return attr_delete(comm, keyval, "MPI_Attr_delete");
+    return comm_attr_delete(comm, keyval, "MPI_Attr_delete");
 }
 GCM_MPI_ALIAS(Attr_delete)
 
-/* ---- hooks of MPI_Comm_dup and MPI_Comm_free ----------------------------- */
+/* ---- copies (MPI_Comm_dup) and deleting everything (the frees) ---------- */
 
-/* One attribute of the old communicator, copied out under the lock. */
+/* One attribute of the old object, copied out under the lock. */
 typedef struct gcm_mpi_attr_snap {
     int keyval;
     int slot;
     void *value;
-    MPI_Comm_copy_attr_function *copy_fn;
+    gcm_mpi_attr_copy_fn_t copy_fn;
     void *extra_state;
 } gcm_mpi_attr_snap_t;
 
-/*
- * Runs each attribute's copy callback; those that set flag get the value
- * it returned on newcomm. Returns MPI_SUCCESS, or the first error code a
- * callback returned (or MPI_ERR_NO_MEM): the dup then fails with it, and
- * the attributes already copied to newcomm have been deleted again (their
- * delete callbacks ran), so newcomm holds none.
- */
-int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
+/* Runs a snapshot's copy callback (COMM: the only kind duplicated so
+ * far); 0 with *flag 0 when there is none. */
+static int attr_call_copy(const gcm_mpi_attr_host_t *old,
+                          const gcm_mpi_attr_snap_t *snap, void *out,
+                          int *flag)
+{
+    switch (old->kind) {
+    case GCM_MPI_ATTR_COMM:
+        if ((snap->copy_fn.comm == NULL) ||
+            (snap->copy_fn.comm == gcm_mpi_comm_null_copy_fn)) {
+            return MPI_SUCCESS;
+        }
+        return snap->copy_fn.comm((MPI_Comm)old->handle, snap->keyval,
+                                  snap->extra_state, snap->value, out, flag);
+    case GCM_MPI_ATTR_WIN:
+        if (snap->copy_fn.win == NULL) {
+            return MPI_SUCCESS;
+        }
+        return snap->copy_fn.win((MPI_Win)old->handle, snap->keyval,
+                                 snap->extra_state, snap->value, out, flag);
+    case GCM_MPI_ATTR_TYPE:
+    default:
+        if (snap->copy_fn.type == NULL) {
+            return MPI_SUCCESS;
+        }
+        return snap->copy_fn.type((MPI_Datatype)old->handle, snap->keyval,
+                                  snap->extra_state, snap->value, out, flag);
+    }
+}
+
+int gcm_mpi_attr_copy_all(const gcm_mpi_attr_host_t *old,
+                          const gcm_mpi_attr_host_t *new)
 {
     gcm_mpi_attr_snap_t *snap;
     struct gcm_mpi_attr_list *a;
@@ -612,7 +785,7 @@ int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
     int n = 0, i, flag, rc = MPI_SUCCESS, slot;
 
     pthread_mutex_lock(&gcm_attr_lock);
-    for (a = oldcomm->attrs; a != NULL; a = a->next) {
+    for (a = *old->attrs; a != NULL; a = a->next) {
         n++;
     }
     if (n == 0) {
@@ -626,8 +799,8 @@ int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
     }
     /* Each snapshot pins its keyval: the callbacks run unlocked, while
      * another thread may free the keyval and delete the attribute. */
-    for (i = 0, a = oldcomm->attrs; a != NULL; a = a->next, i++) {
-        slot                = kv_slot(a->keyval);
+    for (i = 0, a = *old->attrs; a != NULL; a = a->next, i++) {
+        slot                = kv_slot(a->keyval, old->kind);
         snap[i].keyval      = a->keyval;
         snap[i].slot        = slot;
         snap[i].value       = a->value;
@@ -637,24 +810,18 @@ int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
     }
     pthread_mutex_unlock(&gcm_attr_lock);
 
-    /* Oldest first, each pushed in front: newcomm's list keeps the order
+    /* Oldest first, each pushed in front: the new list keeps the order
      * of setting. */
     for (i = n - 1; i >= 0; i--) {
-        if (rc != MPI_SUCCESS || snap[i].copy_fn == NULL ||
-            snap[i].copy_fn == gcm_mpi_comm_null_copy_fn) {
-            pthread_mutex_lock(&gcm_attr_lock);
-            kv_unref(snap[i].slot);
-            pthread_mutex_unlock(&gcm_attr_lock);
-            continue;
-        }
         out  = NULL;
         flag = 0;
-        rc   = snap[i].copy_fn(oldcomm, snap[i].keyval, snap[i].extra_state,
-                               snap[i].value, &out, &flag);
+        if (rc == MPI_SUCCESS) {
+            rc = attr_call_copy(old, &snap[i], &out, &flag);
+        }
         pthread_mutex_lock(&gcm_attr_lock);
         if (rc == MPI_SUCCESS && flag != 0) {
             /* The pin becomes the new attribute's reference. */
-            if (attr_push(newcomm, snap[i].keyval, out) != 0) {
+            if (attr_push(new, snap[i].keyval, out) != 0) {
                 kv_unref(snap[i].slot);
                 rc = MPI_ERR_NO_MEM;
             }
@@ -665,40 +832,34 @@ int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
     }
     free(snap);
     if (rc != MPI_SUCCESS) {
-        (void)gcm_mpi_attr_delete_all(newcomm);
+        (void)gcm_mpi_attr_delete_every(new);
     }
     return rc;
 }
 
-/*
- * Deletes every attribute of comm, newest first, running the delete
- * callbacks. Stops at
- * the first callback that returns an error and returns that code: that
- * attribute and the ones after it stay (MPI_Comm_free then fails).
- */
-int gcm_mpi_attr_delete_all(MPI_Comm comm)
+int gcm_mpi_attr_delete_every(const gcm_mpi_attr_host_t *h)
 {
-    MPI_Comm_delete_attr_function *delete_fn;
+    gcm_mpi_attr_delete_fn_t delete_fn;
     void *value, *extra_state;
     int keyval, slot, rc;
 
     for (;;) {
         pthread_mutex_lock(&gcm_attr_lock);
-        if (comm->attrs == NULL) {
+        if (*h->attrs == NULL) {
             pthread_mutex_unlock(&gcm_attr_lock);
             return MPI_SUCCESS;
         }
-        keyval      = comm->attrs->keyval;
-        value       = comm->attrs->value;
-        slot        = kv_slot(keyval);
+        keyval      = (*h->attrs)->keyval;
+        value       = (*h->attrs)->value;
+        slot        = kv_slot(keyval, h->kind);
         delete_fn   = gcm_keyvals[slot].delete_fn;
         extra_state = gcm_keyvals[slot].extra_state;
         gcm_keyvals[slot].refs++;
         pthread_mutex_unlock(&gcm_attr_lock);
-        rc = attr_call_delete(comm, keyval, delete_fn, value, extra_state);
+        rc = attr_call_delete(h, keyval, delete_fn, value, extra_state);
         pthread_mutex_lock(&gcm_attr_lock);
         if (rc == MPI_SUCCESS) {
-            attr_unlink(comm, keyval, value);
+            attr_unlink(h, keyval, value);
         }
         kv_unref(slot);
         pthread_mutex_unlock(&gcm_attr_lock);
@@ -706,4 +867,18 @@ int gcm_mpi_attr_delete_all(MPI_Comm comm)
             return rc;
         }
     }
+}
+
+int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm)
+{
+    gcm_mpi_attr_host_t o = comm_host(oldcomm), n = comm_host(newcomm);
+
+    return gcm_mpi_attr_copy_all(&o, &n);
+}
+
+int gcm_mpi_attr_delete_all(MPI_Comm comm)
+{
+    gcm_mpi_attr_host_t h = comm_host(comm);
+
+    return gcm_mpi_attr_delete_every(&h);
 }

@@ -484,7 +484,7 @@ static int *gcm_mpi_comm_procs(MPI_Comm comm, int *owned_p)
     if (comm->procs != NULL) {
         return comm->procs;
     }
-    procs = malloc(((size_t)comm->size + 1) * sizeof(int));
+    procs = calloc((size_t)comm->size + 1, sizeof(int));
     if (procs != NULL) {
         for (i = 0; i < comm->size; i++) {
             procs[i] = i;
@@ -495,7 +495,9 @@ static int *gcm_mpi_comm_procs(MPI_Comm comm, int *owned_p)
 }
 
 static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
-                                   const char *call)
+                                   const char *call);
+
+int gcm_mpi_comm_dup_bare(MPI_Comm comm, const char *call, MPI_Comm *newcomm)
 {
     MPI_Comm dup = MPI_COMM_NULL;
     uint32_t id, gen;
@@ -503,12 +505,6 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
     gcm_lco_h lco;
     int rc, owned, *procs;
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if (newcomm == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "newcomm is NULL");
-    }
     switch (comm->kind) {
     case GCM_MPI_COMM_INTRA:
         procs = gcm_mpi_comm_procs(comm, &owned);
@@ -592,6 +588,25 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
         free(procs);
         break;
     }
+    if (rc == MPI_SUCCESS) {
+        *newcomm = dup;
+    }
+    return rc;
+}
+
+static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
+                                   const char *call)
+{
+    MPI_Comm dup = MPI_COMM_NULL;
+    int rc;
+
+    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (newcomm == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    }
+    rc = gcm_mpi_comm_dup_bare(comm, call, &dup);
     if (rc != MPI_SUCCESS) {
         return rc;
     }

@@ -11,6 +11,7 @@
 
 #include "boot/boot.h"
 #include "compat/mpi_impl.h"
+#include "compat/mpi_win.h"
 
 #include <limits.h>
 #include <poll.h>
@@ -33,13 +34,16 @@ struct gcm_mpi_errh {
     atomic_int                    refcount;
     gcm_mpi_errh_kind_t           kind;
     MPI_Comm_errhandler_function *fn;
+    /* User handlers of windows (MPI_Win_create_errhandler): win set,
+     * fn NULL. */
+    MPI_Win_errhandler_function  *win_fn;
 };
 
 struct gcm_mpi_errh gcm_mpi_errh_fatal = {
-    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_FATAL, NULL
+    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_FATAL, NULL, NULL
 };
 struct gcm_mpi_errh gcm_mpi_errh_return = {
-    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_RETURN, NULL
+    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_RETURN, NULL, NULL
 };
 
 static __thread char gcm_mpi_last_text[MPI_MAX_ERROR_STRING];
@@ -81,6 +85,19 @@ static const char *const gcm_mpi_class_text[] = {
     [MPI_ERR_SERVICE]     = "invalid service name or publication",
     [MPI_ERR_NAME]        = "service name not published",
     [MPI_ERR_SPAWN]       = "could not spawn processes",
+    [MPI_ERR_WIN]          = "invalid window",
+    [MPI_ERR_BASE]         = "invalid base address",
+    [MPI_ERR_SIZE]         = "invalid size argument",
+    [MPI_ERR_DISP]         = "invalid displacement argument",
+    [MPI_ERR_LOCKTYPE]     = "invalid lock type",
+    [MPI_ERR_ASSERT]       = "invalid assert argument",
+    [MPI_ERR_RMA_CONFLICT] = "conflicting accesses to a window",
+    [MPI_ERR_RMA_SYNC]     = "wrong synchronization of one-sided calls",
+    [MPI_ERR_RMA_RANGE]    = "target memory is not part of the window",
+    [MPI_ERR_RMA_ATTACH]   = "memory cannot be attached",
+    [MPI_ERR_RMA_SHARED]   = "memory cannot be shared",
+    [MPI_ERR_RMA_FLAVOR]   = "passed window has the wrong flavor for the "
+                             "called function",
 };
 
 static const char *gcm_mpi_class_string(int errclass)
@@ -368,6 +385,55 @@ int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
                          what, gcm_last_error());
 }
 
+int gcm_mpi_win_raise(MPI_Win win, int errclass, const char *call,
+                      const char *fmt, ...)
+{
+    char reason[MPI_MAX_ERROR_STRING / 2];
+    char msg[MPI_MAX_ERROR_STRING + 256];
+    MPI_Errhandler errh;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(reason, sizeof(reason), fmt, ap);
+    va_end(ap);
+    snprintf(gcm_mpi_last_text, sizeof(gcm_mpi_last_text), "%s: %s", call,
+             reason);
+    gcm_mpi_last_code = errclass;
+    gcm_debug("%s", gcm_mpi_last_text);
+    if ((win == MPI_WIN_NULL) || (win->magic != GCM_MPI_MAGIC_WIN)) {
+        /* No window to tell: as for calls tied to no communicator. */
+        return gcm_mpi_errh_invoke(NULL, errclass);
+    }
+    errh = (win->errh != NULL) ? win->errh : MPI_ERRORS_ARE_FATAL;
+    switch (errh->kind) {
+    case GCM_MPI_ERRH_RETURN:
+        return errclass;
+    case GCM_MPI_ERRH_USER:
+        if (errh->win_fn != NULL) {
+            errh->win_fn(&win, &errclass);
+            return errclass;
+        }
+        /* A communicator's handler set on a window cannot be: fatal. */
+        /* fall through */
+    case GCM_MPI_ERRH_FATAL:
+    default:
+        if (((errclass == MPI_ERR_PROC_FAILED) ||
+             (errclass == MPI_ERR_OTHER)) && gcm_mpi_abort_in_progress()) {
+            fflush(stdout);
+            _exit(errclass);
+        }
+        snprintf(msg, sizeof(msg),
+                 "gencomm: fatal error on window %s (process %d of %d): "
+                 "%s\ngencomm: MPI_ERRORS_ARE_FATAL: ending the job",
+                 (win->name[0] != '\0') ? win->name : "(unnamed)",
+                 gcm_initialized() ? gcm_proc_rank() : 0,
+                 gcm_initialized() ? gcm_proc_count() : 1,
+                 gcm_mpi_last_text);
+        gcm_mpi_abort_job((errclass > 0) ? errclass : 1, msg);
+    }
+    return errclass;
+}
+
 void gcm_mpi_errh_retain(MPI_Errhandler errh)
 {
     if ((errh != NULL) && !errh->predefined) {
@@ -389,13 +455,14 @@ static int gcm_mpi_errh_valid(MPI_Errhandler errh)
     return (errh != NULL) && (errh->magic == GCM_MPI_MAGIC_ERRH);
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
-                                MPI_Errhandler *errhandler)
+/* A user handler: of a communicator (fn) or of a window (win_fn). */
+static int gcm_mpi_errh_create(MPI_Comm_errhandler_function *fn,
+                               MPI_Win_errhandler_function *win_fn,
+                               MPI_Errhandler *errhandler, const char *call)
 {
-    static const char *call = "MPI_Comm_create_errhandler";
     struct gcm_mpi_errh *errh;
 
-    if ((fn == NULL) || (errhandler == NULL)) {
+    if (((fn == NULL) && (win_fn == NULL)) || (errhandler == NULL)) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "function or errhandler pointer is NULL");
     }
@@ -405,30 +472,60 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
     }
     errh->magic = GCM_MPI_MAGIC_ERRH;
     atomic_init(&errh->refcount, 1);
-    errh->kind = GCM_MPI_ERRH_USER;
-    errh->fn   = fn;
+    errh->kind   = GCM_MPI_ERRH_USER;
+    errh->fn     = fn;
+    errh->win_fn = win_fn;
     *errhandler = errh;
     return MPI_SUCCESS;
+}
+
+/* Why errhandler cannot be set on an object of that kind (win: a
+ * window), or NULL if it can; then *slot takes it. */
+static const char *gcm_mpi_errh_set(MPI_Errhandler *slot,
+                                    MPI_Errhandler errhandler, int win)
+{
+    MPI_Errhandler old;
+
+    if (!gcm_mpi_errh_valid(errhandler)) {
+        return "not a valid error handler";
+    }
+    if (win && (errhandler->kind == GCM_MPI_ERRH_USER) &&
+        (errhandler->win_fn == NULL)) {
+        return "the error handler was made for communicators "
+               "(MPI_Comm_create_errhandler)";
+    }
+    if (!win && (errhandler->win_fn != NULL)) {
+        return "the error handler was made for windows "
+               "(MPI_Win_create_errhandler)";
+    }
+    gcm_mpi_errh_retain(errhandler);
+    old = *slot;
+    *slot = errhandler;
+    gcm_mpi_errh_release(old);
+    return NULL;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn,
+                                MPI_Errhandler *errhandler)
+{
+    return gcm_mpi_errh_create(fn, NULL, errhandler,
+                               "MPI_Comm_create_errhandler");
 }
 GCM_MPI_ALIAS(Comm_create_errhandler)
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
     static const char *call = "MPI_Comm_set_errhandler";
-    MPI_Errhandler old;
+    const char *why;
     int rc;
 
     if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (!gcm_mpi_errh_valid(errhandler)) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
-                             "not a valid error handler");
+    why = gcm_mpi_errh_set(&comm->errh, errhandler, 0);
+    if (why != NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "%s", why);
     }
-    gcm_mpi_errh_retain(errhandler);
-    old = comm->errh;
-    comm->errh = errhandler;
-    gcm_mpi_errh_release(old);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Comm_set_errhandler)
@@ -467,6 +564,66 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Comm_call_errhandler)
+
+/* ---- error handlers of windows -------------------------------------- */
+
+int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn,
+                               MPI_Errhandler *errhandler)
+{
+    return gcm_mpi_errh_create(NULL, fn, errhandler,
+                               "MPI_Win_create_errhandler");
+}
+GCM_MPI_ALIAS(Win_create_errhandler)
+
+int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+{
+    static const char *call = "MPI_Win_set_errhandler";
+    const char *why;
+    int rc;
+
+    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    why = gcm_mpi_errh_set(&win->errh, errhandler, 1);
+    if (why != NULL) {
+        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call, "%s", why);
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Win_set_errhandler)
+
+int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+{
+    static const char *call = "MPI_Win_get_errhandler";
+    int rc;
+
+    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (errhandler == NULL) {
+        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call,
+                                 "errhandler is NULL");
+    }
+    gcm_mpi_errh_retain(win->errh);
+    *errhandler = win->errh;
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Win_get_errhandler)
+
+int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+{
+    int rc;
+
+    if ((rc = gcm_mpi_win_check(win, "MPI_Win_call_errhandler")) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
+    (void)gcm_mpi_win_raise(win, errorcode, "MPI_Win_call_errhandler",
+                            "error code %d raised by the program",
+                            errorcode);
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Win_call_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {

@@ -150,6 +150,11 @@ int gcm_mpi_comm_derive(MPI_Comm parent, int n, const int procs[],
                         int myrank, const char *call, MPI_Comm *newcomm)
     GCM_INTERNAL;
 
+/* A duplicate of comm (collective as MPI_Comm_dup) with its structure
+ * and error handler only: no attributes, no topology, no name. */
+int gcm_mpi_comm_dup_bare(MPI_Comm comm, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+
 /*
  * MPI_Comm_dup of an LCO communicator in which a process has several LCOs
  * (comm->size < comm->psize, as for MPIX_Comm_create_threads): a pattern
@@ -243,6 +248,10 @@ const int *gcm_mpi_err_lastused(void) GCM_INTERNAL;
 /* Ends the whole job with code, after printing msg (may be NULL). */
 void gcm_mpi_abort_job(int code, const char *msg)
     __attribute__((noreturn)) GCM_INTERNAL;
+
+/* MPI_Finalize: releases the windows the program left, freed windows and
+ * MPI_Alloc_mem memory (mpi_win.c). */
+void gcm_mpi_win_finalize(void) GCM_INTERNAL;
 
 /* Is the MPI layer between MPI_Init and MPI_Finalize? If not, raises
  * MPI_ERR_OTHER from call (fatal: nothing else can run) and returns the
@@ -471,6 +480,47 @@ void gcm_mpi_status_set(MPI_Status *status, const MPI_Status *src)
 int gcm_mpi_attr_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
 /* MPI_Comm_free: runs the delete callbacks, frees the list. */
 int gcm_mpi_attr_delete_all(MPI_Comm comm) GCM_INTERNAL;
+
+/* Attributes on any kind of object: a host is the object's kind, its
+ * handle (what callbacks and error handlers get) and its list. Keyvals
+ * belong to one kind. Errors are raised on the object (a datatype's on
+ * MPI_COMM_WORLD). Predefined keys are the caller's to answer. */
+typedef enum {
+    GCM_MPI_ATTR_COMM = 1,
+    GCM_MPI_ATTR_WIN  = 2,
+    GCM_MPI_ATTR_TYPE = 3
+} gcm_mpi_attr_kind_t;
+
+typedef struct gcm_mpi_attr_host {
+    gcm_mpi_attr_kind_t        kind;
+    void                      *handle;
+    struct gcm_mpi_attr_list **attrs;
+} gcm_mpi_attr_host_t;
+
+/* copy_fn and delete_fn are of the kind's callback types (cast to a
+ * generic function pointer); NULL for none. */
+int gcm_mpi_attr_keyval_create(gcm_mpi_attr_kind_t kind,
+                               void (*copy_fn)(void),
+                               void (*delete_fn)(void), int *keyval,
+                               void *extra_state, const char *call)
+    GCM_INTERNAL;
+int gcm_mpi_attr_keyval_free(gcm_mpi_attr_kind_t kind, int *keyval,
+                             const char *call) GCM_INTERNAL;
+int gcm_mpi_attr_set(const gcm_mpi_attr_host_t *h, int keyval, void *value,
+                     const char *call) GCM_INTERNAL;
+int gcm_mpi_attr_get(const gcm_mpi_attr_host_t *h, int keyval,
+                     void *attribute_val, int *flag, const char *call)
+    GCM_INTERNAL;
+int gcm_mpi_attr_delete(const gcm_mpi_attr_host_t *h, int keyval,
+                        const char *call) GCM_INTERNAL;
+/* Copies every attribute of old to new by the copy callbacks; on an
+ * error new keeps none (their delete callbacks ran). */
+int gcm_mpi_attr_copy_all(const gcm_mpi_attr_host_t *old,
+                          const gcm_mpi_attr_host_t *new) GCM_INTERNAL;
+/* Deletes every attribute, newest first; stops at the first callback
+ * that fails and returns its code (that attribute and older ones
+ * stay). */
+int gcm_mpi_attr_delete_every(const gcm_mpi_attr_host_t *h) GCM_INTERNAL;
 /* MPI_Comm_dup: copies the topology. */
 int gcm_mpi_topo_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
 void gcm_mpi_topo_free(MPI_Comm comm) GCM_INTERNAL;
@@ -508,6 +558,10 @@ void gcm_mpi_info_env_init(int argc, char **argv) GCM_INTERNAL;
  */
 int gcm_mpi_raise(MPI_Comm comm, int errclass, const char *call,
                   const char *fmt, ...)
+    __attribute__((format(printf, 4, 5))) GCM_INTERNAL;
+/* gcm_mpi_raise on a window (mpi_win.c): its error handler runs. */
+int gcm_mpi_win_raise(MPI_Win win, int errclass, const char *call,
+                      const char *fmt, ...)
     __attribute__((format(printf, 4, 5))) GCM_INTERNAL;
 /* Raises a failed native call's status: its class, and the reason "what:
  * <the native layer's last error>". */
@@ -582,6 +636,13 @@ void gcm_mpi_type_pack(MPI_Datatype datatype, int count, const void *buf,
                        void *out) GCM_INTERNAL;
 void gcm_mpi_type_unpack(MPI_Datatype datatype, int count, const void *in,
                          size_t nbytes, void *buf) GCM_INTERNAL;
+/* Calls fn(ctx, disp, len) for each contiguous run of bytes of count
+ * elements of datatype at a buffer (disp from the buffer's address), in
+ * type order, adjacent runs merged: where one-sided operations read or
+ * write. Stops at fn's first nonzero return and returns it; else 0. */
+int gcm_mpi_type_runs(MPI_Datatype datatype, int count,
+                      int (*fn)(void *ctx, MPI_Aint disp, MPI_Aint len),
+                      void *ctx) GCM_INTERNAL;
 
 /* ---- reduction operations (mpi_op.c) */
 
@@ -598,6 +659,14 @@ const char *gcm_mpi_op_id_name(int id) GCM_INTERNAL;
  * buffers laid out as datatype describes). */
 void gcm_mpi_op_apply(MPI_Op op, const void *in, void *inout, int count,
                       MPI_Datatype datatype) GCM_INTERNAL;
+/* For one-sided accumulates, whose op and element kind travel as
+ * numbers: the predefined op of an id (MPI_OP_NULL if none), the
+ * predefined type of a basic kind and its size (MPI_DATATYPE_NULL if
+ * none), and whether op id is defined on kind (never raises). */
+MPI_Op gcm_mpi_op_of_id(int id) GCM_INTERNAL;
+MPI_Datatype gcm_mpi_basic_handle(gcm_mpi_basic_t kind, size_t *size_p)
+    GCM_INTERNAL;
+int gcm_mpi_op_allows(int id, gcm_mpi_basic_t kind) GCM_INTERNAL;
 
 /* ---- groups (mpi_group.c) */
 

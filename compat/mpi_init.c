@@ -148,6 +148,7 @@ int PMPI_Finalize(void)
     gcm_mpi_bsend_drain();
     gcm_mpi_requests_finalize();
     gcm_mpi_dpm_finalize();
+    gcm_mpi_win_finalize();
     gcm_mpi_hier_finalize();
     gcm_mpi_comm_finalize();
     gcm_mpi_req_cache_flush();

@@ -462,6 +462,49 @@ const char *gcm_mpi_op_id_name(int id)
     return gcm_mpi_op_names[id];
 }
 
+/* ---- one-sided accumulates (mpi_rma.c) ---------------------------------- */
+
+#define GCM_MPI_OP_ADDR(_name, _sym) [GCM_MPI_OPIDX_##_sym] = _name,
+static struct gcm_mpi_op *const gcm_mpi_op_by_index[GCM_MPI_OPIDX_LAST] = {
+    GCM_MPI_FOREACH_PREDEFINED_OP(GCM_MPI_OP_ADDR)
+};
+#undef GCM_MPI_OP_ADDR
+
+MPI_Op gcm_mpi_op_of_id(int id)
+{
+    if ((id < 0) || (id >= (int)GCM_MPI_OPIDX_LAST)) {
+        return MPI_OP_NULL;
+    }
+    return gcm_mpi_op_by_index[id];
+}
+
+MPI_Datatype gcm_mpi_basic_handle(gcm_mpi_basic_t kind, size_t *size_p)
+{
+    const gcm_mpi_kind_info_t *info = gcm_mpi_kind_info(kind);
+
+    if (info == NULL) {
+        return MPI_DATATYPE_NULL;
+    }
+    if (size_p != NULL) {
+        *size_p = info->size;
+    }
+    return info->handle;
+}
+
+int gcm_mpi_op_allows(int id, gcm_mpi_basic_t kind)
+{
+    const gcm_mpi_kind_info_t *info = gcm_mpi_kind_info(kind);
+
+    if ((id < 0) || (id >= (int)GCM_MPI_OPIDX_LAST) || (info == NULL)) {
+        return 0;
+    }
+    if ((info->reduce == NULL) && (id != GCM_MPI_OPIDX_replace) &&
+        (id != GCM_MPI_OPIDX_no_op)) {
+        return 0;
+    }
+    return (gcm_mpi_op_classes[id] & info->cls) != 0;
+}
+
 /* ---- applying an op ------------------------------------------------------ */
 
 /* Bytes of packed data per side handled at once off the heap; larger

@@ -338,3 +338,32 @@ void gcm_mpi_type_unpack(MPI_Datatype datatype, int count, const void *in,
         }
     }
 }
+
+int gcm_mpi_type_runs(MPI_Datatype datatype, int count,
+                      int (*fn)(void *ctx, MPI_Aint disp, MPI_Aint len),
+                      void *ctx)
+{
+    const gcm_mpi_block_t *blocks = gcm_mpi_type_blocks(datatype);
+    MPI_Aint ext = gcm_mpi_type_ext(datatype), cur = 0, curlen = 0, d;
+    size_t i;
+    int k, rc;
+
+    if (count <= 0 || datatype->size == 0) {
+        return 0;
+    }
+    for (k = 0; k < count; k++) {
+        for (i = 0; i < datatype->nblocks; i++) {
+            d = (MPI_Aint)k * ext + blocks[i].disp;
+            if ((curlen > 0) && (cur + curlen == d)) {
+                curlen += blocks[i].len;
+                continue;
+            }
+            if ((curlen > 0) && ((rc = fn(ctx, cur, curlen)) != 0)) {
+                return rc;
+            }
+            cur    = d;
+            curlen = blocks[i].len;
+        }
+    }
+    return (curlen > 0) ? fn(ctx, cur, curlen) : 0;
+}

@@ -241,6 +241,64 @@ int gcm_lco_appnum(void) GCM_INTERNAL;
 int gcm_lco_universe(void) GCM_INTERNAL;
 /* This process's host name (boot/: GENCOMM_HOSTNAME or gethostname). */
 const char *gcm_lco_hostname(void) GCM_INTERNAL;
+/* ---- one-sided communication (lco_rma.c) -------------------------------
+ *
+ * For the MPI layer's windows: shared-memory segments the processes of a
+ * host map, copies into another process's memory by the kernel, UCX puts
+ * and gets between hosts, and an LCO whose endpoint is kept progressed.
+ */
+struct iovec;
+
+/* A memfd of len bytes (zeroed), mapped here; another process of the host
+ * maps it with gcm_lco_seg_map(its pid, gcm_lco_seg_fd(seg), len). */
+typedef struct gcm_lco_seg gcm_lco_seg_t;
+gcm_status_t gcm_lco_seg_create(size_t len, gcm_lco_seg_t **seg_p)
+    GCM_INTERNAL;
+void *gcm_lco_seg_base(const gcm_lco_seg_t *seg) GCM_INTERNAL;
+int gcm_lco_seg_fd(const gcm_lco_seg_t *seg) GCM_INTERNAL;
+size_t gcm_lco_seg_len(const gcm_lco_seg_t *seg) GCM_INTERNAL;
+void gcm_lco_seg_destroy(gcm_lco_seg_t *seg) GCM_INTERNAL;
+/* Maps segment fd of process pid, of len bytes (NULL if it cannot be
+ * opened, or is not what its owner said). */
+void *gcm_lco_seg_map(int pid, int fd, size_t len) GCM_INTERNAL;
+void gcm_lco_seg_unmap(void *base, size_t len) GCM_INTERNAL;
+
+/* Copies between buf (contiguous, as many bytes as the remote ranges
+ * hold) and the nremote ranges of process pid's memory: write into them,
+ * or read from them. */
+gcm_status_t gcm_lco_cma(int pid, int write, void *buf,
+                         const struct iovec *remote, size_t nremote)
+    GCM_INTERNAL;
+
+/* Memory registered for UCX puts and gets; *key_p (malloc'd, *keylen_p
+ * bytes) is what a peer opens with gcm_lco_rkey_open. */
+typedef struct gcm_lco_rmem gcm_lco_rmem_t;
+gcm_status_t gcm_lco_rmem_register(void *base, size_t len,
+                                   gcm_lco_rmem_t **mem_p, void **key_p,
+                                   size_t *keylen_p) GCM_INTERNAL;
+void gcm_lco_rmem_deregister(gcm_lco_rmem_t *mem) GCM_INTERNAL;
+/* A peer's key, on the connection from lco's endpoint to the endpoint of
+ * the LCO that send slot rank reaches. */
+typedef struct gcm_lco_rkey gcm_lco_rkey_t;
+gcm_status_t gcm_lco_rkey_open(gcm_lco_h lco, int rank, const void *key,
+                               size_t keylen, gcm_lco_rkey_t **rkey_p)
+    GCM_INTERNAL;
+void gcm_lco_rkey_close(gcm_lco_rkey_t *rkey) GCM_INTERNAL;
+/* Start a put or get at raddr of the peer's memory; complete (at the
+ * peer, and here for gets) once gcm_lco_rflush returns. */
+gcm_status_t gcm_lco_rput(gcm_lco_rkey_t *rkey, const void *buf, size_t len,
+                          uint64_t raddr) GCM_INTERNAL;
+gcm_status_t gcm_lco_rget(gcm_lco_rkey_t *rkey, void *buf, size_t len,
+                          uint64_t raddr) GCM_INTERNAL;
+gcm_status_t gcm_lco_rflush(gcm_lco_rkey_t *rkey) GCM_INTERNAL;
+
+/* on: lco's endpoint counts as having a pending request (so waits on
+ * other endpoints and the progress thread advance it), and the progress
+ * thread runs; off: undoes one on. */
+gcm_status_t gcm_lco_keep_progressed(gcm_lco_h lco, int on) GCM_INTERNAL;
+/* Wakes the threads asleep in a wait on lco's endpoint: after a handler
+ * changed what they wait for (it may run in another thread). */
+void gcm_lco_wake(gcm_lco_h lco) GCM_INTERNAL;
 
 /* ---- hierarchy inside a host (lco_hier.c) -------------------------------
  *

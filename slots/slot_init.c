@@ -183,6 +183,7 @@ gcm_status_t gcm_slots_init(void)
         .peer_failed   = gcm_slots_peer_failed,
         .progress      = gcm_slots_shm_progress,
         .sleep_prepare = gcm_slots_sleep_prepare,
+        .sleep_woken   = gcm_slots_shm_sleep_woken,
         .sleep_done    = gcm_slots_shm_sleep_done,
         .after_progress = gcm_slots_run_handlers,
     };

@@ -1370,9 +1370,12 @@ static void gcm_shm_refresh(gcm_shm_ep_t *sep)
 
 /* Reads what came to the wakeup socket (a wakeup needs nothing more than
  * having woken us) and drops, with a warning, what came from outside the
- * job. Any thread, lock not needed. */
-static void gcm_shm_wake_drain(gcm_shm_ep_t *sep)
+ * job; returns how many notes came from the job. Any thread, lock not
+ * needed. */
+static unsigned gcm_shm_wake_drain(gcm_shm_ep_t *sep)
 {
+    unsigned ours = 0;
+
     for (;;) {
         union {
             char           buf[CMSG_SPACE(sizeof(struct ucred))];
@@ -1396,7 +1399,7 @@ static void gcm_shm_wake_drain(gcm_shm_ep_t *sep)
             if (errno == EINTR) {
                 continue;
             }
-            return;
+            return ours;
         }
         for (cm = CMSG_FIRSTHDR(&mh); cm != NULL; cm = CMSG_NXTHDR(&mh, cm)) {
             if ((cm->cmsg_level == SOL_SOCKET) &&
@@ -1412,6 +1415,8 @@ static void gcm_shm_wake_drain(gcm_shm_ep_t *sep)
                                 "wakeup socket from pid %d uid %d, which is "
                                 "no process of this job", n, (int)cred.pid,
                                 (int)cred.uid);
+        } else {
+            ours++;
         }
     }
 }
@@ -1648,6 +1653,11 @@ int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint)
         return -2;
     }
     return sep->wake_fd;
+}
+
+int gcm_slots_shm_sleep_woken(gcm_thr_endpoint_t *endpoint)
+{
+    return gcm_shm_wake_drain(gcm_shm_ep(endpoint)) > 0;
 }
 
 void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint)

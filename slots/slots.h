@@ -431,6 +431,7 @@ int gcm_slots_pid_dying(pid_t pid) GCM_INTERNAL;
  * host, or its shared memory off). */
 int gcm_slots_shm_peer_dying(int proc) GCM_INTERNAL;
 int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+int gcm_slots_shm_sleep_woken(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* Largest message copied through a ring cell; larger ones are read from
  * the sender's memory. */

@@ -62,6 +62,20 @@ run "thr_orphan -n 2 shm=0" env GENCOMM_SHM=0 \
     "$gcrun" -n 2 "$b/tests/mpi/thr_orphan"
 run "thr_progress -n 2 progress thread" env GENCOMM_PROGRESS_THREAD=1 \
     "$gcrun" -n 2 "$b/tests/mpi/thr_progress"
+# One-sided communication: windows over thread LCOs, and targets of other
+# hosts served by the progress thread's handlers while the program runs
+# (not rma_passive: its target polls memory the handlers write, on
+# purpose, without a synchronization call).
+run "rma_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/rma_threads"
+run "rma_threads -n 2 --nodes 2" env UCX_TLS=self,tcp \
+    UCX_WARN_UNUSED_ENV_VARS=n "$gcrun" -n 2 --nodes 2 \
+    "$b/tests/mpi/rma_threads"
+run "rma_acc -n 3 --nodes 2" env UCX_TLS=self,tcp \
+    UCX_WARN_UNUSED_ENV_VARS=n "$gcrun" -n 3 --nodes 2 \
+    "$b/tests/mpi/rma_acc"
+run "rma_sync -n 2 --nodes 2" env UCX_TLS=self,tcp \
+    UCX_WARN_UNUSED_ENV_VARS=n "$gcrun" -n 2 --nodes 2 \
+    "$b/tests/mpi/rma_sync"
 if [ $status -eq 0 ]; then
     echo "tsan: no data race reported"
 fi

@@ -113,9 +113,13 @@ typedef void (*gcm_thr_peer_failed_func_t)(gcm_thr_endpoint_t *endpoint,
  * after each UCX progress, lock held, and returns the events it handled;
  * sleep_prepare (lock not held) returns a file descriptor a sleeping
  * waiter must poll too, -1 for none, or -2 if work arrived and the waiter
- * must not sleep; sleep_done ends a sleep that sleep_prepare allowed. */
+ * must not sleep; sleep_woken (lock not held, may be NULL) reads what
+ * made that descriptor readable and returns 0 if it was nothing of the
+ * job's (the waiter sleeps on), 1 otherwise; sleep_done ends a sleep that
+ * sleep_prepare allowed. */
 typedef unsigned (*gcm_thr_progress_func_t)(gcm_thr_endpoint_t *endpoint);
 typedef int (*gcm_thr_sleep_prepare_func_t)(gcm_thr_endpoint_t *endpoint);
+typedef int (*gcm_thr_sleep_woken_func_t)(gcm_thr_endpoint_t *endpoint);
 typedef void (*gcm_thr_sleep_done_func_t)(gcm_thr_endpoint_t *endpoint);
 /* Runs at the end of each round of progress with the lock released: work
  * that may call back into the library (receive-slot handlers). */
@@ -126,6 +130,7 @@ typedef struct gcm_thr_upcalls {
     gcm_thr_peer_failed_func_t    peer_failed;
     gcm_thr_progress_func_t       progress;
     gcm_thr_sleep_prepare_func_t  sleep_prepare;
+    gcm_thr_sleep_woken_func_t    sleep_woken;
     gcm_thr_sleep_done_func_t     sleep_done;
     gcm_thr_after_progress_func_t after_progress;
 } gcm_thr_upcalls_t;
@@ -270,6 +275,51 @@ void gcm_thr_signal(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
     GCM_INTERNAL;
 
+/* The UCX context (thr_rma.c registers memory with it). */
+ucp_context_h gcm_thr_context(void) GCM_INTERNAL;
+
+/* Starts the progress thread if it does not run (any thread): for work
+ * that must advance while the process computes (passive-target one-sided
+ * operations). It stops at finalize. */
+gcm_status_t gcm_thr_pt_ensure(void) GCM_INTERNAL;
+
+/* ---- one-sided operations (thr_rma.c) ------------------------------------
+ *
+ * Memory registered for puts and gets by peers, its packed remote key
+ * (malloc'd, the caller frees it), and that key unpacked on the
+ * connection from a local endpoint to (proc, rep). The calls on a key,
+ * and gcm_thr_rma_rkey, need the local endpoint's lock; map and unmap do
+ * not.
+ */
+typedef struct gcm_thr_rma_mem gcm_thr_rma_mem_t;
+typedef struct gcm_thr_rkey gcm_thr_rkey_t;
+
+gcm_status_t gcm_thr_rma_map(void *base, size_t len,
+                             gcm_thr_rma_mem_t **mem_p, void **key_p,
+                             size_t *keylen_p) GCM_INTERNAL;
+void gcm_thr_rma_unmap(gcm_thr_rma_mem_t *mem) GCM_INTERNAL;
+gcm_status_t gcm_thr_rma_rkey(gcm_thr_endpoint_t *endpoint, int proc,
+                              int rep, const void *key, size_t keylen,
+                              gcm_thr_rkey_t **rkey_p) GCM_INTERNAL;
+void gcm_thr_rma_rkey_free(gcm_thr_rkey_t *rkey) GCM_INTERNAL;
+/* Start a put or get of len bytes at raddr of the key's memory; they are
+ * complete once a flush of the connection is. */
+gcm_status_t gcm_thr_rma_put(gcm_thr_rkey_t *rkey, const void *buf,
+                             size_t len, uint64_t raddr) GCM_INTERNAL;
+gcm_status_t gcm_thr_rma_get(gcm_thr_rkey_t *rkey, void *buf, size_t len,
+                             uint64_t raddr) GCM_INTERNAL;
+/* A flush of the connection of a key: started (GCM_INPROGRESS: done is
+ * set by progress later, with status), then ended (lock held) once done
+ * is set. */
+typedef struct gcm_thr_rma_flush {
+    atomic_int   done;
+    gcm_status_t status;
+    void        *req;
+} gcm_thr_rma_flush_t;
+gcm_status_t gcm_thr_rma_flush_start(gcm_thr_rkey_t *rkey,
+                                     gcm_thr_rma_flush_t *flush)
+    GCM_INTERNAL;
+void gcm_thr_rma_flush_end(gcm_thr_rma_flush_t *flush) GCM_INTERNAL;
 /* The connection a message came on, told by the UCX endpoint it arrived
  * on (reply_ep, sent with UCP_AM_SEND_FLAG_REPLY), never by what the
  * message says: (proc, rep) is only the sender's claim, checked against

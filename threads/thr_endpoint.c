@@ -94,10 +94,13 @@ static struct {
     /* The progress thread (GENCOMM_PROGRESS_THREAD), woken through
      * pt_fd (an eventfd). */
     pthread_t            pt;
-    int                  pt_running;
+    atomic_int           pt_running;  /* set once started (and before
+                                       * finalize stops it) */
+    pthread_mutex_t      pt_lock;     /* gcm_thr_pt_ensure's starts */
     int                  pt_fd;
     atomic_int           pt_stop;
-} gcm_thr = { .bind_lock = PTHREAD_MUTEX_INITIALIZER, .pt_fd = -1 };
+} gcm_thr = { .bind_lock = PTHREAD_MUTEX_INITIALIZER,
+              .pt_lock = PTHREAD_MUTEX_INITIALIZER, .pt_fd = -1 };
 
 static pthread_once_t gcm_thr_bind_once = PTHREAD_ONCE_INIT;
 
@@ -213,51 +216,111 @@ err_free:
     return GCM_ERR_TRANSPORT;
 }
 
-static void gcm_thr_conn_close(gcm_thr_endpoint_t *endpoint,
-                               gcm_thr_conn_t *conn)
+/*
+ * Closing at finalize: every connection of every endpoint is closed at
+ * once (a flush for a healthy one), then all workers are progressed until
+ * the closes are done. Closing one endpoint's connections while only its
+ * own worker progressed could wait forever: a connection that carried
+ * one-sided operations is flushed by its peer's worker, and that peer may
+ * be closing another of its endpoints at that moment, progressing only
+ * that one, and waiting in turn for ours.
+ */
+static void *gcm_thr_conn_close_start(gcm_thr_conn_t *conn)
 {
     ucp_request_param_t param;
     void *req;
 
     if (conn->ucp_ep == NULL) {
-        return;
+        return NULL;
     }
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     /* A failed connection cannot be flushed; a healthy one is. */
     param.flags = (conn->failed != GCM_OK) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
     req = ucp_ep_close_nbx(conn->ucp_ep, &param);
-    if (UCS_PTR_IS_PTR(req)) {
-        double deadline = gcm_time_now() + 2.0;
-        while ((ucp_request_check_status(req) == UCS_INPROGRESS) &&
-               (gcm_time_now() < deadline)) {
-            ucp_worker_progress(endpoint->worker);
-        }
-        if (ucp_request_check_status(req) == UCS_INPROGRESS) {
-            ucp_request_cancel(endpoint->worker, req);
-            while (ucp_request_check_status(req) == UCS_INPROGRESS) {
-                ucp_worker_progress(endpoint->worker);
-            }
-        }
-        ucp_request_free(req);
-    }
     conn->ucp_ep = NULL;
     atomic_fetch_sub(&gcm_thr.nconns, 1);
+    return UCS_PTR_IS_PTR(req) ? req : NULL;
+}
+
+/* Progresses every worker until no request of reqs is in progress, or
+ * the deadline; nonzero if some still is. */
+static int gcm_thr_closes_wait(void **reqs, int n, double deadline)
+{
+    int i, busy = 1;
+
+    while (busy && (gcm_time_now() < deadline)) {
+        for (i = 0; i < gcm_thr.nendpoints; i++) {
+            ucp_worker_progress(gcm_thr.endpoints[i]->worker);
+        }
+        busy = 0;
+        for (i = 0; i < n; i++) {
+            busy |= (ucp_request_check_status(reqs[i]) == UCS_INPROGRESS);
+        }
+    }
+    return busy;
+}
+
+static void gcm_thr_conns_close_all(void)
+{
+    gcm_thr_endpoint_t **eps = NULL;
+    void **reqs = NULL, *req;
+    int n = 0, cap = 0, i, proc;
+
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
+
+        gcm_thr_lock(endpoint);
+        for (proc = 0; proc < endpoint->nprocs; proc++) {
+            while (endpoint->conns[proc] != NULL) {
+                gcm_thr_conn_t *conn = endpoint->conns[proc];
+
+                endpoint->conns[proc] = conn->next;
+                req = gcm_thr_conn_close_start(conn);
+                free(conn);
+                if (req == NULL) {
+                    continue;
+                }
+                if (n == cap) {
+                    cap = (cap == 0) ? 16 : 2 * cap;
+                    reqs = realloc(reqs, (size_t)cap * sizeof(*reqs));
+                    eps  = realloc(eps, (size_t)cap * sizeof(*eps));
+                    if ((reqs == NULL) || (eps == NULL)) {
+                        gcm_error("finalize: out of memory closing "
+                                  "connections");
+                        abort();
+                    }
+                }
+                reqs[n] = req;
+                eps[n]  = endpoint;
+                n++;
+            }
+        }
+        gcm_thr_unlock(endpoint);
+    }
+    /* Finalize is single-threaded (the progress thread stopped): the
+     * workers are progressed without their locks. */
+    if (gcm_thr_closes_wait(reqs, n, gcm_time_now() + 2.0)) {
+        for (i = 0; i < n; i++) {
+            if (ucp_request_check_status(reqs[i]) == UCS_INPROGRESS) {
+                ucp_request_cancel(eps[i]->worker, reqs[i]);
+            }
+        }
+        if (gcm_thr_closes_wait(reqs, n, gcm_time_now() + 1.0)) {
+            gcm_warn("finalize: %d connection(s) did not close", n);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        /* One still in progress is released by UCX when it ends. */
+        ucp_request_free(reqs[i]);
+    }
+    free(reqs);
+    free(eps);
 }
 
 static void gcm_thr_endpoint_destroy(gcm_thr_endpoint_t *endpoint)
 {
-    int proc;
-
     gcm_thr_lock(endpoint);
-    for (proc = 0; proc < endpoint->nprocs; proc++) {
-        while (endpoint->conns[proc] != NULL) {
-            gcm_thr_conn_t *conn = endpoint->conns[proc];
-            endpoint->conns[proc] = conn->next;
-            gcm_thr_conn_close(endpoint, conn);
-            free(conn);
-        }
-    }
     ucp_worker_destroy(endpoint->worker);
     gcm_thr_unlock(endpoint);
     free(endpoint->conns);
@@ -933,6 +996,7 @@ static void gcm_thr_poller_release(gcm_thr_endpoint_t *endpoint)
 typedef struct gcm_thr_watch {
     gcm_thr_endpoint_t *endpoint;
     int                 upfd;
+    int                 upidx;     /* its index in the poll set */
 } gcm_thr_watch_t;
 
 /* The most file descriptors one sleep polls: two per endpoint, the
@@ -988,10 +1052,12 @@ static int gcm_thr_watch_begin(gcm_thr_endpoint_t *endpoint, int own,
     }
     w->endpoint = endpoint;
     w->upfd     = upfd;
+    w->upidx    = -1;
     pfd[*npfd_p].fd     = endpoint->efd;
     pfd[*npfd_p].events = POLLIN;
     (*npfd_p)++;
     if (upfd >= 0) {
+        w->upidx            = *npfd_p;
         pfd[*npfd_p].fd     = upfd;
         pfd[*npfd_p].events = POLLIN;
         (*npfd_p)++;
@@ -1039,13 +1105,47 @@ static int gcm_thr_watch_orphans(gcm_thr_endpoint_t *self, int all,
     return unwatched;
 }
 
-/* Polls pfd; a launcher event (index bootidx) is handled here. */
-static void gcm_thr_poll(struct pollfd *pfd, int npfd, int bootidx,
-                         int timeout_ms)
+/* Whether what woke a poll is only what the layer above calls noise:
+ * its descriptor alone readable, with nothing of the job's (datagrams from
+ * outside the job, dropped). Reads what came. */
+static int gcm_thr_poll_noise(const struct pollfd *pfd, int npfd,
+                              const gcm_thr_watch_t *w, int nw)
 {
-    if (poll(pfd, (nfds_t)npfd, timeout_ms) > 0) {
+    int i, k, noise = 1;
+
+    for (i = 0; i < npfd; i++) {
+        if (pfd[i].revents == 0) {
+            continue;
+        }
+        for (k = 0; (k < nw) && (w[k].upidx != i); k++) {
+        }
+        if ((k == nw) || (gcm_thr.upcalls.sleep_woken == NULL) ||
+            gcm_thr.upcalls.sleep_woken(w[k].endpoint)) {
+            noise = 0;
+        }
+    }
+    return noise;
+}
+
+/* Polls pfd; a launcher event (index bootidx) is handled here. A wakeup
+ * that was only noise (a flood from outside the job) does not end the
+ * sleep: the waiter would spin after each, at the cost of a core. */
+static void gcm_thr_poll(struct pollfd *pfd, int npfd, int bootidx,
+                         int timeout_ms, const gcm_thr_watch_t *w, int nw)
+{
+    double deadline = gcm_time_now() + timeout_ms * 1e-3;
+
+    while (poll(pfd, (nfds_t)npfd, timeout_ms) > 0) {
         if ((bootidx >= 0) && (pfd[bootidx].revents != 0)) {
             gcm_boot_poll_events();
+            return;
+        }
+        if (!gcm_thr_poll_noise(pfd, npfd, w, nw)) {
+            return;
+        }
+        timeout_ms = (int)((deadline - gcm_time_now()) * 1e3);
+        if (timeout_ms <= 0) {
+            return;
         }
     }
 }
@@ -1097,7 +1197,7 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
     /* An endpoint with pending requests that nobody watches (its lock
      * was busy) is looked at again soon. */
     gcm_thr_poll(pfd, npfd, bootidx,
-                 orphans ? 1 : (int)gcm_config.wait_timeout_ms);
+                 orphans ? 1 : (int)gcm_config.wait_timeout_ms, w, nw);
 out:
     for (i = 0; i < nw; i++) {
         gcm_thr_watch_end(&w[i]);
@@ -1115,7 +1215,8 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
      * is sparing this endpoint the trylocks of other threads (harmless)
      * once a wait lasts. With a progress thread it says so at once, so
      * that the two do not take turns at the lock. */
-    int registered = gcm_thr.pt_running;
+    int registered = atomic_load_explicit(&gcm_thr.pt_running,
+                                          memory_order_relaxed);
 
     if (done(arg)) {
         return;
@@ -1279,20 +1380,40 @@ static gcm_status_t gcm_thr_pt_start(void)
                         "cannot start the progress thread: %s",
                         strerror(rc));
     }
-    gcm_thr.pt_running = 1;
+    atomic_store(&gcm_thr.pt_running, 1);
     gcm_debug("progress thread started");
     return GCM_OK;
 }
 
+gcm_status_t gcm_thr_pt_ensure(void)
+{
+    gcm_status_t status = GCM_OK;
+
+    if (atomic_load(&gcm_thr.pt_running)) {
+        return GCM_OK;
+    }
+    pthread_mutex_lock(&gcm_thr.pt_lock);
+    if (!atomic_load(&gcm_thr.pt_running)) {
+        status = gcm_thr_pt_start();
+    }
+    pthread_mutex_unlock(&gcm_thr.pt_lock);
+    return status;
+}
+
+ucp_context_h gcm_thr_context(void)
+{
+    return gcm_thr.context;
+}
+
 void gcm_thr_pt_stop(void)
 {
-    if (!gcm_thr.pt_running) {
+    if (!atomic_load(&gcm_thr.pt_running)) {
         return;
     }
     atomic_store(&gcm_thr.pt_stop, 1);
     gcm_thr_pt_wake();
     pthread_join(gcm_thr.pt, NULL);
-    gcm_thr.pt_running = 0;
+    atomic_store(&gcm_thr.pt_running, 0);
     atomic_store(&gcm_thr_pt_idle, 0);
     close(gcm_thr.pt_fd);
     gcm_thr.pt_fd = -1;
@@ -1470,7 +1591,10 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
                                UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                                UCP_PARAM_FIELD_ESTIMATED_NUM_EPS |
                                UCP_PARAM_FIELD_ESTIMATED_NUM_PPN;
-    params.features          = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP;
+    /* RMA: the puts and gets of one-sided windows between hosts
+     * (thr_rma.c). */
+    params.features          = UCP_FEATURE_AM | UCP_FEATURE_WAKEUP |
+                               UCP_FEATURE_RMA;
     params.mt_workers_shared = 1;
     params.estimated_num_eps = (size_t)gcm_boot_size();
     params.estimated_num_ppn = (size_t)gcm_thr_count_local();
@@ -1569,6 +1693,7 @@ void gcm_thr_finalize(void)
     pthread_mutex_lock(&gcm_thr.bind_lock);
     atomic_fetch_add(&gcm_thr.epoch, 1);
     pthread_mutex_unlock(&gcm_thr.bind_lock);
+    gcm_thr_conns_close_all();
     for (i = 0; i < gcm_thr.nendpoints; i++) {
         gcm_thr_endpoint_destroy(gcm_thr.endpoints[i]);
         gcm_thr.endpoints[i] = NULL;

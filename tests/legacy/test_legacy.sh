@@ -20,7 +20,7 @@ update=0
 # program and process counts (intercomm needs two groups)
 progs="jacobi:1,2,3,4 taskfarm:1,2,3,4 cpi:1,2,3,4 samplesort:1,2,3,4
 matstruct:1,2,3,4 ring:1,2,3,4 intercomm:2,3,4 bsendlog:1,2,3,4
-reduceops:1,2,3,4 p2pmisc:1,2,3,4"
+reduceops:1,2,3,4 p2pmisc:1,2,3,4 dht:1,2,3,4 halo:1,2,3,4"
 
 ompi=0
 ompidir="$b/tests/legacy/openmpi"
@@ -39,12 +39,14 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/legacy.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # Open MPI as root in a container: allow root, allow more processes than
-# cores, and no single-copy mechanism (needs ptrace rights).
+# cores, and no single-copy mechanism (needs ptrace rights). Without it
+# the one-sided component Open MPI picks for MPI_Win_create (rdma) fails
+# to make the window: its UCX component serves the RMA programs.
 ompi_run() {
     local np=$1 prog=$2
     OMPI_MCA_btl_vader_single_copy_mechanism=none \
         timeout 60 mpirun.openmpi --allow-run-as-root --oversubscribe \
-        -np "$np" "$prog"
+        --mca osc ucx -np "$np" "$prog"
 }
 
 # expected_section FILE NP: the lines of section "== np NP" of FILE.
