@@ -1280,11 +1280,11 @@ GCM_MPIX_API(int, Permute, (void *inbuf, int incount, MPI_Datatype intype,
 /* ---- dynamic processes: ports, connect and accept, names, spawn
  * (mpi_dpm.c, mpi_names.c, mpi_spawn.c; docs/mpi.md) */
 #define MPI_MAX_PORT_NAME   256
-#define MPI_ERR_PORT        40  /* a port name that does not parse, a
+#define MPI_ERR_PORT        52  /* a port name that does not parse, a
                                  * closed port, no answer in time */
-#define MPI_ERR_SERVICE     41  /* publishing or unpublishing a name */
-#define MPI_ERR_NAME        42  /* no port published under a name */
-#define MPI_ERR_SPAWN       43  /* a spawned program could not start */
+#define MPI_ERR_SERVICE     53  /* publishing or unpublishing a name */
+#define MPI_ERR_NAME        54  /* no port published under a name */
+#define MPI_ERR_SPAWN       55  /* a spawned program could not start */
 #define MPI_ARGV_NULL       ((char **)0)
 #define MPI_ARGVS_NULL      ((char ***)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
