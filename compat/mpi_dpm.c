@@ -736,6 +736,14 @@ static void dpm_connect_root(const char *port_name, double timeout,
         goto out;
     }
     memcpy(*remote_p, m.members, (size_t)m.n * GCM_LCO_PROCID_SIZE);
+    /* The accepting side may send as soon as its reply is taken. */
+    if (gcm_lco_token_expect(m.token) != GCM_OK) {
+        free(*remote_p);
+        *remote_p = NULL;
+        out->errclass = MPI_ERR_NO_MEM;
+        snprintf(why, whylen, "out of memory");
+        goto out;
+    }
     out->errclass = MPI_SUCCESS;
     out->n        = m.n;
     out->id       = m.id;
@@ -787,7 +795,7 @@ int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
     unsigned char *group = NULL, *remote = NULL;
     dpm_outcome_t out;
     char why[200] = "";
-    int rc;
+    int rc, held;
 
     *newcomm = MPI_COMM_NULL;
     memset(&out, 0, sizeof(out));
@@ -807,6 +815,9 @@ int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
         }
     }
     free(group);
+    /* The root expects the intercommunicator's messages from its reply
+     * or request on, until its LCO is made below. */
+    held = (comm->rank == root) && (out.errclass == MPI_SUCCESS);
     rc = dpm_share(comm, root, &out, &remote);
     if ((rc == MPI_SUCCESS) && (out.errclass != MPI_SUCCESS)) {
         free(remote);
@@ -819,6 +830,9 @@ int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
     } else {
         rc = gcm_mpi_raise(comm, rc, call, "the root's outcome did not "
                            "reach every member");
+    }
+    if (held) {
+        gcm_lco_token_unexpect(out.token);
     }
     free(remote);
     return rc;
@@ -840,6 +854,7 @@ static void dpm_accept_root(gcm_lco_h port, double deadline, MPI_Comm comm,
     gcm_status_t status;
     gcm_request_h sreq;
     gcm_lco_h r;
+    int expected = 0;
 
     memset(out, 0, sizeof(*out));
     for (;;) {
@@ -884,7 +899,15 @@ static void dpm_accept_root(gcm_lco_h port, double deadline, MPI_Comm comm,
         m.id |= 0x80000000u;
         buf = dpm_msg_build(&m, &len);
         r = NULL;
-        status = (buf == NULL) ? GCM_ERR_NO_MEMORY : gcm_lco_create(&r);
+        /* Once connect's root has the reply its side may send at once:
+         * its messages wait here for the intercommunicator (within a
+         * job too, where an unknown token is refused). */
+        status = (buf == NULL) ? GCM_ERR_NO_MEMORY :
+                 gcm_lco_token_expect(m.token);
+        if (status == GCM_OK) {
+            expected = 1;
+            status = gcm_lco_create(&r);
+        }
         if (status == GCM_OK) {
             status = gcm_lco_add_send_slot(r, &in.reply);
         }
@@ -916,12 +939,17 @@ static void dpm_accept_root(gcm_lco_h port, double deadline, MPI_Comm comm,
         if (status == GCM_OK) {
             break;
         }
+        if (expected) {
+            gcm_lco_token_unexpect(m.token);
+            expected = 0;
+        }
         /* That connect gave up (or its process is gone): the next. */
         gcm_debug("MPI_Comm_accept: a connect gave up (%s)",
                   gcm_status_string(status));
     }
     *remote_p = malloc((size_t)in.n * GCM_LCO_PROCID_SIZE);
     if (*remote_p == NULL) {
+        gcm_lco_token_unexpect(m.token);
         out->errclass = MPI_ERR_NO_MEM;
         snprintf(why, whylen, "out of memory");
         free(req);
@@ -956,7 +984,7 @@ int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
     dpm_outcome_t out;
     char why[200] = "";
     gcm_lco_h port;
-    int rc;
+    int rc, held;
 
     *newcomm = MPI_COMM_NULL;
     memset(&out, 0, sizeof(out));
@@ -977,6 +1005,9 @@ int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
         }
     }
     free(group);
+    /* The root expects the intercommunicator's messages from its reply
+     * or request on, until its LCO is made below. */
+    held = (comm->rank == root) && (out.errclass == MPI_SUCCESS);
     rc = dpm_share(comm, root, &out, &remote);
     if ((rc == MPI_SUCCESS) && (out.errclass != MPI_SUCCESS)) {
         free(remote);
@@ -989,6 +1020,9 @@ int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
     } else {
         rc = gcm_mpi_raise(comm, rc, call, "the root's outcome did not "
                            "reach every member");
+    }
+    if (held) {
+        gcm_lco_token_unexpect(out.token);
     }
     free(remote);
     return rc;

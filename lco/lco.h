@@ -155,6 +155,11 @@ gcm_status_t gcm_lco_create_pattern_x(uint32_t id, uint32_t gen,
                                       uint32_t home, uint64_t token, int n,
                                       const int procs[], int myrank,
                                       gcm_lco_h *lco_p) GCM_INTERNAL;
+/* Expecting messages for a pattern LCO of token not made yet (they wait
+ * for it instead of being refused); unexpect once it is made, or will
+ * not be. */
+gcm_status_t gcm_lco_token_expect(uint64_t token) GCM_INTERNAL;
+void gcm_lco_token_unexpect(uint64_t token) GCM_INTERNAL;
 /* The token of a pattern LCO for gcm_lco_create_pattern_x: 0 when it is
  * the job's (or lco is no pattern). What is derived from a pattern
  * takes its token. */

@@ -29,6 +29,16 @@ gcm_status_t gcm_lco_create_pattern_homed(uint32_t id, uint32_t gen,
                                     lco_p);
 }
 
+gcm_status_t gcm_lco_token_expect(uint64_t token)
+{
+    return gcm_slots_token_hold(token);
+}
+
+void gcm_lco_token_unexpect(uint64_t token)
+{
+    gcm_slots_token_release(token);
+}
+
 uint64_t gcm_lco_token_of(gcm_lco_h lco)
 {
     /* The job's token reads as 0, so that a pattern derived from one

@@ -126,8 +126,9 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
 
     if ((port == NULL) && (env->dst_id & GCM_PORT_ID_DERIVED) &&
         (gcm_slots_token_known(env->token) ||
-         (gcm_slots_ep(endpoint)->orphans_other <
-          GCM_SLOTS_ORPHANS_OTHER))) {
+         (gcm_thr_proc_other((int)env->src_proc) &&
+          (gcm_slots_ep(endpoint)->orphans_other <
+           GCM_SLOTS_ORPHANS_OTHER)))) {
         /* A duplicate the sender made already and we not yet: keep the
          * message for it (design: parked, not refused). */
         int other = !gcm_slots_token_known(env->token);

@@ -257,6 +257,14 @@ gcm_status_t gcm_slots_finalize(void) GCM_INTERNAL;
  * its answers. */
 gcm_status_t gcm_slots_barrier(void) GCM_INTERNAL;
 
+/* Tokens held by this process's ports, counted (a port holds its own):
+ * a message for a derived port not created here yet waits for it when
+ * its token is held. Holding one before the port exists says that its
+ * messages are expected (connect and accept within a job: the other
+ * side may send as soon as it has the token). */
+gcm_status_t gcm_slots_token_hold(uint64_t token) GCM_INTERNAL;
+void gcm_slots_token_release(uint64_t token) GCM_INTERNAL;
+
 /* The token every process of this job gives its world and internal port. */
 uint64_t gcm_slots_job_token(void) GCM_INTERNAL;
 /* After the first fence, once boot/ holds the job's secret: derives the

@@ -27,10 +27,12 @@ typedef struct gcm_slots_ep {
     /* Messages for derived ports not created here yet (the sender ran its
      * dup first), in arrival order; a new derived port adopts its own. */
     gcm_list_t  orphans;
-    /* Of those, how many have a token no port here holds yet (a pattern
-     * made by connect and accept, spawn or join, whose other side made
-     * it first: its token is only checked when the port adopts them):
-     * at most GCM_SLOTS_ORPHANS_OTHER. */
+    /* Of those, how many came from processes of other jobs with a token
+     * no port here holds yet (a pattern made by connect and accept, spawn
+     * or join, whose other side made it first: its token is only checked
+     * when the port adopts them): at most GCM_SLOTS_ORPHANS_OTHER. Within
+     * a job an unknown token is refused: connect and accept hold the
+     * token before the other side can use it. */
     int         orphans_other;
     gcm_list_t  ackwait;    /* send requests waiting for an answer */
     /* Messages taken by gcm_slots_improbe and not received yet: kept here
@@ -94,8 +96,6 @@ static inline void gcm_slots_count(gcm_thr_endpoint_t *endpoint, int which)
 /* Tokens of patterns shared with other jobs (slot_port.c): held by the
  * ports that have them; known: the job token or a held one (a message
  * for a derived port not made yet is kept only then). */
-gcm_status_t gcm_slots_token_hold(uint64_t token) GCM_INTERNAL;
-void gcm_slots_token_release(uint64_t token) GCM_INTERNAL;
 int gcm_slots_token_known(uint64_t token) GCM_INTERNAL;
 
 /* What became of a message handed to gcm_slots_accept(). */
