@@ -13,6 +13,11 @@
  * the publisher's host name and pid: a name whose publisher is gone (same
  * host, pid not running) is dropped at lookup. Names a process published
  * and did not unpublish are removed by its MPI_Finalize.
+ *
+ * Either way the same rules hold: publishing a name that is published
+ * already, or unpublishing one this process did not publish with that
+ * port, is MPI_ERR_SERVICE (a PMIx server may take both silently, so this
+ * process keeps what it published there too).
  */
 #include "config.h"
 
@@ -34,8 +39,11 @@
 
 typedef struct gcm_names_pub {
     struct gcm_names_pub *next;
-    char                  service[GCM_NAMES_FILE_MAX + 1];
+    char                  service[GCM_NAMES_FILE_MAX + 1];   /* escaped */
     char                  port[MPI_MAX_PORT_NAME];
+    /* Published in the launcher's name service, under this name. */
+    int                   launcher;
+    char                  name[MPI_MAX_PORT_NAME];
 } gcm_names_pub_t;
 
 static struct {
@@ -193,6 +201,55 @@ static int names_check(const char *call, const char *service_name,
     return MPI_SUCCESS;
 }
 
+static void names_record(gcm_names_pub_t *pub)
+{
+    pthread_mutex_lock(&gcm_names.lock);
+    pub->next = gcm_names.published;
+    gcm_names.published = pub;
+    pthread_mutex_unlock(&gcm_names.lock);
+}
+
+/* Publishing in the launcher's name service: refused if the name is
+ * there already. */
+static int names_launcher_publish(const char *call, const char *service,
+                                  const char *file, const char *port_name)
+{
+    char found[MPI_MAX_PORT_NAME];
+    gcm_names_pub_t *pub;
+
+    if (gcm_lco_name_lookup(service, found, sizeof(found)) == GCM_OK) {
+        return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "'%.64s' is "
+                             "published already", service);
+    }
+    pub = calloc(1, sizeof(*pub));
+    if (pub == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    if (gcm_lco_name_publish(service, port_name) != GCM_OK) {
+        free(pub);
+        return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "the launcher "
+                             "did not publish '%.64s': %s", service,
+                             gcm_last_error());
+    }
+    snprintf(pub->service, sizeof(pub->service), "%s", file);
+    snprintf(pub->port, sizeof(pub->port), "%s", port_name);
+    snprintf(pub->name, sizeof(pub->name), "%s", service);
+    pub->launcher = 1;
+    names_record(pub);
+    return MPI_SUCCESS;
+}
+
+static int names_remove(const char *file, const char *port_name);
+
+/* Withdraws what pub recorded; 0 on success. */
+static int names_withdraw(const gcm_names_pub_t *pub)
+{
+    if (pub->launcher) {
+        return (gcm_lco_name_unpublish(pub->name) == GCM_OK) ? 0 : -1;
+    }
+    return names_remove(pub->service, pub->port);
+}
+
 int PMPI_Publish_name(const char *service_name, MPI_Info info,
                       const char *port_name)
 {
@@ -201,7 +258,6 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info,
     char rec[GCM_NAMES_REC_MAX], oport[MPI_MAX_PORT_NAME], ohost[256];
     char why[512] = "";
     gcm_names_pub_t *pub;
-    gcm_status_t status;
     long opid;
     int rc, fd, len, tries;
 
@@ -212,16 +268,12 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info,
     if (port_name == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "port_name is NULL");
     }
-    if (gcm_lco_launcher_names()) {
-        status = gcm_lco_name_publish(service_name, port_name);
-        return (status == GCM_OK) ? MPI_SUCCESS :
-               gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "the launcher "
-                             "did not publish '%s': %s", service_name,
-                             gcm_last_error());
-    }
     if (names_escape(service_name, file) != 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "service name "
                              "'%.64s' is too long to publish", service_name);
+    }
+    if (gcm_lco_launcher_names()) {
+        return names_launcher_publish(call, service_name, file, port_name);
     }
     if (names_dir(dir, sizeof(dir), why, sizeof(why)) != 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "%s", why);
@@ -268,10 +320,7 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info,
     unlink(tmp);
     snprintf(pub->service, sizeof(pub->service), "%s", file);
     snprintf(pub->port, sizeof(pub->port), "%s", port_name);
-    pthread_mutex_lock(&gcm_names.lock);
-    pub->next = gcm_names.published;
-    gcm_names.published = pub;
-    pthread_mutex_unlock(&gcm_names.lock);
+    names_record(pub);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Publish_name)
@@ -348,7 +397,6 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info,
     static const char *call = "MPI_Unpublish_name";
     char file[GCM_NAMES_FILE_MAX + 1];
     gcm_names_pub_t **link, *pub = NULL;
-    gcm_status_t status;
     int rc;
 
     if ((rc = names_check(call, service_name, port_name, info)) !=
@@ -357,13 +405,6 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info,
     }
     if (port_name == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "port_name is NULL");
-    }
-    if (gcm_lco_launcher_names()) {
-        status = gcm_lco_name_unpublish(service_name);
-        return (status == GCM_OK) ? MPI_SUCCESS :
-               gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "the launcher "
-                             "did not unpublish '%.64s': %s", service_name,
-                             gcm_last_error());
     }
     if (names_escape(service_name, file) != 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "'%.64s' is not "
@@ -379,8 +420,14 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info,
             break;
         }
     }
-    rc = (pub != NULL) ? names_remove(file, port_name) : -1;
+    rc = (pub != NULL) ? names_withdraw(pub) : -1;
     pthread_mutex_unlock(&gcm_names.lock);
+    if ((pub != NULL) && (rc != 0) && pub->launcher) {
+        free(pub);
+        return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "the launcher "
+                             "did not unpublish '%.64s': %s", service_name,
+                             gcm_last_error());
+    }
     free(pub);
     if (rc != 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "this process "
@@ -398,7 +445,7 @@ void gcm_mpi_names_finalize(void)
     pthread_mutex_lock(&gcm_names.lock);
     while ((pub = gcm_names.published) != NULL) {
         gcm_names.published = pub->next;
-        (void)names_remove(pub->service, pub->port);
+        (void)names_withdraw(pub);
         free(pub);
     }
     pthread_mutex_unlock(&gcm_names.lock);

@@ -14,7 +14,15 @@
  *       child spawns a grandchild, which answers its parent). Then the
  *       errors (MPI_ERRORS_RETURN): a program that does not exist, alone
  *       and beside one that does (which must not run: it would make a
- *       file), gives MPI_ERR_SPAWN with every error code MPI_ERR_SPAWN.
+ *       file), gives MPI_ERR_SPAWN with every error code MPI_ERR_SPAWN
+ *       (not tried when DPM_SPAWN_NO_MISSING says why).
+ *   dpm_spawn dies           one process spawns a child that sends one
+ *       message and then dies (SIGKILL): the parent's next receive from
+ *       it fails with MPI_ERR_PROC_FAILED (MPI_ERRORS_RETURN), and the
+ *       parent ends normally (gcrun's status then says the spawned job
+ *       failed).
+ *   dpm_spawn orphan         the reverse: the parent sends one message and
+ *       dies; the child's next receive from it fails the same way.
  *   dpm_spawn child ...      what the children do (MPI_Comm_get_parent)
  *
  * Prints "dpm_spawn: ..." lines for the checks that passed.
@@ -23,6 +31,7 @@
 
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +90,26 @@ static void talk(MPI_Comm inter, int parents)
     MPI_Comm_free(&merged);
 }
 
+static int v_orphan;
+
+/* A receive from a process that died: it must fail with
+ * MPI_ERR_PROC_FAILED, within the test's timeout. */
+static void dead_peer_recv(MPI_Comm comm, const char *who)
+{
+    double t0 = MPI_Wtime();
+    int v = 0, rc;
+
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    rc = MPI_Recv(&v, 1, MPI_INT, 0, 6, comm, MPI_STATUS_IGNORE);
+    CHECK(error_class(rc) == MPI_ERR_PROC_FAILED, "a receive from %s that "
+          "died: class %d", who, error_class(rc));
+    if (error_class(rc) == MPI_ERR_PROC_FAILED) {
+        printf("dpm_spawn: a receive from %s that died failed in %.2f s "
+               "with MPI_ERR_PROC_FAILED\n", who, MPI_Wtime() - t0);
+        fflush(stdout);
+    }
+}
+
 static int child(int argc, char **argv, MPI_Comm parent)
 {
     char cwd[PATH_MAX];
@@ -122,6 +151,19 @@ static int child(int argc, char **argv, MPI_Comm parent)
         int v = 42;
 
         MPI_Send(&v, 1, MPI_INT, 0, 4, parent);
+    } else if (argc > 2 && strcmp(argv[2], "die") == 0) {
+        int v = 7;
+
+        MPI_Send(&v, 1, MPI_INT, 0, 6, parent);
+        fflush(stdout);
+        raise(SIGKILL);
+    } else if (argc > 2 && strcmp(argv[2], "orphan") == 0) {
+        MPI_Recv(&v_orphan, 1, MPI_INT, 0, 6, parent, MPI_STATUS_IGNORE);
+        CHECK(v_orphan == 8, "the parent sent %d", v_orphan);
+        dead_peer_recv(parent, "the parent");
+        MPI_Comm_free(&parent);
+        MPI_Finalize();
+        exit(failures == 0 ? 0 : 1);
     } else if (argc > 2 && strcmp(argv[2], "marker") == 0) {
         /* Must never run: its command was spawned beside a missing one. */
         FILE *f = fopen(argv[3], "w");
@@ -288,6 +330,27 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return (c == 0 && failures == 0) ? 0 : 1;
     }
+    if ((argc == 2) && (strcmp(argv[1], "dies") == 0 ||
+                        strcmp(argv[1], "orphan") == 0)) {
+        int orphan = (argv[1][0] == 'o'), v = 8;
+        char *cargv[] = { "child", orphan ? "orphan" : "die", NULL };
+        MPI_Comm inter;
+
+        CHECK(MPI_Comm_spawn(self, cargv, 1, MPI_INFO_NULL, 0, MPI_COMM_SELF,
+                             &inter, MPI_ERRCODES_IGNORE) == MPI_SUCCESS,
+              "spawn");
+        if (orphan) {
+            MPI_Send(&v, 1, MPI_INT, 0, 6, inter);
+            fflush(stdout);
+            raise(SIGKILL);
+        }
+        MPI_Recv(&v, 1, MPI_INT, 0, 6, inter, MPI_STATUS_IGNORE);
+        CHECK(v == 7, "the child sent %d", v);
+        dead_peer_recv(inter, "a child");
+        MPI_Comm_free(&inter);
+        MPI_Finalize();
+        return (failures == 0) ? 0 : 1;
+    }
     if ((argc < 3) || (strcmp(argv[1], "parent") != 0)) {
         printf("usage: dpm_spawn parent CHILDREN [UNIVERSE]\n");
         MPI_Finalize();
@@ -300,7 +363,12 @@ int main(int argc, char **argv)
     spawn_plain(atoi(argv[2]));
     spawn_two();
     spawn_nested();
-    spawn_missing();
+    if (getenv("DPM_SPAWN_NO_MISSING") == NULL) {
+        spawn_missing();
+    } else if (me == 0) {
+        printf("dpm_spawn: a missing program not tried (%s)\n",
+               getenv("DPM_SPAWN_NO_MISSING"));
+    }
     MPI_Finalize();
     if (failures == 0) {
         printf("dpm_spawn: rank %d ok\n", me);
