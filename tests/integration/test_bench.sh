@@ -160,4 +160,25 @@ for f in b i p; do
     grep -q "^nbc_neighbor_alltoallw_${f}_np2,65536,gencomm-mpi," \
         <<<"$out" || { echo "FAIL: mpi_nbc_bench: no form $f row"; fail=1; }
 done
+
+# Dynamic processes: one process spawning copies of itself (spawn of 1 and
+# 4, a channel to another job's LCO and one within a job), as bench/run
+# starts it.
+exe=$work/mpi_dpm_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_dpm_bench.c"; then
+    echo "FAIL: mpi_dpm_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" --bind-to none -n 1 "$exe" gencomm-mpi \
+      --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_dpm_bench exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_dpm_bench gencomm-mpi --quick, 1 process" gencomm-mpi 4 \
+    "$out"
+for r in spawn_1 spawn_4 chan_create_xjob chan_create_sjob; do
+    grep -qE "^$r,0,gencomm-mpi,[0-9.]+,us$" <<<"$out" ||
+        { echo "FAIL: mpi_dpm_bench: no $r row"; fail=1; }
+done
 exit $fail
