@@ -610,8 +610,40 @@ static double dpm_timeout(MPI_Info info)
 }
 
 /* Checks common to connect and accept. */
-static int dpm_check(const char *call, MPI_Info info, int root,
-                     MPI_Comm comm, MPI_Comm *newcomm)
+/* After the root's part: every member learns the outcome and makes the
+ * intercommunicator (verb: what the root did, for the error). The root
+ * expects the intercommunicator's messages from its reply or request on,
+ * until its LCO is made here. */
+static int dpm_finish(MPI_Comm comm, int root, dpm_outcome_t *out,
+                      unsigned char *remote, const char *why,
+                      const char *verb, const char *call, MPI_Comm *newcomm)
+{
+    int held = (comm->rank == root) && (out->errclass == MPI_SUCCESS);
+    int rc = dpm_share(comm, root, out, &remote);
+
+    if ((rc == MPI_SUCCESS) && (out->errclass != MPI_SUCCESS)) {
+        free(remote);
+        if (why[0] != '\0') {
+            return gcm_mpi_raise(comm, out->errclass, call, "%s", why);
+        }
+        return gcm_mpi_raise(comm, out->errclass, call, "the root could "
+                             "not %s", verb);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = dpm_make_inter(comm, out, remote, call, newcomm);
+    } else {
+        rc = gcm_mpi_raise(comm, rc, call, "the root's outcome did not "
+                           "reach every member");
+    }
+    if (held) {
+        gcm_lco_token_unexpect(out->token);
+    }
+    free(remote);
+    return rc;
+}
+
+int gcm_mpi_dpm_check(const char *call, MPI_Info info, int root,
+                      MPI_Comm comm, MPI_Comm *newcomm, const char *what)
 {
     int rc;
 
@@ -626,7 +658,7 @@ static int dpm_check(const char *call, MPI_Info info, int root,
                              "comm is not an intracommunicator");
     }
     if (newcomm == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "%s is NULL", what);
     }
     if ((root < 0) || (root >= comm->size)) {
         return gcm_mpi_raise(comm, MPI_ERR_ROOT, call, "root %d is not a "
@@ -779,7 +811,8 @@ int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root,
     double timeout;
     int rc;
 
-    if ((rc = dpm_check(call, info, root, comm, newcomm)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_dpm_check(call, info, root, comm, newcomm,
+                                "newcomm")) != MPI_SUCCESS) {
         return rc;
     }
     /* Only the root's info counts; a bad one fails at the root. */
@@ -795,7 +828,7 @@ int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
     unsigned char *group = NULL, *remote = NULL;
     dpm_outcome_t out;
     char why[200] = "";
-    int rc, held;
+    int rc;
 
     *newcomm = MPI_COMM_NULL;
     memset(&out, 0, sizeof(out));
@@ -815,27 +848,7 @@ int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
         }
     }
     free(group);
-    /* The root expects the intercommunicator's messages from its reply
-     * or request on, until its LCO is made below. */
-    held = (comm->rank == root) && (out.errclass == MPI_SUCCESS);
-    rc = dpm_share(comm, root, &out, &remote);
-    if ((rc == MPI_SUCCESS) && (out.errclass != MPI_SUCCESS)) {
-        free(remote);
-        return gcm_mpi_raise(comm, out.errclass, call, "%s",
-                             (why[0] != '\0') ? why :
-                             "the root could not connect");
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = dpm_make_inter(comm, &out, remote, call, newcomm);
-    } else {
-        rc = gcm_mpi_raise(comm, rc, call, "the root's outcome did not "
-                           "reach every member");
-    }
-    if (held) {
-        gcm_lco_token_unexpect(out.token);
-    }
-    free(remote);
-    return rc;
+    return dpm_finish(comm, root, &out, remote, why, "connect", call, newcomm);
 }
 
 /* ---- accept --------------------------------------------------------------------- */
@@ -970,7 +983,8 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root,
     static const char *call = "MPI_Comm_accept";
     int rc;
 
-    if ((rc = dpm_check(call, info, root, comm, newcomm)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_dpm_check(call, info, root, comm, newcomm,
+                                "newcomm")) != MPI_SUCCESS) {
         return rc;
     }
     return gcm_mpi_dpm_accept(port_name, 0, root, comm, call, newcomm);
@@ -984,7 +998,7 @@ int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
     dpm_outcome_t out;
     char why[200] = "";
     gcm_lco_h port;
-    int rc, held;
+    int rc;
 
     *newcomm = MPI_COMM_NULL;
     memset(&out, 0, sizeof(out));
@@ -1005,27 +1019,7 @@ int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
         }
     }
     free(group);
-    /* The root expects the intercommunicator's messages from its reply
-     * or request on, until its LCO is made below. */
-    held = (comm->rank == root) && (out.errclass == MPI_SUCCESS);
-    rc = dpm_share(comm, root, &out, &remote);
-    if ((rc == MPI_SUCCESS) && (out.errclass != MPI_SUCCESS)) {
-        free(remote);
-        return gcm_mpi_raise(comm, out.errclass, call, "%s",
-                             (why[0] != '\0') ? why :
-                             "the root could not accept");
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = dpm_make_inter(comm, &out, remote, call, newcomm);
-    } else {
-        rc = gcm_mpi_raise(comm, rc, call, "the root's outcome did not "
-                           "reach every member");
-    }
-    if (held) {
-        gcm_lco_token_unexpect(out.token);
-    }
-    free(remote);
-    return rc;
+    return dpm_finish(comm, root, &out, remote, why, "accept", call, newcomm);
 }
 
 /* ---- disconnect and join --------------------------------------------------------- */

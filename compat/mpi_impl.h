@@ -536,6 +536,12 @@ void gcm_mpi_names_finalize(void) GCM_INTERNAL;
 int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
                        MPI_Comm comm, const char *call, MPI_Comm *newcomm)
     GCM_INTERNAL;
+/* The checks of connect, accept and spawn: initialized, comm an
+ * intracommunicator, root one of its ranks, the result argument (named
+ * what) not NULL, info valid or MPI_INFO_NULL. */
+int gcm_mpi_dpm_check(const char *call, MPI_Info info, int root,
+                      MPI_Comm comm, MPI_Comm *newcomm, const char *what)
+    GCM_INTERNAL;
 /* MPI_Comm_connect (checks done) giving up after timeout seconds. */
 int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
                         MPI_Comm comm, const char *call, MPI_Comm *newcomm)

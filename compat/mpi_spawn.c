@@ -223,22 +223,10 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[],
     int *errs = NULL;
     int rc, i;
 
-    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+    /* The info of each command counts at the root only (below). */
+    if ((rc = gcm_mpi_dpm_check(call, MPI_INFO_NULL, root, comm, intercomm,
+                                "intercomm")) != MPI_SUCCESS) {
         return rc;
-    }
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if (comm->kind != GCM_MPI_COMM_INTRA) {
-        return gcm_mpi_raise(comm, MPI_ERR_COMM, call,
-                             "comm is not an intracommunicator");
-    }
-    if (intercomm == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "intercomm is NULL");
-    }
-    if ((root < 0) || (root >= comm->size)) {
-        return gcm_mpi_raise(comm, MPI_ERR_ROOT, call, "root %d is not a "
-                             "rank of comm (size %d)", root, comm->size);
     }
     *intercomm = MPI_COMM_NULL;
     if (comm->rank == root) {
