@@ -1261,6 +1261,22 @@ GCM_MPI_API(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info,
 GCM_MPI_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
 GCM_MPI_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 
+/* Topologies that map (Träff 2003, section 3.1; docs/mpi.md).
+ * MPIX_Graph_create: each process gives its own neighbours (ranks of
+ * basecomm, repeats are weights), degree -1 to stay out; the graph is
+ * made symmetric. MPIX_Cart_create: diagonal and multiplicity (loads
+ * along each dimension, then each diagonal) are hints, local like
+ * reorder (0: this process keeps its rank). mapinfo: gencomm_map
+ * (scotch | identity), gencomm_map_time (seconds). */
+GCM_MPIX_API(int, Graph_create, (MPI_Comm basecomm, int degree,
+                                 const int neighbors[], int reorder,
+                                 MPI_Info mapinfo, MPI_Comm *graphcomm))
+GCM_MPIX_API(int, Cart_create, (MPI_Comm basecomm, int ndims,
+                                const int dims[], const int periods[],
+                                int diagonal, const int multiplicity[],
+                                int reorder, MPI_Info mapinfo,
+                                MPI_Comm *cartcomm))
+
 /* Relations and redistribution (Träff 2003, appendices A and B;
  * docs/mpi.md). MPIX_Comm_relate: MPI_Comm_compare's results, or
  * MPIX_SUBCOMM(_STRICT) when comm1's processes are all in comm2 (strict:

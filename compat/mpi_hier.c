@@ -48,6 +48,8 @@
 #define GCM_HIER_HW0  2
 #define GCM_HIER_SELF (GCM_HIER_HW0 + GCM_HIER_HW_LEVELS)
 #define GCM_HIER_RAW  (GCM_HIER_SELF + 1)
+_Static_assert(GCM_HIER_RAW - 2 <= GCM_MPI_HIER_LEVELS_MAX,
+               "gcm_mpi_hier_target's callers size keys too small");
 
 /* What each process contributes at MPI_Init (same layout everywhere). */
 typedef struct gcm_mpi_hier_rec {
@@ -323,6 +325,31 @@ int gcm_mpi_hier_host(int proc, uint64_t *key_p)
     if (key_p != NULL) {
         *key_p = gcm_hier_key(proc, GCM_HIER_HOST);
     }
+    return 0;
+}
+
+int gcm_mpi_hier_target(int n, const int procs[], uint64_t *keys,
+                        int *nlevels_p)
+{
+    int levels[GCM_HIER_RAW], nl = 0, level, i, l;
+
+    if (!gcm_hier.ready) {
+        return -1;
+    }
+    for (level = 1; level < gcm_hier.nlevels; level++) {
+        if (gcm_hier.raw_of[level] != GCM_HIER_SELF) {
+            levels[nl++] = gcm_hier.raw_of[level];
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (procs[i] < 0 || procs[i] >= gcm_hier.nprocs) {
+            return -1;
+        }
+        for (l = 0; l < nl; l++) {
+            keys[(size_t)i * nl + l] = gcm_hier_key(procs[i], levels[l]);
+        }
+    }
+    *nlevels_p = nl;
     return 0;
 }
 

@@ -699,6 +699,15 @@ void gcm_mpi_hier_finalize(void) GCM_INTERNAL;
 /* The host of world process proc as a key (equal keys: same host) in
  * *key_p (may be NULL); 0, or -1 before the hierarchy exists. */
 int gcm_mpi_hier_host(int proc, uint64_t *key_p) GCM_INTERNAL;
+/* The hierarchy as a topology mapping target (lco/lco_map.h): for each
+ * of the n world processes procs[], its key at every level between the
+ * world and the single processes (the host, then the hardware levels
+ * kept), outermost first, in keys[i * *nlevels_p + l]; keys holds n *
+ * GCM_MPI_HIER_LEVELS_MAX. 0, or -1 before the hierarchy exists or for a
+ * process index out of range. */
+#define GCM_MPI_HIER_LEVELS_MAX 8
+int gcm_mpi_hier_target(int n, const int procs[], uint64_t *keys,
+                        int *nlevels_p) GCM_INTERNAL;
 /* The value of predefined attribute MPIX_DEPTH or MPIX_MAX_DEPTH (NULL
  * before the hierarchy exists). */
 const int *gcm_mpi_hier_attr(int keyval) GCM_INTERNAL;

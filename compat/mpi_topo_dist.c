@@ -90,9 +90,9 @@ static int check_info_arg(MPI_Comm comm, MPI_Info info, const char *call)
 
 /* A distributed graph topology owning the given arrays (NULL weights:
  * unweighted). On failure it frees them and returns NULL. */
-static struct gcm_mpi_topo *dist_topo_new(int indeg, int *srcs, int *sw,
-                                          int outdeg, int *dsts, int *dw,
-                                          int weighted)
+struct gcm_mpi_topo *gcm_mpi_topo_dist_new(int indeg, int *srcs, int *sw,
+                                           int outdeg, int *dsts, int *dw,
+                                           int weighted)
 {
     struct gcm_mpi_topo *t = calloc(1, sizeof(*t));
 
@@ -117,20 +117,192 @@ static struct gcm_mpi_topo *dist_topo_new(int indeg, int *srcs, int *sw,
 }
 
 /* The whole of parent as the new group (distributed graphs keep every
- * process). */
-static int derive_all(MPI_Comm parent, struct gcm_mpi_topo *t,
-                      const char *call, MPI_Comm *newcomm)
+ * process), in the order procs gives (NULL: parent's). */
+static int derive_all(MPI_Comm parent, const int *procs, int myrank,
+                      struct gcm_mpi_topo *t, const char *call,
+                      MPI_Comm *newcomm)
 {
-    int *procs = gcm_mpi_topo_first_procs(parent, parent->size);
+    int *own = NULL;
     int rc;
 
     if (procs == NULL) {
-        gcm_mpi_topo_destroy(t);
-        return gcm_mpi_topo_no_mem(parent, call);
+        own = gcm_mpi_topo_first_procs(parent, parent->size);
+        if (own == NULL) {
+            gcm_mpi_topo_destroy(t);
+            return gcm_mpi_topo_no_mem(parent, call);
+        }
+        procs  = own;
+        myrank = parent->rank;
     }
-    rc = gcm_mpi_topo_derive(parent, parent->size, procs, parent->rank, t,
-                             call, newcomm);
-    free(procs);
+    rc = gcm_mpi_topo_derive(parent, parent->size, procs, myrank, t, call,
+                             newcomm);
+    free(own);
+    return rc;
+}
+
+/* The record of this process for the agreement: its checks' verdict rc,
+ * its reorder and hints (info), and two counts. */
+static void dist_rec(MPI_Comm comm, int rc, int reorder, MPI_Info info,
+                     int count, int count2, const char *call,
+                     gcm_mpi_topo_rec_t *rec)
+{
+    gcm_mpi_topo_hints_t h = { GCM_LCO_MAP_SCOTCH, GCM_LCO_MAP_TIME_DEFAULT };
+
+    memset(rec, 0, sizeof(*rec));
+    if (rc == MPI_SUCCESS) {
+        rc = gcm_mpi_topo_hints(comm, info, call, &h);
+    }
+    rec->err     = rc;
+    rec->reorder = (reorder != 0);
+    rec->count   = count;
+    rec->count2  = count2;
+    rec->method  = h.method;
+    rec->time    = h.time;
+}
+
+/* Slots 0..n-1: every process of the old communicator plays a node. */
+static int *all_slots(int n)
+{
+    int *slots = malloc((n > 0 ? (size_t)n : 1u) * sizeof(int));
+    int v;
+
+    if (slots != NULL) {
+        for (v = 0; v < n; v++) {
+            slots[v] = v;
+        }
+    }
+    return slots;
+}
+
+/*
+ * The mapping graph of n nodes from ne edges (src, dst, weight; weights
+ * ignored, 1 each, if !weighted): CSR arrays the caller frees. 0, or -1
+ * without memory.
+ */
+static int edges_csr(int n, int ne, const int *src, const int *dst,
+                     const int *w, int stride, int weighted,
+                     gcm_lco_map_graph_t *g, int **xadj_p, int **adj_p,
+                     int **wgt_p)
+{
+    int *xadj = calloc((size_t)n + 1, sizeof(int));
+    int *adj  = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
+    int *wgt  = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
+    int *fill = malloc(((size_t)n + 1) * sizeof(int));
+    int i, v;
+
+    *xadj_p = xadj;
+    *adj_p  = adj;
+    *wgt_p  = wgt;
+    if (xadj == NULL || adj == NULL || wgt == NULL || fill == NULL) {
+        free(fill);
+        return -1;
+    }
+    for (i = 0; i < ne; i++) {
+        xadj[src[(size_t)i * stride] + 1]++;
+    }
+    for (v = 0; v < n; v++) {
+        xadj[v + 1] += xadj[v];
+        fill[v] = xadj[v];
+    }
+    for (i = 0; i < ne; i++) {
+        int k = fill[src[(size_t)i * stride]]++;
+
+        adj[k] = dst[(size_t)i * stride];
+        wgt[k] = weighted ? w[(size_t)i * stride] : 1;
+    }
+    free(fill);
+    *g = (gcm_lco_map_graph_t){ n, xadj, adj, wgt };
+    return 0;
+}
+
+/*
+ * reorder in MPI_Dist_graph_create_adjacent: the lists of every process
+ * are gathered (each as [weighted, sources, source weights, destinations,
+ * destination weights], weights 1 when unweighted), the graph of all of
+ * them mapped, and the process that becomes rank v takes the lists old
+ * rank v gave (their ranks name nodes, which are the new ranks).
+ */
+static int adjacent_reordered(MPI_Comm comm, const gcm_mpi_topo_rec_t *all,
+                              const int *mine, const char *call,
+                              int *procs, struct gcm_mpi_topo **t_p,
+                              int *myrank_p)
+{
+    int n = comm->size, r, k, rc;
+    int *counts = malloc((size_t)n * sizeof(int));
+    int *slots  = all_slots(n);
+    int *displs = NULL, *lists = NULL, *src = NULL, *dst = NULL, *w = NULL;
+    int *xadj = NULL, *adj = NULL, *wgt = NULL;
+    long long ne = 0;
+    gcm_lco_map_graph_t g;
+
+    if (counts == NULL || slots == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm, call);
+        goto out;
+    }
+    for (r = 0; r < n; r++) {
+        counts[r] = 1 + 2 * (all[r].count + all[r].count2);
+        ne       += all[r].count + all[r].count2;
+    }
+    rc = gcm_mpi_topo_gather_ints(comm, mine, counts, INT_MAX, call, &lists,
+                                  &displs, NULL);
+    if (rc != MPI_SUCCESS) {
+        goto out;
+    }
+    src = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
+    dst = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
+    w   = malloc((ne > 0 ? (size_t)ne : 1u) * sizeof(int));
+    if (src == NULL || dst == NULL || w == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm, call);
+        goto out;
+    }
+    /* Both lists of every node count: an edge given at both ends weighs
+     * twice, one given at one end only still weighs. */
+    for (r = 0, k = 0; r < n; r++) {
+        const int *l = lists + displs[r] + 1;
+        int in = all[r].count, out = all[r].count2, i;
+
+        for (i = 0; i < in; i++, k++) {
+            src[k] = r;
+            dst[k] = l[i];
+            w[k]   = l[in + i];
+        }
+        for (i = 0; i < out; i++, k++) {
+            src[k] = r;
+            dst[k] = l[2 * in + i];
+            w[k]   = l[2 * in + out + i];
+        }
+    }
+    if (edges_csr(n, (int)ne, src, dst, w, 1, 1, &g, &xadj, &adj, &wgt) != 0) {
+        rc = gcm_mpi_topo_no_mem(comm, call);
+        goto out;
+    }
+    rc = gcm_mpi_topo_map(comm, &g, n, slots, all, call, procs, myrank_p);
+    if (rc == MPI_SUCCESS) {
+        const int *l = lists + displs[*myrank_p];
+        int in = all[*myrank_p].count, out = all[*myrank_p].count2;
+        int weighted = l[0];
+
+        *t_p = gcm_mpi_topo_dist_new(
+            in, gcm_mpi_topo_ints_dup(l + 1, in),
+            weighted ? gcm_mpi_topo_ints_dup(l + 1 + in, in) : NULL, out,
+            gcm_mpi_topo_ints_dup(l + 1 + 2 * in, out),
+            weighted ? gcm_mpi_topo_ints_dup(l + 1 + 2 * in + out, out) : NULL,
+            weighted);
+        if (*t_p == NULL) {
+            rc = gcm_mpi_topo_no_mem(comm, call);
+        }
+    }
+out:
+    free(counts);
+    free(displs);
+    free(slots);
+    free(lists);
+    free(src);
+    free(dst);
+    free(w);
+    free(xadj);
+    free(adj);
+    free(wgt);
     return rc;
 }
 
@@ -142,15 +314,18 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
                                     int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char call[] = "MPI_Dist_graph_create_adjacent";
-    struct gcm_mpi_topo *t;
-    int rc, weighted;
+    struct gcm_mpi_topo *t = NULL;
+    gcm_mpi_topo_rec_t mine, *all = NULL;
+    int *procs = NULL, *slots = NULL, *pack = NULL;
+    int rc, weighted, myrank = -1, i, packlen = 0;
 
-    (void)reorder;  /* identity mapping: see the top of the file */
     rc = gcm_mpi_topo_check_intra(comm_old, call);
-    if (rc == MPI_SUCCESS) {
-        rc = check_edges(comm_old, indegree, sources, sourceweights,
-                         "sources", call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
     }
+    /* From here on every process takes part in the agreement. */
+    rc = check_edges(comm_old, indegree, sources, sourceweights,
+                     "sources", call);
     if (rc == MPI_SUCCESS) {
         rc = check_edges(comm_old, outdegree, destinations, destweights,
                          "destinations", call);
@@ -158,53 +333,89 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree,
     if (rc == MPI_SUCCESS) {
         rc = check_info_arg(comm_old, info, call);
     }
+    if (rc == MPI_SUCCESS && comm_dist_graph == NULL) {
+        rc = gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
+                           "comm_dist_graph is NULL");
+    }
+    dist_rec(comm_old, rc, reorder, info, rc == MPI_SUCCESS ? indegree : 0,
+             rc == MPI_SUCCESS ? outdegree : 0, call, &mine);
+    rc = gcm_mpi_topo_agree(comm_old, &mine, MPI_ERR_ARG, "arguments", call,
+                            &all);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (comm_dist_graph == NULL) {
-        return gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
-                             "comm_dist_graph is NULL");
-    }
     /* MPI_UNWEIGHTED is given for both lists or neither (MPI-3.1 7.5.4). */
     weighted = !is_unweighted(sourceweights) && !is_unweighted(destweights);
-    t = dist_topo_new(indegree, gcm_mpi_topo_ints_dup(sources, indegree),
-                      weighted ? gcm_mpi_topo_ints_dup(
-                                     indegree > 0 ? sourceweights : NULL,
-                                     indegree)
-                               : NULL,
-                      outdegree,
-                      gcm_mpi_topo_ints_dup(destinations, outdegree),
-                      weighted ? gcm_mpi_topo_ints_dup(
-                                     outdegree > 0 ? destweights : NULL,
-                                     outdegree)
-                               : NULL,
-                      weighted);
-    if (t == NULL) {
-        return gcm_mpi_topo_no_mem(comm_old, call);
+    slots = all_slots(comm_old->size);
+    procs = malloc((size_t)comm_old->size * sizeof(int));
+    if (slots == NULL || procs == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm_old, call);
+        goto out;
     }
-    return derive_all(comm_old, t, call, comm_dist_graph);
+    if (gcm_mpi_topo_wants_map(comm_old, all, comm_old->size, slots)) {
+        packlen = 1 + 2 * (indegree + outdegree);
+        pack    = malloc((size_t)packlen * sizeof(int));
+        if (pack == NULL) {
+            rc = gcm_mpi_topo_no_mem(comm_old, call);
+            goto out;
+        }
+        pack[0] = weighted;
+        for (i = 0; i < indegree; i++) {
+            pack[1 + i]            = sources[i];
+            pack[1 + indegree + i] = weighted ? sourceweights[i] : 1;
+        }
+        for (i = 0; i < outdegree; i++) {
+            pack[1 + 2 * indegree + i] = destinations[i];
+            pack[1 + 2 * indegree + outdegree + i] =
+                weighted ? destweights[i] : 1;
+        }
+        rc = adjacent_reordered(comm_old, all, pack, call, procs, &t,
+                                &myrank);
+        if (rc != MPI_SUCCESS) {
+            goto out;
+        }
+        rc = derive_all(comm_old, procs, myrank, t, call, comm_dist_graph);
+        goto out;
+    }
+    t = gcm_mpi_topo_dist_new(
+        indegree, gcm_mpi_topo_ints_dup(sources, indegree),
+        weighted ? gcm_mpi_topo_ints_dup(indegree > 0 ? sourceweights : NULL,
+                                         indegree)
+                 : NULL,
+        outdegree, gcm_mpi_topo_ints_dup(destinations, outdegree),
+        weighted ? gcm_mpi_topo_ints_dup(outdegree > 0 ? destweights : NULL,
+                                         outdegree)
+                 : NULL,
+        weighted);
+    if (t == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm_old, call);
+        goto out;
+    }
+    rc = derive_all(comm_old, NULL, -1, t, call, comm_dist_graph);
+out:
+    free(all);
+    free(slots);
+    free(procs);
+    free(pack);
+    return rc;
 }
 GCM_MPI_ALIAS(Dist_graph_create_adjacent)
 
-/* One edge as MPI_Dist_graph_create ships it to its two ends. */
-typedef struct dist_edge {
-    int src;
-    int dst;
-    int weight;
-} dist_edge_t;
+typedef gcm_mpi_topo_edge_t dist_edge_t;
 
 /*
- * Sends every edge this process was given to its source and its
- * destination (once if they are the same process), and collects the
- * edges that start or end here: MPI_Alltoall of the counts, then
- * MPI_Alltoallv of the edges. Edges are kept in (giver rank, order given)
- * order at both ends, so that the k-th of several edges a -> b is the k-th
- * at a and at b, which is what neighbour collectives match messages by.
- * The collectives raise their own failures on comm.
+ * Sends every edge this process has to owner1[i] and, unless it is -1,
+ * owner2[i], and collects the edges sent here: MPI_Alltoall of the
+ * counts, then MPI_Alltoallv of the edges. Edges are kept in (giver rank,
+ * order given) order at both ends, so that the k-th of several edges a ->
+ * b is the k-th at a and at b, which is what neighbour collectives match
+ * messages by. The collectives raise their own failures on comm.
  */
-static int dist_exchange(MPI_Comm comm, int nedges, const dist_edge_t *mine,
-                         const int *owner2, dist_edge_t **got_p,
-                         int *ngot_p, const char *call)
+int gcm_mpi_topo_exchange_edges(MPI_Comm comm, int nedges,
+                                const gcm_mpi_topo_edge_t *mine,
+                                const int *owner1, const int *owner2,
+                                gcm_mpi_topo_edge_t **got_p, int *ngot_p,
+                                const char *call)
 {
     int size = comm->size;
     int *scount = calloc((size_t)size, sizeof(int));
@@ -228,9 +439,8 @@ static int dist_exchange(MPI_Comm comm, int nedges, const dist_edge_t *mine,
                            nedges);
         goto out;
     }
-    /* owner2[i] is the second end of edge i, or -1 if it is the first. */
     for (i = 0; i < nedges; i++) {
-        scount[mine[i].src]++;
+        scount[owner1[i]]++;
         if (owner2[i] >= 0) {
             scount[owner2[i]]++;
         }
@@ -246,7 +456,7 @@ static int dist_exchange(MPI_Comm comm, int nedges, const dist_edge_t *mine,
         goto out;
     }
     for (i = 0; i < nedges; i++) {
-        sbuf[fill[mine[i].src]++] = mine[i];
+        sbuf[fill[owner1[i]]++] = mine[i];
         if (owner2[i] >= 0) {
             sbuf[fill[owner2[i]]++] = mine[i];
         }
@@ -299,77 +509,17 @@ out:
     return rc;
 }
 
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
-                           const int degrees[], const int destinations[],
-                           const int *weights, MPI_Info info, int reorder,
-                           MPI_Comm *comm_dist_graph)
+/*
+ * This process's lists from the edges it got (in the order got): in-edges
+ * those ending at node me, out-edges those starting there (an edge from a
+ * node to itself is both). The weights only if weighted. NULL: no memory.
+ */
+static struct gcm_mpi_topo *dist_lists(const dist_edge_t *got, int ngot,
+                                       int me, int weighted)
 {
-    static const char call[] = "MPI_Dist_graph_create";
-    dist_edge_t *mine = NULL, *got = NULL;
-    int *owner2 = NULL, *srcs = NULL, *sw = NULL, *dsts = NULL, *dw = NULL;
-    int rc, i, j, k, nedges = 0, ngot = 0, indeg = 0, outdeg = 0;
-    int weighted, me;
-    struct gcm_mpi_topo *t;
+    int *srcs, *dsts, *sw = NULL, *dw = NULL;
+    int i, j, k, indeg = 0, outdeg = 0;
 
-    (void)reorder;  /* identity mapping: see the top of the file */
-    rc = gcm_mpi_topo_check_intra(comm_old, call);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (n < 0) {
-        return gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
-                             "n (%d) is negative", n);
-    }
-    if (n > 0 && (sources == NULL || degrees == NULL)) {
-        return gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
-                             "sources or degrees is NULL");
-    }
-    for (i = 0; i < n; i++) {
-        if (degrees[i] < 0 || nedges > INT_MAX - degrees[i]) {
-            return gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
-                                 "degrees[%d] = %d is negative or too "
-                                 "large", i, degrees[i]);
-        }
-        nedges += degrees[i];
-    }
-    rc = check_ranks(comm_old, n, sources, "sources", call);
-    if (rc == MPI_SUCCESS) {
-        rc = check_edges(comm_old, nedges, destinations, weights,
-                         "destinations", call);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = check_info_arg(comm_old, info, call);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (comm_dist_graph == NULL) {
-        return gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
-                             "comm_dist_graph is NULL");
-    }
-    weighted = !is_unweighted(weights);
-    mine   = malloc((nedges > 0 ? (size_t)nedges : 1u) * sizeof(*mine));
-    owner2 = malloc((nedges > 0 ? (size_t)nedges : 1u) * sizeof(int));
-    if (mine == NULL || owner2 == NULL) {
-        free(mine);
-        free(owner2);
-        return gcm_mpi_topo_no_mem(comm_old, call);
-    }
-    for (i = 0, k = 0; i < n; i++) {
-        for (j = 0; j < degrees[i]; j++, k++) {
-            mine[k].src    = sources[i];
-            mine[k].dst    = destinations[k];
-            mine[k].weight = (weighted && nedges > 0) ? weights[k] : 0;
-            owner2[k] = (mine[k].dst != mine[k].src) ? mine[k].dst : -1;
-        }
-    }
-    rc = dist_exchange(comm_old, nedges, mine, owner2, &got, &ngot, call);
-    free(mine);
-    free(owner2);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    me = comm_old->rank;
     for (i = 0; i < ngot; i++) {
         indeg  += (got[i].dst == me);
         outdeg += (got[i].src == me);
@@ -398,21 +548,196 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
             }
         }
     }
-    free(got);
-    t = dist_topo_new(indeg, srcs, sw, outdeg, dsts, dw, weighted);
-    if (t == NULL) {
-        return gcm_mpi_topo_no_mem(comm_old, call);
+    return gcm_mpi_topo_dist_new(indeg, srcs, sw, outdeg, dsts, dw, weighted);
+}
+
+/*
+ * reorder in MPI_Dist_graph_create: every process gets every edge (an
+ * allgatherv, in (giver rank, order given) order, the order the exchange
+ * without reordering keeps too), the graph is mapped, and the process
+ * that becomes rank v keeps the edges of node v.
+ */
+static int create_reordered(MPI_Comm comm, const gcm_mpi_topo_rec_t *all,
+                            const dist_edge_t *mine, int weighted,
+                            const char *call, int *procs,
+                            struct gcm_mpi_topo **t_p, int *myrank_p)
+{
+    int n = comm->size, r, rc;
+    int *counts = malloc((size_t)n * sizeof(int));
+    int *slots  = all_slots(n);
+    int *displs = NULL, *xadj = NULL, *adj = NULL, *wgt = NULL;
+    dist_edge_t *edges = NULL;
+    long long total = 0;
+    gcm_lco_map_graph_t g;
+
+    if (counts == NULL || slots == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm, call);
+        goto out;
     }
-    return derive_all(comm_old, t, call, comm_dist_graph);
+    for (r = 0; r < n; r++) {
+        counts[r] = 3 * all[r].count;
+    }
+    _Static_assert(sizeof(dist_edge_t) == 3 * sizeof(int),
+                   "an edge travels as three ints");
+    rc = gcm_mpi_topo_gather_ints(comm, (const int *)mine, counts, INT_MAX,
+                                  call, (int **)&edges, &displs, &total);
+    if (rc != MPI_SUCCESS) {
+        goto out;
+    }
+    if (edges_csr(n, (int)(total / 3), &edges[0].src, &edges[0].dst,
+                  &edges[0].weight, 3, weighted, &g, &xadj, &adj,
+                  &wgt) != 0) {
+        rc = gcm_mpi_topo_no_mem(comm, call);
+        goto out;
+    }
+    rc = gcm_mpi_topo_map(comm, &g, n, slots, all, call, procs, myrank_p);
+    if (rc == MPI_SUCCESS) {
+        *t_p = dist_lists(edges, (int)(total / 3), *myrank_p, weighted);
+        if (*t_p == NULL) {
+            rc = gcm_mpi_topo_no_mem(comm, call);
+        }
+    }
+out:
+    free(counts);
+    free(displs);
+    free(slots);
+    free(edges);
+    free(xadj);
+    free(adj);
+    free(wgt);
+    return rc;
+}
+
+int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[],
+                           const int degrees[], const int destinations[],
+                           const int *weights, MPI_Info info, int reorder,
+                           MPI_Comm *comm_dist_graph)
+{
+    static const char call[] = "MPI_Dist_graph_create";
+    dist_edge_t *mine = NULL, *got = NULL;
+    int *owner1 = NULL, *owner2 = NULL, *procs = NULL, *slots = NULL;
+    int rc, i, j, k, nedges = 0, ngot = 0, weighted, myrank = -1;
+    gcm_mpi_topo_rec_t rec, *all = NULL;
+    struct gcm_mpi_topo *t = NULL;
+
+    rc = gcm_mpi_topo_check_intra(comm_old, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    /* From here on every process takes part in the agreement. */
+    if (n < 0) {
+        rc = gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
+                           "n (%d) is negative", n);
+    } else if (n > 0 && (sources == NULL || degrees == NULL)) {
+        rc = gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
+                           "sources or degrees is NULL");
+    }
+    for (i = 0; rc == MPI_SUCCESS && i < n; i++) {
+        if (degrees[i] < 0 || nedges > INT_MAX / 3 - degrees[i]) {
+            rc = gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
+                               "degrees[%d] = %d is negative or too "
+                               "large", i, degrees[i]);
+        } else {
+            nedges += degrees[i];
+        }
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = check_ranks(comm_old, n, sources, "sources", call);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = check_edges(comm_old, nedges, destinations, weights,
+                         "destinations", call);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = check_info_arg(comm_old, info, call);
+    }
+    if (rc == MPI_SUCCESS && comm_dist_graph == NULL) {
+        rc = gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
+                           "comm_dist_graph is NULL");
+    }
+    dist_rec(comm_old, rc, reorder, info, rc == MPI_SUCCESS ? nedges : 0, 0,
+             call, &rec);
+    rc = gcm_mpi_topo_agree(comm_old, &rec, MPI_ERR_ARG, "arguments", call,
+                            &all);
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    weighted = !is_unweighted(weights);
+    mine   = malloc((nedges > 0 ? (size_t)nedges : 1u) * sizeof(*mine));
+    owner1 = malloc((nedges > 0 ? (size_t)nedges : 1u) * sizeof(int));
+    owner2 = malloc((nedges > 0 ? (size_t)nedges : 1u) * sizeof(int));
+    slots  = all_slots(comm_old->size);
+    procs  = malloc((size_t)comm_old->size * sizeof(int));
+    if (mine == NULL || owner1 == NULL || owner2 == NULL || slots == NULL ||
+        procs == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm_old, call);
+        goto out;
+    }
+    for (i = 0, k = 0; i < n; i++) {
+        for (j = 0; j < degrees[i]; j++, k++) {
+            mine[k].src    = sources[i];
+            mine[k].dst    = destinations[k];
+            mine[k].weight = (weighted && nedges > 0) ? weights[k] : 0;
+            owner1[k] = mine[k].src;
+            owner2[k] = (mine[k].dst != mine[k].src) ? mine[k].dst : -1;
+        }
+    }
+    if (gcm_mpi_topo_wants_map(comm_old, all, comm_old->size, slots)) {
+        rc = create_reordered(comm_old, all, mine, weighted, call, procs,
+                              &t, &myrank);
+        if (rc == MPI_SUCCESS) {
+            rc = derive_all(comm_old, procs, myrank, t, call,
+                            comm_dist_graph);
+        }
+        goto out;
+    }
+    rc = gcm_mpi_topo_exchange_edges(comm_old, nedges, mine, owner1, owner2,
+                                     &got, &ngot, call);
+    if (rc != MPI_SUCCESS) {
+        goto out;
+    }
+    t = dist_lists(got, ngot, comm_old->rank, weighted);
+    if (t == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm_old, call);
+        goto out;
+    }
+    rc = derive_all(comm_old, NULL, -1, t, call, comm_dist_graph);
+out:
+    free(all);
+    free(mine);
+    free(owner1);
+    free(owner2);
+    free(slots);
+    free(procs);
+    free(got);
+    return rc;
 }
 GCM_MPI_ALIAS(Dist_graph_create)
+
+/*
+ * comm's distributed graph, or its graph: a graph's edges are each
+ * process's in- and out-edges alike, weighted by their multiplicity when
+ * the graph comes from MPIX_Graph_create.
+ */
+static int dist_or_graph(MPI_Comm comm, const char *call,
+                         struct gcm_mpi_topo **t_p)
+{
+    int rc = gcm_mpi_topo_get(comm, 0, call, t_p);
+
+    if (rc == MPI_SUCCESS && (*t_p)->kind == MPI_CART) {
+        return gcm_mpi_raise(comm, MPI_ERR_TOPOLOGY, call,
+                             "the communicator has a Cartesian topology, "
+                             "not a (distributed) graph one");
+    }
+    return rc;
+}
 
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree,
                                     int *outdegree, int *weighted)
 {
     static const char call[] = "MPI_Dist_graph_neighbors_count";
     struct gcm_mpi_topo *t = NULL;
-    int rc = gcm_mpi_topo_get(comm, MPI_DIST_GRAPH, call, &t);
+    int rc = dist_or_graph(comm, call, &t);
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -420,6 +745,11 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree,
     if (indegree == NULL || outdegree == NULL || weighted == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
                              "indegree, outdegree or weighted is NULL");
+    }
+    if (t->kind == MPI_GRAPH) {
+        *indegree = *outdegree = t->degree;
+        *weighted = t->scalable;
+        return MPI_SUCCESS;
     }
     *indegree  = t->indegree;
     *outdegree = t->outdegree;
@@ -440,10 +770,19 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[],
 {
     static const char call[] = "MPI_Dist_graph_neighbors";
     struct gcm_mpi_topo *t = NULL;
-    int rc = gcm_mpi_topo_get(comm, MPI_DIST_GRAPH, call, &t);
+    struct gcm_mpi_topo view;
+    int rc = dist_or_graph(comm, call, &t);
 
     if (rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (t->kind == MPI_GRAPH) {
+        memset(&view, 0, sizeof(view));
+        view.indegree = view.outdegree = t->degree;
+        view.sources = view.destinations = t->nbrs;
+        view.sourceweights = view.destweights = t->nbr_weights;
+        view.weighted = t->scalable;
+        t = &view;
     }
     if (maxindegree < 0 || maxoutdegree < 0) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,

@@ -52,56 +52,134 @@ static int check_graph(MPI_Comm comm, int nnodes, const int index[],
     return MPI_SUCCESS;
 }
 
+/* The CSR form of MPI_Graph_create's arguments, for the mapping. */
+static gcm_lco_map_graph_t graph_csr(int nnodes, const int index[],
+                                     const int edges[], int *xadj)
+{
+    int v;
+
+    xadj[0] = 0;
+    for (v = 0; v < nnodes; v++) {
+        xadj[v + 1] = index[v];
+    }
+    return (gcm_lco_map_graph_t){ nnodes, xadj, edges, NULL };
+}
+
+/* The topology of node v of MPI_Graph_create's graph (NULL: no memory). */
+static struct gcm_mpi_topo *graph_topo_new(int nnodes, const int index[],
+                                           const int edges[], int v)
+{
+    struct gcm_mpi_topo *t = calloc(1, sizeof(*t));
+    int first = (v > 0) ? index[v - 1] : 0, k;
+
+    if (t == NULL) {
+        return NULL;
+    }
+    t->kind        = MPI_GRAPH;
+    t->nnodes      = nnodes;
+    t->nedges      = index[nnodes - 1];
+    t->index       = gcm_mpi_topo_ints_dup(index, nnodes);
+    t->edges       = gcm_mpi_topo_ints_dup(edges, t->nedges);
+    t->degree      = index[v] - first;
+    t->nbrs        = gcm_mpi_topo_ints_dup(edges + first, t->degree);
+    t->nbr_weights = malloc((t->degree > 0 ? (size_t)t->degree : 1u) *
+                            sizeof(int));
+    if (t->index == NULL || t->edges == NULL || t->nbrs == NULL ||
+        t->nbr_weights == NULL) {
+        gcm_mpi_topo_destroy(t);
+        return NULL;
+    }
+    for (k = 0; k < t->degree; k++) {
+        t->nbr_weights[k] = 1;
+    }
+    return t;
+}
+
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[],
                       const int edges[], int reorder, MPI_Comm *comm_graph)
 {
     static const char call[] = "MPI_Graph_create";
     struct gcm_mpi_topo *t = NULL;
-    int *procs = NULL;
-    int rc, member, nedges;
+    gcm_mpi_topo_rec_t mine, *all = NULL;
+    int *procs = NULL, *slots = NULL, *xadj = NULL;
+    int rc, v, myrank;
 
-    (void)reorder;  /* identity mapping: see the top of the file */
     rc = gcm_mpi_topo_check_intra(comm_old, call);
-    if (rc == MPI_SUCCESS) {
-        rc = check_graph(comm_old, nnodes, index, edges, call);
-    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (comm_graph == NULL) {
-        return gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
-                             "comm_graph is NULL");
+    /* From here on every process takes part in the agreement, so that a
+     * bad argument or a graph that differs fails everywhere. */
+    memset(&mine, 0, sizeof(mine));
+    mine.err = check_graph(comm_old, nnodes, index, edges, call);
+    if (mine.err == MPI_SUCCESS && comm_graph == NULL) {
+        mine.err = gcm_mpi_raise(comm_old, MPI_ERR_ARG, call,
+                                 "comm_graph is NULL");
+    }
+    mine.reorder = (reorder != 0);
+    mine.method  = GCM_LCO_MAP_SCOTCH;
+    mine.time    = GCM_LCO_MAP_TIME_DEFAULT;
+    if (mine.err == MPI_SUCCESS) {
+        mine.args = gcm_mpi_topo_hash_ints(0, &nnodes, 1);
+        if (nnodes > 0) {
+            mine.args = gcm_mpi_topo_hash_ints(mine.args, index, nnodes);
+            mine.args = gcm_mpi_topo_hash_ints(mine.args, edges,
+                                               index[nnodes - 1]);
+        }
+    }
+    rc = gcm_mpi_topo_agree(comm_old, &mine, MPI_ERR_ARG,
+                            "nnodes, index or edges", call, &all);
+    if (rc != MPI_SUCCESS) {
+        return rc;
     }
     /* No nodes: MPI_COMM_NULL everywhere, and every member skips the
      * derivation alike, so identities stay in step. */
     if (nnodes == 0) {
+        free(all);
         *comm_graph = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    member = (comm_old->rank < nnodes);
-    nedges = index[nnodes - 1];
-    procs  = gcm_mpi_topo_first_procs(comm_old, nnodes);
-    if (procs != NULL && member) {
-        t = calloc(1, sizeof(*t));
-        if (t != NULL) {
-            t->kind   = MPI_GRAPH;
-            t->nnodes = nnodes;
-            t->nedges = nedges;
-            t->index  = gcm_mpi_topo_ints_dup(index, nnodes);
-            t->edges  = gcm_mpi_topo_ints_dup(edges, nedges);
-            if (t->index == NULL || t->edges == NULL) {
-                gcm_mpi_topo_destroy(t);
-                t = NULL;
-            }
+    procs = malloc((size_t)nnodes * sizeof(int));
+    slots = malloc((size_t)nnodes * sizeof(int));
+    xadj  = malloc(((size_t)nnodes + 1) * sizeof(int));
+    if (procs == NULL || slots == NULL || xadj == NULL) {
+        rc = gcm_mpi_topo_no_mem(comm_old, call);
+        goto out;
+    }
+    /* Node v is new rank v; the processes of old ranks 0..nnodes-1
+     * play them, each its own node unless the mapping moves it. */
+    myrank = -1;
+    for (v = 0; v < nnodes; v++) {
+        slots[v] = v;
+        procs[v] = gcm_mpi_comm_proc(comm_old, v);
+        if (v == comm_old->rank) {
+            myrank = v;
         }
     }
-    if (procs == NULL || (member && t == NULL)) {
-        free(procs);
-        return gcm_mpi_topo_no_mem(comm_old, call);
+    if (gcm_mpi_topo_wants_map(comm_old, all, nnodes, slots)) {
+        gcm_lco_map_graph_t g = graph_csr(nnodes, index, edges, xadj);
+
+        rc = gcm_mpi_topo_map(comm_old, &g, nnodes, slots, all, call, procs,
+                              &myrank);
+        if (rc != MPI_SUCCESS) {
+            goto out;
+        }
     }
-    rc = gcm_mpi_topo_derive(comm_old, member ? nnodes : 0, procs,
-                             comm_old->rank, t, call, comm_graph);
+    if (myrank >= 0) {
+        t = graph_topo_new(nnodes, index, edges, myrank);
+        if (t == NULL) {
+            /* Others are in the collective derivation already. */
+            rc = gcm_mpi_topo_no_mem(comm_old, call);
+            goto out;
+        }
+    }
+    rc = gcm_mpi_topo_derive(comm_old, myrank >= 0 ? nnodes : 0, procs,
+                             myrank, t, call, comm_graph);
+out:
+    free(all);
     free(procs);
+    free(slots);
+    free(xadj);
     return rc;
 }
 GCM_MPI_ALIAS(Graph_create)
@@ -144,20 +222,48 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[],
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
                              "index or edges is NULL");
     }
+    if (t->index == NULL) {
+        rc = gcm_mpi_topo_sgraph_gather(comm, t, call);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    }
     gcm_mpi_topo_copy_some(index, t->index, t->nnodes, maxindex);
     gcm_mpi_topo_copy_some(edges, t->edges, t->nedges, maxedges);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Graph_get)
 
-/* The neighbours of node rank: edges[first..first+count-1]. */
-void gcm_mpi_topo_graph_adjacency(const struct gcm_mpi_topo *t, int rank,
-                                  int *first_p, int *count_p)
+/* The neighbours of node rank of comm's graph t, in *nbrs_p and
+ * *count_p: this process's own always, another's only once the whole
+ * graph is known (else MPI_ERR_TOPOLOGY). */
+static int graph_adjacency(MPI_Comm comm, const struct gcm_mpi_topo *t,
+                           int rank, const char *call, const int **nbrs_p,
+                           int *count_p)
 {
-    int first = (rank > 0) ? t->index[rank - 1] : 0;
+    int first;
 
-    *first_p = first;
+    if (rank < 0 || rank >= t->nnodes) {
+        return gcm_mpi_raise(comm, MPI_ERR_RANK, call,
+                             "rank %d is not a node (0..%d)", rank,
+                             t->nnodes - 1);
+    }
+    if (rank == comm->rank) {
+        *nbrs_p  = t->nbrs;
+        *count_p = t->degree;
+        return MPI_SUCCESS;
+    }
+    if (t->index == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_TOPOLOGY, call,
+                             "a graph from MPIX_Graph_create knows the "
+                             "neighbours of rank %d only once MPI_Graph_get "
+                             "(collective the first time) gathered it",
+                             rank);
+    }
+    first    = (rank > 0) ? t->index[rank - 1] : 0;
+    *nbrs_p  = t->edges + first;
     *count_p = t->index[rank] - first;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
@@ -165,21 +271,15 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     static const char call[] = "MPI_Graph_neighbors_count";
     struct gcm_mpi_topo *t = NULL;
     int rc = gcm_mpi_topo_get(comm, MPI_GRAPH, call, &t);
-    int first;
+    const int *nbrs;
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (rank < 0 || rank >= t->nnodes) {
-        return gcm_mpi_raise(comm, MPI_ERR_RANK, call,
-                             "rank %d is not a node (0..%d)", rank,
-                             t->nnodes - 1);
-    }
     if (nneighbors == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "nneighbors is NULL");
     }
-    gcm_mpi_topo_graph_adjacency(t, rank, &first, nneighbors);
-    return MPI_SUCCESS;
+    return graph_adjacency(comm, t, rank, call, &nbrs, nneighbors);
 }
 GCM_MPI_ALIAS(Graph_neighbors_count)
 
@@ -189,23 +289,21 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors,
     static const char call[] = "MPI_Graph_neighbors";
     struct gcm_mpi_topo *t = NULL;
     int rc = gcm_mpi_topo_get(comm, MPI_GRAPH, call, &t);
-    int first, count;
+    const int *nbrs = NULL;
+    int count = 0;
 
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (rank < 0 || rank >= t->nnodes) {
-        return gcm_mpi_raise(comm, MPI_ERR_RANK, call,
-                             "rank %d is not a node (0..%d)", rank,
-                             t->nnodes - 1);
     }
     if (maxneighbors < 0 || (maxneighbors > 0 && neighbors == NULL)) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
                              "maxneighbors is negative or neighbors NULL");
     }
-    gcm_mpi_topo_graph_adjacency(t, rank, &first, &count);
-    gcm_mpi_topo_copy_some(neighbors, t->edges + first, count, maxneighbors);
-    return MPI_SUCCESS;
+    rc = graph_adjacency(comm, t, rank, call, &nbrs, &count);
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_topo_copy_some(neighbors, nbrs, count, maxneighbors);
+    }
+    return rc;
 }
 GCM_MPI_ALIAS(Graph_neighbors)
 
@@ -224,8 +322,34 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[],
     if (newrank == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "newrank is NULL");
     }
-    *newrank = (comm->rank < nnodes) ? comm->rank : MPI_UNDEFINED;
-    return MPI_SUCCESS;
+    *newrank = MPI_UNDEFINED;
+    if (comm->rank < nnodes) {
+        /* What MPI_Graph_create with reorder on every process gives:
+         * the same mapping, computed here alone (no message). */
+        int *procs = malloc((size_t)nnodes * sizeof(int));
+        int *slots = malloc((size_t)nnodes * sizeof(int));
+        int *xadj  = malloc(((size_t)nnodes + 1) * sizeof(int));
+        int v, myrank = comm->rank;
+
+        if (procs == NULL || slots == NULL || xadj == NULL) {
+            rc = gcm_mpi_topo_no_mem(comm, call);
+        } else {
+            gcm_lco_map_graph_t g = graph_csr(nnodes, index, edges, xadj);
+
+            for (v = 0; v < nnodes; v++) {
+                slots[v] = v;
+            }
+            rc = gcm_mpi_topo_map(comm, &g, nnodes, slots, NULL, call, procs,
+                                  &myrank);
+        }
+        if (rc == MPI_SUCCESS) {
+            *newrank = myrank;
+        }
+        free(procs);
+        free(slots);
+        free(xadj);
+    }
+    return rc;
 }
 GCM_MPI_ALIAS(Graph_map)
 

@@ -33,7 +33,6 @@ static int get_neighbors(MPI_Comm comm, const char *call, nbr_lists_t *l)
 {
     struct gcm_mpi_topo *t = NULL;
     int rc = gcm_mpi_topo_get(comm, 0, call, &t);
-    int first;
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -46,9 +45,8 @@ static int get_neighbors(MPI_Comm comm, const char *call, nbr_lists_t *l)
         l->cart = 1;
         break;
     case MPI_GRAPH:
-        gcm_mpi_topo_graph_adjacency(t, comm->rank, &first, &l->indeg);
-        l->outdeg = l->indeg;
-        l->in = l->out = t->edges + first;
+        l->indeg = l->outdeg = t->degree;
+        l->in = l->out = t->nbrs;
         break;
     default:
         l->indeg  = t->indegree;

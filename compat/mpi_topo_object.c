@@ -35,6 +35,8 @@ void gcm_mpi_topo_destroy(struct gcm_mpi_topo *t)
     free(t->cart_nbrs);
     free(t->index);
     free(t->edges);
+    free(t->nbrs);
+    free(t->nbr_weights);
     free(t->sources);
     free(t->sourceweights);
     free(t->destinations);
@@ -54,6 +56,7 @@ static struct gcm_mpi_topo *topo_clone(const struct gcm_mpi_topo *t)
     *c = *t;
     c->dims = c->periods = c->cart_nbrs = NULL;
     c->index = c->edges = NULL;
+    c->nbrs = c->nbr_weights = NULL;
     c->sources = c->sourceweights = NULL;
     c->destinations = c->destweights = NULL;
     switch (t->kind) {
@@ -64,9 +67,14 @@ static struct gcm_mpi_topo *topo_clone(const struct gcm_mpi_topo *t)
         ok = (c->dims != NULL && c->periods != NULL && c->cart_nbrs != NULL);
         break;
     case MPI_GRAPH:
-        c->index = gcm_mpi_topo_ints_dup(t->index, t->nnodes);
-        c->edges = gcm_mpi_topo_ints_dup(t->edges, t->nedges);
-        ok = (c->index != NULL && c->edges != NULL);
+        if (t->index != NULL) {
+            c->index = gcm_mpi_topo_ints_dup(t->index, t->nnodes);
+            c->edges = gcm_mpi_topo_ints_dup(t->edges, t->nedges);
+            ok = (c->index != NULL && c->edges != NULL);
+        }
+        c->nbrs        = gcm_mpi_topo_ints_dup(t->nbrs, t->degree);
+        c->nbr_weights = gcm_mpi_topo_ints_dup(t->nbr_weights, t->degree);
+        ok = ok && c->nbrs != NULL && c->nbr_weights != NULL;
         break;
     default:
         c->sources      = gcm_mpi_topo_ints_dup(t->sources, t->indegree);

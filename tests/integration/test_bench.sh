@@ -132,6 +132,34 @@ if grep -vqE '^(allreduce|bcast)_2x2,' <<<"$out"; then
     echo "FAIL: --ops allreduce,bcast --label 2x2 printed other rows"
     echo "$out"; fail=1
 fi
+# The topo group: MPIX_Graph_create's time with reorder 0 and 1 on two
+# emulated hosts, and the halo exchange example's CSV rows.
+exe=$work/mpi_topo_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_topo_bench.c"; then
+    echo "FAIL: mpi_topo_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" -n 4 --hosts a,b,a,b --bind-to none \
+      "$exe" gencomm-mpi --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_topo_bench (4) exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_topo_bench gencomm-mpi --quick, 4 processes" gencomm-mpi 2 \
+    "$out"
+grep -q '^graph_create_r1_np4,0,gencomm-mpi,' <<<"$out" ||
+    { echo "FAIL: mpi_topo_bench: no graph_create_r1_np4 row"; fail=1; }
+out=$(timeout 120 "$b/tools/gcrun" -n 4 --hosts a,b,a,b --bind-to none \
+      "$b/examples/stencil_map" --quick --block 8 --csv x --label 2h 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: stencil_map --csv exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "stencil_map --quick --csv" x 2 "$out"
+grep -qE '^halo_cut_2h_reorder1,0,x,[0-9]+,edges$' <<<"$out" ||
+    { echo "FAIL: stencil_map: no halo_cut_2h_reorder1 row"; echo "$out"
+      fail=1; }
+
+exe=$work/mpi_coll_bench.gencomm
 out=$(timeout 60 "$b/tools/gcrun" -n 2 "$exe" x --ops scan 2>&1)
 rc=$?
 if [ $rc -ne 2 ] || ! grep -q "unknown operation 'scan'" <<<"$out"; then

@@ -210,6 +210,21 @@ if expect_rc 0; then
     expect_count 1 'asking job connected through the name service'
 fi
 
+# stencil_map: the 4 x 4 grid on two hosts laid out round-robin cuts 12
+# of its 24 edges with reorder 0 and 4 with reorder 1; on 4 hosts 12 and
+# 8; halos are checked by the program.
+run 16 --hosts a,b,a,b,a,b,a,b,a,b,a,b,a,b,a,b --bind-to none \
+    "$examples/stencil_map" --rounds 5 --block 8
+if expect_rc 0; then
+    expect_line 'reorder 0: 4 x 4 grid, 12 of 24 grid edges between hosts'
+    expect_line 'reorder 1: 4 x 4 grid, 4 of 24 grid edges between hosts'
+fi
+run 16 --hosts a,b,c,d,a,b,c,d,a,b,c,d,a,b,c,d --bind-to none \
+    "$examples/stencil_map" --rounds 5 --block 8
+if expect_rc 0; then
+    expect_line 'reorder 1: 4 x 4 grid, 8 of 24 grid edges between hosts'
+fi
+
 if [ "$failures" -ne 0 ]; then
     echo "$failures check(s) failed"
     exit 1

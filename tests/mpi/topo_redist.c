@@ -16,32 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, wsize, failures;
+#include "topo_check.h"
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d)\n", wrank);                                \
-            fflush(stdout);                                               \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
-
-#define EXPECT(want, call)                                                \
-    do {                                                                  \
-        int code_ = (call), class_ = -1;                                  \
-        if (code_ == MPI_SUCCESS) {                                       \
-            CHECK(0, "%s succeeded, want %s", #call, #want);              \
-        } else {                                                          \
-            MPI_Error_class(code_, &class_);                              \
-            CHECK(class_ == (want), "%s: class %d, want %s (%d)", #call,  \
-                  class_, #want, (want));                                 \
-        }                                                                 \
-    } while (0)
+static int wsize;
 
 static int relate(MPI_Comm a, MPI_Comm b)
 {
