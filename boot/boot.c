@@ -3,7 +3,7 @@
  */
 #include "config.h"
 
-#include "boot/boot.h"
+#include "boot/boot_impl.h"
 
 #include <stdatomic.h>
 
@@ -39,20 +39,28 @@ typedef struct gcm_boot_kv {
     unsigned char       value[];
 } gcm_boot_kv_t;
 
+gcm_boot_config_t gcm_boot_config;
+
+static const gcm_config_entry_t gcm_boot_config_entries[] = {
+    GCM_CFG_WORDS("GENCOMM_BOOT", "detect|pmix|pmi1|singleton",
+                  gcm_boot_config.boot,
+                  "the bootstrap: detect the launcher, or force one"),
+    GCM_CFG_TEXT("GENCOMM_HOSTNAME", gcm_boot_config.hostname,
+                 "the host name this process reports (else gethostname())"),
+};
+GCM_CONFIG_REGISTER(boot, gcm_boot_config_entries)
+
 static gcm_boot_kind_t gcm_boot_choose(void)
 {
-    const char *forced = getenv("GENCOMM_BOOT");
-
-    if (forced != NULL) {
-        if (strcmp(forced, "pmix") == 0) {
-            return GCM_BOOT_PMIX;
-        } else if (strcmp(forced, "pmi1") == 0) {
-            return GCM_BOOT_PMI1;
-        } else if (strcmp(forced, "singleton") == 0) {
-            return GCM_BOOT_SINGLETON;
-        }
-        fprintf(stderr, "gencomm: warning: GENCOMM_BOOT='%s' is not one of "
-                "pmix, pmi1, singleton; detecting the launcher\n", forced);
+    switch (gcm_boot_config.boot) {
+    case GCM_BOOT_FORCE_PMIX:
+        return GCM_BOOT_PMIX;
+    case GCM_BOOT_FORCE_PMI1:
+        return GCM_BOOT_PMI1;
+    case GCM_BOOT_FORCE_SINGLETON:
+        return GCM_BOOT_SINGLETON;
+    default:
+        break;
     }
     /* PMI-1 first: gcrun and Hydra set PMI_FD; an outer PMIx launcher's
      * variables may leak into a nested gcrun job, never the reverse. */
@@ -67,7 +75,7 @@ static gcm_boot_kind_t gcm_boot_choose(void)
 
 gcm_status_t gcm_boot_init(void)
 {
-    const char *host = getenv("GENCOMM_HOSTNAME");
+    const char *host = gcm_boot_config.hostname;
     gcm_status_t status;
 
     memset(&gcm_boot, 0, sizeof(gcm_boot));

@@ -129,37 +129,4 @@ void gcm_boot_note_failed(int rank) GCM_INTERNAL;
 void gcm_boot_abort(int code, const char *msg) GCM_INTERNAL
     __attribute__((noreturn));
 
-/* ---- backends (boot_pmi1.c, boot_pmix.c) -------------------------------- */
-
-typedef struct gcm_boot_ops {
-    gcm_status_t (*put)(const char *key, const void *value, size_t len);
-    gcm_status_t (*fence)(void);
-    gcm_status_t (*get)(int rank, const char *key, void *buf, size_t *len_p);
-    int          (*event_fd)(void);
-    void         (*poll_events)(void);
-    /* cause: the rank whose failure this abort follows, or -1. */
-    void         (*abort)(int code, int cause, const char *msg);
-    void         (*finalize)(void);
-    /* The name service (NULL: none). */
-    gcm_status_t (*publish)(const char *service, const char *port);
-    gcm_status_t (*lookup)(const char *service, char *port, size_t len);
-    gcm_status_t (*unpublish)(const char *service);
-    /* Dynamic processes (NULL: not supported). */
-    gcm_status_t (*spawn)(int count, const gcm_boot_spawn_cmd_t cmds[],
-                          const char *parent_port, int errcodes[]);
-    gcm_status_t (*parent_port)(char *port, size_t len);
-    int          (*appnum)(void);
-    int          (*universe)(void);
-} gcm_boot_ops_t;
-
-/* Each backend's init returns GCM_OK and fills rank, size and jobid. */
-gcm_status_t gcm_boot_pmi1_init(int *rank_p, int *size_p, char *jobid,
-                                size_t jobid_len, const gcm_boot_ops_t **ops_p)
-    GCM_INTERNAL;
-gcm_status_t gcm_boot_pmix_init(int *rank_p, int *size_p, char *jobid,
-                                size_t jobid_len, const gcm_boot_ops_t **ops_p)
-    GCM_INTERNAL;
-/* Backends report a dead peer through this. */
-void gcm_boot_report_peer_died(int rank) GCM_INTERNAL;
-
 #endif /* GCM_BOOT_H */

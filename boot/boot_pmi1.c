@@ -10,7 +10,7 @@
  */
 #include "config.h"
 
-#include "boot/boot.h"
+#include "boot/boot_impl.h"
 #include "boot/boot_pmi1_line.h"
 
 #include <errno.h>

@@ -4,7 +4,7 @@
  */
 #include "config.h"
 
-#include "boot/boot.h"
+#include "boot/boot_impl.h"
 
 #include <pmix.h>
 #include <limits.h>

@@ -99,7 +99,7 @@ void gcm_coll_alltoall(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                        const gcm_coll_hier_t *h, const gcm_coll_blocks_t *sb,
                        const gcm_coll_blocks_t *rb, int in_place, int uniform)
 {
-    int algo = gcm_config.coll_alltoall;
+    int algo = gcm_coll_config.alltoall;
     size_t blk;
 
     blk = gcm_coll_bytes(s, sb->type[0], sb->count[0], 0);
@@ -111,14 +111,14 @@ void gcm_coll_alltoall(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     /* Through the leaders only while blocks are small: they carry every
      * block of their node, which pays for itself in fewer messages. */
     if (gcm_coll_hier_use(h, 0) &&
-        (gcm_config.coll_hier == GCM_COLL_HIER_ON ||
-         blk <= gcm_config.coll_alltoall_small)) {
+        (gcm_coll_config.hier == GCM_COLL_HIER_ON ||
+         blk <= gcm_coll_config.alltoall_small)) {
         gcm_coll_trace("alltoall", "hier", g, blk);
         gcm_coll_hier_alltoall(s, g, h, sb, rb);
         return;
     }
     if (algo == GCM_COLL_AUTO) {
-        algo = (blk <= gcm_config.coll_alltoall_small && g->size > 2) ?
+        algo = (blk <= gcm_coll_config.alltoall_small && g->size > 2) ?
                GCM_COLL_ALLTOALL_BRUCK : GCM_COLL_ALLTOALL_PAIRWISE;
     }
     if (algo == GCM_COLL_ALLTOALL_BRUCK) {

@@ -85,7 +85,7 @@ void gcm_coll_fanin(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, int root)
 void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                       const gcm_coll_hier_t *h)
 {
-    int algo = gcm_config.coll_barrier;
+    int algo = gcm_coll_config.barrier;
 
     if (gcm_coll_hier_use(h, 0)) {
         gcm_coll_trace("barrier", "hier", g, 0);
@@ -96,7 +96,7 @@ void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
      * linear form takes two. */
     if (algo == GCM_COLL_AUTO) {
         algo = (g->size > 2 &&
-                (unsigned)g->size <= gcm_config.coll_barrier_linear_max) ?
+                (unsigned)g->size <= gcm_coll_config.barrier_linear_max) ?
                GCM_COLL_BARRIER_LINEAR : GCM_COLL_BARRIER_DISSEMINATION;
     }
     if (algo == GCM_COLL_BARRIER_LINEAR) {
@@ -214,17 +214,17 @@ void gcm_coll_bcast_scatter_allgather(gcm_coll_sched_t *s,
 void gcm_coll_bcast_bytes(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                           void *p, size_t len, int root)
 {
-    int algo = gcm_config.coll_bcast;
+    int algo = gcm_coll_config.bcast;
 
     if (g->size == 1) {
         return;
     }
     if (algo == GCM_COLL_AUTO) {
-        if (len >= gcm_config.coll_bcast_large) {
+        if (len >= gcm_coll_config.bcast_large) {
             algo = (g->size > 2) ? GCM_COLL_BCAST_SCATTER_ALLGATHER :
                                    GCM_COLL_BCAST_BINOMIAL;
         } else {
-            algo = ((unsigned)g->size <= gcm_config.coll_bcast_linear_max) ?
+            algo = ((unsigned)g->size <= gcm_coll_config.bcast_linear_max) ?
                    GCM_COLL_BCAST_LINEAR : GCM_COLL_BCAST_BINOMIAL;
         }
     }

@@ -253,7 +253,7 @@ void gcm_coll_gather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                      int mcount, gcm_coll_type_h mtype,
                      const gcm_coll_layout_t *l, int root, int in_place)
 {
-    int algo = gcm_config.coll_gather;
+    int algo = gcm_coll_config.gather;
     size_t blk;
 
     const char *what = (to_root != 0) ? "gather" : "scatter";
@@ -274,7 +274,7 @@ void gcm_coll_gather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         return;
     }
     if (algo == GCM_COLL_AUTO) {
-        algo = (blk < gcm_config.coll_gather_large) ?
+        algo = (blk < gcm_coll_config.gather_large) ?
                GCM_COLL_GATHER_BINOMIAL : GCM_COLL_GATHER_LINEAR;
     }
     gcm_coll_trace(what, (algo == GCM_COLL_GATHER_BINOMIAL) ? "binomial" :
@@ -381,7 +381,7 @@ void gcm_coll_allgather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                         int scount, gcm_coll_type_h stype,
                         const gcm_coll_layout_t *l)
 {
-    int size = g->size, algo = gcm_config.coll_allgather, i;
+    int size = g->size, algo = gcm_coll_config.allgather, i;
     int pof2 = (size & (size - 1)) == 0;
     size_t total = 0;
 
@@ -404,7 +404,7 @@ void gcm_coll_allgather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     if (l->counts != NULL) {
         algo = GCM_COLL_ALLGATHER_RING;
     } else if (algo == GCM_COLL_AUTO) {
-        if (total >= gcm_config.coll_allgather_large) {
+        if (total >= gcm_coll_config.allgather_large) {
             algo = GCM_COLL_ALLGATHER_RING;
         } else {
             algo = pof2 ? GCM_COLL_ALLGATHER_RECDBL :

@@ -286,7 +286,7 @@ void gcm_coll_hier_free(gcm_coll_hier_t *h)
 
 int gcm_coll_hier_enabled(void)
 {
-    return gcm_config.coll_hier != GCM_COLL_HIER_OFF;
+    return gcm_coll_config.hier != GCM_COLL_HIER_OFF;
 }
 
 int gcm_coll_hier_use(const gcm_coll_hier_t *h, int in_order)
@@ -294,7 +294,7 @@ int gcm_coll_hier_use(const gcm_coll_hier_t *h, int in_order)
     if (h == NULL || h->size < 2) {
         return 0;
     }
-    switch (gcm_config.coll_hier) {
+    switch (gcm_coll_config.hier) {
     case GCM_COLL_HIER_OFF:
         return 0;
     case GCM_COLL_HIER_ON:
@@ -474,7 +474,7 @@ void gcm_coll_hier_reduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
 int gcm_coll_hier_multi(const gcm_coll_hier_t *h, int count, size_t bytes)
 {
     return h->nnodes > 1 && h->minnode > 1 && count >= h->minnode &&
-           bytes >= gcm_config.coll_reduce_large;
+           bytes >= gcm_coll_config.reduce_large;
 }
 
 /*

@@ -8,21 +8,107 @@
 
 #include "coll/coll.h"
 
-/* The words of each GENCOMM_COLL_* setting, in util/util.c's order (the
- * setting holds the index; 0 is "auto" for all). */
+/* ---- settings (coll_config.c) ------------------------------------------
+ *
+ * The choices of each GENCOMM_COLL_* setting, one X-macro per collective:
+ * _(PREFIX, NAME, word) gives the constant PREFIX_NAME and the word of the
+ * setting. 0 is "auto" for all; the others count from 1 in list order,
+ * and the table's word list is made from the same macro, so the two
+ * cannot drift apart.
+ */
+#define GCM_COLL_HIER_CHOICES(_, _p) \
+    _(_p, OFF, 0) _(_p, ON, 1)
+#define GCM_COLL_BARRIER_CHOICES(_, _p) \
+    _(_p, DISSEMINATION, dissemination) _(_p, LINEAR, linear)
+#define GCM_COLL_BCAST_CHOICES(_, _p) \
+    _(_p, BINOMIAL, binomial) _(_p, SCATTER_ALLGATHER, scatter_allgather) \
+    _(_p, LINEAR, linear)
+#define GCM_COLL_REDUCE_CHOICES(_, _p) \
+    _(_p, BINOMIAL, binomial) _(_p, RABENSEIFNER, rabenseifner)
+#define GCM_COLL_ALLREDUCE_CHOICES(_, _p) \
+    _(_p, RECDBL, recursive_doubling) _(_p, RABENSEIFNER, rabenseifner)
+#define GCM_COLL_RS_CHOICES(_, _p) \
+    _(_p, HALVING, recursive_halving) \
+    _(_p, REDUCE_SCATTERV, reduce_scatterv)
+#define GCM_COLL_SCAN_CHOICES(_, _p) \
+    _(_p, LINEAR, linear) _(_p, RECDBL, recursive_doubling)
+#define GCM_COLL_GATHER_CHOICES(_, _p) \
+    _(_p, BINOMIAL, binomial) _(_p, LINEAR, linear)
+#define GCM_COLL_ALLGATHER_CHOICES(_, _p) \
+    _(_p, RECDBL, recursive_doubling) _(_p, BRUCK, bruck) _(_p, RING, ring)
+#define GCM_COLL_ALLTOALL_CHOICES(_, _p) \
+    _(_p, BRUCK, bruck) _(_p, PAIRWISE, pairwise)
+
+#define GCM_COLL_CHOICE_ENUM(_p, _name, _word) _p##_##_name,
+#define GCM_COLL_CHOICE_WORD(_p, _name, _word) "|" #_word
+/* The constants of one collective's choices (auto is 0). */
+#define GCM_COLL_CHOICE_CONSTANTS(_choices, _p) \
+    enum { _p##_AUTO_ = 0, _choices(GCM_COLL_CHOICE_ENUM, _p) };
+/* The word list of one collective's setting: "auto|...". */
+#define GCM_COLL_CHOICE_WORDS(_choices) \
+    "auto" _choices(GCM_COLL_CHOICE_WORD, _)
+
 enum { GCM_COLL_AUTO = 0 };
-enum { GCM_COLL_HIER_OFF = 1, GCM_COLL_HIER_ON = 2 };
-enum { GCM_COLL_BARRIER_DISSEMINATION = 1, GCM_COLL_BARRIER_LINEAR = 2 };
-enum { GCM_COLL_BCAST_BINOMIAL = 1, GCM_COLL_BCAST_SCATTER_ALLGATHER = 2,
-       GCM_COLL_BCAST_LINEAR = 3 };
-enum { GCM_COLL_REDUCE_BINOMIAL = 1, GCM_COLL_REDUCE_RABENSEIFNER = 2 };
-enum { GCM_COLL_ALLREDUCE_RECDBL = 1, GCM_COLL_ALLREDUCE_RABENSEIFNER = 2 };
-enum { GCM_COLL_RS_HALVING = 1, GCM_COLL_RS_REDUCE_SCATTERV = 2 };
-enum { GCM_COLL_SCAN_LINEAR = 1, GCM_COLL_SCAN_RECDBL = 2 };
-enum { GCM_COLL_GATHER_BINOMIAL = 1, GCM_COLL_GATHER_LINEAR = 2 };
-enum { GCM_COLL_ALLGATHER_RECDBL = 1, GCM_COLL_ALLGATHER_BRUCK = 2,
-       GCM_COLL_ALLGATHER_RING = 3 };
-enum { GCM_COLL_ALLTOALL_BRUCK = 1, GCM_COLL_ALLTOALL_PAIRWISE = 2 };
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_HIER_CHOICES, GCM_COLL_HIER)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_BARRIER_CHOICES, GCM_COLL_BARRIER)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_BCAST_CHOICES, GCM_COLL_BCAST)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_REDUCE_CHOICES, GCM_COLL_REDUCE)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLREDUCE_CHOICES, GCM_COLL_ALLREDUCE)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_RS_CHOICES, GCM_COLL_RS)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_SCAN_CHOICES, GCM_COLL_SCAN)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_GATHER_CHOICES, GCM_COLL_GATHER)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLGATHER_CHOICES, GCM_COLL_ALLGATHER)
+GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
+
+/*
+ * Defaults of the collectives' thresholds (bytes, or processes for the
+ * scan): coll/README.md says where they come from. Data of at least
+ * BCAST_LARGE bytes is broadcast by scatter and allgather; reductions of
+ * at least REDUCE_LARGE bytes use recursive halving (commutative
+ * operators); gather and scatter blocks of at least GATHER_LARGE bytes go
+ * straight to and from the root; allgather of a total of at least
+ * ALLGATHER_LARGE bytes runs in a ring; all-to-all blocks of at most
+ * ALLTOALL_SMALL bytes take Bruck's algorithm; scans over at most
+ * SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte pieces;
+ * barriers over 3 to BARRIER_LINEAR_MAX processes gather at rank 0, which
+ * releases the others; broadcasts below BCAST_LARGE bytes over at most
+ * BCAST_LINEAR_MAX processes go from the root to each.
+ */
+#define GCM_COLL_BCAST_LARGE      32768
+#define GCM_COLL_REDUCE_LARGE     16384
+#define GCM_COLL_GATHER_LARGE     65536
+#define GCM_COLL_ALLGATHER_LARGE  65536
+#define GCM_COLL_ALLTOALL_SMALL   256
+#define GCM_COLL_SCAN_LINEAR_MAX  4
+#define GCM_COLL_BARRIER_LINEAR_MAX 4
+#define GCM_COLL_BCAST_LINEAR_MAX 4
+#define GCM_COLL_SEGMENT          65536
+
+/* coll/'s settings: the choices (constants above) and the thresholds of
+ * the automatic choice. */
+typedef struct gcm_coll_config {
+    int      hier;                /* GENCOMM_COLL_HIER */
+    int      barrier;             /* GENCOMM_COLL_BARRIER */
+    int      bcast;               /* GENCOMM_COLL_BCAST */
+    int      reduce;              /* GENCOMM_COLL_REDUCE */
+    int      allreduce;           /* GENCOMM_COLL_ALLREDUCE */
+    int      reduce_scatter;      /* GENCOMM_COLL_REDUCE_SCATTER */
+    int      scan;                /* GENCOMM_COLL_SCAN */
+    int      gather;              /* GENCOMM_COLL_GATHER */
+    int      allgather;           /* GENCOMM_COLL_ALLGATHER */
+    int      alltoall;            /* GENCOMM_COLL_ALLTOALL */
+    size_t   bcast_large;         /* GENCOMM_COLL_BCAST_LARGE */
+    size_t   reduce_large;        /* GENCOMM_COLL_REDUCE_LARGE */
+    size_t   gather_large;        /* GENCOMM_COLL_GATHER_LARGE */
+    size_t   allgather_large;     /* GENCOMM_COLL_ALLGATHER_LARGE */
+    size_t   alltoall_small;      /* GENCOMM_COLL_ALLTOALL_SMALL */
+    unsigned scan_linear_max;     /* GENCOMM_COLL_SCAN_LINEAR_MAX */
+    unsigned barrier_linear_max;  /* GENCOMM_COLL_BARRIER_LINEAR_MAX */
+    unsigned bcast_linear_max;    /* GENCOMM_COLL_BCAST_LINEAR_MAX */
+    size_t   segment;             /* GENCOMM_COLL_SEGMENT */
+} gcm_coll_config_t;
+
+extern gcm_coll_config_t gcm_coll_config GCM_INTERNAL;
 
 /* Says at debug level which algorithm a call runs, so that the choice
  * can be followed (and the tests can check it) with

@@ -371,10 +371,10 @@ void gcm_coll_reduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                           gcm_coll_type_h type, gcm_coll_op_h op, int root)
 {
     size_t len = gcm_coll_bytes(s, type, count, 0);
-    int algo = gcm_config.coll_reduce;
+    int algo = gcm_coll_config.reduce;
 
     if (algo == GCM_COLL_AUTO) {
-        algo = (len >= gcm_config.coll_reduce_large &&
+        algo = (len >= gcm_coll_config.reduce_large &&
                 count >= gcm_coll_pof2(g->size)) ?
                GCM_COLL_REDUCE_RABENSEIFNER : GCM_COLL_REDUCE_BINOMIAL;
     }
@@ -410,8 +410,8 @@ static int coll_reduce_hier(const gcm_coll_sched_t *s,
     if (g->size < 2 || !gcm_coll_hier_use(h, !commutative)) {
         return 0;
     }
-    return gcm_config.coll_hier == GCM_COLL_HIER_ON || !commutative ||
-           gcm_coll_bytes(s, type, count, 0) < gcm_config.coll_reduce_large;
+    return gcm_coll_config.hier == GCM_COLL_HIER_ON || !commutative ||
+           gcm_coll_bytes(s, type, count, 0) < gcm_coll_config.reduce_large;
 }
 
 void gcm_coll_reduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
@@ -433,10 +433,10 @@ void gcm_coll_allreduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                              gcm_coll_type_h type, gcm_coll_op_h op)
 {
     size_t len = gcm_coll_bytes(s, type, count, 0);
-    int algo = gcm_config.coll_allreduce;
+    int algo = gcm_coll_config.allreduce;
 
     if (algo == GCM_COLL_AUTO) {
-        algo = (len >= gcm_config.coll_reduce_large &&
+        algo = (len >= gcm_coll_config.reduce_large &&
                 count >= gcm_coll_pof2(g->size)) ?
                GCM_COLL_ALLREDUCE_RABENSEIFNER : GCM_COLL_ALLREDUCE_RECDBL;
     }
@@ -541,7 +541,7 @@ void gcm_coll_reduce_scatter(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                              const int *counts, gcm_coll_type_h type,
                              gcm_coll_op_h op)
 {
-    int size = g->size, algo = gcm_config.coll_reduce_scatter, i;
+    int size = g->size, algo = gcm_coll_config.reduce_scatter, i;
     int *cnt = gcm_coll_alloc(s, (size_t)size * sizeof(int));
     int *disp = gcm_coll_alloc(s, (size_t)(size + 1) * sizeof(int));
     const void *in = (sbuf == GCM_COLL_IN_PLACE) ? rbuf : sbuf;
@@ -641,8 +641,8 @@ static void coll_scan_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     size_t esize = s->ops->size(type);
     void *x = NULL;
 
-    if (esize > 0 && gcm_config.coll_segment / esize < (size_t)count) {
-        seg = (int)(gcm_config.coll_segment / esize);
+    if (esize > 0 && gcm_coll_config.segment / esize < (size_t)count) {
+        seg = (int)(gcm_coll_config.segment / esize);
         seg = (seg < 1) ? 1 : seg;
     }
     if (rank > 0 && (exclusive == 0 || rank < size - 1)) {
@@ -679,7 +679,7 @@ void gcm_coll_scan(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                    const void *sbuf, void *rbuf, int count,
                    gcm_coll_type_h type, gcm_coll_op_h op, int exclusive)
 {
-    int algo = gcm_config.coll_scan;
+    int algo = gcm_coll_config.scan;
     const void *in = sbuf;
 
     if (sbuf == GCM_COLL_IN_PLACE) {
@@ -698,7 +698,7 @@ void gcm_coll_scan(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         return;
     }
     if (algo == GCM_COLL_AUTO) {
-        algo = ((unsigned)g->size <= gcm_config.coll_scan_linear_max) ?
+        algo = ((unsigned)g->size <= gcm_coll_config.scan_linear_max) ?
                GCM_COLL_SCAN_LINEAR : GCM_COLL_SCAN_RECDBL;
     }
     if (algo == GCM_COLL_SCAN_LINEAR) {

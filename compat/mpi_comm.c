@@ -23,6 +23,7 @@
 #include "compat/mpi_impl.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -68,9 +68,9 @@ static struct {
     MPI_Comm            node[GCM_HIER_RAW];
     int                 depth;
     int                 max_depth;
-} gcm_hier;
+} gcm_mpi_hier;
 
-static uint64_t gcm_hier_mix(uint64_t parent, uint64_t v)
+static uint64_t gcm_mpi_hier_mix(uint64_t parent, uint64_t v)
 {
     uint64_t buf[2] = { parent, v };
 
@@ -80,8 +80,8 @@ static uint64_t gcm_hier_mix(uint64_t parent, uint64_t v)
 /* The chained keys of one process from its record. The process level's
  * key is never compared (only ranks tell processes apart), but a
  * distinct value keeps the table uniform. */
-static void gcm_hier_chain(const gcm_mpi_hier_rec_t *rec, int proc,
-                           uint64_t keys[GCM_HIER_RAW])
+static void gcm_mpi_hier_chain(const gcm_mpi_hier_rec_t *rec, int proc,
+                               uint64_t keys[GCM_HIER_RAW])
 {
     int h;
 
@@ -91,18 +91,18 @@ static void gcm_hier_chain(const gcm_mpi_hier_rec_t *rec, int proc,
         uint64_t parent = keys[GCM_HIER_HW0 + h - 1];
 
         keys[GCM_HIER_HW0 + h] = (rec->idx[h] >= 0) ?
-            gcm_hier_mix(parent, (uint64_t)rec->idx[h] + 1) : parent;
+            gcm_mpi_hier_mix(parent, (uint64_t)rec->idx[h] + 1) : parent;
     }
-    keys[GCM_HIER_SELF] = gcm_hier_mix(keys[GCM_HIER_SELF - 1],
-                                       (uint64_t)proc + 0x8000000000000000u);
+    keys[GCM_HIER_SELF] = gcm_mpi_hier_mix(
+        keys[GCM_HIER_SELF - 1], (uint64_t)proc + 0x8000000000000000u);
 }
 
-static uint64_t gcm_hier_key(int proc, int raw)
+static uint64_t gcm_mpi_hier_key(int proc, int raw)
 {
-    return gcm_hier.keys[(size_t)proc * GCM_HIER_RAW + (size_t)raw];
+    return gcm_mpi_hier.keys[(size_t)proc * GCM_HIER_RAW + (size_t)raw];
 }
 
-static int gcm_hier_cmp_u64(const void *a, const void *b)
+static int gcm_mpi_hier_cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -111,14 +111,14 @@ static int gcm_hier_cmp_u64(const void *a, const void *b)
 
 /* How many groups raw level raw has (keys refine level by level, so equal
  * counts mean equal partitions). */
-static int gcm_hier_ngroups(int raw, uint64_t *scratch)
+static int gcm_mpi_hier_ngroups(int raw, uint64_t *scratch)
 {
-    int n = gcm_hier.nprocs, p, count = 1;
+    int n = gcm_mpi_hier.nprocs, p, count = 1;
 
     for (p = 0; p < n; p++) {
-        scratch[p] = gcm_hier_key(p, raw);
+        scratch[p] = gcm_mpi_hier_key(p, raw);
     }
-    qsort(scratch, (size_t)n, sizeof(uint64_t), gcm_hier_cmp_u64);
+    qsort(scratch, (size_t)n, sizeof(uint64_t), gcm_mpi_hier_cmp_u64);
     for (p = 1; p < n; p++) {
         count += scratch[p] != scratch[p - 1];
     }
@@ -126,14 +126,14 @@ static int gcm_hier_ngroups(int raw, uint64_t *scratch)
 }
 
 /* Members of this process's group at raw level raw, in world order. */
-static int gcm_hier_members(int raw, int *procs, int *myrank)
+static int gcm_mpi_hier_members(int raw, int *procs, int *myrank)
 {
     int me = MPI_COMM_WORLD->rank, p, n = 0;
-    uint64_t mykey = gcm_hier_key(me, raw);
+    uint64_t mykey = gcm_mpi_hier_key(me, raw);
 
-    for (p = 0; p < gcm_hier.nprocs; p++) {
+    for (p = 0; p < gcm_mpi_hier.nprocs; p++) {
         if ((raw == GCM_HIER_SELF) ? (p == me) :
-            (gcm_hier_key(p, raw) == mykey)) {
+            (gcm_mpi_hier_key(p, raw) == mykey)) {
             if (p == me) {
                 *myrank = n;
             }
@@ -144,38 +144,38 @@ static int gcm_hier_members(int raw, int *procs, int *myrank)
 }
 
 /* Chooses the levels from the raw ones (see the top of the file). */
-static void gcm_hier_choose_levels(uint64_t *scratch)
+static void gcm_mpi_hier_choose_levels(uint64_t *scratch)
 {
-    int n = gcm_hier.nprocs, prev, raw, count, last;
+    int n = gcm_mpi_hier.nprocs, prev, raw, count, last;
 
-    gcm_hier.nlevels   = 0;
-    gcm_hier.raw_of[gcm_hier.nlevels++] = 0;
-    gcm_hier.raw_of[gcm_hier.nlevels++] = GCM_HIER_HOST;
-    prev = gcm_hier_ngroups(GCM_HIER_HOST, scratch);
+    gcm_mpi_hier.nlevels   = 0;
+    gcm_mpi_hier.raw_of[gcm_mpi_hier.nlevels++] = 0;
+    gcm_mpi_hier.raw_of[gcm_mpi_hier.nlevels++] = GCM_HIER_HOST;
+    prev = gcm_mpi_hier_ngroups(GCM_HIER_HOST, scratch);
     last = prev;
     for (raw = GCM_HIER_HW0; raw < GCM_HIER_SELF; raw++) {
-        count = gcm_hier_ngroups(raw, scratch);
+        count = gcm_mpi_hier_ngroups(raw, scratch);
         if ((count > prev) && (count < n)) {
-            gcm_hier.raw_of[gcm_hier.nlevels++] = raw;
+            gcm_mpi_hier.raw_of[gcm_mpi_hier.nlevels++] = raw;
             last = count;
         }
         prev = count;
     }
     if (last < n) {
-        gcm_hier.raw_of[gcm_hier.nlevels++] = GCM_HIER_SELF;
+        gcm_mpi_hier.raw_of[gcm_mpi_hier.nlevels++] = GCM_HIER_SELF;
     }
-    gcm_hier.max_depth = gcm_hier.nlevels - 1;
+    gcm_mpi_hier.max_depth = gcm_mpi_hier.nlevels - 1;
 }
 
 /* (key, process) pairs, sorted to count the members of each group. */
-typedef struct gcm_hier_kp {
+typedef struct gcm_mpi_hier_kp {
     uint64_t key;
     int      proc;
-} gcm_hier_kp_t;
+} gcm_mpi_hier_kp_t;
 
-static int gcm_hier_cmp_kp(const void *a, const void *b)
+static int gcm_mpi_hier_cmp_kp(const void *a, const void *b)
 {
-    const gcm_hier_kp_t *x = a, *y = b;
+    const gcm_mpi_hier_kp_t *x = a, *y = b;
 
     if (x->key != y->key) {
         return (x->key > y->key) - (x->key < y->key);
@@ -185,33 +185,33 @@ static int gcm_hier_cmp_kp(const void *a, const void *b)
 
 /* Every process's depth: the first level from 1 at which its group has
  * it alone (the process level, when kept, has everybody alone). */
-static int gcm_hier_depths(void)
+static int gcm_mpi_hier_depths(void)
 {
-    int n = gcm_hier.nprocs, p, i, level;
-    gcm_hier_kp_t *kp = malloc((size_t)n * sizeof(*kp));
+    int n = gcm_mpi_hier.nprocs, p, i, level;
+    gcm_mpi_hier_kp_t *kp = malloc((size_t)n * sizeof(*kp));
 
-    gcm_hier.depth_of = malloc((size_t)n * sizeof(int));
-    if (kp == NULL || gcm_hier.depth_of == NULL) {
+    gcm_mpi_hier.depth_of = malloc((size_t)n * sizeof(int));
+    if (kp == NULL || gcm_mpi_hier.depth_of == NULL) {
         free(kp);
         return -1;
     }
     for (p = 0; p < n; p++) {
-        gcm_hier.depth_of[p] = gcm_hier.max_depth;
+        gcm_mpi_hier.depth_of[p] = gcm_mpi_hier.max_depth;
     }
-    for (level = gcm_hier.max_depth; level >= 1; level--) {
-        int raw = gcm_hier.raw_of[level];
+    for (level = gcm_mpi_hier.max_depth; level >= 1; level--) {
+        int raw = gcm_mpi_hier.raw_of[level];
 
         if (raw == GCM_HIER_SELF) {
             continue;
         }
         for (p = 0; p < n; p++) {
-            kp[p] = (gcm_hier_kp_t){ gcm_hier_key(p, raw), p };
+            kp[p] = (gcm_mpi_hier_kp_t){ gcm_mpi_hier_key(p, raw), p };
         }
-        qsort(kp, (size_t)n, sizeof(*kp), gcm_hier_cmp_kp);
+        qsort(kp, (size_t)n, sizeof(*kp), gcm_mpi_hier_cmp_kp);
         for (i = 0; i < n; i++) {
             if ((i == 0 || kp[i - 1].key != kp[i].key) &&
                 (i == n - 1 || kp[i + 1].key != kp[i].key)) {
-                gcm_hier.depth_of[kp[i].proc] = level;
+                gcm_mpi_hier.depth_of[kp[i].proc] = level;
             }
         }
     }
@@ -223,20 +223,20 @@ void gcm_mpi_hier_finalize(void)
 {
     int level;
 
-    for (level = 0; level < gcm_hier.nlevels; level++) {
-        MPI_Comm c = gcm_hier.node[level];
+    for (level = 0; level < gcm_mpi_hier.nlevels; level++) {
+        MPI_Comm c = gcm_mpi_hier.node[level];
 
         if ((c != MPI_COMM_WORLD) && (c != MPI_COMM_SELF) &&
             (c != MPI_COMM_NULL)) {
             c->predefined = 0;
         }
-        gcm_hier.node[level] = MPI_COMM_NULL;
+        gcm_mpi_hier.node[level] = MPI_COMM_NULL;
     }
-    free(gcm_hier.keys);
-    free(gcm_hier.depth_of);
-    gcm_hier.keys     = NULL;
-    gcm_hier.depth_of = NULL;
-    gcm_hier.ready = 0;
+    free(gcm_mpi_hier.keys);
+    free(gcm_mpi_hier.depth_of);
+    gcm_mpi_hier.keys     = NULL;
+    gcm_mpi_hier.depth_of = NULL;
+    gcm_mpi_hier.ready = 0;
 }
 
 int gcm_mpi_hier_init(void)
@@ -249,32 +249,33 @@ int gcm_mpi_hier_init(void)
     int *procs;
     int n = world->size, p, level, rc;
 
-    memset(&gcm_hier, 0, sizeof(gcm_hier));
-    gcm_hier.nprocs    = n;
-    gcm_hier.mine.host = gcm_hash64(host, strlen(host));
-    gcm_hier_hw_indices(gcm_hier.mine.idx);
+    memset(&gcm_mpi_hier, 0, sizeof(gcm_mpi_hier));
+    gcm_mpi_hier.nprocs    = n;
+    gcm_mpi_hier.mine.host = gcm_hash64(host, strlen(host));
+    gcm_lco_hier_hw_indices(gcm_mpi_hier.mine.idx);
 
     all     = malloc((size_t)n * sizeof(*all));
     scratch = malloc((size_t)n * sizeof(*scratch));
     procs   = malloc((size_t)n * sizeof(*procs));
-    gcm_hier.keys = malloc((size_t)n * GCM_HIER_RAW * sizeof(uint64_t));
+    gcm_mpi_hier.keys = malloc((size_t)n * GCM_HIER_RAW * sizeof(uint64_t));
     if ((all == NULL) || (scratch == NULL) || (procs == NULL) ||
-        (gcm_hier.keys == NULL)) {
+        (gcm_mpi_hier.keys == NULL)) {
         rc = gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
         goto out;
     }
     /* The collective raises its own failure on the world. */
-    rc = PMPI_Allgather(&gcm_hier.mine, (int)sizeof(gcm_hier.mine),
-                        MPI_BYTE, all, (int)sizeof(gcm_hier.mine), MPI_BYTE,
+    rc = PMPI_Allgather(&gcm_mpi_hier.mine, (int)sizeof(gcm_mpi_hier.mine),
+                        MPI_BYTE, all, (int)sizeof(gcm_mpi_hier.mine), MPI_BYTE,
                         world);
     if (rc != MPI_SUCCESS) {
         goto out;
     }
     for (p = 0; p < n; p++) {
-        gcm_hier_chain(&all[p], p, &gcm_hier.keys[(size_t)p * GCM_HIER_RAW]);
+        gcm_mpi_hier_chain(&all[p], p,
+                           &gcm_mpi_hier.keys[(size_t)p * GCM_HIER_RAW]);
     }
-    gcm_hier_choose_levels(scratch);
-    if (gcm_hier_depths() != 0) {
+    gcm_mpi_hier_choose_levels(scratch);
+    if (gcm_mpi_hier_depths() != 0) {
         rc = gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
         goto out;
     }
@@ -283,13 +284,14 @@ int gcm_mpi_hier_init(void)
      * whatever its own group is, so the world's derivations stay in
      * step; groups equal to the world or to the process itself reuse
      * MPI_COMM_WORLD and MPI_COMM_SELF. */
-    gcm_hier.node[0] = world;
-    gcm_hier.depth   = gcm_hier.depth_of[world->rank];
-    for (level = 1; level < gcm_hier.nlevels; level++) {
+    gcm_mpi_hier.node[0] = world;
+    gcm_mpi_hier.depth   = gcm_mpi_hier.depth_of[world->rank];
+    for (level = 1; level < gcm_mpi_hier.nlevels; level++) {
         int myrank = 0;
-        int size = gcm_hier_members(gcm_hier.raw_of[level], procs, &myrank);
-        int middle = level < gcm_hier.max_depth ||
-                     gcm_hier.raw_of[level] != GCM_HIER_SELF;
+        int size =
+            gcm_mpi_hier_members(gcm_mpi_hier.raw_of[level], procs, &myrank);
+        int middle = level < gcm_mpi_hier.max_depth ||
+                     gcm_mpi_hier.raw_of[level] != GCM_HIER_SELF;
         MPI_Comm c = MPI_COMM_NULL;
 
         if (middle) {
@@ -305,10 +307,10 @@ int gcm_mpi_hier_init(void)
         } else {
             c = (size == 1) ? MPI_COMM_SELF : world;
         }
-        gcm_hier.node[level] = c;
+        gcm_mpi_hier.node[level] = c;
     }
 
-    gcm_hier.ready = 1;
+    gcm_mpi_hier.ready = 1;
     rc = MPI_SUCCESS;
 out:
     free(all);
@@ -319,11 +321,11 @@ out:
 
 int gcm_mpi_hier_host(int proc, uint64_t *key_p)
 {
-    if (!gcm_hier.ready || proc < 0 || proc >= gcm_hier.nprocs) {
+    if (!gcm_mpi_hier.ready || proc < 0 || proc >= gcm_mpi_hier.nprocs) {
         return -1;
     }
     if (key_p != NULL) {
-        *key_p = gcm_hier_key(proc, GCM_HIER_HOST);
+        *key_p = gcm_mpi_hier_key(proc, GCM_HIER_HOST);
     }
     return 0;
 }
@@ -333,20 +335,20 @@ int gcm_mpi_hier_target(int n, const int procs[], uint64_t *keys,
 {
     int levels[GCM_HIER_RAW], nl = 0, level, i, l;
 
-    if (!gcm_hier.ready) {
+    if (!gcm_mpi_hier.ready) {
         return -1;
     }
-    for (level = 1; level < gcm_hier.nlevels; level++) {
-        if (gcm_hier.raw_of[level] != GCM_HIER_SELF) {
-            levels[nl++] = gcm_hier.raw_of[level];
+    for (level = 1; level < gcm_mpi_hier.nlevels; level++) {
+        if (gcm_mpi_hier.raw_of[level] != GCM_HIER_SELF) {
+            levels[nl++] = gcm_mpi_hier.raw_of[level];
         }
     }
     for (i = 0; i < n; i++) {
-        if (procs[i] < 0 || procs[i] >= gcm_hier.nprocs) {
+        if (procs[i] < 0 || procs[i] >= gcm_mpi_hier.nprocs) {
             return -1;
         }
         for (l = 0; l < nl; l++) {
-            keys[(size_t)i * nl + l] = gcm_hier_key(procs[i], levels[l]);
+            keys[(size_t)i * nl + l] = gcm_mpi_hier_key(procs[i], levels[l]);
         }
     }
     *nlevels_p = nl;
@@ -355,16 +357,17 @@ int gcm_mpi_hier_target(int n, const int procs[], uint64_t *keys,
 
 const int *gcm_mpi_hier_attr(int keyval)
 {
-    if (!gcm_hier.ready) {
+    if (!gcm_mpi_hier.ready) {
         return NULL;
     }
-    return (keyval == MPIX_DEPTH) ? &gcm_hier.depth : &gcm_hier.max_depth;
+    return (keyval == MPIX_DEPTH) ? &gcm_mpi_hier.depth
+                                  : &gcm_mpi_hier.max_depth;
 }
 
 /* ---- MPI_Comm_split_type's hardware types ------------------------------ */
 
 /* The raw level named by an mpi_hw_resource_type value, or -1. */
-static int gcm_hier_raw_by_name(const char *value)
+static int gcm_mpi_hier_raw_by_name(const char *value)
 {
     int h;
 
@@ -375,7 +378,7 @@ static int gcm_hier_raw_by_name(const char *value)
         value += 8;
     }
     for (h = 0; h < GCM_HIER_HW_LEVELS; h++) {
-        if (strcasecmp(value, gcm_hier_hw_name(h)) == 0) {
+        if (strcasecmp(value, gcm_lco_hier_hw_name(h)) == 0) {
             return GCM_HIER_HW0 + h;
         }
     }
@@ -383,7 +386,7 @@ static int gcm_hier_raw_by_name(const char *value)
 }
 
 /* Colors are keys made non-negative (and so never MPI_UNDEFINED). */
-static int64_t gcm_hier_color(uint64_t key)
+static int64_t gcm_mpi_hier_color(uint64_t key)
 {
     return (int64_t)(key >> 2);
 }
@@ -396,7 +399,7 @@ int gcm_mpi_hier_split_color(MPI_Comm comm, int split_type, MPI_Info info,
 
     *color    = MPI_UNDEFINED;
     *resource = NULL;
-    if (!gcm_hier.ready) {
+    if (!gcm_mpi_hier.ready) {
         return MPI_ERR_INTERN;
     }
     if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
@@ -410,31 +413,31 @@ int gcm_mpi_hier_split_color(MPI_Comm comm, int split_type, MPI_Info info,
                            value, &flag) != MPI_SUCCESS) || !flag) {
             return MPI_SUCCESS;
         }
-        raw = gcm_hier_raw_by_name(value);
+        raw = gcm_mpi_hier_raw_by_name(value);
         if ((raw < 0) ||
             ((raw >= GCM_HIER_HW0) &&
-             (gcm_hier.mine.idx[raw - GCM_HIER_HW0] < 0))) {
+             (gcm_mpi_hier.mine.idx[raw - GCM_HIER_HW0] < 0))) {
             return MPI_SUCCESS;
         }
-        *color    = gcm_hier_color(gcm_hier_key(me, raw));
+        *color    = gcm_mpi_hier_color(gcm_mpi_hier_key(me, raw));
         *resource = (raw == GCM_HIER_HOST) ? "mpi_shared_memory" :
-                    gcm_hier_hw_name(raw - GCM_HIER_HW0);
+                    gcm_lco_hier_hw_name(raw - GCM_HIER_HW0);
         return MPI_SUCCESS;
     }
     /* MPI_COMM_TYPE_HW_UNGUIDED: the first level whose groups split comm,
      * found alike by every member from the table of MPI_Init. */
     for (raw = GCM_HIER_HOST; raw < GCM_HIER_SELF; raw++) {
-        uint64_t first = gcm_hier_key(gcm_mpi_comm_proc(comm, 0), raw);
+        uint64_t first = gcm_mpi_hier_key(gcm_mpi_comm_proc(comm, 0), raw);
 
         for (r = 1; r < comm->size; r++) {
-            if (gcm_hier_key(gcm_mpi_comm_proc(comm, r), raw) != first) {
+            if (gcm_mpi_hier_key(gcm_mpi_comm_proc(comm, r), raw) != first) {
                 break;
             }
         }
         if (r < comm->size) {
-            *color    = gcm_hier_color(gcm_hier_key(me, raw));
+            *color    = gcm_mpi_hier_color(gcm_mpi_hier_key(me, raw));
             *resource = (raw == GCM_HIER_HOST) ? "mpi_shared_memory" :
-                        gcm_hier_hw_name(raw - GCM_HIER_HW0);
+                        gcm_lco_hier_hw_name(raw - GCM_HIER_HW0);
             return MPI_SUCCESS;
         }
     }
@@ -454,16 +457,16 @@ int PMPIX_Comm_node(int level, MPI_Comm *nodecomm)
     if (nodecomm == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "nodecomm is NULL");
     }
-    if (!gcm_hier.ready) {
+    if (!gcm_mpi_hier.ready) {
         return gcm_mpi_raise(NULL, MPI_ERR_INTERN, call,
                              "the hierarchy was not built at MPI_Init");
     }
-    if ((level < 0) || (level > gcm_hier.max_depth)) {
+    if ((level < 0) || (level > gcm_mpi_hier.max_depth)) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "level %d is not in 0..%d (MPIX_MAX_DEPTH)",
-                             level, gcm_hier.max_depth);
+                             level, gcm_mpi_hier.max_depth);
     }
-    *nodecomm = gcm_hier.node[level];
+    *nodecomm = gcm_mpi_hier.node[level];
     return MPI_SUCCESS;
 }
 GCM_MPIX_ALIAS(Comm_node)
@@ -476,13 +479,13 @@ static int hier_level_procs(int pi, int pj)
     int l;
 
     if (pi == pj) {
-        return gcm_hier.depth_of[pi];
+        return gcm_mpi_hier.depth_of[pi];
     }
-    for (l = gcm_hier.max_depth; l > 0; l--) {
-        int raw = gcm_hier.raw_of[l];
+    for (l = gcm_mpi_hier.max_depth; l > 0; l--) {
+        int raw = gcm_mpi_hier.raw_of[l];
 
         if ((raw != GCM_HIER_SELF) &&
-            (gcm_hier_key(pi, raw) == gcm_hier_key(pj, raw))) {
+            (gcm_mpi_hier_key(pi, raw) == gcm_mpi_hier_key(pj, raw))) {
             break;
         }
     }
@@ -507,12 +510,12 @@ static int hier_level_lco(MPI_Comm comm, int i, int j, int *level)
                              "ranks %d and %d are not both send slots "
                              "0..%d of the LCO", i, j, n - 1);
     }
-    if (!gcm_hier.ready) {
+    if (!gcm_mpi_hier.ready) {
         return gcm_mpi_raise(comm, MPI_ERR_INTERN, call,
                              "the hierarchy was not built at MPI_Init");
     }
     if (i == j) {
-        *level = gcm_hier.max_depth + 1;
+        *level = gcm_mpi_hier.max_depth + 1;
         return MPI_SUCCESS;
     }
     pi = gcm_lco_send_slot_proc(comm->lco, i);
@@ -549,7 +552,7 @@ int PMPIX_Comm_level(MPI_Comm comm, int i, int j, int *level)
                              "ranks %d and %d are not both in 0..%d", i, j,
                              comm->size - 1);
     }
-    if (!gcm_hier.ready) {
+    if (!gcm_mpi_hier.ready) {
         return gcm_mpi_raise(comm, MPI_ERR_INTERN, call,
                              "the hierarchy was not built at MPI_Init");
     }

@@ -333,10 +333,17 @@ typedef struct gcm_mpi_coll_desc {
     int                 fromrank;
 } gcm_mpi_coll_desc_t;
 
+/* compat/'s settings (mpi_init.c). */
+typedef struct gcm_mpi_config {
+    unsigned check_collectives;  /* GENCOMM_CHECK_COLLECTIVES */
+} gcm_mpi_config_t;
+
+extern gcm_mpi_config_t gcm_mpi_config GCM_INTERNAL;
+
 /* Is verification mode on? (A load and a branch: the entries ask first.) */
 static inline int gcm_mpi_coll_checking(void)
 {
-    return gcm_config.check_collectives != 0;
+    return gcm_mpi_config.check_collectives != 0;
 }
 
 /*

@@ -17,6 +17,16 @@
 #include <string.h>
 #include <time.h>
 
+gcm_mpi_config_t gcm_mpi_config;
+
+static const gcm_config_entry_t gcm_mpi_config_entries[] = {
+    GCM_CFG("GENCOMM_CHECK_COLLECTIVES", "0", GCM_CFG_INT,
+            gcm_mpi_config.check_collectives,
+            "1: the members of every MPI collective first check that they "
+            "made the same call with matching arguments"),
+};
+GCM_CONFIG_REGISTER(compat, gcm_mpi_config_entries)
+
 static struct {
     atomic_int state;         /* 0: never, 1: initialized, 2: finalized */
     int        started_gcm;   /* MPI_Init called gcm_init */
@@ -231,7 +241,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
     }
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
              "gencomm %s (MPI %d.%d, UCX %s)", PACKAGE_VERSION, MPI_VERSION,
-             MPI_SUBVERSION, ucp_get_version_string());
+             MPI_SUBVERSION, gcm_lco_transport_version());
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }

@@ -531,6 +531,9 @@ static void gcm_win_op_in(MPI_Win win, int origin, const gcm_win_msg_t *m,
                 (m->kind == GCM_WIN_OP_CAS);
     int err = MPI_SUCCESS;
 
+    /* What the program wrote before its last call on the window happens
+     * before this (gcm_win_publish). */
+    gcm_win_observe(win);
     if (!gcm_win_msg_runs(m, data, len, &r, &rest, &restlen)) {
         gcm_win_runs_free(&r);
         gcm_win_refuse(win, origin, MPI_ERR_INTERN, "malformed message");

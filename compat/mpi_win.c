@@ -29,6 +29,7 @@
 
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -71,6 +72,7 @@ int gcm_mpi_win_check(MPI_Win win, const char *call)
         return gcm_mpi_raise(NULL, MPI_ERR_WIN, call, "not a valid window "
                              "(freed, or never created)");
     }
+    gcm_win_publish(win);
     return MPI_SUCCESS;
 }
 

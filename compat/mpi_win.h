@@ -216,7 +216,11 @@ struct gcm_mpi_win {
     /* Bumped (release) by the handler after each operation it applied
      * here: the synchronization calls read it (acquire, gcm_win_observe),
      * so that what a handler wrote in another thread (the progress
-     * thread) happens before what the program reads after them. */
+     * thread) happens before what the program reads after them. The
+     * other way too: every call on the window bumps it (gcm_win_publish)
+     * and the handler reads it before it applies an operation, so that
+     * what the program wrote before a synchronization call happens
+     * before what a handler of another thread does after it. */
     atomic_uint       applied;
     /* Dynamic windows: the regions attached here. */
     gcm_win_region_t *regions;
@@ -239,6 +243,11 @@ struct gcm_mpi_win {
 static inline void gcm_win_observe(struct gcm_mpi_win *win)
 {
     (void)atomic_load_explicit(&win->applied, memory_order_acquire);
+}
+
+static inline void gcm_win_publish(struct gcm_mpi_win *win)
+{
+    atomic_fetch_add_explicit(&win->applied, 1, memory_order_release);
 }
 
 /* 0 if win is a live window, else raises MPI_ERR_WIN (on MPI_COMM_WORLD:

@@ -7,9 +7,11 @@
  * An LCO's name is plain data: copy it, send it as bytes, and whoever holds it
  * can add a send slot that targets the LCO.
  *
- * Thread safety: every function may be called from any thread once
- * gcm_init() has returned (the MPI_THREAD_MULTIPLE model), except
- * gcm_init() and gcm_finalize(), which the main thread calls once each.
+ * Thread safety: each call's comment says who may make it. "Thread-safe"
+ * calls may be made from any thread, also at once, once gcm_init() has
+ * returned (the MPI_THREAD_MULTIPLE model); gcm_init() and gcm_finalize()
+ * are made by the main thread, once each; gcm_coll_general() by the owner
+ * thread of the LCO it is called on only.
  */
 #ifndef GENCOMM_H
 #define GENCOMM_H
@@ -213,7 +215,10 @@ GCM_EXPORT gcm_status_t gcm_lco_num_recv_slots(gcm_lco_h lco, int *count_p);
 GCM_EXPORT gcm_status_t gcm_slot_name(gcm_lco_h lco, int rslot,
                                       gcm_slotname_t *name_p);
 
-/** @brief Append one send slot targeting the slot a slot name names. */
+/**
+ * @brief Append one send slot targeting the slot a slot name names.
+ * Thread-safe.
+ */
 GCM_EXPORT gcm_status_t gcm_lco_add_send_slot(gcm_lco_h lco,
                                               const gcm_slotname_t *name);
 
@@ -239,11 +244,11 @@ GCM_EXPORT gcm_status_t gcm_isend(gcm_lco_h lco, const void *buf, size_t len,
 GCM_EXPORT gcm_status_t gcm_irecv(gcm_lco_h lco, void *buf, size_t len,
                                   int slot, int tag, gcm_request_h *req_p);
 
-/** @brief Blocking send: gcm_isend() then gcm_wait(). */
+/** @brief Blocking send: gcm_isend() then gcm_wait(). Thread-safe. */
 GCM_EXPORT gcm_status_t gcm_send(gcm_lco_h lco, const void *buf, size_t len,
                                  int slot, int tag);
 
-/** @brief Blocking receive: gcm_irecv() then gcm_wait(). */
+/** @brief Blocking receive: gcm_irecv() then gcm_wait(). Thread-safe. */
 GCM_EXPORT gcm_status_t gcm_recv(gcm_lco_h lco, void *buf, size_t len,
                                  int slot, int tag,
                                  gcm_msg_status_t *status_p);
@@ -259,19 +264,21 @@ GCM_EXPORT gcm_status_t gcm_test(gcm_request_h *req_p, int *flag_p,
 /**
  * @brief Wait for the request, free it and return its result. Waiting spins
  * briefly, then sleeps on the endpoint's event file descriptor.
+ * Thread-safe (each request waited on by one thread).
  */
 GCM_EXPORT gcm_status_t gcm_wait(gcm_request_h *req_p,
                                  gcm_msg_status_t *status_p);
 
 /**
  * @brief Wait for all; statuses may be NULL. Returns GCM_OK, or the first
- * error found (each status holds its own result).
+ * error found (each status holds its own result). Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_waitall(int count, gcm_request_h reqs[],
                                     gcm_msg_status_t statuses[]);
 
 /**
  * @brief Wait for one; *index_p is its index, or -1 if all are NULL.
+ * Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_waitany(int count, gcm_request_h reqs[],
                                     int *index_p, gcm_msg_status_t *status_p);
@@ -279,11 +286,12 @@ GCM_EXPORT gcm_status_t gcm_waitany(int count, gcm_request_h reqs[],
 /**
  * @brief Is a message matching (slot, tag) waiting to be received? Does not
  * receive it. count in the status is the message's full size.
+ * Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_iprobe(gcm_lco_h lco, int slot, int tag,
                                    int *flag_p, gcm_msg_status_t *status_p);
 
-/** @brief Blocking form of gcm_iprobe(). */
+/** @brief Blocking form of gcm_iprobe(). Thread-safe. */
 GCM_EXPORT gcm_status_t gcm_probe(gcm_lco_h lco, int slot, int tag,
                                   gcm_msg_status_t *status_p);
 
@@ -359,7 +367,10 @@ GCM_EXPORT gcm_status_t gcm_lco_accept_offer(gcm_lco_h via, int via_rslot,
                                              int tag, gcm_lco_h lco,
                                              int *slot_p);
 
-/** @brief Advance communication of the calling thread's endpoint. */
+/**
+ * @brief Advance communication of the calling thread's endpoint.
+ * Thread-safe.
+ */
 GCM_EXPORT gcm_status_t gcm_progress(void);
 
 /**

@@ -107,6 +107,9 @@ gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
  * its nonblocking collectives with it, MPI-3.1 5.12: a wait on anything
  * lets them progress). NULL removes it. */
 void gcm_lco_set_wait_hook(void (*hook)(void)) GCM_INTERNAL;
+
+/* The transport's version, as the transport spells it (UCX's). */
+const char *gcm_lco_transport_version(void) GCM_INTERNAL;
 /* gcm_thr_wait with the wait hook: what every wait of lco/ calls. */
 void gcm_lco_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                       void *arg) GCM_INTERNAL;
@@ -311,11 +314,11 @@ void gcm_lco_wake(gcm_lco_h lco) GCM_INTERNAL;
  * 1 NUMANode, 2 L3Cache, 3 Core (hwloc's names of the types). */
 #define GCM_HIER_HW_LEVELS 4
 /* hwloc's name of level level, NULL out of range. */
-const char *gcm_hier_hw_name(int level) GCM_INTERNAL;
+const char *gcm_lco_hier_hw_name(int level) GCM_INTERNAL;
 /* For each level, the logical index of the object holding this process's
  * whole CPU binding, or -1 when no single object does (unbound on a
  * machine with several, bound across two, hwloc unusable, or
  * GENCOMM_HIER_HWLOC=0). Loads the topology on the first call only. */
-void gcm_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS]) GCM_INTERNAL;
+void gcm_lco_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS]) GCM_INTERNAL;
 
 #endif /* GCM_LCO_H */

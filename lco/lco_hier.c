@@ -15,7 +15,7 @@
  */
 #include "config.h"
 
-#include "lco/lco.h"
+#include "lco/lco_impl.h"
 
 #include <hwloc.h>
 #include <pthread.h>
@@ -25,29 +25,30 @@
 static const struct {
     hwloc_obj_type_t type;
     const char      *name;   /* hwloc's own name of the type */
-} gcm_hier_hw[GCM_HIER_HW_LEVELS] = {
+} gcm_lco_hier_hw[GCM_HIER_HW_LEVELS] = {
     { HWLOC_OBJ_PACKAGE,  "Package"  },
     { HWLOC_OBJ_NUMANODE, "NUMANode" },
     { HWLOC_OBJ_L3CACHE,  "L3Cache"  },
     { HWLOC_OBJ_CORE,     "Core"     },
 };
 
-static int32_t gcm_hier_idx[GCM_HIER_HW_LEVELS];
-static pthread_once_t gcm_hier_once = PTHREAD_ONCE_INIT;
+static int32_t gcm_lco_hier_idx[GCM_HIER_HW_LEVELS];
+static pthread_once_t gcm_lco_hier_once = PTHREAD_ONCE_INIT;
 
-const char *gcm_hier_hw_name(int level)
+const char *gcm_lco_hier_hw_name(int level)
 {
     if ((level < 0) || (level >= GCM_HIER_HW_LEVELS)) {
         return NULL;
     }
-    return gcm_hier_hw[level].name;
+    return gcm_lco_hier_hw[level].name;
 }
 
 /* Logical index of the object of type that contains set, or -1. NUMA
  * nodes are memory children in hwloc 2, outside the CPU tree, so the
  * objects are searched by type rather than by walking up from a core. */
-static int32_t gcm_hier_covering(hwloc_topology_t topo, hwloc_obj_type_t type,
-                                 hwloc_const_cpuset_t set)
+static int32_t gcm_lco_hier_covering(hwloc_topology_t topo,
+                                     hwloc_obj_type_t type,
+                                     hwloc_const_cpuset_t set)
 {
     int n = hwloc_get_nbobjs_by_type(topo, type);
     int i;
@@ -63,16 +64,16 @@ static int32_t gcm_hier_covering(hwloc_topology_t topo, hwloc_obj_type_t type,
     return -1;
 }
 
-static void gcm_hier_load(void)
+static void gcm_lco_hier_load(void)
 {
     hwloc_topology_t topo;
     hwloc_bitmap_t set;
     int i;
 
     for (i = 0; i < GCM_HIER_HW_LEVELS; i++) {
-        gcm_hier_idx[i] = -1;
+        gcm_lco_hier_idx[i] = -1;
     }
-    if (!gcm_config.hier_hwloc) {
+    if (!gcm_lco_config.hier_hwloc) {
         return;
     }
     if (hwloc_topology_init(&topo) != 0) {
@@ -96,16 +97,16 @@ static void gcm_hier_load(void)
         (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) &&
         !hwloc_bitmap_iszero(set)) {
         for (i = 0; i < GCM_HIER_HW_LEVELS; i++) {
-            gcm_hier_idx[i] = gcm_hier_covering(topo, gcm_hier_hw[i].type,
-                                                set);
+            gcm_lco_hier_idx[i] =
+                gcm_lco_hier_covering(topo, gcm_lco_hier_hw[i].type, set);
         }
     }
     hwloc_bitmap_free(set);
     hwloc_topology_destroy(topo);
 }
 
-void gcm_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS])
+void gcm_lco_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS])
 {
-    pthread_once(&gcm_hier_once, gcm_hier_load);
-    memcpy(idx, gcm_hier_idx, sizeof(gcm_hier_idx));
+    pthread_once(&gcm_lco_hier_once, gcm_lco_hier_load);
+    memcpy(idx, gcm_lco_hier_idx, sizeof(gcm_lco_hier_idx));
 }

@@ -10,6 +10,13 @@
 
 #include <pthread.h>
 
+/* lco/'s settings (lco_init.c). */
+typedef struct gcm_lco_config {
+    unsigned hier_hwloc;   /* GENCOMM_HIER_HWLOC */
+} gcm_lco_config_t;
+
+extern gcm_lco_config_t gcm_lco_config GCM_INTERNAL;
+
 /* The process's state of this layer (lco_init.c). */
 struct gcm_lco_proc {
     atomic_int       initialized;

@@ -11,6 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+gcm_lco_config_t gcm_lco_config;
+
+static const gcm_config_entry_t gcm_lco_config_entries[] = {
+    GCM_CFG("GENCOMM_HIER_HWLOC", "1", GCM_CFG_INT, gcm_lco_config.hier_hwloc,
+            "1: hierarchy levels below the host from hwloc; 0: host only"),
+};
+GCM_CONFIG_REGISTER(lco, gcm_lco_config_entries)
+
 struct gcm_lco_proc gcm_lco_proc = {
     .list_lock = PTHREAD_MUTEX_INITIALIZER
 };
@@ -144,4 +152,9 @@ void gcm_get_stats(gcm_stats_t *stats_p)
         return;
     }
     gcm_slots_stats(stats_p);
+}
+
+const char *gcm_lco_transport_version(void)
+{
+    return gcm_thr_transport_version();
 }

@@ -42,11 +42,11 @@ void gcm_slots_payload_release(gcm_thr_endpoint_t *endpoint,
         break;
     case GCM_PAYLOAD_HELD:
     case GCM_PAYLOAD_RNDV:
-        /* Inside its own callback UCX releases it when we return UCS_OK
-         * (and answers a rendezvous sender); releasing it here too would
-         * free it twice. */
+        /* Inside its own handler UCX releases it when the handler does
+         * not keep it (and answers a rendezvous sender); releasing it
+         * here too would free it twice. */
         if (!payload->in_cb) {
-            ucp_am_data_release(endpoint->worker, payload->data);
+            gcm_thr_am_data_release(endpoint, payload->data);
         }
         break;
     case GCM_PAYLOAD_COPY:
@@ -62,11 +62,9 @@ void gcm_slots_payload_release(gcm_thr_endpoint_t *endpoint,
     payload->kind = GCM_PAYLOAD_TRANSIENT;
 }
 
-static void gcm_slots_rndv_recv_cb(void *ucx_req, ucs_status_t ucs,
-                                   size_t length, void *user_data)
+static void gcm_slots_rndv_recv_done(gcm_thr_op_t *op, gcm_status_t status)
 {
-    struct gcm_request *req = user_data;
-    gcm_status_t status = gcm_thr_status(ucs);
+    struct gcm_request *req = gcm_container_of(op, struct gcm_request, op);
 
     if (req->tmpbuf != NULL) {
         memcpy(req->buf, req->tmpbuf, req->len);
@@ -76,7 +74,6 @@ static void gcm_slots_rndv_recv_cb(void *ucx_req, ucs_status_t ucs,
             status = GCM_ERR_TRUNCATED;
         }
     }
-    ucp_request_free(ucx_req);
     gcm_slots_req_complete(req, status);
 }
 
@@ -98,8 +95,6 @@ void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     size_t size = payload->size;
     size_t n = (size <= req->len) ? size : req->len;
     gcm_status_t status = (size <= req->len) ? GCM_OK : GCM_ERR_TRUNCATED;
-    ucp_request_param_t param;
-    void *ucx_req;
     void *target;
 
     req->info.slot  = env->rslot;
@@ -143,22 +138,16 @@ void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
         }
         target = req->tmpbuf;
     }
-    memset(&param, 0, sizeof(param));
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                         UCP_OP_ATTR_FIELD_USER_DATA |
-                         UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-    param.memory_type  = UCS_MEMORY_TYPE_HOST;
-    param.cb.recv_am   = gcm_slots_rndv_recv_cb;
-    param.user_data    = req;
-    ucx_req = ucp_am_recv_data_nbx(endpoint->worker, payload->data, target,
-                                   size, &param);
+    req->op.done = gcm_slots_rndv_recv_done;
+    status = gcm_thr_am_recv_data(endpoint, payload->data, target, size,
+                                  &req->op);
     payload->kind = GCM_PAYLOAD_TRANSIENT;
-    if (ucx_req == NULL) {
-        gcm_slots_rndv_recv_cb(NULL, UCS_OK, size, req);
-    } else if (UCS_PTR_IS_ERR(ucx_req)) {
+    if (status == GCM_OK) {
+        gcm_slots_rndv_recv_done(&req->op, GCM_OK);
+    } else if (status != GCM_INPROGRESS) {
         free(req->tmpbuf);
         req->tmpbuf = NULL;
-        gcm_slots_req_complete(req, gcm_thr_status(UCS_PTR_STATUS(ucx_req)));
+        gcm_slots_req_complete(req, status);
     }
 }
 
@@ -178,11 +167,15 @@ void gcm_slots_umsg_drop(gcm_thr_endpoint_t *endpoint,
     free(umsg);
 }
 
-static void gcm_slots_ctrl_sent_cb(void *ucx_req, ucs_status_t ucs,
-                                   void *user_data)
+/* A control message on its way over UCX: lives until UCX is done. */
+typedef struct gcm_slots_ctrl_out {
+    gcm_thr_op_t     op;
+    gcm_slots_ctrl_t ctrl;
+} gcm_slots_ctrl_out_t;
+
+static void gcm_slots_ctrl_sent(gcm_thr_op_t *op, gcm_status_t status)
 {
-    free(user_data);
-    ucp_request_free(ucx_req);
+    free(gcm_container_of(op, gcm_slots_ctrl_out_t, op));
 }
 
 /* Sends a control message to endpoint ep of proc: through shared memory
@@ -192,10 +185,9 @@ static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
                                    int ep, const gcm_slots_ctrl_t *in)
 {
     gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, proc, ep);
-    gcm_slots_ctrl_t *ctrl, claim = *in;
+    gcm_slots_ctrl_t claim = *in;
     const gcm_slots_ctrl_t *msg = &claim;
-    ucp_request_param_t param;
-    void *ucx_req;
+    gcm_slots_ctrl_out_t *out;
 
     if ((conn == NULL) || (conn->failed != GCM_OK)) {
         return;
@@ -211,25 +203,18 @@ static void gcm_slots_send_ctrl_to(gcm_thr_endpoint_t *endpoint, int proc,
     if (gcm_thr_conn_connect(endpoint, conn) != GCM_OK) {
         return;
     }
-    ctrl = malloc(sizeof(*ctrl));
-    if (ctrl == NULL) {
+    out = malloc(sizeof(*out));
+    if (out == NULL) {
         return;
     }
-    *ctrl = *msg;
-    memset(&param, 0, sizeof(param));
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                         UCP_OP_ATTR_FIELD_USER_DATA |
-                         UCP_OP_ATTR_FIELD_FLAGS;
-    param.cb.send      = gcm_slots_ctrl_sent_cb;
-    param.user_data    = ctrl;
-    /* REPLY: the receiver learns the connection from UCX. */
-    param.flags        = UCP_AM_SEND_FLAG_EAGER | UCP_AM_SEND_FLAG_REPLY;
-    ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_CTRL, ctrl, sizeof(*ctrl),
-                              NULL, 0, &param);
-    gcm_slots_count(endpoint, GCM_STAT_CONTROL);
-    if (!UCS_PTR_IS_PTR(ucx_req)) {
-        free(ctrl);
+    out->ctrl    = *msg;
+    out->op.done = gcm_slots_ctrl_sent;
+    if (gcm_thr_am_send(conn, GCM_AM_CTRL, &out->ctrl, sizeof(out->ctrl),
+                        NULL, 0, GCM_THR_SEND_EAGER, &out->op) !=
+        GCM_INPROGRESS) {
+        free(out);
     }
+    gcm_slots_count(endpoint, GCM_STAT_CONTROL);
 }
 
 /* Answers a message (accept or refuse). Lock held. */
@@ -307,10 +292,9 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
     }
 }
 
-ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
-                               size_t header_length, void *data,
-                               size_t length,
-                               const ucp_am_recv_param_t *param)
+int gcm_slots_am_ctrl(gcm_thr_endpoint_t *endpoint, const void *header,
+                      size_t header_length, void *data, size_t length,
+                      unsigned flags, struct ucp_ep *reply_ep)
 {
     gcm_slots_ctrl_t ctrl;
     gcm_thr_conn_t *conn;
@@ -319,16 +303,14 @@ ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
     (void)length;
     if (header_length != sizeof(ctrl)) {
         gcm_warn("control message of %zu bytes ignored", header_length);
-        return UCS_OK;
+        return 0;
     }
     memcpy(&ctrl, header, sizeof(ctrl));
-    conn = gcm_thr_conn_identify(arg, (param->recv_attr &
-                                       UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ?
-                                      param->reply_ep : NULL,
-                                 (int)ctrl.src_proc, ctrl.src_ep,
+    conn = gcm_thr_conn_identify(endpoint, reply_ep, (int)ctrl.src_proc,
+                                 ctrl.src_ep,
                                  !!(ctrl.flags & GCM_ENV_FLAG_OTHER));
     if (conn != NULL) {
-        gcm_slots_ctrl_in(arg, conn, &ctrl);
+        gcm_slots_ctrl_in(endpoint, conn, &ctrl);
     }
-    return UCS_OK;
+    return 0;
 }

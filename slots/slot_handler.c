@@ -228,7 +228,7 @@ gcm_status_t gcm_slots_set_handler(gcm_port_t *port, gcm_lco_h owner,
                                                       elem);
             if (gcm_slots_matches(rslot, GCM_ANY_TAG, umsg->env.rslot,
                                   umsg->env.tag)) {
-                gcm_list_del(&umsg->elem);
+                gcm_slots_unexp_del(port, umsg);
                 (void)gcm_slots_hcall_queue(endpoint, port, &umsg->env,
                                             &umsg->payload);
                 free(umsg);

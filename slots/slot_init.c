@@ -13,6 +13,18 @@
 
 struct gcm_slots_proc gcm_slots_proc;
 
+gcm_slots_config_t gcm_slots_config;
+
+static const gcm_config_entry_t gcm_slots_config_entries[] = {
+    GCM_CFG("GENCOMM_EAGER_LIMIT", "8192", GCM_CFG_SIZE,
+            gcm_slots_config.eager_limit,
+            "largest message sent eagerly; larger ones use rendezvous"),
+    GCM_CFG("GENCOMM_SHM", "1", GCM_CFG_INT, gcm_slots_config.shm,
+            "1: processes on one host talk through shared memory; "
+            "0: over UCX"),
+};
+GCM_CONFIG_REGISTER(slots, gcm_slots_config_entries)
+
 /* What the endpoints of earlier initializations counted: the counters
  * are the process's, as they were when they lived in one place. */
 static uint64_t gcm_slots_stats_retired[GCM_STAT_LAST];
@@ -133,7 +145,7 @@ void gcm_slots_port_destroy(gcm_port_t *port)
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
-        gcm_list_del(&umsg->elem);
+        gcm_slots_unexp_del(port, umsg);
         gcm_warn("LCO %u freed with an unreceived message (slot %d tag %d, "
                  "%zu bytes)", port->id, umsg->env.rslot, umsg->env.tag,
                  umsg->payload.size);
@@ -334,8 +346,7 @@ gcm_status_t gcm_slots_finalize(void)
     for (i = 0; i < gcm_thr_num_endpoints(); i++) {
         gcm_thr_endpoint_t *endpoint = gcm_thr_endpoint_get(i);
         gcm_thr_lock(endpoint);
-        while (ucp_worker_progress(endpoint->worker) != 0) {
-        }
+        gcm_thr_drain(endpoint);
         gcm_thr_unlock(endpoint);
     }
     gcm_slots_shm_finalize();

@@ -202,8 +202,8 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
             free(port);
             return GCM_ERR_NO_MEMORY;
         }
-        port->nsend   = pattern->size;
-        port->nrecv   = pattern->size;
+        __atomic_store_n(&port->nsend, pattern->size, __ATOMIC_RELAXED);
+        __atomic_store_n(&port->nrecv, pattern->size, __ATOMIC_RELAXED);
         port->myrank  = pattern->myrank;
         port->home    = pattern->home;
         if (pattern->procs != NULL) {
@@ -244,7 +244,7 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                 free(umsg);
                 continue;
             }
-            gcm_list_push_back(&port->unexpected, &umsg->elem);
+            gcm_slots_unexp_add(port, umsg);
         }
     }
     gcm_thr_unlock(endpoint);
@@ -273,7 +273,8 @@ gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
     }
     edge->dest  = *dest;
     edge->state = GCM_EDGE_NEW;
-    port->edges[port->nsend++] = edge;
+    port->edges[port->nsend] = edge;
+    __atomic_store_n(&port->nsend, port->nsend + 1, __ATOMIC_RELEASE);
     return GCM_OK;
 }
 
@@ -309,7 +310,7 @@ gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
         port->rtokens[i] = 0;
         port->rpeer[i] = -1;
     }
-    port->nrecv = need;
+    __atomic_store_n(&port->nrecv, need, __ATOMIC_RELEASE);
     return GCM_OK;
 }
 

@@ -42,7 +42,7 @@ gcm_status_t gcm_slots_validate(gcm_port_t *port,
 
 /*
  * An entry that owns a message beyond the current call: data UCX lets us
- * keep is kept (*kept_p tells the callback to return UCS_INPROGRESS),
+ * keep is kept (*kept_p tells the handler to keep the data),
  * transient data is copied. NULL without memory.
  */
 static gcm_slots_umsg_t *gcm_slots_umsg_new(const gcm_slots_env_t *env,
@@ -189,7 +189,7 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
         gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
         return GCM_ACCEPT_LOST;
     }
-    gcm_list_push_back(&port->unexpected, &umsg->elem);
+    gcm_slots_unexp_add(port, umsg);
     return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
 }
 
@@ -262,31 +262,26 @@ static void gcm_slots_out_of_sequence(gcm_thr_endpoint_t *endpoint,
     gcm_slots_conn_lost(endpoint, conn, GCM_ERR_TRANSPORT);
 }
 
-ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
-                              size_t header_length, void *data,
-                              size_t length,
-                              const ucp_am_recv_param_t *param)
+int gcm_slots_am_msg(gcm_thr_endpoint_t *endpoint, const void *header,
+                     size_t header_length, void *data, size_t length,
+                     unsigned flags, struct ucp_ep *reply_ep)
 {
-    gcm_thr_endpoint_t *endpoint = arg;
     gcm_slots_env_t env;
     gcm_payload_t payload;
     gcm_thr_conn_t *conn;
 
     if (header_length != sizeof(env)) {
-        /* Returning UCS_OK lets UCX drop the data. */
+        /* Not keeping it lets UCX drop the data. */
         gcm_warn("message with a %zu-byte envelope ignored", header_length);
-        return UCS_OK;
+        return 0;
     }
     memcpy(&env, header, sizeof(env));
     /* Who sent it is the connection's process, not what it says. */
-    conn = gcm_thr_conn_identify(endpoint,
-                                 (param->recv_attr &
-                                  UCP_AM_RECV_ATTR_FIELD_REPLY_EP) ?
-                                 param->reply_ep : NULL,
-                                 (int)env.src_proc, env.src_ep,
+    conn = gcm_thr_conn_identify(endpoint, reply_ep, (int)env.src_proc,
+                                 env.src_ep,
                                  !!(env.flags & GCM_ENV_FLAG_OTHER));
     if (conn == NULL) {
-        return UCS_OK;
+        return 0;
     }
     memset(&payload, 0, sizeof(payload));
     payload.data     = data;
@@ -294,16 +289,15 @@ ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
     payload.sreq     = NULL;
     payload.can_hold = 0;
     payload.in_cb    = 1;
-    if (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) {
+    if (flags & GCM_THR_AM_RNDV) {
         payload.kind = GCM_PAYLOAD_RNDV;
     } else {
         /* Valid during this callback; kept past it only if UCX allows. */
         payload.kind     = GCM_PAYLOAD_TRANSIENT;
-        payload.can_hold = !!(param->recv_attr & UCP_AM_RECV_ATTR_FLAG_DATA);
+        payload.can_hold = !!(flags & GCM_THR_AM_HOLD);
     }
 
-    return gcm_slots_msg_in(endpoint, conn, &env, &payload) ?
-           UCS_INPROGRESS : UCS_OK;
+    return gcm_slots_msg_in(endpoint, conn, &env, &payload);
 }
 
 int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
@@ -417,7 +411,7 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
         if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
-            gcm_list_del(&umsg->elem);
+            gcm_slots_unexp_del(port, umsg);
             gcm_slots_deliver(endpoint, req, &umsg->env, &umsg->payload);
             free(umsg);
             goto out;
@@ -463,6 +457,10 @@ int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,
     gcm_list_t *pos, *tmp;
     int found = 0;
 
+    /* A probe that finds nothing takes no lock and walks nothing. */
+    if (gcm_slots_unexp_none(port)) {
+        return 0;
+    }
     gcm_thr_lock(port->endpoint);
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
@@ -507,12 +505,15 @@ gcm_slots_umsg_t *gcm_slots_improbe(gcm_port_t *port, int slot, int tag,
     gcm_slots_umsg_t *found = NULL;
     gcm_list_t *pos, *tmp;
 
+    if (gcm_slots_unexp_none(port)) {
+        return NULL;
+    }
     gcm_thr_lock(port->endpoint);
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
         if (gcm_slots_matches(slot, tag, umsg->env.rslot, umsg->env.tag)) {
-            gcm_list_del(&umsg->elem);
+            gcm_slots_unexp_del(port, umsg);
             gcm_list_push_back(&sep->matched, &umsg->elem);
             info->slot  = umsg->env.rslot;
             info->tag   = umsg->env.tag;

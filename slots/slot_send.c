@@ -13,31 +13,29 @@
 
 /* ---- sending ------------------------------------------------------------- */
 
-/* Why a UCX send of req ended with ucs. Sends are cancelled only by the
+/* Why a UCX send of req ended with status. Sends are cancelled only by the
  * forced close of a connection whose peer failed (gcm_thr_peer_failed);
  * and whatever error UCX gives for a peer the launcher reported dead, or
  * for a peer of this host that is dying (the launcher has not seen it
  * yet), that is why it failed. */
 static gcm_status_t gcm_slots_send_status(const struct gcm_request *req,
-                                          ucs_status_t ucs)
+                                          gcm_status_t status)
 {
-    if ((ucs == UCS_OK) || (ucs == UCS_INPROGRESS)) {
-        return gcm_thr_status(ucs);
+    if ((status == GCM_OK) || (status == GCM_INPROGRESS)) {
+        return status;
     }
-    if ((ucs == UCS_ERR_CANCELED) || gcm_thr_proc_dead(req->dest_proc) ||
+    if ((status == GCM_ERR_CANCELED) || gcm_thr_proc_dead(req->dest_proc) ||
         gcm_slots_shm_peer_dying(req->dest_proc)) {
         return GCM_ERR_PEER_FAILED;
     }
-    return gcm_thr_status(ucs);
+    return status;
 }
 
-static void gcm_slots_send_cb(void *ucx_req, ucs_status_t ucs,
-                              void *user_data)
+static void gcm_slots_send_done(gcm_thr_op_t *op, gcm_status_t status)
 {
-    struct gcm_request *req = user_data;
+    struct gcm_request *req = gcm_container_of(op, struct gcm_request, op);
 
-    ucp_request_free(ucx_req);
-    gcm_slots_send_part_done(req, gcm_slots_send_status(req, ucs));
+    gcm_slots_send_part_done(req, gcm_slots_send_status(req, status));
 }
 
 /* Same process: deliver under the destination endpoint's lock. */
@@ -51,7 +49,7 @@ static void gcm_slots_send_local(struct gcm_request *req,
     gcm_port_t *port;
     /* A synchronous send must wait for the receive: it takes the path of
      * large messages, which completes when a receive copies it. */
-    int copied = (len <= gcm_config.eager_limit) && !sync;
+    int copied = (len <= gcm_slots_config.eager_limit) && !sync;
 
     if (dst == NULL) {
         gcm_slots_edge_refused(req->edge, GCM_ERR_NO_SUCH_LCO);
@@ -161,9 +159,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     gcm_slots_dest_t dest = { 0 };
     struct gcm_request *req;
     gcm_thr_conn_t *conn;
-    ucp_request_param_t param;
     gcm_status_t status;
-    void *ucx_req;
     int nsend, state = GCM_EDGE_VALIDATED;
 
     if (port->pattern) {
@@ -260,33 +256,22 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     }
     req->env.seq = conn->tx_seq++;
 
-    memset(&param, 0, sizeof(param));
-    /* Host memory said outright spares UCX a memory-type lookup. */
-    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
-                         UCP_OP_ATTR_FIELD_USER_DATA |
-                         UCP_OP_ATTR_FIELD_FLAGS |
-                         UCP_OP_ATTR_FIELD_MEMORY_TYPE;
-    param.memory_type  = UCS_MEMORY_TYPE_HOST;
-    param.cb.send      = gcm_slots_send_cb;
-    param.user_data    = req;
-    /* REPLY: the receiver learns from UCX which connection it came on,
-     * which tells the sender (slots.h: gcm_slots_msg_in). */
-    param.flags        = UCP_AM_SEND_FLAG_REPLY |
-                         ((len <= gcm_config.eager_limit) ?
-                          UCP_AM_SEND_FLAG_EAGER : UCP_AM_SEND_FLAG_RNDV);
-    ucx_req = ucp_am_send_nbx(conn->ucp_ep, GCM_AM_MSG, &req->env,
-                              sizeof(req->env), buf, len, &param);
+    req->op.done = gcm_slots_send_done;
+    status = gcm_thr_am_send(conn, GCM_AM_MSG, &req->env, sizeof(req->env),
+                             buf, len,
+                             (len <= gcm_slots_config.eager_limit) ?
+                             GCM_THR_SEND_EAGER : GCM_THR_SEND_RNDV,
+                             &req->op);
     gcm_slots_count(endpoint, GCM_STAT_REMOTE);
-    if (ucx_req == NULL) {
+    if (status == GCM_OK) {
         gcm_slots_send_part_done(req, GCM_OK);
-    } else if (UCS_PTR_IS_ERR(ucx_req)) {
+    } else if (status != GCM_INPROGRESS) {
         if (req->env.flags & (GCM_ENV_FLAG_ACK | GCM_ENV_FLAG_SYNC)) {
             gcm_list_del(&req->elem);
             req->rwait = 0;
             req->pending--;
         }
-        gcm_slots_send_part_done(req, gcm_slots_send_status(
-                                          req, UCS_PTR_STATUS(ucx_req)));
+        gcm_slots_send_part_done(req, gcm_slots_send_status(req, status));
     }
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);

@@ -629,7 +629,7 @@ gcm_status_t gcm_slots_shm_init(void)
     gcm_shm.uid    = getuid();
     /* The table serves gcm_slots_shm_peer_dying whatever our setting. */
     gcm_shm.pids = calloc((size_t)gcm_shm.nprocs, sizeof(*gcm_shm.pids));
-    if (!gcm_config.shm || (neps < 1)) {
+    if (!gcm_slots_config.shm || (neps < 1)) {
         gcm_shm_publish_off();
         return GCM_OK;
     }

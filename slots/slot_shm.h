@@ -9,7 +9,7 @@
 #ifndef GCM_SLOT_SHM_H
 #define GCM_SLOT_SHM_H
 
-#include "slots/slots.h"
+#include "slots/slots_impl.h"
 
 /* The layout of a segment: a header page (sizes, counters, then from
  * GCM_SLOTS_SHM_OWNERS_OFF one owner word per ring), then the rings, each

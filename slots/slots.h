@@ -69,12 +69,14 @@ typedef struct gcm_port {
     atomic_uint         nderived;  /* ports derived from this one so far */
     int                 freed;
     /* send slots (explicit ports only) */
-    int                 nsend;
+    int                 nsend;      /* written under the endpoint's lock
+                                     * with an atomic store, read without
+                                     * it by argument checks */
     int                 send_cap;
     gcm_slots_edge_t  **edges;
     /* receive slots: per-slot capability token (0 until a slot name is
      * made) and last sender proc */
-    int                 nrecv;
+    int                 nrecv;      /* as nsend */
     int                 recv_cap;
     uint64_t           *rtokens;
     int                *rpeer;
@@ -86,6 +88,9 @@ typedef struct gcm_port {
     /* matching */
     gcm_list_t          posted;     /* receive requests, in post order */
     gcm_list_t          unexpected; /* messages, in arrival order */
+    int                 nunexpected; /* its length: changed under the
+                                      * lock, read without it by probes
+                                      * that would find nothing */
     struct gcm_port    *hash_next;
 } gcm_port_t;
 
@@ -146,7 +151,7 @@ typedef struct gcm_slots_env {
 /* How the payload of a message is held until a receive takes it. */
 typedef enum {
     GCM_PAYLOAD_TRANSIENT, /* valid only during the UCX callback */
-    GCM_PAYLOAD_HELD,      /* UCX data kept with UCS_INPROGRESS */
+    GCM_PAYLOAD_HELD,      /* data a handler kept (GCM_THR_AM_HOLD) */
     GCM_PAYLOAD_COPY,      /* our malloc'd copy */
     GCM_PAYLOAD_RNDV,      /* UCX rendezvous descriptor: data still remote */
     GCM_PAYLOAD_LOCAL,     /* same process: the sender's buffer */
@@ -225,6 +230,7 @@ struct gcm_request {
     gcm_list_t          elem;      /* posted queue or ack-wait list */
     int                 pending;   /* parts outstanding (lock held) */
     gcm_msg_status_t    info;
+    gcm_thr_op_t        op;        /* a UCX send or rendezvous fetch */
     /* receive */
     gcm_port_t         *port;
     void               *buf;
@@ -376,74 +382,6 @@ static inline int gcm_slots_req_done(void *arg)
 
     return atomic_load_explicit(&req->done, memory_order_acquire);
 }
-
-/* Out-of-order arrivals a connection holds at most: beyond, or for a
- * sequence number that is past or parked already, the connection fails
- * (docs/design.md, "A message's path"). */
-#define GCM_SLOTS_PARKED_MAX 4096
-
-/* Inserts a message that came ahead of its turn into its connection's
- * parked list, which stays sorted by sequence number. Lock held. */
-void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
-    GCM_INTERNAL;
-
-/* ---- between the paths (slot_*.c) and slot_shm.c (lock held for all) ------------- */
-
-/* A message arrived on conn (UCX or shared memory): in sequence order it
- * is accepted, else parked. Its sender is conn's process and endpoint,
- * whatever the envelope says (the transport tells the connection: the
- * UCX endpoint it came on, the owner of the ring it was read from).
- * Returns 1 if the payload was kept as is (UCX data held), 0 if it was
- * consumed or copied. */
-int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
-                     const gcm_slots_env_t *env, gcm_payload_t *payload)
-    GCM_INTERNAL;
-/* A control message arrived on conn: it answers only requests sent to
- * conn's process. */
-void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
-                       const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
-/* Completes one part of a send. */
-void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
-    GCM_INTERNAL;
-/* The same, for the part done while gcm_slots_isend_x still holds the
- * request (nobody can wait on it yet). Lock held. */
-void gcm_slots_send_part_done_unposted(struct gcm_request *req) GCM_INTERNAL;
-
-/* Shared memory between processes of one host (slot_shm.c): a segment
- * per endpoint, made and published for all of them at init. */
-gcm_status_t gcm_slots_shm_init(void) GCM_INTERNAL;
-void gcm_slots_shm_finalize(void) GCM_INTERNAL;
-/* Decides at the first use of conn whether it goes through shared memory
- * and attaches to the peer's rings if so; returns 1 for shared memory. */
-int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
-    GCM_INTERNAL;
-/* Sends req's message (env filled) on conn; completes one part of req
- * when it is in the ring (at once, or later from progress). */
-void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
-                            gcm_thr_conn_t *conn, struct gcm_request *req,
-                            const void *buf, size_t len) GCM_INTERNAL;
-void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
-                             gcm_thr_conn_t *conn,
-                             const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
-/* Reads n bytes of a SHM_RNDV payload that arrived at endpoint into
- * buf. */
-gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
-                                const gcm_payload_t *payload, void *buf,
-                                size_t n) GCM_INTERNAL;
-void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
-                               gcm_status_t reason) GCM_INTERNAL;
-unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
-/* Whether process pid of this host is gone, a zombie or exiting. */
-int gcm_slots_pid_dying(pid_t pid) GCM_INTERNAL;
-/* Whether proc, on this host, is gone or exiting (0 when not known: another
- * host, or its shared memory off). */
-int gcm_slots_shm_peer_dying(int proc) GCM_INTERNAL;
-int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
-int gcm_slots_shm_sleep_woken(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
-void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
-/* Largest message copied through a ring cell; larger ones are read from
- * the sender's memory. */
-#define GCM_SLOTS_SHM_CELL_DATA 8192
 
 /* Frees a completed request (into the calling thread's cache). */
 void gcm_slots_req_free(struct gcm_request *req) GCM_INTERNAL;

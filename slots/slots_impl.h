@@ -73,6 +73,14 @@ typedef struct gcm_slots_hcall {
  * not run the next handler inside itself (out of order, and recursion). */
 extern __thread int gcm_slots_in_handler GCM_TLS_HOT GCM_INTERNAL;
 
+/* slots/'s settings (slot_init.c). */
+typedef struct gcm_slots_config {
+    size_t   eager_limit;  /* GENCOMM_EAGER_LIMIT */
+    unsigned shm;          /* GENCOMM_SHM */
+} gcm_slots_config_t;
+
+extern gcm_slots_config_t gcm_slots_config GCM_INTERNAL;
+
 /* The process's state of this layer (slot_init.c). */
 struct gcm_slots_proc {
     uint64_t     job_token;
@@ -157,10 +165,9 @@ void gcm_slots_umsg_drop(gcm_thr_endpoint_t *endpoint,
                          gcm_slots_umsg_t *umsg, gcm_status_t status)
     GCM_INTERNAL;
 
-ucs_status_t gcm_slots_am_ctrl(void *arg, const void *header,
-                               size_t header_length, void *data,
-                               size_t length,
-                               const ucp_am_recv_param_t *param) GCM_INTERNAL;
+int gcm_slots_am_ctrl(gcm_thr_endpoint_t *endpoint, const void *header,
+                      size_t header_length, void *data, size_t length,
+                      unsigned flags, struct ucp_ep *reply_ep) GCM_INTERNAL;
 
 gcm_status_t gcm_slots_validate(gcm_port_t *port,
                                 const gcm_slots_env_t *env) GCM_INTERNAL;
@@ -179,6 +186,31 @@ static inline int gcm_slots_sender_ok(const gcm_port_t *port,
              (int)env->src_proc));
 }
 
+/* The port's unexpected queue: changed under the endpoint's lock, its
+ * length kept beside it for the probes that look without the lock. */
+static inline void gcm_slots_unexp_add(gcm_port_t *port,
+                                       gcm_slots_umsg_t *umsg)
+{
+    gcm_list_push_back(&port->unexpected, &umsg->elem);
+    __atomic_store_n(&port->nunexpected, port->nunexpected + 1,
+                     __ATOMIC_RELEASE);
+}
+
+static inline void gcm_slots_unexp_del(gcm_port_t *port,
+                                       gcm_slots_umsg_t *umsg)
+{
+    gcm_list_del(&umsg->elem);
+    __atomic_store_n(&port->nunexpected, port->nunexpected - 1,
+                     __ATOMIC_RELEASE);
+}
+
+/* Whether the queue is empty, without the lock: a message arriving
+ * meanwhile is seen by the next look, as it would be with the lock. */
+static inline int gcm_slots_unexp_none(gcm_port_t *port)
+{
+    return __atomic_load_n(&port->nunexpected, __ATOMIC_ACQUIRE) == 0;
+}
+
 /*
  * Takes one in-sequence message: validates, answers if asked, matches a
  * posted receive or queues it as unexpected. Lock held.
@@ -190,10 +222,9 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
 /* A waiter must not sleep while handler calls it could run are ready. */
 int gcm_slots_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
-ucs_status_t gcm_slots_am_msg(void *arg, const void *header,
-                              size_t header_length, void *data,
-                              size_t length,
-                              const ucp_am_recv_param_t *param) GCM_INTERNAL;
+int gcm_slots_am_msg(gcm_thr_endpoint_t *endpoint, const void *header,
+                     size_t header_length, void *data, size_t length,
+                     unsigned flags, struct ucp_ep *reply_ep) GCM_INTERNAL;
 
 /*
  * Queues a message for the handler of its slot. Small data is copied (or
@@ -210,5 +241,73 @@ int gcm_slots_hcall_queue(gcm_thr_endpoint_t *endpoint,
 
 /* Is the first handler call ready to run? Lock held. */
 gcm_slots_hcall_t *gcm_slots_hcall_ready(gcm_slots_ep_t *sep) GCM_INTERNAL;
+
+/* Out-of-order arrivals a connection holds at most: beyond, or for a
+ * sequence number that is past or parked already, the connection fails
+ * (docs/design.md, "A message's path"). */
+#define GCM_SLOTS_PARKED_MAX 4096
+
+/* Inserts a message that came ahead of its turn into its connection's
+ * parked list, which stays sorted by sequence number. Lock held. */
+void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
+    GCM_INTERNAL;
+
+/* ---- between the paths (slot_*.c) and slot_shm.c (lock held for all) -- */
+
+/* A message arrived on conn (UCX or shared memory): in sequence order it
+ * is accepted, else parked. Its sender is conn's process and endpoint,
+ * whatever the envelope says (the transport tells the connection: the
+ * UCX endpoint it came on, the owner of the ring it was read from).
+ * Returns 1 if the payload was kept as is (UCX data held), 0 if it was
+ * consumed or copied. */
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                     const gcm_slots_env_t *env, gcm_payload_t *payload)
+    GCM_INTERNAL;
+/* A control message arrived on conn: it answers only requests sent to
+ * conn's process. */
+void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                       const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
+/* Completes one part of a send. */
+void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
+    GCM_INTERNAL;
+/* The same, for the part done while gcm_slots_isend_x still holds the
+ * request (nobody can wait on it yet). Lock held. */
+void gcm_slots_send_part_done_unposted(struct gcm_request *req) GCM_INTERNAL;
+
+/* Shared memory between processes of one host (slot_shm.c): a segment
+ * per endpoint, made and published for all of them at init. */
+gcm_status_t gcm_slots_shm_init(void) GCM_INTERNAL;
+void gcm_slots_shm_finalize(void) GCM_INTERNAL;
+/* Decides at the first use of conn whether it goes through shared memory
+ * and attaches to the peer's rings if so; returns 1 for shared memory. */
+int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
+    GCM_INTERNAL;
+/* Sends req's message (env filled) on conn; completes one part of req
+ * when it is in the ring (at once, or later from progress). */
+void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
+                            gcm_thr_conn_t *conn, struct gcm_request *req,
+                            const void *buf, size_t len) GCM_INTERNAL;
+void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
+                             gcm_thr_conn_t *conn,
+                             const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
+/* Reads n bytes of a SHM_RNDV payload that arrived at endpoint into
+ * buf. */
+gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
+                                const gcm_payload_t *payload, void *buf,
+                                size_t n) GCM_INTERNAL;
+void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
+                               gcm_status_t reason) GCM_INTERNAL;
+unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* Whether process pid of this host is gone, a zombie or exiting. */
+int gcm_slots_pid_dying(pid_t pid) GCM_INTERNAL;
+/* Whether proc, on this host, is gone or exiting (0 when not known: another
+ * host, or its shared memory off). */
+int gcm_slots_shm_peer_dying(int proc) GCM_INTERNAL;
+int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+int gcm_slots_shm_sleep_woken(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* Largest message copied through a ring cell; larger ones are read from
+ * the sender's memory. */
+#define GCM_SLOTS_SHM_CELL_DATA 8192
 
 #endif /* GCM_SLOTS_IMPL_H */

@@ -19,7 +19,11 @@
 #include "util/util.h"
 
 #include <pthread.h>
-#include <ucp/api/ucp.h>
+
+/* UCX's handles, as opaque pointers: the layers above never see UCX
+ * (its calls are in this layer, thr_am.c; thr_impl.h includes it). */
+struct ucp_worker;
+struct ucp_ep;
 
 /* Active-message ids the layers above register handlers for. */
 enum {
@@ -30,13 +34,28 @@ enum {
     GCM_AM_LAST
 };
 
+struct gcm_thr_endpoint;
+
+/* An active message arrived on endpoint: header and data (length bytes,
+ * or with GCM_THR_AM_RNDV a descriptor of length bytes to fetch with
+ * gcm_thr_am_recv_data). reply_ep is the UCX endpoint it came on (every
+ * gcm_thr_am_send asks UCX for it; NULL if UCX gave none): what
+ * gcm_thr_conn_identify takes. Returns nonzero when it keeps data past
+ * the call (allowed with GCM_THR_AM_HOLD or GCM_THR_AM_RNDV only), to be
+ * given back with gcm_thr_am_data_release. */
+typedef int (*gcm_thr_am_func_t)(struct gcm_thr_endpoint *endpoint,
+                                 const void *header,
+                                 size_t header_length, void *data,
+                                 size_t length, unsigned flags,
+                                 struct ucp_ep *reply_ep);
+
 /* A connection from one local endpoint to one remote endpoint. */
 typedef struct gcm_thr_conn {
     struct gcm_thr_conn *next;       /* other endpoints of the same proc */
     struct gcm_thr_endpoint *owner;  /* the local endpoint */
     int                  proc;
     int                  rep;        /* the remote endpoint's index */
-    ucp_ep_h             ucp_ep;     /* NULL until first used */
+    struct ucp_ep       *ucp_ep;     /* NULL until first used */
     gcm_status_t         failed;     /* GCM_OK, or why it is unusable */
     /* Set by slots/ at first use: 1 when the peer shares this host and
      * all traffic goes through its shared-memory ring (shm_tx), -1 when
@@ -74,7 +93,7 @@ typedef struct gcm_thr_endpoint {
     atomic_int        npending;
     atomic_int        nwaiters;
     int               index;
-    ucp_worker_h      worker;
+    struct ucp_worker *worker;
     int               efd;           /* UCX wakeup fd */
     gcm_thr_conn_t  **conns;         /* by proc; chains by remote endpoint */
     int               nprocs;        /* entries of conns (grows for the
@@ -94,6 +113,12 @@ typedef struct gcm_thr_endpoint {
     atomic_uint       wake_gen;
     /* Launcher reports of dead processes applied so far (lock held). */
     unsigned          died_seen;
+    /* The argument UCX hands the receive callback of each active message
+     * id (thr_am.c). */
+    struct gcm_thr_am_arg {
+        struct gcm_thr_endpoint *endpoint;
+        gcm_thr_am_func_t        fn;
+    } am[GCM_AM_LAST];
     /* Threads bound to it (gcm_thr_endpoint_current) and thread LCOs
      * placed on it (gcm_thr_endpoint_reserve); changed under the binding
      * mutex of thr_endpoint.c. */
@@ -102,10 +127,6 @@ typedef struct gcm_thr_endpoint {
 } gcm_thr_endpoint_t;
 
 /* Upcalls registered by the layer above, run with the endpoint lock held. */
-typedef ucs_status_t (*gcm_thr_am_func_t)(void *arg, const void *header,
-                                          size_t header_length, void *data,
-                                          size_t length,
-                                          const ucp_am_recv_param_t *param);
 typedef void (*gcm_thr_peer_failed_func_t)(gcm_thr_endpoint_t *endpoint,
                                            int proc, gcm_status_t reason);
 
@@ -144,8 +165,6 @@ void gcm_thr_finalize(void) GCM_INTERNAL;
  * tear down what its progress would touch. */
 void gcm_thr_pt_stop(void) GCM_INTERNAL;
 
-/* The one place ucs_status_t becomes gcm_status_t. */
-gcm_status_t gcm_thr_status(ucs_status_t status) GCM_INTERNAL;
 
 /* The calling thread's endpoint. The thread that initialized the library
  * has endpoint 0; any other thread is bound at its first call to an
@@ -270,13 +289,50 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
  * thread. Call it after making the waited-for condition true. */
 void gcm_thr_signal(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
-/* Waits for a UCX request made on endpoint (lock held on entry and exit);
- * returns its status and frees it. */
-gcm_status_t gcm_thr_wait_ucx(gcm_thr_endpoint_t *endpoint, void *ucx_req)
-    GCM_INTERNAL;
+/* ---- active messages (thr_am.c) -------------------------------------- */
 
-/* The UCX context (thr_rma.c registers memory with it). */
-ucp_context_h gcm_thr_context(void) GCM_INTERNAL;
+/* Flags of a received active message (gcm_thr_am_func_t). */
+enum {
+    GCM_THR_AM_RNDV = 0x1,  /* data is a rendezvous descriptor */
+    GCM_THR_AM_HOLD = 0x2   /* data may be kept past the handler */
+};
+
+/* Flags of gcm_thr_am_send: the protocol. */
+enum {
+    GCM_THR_SEND_EAGER = 0x1,
+    GCM_THR_SEND_RNDV  = 0x2
+};
+
+/* A transfer that did not complete at once: the caller embeds one in an
+ * object that lives until done runs (from progress, lock held) with the
+ * transfer's status. */
+typedef struct gcm_thr_op {
+    void (*done)(struct gcm_thr_op *op, gcm_status_t status);
+} gcm_thr_op_t;
+
+/* Sends active message id (header hdr of hlen bytes, then len bytes of
+ * data) on conn, whose UCX endpoint exists (gcm_thr_conn_connect). Host
+ * memory; header and data must stay valid until completion; the
+ * receiver learns which connection it came on (reply_ep). Returns
+ * GCM_OK when done at once, GCM_INPROGRESS when op->done will run, or
+ * the error (op->done never runs). Lock held. */
+gcm_status_t gcm_thr_am_send(gcm_thr_conn_t *conn, int id, const void *hdr,
+                             size_t hlen, const void *data, size_t len,
+                             unsigned flags, gcm_thr_op_t *op) GCM_INTERNAL;
+/* Fetches the len bytes of a rendezvous descriptor (data of a handler
+ * call with GCM_THR_AM_RNDV) into buf; returns as gcm_thr_am_send. Lock
+ * held. */
+gcm_status_t gcm_thr_am_recv_data(gcm_thr_endpoint_t *endpoint, void *desc,
+                                  void *buf, size_t len, gcm_thr_op_t *op)
+    GCM_INTERNAL;
+/* Gives back data a handler kept. Lock held. */
+void gcm_thr_am_data_release(gcm_thr_endpoint_t *endpoint, void *data)
+    GCM_INTERNAL;
+/* Progresses endpoint's transport until it has nothing left to do: the
+ * last sends of a finalize go out. Lock held. */
+void gcm_thr_drain(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* UCX's version, as UCX spells it. */
+const char *gcm_thr_transport_version(void) GCM_INTERNAL;
 
 /* Starts the progress thread if it does not run (any thread): for work
  * that must advance while the process computes (passive-target one-sided
@@ -330,7 +386,8 @@ void gcm_thr_rma_flush_end(gcm_thr_rma_flush_t *flush) GCM_INTERNAL;
  * reply_ep). NULL, with a warning, for a message nobody we know sent.
  * Lock held. */
 gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
-                                      ucp_ep_h reply_ep, int proc, int rep,
+                                      struct ucp_ep *reply_ep, int proc,
+                                      int rep,
                                       int other) GCM_INTERNAL;
 
 /* ---- processes of other jobs (thr_procs.c) -------------------------------
@@ -384,11 +441,6 @@ gcm_status_t gcm_thr_proc_address(int proc, int rep, void **addr_p,
 /* Sends HELLO on a new connection to another job's process. Lock held. */
 gcm_status_t gcm_thr_hello_send(gcm_thr_endpoint_t *endpoint,
                                 gcm_thr_conn_t *conn) GCM_INTERNAL;
-/* The UCX handler of GCM_AM_HELLO (arg: the endpoint). */
-ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
-                              size_t header_length, void *data,
-                              size_t length,
-                              const ucp_am_recv_param_t *param) GCM_INTERNAL;
 /* The worker address of our endpoint index as published (kept from
  * init: header and UCX address, gcm_thr_addr_decode). */
 const void *gcm_thr_self_address(int index, size_t *len_p) GCM_INTERNAL;

@@ -1,9 +1,10 @@
 /*
  * threads/thr_endpoint.c: the UCX context, endpoints and their connections.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
 
-#include "threads/thr.h"
+#include "threads/thr_impl.h"
 #include "boot/boot.h"
 
 #include <pthread.h>
@@ -25,6 +26,34 @@
 #define GCM_THR_ADDR_KEY_FMT "gcm-a%d"
 #define GCM_THR_NEPS_KEY     "gcm-ne"
 #define GCM_THR_ADDR_MAX     8192
+
+gcm_thr_config_t gcm_thr_config;
+
+static const gcm_config_entry_t gcm_thr_config_entries[] = {
+    GCM_CFG("GENCOMM_SPIN_COUNT", "2000", GCM_CFG_INT,
+            gcm_thr_config.spin_count,
+            "progress rounds a waiting thread spins before it sleeps"),
+    GCM_CFG("GENCOMM_WAIT_TIMEOUT_MS", "100", GCM_CFG_INT,
+            gcm_thr_config.wait_timeout_ms,
+            "longest single sleep of a waiting thread (ms)"),
+    GCM_CFG("GENCOMM_POLL_YIELD_US", "50", GCM_CFG_INT,
+            gcm_thr_config.poll_yield_us,
+            "with more processes than cores: microseconds of polls that "
+            "found nothing before each further empty poll yields the core"),
+    GCM_CFG_RANGE("GENCOMM_MAX_ENDPOINTS", "8", gcm_thr_config.max_endpoints,
+                  1, GCM_MAX_ENDPOINTS,
+                  "endpoints (UCX workers) per process, made at init: "
+                  "threads and communicators spread over them"),
+    GCM_CFG("GENCOMM_PROGRESS_THREAD", "0", GCM_CFG_INT,
+            gcm_thr_config.progress_thread,
+            "1: a thread per process progresses the endpoints nobody "
+            "waits on; 0: only calls into the library progress"),
+    GCM_CFG_RANGE("GENCOMM_CONNECT_TIMEOUT", "30",
+                  gcm_thr_config.connect_timeout, 1, 86400,
+                  "seconds to reach a process of another job (a name's "
+                  "contact, MPI_Comm_connect) before giving up"),
+};
+GCM_CONFIG_REGISTER(threads, gcm_thr_config_entries)
 
 /* A published worker address: this header, then the address UCX gave. The
  * header lets a reader tell a value that is no address of ours (garbage,
@@ -180,10 +209,19 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
         goto err_worker;
     }
     for (id = 1; id < GCM_AM_LAST; id++) {
-        gcm_thr_am_func_t cb = (id == GCM_AM_HELLO) ? gcm_thr_hello_in :
-                                    gcm_thr.upcalls.am[id];
+        ucp_am_recv_callback_t cb;
+        void *arg;
 
-        if (cb == NULL) {
+        if (id == GCM_AM_HELLO) {
+            /* This layer's own: who opened a connection. */
+            cb  = gcm_thr_hello_in;
+            arg = endpoint;
+        } else if (gcm_thr.upcalls.am[id] != NULL) {
+            endpoint->am[id].endpoint = endpoint;
+            endpoint->am[id].fn       = gcm_thr.upcalls.am[id];
+            cb  = gcm_thr_am_cb;
+            arg = &endpoint->am[id];
+        } else {
             continue;
         }
         memset(&am, 0, sizeof(am));
@@ -197,7 +235,7 @@ static gcm_status_t gcm_thr_endpoint_create(int index,
          * while most are expected and copied straight to the user. */
         am.flags = UCP_AM_FLAG_WHOLE_MSG;
         am.cb    = cb;
-        am.arg   = endpoint;
+        am.arg   = arg;
         ucs = ucp_worker_set_am_recv_handler(endpoint->worker, &am);
         if (ucs != UCS_OK) {
             gcm_error("ucp_worker_set_am_recv_handler failed: %s",
@@ -927,15 +965,48 @@ static unsigned gcm_thr_progress_orphans(gcm_thr_endpoint_t *self, int all)
     return n;
 }
 
+/* How many empty polls in a row pass between looks at the clock. */
+#define GCM_THR_IDLE_CHECK 64
+
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
     static __thread unsigned calls GCM_TLS_HOT;
+    static __thread unsigned empty GCM_TLS_HOT;
+    static __thread int idle GCM_TLS_HOT;
+    static __thread double idle_since GCM_TLS_HOT;
+    unsigned n = gcm_thr_progress_own(endpoint);
 
-    (void)gcm_thr_progress_own(endpoint);
     /* A program that polls one request (MPI_Test in a loop) must not
      * starve the endpoints its other requests live on. */
     if (gcm_unlikely((++calls % 32) == 0) && (gcm_thr.nendpoints > 1)) {
-        (void)gcm_thr_progress_orphans(endpoint, 0);
+        n += gcm_thr_progress_orphans(endpoint, 0);
+    }
+    if (gcm_likely(n != 0)) {
+        empty = 0;
+        idle  = 0;
+        return;
+    }
+    if (!gcm_thr.oversubscribed) {
+        return;
+    }
+    /* Polls that have found nothing for GENCOMM_POLL_YIELD_US, with more
+     * processes than cores: the caller is idle in a loop (MPI_Iprobe or
+     * MPI_Test, as HPL's broadcast polls), and the process it waits for
+     * may need this core, so every empty poll from then on gives it away.
+     * Not from the first empty poll: a program that polls between small
+     * pieces of work (HPCC's RandomAccess tests a receive after every
+     * update) is busy, and a yield per poll would cost it a system call
+     * each time (measured: its MPI sections 1 s -> 9-15 s). */
+    if (idle) {
+        sched_yield();
+    } else if ((++empty % GCM_THR_IDLE_CHECK) == 0) {
+        double now = gcm_time_now();
+        if (empty == GCM_THR_IDLE_CHECK) {
+            idle_since = now;
+        } else if ((now - idle_since) * 1e6 >=
+                   (double)gcm_thr_config.poll_yield_us) {
+            idle = 1;
+        }
     }
 }
 
@@ -1170,7 +1241,7 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
         if (!done(arg) && (atomic_load(&endpoint->wake_gen) == gen) &&
             atomic_load(&endpoint->poller)) {
             gcm_thr_futex_wait(&endpoint->wake_gen, gen,
-                               gcm_config.wait_timeout_ms);
+                               gcm_thr_config.wait_timeout_ms);
         }
         atomic_fetch_sub(&endpoint->fsleepers, 1);
         return;
@@ -1197,7 +1268,7 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
     /* An endpoint with pending requests that nobody watches (its lock
      * was busy) is looked at again soon. */
     gcm_thr_poll(pfd, npfd, bootidx,
-                 orphans ? 1 : (int)gcm_config.wait_timeout_ms, w, nw);
+                 orphans ? 1 : (int)gcm_thr_config.wait_timeout_ms, w, nw);
 out:
     for (i = 0; i < nw; i++) {
         gcm_thr_watch_end(&w[i]);
@@ -1325,7 +1396,7 @@ static void gcm_thr_pt_sleep(void)
      * progresses it; one whose lock was busy is looked at again soon. */
     (void)poll(pfd, (nfds_t)npfd,
                unwatched ? 1 :
-               ((nw > 0) ? (int)gcm_config.wait_timeout_ms : 1000));
+               ((nw > 0) ? (int)gcm_thr_config.wait_timeout_ms : 1000));
 out:
     atomic_store(&gcm_thr_pt_idle, 0);
     for (i = 0; i < nw; i++) {
@@ -1495,6 +1566,27 @@ static void gcm_thr_config_loopback(ucp_config_t *config)
               gcm_boot_size());
 }
 
+/*
+ * The CPUs the job's processes on this host share. A launcher that binds
+ * each rank to cores of its own leaves each a mask of a core or two,
+ * which says nothing of sharing: then the machine's online CPUs count.
+ * Only where gcrun says it bound nothing (GENCOMM_BIND=none) is the
+ * process's mask the job's own (a job confined by taskset or a cpuset,
+ * which every rank inherits).
+ */
+static int gcm_thr_count_cpus(void)
+{
+    const char *bind = getenv("GENCOMM_BIND");
+    cpu_set_t set;
+
+    if ((bind != NULL) && (strcmp(bind, "none") == 0) &&
+        (sched_getaffinity(0, sizeof(set), &set) == 0) &&
+        (CPU_COUNT(&set) > 0)) {
+        return CPU_COUNT(&set);
+    }
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
 /* Puts endpoint's worker address where boot/ exchanges it. */
 const void *gcm_thr_self_address(int index, size_t *len_p)
 {
@@ -1562,12 +1654,11 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
     int neps, i;
 
     gcm_thr.upcalls = *upcalls;
-    gcm_thr.oversubscribed = gcm_thr_count_local() >
-                             (int)sysconf(_SC_NPROCESSORS_ONLN);
+    gcm_thr.oversubscribed = gcm_thr_count_local() > gcm_thr_count_cpus();
     /* Oversubscribed, a spin round includes a sched_yield(): fewer. */
     gcm_thr.spin_limit = gcm_thr.oversubscribed ?
-                         (gcm_config.spin_count + 31) / 32 :
-                         gcm_config.spin_count;
+                         (gcm_thr_config.spin_count + 31) / 32 :
+                         gcm_thr_config.spin_count;
     gcm_debug("%s: spinning %u rounds before sleeping",
               gcm_thr.oversubscribed ? "oversubscribed" : "dedicated cores",
               gcm_thr.spin_limit);
@@ -1610,7 +1701,7 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
      * the fence never becomes visible to processes of other hosts, so an
      * endpoint made later could not be reached. Unused workers cost some
      * memory and nothing else (nobody progresses them). */
-    neps = (int)gcm_config.max_endpoints;
+    neps = (int)gcm_thr_config.max_endpoints;
     if ((neps < 1) || (neps > GCM_MAX_ENDPOINTS)) {
         neps = 1;
     }
@@ -1658,7 +1749,7 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
     atomic_fetch_add(&gcm_thr.epoch, 1);
     gcm_thr_bind(gcm_thr.endpoints[0]);
     pthread_mutex_unlock(&gcm_thr.bind_lock);
-    if (gcm_config.progress_thread) {
+    if (gcm_thr_config.progress_thread) {
         status = gcm_thr_pt_start();
         if (status != GCM_OK) {
             gcm_thr_finalize();
@@ -1666,7 +1757,7 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
         }
     }
     gcm_debug("%d endpoints%s", neps,
-              gcm_config.progress_thread ? ", progress thread" : "");
+              gcm_thr_config.progress_thread ? ", progress thread" : "");
     return GCM_OK;
 }
 

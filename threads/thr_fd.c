@@ -22,9 +22,9 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* Calls fn(fd, arg) for each open descriptor of this process. */
@@ -83,20 +83,39 @@ typedef struct {
     int                  ucx_kinds_only;
 } gcm_thr_fd_mark_t;
 
+/*
+ * Whether fd is a socket or an anonymous kernel object (epoll, eventfd,
+ * timerfd), the kinds UCX opens. It reads the descriptor's link in /proc
+ * rather than calling fstat() on it: UCX's own threads create and close
+ * descriptors meanwhile, and looking at the link touches no descriptor
+ * of theirs.
+ */
+static int gcm_thr_fd_is_ucx_kind(int fd)
+{
+    char path[64];
+    char link[64];
+    ssize_t n;
+
+    (void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+    n = readlink(path, link, sizeof(link) - 1);
+    if (n <= 0) {
+        return 0;
+    }
+    link[n] = '\0';
+    return (strncmp(link, "socket:", 7) == 0) ||
+           (strncmp(link, "anon_inode:", 11) == 0);
+}
+
 static void gcm_thr_fd_mark(int fd, void *arg)
 {
     const gcm_thr_fd_mark_t *m = arg;
-    struct stat st;
     int flags;
 
     if ((fd < m->before->cap) &&
         (m->before->bits[fd / 8] & (1u << (fd % 8)))) {
         return;
     }
-    /* Anonymous inodes (epoll, eventfd, timerfd) have no file type. */
-    if (m->ucx_kinds_only &&
-        ((fstat(fd, &st) != 0) ||
-         (!S_ISSOCK(st.st_mode) && ((st.st_mode & S_IFMT) != 0)))) {
+    if (m->ucx_kinds_only && !gcm_thr_fd_is_ucx_kind(fd)) {
         return;
     }
     flags = fcntl(fd, F_GETFD);

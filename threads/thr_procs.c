@@ -38,7 +38,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 
-#include "threads/thr.h"
+#include "threads/thr_impl.h"
 #include "boot/boot.h"
 
 #include <arpa/inet.h>
@@ -339,7 +339,7 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
                                     int *neps_p, void **addr_p,
                                     size_t *len_p)
 {
-    double deadline = gcm_time_now() + gcm_config.connect_timeout;
+    double deadline = gcm_time_now() + gcm_thr_config.connect_timeout;
     unsigned char req[GCM_CONTACT_REQ_SIZE];
     unsigned char rep[GCM_CONTACT_REP_SIZE];
     struct sockaddr_in sa;
@@ -397,7 +397,7 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
                         "from the contact of rank %u of job %016llx within "
                         "%u s (GENCOMM_CONNECT_TIMEOUT)", rank,
                         (unsigned long long)job,
-                        gcm_config.connect_timeout);
+                        gcm_thr_config.connect_timeout);
     }
     if ((gcm_get_le(rep + 8, 8) != job) ||
         (gcm_get_le(rep + 16, 4) != rank)) {

@@ -15,7 +15,7 @@
  */
 #include "config.h"
 
-#include "threads/thr.h"
+#include "threads/thr_impl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,6 @@
 /*
- * util/util.c: logging, settings, error text, random bytes and time.
+ * util/util.c: logging, error text, random bytes and time (the settings
+ * are in util_config.c).
  */
 #include "config.h"
 
@@ -16,7 +17,6 @@
 #include <unistd.h>
 
 int gcm_log_level_current = GCM_LOG_WARN;
-gcm_config_t gcm_config;
 
 static FILE *gcm_log_stream;
 
@@ -39,6 +39,43 @@ void gcm_log_emit(gcm_log_level_t level, const char *file, int line,
     fprintf(stream, "[gencomm %d %s:%d] %s: %s\n", (int)getpid(),
             (base != NULL) ? base + 1 : file, line,
             gcm_log_level_names[level], msg);
+}
+
+int gcm_log_level_parse(const char *text)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof(gcm_log_level_names) /
+                    sizeof(gcm_log_level_names[0]); i++) {
+        if (strcasecmp(text, gcm_log_level_names[i]) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+const char *gcm_log_level_name(int level)
+{
+    if ((level < 0) ||
+        ((size_t)level >= sizeof(gcm_log_level_names) /
+                           sizeof(gcm_log_level_names[0]))) {
+        return "?";
+    }
+    return gcm_log_level_names[level];
+}
+
+void gcm_log_open(const char *file)
+{
+    if ((file == NULL) || (file[0] == '\0') || (gcm_log_stream != NULL)) {
+        return;
+    }
+    gcm_log_stream = fopen(file, "a");
+    if (gcm_log_stream == NULL) {
+        fprintf(stderr, "gencomm: cannot open GENCOMM_LOG_FILE %s: %s\n",
+                file, strerror(errno));
+    } else {
+        setvbuf(gcm_log_stream, NULL, _IOLBF, 0);
+    }
 }
 
 /* ---- errors ----------------------------------------------------------- */
@@ -74,309 +111,6 @@ gcm_status_t gcm_fail(gcm_status_t status, const char *call,
 const char *gcm_last_error(void)
 {
     return gcm_last_error_text;
-}
-
-/* ---- settings ---------------------------------------------------------- */
-
-typedef enum {
-    GCM_CFG_INT,
-    GCM_CFG_SIZE,
-    GCM_CFG_LEVEL,
-    GCM_CFG_CHOICE    /* one word of a list: the field is its index */
-} gcm_cfg_kind_t;
-
-typedef struct gcm_config_entry {
-    const char     *name;
-    const char     *dflt;
-    gcm_cfg_kind_t  kind;
-    size_t          offset;
-    const char     *doc;
-    const char     *words;   /* GCM_CFG_CHOICE: the list, '|' between */
-    /* GCM_CFG_INT only: the accepted range when max > 0; a value outside
-     * is clamped into it, with a warning. */
-    unsigned        min;
-    unsigned        max;
-} gcm_config_entry_t;
-
-#define GCM_CFG(_name, _dflt, _kind, _field, _doc) \
-    { _name, _dflt, _kind, offsetof(gcm_config_t, _field), _doc, NULL, \
-      0, 0 }
-#define GCM_CFG_RANGE(_name, _dflt, _field, _min, _max, _doc) \
-    { _name, _dflt, GCM_CFG_INT, offsetof(gcm_config_t, _field), _doc, \
-      NULL, _min, _max }
-
-/* A choice whose first word is the default. */
-#define GCM_CFG_WORDS(_name, _words, _field, _doc) \
-    { _name, NULL, GCM_CFG_CHOICE, offsetof(gcm_config_t, _field), _doc, \
-      _words, 0, 0 }
-
-#define GCM_STR_(_x) #_x
-#define GCM_STR(_x)  GCM_STR_(_x)
-
-/* Every GENCOMM_* setting the library reads; docs/env.md lists the same. */
-static const gcm_config_entry_t gcm_config_table[] = {
-    GCM_CFG("GENCOMM_LOG_LEVEL", "warn", GCM_CFG_LEVEL, log_level,
-            "error, warn, info, debug or trace"),
-    GCM_CFG("GENCOMM_EAGER_LIMIT", "8192", GCM_CFG_SIZE, eager_limit,
-            "largest message sent eagerly; larger ones use rendezvous"),
-    GCM_CFG("GENCOMM_SPIN_COUNT", "2000", GCM_CFG_INT, spin_count,
-            "progress rounds a waiting thread spins before it sleeps"),
-    GCM_CFG("GENCOMM_WAIT_TIMEOUT_MS", "100", GCM_CFG_INT, wait_timeout_ms,
-            "longest single sleep of a waiting thread (ms)"),
-    GCM_CFG("GENCOMM_PRINT_CONFIG", "0", GCM_CFG_INT, print_config,
-            "print every setting at init when 1"),
-    GCM_CFG("GENCOMM_SHM", "1", GCM_CFG_INT, shm,
-            "1: processes on one host talk through shared memory; "
-            "0: over UCX"),
-    GCM_CFG("GENCOMM_HIER_HWLOC", "1", GCM_CFG_INT, hier_hwloc,
-            "1: hierarchy levels below the host from hwloc; 0: host only"),
-    GCM_CFG("GENCOMM_CHECK_COLLECTIVES", "0", GCM_CFG_INT, check_collectives,
-            "1: the members of every MPI collective first check that they "
-            "made the same call with matching arguments"),
-    /* The collectives' choices: the word lists are in the order of the
-     * names in coll/coll_impl.h. */
-    GCM_CFG_WORDS("GENCOMM_COLL_HIER", "auto|0|1", coll_hier,
-                  "hierarchical collectives (node, leaders, node): auto "
-                  "when a communicator spans several nodes and some node "
-                  "holds several of its members; 0 never; 1 always"),
-    GCM_CFG_WORDS("GENCOMM_COLL_BARRIER", "auto|dissemination|linear",
-                  coll_barrier, "barrier algorithm"),
-    GCM_CFG_WORDS("GENCOMM_COLL_BCAST",
-                  "auto|binomial|scatter_allgather|linear", coll_bcast,
-                  "broadcast algorithm"),
-    GCM_CFG_WORDS("GENCOMM_COLL_REDUCE", "auto|binomial|rabenseifner",
-                  coll_reduce, "reduce algorithm (rabenseifner: "
-                  "commutative operators only)"),
-    GCM_CFG_WORDS("GENCOMM_COLL_ALLREDUCE",
-                  "auto|recursive_doubling|rabenseifner", coll_allreduce,
-                  "allreduce algorithm (rabenseifner: commutative "
-                  "operators only)"),
-    GCM_CFG_WORDS("GENCOMM_COLL_REDUCE_SCATTER",
-                  "auto|recursive_halving|reduce_scatterv",
-                  coll_reduce_scatter, "reduce_scatter algorithm "
-                  "(recursive_halving: commutative operators only)"),
-    GCM_CFG_WORDS("GENCOMM_COLL_SCAN", "auto|linear|recursive_doubling",
-                  coll_scan, "scan and exscan algorithm"),
-    GCM_CFG_WORDS("GENCOMM_COLL_GATHER", "auto|binomial|linear",
-                  coll_gather, "gather and scatter algorithm"),
-    GCM_CFG_WORDS("GENCOMM_COLL_ALLGATHER",
-                  "auto|recursive_doubling|bruck|ring", coll_allgather,
-                  "allgather algorithm (recursive_doubling: powers of "
-                  "two only)"),
-    GCM_CFG_WORDS("GENCOMM_COLL_ALLTOALL", "auto|bruck|pairwise",
-                  coll_alltoall, "alltoall algorithm"),
-    GCM_CFG("GENCOMM_COLL_BCAST_LARGE", GCM_STR(GCM_COLL_BCAST_LARGE),
-            GCM_CFG_SIZE, coll_bcast_large,
-            "broadcasts of this many bytes and more: scatter + allgather"),
-    GCM_CFG("GENCOMM_COLL_REDUCE_LARGE", GCM_STR(GCM_COLL_REDUCE_LARGE),
-            GCM_CFG_SIZE, coll_reduce_large,
-            "reduce and allreduce of this many bytes and more: recursive "
-            "halving (Rabenseifner) for commutative operators"),
-    GCM_CFG("GENCOMM_COLL_GATHER_LARGE", GCM_STR(GCM_COLL_GATHER_LARGE),
-            GCM_CFG_SIZE, coll_gather_large,
-            "gather/scatter blocks of this many bytes and more: linear"),
-    GCM_CFG("GENCOMM_COLL_ALLGATHER_LARGE",
-            GCM_STR(GCM_COLL_ALLGATHER_LARGE), GCM_CFG_SIZE,
-            coll_allgather_large,
-            "allgather of this many bytes in all and more: ring"),
-    GCM_CFG("GENCOMM_COLL_ALLTOALL_SMALL", GCM_STR(GCM_COLL_ALLTOALL_SMALL),
-            GCM_CFG_SIZE, coll_alltoall_small,
-            "alltoall blocks of at most this many bytes: Bruck"),
-    GCM_CFG("GENCOMM_COLL_SCAN_LINEAR_MAX",
-            GCM_STR(GCM_COLL_SCAN_LINEAR_MAX), GCM_CFG_INT,
-            coll_scan_linear_max,
-            "scans over at most this many processes: linear pipeline"),
-    GCM_CFG("GENCOMM_COLL_BCAST_LINEAR_MAX",
-            GCM_STR(GCM_COLL_BCAST_LINEAR_MAX), GCM_CFG_INT,
-            coll_bcast_linear_max,
-            "broadcasts below GENCOMM_COLL_BCAST_LARGE over at most this "
-            "many processes: linear (the root sends to each)"),
-    GCM_CFG("GENCOMM_COLL_BARRIER_LINEAR_MAX",
-            GCM_STR(GCM_COLL_BARRIER_LINEAR_MAX), GCM_CFG_INT,
-            coll_barrier_linear_max,
-            "barriers over 3 to this many processes: linear (gather at "
-            "rank 0, then release)"),
-    GCM_CFG("GENCOMM_COLL_SEGMENT", GCM_STR(GCM_COLL_SEGMENT),
-            GCM_CFG_SIZE, coll_segment,
-            "piece size of the pipelined scan (bytes)"),
-    GCM_CFG_RANGE("GENCOMM_MAX_ENDPOINTS", "8", max_endpoints, 1,
-                  GCM_MAX_ENDPOINTS,
-                  "endpoints (UCX workers) per process, made at init: "
-                  "threads and communicators spread over them"),
-    GCM_CFG("GENCOMM_PROGRESS_THREAD", "0", GCM_CFG_INT, progress_thread,
-            "1: a thread per process progresses the endpoints nobody "
-            "waits on; 0: only calls into the library progress"),
-    GCM_CFG_RANGE("GENCOMM_CONNECT_TIMEOUT", "30", connect_timeout, 1,
-                  86400,
-                  "seconds to reach a process of another job (a name's "
-                  "contact, MPI_Comm_connect) before giving up"),
-};
-
-static int gcm_config_parse_level(const char *text)
-{
-    size_t i;
-
-    for (i = 0; i < sizeof(gcm_log_level_names) /
-                    sizeof(gcm_log_level_names[0]); i++) {
-        if (strcasecmp(text, gcm_log_level_names[i]) == 0) {
-            return (int)i;
-        }
-    }
-    return -1;
-}
-
-static size_t gcm_config_parse_size(const char *text, int *ok_p)
-{
-    char *end;
-    unsigned long long value = strtoull(text, &end, 0);
-
-    *ok_p = (end != text);
-    switch (*end) {
-    case 'k': case 'K': value <<= 10; end++; break;
-    case 'm': case 'M': value <<= 20; end++; break;
-    case 'g': case 'G': value <<= 30; end++; break;
-    default: break;
-    }
-    if (*end != '\0') {
-        *ok_p = 0;
-    }
-    return (size_t)value;
-}
-
-/* The index of word in the '|'-separated list words, or -1. */
-static int gcm_config_parse_word(const char *words, const char *word)
-{
-    size_t n = strlen(word);
-    const char *p = words;
-    int i = 0;
-
-    while (p != NULL) {
-        const char *bar = strchr(p, '|');
-        size_t len = (bar != NULL) ? (size_t)(bar - p) : strlen(p);
-
-        if ((len == n) && (strncasecmp(p, word, n) == 0)) {
-            return i;
-        }
-        p = (bar != NULL) ? bar + 1 : NULL;
-        i++;
-    }
-    return -1;
-}
-
-/* The default text of an entry (a choice's first word). */
-static const char *gcm_config_default(const gcm_config_entry_t *e,
-                                      char *buf, size_t len)
-{
-    size_t n;
-
-    if (e->kind != GCM_CFG_CHOICE) {
-        return e->dflt;
-    }
-    n = strcspn(e->words, "|");
-    snprintf(buf, len, "%.*s", (int)n, e->words);
-    return buf;
-}
-
-static void gcm_config_set(const gcm_config_entry_t *e, const char *text,
-                           int from_env)
-{
-    char *field = (char *)&gcm_config + e->offset;
-    char dflt[64];
-    int ok = 1;
-    int level;
-    size_t value;
-
-    switch (e->kind) {
-    case GCM_CFG_CHOICE:
-        level = gcm_config_parse_word(e->words, text);
-        if (level < 0) {
-            ok    = 0;
-            level = 0;
-        }
-        *(int *)field = level;
-        break;
-    case GCM_CFG_LEVEL:
-        level = gcm_config_parse_level(text);
-        if (level < 0) {
-            ok    = 0;
-            level = GCM_LOG_WARN;
-        }
-        *(int *)field = level;
-        break;
-    case GCM_CFG_SIZE:
-        value = gcm_config_parse_size(text, &ok);
-        *(size_t *)field = value;
-        break;
-    case GCM_CFG_INT:
-        value = gcm_config_parse_size(text, &ok);
-        if (ok && (e->max > 0) && ((value < e->min) || (value > e->max))) {
-            size_t clamped = (value < e->min) ? e->min : e->max;
-            fprintf(stderr, "gencomm: warning: %s='%s' is outside %u..%u, "
-                    "using %zu\n", e->name, text, e->min, e->max, clamped);
-            value = clamped;
-        }
-        *(unsigned *)field = (unsigned)value;
-        break;
-    }
-    if (!ok && from_env) {
-        const char *d = gcm_config_default(e, dflt, sizeof(dflt));
-
-        if (e->kind == GCM_CFG_CHOICE) {
-            fprintf(stderr, "gencomm: warning: %s='%s' is not one of %s, "
-                    "using %s\n", e->name, text, e->words, d);
-        } else {
-            fprintf(stderr, "gencomm: warning: %s='%s' is not valid, "
-                    "using %s\n", e->name, text, d);
-        }
-        gcm_config_set(e, d, 0);
-    }
-}
-
-void gcm_config_load(void)
-{
-    size_t n = sizeof(gcm_config_table) / sizeof(gcm_config_table[0]);
-    const char *file;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        const char *env = getenv(gcm_config_table[i].name);
-        char dflt[64];
-
-        gcm_config_set(&gcm_config_table[i],
-                       gcm_config_default(&gcm_config_table[i], dflt,
-                                          sizeof(dflt)), 0);
-        if (env != NULL) {
-            gcm_config_set(&gcm_config_table[i], env, 1);
-        }
-    }
-    gcm_log_level_current = gcm_config.log_level;
-
-    file = getenv("GENCOMM_LOG_FILE");
-    if ((file != NULL) && (gcm_log_stream == NULL)) {
-        gcm_log_stream = fopen(file, "a");
-        if (gcm_log_stream == NULL) {
-            fprintf(stderr, "gencomm: cannot open GENCOMM_LOG_FILE %s: %s\n",
-                    file, strerror(errno));
-        } else {
-            setvbuf(gcm_log_stream, NULL, _IOLBF, 0);
-        }
-    }
-
-    if (gcm_config.print_config) {
-        for (i = 0; i < n; i++) {
-            const gcm_config_entry_t *e = &gcm_config_table[i];
-            const char *env = getenv(e->name);
-            char dflt[64];
-
-            if (e->kind == GCM_CFG_CHOICE) {
-                printf("# %s (%s)\n", e->doc, e->words);
-            } else {
-                printf("# %s\n", e->doc);
-            }
-            printf("%s=%s\n", e->name, (env != NULL) ? env :
-                   gcm_config_default(e, dflt, sizeof(dflt)));
-        }
-    }
 }
 
 /* ---- misc -------------------------------------------------------------- */

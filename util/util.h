@@ -83,77 +83,95 @@ gcm_status_t gcm_fail(gcm_status_t status, const char *call,
 
 /* ---- settings (GENCOMM_* environment variables) ----------------------- */
 
-typedef struct gcm_config {
-    int      log_level;        /* GENCOMM_LOG_LEVEL */
-    size_t   eager_limit;      /* GENCOMM_EAGER_LIMIT */
-    unsigned spin_count;       /* GENCOMM_SPIN_COUNT */
-    unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
-    int      print_config;     /* GENCOMM_PRINT_CONFIG */
-    int      shm;              /* GENCOMM_SHM */
-    int      hier_hwloc;       /* GENCOMM_HIER_HWLOC */
-    int      check_collectives; /* GENCOMM_CHECK_COLLECTIVES */
-    /* Collectives (coll/): which algorithm, as the index of the chosen
-     * word in the setting's list (0 is "auto" everywhere; coll/coll_impl.h
-     * names the others in the same order), and the thresholds of the
-     * automatic choice. */
-    int      coll_hier;             /* GENCOMM_COLL_HIER */
-    int      coll_barrier;          /* GENCOMM_COLL_BARRIER */
-    int      coll_bcast;            /* GENCOMM_COLL_BCAST */
-    int      coll_reduce;           /* GENCOMM_COLL_REDUCE */
-    int      coll_allreduce;        /* GENCOMM_COLL_ALLREDUCE */
-    int      coll_reduce_scatter;   /* GENCOMM_COLL_REDUCE_SCATTER */
-    int      coll_scan;             /* GENCOMM_COLL_SCAN */
-    int      coll_gather;           /* GENCOMM_COLL_GATHER */
-    int      coll_allgather;        /* GENCOMM_COLL_ALLGATHER */
-    int      coll_alltoall;         /* GENCOMM_COLL_ALLTOALL */
-    size_t   coll_bcast_large;      /* GENCOMM_COLL_BCAST_LARGE */
-    size_t   coll_reduce_large;     /* GENCOMM_COLL_REDUCE_LARGE */
-    size_t   coll_gather_large;     /* GENCOMM_COLL_GATHER_LARGE */
-    size_t   coll_allgather_large;  /* GENCOMM_COLL_ALLGATHER_LARGE */
-    size_t   coll_alltoall_small;   /* GENCOMM_COLL_ALLTOALL_SMALL */
-    unsigned coll_scan_linear_max;  /* GENCOMM_COLL_SCAN_LINEAR_MAX */
-    unsigned coll_barrier_linear_max; /* GENCOMM_COLL_BARRIER_LINEAR_MAX */
-    unsigned coll_bcast_linear_max; /* GENCOMM_COLL_BCAST_LINEAR_MAX */
-    size_t   coll_segment;          /* GENCOMM_COLL_SEGMENT */
-    unsigned max_endpoints;    /* GENCOMM_MAX_ENDPOINTS */
-    int      progress_thread;  /* GENCOMM_PROGRESS_THREAD */
-    /* Reaching processes of other jobs (threads/thr_procs.c). */
-    unsigned connect_timeout;  /* GENCOMM_CONNECT_TIMEOUT (seconds) */
-} gcm_config_t;
-
 /*
- * Defaults of the collectives' thresholds (bytes, or processes for the
- * scan): the settings table takes them as text, coll/README.md says where
- * they come from. Data of at least BCAST_LARGE bytes is broadcast by
- * scatter and allgather; reductions of at least REDUCE_LARGE bytes use
- * recursive halving (commutative operators); gather and scatter blocks of
- * at least GATHER_LARGE bytes go straight to and from the root; allgather
- * of a total of at least ALLGATHER_LARGE bytes runs in a ring; all-to-all
- * blocks of at most ALLTOALL_SMALL bytes take Bruck's algorithm; scans
- * over at most SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte
- * pieces; barriers over 3 to BARRIER_LINEAR_MAX processes gather at rank
- * 0, which releases the others; broadcasts below BCAST_LARGE bytes over at
- * most BCAST_LINEAR_MAX processes go from the root to each.
+ * Each layer keeps its settings in a struct of its own and describes them
+ * in a table it registers with GCM_CONFIG_REGISTER (from a constructor,
+ * before main): util/ knows no layer above it. gcm_config_load() (in
+ * gcm_init) sets every registered field from its default and the
+ * environment; GENCOMM_PRINT_CONFIG=1 prints them all, layer by layer,
+ * with the values in force.
+ * docs/env.md lists the same settings (tests/test_env.sh compares).
  */
-#define GCM_COLL_BCAST_LARGE      32768
-#define GCM_COLL_REDUCE_LARGE     16384
-#define GCM_COLL_GATHER_LARGE     65536
-#define GCM_COLL_ALLGATHER_LARGE  65536
-#define GCM_COLL_ALLTOALL_SMALL   256
-#define GCM_COLL_SCAN_LINEAR_MAX  4
-#define GCM_COLL_BARRIER_LINEAR_MAX 4
-#define GCM_COLL_BCAST_LINEAR_MAX 4
-#define GCM_COLL_SEGMENT          65536
+typedef enum {
+    GCM_CFG_INT,      /* unsigned; k/m/g suffixes; range-checked if max */
+    GCM_CFG_SIZE,     /* size_t; k/m/g suffixes */
+    GCM_CFG_LEVEL,    /* int: a log level by name */
+    GCM_CFG_CHOICE,   /* int: the index of one word of a list */
+    GCM_CFG_TEXT      /* const char *: the text as set, NULL when unset */
+} gcm_cfg_kind_t;
+
+typedef struct gcm_config_entry {
+    const char     *name;
+    const char     *dflt;    /* NULL: a choice's first word, or unset text */
+    gcm_cfg_kind_t  kind;
+    void           *field;
+    const char     *doc;
+    const char     *words;   /* GCM_CFG_CHOICE: the list, '|' between */
+    /* GCM_CFG_INT only: the accepted range when max > 0; a value outside
+     * is clamped into it, with a warning. */
+    unsigned        min;
+    unsigned        max;
+} gcm_config_entry_t;
+
+typedef struct gcm_config_table {
+    const char               *layer;    /* the folder: util, boot, ... */
+    const gcm_config_entry_t *entries;
+    size_t                    count;
+    struct gcm_config_table  *next;     /* util/'s list, in layer order */
+} gcm_config_table_t;
+
+#define GCM_CFG(_name, _dflt, _kind, _field, _doc) \
+    { _name, _dflt, _kind, &(_field), _doc, NULL, 0, 0 }
+#define GCM_CFG_RANGE(_name, _dflt, _field, _min, _max, _doc) \
+    { _name, _dflt, GCM_CFG_INT, &(_field), _doc, NULL, _min, _max }
+/* A choice whose first word is the default. */
+#define GCM_CFG_WORDS(_name, _words, _field, _doc) \
+    { _name, NULL, GCM_CFG_CHOICE, &(_field), _doc, _words, 0, 0 }
+#define GCM_CFG_TEXT(_name, _field, _doc) \
+    { _name, NULL, GCM_CFG_TEXT, &(_field), _doc, NULL, 0, 0 }
+
+#define GCM_STR_(_x) #_x
+#define GCM_STR(_x)  GCM_STR_(_x)
+
+/* Adds a layer's table (layer: its folder's name, unquoted) to the
+ * settings gcm_config_load reads. */
+#define GCM_CONFIG_REGISTER(_layer, _entries) \
+    static gcm_config_table_t gcm_config_table_##_layer = { \
+        #_layer, _entries, sizeof(_entries) / sizeof((_entries)[0]), NULL \
+    }; \
+    static void __attribute__((constructor)) \
+    gcm_config_register_##_layer(void) \
+    { \
+        gcm_config_register(&gcm_config_table_##_layer); \
+    }
+
+void gcm_config_register(gcm_config_table_t *table) GCM_INTERNAL;
+
+/* Reads every registered setting; prints them if asked to. */
+void gcm_config_load(void) GCM_INTERNAL;
+
+/* util/'s own settings. */
+typedef struct gcm_util_config {
+    int         log_level;     /* GENCOMM_LOG_LEVEL */
+    int         print_config;  /* GENCOMM_PRINT_CONFIG */
+    const char *log_file;      /* GENCOMM_LOG_FILE */
+} gcm_util_config_t;
+
+extern gcm_util_config_t gcm_util_config GCM_INTERNAL;
+
+/* The log level named text (error, warn, info, debug, trace; any case),
+ * or -1. */
+int gcm_log_level_parse(const char *text) GCM_INTERNAL;
+/* The name of a log level ("?" out of range). */
+const char *gcm_log_level_name(int level) GCM_INTERNAL;
+/* Appends log lines to file from now on (stderr when it cannot be
+ * opened, with a message why). */
+void gcm_log_open(const char *file) GCM_INTERNAL;
 
 /* The most endpoints a process may have (GENCOMM_MAX_ENDPOINTS's bound;
  * endpoint indices travel in 16 bits, and a shared-memory ring owner word
  * keeps 8 bits for them). */
 #define GCM_MAX_ENDPOINTS 64
-
-extern gcm_config_t gcm_config GCM_INTERNAL;
-
-/* Reads every GENCOMM_* setting once; prints them if asked to. */
-void gcm_config_load(void) GCM_INTERNAL;
 
 /* ---- intrusive doubly linked list ------------------------------------- */
 

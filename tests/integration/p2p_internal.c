@@ -20,7 +20,8 @@
 
 #include "lco/lco.h"
 
-#include <stdarg.h>
+#include "gcm_test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,29 +35,6 @@
 #define SMALL     16
 
 static int g_me;
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    g_failures++;
-    fprintf(stderr, "p2p_internal: P%d: ", g_me);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-static int ok_call(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fail("%s failed: %s (%s)", what, gcm_status_string(status),
-             gcm_last_error());
-        return 0;
-    }
-    return 1;
-}
 
 static void fill(char *buf, size_t len, int seed)
 {
@@ -83,14 +61,14 @@ static void note(gcm_lco_h w, int to, int tag)
 {
     char c = 'n';
 
-    ok_call(gcm_send(w, &c, 1, to, tag), "notification send");
+    gcm_test_ok(gcm_send(w, &c, 1, to, tag), "notification send");
 }
 
 static void await(gcm_lco_h w, int from, int tag)
 {
     char c;
 
-    ok_call(gcm_recv(w, &c, 1, from, tag, NULL), "notification receive");
+    gcm_test_ok(gcm_recv(w, &c, 1, from, tag, NULL), "notification receive");
 }
 
 /* Progresses a while and checks that req has not completed. */
@@ -101,14 +79,14 @@ static void expect_pending(gcm_request_h *req, const char *what)
     for (i = 0; i < 2000; i++) {
         gcm_progress();
         if (gcm_lco_req_done(*req)) {
-            fail("%s: complete before the receiver matched it", what);
+            gcm_test_fail("%s: complete before the receiver matched it", what);
             return;
         }
     }
-    ok_call(gcm_test(req, &flag, NULL), "gcm_test");
+    gcm_test_ok(gcm_test(req, &flag, NULL), "gcm_test");
     if (flag) {
-        fail("%s: gcm_test says complete before the receiver matched it",
-             what);
+        gcm_test_fail(
+            "%s: gcm_test says complete before the receiver matched it", what);
     }
 }
 
@@ -119,15 +97,16 @@ static void sync_sender(gcm_lco_h w, char *buf, size_t len, int tag)
     gcm_request_h req;
 
     fill(buf, len, (int)len);
-    if (!ok_call(gcm_lco_isend_x(w, buf, len, 1, tag, GCM_LCO_SEND_SYNC,
-                                 &req), "sync send")) {
+    if (!gcm_test_ok(
+            gcm_lco_isend_x(w, buf, len, 1, tag, GCM_LCO_SEND_SYNC, &req),
+            "sync send")) {
         return;
     }
     await(w, 1, NOTE_TAG);      /* it has arrived, unmatched */
     expect_pending(&req, "sync send");
     note(w, 1, GO_TAG);
     if (req != GCM_REQUEST_NULL) {
-        ok_call(gcm_wait(&req, NULL), "sync send wait");
+        gcm_test_ok(gcm_wait(&req, NULL), "sync send wait");
     }
     printf("p2p_internal: sync %zu bytes: pending until matched, then "
            "complete\n", len);
@@ -140,23 +119,24 @@ static void sync_receiver(gcm_lco_h w, char *buf, size_t len, int tag)
     int flag = 0;
 
     while (!flag) {
-        if (!ok_call(gcm_lco_iprobe_x(w, 0, tag, &flag, &st), "iprobe_x")) {
+        if (!gcm_test_ok(gcm_lco_iprobe_x(w, 0, tag, &flag, &st),
+                         "iprobe_x")) {
             return;
         }
     }
     if (st.count != len) {
-        fail("probe of the sync message: %zu bytes, expected %zu", st.count,
-             len);
+        gcm_test_fail("probe of the sync message: %zu bytes, expected %zu",
+                      st.count, len);
     }
     note(w, 0, NOTE_TAG);
     await(w, 0, GO_TAG);
     usleep(200000);
     memset(buf, 0, len);
-    if (ok_call(gcm_lco_irecv_x(w, buf, len, 0, tag, &req),
-                "sync receive") &&
-        ok_call(gcm_wait(&req, &st), "sync receive wait") &&
+    if (gcm_test_ok(gcm_lco_irecv_x(w, buf, len, 0, tag, &req),
+                    "sync receive") &&
+        gcm_test_ok(gcm_wait(&req, &st), "sync receive wait") &&
         !check(buf, len, (int)len)) {
-        fail("sync message of %zu bytes corrupted", len);
+        gcm_test_fail("sync message of %zu bytes corrupted", len);
     }
 }
 
@@ -167,11 +147,11 @@ static void itag_sender(gcm_lco_h w)
     gcm_request_h req;
     int a = 111, b = 222;
 
-    if (ok_call(gcm_lco_isend_x(w, &a, sizeof(a), 1, ITAG, 0, &req),
-                "internal-tag send")) {
-        ok_call(gcm_wait(&req, NULL), "internal-tag send wait");
+    if (gcm_test_ok(gcm_lco_isend_x(w, &a, sizeof(a), 1, ITAG, 0, &req),
+                    "internal-tag send")) {
+        gcm_test_ok(gcm_wait(&req, NULL), "internal-tag send wait");
     }
-    ok_call(gcm_send(w, &b, sizeof(b), 1, USER_TAG), "user send");
+    gcm_test_ok(gcm_send(w, &b, sizeof(b), 1, USER_TAG), "user send");
     await(w, 1, NOTE_TAG);
 }
 
@@ -183,27 +163,27 @@ static void itag_receiver(gcm_lco_h w)
 
     /* Both have arrived once the second has (one connection, in order). */
     while (!flag) {
-        if (!ok_call(gcm_lco_iprobe_x(w, 0, USER_TAG, &flag, NULL),
-                     "iprobe_x")) {
+        if (!gcm_test_ok(gcm_lco_iprobe_x(w, 0, USER_TAG, &flag, NULL),
+                         "iprobe_x")) {
             return;
         }
     }
-    ok_call(gcm_recv(w, &v, sizeof(v), GCM_ANY_SLOT, GCM_ANY_TAG, &st),
-            "wildcard receive");
+    gcm_test_ok(gcm_recv(w, &v, sizeof(v), GCM_ANY_SLOT, GCM_ANY_TAG, &st),
+                "wildcard receive");
     if ((v != 222) || (st.tag != USER_TAG)) {
-        fail("wildcard receive got %d tag %d, expected 222 tag %d", v,
-             st.tag, USER_TAG);
+        gcm_test_fail("wildcard receive got %d tag %d, expected 222 tag %d", v,
+                      st.tag, USER_TAG);
     }
-    ok_call(gcm_lco_iprobe_x(w, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, NULL),
-            "iprobe_x");
+    gcm_test_ok(gcm_lco_iprobe_x(w, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, NULL),
+                "iprobe_x");
     if (flag) {
-        fail("a wildcard probe sees an internal tag");
+        gcm_test_fail("a wildcard probe sees an internal tag");
     }
-    if (ok_call(gcm_lco_irecv_x(w, &v, sizeof(v), 0, ITAG, &req),
-                "internal-tag receive") &&
-        ok_call(gcm_wait(&req, &st), "internal-tag receive wait") &&
+    if (gcm_test_ok(gcm_lco_irecv_x(w, &v, sizeof(v), 0, ITAG, &req),
+                    "internal-tag receive") &&
+        gcm_test_ok(gcm_wait(&req, &st), "internal-tag receive wait") &&
         ((v != 111) || (st.tag != ITAG))) {
-        fail("internal-tag receive got %d tag %d", v, st.tag);
+        gcm_test_fail("internal-tag receive got %d tag %d", v, st.tag);
     }
     printf("p2p_internal: internal tags: skipped by GCM_ANY_TAG, taken by "
            "name\n");
@@ -220,14 +200,15 @@ static void mprobe_sender(gcm_lco_h w, char *big)
     fill(small, SMALL, 1);
     fill(big, BIG, 2);
     fill(s3, SMALL, 3);
-    ok_call(gcm_isend(w, small, SMALL, 1, 11, &reqs[0]), "send 16 B");
-    ok_call(gcm_isend(w, big, BIG, 1, 12, &reqs[1]), "send 1 MiB");
-    ok_call(gcm_lco_isend_x(w, s3, SMALL, 1, 13, GCM_LCO_SEND_SYNC,
-                            &reqs[2]), "sync send 16 B");
+    gcm_test_ok(gcm_isend(w, small, SMALL, 1, 11, &reqs[0]), "send 16 B");
+    gcm_test_ok(gcm_isend(w, big, BIG, 1, 12, &reqs[1]), "send 1 MiB");
+    gcm_test_ok(
+        gcm_lco_isend_x(w, s3, SMALL, 1, 13, GCM_LCO_SEND_SYNC, &reqs[2]),
+        "sync send 16 B");
     await(w, 1, NOTE_TAG);      /* all three matched by improbe */
     expect_pending(&reqs[2], "sync send taken by improbe");
     note(w, 1, GO_TAG);
-    ok_call(gcm_waitall(3, reqs, NULL), "waitall");
+    gcm_test_ok(gcm_waitall(3, reqs, NULL), "waitall");
     await(w, 1, NOTE_TAG);
 }
 
@@ -240,46 +221,47 @@ static void mprobe_receiver(gcm_lco_h w, char *big)
     int flag = 0;
 
     while (!flag) {
-        if (!ok_call(gcm_lco_improbe(w, 0, 12, &flag, &m2, &st),
-                     "improbe 1 MiB")) {
+        if (!gcm_test_ok(gcm_lco_improbe(w, 0, 12, &flag, &m2, &st),
+                         "improbe 1 MiB")) {
             return;
         }
     }
     if (st.count != BIG) {
-        fail("improbe of 1 MiB reports %zu bytes", st.count);
+        gcm_test_fail("improbe of 1 MiB reports %zu bytes", st.count);
     }
     /* The 16-byte one was sent first, so it is there already. */
-    ok_call(gcm_lco_improbe(w, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &m1, &st),
-            "improbe any");
+    gcm_test_ok(gcm_lco_improbe(w, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &m1, &st),
+                "improbe any");
     if (!flag || (st.tag != 11) || (st.count != SMALL)) {
-        fail("improbe(ANY, ANY) found %d, tag %d, %zu bytes", flag, st.tag,
-             st.count);
+        gcm_test_fail("improbe(ANY, ANY) found %d, tag %d, %zu bytes", flag,
+                      st.tag, st.count);
         return;
     }
     for (flag = 0; !flag;) {
-        if (!ok_call(gcm_lco_improbe(w, 0, 13, &flag, &m3, &st),
-                     "improbe sync")) {
+        if (!gcm_test_ok(gcm_lco_improbe(w, 0, 13, &flag, &m3, &st),
+                         "improbe sync")) {
             return;
         }
     }
-    ok_call(gcm_lco_improbe(w, 0, 12, &flag, &none, NULL), "improbe again");
+    gcm_test_ok(gcm_lco_improbe(w, 0, 12, &flag, &none, NULL),
+                "improbe again");
     if (flag) {
-        fail("a message taken by improbe was found again");
+        gcm_test_fail("a message taken by improbe was found again");
     }
     note(w, 0, NOTE_TAG);
     await(w, 0, GO_TAG);
     usleep(200000);
     memset(big, 0, BIG);
-    ok_call(gcm_lco_imrecv(w, m2, big, BIG, &reqs[0]), "imrecv 1 MiB");
-    ok_call(gcm_lco_imrecv(w, m1, small, SMALL, &reqs[1]), "imrecv 16 B");
-    ok_call(gcm_lco_imrecv(w, m3, s3, SMALL, &reqs[2]), "imrecv sync");
-    if (ok_call(gcm_waitall(3, reqs, sts), "imrecv waitall")) {
+    gcm_test_ok(gcm_lco_imrecv(w, m2, big, BIG, &reqs[0]), "imrecv 1 MiB");
+    gcm_test_ok(gcm_lco_imrecv(w, m1, small, SMALL, &reqs[1]), "imrecv 16 B");
+    gcm_test_ok(gcm_lco_imrecv(w, m3, s3, SMALL, &reqs[2]), "imrecv sync");
+    if (gcm_test_ok(gcm_waitall(3, reqs, sts), "imrecv waitall")) {
         if ((sts[0].count != BIG) || !check(big, BIG, 2)) {
-            fail("1 MiB matched message corrupted (%zu bytes)",
-                 sts[0].count);
+            gcm_test_fail("1 MiB matched message corrupted (%zu bytes)",
+                          sts[0].count);
         }
         if (!check(small, SMALL, 1) || !check(s3, SMALL, 3)) {
-            fail("16-byte matched messages corrupted");
+            gcm_test_fail("16-byte matched messages corrupted");
         }
     }
     printf("p2p_internal: matched probes: 16 B, 1 MiB and sync received\n");
@@ -291,16 +273,17 @@ int main(int argc, char **argv)
     gcm_lco_h w;
     char *big;
 
-    if (!ok_call(gcm_init(&argc, &argv), "gcm_init")) {
+    gcm_test_prog = "p2p_internal";
+    if (!gcm_test_ok(gcm_init(&argc, &argv), "gcm_init")) {
         return 1;
     }
     g_me = gcm_proc_rank();
     w = gcm_world();
     big = malloc(BIG);
     if (big == NULL) {
-        fail("no memory");
+        gcm_test_fail("no memory");
     } else if (gcm_proc_count() < 2) {
-        fail("needs 2 processes");
+        gcm_test_fail("needs 2 processes");
     } else if (g_me == 0) {
         sync_sender(w, big, SMALL, ITAG + 1);
         sync_sender(w, big, BIG, 21);
@@ -314,10 +297,10 @@ int main(int argc, char **argv)
     }
     free(big);
     if (gcm_finalize() != GCM_OK) {
-        fail("gcm_finalize failed");
+        gcm_test_fail("gcm_finalize failed");
     }
-    if ((g_me == 0) && (g_failures == 0)) {
+    if ((g_me == 0) && (gcm_test_failed() == 0)) {
         printf("p2p_internal: all checks passed\n");
     }
-    return (g_failures == 0) ? 0 : 1;
+    return (gcm_test_failed() == 0) ? 0 : 1;
 }

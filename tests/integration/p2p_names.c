@@ -28,7 +28,8 @@
  */
 #include <gencomm.h>
 
-#include <stdarg.h>
+#include "gcm_test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,29 +67,6 @@ typedef struct {
 } forge_result_t;
 
 static int g_me;
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    g_failures++;
-    fprintf(stderr, "p2p_names: P%d: ", g_me);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-static int ok_call(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fail("%s failed: %s (%s)", what, gcm_status_string(status),
-             gcm_last_error());
-        return 0;
-    }
-    return 1;
-}
 
 /* Does text contain one of the '|'-separated names? */
 static int mentions(const char *text, const char *names)
@@ -119,19 +97,19 @@ static void expect_err(const char *what, gcm_status_t got,
     const char *text;
 
     if ((got != want1) && (got != want2)) {
-        fail("%s: returned %s, expected %s%s%s", what,
-             gcm_status_string(got), gcm_status_string(want1),
-             (want2 != want1) ? " or " : "",
-             (want2 != want1) ? gcm_status_string(want2) : "");
+        gcm_test_fail("%s: returned %s, expected %s%s%s", what,
+                      gcm_status_string(got), gcm_status_string(want1),
+                      (want2 != want1) ? " or " : "",
+                      (want2 != want1) ? gcm_status_string(want2) : "");
         return;
     }
     text = gcm_last_error();
     if ((text == NULL) || (text[0] == '\0')) {
-        fail("%s: gcm_last_error() is empty after %s", what,
-             gcm_status_string(got));
+        gcm_test_fail("%s: gcm_last_error() is empty after %s", what,
+                      gcm_status_string(got));
     } else if (mentions(text, calls) == 0) {
-        fail("%s: gcm_last_error() \"%s\" does not name %s", what, text,
-             calls);
+        gcm_test_fail("%s: gcm_last_error() \"%s\" does not name %s", what,
+                      text, calls);
     }
 }
 
@@ -143,15 +121,15 @@ static int refusal_ok(gcm_status_t s)
 
 static int world_send(const void *buf, size_t len, int to, int tag)
 {
-    return ok_call(gcm_send(gcm_world(), buf, len, to, tag), "gcm_send");
+    return gcm_test_ok(gcm_send(gcm_world(), buf, len, to, tag), "gcm_send");
 }
 
 static int world_recv(void *buf, size_t len, int from, int tag)
 {
     gcm_msg_status_t st;
 
-    return ok_call(gcm_recv(gcm_world(), buf, len, from, tag, &st),
-                   "gcm_recv");
+    return gcm_test_ok(gcm_recv(gcm_world(), buf, len, from, tag, &st),
+                       "gcm_recv");
 }
 
 /* ---- (a) stale name ---------------------------------------------------- */
@@ -174,9 +152,9 @@ static void stale_p0(void)
         (world_recv(&freed, sizeof(freed), 1, A_FREED) == 0)) {
         return;
     }
-    if ((ok_call(gcm_lco_create(&s), "gcm_lco_create") == 0) ||
-        (ok_call(gcm_lco_add_send_slots(s, 1, &name, &rslot),
-                 "gcm_lco_add_send_slots(stale)") == 0)) {
+    if ((gcm_test_ok(gcm_lco_create(&s), "gcm_lco_create") == 0) ||
+        (gcm_test_ok(gcm_lco_add_send_slots(s, 1, &name, &rslot),
+                     "gcm_lco_add_send_slots(stale)") == 0)) {
         return;
     }
 
@@ -184,16 +162,17 @@ static void stale_p0(void)
     status = gcm_send(s, &value, sizeof(value), 0, 1);
     text = gcm_last_error();
     if (status != GCM_ERR_NO_SUCH_LCO) {
-        fail("send to a freed LCO returned %s, expected %s",
-             gcm_status_string(status),
-             gcm_status_string(GCM_ERR_NO_SUCH_LCO));
+        gcm_test_fail("send to a freed LCO returned %s, expected %s",
+                      gcm_status_string(status),
+                      gcm_status_string(GCM_ERR_NO_SUCH_LCO));
     } else if ((gcm_status_string(status) == NULL) ||
                (gcm_status_string(status)[0] == '\0')) {
-        fail("gcm_status_string(GCM_ERR_NO_SUCH_LCO) is empty");
+        gcm_test_fail("gcm_status_string(GCM_ERR_NO_SUCH_LCO) is empty");
     } else if ((text == NULL) ||
                (mentions(text, "gcm_send|gcm_isend|gcm_wait") == 0)) {
-        fail("gcm_last_error() after the stale send: \"%s\" names no call",
-             (text != NULL) ? text : "(null)");
+        gcm_test_fail(
+            "gcm_last_error() after the stale send: \"%s\" names no call",
+            (text != NULL) ? text : "(null)");
     } else {
         printf("p2p_names: stale name refused: %s; last error: %s\n",
                gcm_status_string(status), text);
@@ -208,23 +187,25 @@ static void stale_p0(void)
         status = gcm_wait(&req, &st);
     }
     if (status != GCM_ERR_NO_SUCH_LCO) {
-        fail("second send to a freed LCO: %s", gcm_status_string(status));
+        gcm_test_fail("second send to a freed LCO: %s",
+                      gcm_status_string(status));
     }
     status = gcm_isend(s, big, sizeof(big), 0, 3, &req);
     if (status == GCM_OK) {
         status = gcm_wait(&req, &st);
     }
     if (status != GCM_ERR_NO_SUCH_LCO) {
-        fail("large send to a freed LCO: %s", gcm_status_string(status));
+        gcm_test_fail("large send to a freed LCO: %s",
+                      gcm_status_string(status));
     }
-    ok_call(gcm_lco_free(&s), "gcm_lco_free");
+    gcm_test_ok(gcm_lco_free(&s), "gcm_lco_free");
 
     /* Nothing else was lost: the world LCO still works both ways. */
     if ((world_send(&value, sizeof(value), 1, A_CHECK) != 0) &&
         (world_recv(&reply, sizeof(reply), 1, A_REPLY) != 0) &&
         (reply != value + 1)) {
-        fail("world reply after stale sends: %d, expected %d", reply,
-             value + 1);
+        gcm_test_fail("world reply after stale sends: %d, expected %d", reply,
+                      value + 1);
     }
 }
 
@@ -241,25 +222,26 @@ static void stale_p1(void)
     int freed = 1;
     int value = 0;
 
-    if ((ok_call(gcm_lco_create(&l), "gcm_lco_create") == 0) ||
-        (ok_call(gcm_lco_add_recv_slots(l, 1), "add_recv_slots") == 0) ||
-        (ok_call(gcm_lco_name(l, &name), "gcm_lco_name") == 0) ||
+    if ((gcm_test_ok(gcm_lco_create(&l), "gcm_lco_create") == 0) ||
+        (gcm_test_ok(gcm_lco_add_recv_slots(l, 1), "add_recv_slots") == 0) ||
+        (gcm_test_ok(gcm_lco_name(l, &name), "gcm_lco_name") == 0) ||
         (world_send(&name, sizeof(name), 0, A_NAME) == 0) ||
-        (ok_call(gcm_irecv(l, &buf, sizeof(buf), 0, GCM_ANY_TAG, &req),
-                 "gcm_irecv") == 0)) {
+        (gcm_test_ok(gcm_irecv(l, &buf, sizeof(buf), 0, GCM_ANY_TAG, &req),
+                     "gcm_irecv") == 0)) {
         return;
     }
     /* Freeing cancels the pending receive and clears the handle. */
-    if (ok_call(gcm_lco_free(&l), "gcm_lco_free") != 0) {
+    if (gcm_test_ok(gcm_lco_free(&l), "gcm_lco_free") != 0) {
         if (l != NULL) {
-            fail("gcm_lco_free did not set the handle to NULL");
+            gcm_test_fail("gcm_lco_free did not set the handle to NULL");
         }
         memset(&st, 0, sizeof(st));
         status = gcm_wait(&req, &st);
         if ((status != GCM_ERR_CANCELED) || (st.error != GCM_ERR_CANCELED)) {
-            fail("receive pending on a freed LCO: %s / %s, expected %s",
-                 gcm_status_string(status), gcm_status_string(st.error),
-                 gcm_status_string(GCM_ERR_CANCELED));
+            gcm_test_fail(
+                "receive pending on a freed LCO: %s / %s, expected %s",
+                gcm_status_string(status), gcm_status_string(st.error),
+                gcm_status_string(GCM_ERR_CANCELED));
         }
     }
     gcm_get_stats(&before);
@@ -270,10 +252,10 @@ static void stale_p1(void)
     /* The refused sends were not received here: only A_CHECK was. */
     gcm_get_stats(&after);
     if (after.msgs_received - before.msgs_received != 1) {
-        fail("%llu messages received while only one world message was "
-             "sent here",
-             (unsigned long long)(after.msgs_received -
-                                  before.msgs_received));
+        gcm_test_fail(
+            "%llu messages received while only one world message was "
+            "sent here",
+            (unsigned long long)(after.msgs_received - before.msgs_received));
     }
     value++;
     world_send(&value, sizeof(value), 0, A_REPLY);
@@ -301,7 +283,7 @@ static void forge_round(const unsigned char *orig, size_t size,
         id = id_base + (int)i;
         f = NULL;
         res->tries++;
-        if (ok_call(gcm_lco_create(&f), "gcm_lco_create") == 0) {
+        if (gcm_test_ok(gcm_lco_create(&f), "gcm_lco_create") == 0) {
             return;
         }
         if (is_slotname != 0) {
@@ -317,8 +299,8 @@ static void forge_round(const unsigned char *orig, size_t size,
             /* Refusing an impossible name up front is fine too. */
             if ((refusal_ok(status) == 0) &&
                 (status != GCM_ERR_NO_SUCH_SLOT)) {
-                fail("adding forged name (byte %zu ^ 0x%02x): %s", i, xor,
-                     gcm_status_string(status));
+                gcm_test_fail("adding forged name (byte %zu ^ 0x%02x): %s", i,
+                              xor, gcm_status_string(status));
             }
             res->refused_at_add++;
         } else {
@@ -336,11 +318,12 @@ static void forge_round(const unsigned char *orig, size_t size,
                         (status == GCM_ERR_NO_SUCH_SLOT))) {
                 res->other_refusal++;
             } else {
-                fail("send to forged name (byte %zu ^ 0x%02x): %s (%s)", i,
-                     xor, gcm_status_string(status), gcm_last_error());
+                gcm_test_fail(
+                    "send to forged name (byte %zu ^ 0x%02x): %s (%s)", i, xor,
+                    gcm_status_string(status), gcm_last_error());
             }
         }
-        ok_call(gcm_lco_free(&f), "gcm_lco_free(forged)");
+        gcm_test_ok(gcm_lco_free(&f), "gcm_lco_free(forged)");
     }
 }
 
@@ -368,18 +351,23 @@ static void forged_p0(void)
     forge_round(name.bytes, sizeof(name.bytes), 0, 0x01, 100, &res);
     print_forge("forged LCO names", &res);
     if (res.bad_token == 0) {
-        fail("no byte flip of an LCO name was refused as a bad token: the "
-             "name carries no checked capability");
+        gcm_test_fail(
+            "no byte flip of an LCO name was refused as a bad token: the "
+            "name carries no checked capability");
     }
     /* No forged message may have landed in this process either. */
-    if ((ok_call(gcm_iprobe(gcm_world(), GCM_ANY_SLOT, GCM_ANY_TAG, &flag,
-                            &st), "gcm_iprobe") != 0) && (flag != 0)) {
-        fail("unexpected world message (slot %d tag %d)", st.slot, st.tag);
+    if ((gcm_test_ok(
+             gcm_iprobe(gcm_world(), GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
+             "gcm_iprobe") != 0) &&
+        (flag != 0)) {
+        gcm_test_fail("unexpected world message (slot %d tag %d)", st.slot,
+                      st.tag);
     }
     if ((world_send(&res.delivered, sizeof(res.delivered), 1, B_LIST) != 0)
         && (world_recv(&problems, sizeof(problems), 1, B_RESULT) != 0) &&
         (problems != 0)) {
-        fail("process 1 found %d problems with forged LCO names", problems);
+        gcm_test_fail("process 1 found %d problems with forged LCO names",
+                      problems);
     }
 }
 
@@ -411,8 +399,9 @@ static int drain_listed(gcm_lco_h lco, const id_list_t *list, int want_slot,
         }
         if ((status != GCM_OK) || (st.slot != want_slot) ||
             (st.tag != FORGED_TAG) || (got < 0) || (got >= MAX_IDS * 2)) {
-            fail("delivered forged-name message: %s slot %d tag %d id %d",
-                 gcm_status_string(status), st.slot, st.tag, got);
+            gcm_test_fail(
+                "delivered forged-name message: %s slot %d tag %d id %d",
+                gcm_status_string(status), st.slot, st.tag, got);
             problems++;
             continue;
         }
@@ -422,22 +411,29 @@ static int drain_listed(gcm_lco_h lco, const id_list_t *list, int want_slot,
             }
         }
         if ((j == list->n) || (seen[got] != 0)) {
-            fail("received forged message %d that was not reported as "
-                 "delivered (or twice)", got);
+            gcm_test_fail(
+                "received forged message %d that was not reported as "
+                "delivered (or twice)",
+                got);
             problems++;
         }
         seen[got] = 1;
     }
     /* And nothing more: every refused forgery stayed out. */
-    if ((ok_call(gcm_iprobe(lco, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
-                 "gcm_iprobe") != 0) && (flag != 0)) {
-        fail("a refused forgery was received: slot %d tag %d, %zu bytes",
-             st.slot, st.tag, st.count);
+    if ((gcm_test_ok(gcm_iprobe(lco, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
+                     "gcm_iprobe") != 0) &&
+        (flag != 0)) {
+        gcm_test_fail(
+            "a refused forgery was received: slot %d tag %d, %zu bytes",
+            st.slot, st.tag, st.count);
         problems++;
     }
-    if ((ok_call(gcm_iprobe(gcm_world(), GCM_ANY_SLOT, GCM_ANY_TAG, &flag,
-                            &st), "gcm_iprobe(world)") != 0) && (flag != 0)) {
-        fail("unexpected world message: slot %d tag %d", st.slot, st.tag);
+    if ((gcm_test_ok(
+             gcm_iprobe(gcm_world(), GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
+             "gcm_iprobe(world)") != 0) &&
+        (flag != 0)) {
+        gcm_test_fail("unexpected world message: slot %d tag %d", st.slot,
+                      st.tag);
         problems++;
     }
     return problems;
@@ -455,11 +451,11 @@ static void forged_p1(void)
     int problems;
     int flag = 0;
 
-    if ((ok_call(gcm_lco_create(&t), "gcm_lco_create") == 0) ||
-        (ok_call(gcm_lco_add_recv_slots(t, 1), "add_recv_slots") == 0) ||
-        (ok_call(gcm_lco_name(t, &name), "gcm_lco_name") == 0) ||
-        (ok_call(gcm_irecv(t, &buf, sizeof(buf), 0, GCM_ANY_TAG, &req),
-                 "gcm_irecv") == 0) ||
+    if ((gcm_test_ok(gcm_lco_create(&t), "gcm_lco_create") == 0) ||
+        (gcm_test_ok(gcm_lco_add_recv_slots(t, 1), "add_recv_slots") == 0) ||
+        (gcm_test_ok(gcm_lco_name(t, &name), "gcm_lco_name") == 0) ||
+        (gcm_test_ok(gcm_irecv(t, &buf, sizeof(buf), 0, GCM_ANY_TAG, &req),
+                     "gcm_irecv") == 0) ||
         (world_send(&name, sizeof(name), 0, B_NAME) == 0) ||
         (world_recv(&list, sizeof(list), 0, B_LIST) == 0)) {
         return;
@@ -469,18 +465,19 @@ static void forged_p1(void)
         status = gcm_test(&req, &flag, &st);
         if ((flag != 0) ||
             ((status != GCM_OK) && (status != GCM_INPROGRESS))) {
-            fail("receive on the target LCO completed (%s) with slot %d tag "
-                 "%d id %d although no forged send was delivered",
-                 gcm_status_string(status), st.slot, st.tag, buf);
+            gcm_test_fail(
+                "receive on the target LCO completed (%s) with slot %d tag "
+                "%d id %d although no forged send was delivered",
+                gcm_status_string(status), st.slot, st.tag, buf);
         }
     }
     problems = drain_listed(t, &list, 0, &req, &buf);
-    ok_call(gcm_lco_free(&t), "gcm_lco_free");
+    gcm_test_ok(gcm_lco_free(&t), "gcm_lco_free");
     if (req != GCM_REQUEST_NULL) {
         status = gcm_wait(&req, &st);
         if (status != GCM_ERR_CANCELED) {
-            fail("receive left on a freed LCO completed with %s",
-                 gcm_status_string(status));
+            gcm_test_fail("receive left on a freed LCO completed with %s",
+                          gcm_status_string(status));
             problems++;
         }
     }
@@ -500,29 +497,32 @@ static void slotname_p0(void)
     if (world_recv(&sname, sizeof(sname), 1, C_NAME) == 0) {
         return;
     }
-    if ((ok_call(gcm_lco_create(&v), "gcm_lco_create") == 0) ||
-        (ok_call(gcm_lco_add_send_slot(v, &sname),
-                 "gcm_lco_add_send_slot") == 0) ||
-        (ok_call(gcm_lco_num_send_slots(v, &count), "num_send_slots") == 0)) {
+    if ((gcm_test_ok(gcm_lco_create(&v), "gcm_lco_create") == 0) ||
+        (gcm_test_ok(gcm_lco_add_send_slot(v, &sname),
+                     "gcm_lco_add_send_slot") == 0) ||
+        (gcm_test_ok(gcm_lco_num_send_slots(v, &count), "num_send_slots") ==
+         0)) {
         return;
     }
     if (count != 1) {
-        fail("gcm_lco_add_send_slot made %d send slots, expected 1", count);
+        gcm_test_fail("gcm_lco_add_send_slot made %d send slots, expected 1",
+                      count);
     }
-    ok_call(gcm_send(v, &value, sizeof(value), 0, SLOT1_TAG),
-            "gcm_send(slot name)");
-    ok_call(gcm_lco_free(&v), "gcm_lco_free");
+    gcm_test_ok(gcm_send(v, &value, sizeof(value), 0, SLOT1_TAG),
+                "gcm_send(slot name)");
+    gcm_test_ok(gcm_lco_free(&v), "gcm_lco_free");
 
     forge_round(sname.bytes, sizeof(sname.bytes), 1, 0xff, 200, &res);
     forge_round(sname.bytes, sizeof(sname.bytes), 1, 0x01, 300, &res);
     print_forge("forged slot names", &res);
     if (res.bad_token == 0) {
-        fail("no byte flip of a slot name was refused as a bad token");
+        gcm_test_fail(
+            "no byte flip of a slot name was refused as a bad token");
     }
     if ((world_send(&res.delivered, sizeof(res.delivered), 1, C_LIST) != 0)
         && (world_recv(&problems, sizeof(problems), 1, C_RESULT) != 0) &&
         (problems != 0)) {
-        fail("process 1 found %d problems with slot names", problems);
+        gcm_test_fail("process 1 found %d problems with slot names", problems);
     }
 }
 
@@ -538,9 +538,9 @@ static void slotname_p1(void)
 
     /* Process 0 waits for a slot name even if setting up fails here. */
     memset(&sname, 0, sizeof(sname));
-    if ((ok_call(gcm_lco_create(&u), "gcm_lco_create") == 0) ||
-        (ok_call(gcm_lco_add_recv_slots(u, 3), "add_recv_slots") == 0) ||
-        (ok_call(gcm_slot_name(u, 1, &sname), "gcm_slot_name") == 0)) {
+    if ((gcm_test_ok(gcm_lco_create(&u), "gcm_lco_create") == 0) ||
+        (gcm_test_ok(gcm_lco_add_recv_slots(u, 3), "add_recv_slots") == 0) ||
+        (gcm_test_ok(gcm_slot_name(u, 1, &sname), "gcm_slot_name") == 0)) {
         world_send(&sname, sizeof(sname), 0, C_NAME);
         return;
     }
@@ -553,7 +553,7 @@ static void slotname_p1(void)
     expect_err("gcm_slot_name(NULL name)", gcm_slot_name(u, 0, NULL),
                GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM, "gcm_slot_name");
     /* Fetch the name again so a failed call cannot have spoilt it. */
-    if ((ok_call(gcm_slot_name(u, 1, &sname), "gcm_slot_name") == 0) ||
+    if ((gcm_test_ok(gcm_slot_name(u, 1, &sname), "gcm_slot_name") == 0) ||
         (world_send(&sname, sizeof(sname), 0, C_NAME) == 0)) {
         return;
     }
@@ -561,8 +561,8 @@ static void slotname_p1(void)
     /* The genuine message arrives on slot 1 and nowhere else. */
     status = gcm_recv(u, &value, sizeof(value), GCM_ANY_SLOT, SLOT1_TAG, &st);
     if ((status != GCM_OK) || (st.slot != 1) || (value != 1)) {
-        fail("message through the slot name: %s, slot %d, value %d",
-             gcm_status_string(status), st.slot, value);
+        gcm_test_fail("message through the slot name: %s, slot %d, value %d",
+                      gcm_status_string(status), st.slot, value);
         problems++;
     }
     if (world_recv(&list, sizeof(list), 0, C_LIST) == 0) {
@@ -572,9 +572,9 @@ static void slotname_p1(void)
      * A forgery that changed the slot index could aim at a slot that does
      * not exist yet and wait there; add slots so ANY_SLOT would see it.
      */
-    ok_call(gcm_lco_add_recv_slots(u, EXTRA_SLOTS), "add_recv_slots");
+    gcm_test_ok(gcm_lco_add_recv_slots(u, EXTRA_SLOTS), "add_recv_slots");
     problems += drain_listed(u, &list, 1, NULL, NULL);
-    ok_call(gcm_lco_free(&u), "gcm_lco_free");
+    gcm_test_ok(gcm_lco_free(&u), "gcm_lco_free");
     world_send(&problems, sizeof(problems), 0, C_RESULT);
 }
 
@@ -582,19 +582,20 @@ static void slotname_p1(void)
 
 static void check_status_strings(void)
 {
-#define CHECK_STRING(_name, _value, _text) \
-    if ((gcm_status_string(_name) == NULL) || \
-        (strcmp(gcm_status_string(_name), _text) != 0)) { \
-        fail("gcm_status_string(%s) is \"%s\"", #_name, \
-             (gcm_status_string(_name) != NULL) ? \
-             gcm_status_string(_name) : "(null)"); \
+#define CHECK_STRING(_name, _value, _text)                       \
+    if ((gcm_status_string(_name) == NULL) ||                    \
+        (strcmp(gcm_status_string(_name), _text) != 0)) {        \
+        gcm_test_fail("gcm_status_string(%s) is \"%s\"", #_name, \
+                      (gcm_status_string(_name) != NULL)         \
+                          ? gcm_status_string(_name)             \
+                          : "(null)");                           \
     }
     GCM_FOREACH_STATUS(CHECK_STRING)
 #undef CHECK_STRING
     if ((gcm_status_string((gcm_status_t)12345) == NULL) ||
         (gcm_status_string((gcm_status_t)-12345) == NULL) ||
         (gcm_status_string((gcm_status_t)12345)[0] == '\0')) {
-        fail("gcm_status_string of an unknown code is NULL or empty");
+        gcm_test_fail("gcm_status_string of an unknown code is NULL or empty");
     }
 }
 
@@ -625,7 +626,8 @@ static void bad_input_p0(void)
     expect_err("second gcm_init", gcm_init(NULL, NULL),
                GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM, "gcm_init");
     if (gcm_initialized() == 0) {
-        fail("gcm_initialized() is 0 after a refused second gcm_init");
+        gcm_test_fail(
+            "gcm_initialized() is 0 after a refused second gcm_init");
     }
 
     /* Objects. */
@@ -639,16 +641,16 @@ static void bad_input_p0(void)
     expect_err("gcm_lco_free(world)", gcm_lco_free(&world),
                GCM_ERR_INVALID_PARAM, GCM_ERR_BUSY, "gcm_lco_free");
     if ((world != gcm_world()) || (world == NULL)) {
-        fail("refused gcm_lco_free(world) changed the handle");
+        gcm_test_fail("refused gcm_lco_free(world) changed the handle");
     }
     expect_err("gcm_lco_name(NULL)", gcm_lco_name(NULL, &name),
                GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM, "gcm_lco_name");
-    if (ok_call(gcm_lco_create(&lco), "gcm_lco_create") == 0) {
+    if (gcm_test_ok(gcm_lco_create(&lco), "gcm_lco_create") == 0) {
         return;
     }
     expect_err("gcm_lco_name(lco, NULL)", gcm_lco_name(lco, NULL),
                GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM, "gcm_lco_name");
-    ok_call(gcm_lco_name(lco, &name), "gcm_lco_name");
+    gcm_test_ok(gcm_lco_name(lco, &name), "gcm_lco_name");
 
     /* Slots. */
     expect_err("gcm_lco_add_recv_slots(NULL)",
@@ -702,16 +704,18 @@ static void bad_input_p0(void)
                gcm_lco_num_recv_slots(lco, NULL), GCM_ERR_INVALID_PARAM,
                GCM_ERR_INVALID_PARAM, "gcm_lco_num_recv_slots");
     /* Counts of zero are allowed (the seed: count >= 0) and add nothing. */
-    ok_call(gcm_lco_add_recv_slots(lco, 0), "gcm_lco_add_recv_slots(0)");
-    if ((ok_call(gcm_lco_num_send_slots(lco, &count), "num_send") != 0) &&
+    gcm_test_ok(gcm_lco_add_recv_slots(lco, 0), "gcm_lco_add_recv_slots(0)");
+    if ((gcm_test_ok(gcm_lco_num_send_slots(lco, &count), "num_send") != 0) &&
         (count != 0)) {
-        fail("failed gcm_lco_add_send_slots calls left %d send slots",
-             count);
+        gcm_test_fail("failed gcm_lco_add_send_slots calls left %d send slots",
+                      count);
     }
-    if ((ok_call(gcm_lco_num_recv_slots(lco, &count), "num_recv") != 0) &&
+    if ((gcm_test_ok(gcm_lco_num_recv_slots(lco, &count), "num_recv") != 0) &&
         (count != 0)) {
-        fail("failed or empty gcm_lco_add_recv_slots calls left %d receive "
-             "slots", count);
+        gcm_test_fail(
+            "failed or empty gcm_lco_add_recv_slots calls left %d receive "
+            "slots",
+            count);
     }
 
     /* Sends. */
@@ -768,7 +772,7 @@ static void bad_input_p0(void)
                GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM,
                "gcm_recv|gcm_irecv");
     if (req != GCM_REQUEST_NULL) {
-        fail("a refused gcm_irecv set the request handle");
+        gcm_test_fail("a refused gcm_irecv set the request handle");
     }
     expect_err("gcm_iprobe(NULL lco)",
                gcm_iprobe(NULL, 0, 0, &flag, &st), GCM_ERR_INVALID_PARAM,
@@ -801,7 +805,7 @@ static void bad_input_p0(void)
     expect_err("gcm_waitany(NULL index)", gcm_waitany(2, reqs, NULL, &st),
                GCM_ERR_INVALID_PARAM, GCM_ERR_INVALID_PARAM, "gcm_waitany");
     /* A NULL request is complete: waiting for it succeeds at once. */
-    ok_call(gcm_wait(&req, NULL), "gcm_wait(GCM_REQUEST_NULL)");
+    gcm_test_ok(gcm_wait(&req, NULL), "gcm_wait(GCM_REQUEST_NULL)");
     /* Void, but must not crash. */
     gcm_get_stats(NULL);
 
@@ -811,15 +815,15 @@ static void bad_input_p0(void)
         (after.msgs_sent_local != before.msgs_sent_local) ||
         (after.control_sent != before.control_sent) ||
         (after.msgs_received != before.msgs_received)) {
-        fail("refused calls changed the message counters");
+        gcm_test_fail("refused calls changed the message counters");
     }
-    ok_call(gcm_lco_free(&lco), "gcm_lco_free");
+    gcm_test_ok(gcm_lco_free(&lco), "gcm_lco_free");
 
     /* The world LCO survived all of it. */
     if ((world_send(buf, sizeof(buf), 1, D_DONE) != 0) &&
         (world_recv(&reply, sizeof(reply), 1, D_REPLY) != 0) &&
         (reply != buf[0] + buf[3])) {
-        fail("world reply after bad input: %d", reply);
+        gcm_test_fail("world reply after bad input: %d", reply);
     }
 }
 
@@ -840,6 +844,7 @@ int main(int argc, char **argv)
     int peer_failures = 0;
     int mine;
 
+    gcm_test_prog = "p2p_names";
     status = gcm_init(&argc, &argv);
     if (status != GCM_OK) {
         fprintf(stderr, "p2p_names: gcm_init failed: %s\n",
@@ -848,26 +853,26 @@ int main(int argc, char **argv)
     }
     g_me = gcm_proc_rank();
     if (gcm_proc_count() < 2) {
-        fail("needs at least 2 processes");
+        gcm_test_fail("needs at least 2 processes");
     } else if (g_me == 0) {
         stale_p0();
         printf("p2p_names: (a) stale name: %s\n",
-               (g_failures == 0) ? "ok" : "FAILED");
+               (gcm_test_failed() == 0) ? "ok" : "FAILED");
         forged_p0();
         printf("p2p_names: (b) forged LCO names: %s\n",
-               (g_failures == 0) ? "ok" : "FAILED");
+               (gcm_test_failed() == 0) ? "ok" : "FAILED");
         slotname_p0();
         printf("p2p_names: (c) slot names: %s\n",
-               (g_failures == 0) ? "ok" : "FAILED");
+               (gcm_test_failed() == 0) ? "ok" : "FAILED");
         bad_input_p0();
         printf("p2p_names: (d) bad input: %s\n",
-               (g_failures == 0) ? "ok" : "FAILED");
+               (gcm_test_failed() == 0) ? "ok" : "FAILED");
         /* Process 1's own failures, to report them in one place. */
         world_recv(&peer_failures, sizeof(peer_failures), 1, D_REPLY + 1);
         if (peer_failures != 0) {
-            fail("process 1 had %d failed checks", peer_failures);
+            gcm_test_fail("process 1 had %d failed checks", peer_failures);
         }
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_names: all checks passed\n");
         }
     } else if (g_me == 1) {
@@ -875,7 +880,7 @@ int main(int argc, char **argv)
         forged_p1();
         slotname_p1();
         bad_input_p1();
-        mine = g_failures;
+        mine = gcm_test_failed();
         world_send(&mine, sizeof(mine), 0, D_REPLY + 1);
     }
     fflush(stdout);
@@ -885,5 +890,5 @@ int main(int argc, char **argv)
                 gcm_status_string(status));
         return 1;
     }
-    return (g_failures == 0) ? 0 : 1;
+    return (gcm_test_failed() == 0) ? 0 : 1;
 }

@@ -25,8 +25,9 @@
 
 #include "lco/lco.h"
 
+#include "gcm_test.h"
+
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,20 +42,7 @@
 #define BIG_SIZE   (16 << 20)
 
 static int g_me;
-static int g_failures;
 static gcm_lco_h g_homed;   /* fully connected, on an endpoint of its own */
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    g_failures++;
-    fprintf(stderr, "p2p_peer_death: P%d: ", g_me);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
 
 static double now_s(void)
 {
@@ -72,12 +60,12 @@ static void victim(void)
 
     for (i = 0; i < NUM_MSGS; i++) {
         if (gcm_send(gcm_world(), &i, sizeof(i), 0, DATA_TAG) != GCM_OK) {
-            fail("gcm_send %d: %s", i, gcm_last_error());
+            gcm_test_fail("gcm_send %d: %s", i, gcm_last_error());
         }
     }
     if (gcm_recv(gcm_world(), &ack, sizeof(ack), 0, ACK_TAG, &st) !=
         GCM_OK) {
-        fail("gcm_recv(ack): %s", gcm_last_error());
+        gcm_test_fail("gcm_recv(ack): %s", gcm_last_error());
     }
     printf("p2p_peer_death: P1 got the acknowledgement, dying now\n");
     fflush(stdout);
@@ -94,18 +82,18 @@ static void check_after(void)
 
     status = gcm_send(gcm_world(), &v, sizeof(v), 1, DATA_TAG);
     if (status != GCM_ERR_PEER_FAILED) {
-        fail("send to the dead process: %s, expected %s",
-             gcm_status_string(status),
-             gcm_status_string(GCM_ERR_PEER_FAILED));
+        gcm_test_fail("send to the dead process: %s, expected %s",
+                      gcm_status_string(status),
+                      gcm_status_string(GCM_ERR_PEER_FAILED));
     }
     status = gcm_irecv(gcm_world(), &v, sizeof(v), 1, NEVER_TAG, &req);
     if (status == GCM_OK) {
         status = gcm_wait(&req, &st);
     }
     if (status != GCM_ERR_PEER_FAILED) {
-        fail("receive from the dead process: %s, expected %s",
-             gcm_status_string(status),
-             gcm_status_string(GCM_ERR_PEER_FAILED));
+        gcm_test_fail("receive from the dead process: %s, expected %s",
+                      gcm_status_string(status),
+                      gcm_status_string(GCM_ERR_PEER_FAILED));
     }
 }
 
@@ -129,14 +117,14 @@ static void survivor0(int nprocs)
         v = -1;
         status = gcm_recv(gcm_world(), &v, sizeof(v), 1, DATA_TAG, &st);
         if ((status != GCM_OK) || (v != i)) {
-            fail("message %d from P1: %s, value %d", i,
-                 gcm_status_string(status), v);
+            gcm_test_fail("message %d from P1: %s, value %d", i,
+                          gcm_status_string(status), v);
         }
     }
 
     big = malloc(BIG_SIZE);
     if (big == NULL) {
-        fail("out of memory");
+        gcm_test_fail("out of memory");
         return;
     }
     memset(big, 0x3c, BIG_SIZE);
@@ -146,7 +134,7 @@ static void survivor0(int nprocs)
          GCM_OK) ||
         (gcm_isend(gcm_world(), &ack, sizeof(ack), 1, ACK_TAG, &reqs[2]) !=
          GCM_OK)) {
-        fail("posting the doomed operations: %s", gcm_last_error());
+        gcm_test_fail("posting the doomed operations: %s", gcm_last_error());
         free(big);
         return;
     }
@@ -155,8 +143,8 @@ static void survivor0(int nprocs)
                    &hreqs[0]) != GCM_OK) ||
         (gcm_isend(g_homed, big, BIG_SIZE, 1, BIG_TAG, &hreqs[1]) !=
          GCM_OK)) {
-        fail("posting the doomed operations on the homed LCO: %s",
-             gcm_last_error());
+        gcm_test_fail("posting the doomed operations on the homed LCO: %s",
+                      gcm_last_error());
         free(big);
         return;
     }
@@ -166,22 +154,25 @@ static void survivor0(int nprocs)
     status = gcm_waitall(3, reqs, sts);
     dt = now_s() - t0;
     if (status == GCM_OK) {
-        fail("gcm_waitall returned success although process 1 died");
+        gcm_test_fail("gcm_waitall returned success although process 1 died");
     }
     if (sts[0].error != GCM_ERR_PEER_FAILED) {
-        fail("receive from the dead process completed with %s, expected %s",
-             gcm_status_string(sts[0].error),
-             gcm_status_string(GCM_ERR_PEER_FAILED));
+        gcm_test_fail(
+            "receive from the dead process completed with %s, expected %s",
+            gcm_status_string(sts[0].error),
+            gcm_status_string(GCM_ERR_PEER_FAILED));
     }
     if (sts[1].error != GCM_ERR_PEER_FAILED) {
-        fail("%d-byte send to the dead process completed with %s, expected "
-             "%s", BIG_SIZE, gcm_status_string(sts[1].error),
-             gcm_status_string(GCM_ERR_PEER_FAILED));
+        gcm_test_fail(
+            "%d-byte send to the dead process completed with %s, expected "
+            "%s",
+            BIG_SIZE, gcm_status_string(sts[1].error),
+            gcm_status_string(GCM_ERR_PEER_FAILED));
     }
     /* The acknowledgement itself may or may not beat the kill. */
     if ((sts[2].error != GCM_OK) && (sts[2].error != GCM_ERR_PEER_FAILED)) {
-        fail("acknowledgement send completed with %s",
-             gcm_status_string(sts[2].error));
+        gcm_test_fail("acknowledgement send completed with %s",
+                      gcm_status_string(sts[2].error));
     }
     if ((sts[0].error == GCM_ERR_PEER_FAILED) &&
         (sts[1].error == GCM_ERR_PEER_FAILED)) {
@@ -192,11 +183,12 @@ static void survivor0(int nprocs)
     (void)gcm_waitall(2, hreqs, hsts);
     for (i = 0; i < 2; i++) {
         if (hsts[i].error != GCM_ERR_PEER_FAILED) {
-            fail("%s on the LCO of endpoint %d completed with %s, expected "
-                 "%s", (i == 0) ? "receive" : "send",
-                 g_homed->port->endpoint->index,
-                 gcm_status_string(hsts[i].error),
-                 gcm_status_string(GCM_ERR_PEER_FAILED));
+            gcm_test_fail(
+                "%s on the LCO of endpoint %d completed with %s, expected "
+                "%s",
+                (i == 0) ? "receive" : "send", g_homed->port->endpoint->index,
+                gcm_status_string(hsts[i].error),
+                gcm_status_string(GCM_ERR_PEER_FAILED));
         }
     }
     if ((hsts[0].error == GCM_ERR_PEER_FAILED) &&
@@ -212,17 +204,17 @@ static void survivor0(int nprocs)
     for (r = 2; r < nprocs; r++) {
         v = 1000 + r;
         if (gcm_send(gcm_world(), &v, sizeof(v), r, ALIVE_TAG) != GCM_OK) {
-            fail("send to surviving P%d: %s", r, gcm_last_error());
+            gcm_test_fail("send to surviving P%d: %s", r, gcm_last_error());
             continue;
         }
         v = -1;
         status = gcm_recv(gcm_world(), &v, sizeof(v), r, ALIVE_TAG, &st);
         if ((status != GCM_OK) || (v != 2000 + r)) {
-            fail("reply from surviving P%d: %s, value %d", r,
-                 gcm_status_string(status), v);
+            gcm_test_fail("reply from surviving P%d: %s, value %d", r,
+                          gcm_status_string(status), v);
         }
     }
-    if ((g_failures == 0) && (nprocs > 2)) {
+    if ((gcm_test_failed() == 0) && (nprocs > 2)) {
         printf("p2p_peer_death: P0 still talks to the %d other survivors\n",
                nprocs - 2);
     }
@@ -234,12 +226,12 @@ static void survivor(void)
     int v = -1;
 
     if (gcm_recv(gcm_world(), &v, sizeof(v), 0, ALIVE_TAG, &st) != GCM_OK) {
-        fail("gcm_recv from P0: %s", gcm_last_error());
+        gcm_test_fail("gcm_recv from P0: %s", gcm_last_error());
         return;
     }
     v += 1000;
     if (gcm_send(gcm_world(), &v, sizeof(v), 0, ALIVE_TAG) != GCM_OK) {
-        fail("gcm_send to P0: %s", gcm_last_error());
+        gcm_test_fail("gcm_send to P0: %s", gcm_last_error());
     }
 }
 
@@ -248,6 +240,7 @@ int main(int argc, char **argv)
     gcm_status_t status;
     int nprocs;
 
+    gcm_test_prog = "p2p_peer_death";
     status = gcm_init(&argc, &argv);
     if (status != GCM_OK) {
         fprintf(stderr, "p2p_peer_death: gcm_init failed: %s\n",
@@ -270,7 +263,7 @@ int main(int argc, char **argv)
         }
     }
     if (nprocs < 2) {
-        fail("needs at least 2 processes");
+        gcm_test_fail("needs at least 2 processes");
     } else if (g_me == 1) {
         victim();
     } else if (g_me == 0) {
@@ -280,7 +273,7 @@ int main(int argc, char **argv)
     }
     if (g_me == 0) {
         printf("p2p_peer_death: P0 checks %s\n",
-               (g_failures == 0) ? "passed" : "FAILED");
+               (gcm_test_failed() == 0) ? "passed" : "FAILED");
     }
     fflush(stdout);
     gcm_lco_free(&g_homed);
@@ -295,5 +288,5 @@ int main(int argc, char **argv)
         printf("p2p_peer_death: P%d: gcm_finalize: %s\n", g_me,
                gcm_status_string(status));
     }
-    return (g_failures == 0) ? 0 : 1;
+    return (gcm_test_failed() == 0) ? 0 : 1;
 }

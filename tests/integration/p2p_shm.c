@@ -17,7 +17,8 @@
  */
 #include <gencomm.h>
 
-#include <stdarg.h>
+#include "gcm_test.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,19 +29,6 @@
 #define MAXSZ (12 * 1024)
 
 static int g_me;
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    g_failures++;
-    fprintf(stderr, "p2p_shm: P%d: ", g_me);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
 
 static double now_s(clockid_t clk)
 {
@@ -71,8 +59,8 @@ static int check(const unsigned char *buf, size_t n, int phase, int from,
 
     for (k = 0; k < n; k++) {
         if (buf[k] != pattern(phase, from, i, k)) {
-            fail("phase %d message %d: byte %zu is %u, expected %u", phase,
-                 i, k, buf[k], pattern(phase, from, i, k));
+            gcm_test_fail("phase %d message %d: byte %zu is %u, expected %u",
+                          phase, i, k, buf[k], pattern(phase, from, i, k));
             return 0;
         }
     }
@@ -91,12 +79,12 @@ static void recv_check(int phase, int from, int i, size_t n)
     gcm_msg_status_t st;
 
     if (gcm_recv(gcm_world(), buf, n, from, phase, &st) != GCM_OK) {
-        fail("phase %d receive %d: %s", phase, i, gcm_last_error());
+        gcm_test_fail("phase %d receive %d: %s", phase, i, gcm_last_error());
         return;
     }
     if (st.count != n) {
-        fail("phase %d message %d: %zu bytes, expected %zu", phase, i,
-             st.count, n);
+        gcm_test_fail("phase %d message %d: %zu bytes, expected %zu", phase, i,
+                      st.count, n);
         return;
     }
     check(buf, n, phase, from, i);
@@ -111,7 +99,7 @@ static void phase_a(void)
         if (g_me == 0) {
             fill(buf, size_a(i), 1, 0, i);
             if (gcm_send(gcm_world(), buf, size_a(i), 1, 1) != GCM_OK) {
-                fail("phase 1 send %d: %s", i, gcm_last_error());
+                gcm_test_fail("phase 1 send %d: %s", i, gcm_last_error());
                 return;
             }
         } else {
@@ -132,12 +120,12 @@ static void phase_b(void)
             fill(bufs[i], SZ, 2, 0, i);
             if (gcm_isend(gcm_world(), bufs[i], SZ, 1, 2, &reqs[i]) !=
                 GCM_OK) {
-                fail("phase 2 isend %d: %s", i, gcm_last_error());
+                gcm_test_fail("phase 2 isend %d: %s", i, gcm_last_error());
                 return;
             }
         }
         if (gcm_waitall(N, reqs, NULL) != GCM_OK) {
-            fail("phase 2 waitall: %s", gcm_last_error());
+            gcm_test_fail("phase 2 waitall: %s", gcm_last_error());
         }
     } else {
         usleep(300000);
@@ -157,7 +145,7 @@ static void phase_c(void)
     for (i = 0; i < N; i++) {
         fill(buf, SZ, 3, g_me, i);
         if (gcm_send(gcm_world(), buf, SZ, peer, 3) != GCM_OK) {
-            fail("phase 3 send %d: %s", i, gcm_last_error());
+            gcm_test_fail("phase 3 send %d: %s", i, gcm_last_error());
             return;
         }
     }
@@ -178,7 +166,7 @@ static void phase_d(void)
     int i;
 
     if ((out == NULL) || (in == NULL)) {
-        fail("out of memory");
+        gcm_test_fail("out of memory");
         free(out);
         free(in);
         return;
@@ -192,7 +180,7 @@ static void phase_d(void)
                   &reqs[N + i]);
     }
     if (gcm_waitall(2 * N, reqs, NULL) != GCM_OK) {
-        fail("phase 4 waitall: %s", gcm_last_error());
+        gcm_test_fail("phase 4 waitall: %s", gcm_last_error());
     }
     for (i = 0; i < N; i++) {
         if (!check(in + (size_t)i * SZ, SZ, 4, peer, i)) {
@@ -202,11 +190,11 @@ static void phase_d(void)
     /* A large message into a small buffer: its first bytes, truncated. */
     if (g_me == 0) {
         if (gcm_send(gcm_world(), out, SZ, 1, 5) != GCM_OK) {
-            fail("phase 4 truncated send: %s", gcm_last_error());
+            gcm_test_fail("phase 4 truncated send: %s", gcm_last_error());
         }
     } else if (gcm_recv(gcm_world(), small, sizeof(small), 0, 5, &st) !=
                GCM_ERR_TRUNCATED) {
-        fail("phase 4: truncated receive did not say so");
+        gcm_test_fail("phase 4: truncated receive did not say so");
     } else {
         check(small, sizeof(small), 4, 0, 0);
     }
@@ -231,7 +219,7 @@ static void phase_e(void)
             wall0 = now_s(CLOCK_MONOTONIC);
             if (gcm_recv(gcm_world(), &sent, sizeof(sent), 0, 6, &st) !=
                 GCM_OK) {
-                fail("phase 5 receive: %s", gcm_last_error());
+                gcm_test_fail("phase 5 receive: %s", gcm_last_error());
                 return;
             }
             wall = now_s(CLOCK_MONOTONIC);
@@ -246,19 +234,22 @@ static void phase_e(void)
              * sender's 100 ms pause. */
             if ((i > 0) && (wall - wall0 >= 0.01) &&
                 (cpu > 0.5 * (wall - wall0))) {
-                fail("phase 5: waiting %.0f ms used %.0f ms of CPU",
-                     (wall - wall0) * 1e3, cpu * 1e3);
+                gcm_test_fail("phase 5: waiting %.0f ms used %.0f ms of CPU",
+                              (wall - wall0) * 1e3, cpu * 1e3);
             }
         }
     }
     if ((g_me == 1) && (worst > 1.0)) {
-        fail("phase 5: a sleeping receiver woke %.3f s after the send "
-             "(lost wakeup?)", worst);
+        gcm_test_fail(
+            "phase 5: a sleeping receiver woke %.3f s after the send "
+            "(lost wakeup?)",
+            worst);
     }
 }
 
 int main(int argc, char **argv)
 {
+    gcm_test_prog = "p2p_shm";
     if (gcm_init(&argc, &argv) != GCM_OK) {
         fprintf(stderr, "p2p_shm: gcm_init: %s\n", gcm_last_error());
         return 1;
@@ -271,27 +262,27 @@ int main(int argc, char **argv)
     }
     if (g_me < 2) {
         phase_a();
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_shm: P%d (a) wrap-around ok\n", g_me);
         }
         phase_b();
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_shm: P%d (b) back-pressure ok\n", g_me);
         }
         phase_c();
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_shm: P%d (c) both rings full ok\n", g_me);
         }
         phase_d();
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_shm: P%d (d) large both ways ok\n", g_me);
         }
         phase_e();
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_shm: P%d (e) wakeups ok\n", g_me);
         }
     }
     fflush(stdout);
     gcm_finalize();
-    return (g_failures == 0) ? 0 : 1;
+    return (gcm_test_failed() == 0) ? 0 : 1;
 }

@@ -14,7 +14,8 @@
  */
 #include <gencomm.h>
 
-#include <stdarg.h>
+#include "gcm_test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,19 +41,6 @@ static const trunc_case_t g_cases[] = {
 #define NUM_CASES ((int)(sizeof(g_cases) / sizeof(g_cases[0])))
 
 static int g_me;
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    g_failures++;
-    fprintf(stderr, "p2p_truncate: P%d: ", g_me);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
 
 static unsigned char pattern(int tag, size_t i)
 {
@@ -100,12 +88,12 @@ static int start_sends(gcm_lco_h lco, int slot, unsigned char **bufs,
             tag = 2 * c + j;
             bufs[tag] = make_msg(tag, g_cases[c].msg_len);
             if (bufs[tag] == NULL) {
-                fail("out of memory");
+                gcm_test_fail("out of memory");
                 return -1;
             }
             if (gcm_isend(lco, bufs[tag], g_cases[c].msg_len, slot, tag,
                           &reqs[tag]) != GCM_OK) {
-                fail("gcm_isend tag %d: %s", tag, gcm_last_error());
+                gcm_test_fail("gcm_isend tag %d: %s", tag, gcm_last_error());
                 return -1;
             }
         }
@@ -122,14 +110,15 @@ static int finish_sends(unsigned char **bufs, gcm_request_h *reqs)
     status = gcm_waitall(2 * NUM_CASES, reqs, sts);
     for (i = 0; i < 2 * NUM_CASES; i++) {
         if (sts[i].error != GCM_OK) {
-            fail("send of message %d (%zu bytes) completed with %s; the "
-                 "receiver's short buffer is not the sender's error", i,
-                 g_cases[i / 2].msg_len, gcm_status_string(sts[i].error));
+            gcm_test_fail(
+                "send of message %d (%zu bytes) completed with %s; the "
+                "receiver's short buffer is not the sender's error",
+                i, g_cases[i / 2].msg_len, gcm_status_string(sts[i].error));
         }
         free(bufs[i]);
     }
     if (status != GCM_OK) {
-        fail("gcm_waitall(sends): %s", gcm_status_string(status));
+        gcm_test_fail("gcm_waitall(sends): %s", gcm_status_string(status));
         return -1;
     }
     return 0;
@@ -151,7 +140,7 @@ static void receive_cases(gcm_lco_h lco, int slot, const char *path)
         len = g_cases[c].msg_len;
         buf = malloc(len + GUARD_SIZE);
         if (buf == NULL) {
-            fail("out of memory");
+            gcm_test_fail("out of memory");
             return;
         }
 
@@ -160,9 +149,11 @@ static void receive_cases(gcm_lco_h lco, int slot, const char *path)
         status = gcm_probe(lco, slot, GCM_ANY_TAG, &st);
         if ((status != GCM_OK) || (st.tag != 2 * c) || (st.count != len) ||
             (st.slot != slot)) {
-            fail("%s case %d: probe: %s, slot %d tag %d count %zu (expected "
-                 "tag %d count %zu)", path, c, gcm_status_string(status),
-                 st.slot, st.tag, st.count, 2 * c, len);
+            gcm_test_fail(
+                "%s case %d: probe: %s, slot %d tag %d count %zu (expected "
+                "tag %d count %zu)",
+                path, c, gcm_status_string(status), st.slot, st.tag, st.count,
+                2 * c, len);
         }
 
         /* Truncated receive; odd cases go through irecv + wait. */
@@ -182,20 +173,23 @@ static void receive_cases(gcm_lco_h lco, int slot, const char *path)
             (st.error != GCM_ERR_TRUNCATED) ||
             (st.count != g_cases[c].buf_len) || (st.tag != 2 * c) ||
             (st.slot != slot)) {
-            fail("%s case %d (%zu B into %zu B): returned %s, status error "
-                 "%s count %zu tag %d slot %d", path, c, len,
-                 g_cases[c].buf_len, gcm_status_string(status),
-                 gcm_status_string(st.error), st.count, st.tag, st.slot);
+            gcm_test_fail(
+                "%s case %d (%zu B into %zu B): returned %s, status error "
+                "%s count %zu tag %d slot %d",
+                path, c, len, g_cases[c].buf_len, gcm_status_string(status),
+                gcm_status_string(st.error), st.count, st.tag, st.slot);
         }
         bad = first_bad(buf, 2 * c, g_cases[c].buf_len);
         if (bad != (size_t)-1) {
-            fail("%s case %d: truncated data wrong at byte %zu", path, c,
-                 bad);
+            gcm_test_fail("%s case %d: truncated data wrong at byte %zu", path,
+                          c, bad);
         }
         for (i = g_cases[c].buf_len; i < len + GUARD_SIZE; i++) {
             if (buf[i] != GUARD_BYTE) {
-                fail("%s case %d: byte %zu past the %zu-byte buffer was "
-                     "written", path, c, i, g_cases[c].buf_len);
+                gcm_test_fail(
+                    "%s case %d: byte %zu past the %zu-byte buffer was "
+                    "written",
+                    path, c, i, g_cases[c].buf_len);
                 break;
             }
         }
@@ -207,16 +201,19 @@ static void receive_cases(gcm_lco_h lco, int slot, const char *path)
                           &st);
         if ((status != GCM_OK) || (st.error != GCM_OK) || (st.count != len)
             || (st.tag != 2 * c + 1)) {
-            fail("%s case %d: message after the truncated one: %s, count "
-                 "%zu tag %d (expected %zu, tag %d)", path, c,
-                 gcm_status_string(status), st.count, st.tag, len,
-                 2 * c + 1);
+            gcm_test_fail(
+                "%s case %d: message after the truncated one: %s, count "
+                "%zu tag %d (expected %zu, tag %d)",
+                path, c, gcm_status_string(status), st.count, st.tag, len,
+                2 * c + 1);
         } else if ((bad = first_bad(buf, 2 * c + 1, len)) != (size_t)-1) {
-            fail("%s case %d: message after the truncated one corrupt at "
-                 "byte %zu", path, c, bad);
+            gcm_test_fail(
+                "%s case %d: message after the truncated one corrupt at "
+                "byte %zu",
+                path, c, bad);
         }
         free(buf);
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_truncate: %s: %zu B into %zu B truncated, next "
                    "message intact\n", path, len, g_cases[c].buf_len);
         }
@@ -236,7 +233,7 @@ static void self_edge(void)
         (gcm_lco_add_recv_slots(lco, 1) != GCM_OK) ||
         (gcm_lco_name(lco, &name) != GCM_OK) ||
         (gcm_lco_add_send_slots(lco, 1, &name, &rslot) != GCM_OK)) {
-        fail("setting up the self edge: %s", gcm_last_error());
+        gcm_test_fail("setting up the self edge: %s", gcm_last_error());
         return;
     }
     memset(bufs, 0, sizeof(bufs));
@@ -246,7 +243,7 @@ static void self_edge(void)
     receive_cases(lco, 0, "self");
     finish_sends(bufs, reqs);
     if (gcm_lco_free(&lco) != GCM_OK) {
-        fail("gcm_lco_free: %s", gcm_last_error());
+        gcm_test_fail("gcm_lco_free: %s", gcm_last_error());
     }
 }
 
@@ -258,6 +255,7 @@ int main(int argc, char **argv)
     gcm_status_t status;
     int done = 0;
 
+    gcm_test_prog = "p2p_truncate";
     status = gcm_init(&argc, &argv);
     if (status != GCM_OK) {
         fprintf(stderr, "p2p_truncate: gcm_init failed: %s\n",
@@ -266,7 +264,7 @@ int main(int argc, char **argv)
     }
     g_me = gcm_proc_rank();
     if (gcm_proc_count() < 2) {
-        fail("needs at least 2 processes");
+        gcm_test_fail("needs at least 2 processes");
     } else if (g_me == 0) {
         memset(bufs, 0, sizeof(bufs));
         if (start_sends(gcm_world(), 1, bufs, reqs) == 0) {
@@ -276,23 +274,23 @@ int main(int argc, char **argv)
         /* Wait until process 1 has checked everything. */
         if (gcm_recv(gcm_world(), &done, sizeof(done), 1, DONE_TAG, &st) !=
             GCM_OK) {
-            fail("gcm_recv(done): %s", gcm_last_error());
+            gcm_test_fail("gcm_recv(done): %s", gcm_last_error());
         } else if (done != 0) {
-            fail("process 1 reported %d failed checks", done);
+            gcm_test_fail("process 1 reported %d failed checks", done);
         }
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_truncate: all checks passed\n");
         }
     } else if (g_me == 1) {
         receive_cases(gcm_world(), 0, "world");
-        done = g_failures;
+        done = gcm_test_failed();
         if (gcm_send(gcm_world(), &done, sizeof(done), 0, DONE_TAG) !=
             GCM_OK) {
-            fail("gcm_send(done): %s", gcm_last_error());
+            gcm_test_fail("gcm_send(done): %s", gcm_last_error());
         }
     }
     fflush(stdout);
-    if (g_failures != 0) {
+    if (gcm_test_failed() != 0) {
         return 1;
     }
     status = gcm_finalize();

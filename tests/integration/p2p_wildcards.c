@@ -21,7 +21,8 @@
  */
 #include <gencomm.h>
 
-#include <stdarg.h>
+#include "gcm_test.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,29 +35,6 @@
 #define MAX_SIZE   (300 * 1024)
 
 static int g_me;
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    g_failures++;
-    fprintf(stderr, "p2p_wildcards: P%d: ", g_me);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-static int ok_call(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fail("%s failed: %s (%s)", what, gcm_status_string(status),
-             gcm_last_error());
-        return 0;
-    }
-    return 1;
-}
 
 static int make_tag(int phase, int r, int s, int k)
 {
@@ -112,26 +90,28 @@ static void check_msg(const char *where, const gcm_msg_status_t *st,
     int k;
 
     if (st->error != GCM_OK) {
-        fail("%s: status error %s", where, gcm_status_string(st->error));
+        gcm_test_fail("%s: status error %s", where,
+                      gcm_status_string(st->error));
         return;
     }
     if ((want_tag >= 0) && (st->tag != want_tag)) {
-        fail("%s: tag %d, expected %d", where, st->tag, want_tag);
+        gcm_test_fail("%s: tag %d, expected %d", where, st->tag, want_tag);
         return;
     }
     split_tag(st->tag, &phase, &r, &s, &k);
     if ((want_slot >= 0) && (st->slot != want_slot)) {
-        fail("%s: slot %d, expected %d", where, st->slot, want_slot);
+        gcm_test_fail("%s: slot %d, expected %d", where, st->slot, want_slot);
     }
     if (st->slot != 2 * (r - 1) + s) {
-        fail("%s: tag %d (sender %d slot %d) arrived on receive slot %d",
-             where, st->tag, r, s, st->slot);
+        gcm_test_fail(
+            "%s: tag %d (sender %d slot %d) arrived on receive slot %d", where,
+            st->tag, r, s, st->slot);
     }
     if (st->count != tag_size(st->tag)) {
-        fail("%s: count %zu, expected %zu (tag %d)", where, st->count,
-             tag_size(st->tag), st->tag);
+        gcm_test_fail("%s: count %zu, expected %zu (tag %d)", where, st->count,
+                      tag_size(st->tag), st->tag);
     } else if (content_ok(buf, st->tag, st->count) == 0) {
-        fail("%s: content of tag %d wrong", where, st->tag);
+        gcm_test_fail("%s: content of tag %d wrong", where, st->tag);
     }
 }
 
@@ -140,8 +120,9 @@ static int send_go(int nprocs, int phase)
     int r;
 
     for (r = 1; r < nprocs; r++) {
-        if (ok_call(gcm_send(gcm_world(), &phase, sizeof(phase), r, GO_TAG),
-                    "gcm_send(go)") == 0) {
+        if (gcm_test_ok(
+                gcm_send(gcm_world(), &phase, sizeof(phase), r, GO_TAG),
+                "gcm_send(go)") == 0) {
             return -1;
         }
     }
@@ -163,39 +144,40 @@ static void hub_phase1(gcm_lco_h lco, int nslots, unsigned char *buf)
 
     for (i = 0; i < nslots * K; i++) {
         memset(&ps, 0xff, sizeof(ps));
-        if (ok_call(gcm_probe(lco, GCM_ANY_SLOT, GCM_ANY_TAG, &ps),
-                    "gcm_probe(ANY, ANY)") == 0) {
+        if (gcm_test_ok(gcm_probe(lco, GCM_ANY_SLOT, GCM_ANY_TAG, &ps),
+                        "gcm_probe(ANY, ANY)") == 0) {
             return;
         }
         split_tag(ps.tag, &phase, &r, &s, &k);
         if ((ps.slot < 0) || (ps.slot >= nslots) || (phase != 1) ||
             (ps.slot != 2 * (r - 1) + s) || (ps.error != GCM_OK)) {
-            fail("phase 1: probe found slot %d tag %d error %d", ps.slot,
-                 ps.tag, (int)ps.error);
+            gcm_test_fail("phase 1: probe found slot %d tag %d error %d",
+                          ps.slot, ps.tag, (int)ps.error);
             return;
         }
         if (k != next[ps.slot]) {
-            fail("phase 1: slot %d: probe found k %d, expected %d", ps.slot,
-                 k, next[ps.slot]);
+            gcm_test_fail("phase 1: slot %d: probe found k %d, expected %d",
+                          ps.slot, k, next[ps.slot]);
         }
         next[ps.slot] = k + 1;
         if (ps.count != tag_size(ps.tag)) {
-            fail("phase 1: probe count %zu, expected %zu", ps.count,
-                 tag_size(ps.tag));
+            gcm_test_fail("phase 1: probe count %zu, expected %zu", ps.count,
+                          tag_size(ps.tag));
         }
         /* A probe does not receive: an exact iprobe sees the same message. */
         flag = 0;
-        if ((ok_call(gcm_iprobe(lco, ps.slot, ps.tag, &flag, &ps2),
-                     "gcm_iprobe") != 0) &&
+        if ((gcm_test_ok(gcm_iprobe(lco, ps.slot, ps.tag, &flag, &ps2),
+                         "gcm_iprobe") != 0) &&
             ((flag == 0) || (ps2.slot != ps.slot) || (ps2.tag != ps.tag) ||
              (ps2.count != ps.count))) {
-            fail("phase 1: iprobe(%d, %d) after probe: flag %d slot %d tag "
-                 "%d count %zu", ps.slot, ps.tag, flag, ps2.slot, ps2.tag,
-                 ps2.count);
+            gcm_test_fail(
+                "phase 1: iprobe(%d, %d) after probe: flag %d slot %d tag "
+                "%d count %zu",
+                ps.slot, ps.tag, flag, ps2.slot, ps2.tag, ps2.count);
         }
         /* Receive it into a buffer of exactly the probed size. */
-        if (ok_call(gcm_recv(lco, buf, ps.count, ps.slot, ps.tag, &st),
-                    "gcm_recv(probed)") != 0) {
+        if (gcm_test_ok(gcm_recv(lco, buf, ps.count, ps.slot, ps.tag, &st),
+                        "gcm_recv(probed)") != 0) {
             check_msg("phase 1", &st, buf, ps.slot, ps.tag);
         }
     }
@@ -210,17 +192,18 @@ static void hub_phase2(gcm_lco_h lco, int nslots, unsigned char *buf)
 
     for (slot = nslots - 1; slot >= 0; slot--) {
         for (k = 0; k < K; k++) {
-            if (ok_call(gcm_probe(lco, slot, GCM_ANY_TAG, &ps),
-                        "gcm_probe(slot, ANY)") == 0) {
+            if (gcm_test_ok(gcm_probe(lco, slot, GCM_ANY_TAG, &ps),
+                            "gcm_probe(slot, ANY)") == 0) {
                 return;
             }
             if ((ps.slot != slot) ||
                 (ps.tag != make_tag(2, slot / 2 + 1, slot % 2, k))) {
-                fail("phase 2: probe(%d, ANY) found slot %d tag %d", slot,
-                     ps.slot, ps.tag);
+                gcm_test_fail("phase 2: probe(%d, ANY) found slot %d tag %d",
+                              slot, ps.slot, ps.tag);
             }
-            if (ok_call(gcm_recv(lco, buf, MAX_SIZE, slot, GCM_ANY_TAG, &st),
-                        "gcm_recv(slot, ANY)") != 0) {
+            if (gcm_test_ok(
+                    gcm_recv(lco, buf, MAX_SIZE, slot, GCM_ANY_TAG, &st),
+                    "gcm_recv(slot, ANY)") != 0) {
                 check_msg("phase 2", &st, buf, slot,
                           make_tag(2, slot / 2 + 1, slot % 2, k));
             }
@@ -238,8 +221,9 @@ static void hub_phase3(gcm_lco_h lco, int nslots, unsigned char *buf)
     for (slot = 0; slot < nslots; slot++) {
         for (k = K - 1; k >= 0; k--) {
             tag = make_tag(3, slot / 2 + 1, slot % 2, k);
-            if (ok_call(gcm_recv(lco, buf, MAX_SIZE, GCM_ANY_SLOT, tag, &st),
-                        "gcm_recv(ANY, tag)") != 0) {
+            if (gcm_test_ok(
+                    gcm_recv(lco, buf, MAX_SIZE, GCM_ANY_SLOT, tag, &st),
+                    "gcm_recv(ANY, tag)") != 0) {
                 check_msg("phase 3", &st, buf, slot, tag);
             }
         }
@@ -259,14 +243,14 @@ static void hub_phase4(gcm_lco_h lco, int nslots, int nprocs)
     int i;
 
     if ((reqs == NULL) || (bufs == NULL)) {
-        fail("out of memory");
+        gcm_test_fail("out of memory");
         goto out;
     }
     /* Request i waits for message k = i % K of slot i / K. */
     for (i = 0; i < n; i++) {
-        if (ok_call(gcm_irecv(lco, bufs + (size_t)i * MAX_SIZE, MAX_SIZE,
-                              i / K, GCM_ANY_TAG, &reqs[i]),
-                    "gcm_irecv(phase 4)") == 0) {
+        if (gcm_test_ok(gcm_irecv(lco, bufs + (size_t)i * MAX_SIZE, MAX_SIZE,
+                                  i / K, GCM_ANY_TAG, &reqs[i]),
+                        "gcm_irecv(phase 4)") == 0) {
             goto out;
         }
     }
@@ -279,9 +263,9 @@ static void hub_phase4(gcm_lco_h lco, int nslots, int nprocs)
     status = gcm_test(&reqs[0], &flag, &st);
     if (((status != GCM_OK) && (status != GCM_INPROGRESS)) || (flag != 0) ||
         (reqs[0] == GCM_REQUEST_NULL)) {
-        fail("gcm_test on a pending receive: %s, flag %d, request %s",
-             gcm_status_string(status), flag,
-             (reqs[0] == GCM_REQUEST_NULL) ? "NULL" : "kept");
+        gcm_test_fail("gcm_test on a pending receive: %s, flag %d, request %s",
+                      gcm_status_string(status), flag,
+                      (reqs[0] == GCM_REQUEST_NULL) ? "NULL" : "kept");
         goto out;
     }
     if (send_go(nprocs, 4) != 0) {
@@ -291,15 +275,16 @@ static void hub_phase4(gcm_lco_h lco, int nslots, int nprocs)
         idx = -2;
         status = gcm_waitany(n, reqs, &idx, &st);
         if ((idx < 0) || (idx >= n)) {
-            fail("phase 4: gcm_waitany index %d (%s)", idx,
-                 gcm_status_string(status));
+            gcm_test_fail("phase 4: gcm_waitany index %d (%s)", idx,
+                          gcm_status_string(status));
             goto out;
         }
         if (reqs[idx] != GCM_REQUEST_NULL) {
-            fail("phase 4: gcm_waitany did not clear request %d", idx);
+            gcm_test_fail("phase 4: gcm_waitany did not clear request %d",
+                          idx);
             reqs[idx] = GCM_REQUEST_NULL;
         }
-        if (ok_call(status, "gcm_waitany") != 0) {
+        if (gcm_test_ok(status, "gcm_waitany") != 0) {
             check_msg("phase 4", &st, bufs + (size_t)idx * MAX_SIZE, idx / K,
                       make_tag(4, idx / K / 2 + 1, (idx / K) % 2, idx % K));
         }
@@ -309,15 +294,15 @@ static void hub_phase4(gcm_lco_h lco, int nslots, int nprocs)
     idx = 0;
     status = gcm_waitany(n, reqs, &idx, &st);
     if ((status != GCM_OK) || (idx != -1)) {
-        fail("gcm_waitany on NULL requests: %s, index %d",
-             gcm_status_string(status), idx);
+        gcm_test_fail("gcm_waitany on NULL requests: %s, index %d",
+                      gcm_status_string(status), idx);
     }
     /* A NULL request counts as complete for gcm_test too. */
     flag = 0;
     status = gcm_test(&reqs[0], &flag, NULL);
     if ((status != GCM_OK) || (flag == 0)) {
-        fail("gcm_test on a NULL request: %s, flag %d",
-             gcm_status_string(status), flag);
+        gcm_test_fail("gcm_test on a NULL request: %s, flag %d",
+                      gcm_status_string(status), flag);
     }
 out:
     free(reqs);
@@ -337,13 +322,15 @@ static void hub_phase5(gcm_lco_h lco, int nprocs)
      * All three match sender 1's first message; posted in this order, they
      * must get messages k = 0, 1, 2 of R[0] respectively.
      */
-    if ((ok_call(gcm_irecv(lco, bufs[0], MAX_SIZE, GCM_ANY_SLOT,
-                           make_tag(5, 1, 0, 0), &reqs[0]),
-                 "gcm_irecv(ANY, tag)") == 0) ||
-        (ok_call(gcm_irecv(lco, bufs[1], MAX_SIZE, 0, GCM_ANY_TAG, &reqs[1]),
-                 "gcm_irecv(0, ANY)") == 0) ||
-        (ok_call(gcm_irecv(lco, bufs[2], MAX_SIZE, GCM_ANY_SLOT, GCM_ANY_TAG,
-                           &reqs[3]), "gcm_irecv(ANY, ANY)") == 0)) {
+    if ((gcm_test_ok(gcm_irecv(lco, bufs[0], MAX_SIZE, GCM_ANY_SLOT,
+                               make_tag(5, 1, 0, 0), &reqs[0]),
+                     "gcm_irecv(ANY, tag)") == 0) ||
+        (gcm_test_ok(
+             gcm_irecv(lco, bufs[1], MAX_SIZE, 0, GCM_ANY_TAG, &reqs[1]),
+             "gcm_irecv(0, ANY)") == 0) ||
+        (gcm_test_ok(gcm_irecv(lco, bufs[2], MAX_SIZE, GCM_ANY_SLOT,
+                               GCM_ANY_TAG, &reqs[3]),
+                     "gcm_irecv(ANY, ANY)") == 0)) {
         return;
     }
     if (send_go(nprocs, 5) != 0) {
@@ -351,12 +338,12 @@ static void hub_phase5(gcm_lco_h lco, int nprocs)
     }
     memset(sts, 0, sizeof(sts));
     status = gcm_waitall(4, reqs, sts);
-    if (ok_call(status, "gcm_waitall(phase 5)") == 0) {
+    if (gcm_test_ok(status, "gcm_waitall(phase 5)") == 0) {
         return;
     }
     for (i = 0; i < 4; i++) {
         if (reqs[i] != GCM_REQUEST_NULL) {
-            fail("gcm_waitall left request %d non-NULL", i);
+            gcm_test_fail("gcm_waitall left request %d non-NULL", i);
         }
     }
     check_msg("phase 5 (ANY, tag)", &sts[0], bufs[0], 0, make_tag(5, 1, 0, 0));
@@ -378,16 +365,17 @@ static int hub(int nprocs)
     int r;
 
     if ((buf == NULL) ||
-        (ok_call(gcm_lco_create(&lco), "gcm_lco_create") == 0) ||
-        (ok_call(gcm_lco_add_recv_slots(lco, nslots),
-                 "gcm_lco_add_recv_slots") == 0) ||
-        (ok_call(gcm_lco_name(lco, &name), "gcm_lco_name") == 0)) {
+        (gcm_test_ok(gcm_lco_create(&lco), "gcm_lco_create") == 0) ||
+        (gcm_test_ok(gcm_lco_add_recv_slots(lco, nslots),
+                     "gcm_lco_add_recv_slots") == 0) ||
+        (gcm_test_ok(gcm_lco_name(lco, &name), "gcm_lco_name") == 0)) {
         free(buf);
         return -1;
     }
     for (r = 1; r < nprocs; r++) {
-        if (ok_call(gcm_send(gcm_world(), &name, sizeof(name), r, NAME_TAG),
-                    "gcm_send(name)") == 0) {
+        if (gcm_test_ok(
+                gcm_send(gcm_world(), &name, sizeof(name), r, NAME_TAG),
+                "gcm_send(name)") == 0) {
             free(buf);
             return -1;
         }
@@ -395,13 +383,14 @@ static int hub(int nprocs)
 
     /* Nothing has been sent to R yet. */
     flag = -1;
-    if ((ok_call(gcm_iprobe(lco, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
-                 "gcm_iprobe(empty)") != 0) && (flag != 0)) {
-        fail("gcm_iprobe on an empty LCO found slot %d tag %d", st.slot,
-             st.tag);
+    if ((gcm_test_ok(gcm_iprobe(lco, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
+                     "gcm_iprobe(empty)") != 0) &&
+        (flag != 0)) {
+        gcm_test_fail("gcm_iprobe on an empty LCO found slot %d tag %d",
+                      st.slot, st.tag);
     }
 
-    for (phase = 1; (phase <= NPHASES) && (g_failures == 0); phase++) {
+    for (phase = 1; (phase <= NPHASES) && (gcm_test_failed() == 0); phase++) {
         switch (phase) {
         case 1:
             send_go(nprocs, phase);
@@ -422,22 +411,23 @@ static int hub(int nprocs)
             hub_phase5(lco, nprocs);
             break;
         }
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_wildcards: phase %d ok\n", phase);
         }
     }
 
     /* Everything sent was received: nothing may be left over. */
     flag = -1;
-    if ((ok_call(gcm_iprobe(lco, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
-                 "gcm_iprobe(end)") != 0) && (flag != 0)) {
-        fail("left over message on slot %d tag %d", st.slot, st.tag);
+    if ((gcm_test_ok(gcm_iprobe(lco, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
+                     "gcm_iprobe(end)") != 0) &&
+        (flag != 0)) {
+        gcm_test_fail("left over message on slot %d tag %d", st.slot, st.tag);
     }
     /* Tell the senders to stop, whatever happened (phase 0 = stop). */
     send_go(nprocs, 0);
-    ok_call(gcm_lco_free(&lco), "gcm_lco_free");
+    gcm_test_ok(gcm_lco_free(&lco), "gcm_lco_free");
     free(buf);
-    return (g_failures == 0) ? 0 : -1;
+    return (gcm_test_failed() == 0) ? 0 : -1;
 }
 
 static int sender(int me)
@@ -454,21 +444,23 @@ static int sender(int me)
     int k;
     int tag;
 
-    if ((ok_call(gcm_lco_create(&lco), "gcm_lco_create") == 0) ||
-        (ok_call(gcm_recv(gcm_world(), &names[0], sizeof(names[0]), 0,
-                          NAME_TAG, &st), "gcm_recv(name)") == 0)) {
+    if ((gcm_test_ok(gcm_lco_create(&lco), "gcm_lco_create") == 0) ||
+        (gcm_test_ok(gcm_recv(gcm_world(), &names[0], sizeof(names[0]), 0,
+                              NAME_TAG, &st),
+                     "gcm_recv(name)") == 0)) {
         return -1;
     }
     names[1] = names[0];
     rslots[0] = 2 * (me - 1);
     rslots[1] = 2 * (me - 1) + 1;
-    if (ok_call(gcm_lco_add_send_slots(lco, 2, names, rslots),
-                "gcm_lco_add_send_slots") == 0) {
+    if (gcm_test_ok(gcm_lco_add_send_slots(lco, 2, names, rslots),
+                    "gcm_lco_add_send_slots") == 0) {
         return -1;
     }
     for (;;) {
-        if (ok_call(gcm_recv(gcm_world(), &phase, sizeof(phase), 0, GO_TAG,
-                             &st), "gcm_recv(go)") == 0) {
+        if (gcm_test_ok(
+                gcm_recv(gcm_world(), &phase, sizeof(phase), 0, GO_TAG, &st),
+                "gcm_recv(go)") == 0) {
             return -1;
         }
         if (phase == 0) {
@@ -480,8 +472,9 @@ static int sender(int me)
             for (k = 0; (k < 3) && (me == 1); k++) {
                 tag = make_tag(5, me, 0, k);
                 fill(bufs[n], tag);
-                if (ok_call(gcm_isend(lco, bufs[n], tag_size(tag), 0, tag,
-                                      &reqs[n]), "gcm_isend") == 0) {
+                if (gcm_test_ok(gcm_isend(lco, bufs[n], tag_size(tag), 0, tag,
+                                          &reqs[n]),
+                                "gcm_isend") == 0) {
                     return -1;
                 }
                 n++;
@@ -491,20 +484,22 @@ static int sender(int me)
                 for (s = 0; s < 2; s++) {
                     tag = make_tag(phase, me, s, k);
                     fill(bufs[n], tag);
-                    if (ok_call(gcm_isend(lco, bufs[n], tag_size(tag), s,
-                                          tag, &reqs[n]), "gcm_isend") == 0) {
+                    if (gcm_test_ok(gcm_isend(lco, bufs[n], tag_size(tag), s,
+                                              tag, &reqs[n]),
+                                    "gcm_isend") == 0) {
                         return -1;
                     }
                     n++;
                 }
             }
         }
-        if (ok_call(gcm_waitall(n, reqs, NULL), "gcm_waitall(sends)") == 0) {
+        if (gcm_test_ok(gcm_waitall(n, reqs, NULL), "gcm_waitall(sends)") ==
+            0) {
             return -1;
         }
     }
-    ok_call(gcm_lco_free(&lco), "gcm_lco_free");
-    return (g_failures == 0) ? 0 : -1;
+    gcm_test_ok(gcm_lco_free(&lco), "gcm_lco_free");
+    return (gcm_test_failed() == 0) ? 0 : -1;
 }
 
 int main(int argc, char **argv)
@@ -512,6 +507,7 @@ int main(int argc, char **argv)
     gcm_status_t status;
     int rc;
 
+    gcm_test_prog = "p2p_wildcards";
     status = gcm_init(&argc, &argv);
     if (status != GCM_OK) {
         fprintf(stderr, "p2p_wildcards: gcm_init failed: %s\n",

@@ -8,72 +8,17 @@
  * over, does all of that, and compares: every counter must be unchanged.
  * Then one real message per process proves the counters do count.
  */
-#include <gencomm.h>
-
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "gcm_test.h"
 
 #define NAME_TAG  1
 #define SYNC_TAG  2
 #define DATA_TAG  3
 #define NUM_LCOS  8
 
-static int g_me;
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    g_failures++;
-    fprintf(stderr, "p2p_zero_msgs: P%d: ", g_me);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-static int ok_call(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fail("%s failed: %s (%s)", what, gcm_status_string(status),
-             gcm_last_error());
-        return 0;
-    }
-    return 1;
-}
-
-/* Send len bytes to every process and receive len bytes from each. */
-static int exchange(const void *mine, size_t len, void *all, int n, int tag)
-{
-    gcm_request_h *reqs = calloc(2 * (size_t)n, sizeof(*reqs));
-    int ok = 1;
-    int j;
-
-    if (reqs == NULL) {
-        return 0;
-    }
-    for (j = 0; j < n; j++) {
-        if ((ok_call(gcm_irecv(gcm_world(), (char *)all + (size_t)j * len,
-                               len, j, tag, &reqs[j]), "gcm_irecv") == 0) ||
-            (ok_call(gcm_isend(gcm_world(), mine, len, j, tag, &reqs[n + j]),
-                     "gcm_isend") == 0)) {
-            ok = 0;
-        }
-    }
-    if (ok_call(gcm_waitall(2 * n, reqs, NULL), "gcm_waitall") == 0) {
-        ok = 0;
-    }
-    free(reqs);
-    return ok;
-}
-
 static void print_stats(const char *what, const gcm_stats_t *s)
 {
     fprintf(stderr, "p2p_zero_msgs: P%d: %s: sent remote %llu, sent local "
-            "%llu, received %llu, control %llu\n", g_me, what,
+            "%llu, received %llu, control %llu\n", gcm_test_me, what,
             (unsigned long long)s->msgs_sent_remote,
             (unsigned long long)s->msgs_sent_local,
             (unsigned long long)s->msgs_received,
@@ -82,7 +27,6 @@ static void print_stats(const char *what, const gcm_stats_t *s)
 
 int main(int argc, char **argv)
 {
-    gcm_status_t status;
     gcm_stats_t before;
     gcm_stats_t after;
     gcm_stats_t sent;
@@ -102,19 +46,15 @@ int main(int argc, char **argv)
     int i;
     int j;
 
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "p2p_zero_msgs: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (!gcm_test_init(&argc, &argv, "p2p_zero_msgs")) {
         return 1;
     }
-    g_me = gcm_proc_rank();
     n = gcm_proc_count();
     memset(lcos, 0, sizeof(lcos));
     names = calloc((size_t)n, sizeof(*names));
     rslots = calloc((size_t)n, sizeof(*rslots));
     if ((names == NULL) || (rslots == NULL) || (n > 1024)) {
-        fail("out of memory or too many processes");
+        gcm_test_fail("out of memory or too many processes");
         goto out;
     }
 
@@ -124,62 +64,63 @@ int main(int argc, char **argv)
      * makes sure every process is past the first one, so no setup message
      * can still be on its way to this process when the counting starts.
      */
-    if ((ok_call(gcm_lco_create(&peer_lco), "gcm_lco_create") == 0) ||
-        (ok_call(gcm_lco_add_recv_slots(peer_lco, n), "add_recv_slots") == 0)
-        || (ok_call(gcm_lco_name(peer_lco, &peer_name), "gcm_lco_name") == 0)
-        || (exchange(&peer_name, sizeof(peer_name), names, n, NAME_TAG) == 0)
-        || (exchange(&g_me, sizeof(int), sync_in, n, SYNC_TAG) == 0)) {
+    if (!gcm_test_ok(gcm_lco_create(&peer_lco), "gcm_lco_create") ||
+        !gcm_test_ok(gcm_lco_add_recv_slots(peer_lco, n), "add_recv_slots") ||
+        !gcm_test_ok(gcm_lco_name(peer_lco, &peer_name), "gcm_lco_name") ||
+        !gcm_test_exchange(&peer_name, sizeof(peer_name), names, NAME_TAG) ||
+        !gcm_test_exchange(&gcm_test_me, sizeof(int), sync_in, SYNC_TAG)) {
         goto out;
     }
 
     gcm_get_stats(&before);
     for (i = 0; i < NUM_LCOS; i++) {
-        if ((ok_call(gcm_lco_create(&lcos[i]), "gcm_lco_create") == 0) ||
-            (ok_call(gcm_lco_name(lcos[i], &name), "gcm_lco_name") == 0) ||
-            (ok_call(gcm_lco_add_recv_slots(lcos[i], 3),
-                     "gcm_lco_add_recv_slots") == 0)) {
+        if (!gcm_test_ok(gcm_lco_create(&lcos[i]), "gcm_lco_create") ||
+            !gcm_test_ok(gcm_lco_name(lcos[i], &name), "gcm_lco_name") ||
+            !gcm_test_ok(gcm_lco_add_recv_slots(lcos[i], 3),
+                         "gcm_lco_add_recv_slots")) {
             goto out;
         }
         /* Send slots to every process's LCO, including this one's. */
         for (j = 0; j < n; j++) {
-            rslots[j] = (g_me + i) % n;
+            rslots[j] = (gcm_test_me + i) % n;
         }
-        if (ok_call(gcm_lco_add_send_slots(lcos[i], n, names, rslots),
-                    "gcm_lco_add_send_slots") == 0) {
+        if (!gcm_test_ok(gcm_lco_add_send_slots(lcos[i], n, names, rslots),
+                         "gcm_lco_add_send_slots")) {
             goto out;
         }
         /* Slots to an LCO of this process, and through a slot name. */
         rslots[0] = 2;
-        if ((ok_call(gcm_lco_add_send_slots(lcos[i], 1, &name, rslots),
-                     "gcm_lco_add_send_slots(self)") == 0) ||
-            (ok_call(gcm_slot_name(lcos[i], 1, &sname), "gcm_slot_name") == 0)
-            || (ok_call(gcm_lco_add_send_slot(lcos[i], &sname),
-                        "gcm_lco_add_send_slot") == 0) ||
-            (ok_call(gcm_lco_num_send_slots(lcos[i], &count),
-                     "num_send_slots") == 0)) {
+        if (!gcm_test_ok(gcm_lco_add_send_slots(lcos[i], 1, &name, rslots),
+                         "gcm_lco_add_send_slots(self)") ||
+            !gcm_test_ok(gcm_slot_name(lcos[i], 1, &sname), "gcm_slot_name") ||
+            !gcm_test_ok(gcm_lco_add_send_slot(lcos[i], &sname),
+                         "gcm_lco_add_send_slot") ||
+            !gcm_test_ok(gcm_lco_num_send_slots(lcos[i], &count),
+                         "num_send_slots")) {
             goto out;
         }
         if (count != n + 2) {
-            fail("LCO %d has %d send slots, expected %d", i, count, n + 2);
+            gcm_test_fail("LCO %d has %d send slots, expected %d", i, count,
+                          n + 2);
         }
     }
     gcm_get_stats(&after);
     if (memcmp(&before, &after, sizeof(before)) != 0) {
-        fail("building %d LCOs changed the counters", NUM_LCOS);
+        gcm_test_fail("building %d LCOs changed the counters", NUM_LCOS);
         print_stats("before", &before);
         print_stats("after", &after);
     } else {
         printf("p2p_zero_msgs: P%d: %d LCOs with %d send slots each built "
-               "without a message\n", g_me, NUM_LCOS, n + 2);
+               "without a message\n", gcm_test_me, NUM_LCOS, n + 2);
     }
 
     /* Freeing them is local as well. */
     for (i = 0; i < NUM_LCOS; i++) {
-        ok_call(gcm_lco_free(&lcos[i]), "gcm_lco_free");
+        gcm_test_ok(gcm_lco_free(&lcos[i]), "gcm_lco_free");
     }
     gcm_get_stats(&after);
     if (memcmp(&before, &after, sizeof(before)) != 0) {
-        fail("freeing unused LCOs changed the counters");
+        gcm_test_fail("freeing unused LCOs changed the counters");
         print_stats("before", &before);
         print_stats("after", &after);
     }
@@ -191,56 +132,54 @@ int main(int argc, char **argv)
      * its acknowledgement) would move the counters of a process that is
      * still counting.
      */
-    if (exchange(&g_me, sizeof(int), sync_in, n, SYNC_TAG) == 0) {
+    if (!gcm_test_exchange(&gcm_test_me, sizeof(int), sync_in, SYNC_TAG)) {
         goto out;
     }
     gcm_get_stats(&before);
-    rslots[0] = g_me;
-    if (ok_call(gcm_lco_add_send_slots(peer_lco, 1, &names[(g_me + 1) % n],
-                                       rslots), "add_send_slots") == 0) {
+    rslots[0] = gcm_test_me;
+    if (!gcm_test_ok(gcm_lco_add_send_slots(peer_lco, 1,
+                                            &names[(gcm_test_me + 1) % n],
+                                            rslots),
+                     "add_send_slots")) {
         goto out;
     }
-    sync_out = 4321 + g_me;
-    if (ok_call(gcm_send(peer_lco, &sync_out, sizeof(sync_out), 0, DATA_TAG),
-                "gcm_send") == 0) {
+    sync_out = 4321 + gcm_test_me;
+    if (!gcm_test_ok(gcm_send(peer_lco, &sync_out, sizeof(sync_out), 0,
+                              DATA_TAG),
+                     "gcm_send")) {
         goto out;
     }
     gcm_get_stats(&sent);
     if ((sent.msgs_sent_remote + sent.msgs_sent_local) !=
         (before.msgs_sent_remote + before.msgs_sent_local + 1)) {
-        fail("one send moved the send counters by %lld",
-             (long long)((sent.msgs_sent_remote + sent.msgs_sent_local) -
-                         (before.msgs_sent_remote + before.msgs_sent_local)));
+        gcm_test_fail("one send moved the send counters by %lld",
+                      (long long)((sent.msgs_sent_remote +
+                                   sent.msgs_sent_local) -
+                                  (before.msgs_sent_remote +
+                                   before.msgs_sent_local)));
     }
     value = -1;
-    j = (g_me + n - 1) % n;
-    if ((ok_call(gcm_recv(peer_lco, &value, sizeof(value), j, DATA_TAG, &st),
-                 "gcm_recv") != 0) && (value != 4321 + j)) {
-        fail("message from P%d: %d", j, value);
+    j = (gcm_test_me + n - 1) % n;
+    if (gcm_test_ok(gcm_recv(peer_lco, &value, sizeof(value), j, DATA_TAG,
+                             &st),
+                    "gcm_recv") &&
+        (value != 4321 + j)) {
+        gcm_test_fail("message from P%d: %d", j, value);
     }
     gcm_get_stats(&after);
     if (after.msgs_received != before.msgs_received + 1) {
-        fail("one receive moved msgs_received by %lld",
-             (long long)(after.msgs_received - before.msgs_received));
+        gcm_test_fail("one receive moved msgs_received by %lld",
+                      (long long)(after.msgs_received -
+                                  before.msgs_received));
     }
 
 out:
     if (peer_lco != NULL) {
         /* Everyone is done with every LCO before any is freed. */
-        exchange(&g_me, sizeof(int), sync_in, n, SYNC_TAG);
-        ok_call(gcm_lco_free(&peer_lco), "gcm_lco_free");
+        gcm_test_exchange(&gcm_test_me, sizeof(int), sync_in, SYNC_TAG);
+        gcm_test_ok(gcm_lco_free(&peer_lco), "gcm_lco_free");
     }
     free(names);
     free(rslots);
-    if ((g_me == 0) && (g_failures == 0)) {
-        printf("p2p_zero_msgs: all checks passed\n");
-    }
-    fflush(stdout);
-    status = gcm_finalize();
-    if (status != GCM_OK) {
-        fprintf(stderr, "p2p_zero_msgs: gcm_finalize: %s\n",
-                gcm_status_string(status));
-        return 1;
-    }
-    return (g_failures == 0) ? 0 : 1;
+    return gcm_test_finish();
 }

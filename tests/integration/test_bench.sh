@@ -188,6 +188,21 @@ for f in b i p; do
     grep -q "^nbc_neighbor_alltoallw_${f}_np2,65536,gencomm-mpi," \
         <<<"$out" || { echo "FAIL: mpi_nbc_bench: no form $f row"; fail=1; }
 done
+# The polling benchmark: one row, at 4 processes as bench/run runs it.
+exe=$work/mpi_poll_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_poll_bench.c"; then
+    echo "FAIL: mpi_poll_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" -n 4 "$exe" gencomm-mpi --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_poll_bench (4) exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_poll_bench gencomm-mpi --quick, 4 processes" gencomm-mpi 1 \
+    "$out"
+grep -q '^poll_bcast_np4,262144,gencomm-mpi,' <<<"$out" ||
+    { echo "FAIL: mpi_poll_bench: no poll_bcast_np4 row"; fail=1; }
 
 # Dynamic processes: one process spawning copies of itself (spawn of 1 and
 # 4, a channel to another job's LCO and one within a job), as bench/run

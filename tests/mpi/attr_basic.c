@@ -9,23 +9,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static int rank;
-static int failures;
-
-#define CHECK(_cond, ...)                                   \
-    do {                                                    \
-        if (!(_cond)) {                                     \
-            printf("FAIL: line %d (rank %d): ", __LINE__, rank); \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-            fflush(stdout);                                 \
-            failures++;                                     \
-        }                                                   \
-    } while (0)
 
 /* What a keyval's callbacks saw (its extra_state). */
 typedef struct counters {
@@ -496,5 +486,5 @@ int main(int argc, char **argv)
                finalize_comm_ok ? "worked" : "failed", rank);
         return 1;
     }
-    return (failures == 0) ? 0 : 1;
+    return (mpitest_failures == 0) ? 0 : 1;
 }

@@ -13,25 +13,14 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d of %d, line %d)\n", rank, size, __LINE__); \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+static int rank, size;
 
 /* Large enough to pass every size threshold of coll/ (256 KiB of int). */
 #define LARGE 65536
@@ -725,9 +714,7 @@ static int wanted(int argc, char **argv, const char *what)
 
 int main(int argc, char **argv)
 {
-    int total = 0;
-
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_algos", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -783,10 +770,5 @@ int main(int argc, char **argv)
     MPI_Op_free(&aff_op);
     MPI_Type_free(&aff_type);
     MPI_Type_free(&strided);
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && total == 0) {
-        printf("coll_algos: ok at %d processes\n", size);
-    }
-    MPI_Finalize();
-    return (total == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -6,24 +6,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+static int rank, size;
 
 /* The value rank r contributes at index i, for the test with key k. */
 static int val(int k, int r, int i)
@@ -452,9 +441,7 @@ static void test_alltoall_vector(void)
 
 int main(int argc, char **argv)
 {
-    int total;
-
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_basic", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     test_barrier();
@@ -466,10 +453,5 @@ int main(int argc, char **argv)
     test_allgather();
     test_alltoall();
     test_alltoall_vector();
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && total == 0) {
-        printf("coll_basic: all passed at %d processes\n", size);
-    }
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

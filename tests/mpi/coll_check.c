@@ -16,24 +16,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, odd, failures;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+static int rank, size, odd;
 
 /* rc must be of class cls, its text must name call and contain want. */
 static void expect(int line, int rc, int cls, const char *call,
@@ -50,20 +39,20 @@ static void expect(int line, int rc, int cls, const char *call,
     if (got != cls) {
         printf("FAIL: line %d (rank %d): class %d, want %d (%s)\n", line,
                rank, got, cls, text);
-        failures++;
+        mpitest_failures++;
     } else if (strstr(text, call) == NULL || strstr(text, want) == NULL) {
         printf("FAIL: line %d (rank %d): text \"%s\" does not name %s and "
                "\"%s\"\n", line, rank, text, call, want);
-        failures++;
+        mpitest_failures++;
     }
     fflush(stdout);
 }
 
-#define EXPECT(_rc, _cls, _call, ...)                                    \
-    do {                                                                 \
-        char want_[256];                                                 \
-        snprintf(want_, sizeof(want_), __VA_ARGS__);                     \
-        expect(__LINE__, (_rc), (_cls), (_call), want_);                 \
+#define EXPECT_TEXT(_rc, _cls, _call, ...)                                   \
+    do {                                                                     \
+        char want_[256];                                                     \
+        snprintf(want_, sizeof(want_), __VA_ARGS__);                         \
+        expect(__LINE__, (_rc), (_cls), (_call), want_);                     \
     } while (0)
 
 /* After a failed call, the communicator still works: no member went into
@@ -79,7 +68,7 @@ static void still_works(MPI_Comm comm, int line)
         sum != n * (n + 1) / 2) {
         printf("FAIL: line %d (rank %d): allreduce after the failure: sum "
                "%d\n", line, rank, sum);
-        failures++;
+        mpitest_failures++;
     }
     if (me == n - 1) {
         b[0] = 7;
@@ -90,7 +79,7 @@ static void still_works(MPI_Comm comm, int line)
         b[0] != 7 || b[1] != line || b[2] != -7) {
         printf("FAIL: line %d (rank %d): bcast after the failure: %d %d "
                "%d\n", line, rank, b[0], b[1], b[2]);
-        failures++;
+        mpitest_failures++;
     }
     fflush(stdout);
 }
@@ -113,20 +102,22 @@ static void test_root(void)
     int *buf = calloc((size_t)size, sizeof(int)), x = rank;
 
     rc = MPI_Bcast(buf, 1, MPI_INT, root, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_ROOT, "MPI_Bcast", "rank %d passed root %d, rank 0 "
-           "passed root 0", odd, odd);
+    EXPECT_TEXT(rc, MPI_ERR_ROOT, "MPI_Bcast",
+                "rank %d passed root %d, rank 0 "
+                "passed root 0",
+                odd, odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     rc = MPI_Reduce(&x, buf, 1, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_ROOT, "MPI_Reduce", "rank %d passed root %d", odd,
-           odd);
+    EXPECT_TEXT(rc, MPI_ERR_ROOT, "MPI_Reduce", "rank %d passed root %d", odd,
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     rc = MPI_Gather(&x, 1, MPI_INT, buf, 1, MPI_INT, root, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_ROOT, "MPI_Gather", "rank %d passed root %d", odd,
-           odd);
+    EXPECT_TEXT(rc, MPI_ERR_ROOT, "MPI_Gather", "rank %d passed root %d", odd,
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     rc = MPI_Scatter(buf, 1, MPI_INT, &x, 1, MPI_INT, root, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_ROOT, "MPI_Scatter", "rank %d passed root %d", odd,
-           odd);
+    EXPECT_TEXT(rc, MPI_ERR_ROOT, "MPI_Scatter", "rank %d passed root %d", odd,
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     free(buf);
 }
@@ -138,16 +129,20 @@ static void test_op(void)
 
     rc = MPI_Allreduce(&x, &y, 1, MPI_INT, (rank == odd) ? MPI_MAX : MPI_SUM,
                        MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_OP, "MPI_Allreduce", "rank %d passed MPI_MAX, rank 0 "
-           "passed MPI_SUM", odd);
+    EXPECT_TEXT(rc, MPI_ERR_OP, "MPI_Allreduce",
+                "rank %d passed MPI_MAX, rank 0 "
+                "passed MPI_SUM",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     /* Two user operations are told apart by their commutativity only. */
     OK(MPI_Op_create(user_fn, 1, &comm_op));
     OK(MPI_Op_create(user_fn, 0, &noncomm_op));
     rc = MPI_Reduce(&x, &y, 1, MPI_INT, (rank == odd) ? noncomm_op : comm_op,
                     0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_OP, "MPI_Reduce", "rank %d passed a non-commutative "
-           "user operation", odd);
+    EXPECT_TEXT(rc, MPI_ERR_OP, "MPI_Reduce",
+                "rank %d passed a non-commutative "
+                "user operation",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     MPI_Op_free(&comm_op);
     MPI_Op_free(&noncomm_op);
@@ -163,34 +158,42 @@ static void test_count_and_type(void)
     }
     /* The receiver would get more than it expects. */
     rc = MPI_Bcast(buf, (rank == odd) ? 10 : 12, MPI_INT, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Bcast", "rank 0 sends 12 x MPI_INT "
-           "(48 bytes) to rank %d, which expects 10 x MPI_INT (40 bytes)",
-           odd);
+    EXPECT_TEXT(rc, MPI_ERR_TRUNCATE, "MPI_Bcast",
+                "rank 0 sends 12 x MPI_INT "
+                "(48 bytes) to rank %d, which expects 10 x MPI_INT (40 bytes)",
+                odd);
     CHECK(rank == 0 || buf[0] == -1, "bcast wrote data though it failed");
     still_works(MPI_COMM_WORLD, __LINE__);
     /* ... or less. */
     rc = MPI_Bcast(buf, (rank == odd) ? 12 : 10, MPI_INT, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_COUNT, "MPI_Bcast", "to rank %d, which expects 12 x "
-           "MPI_INT (48 bytes)", odd);
+    EXPECT_TEXT(rc, MPI_ERR_COUNT, "MPI_Bcast",
+                "to rank %d, which expects 12 x "
+                "MPI_INT (48 bytes)",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     /* Allreduce: rank 0 is the lowest receiver that sees a mismatch. */
     rc = MPI_Allreduce(buf, out, (rank == odd) ? 10 : 12, MPI_INT, MPI_SUM,
                        MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_COUNT, "MPI_Allreduce", "rank %d sends 10 x MPI_INT "
-           "(40 bytes) to rank 0, which expects 12 x MPI_INT (48 bytes)",
-           odd);
+    EXPECT_TEXT(rc, MPI_ERR_COUNT, "MPI_Allreduce",
+                "rank %d sends 10 x MPI_INT "
+                "(40 bytes) to rank 0, which expects 12 x MPI_INT (48 bytes)",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
 
     /* Same bytes, different type signature. */
     rc = MPI_Bcast(buf, 4, (rank == odd) ? MPI_FLOAT : MPI_INT, 0,
                    MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TYPE, "MPI_Bcast", "rank 0 sends 4 x MPI_INT (16 "
-           "bytes) to rank %d, which expects 4 x MPI_FLOAT (16 bytes): the "
-           "type signatures differ", odd);
+    EXPECT_TEXT(
+        rc, MPI_ERR_TYPE, "MPI_Bcast",
+        "rank 0 sends 4 x MPI_INT (16 "
+        "bytes) to rank %d, which expects 4 x MPI_FLOAT (16 bytes): the "
+        "type signatures differ",
+        odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     rc = MPI_Allreduce(buf, out, 4, (rank == odd) ? MPI_FLOAT : MPI_INT,
                        MPI_SUM, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TYPE, "MPI_Allreduce", "which expects 4 x MPI_INT");
+    EXPECT_TEXT(rc, MPI_ERR_TYPE, "MPI_Allreduce",
+                "which expects 4 x MPI_INT");
     still_works(MPI_COMM_WORLD, __LINE__);
 
     /* Equal signatures in other layouts pass: 2 x {int, int} is 4 ints. */
@@ -216,8 +219,10 @@ static void test_count_and_type(void)
           buf[3]);
     rc = MPI_Bcast(buf, (rank == odd) ? 12 : 4,
                    (rank == odd) ? MPI_BYTE : MPI_INT, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Bcast", "rank 0 sends 4 x MPI_INT (16 "
-           "bytes) to rank %d, which expects 12 x MPI_BYTE (12 bytes)", odd);
+    EXPECT_TEXT(rc, MPI_ERR_TRUNCATE, "MPI_Bcast",
+                "rank 0 sends 4 x MPI_INT (16 "
+                "bytes) to rank %d, which expects 12 x MPI_BYTE (12 bytes)",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
 }
 
@@ -243,23 +248,25 @@ static void test_v_counts(void)
     /* Gatherv: rank odd sends one more than the root expects from it. */
     rc = MPI_Gatherv(mine, (rank == odd) ? rank + 2 : rank + 1, MPI_INT, big,
                      counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Gatherv", "rank %d sends %d x MPI_INT "
-           "(%d bytes) to rank 0, which expects %d x MPI_INT", odd, odd + 2,
-           4 * (odd + 2), odd + 1);
+    EXPECT_TEXT(rc, MPI_ERR_TRUNCATE, "MPI_Gatherv",
+                "rank %d sends %d x MPI_INT "
+                "(%d bytes) to rank 0, which expects %d x MPI_INT",
+                odd, odd + 2, 4 * (odd + 2), odd + 1);
     still_works(MPI_COMM_WORLD, __LINE__);
     /* ... one fewer. */
     rc = MPI_Gatherv(mine, (rank == odd) ? rank : rank + 1, MPI_INT, big,
                      counts, displs, MPI_INT, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_COUNT, "MPI_Gatherv", "rank %d sends %d x MPI_INT",
-           odd, odd);
+    EXPECT_TEXT(rc, MPI_ERR_COUNT, "MPI_Gatherv", "rank %d sends %d x MPI_INT",
+                odd, odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     /* Scatterv: the root sends rank i i + 1; rank odd expects i. */
     rc = MPI_Scatterv(big, counts, displs, MPI_INT, mine,
                       (rank == odd) ? rank : rank + 1, MPI_INT, 0,
                       MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Scatterv", "rank 0 sends %d x MPI_INT "
-           "(%d bytes) to rank %d, which expects %d x MPI_INT", odd + 1,
-           4 * (odd + 1), odd, odd);
+    EXPECT_TEXT(rc, MPI_ERR_TRUNCATE, "MPI_Scatterv",
+                "rank 0 sends %d x MPI_INT "
+                "(%d bytes) to rank %d, which expects %d x MPI_INT",
+                odd + 1, 4 * (odd + 1), odd, odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     /* Alltoallv: rank r sends j (r + j) % 3 + 1 ints; rank odd expects
      * one fewer from rank 0. */
@@ -274,8 +281,10 @@ static void test_v_counts(void)
     }
     rc = MPI_Alltoallv(big, sc, sd, MPI_INT, mine, rc_, rd, MPI_INT,
                        MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Alltoallv", "rank 0 sends %d x MPI_INT "
-           "(%d bytes) to rank %d", odd % 3 + 1, 4 * (odd % 3 + 1), odd);
+    EXPECT_TEXT(rc, MPI_ERR_TRUNCATE, "MPI_Alltoallv",
+                "rank 0 sends %d x MPI_INT "
+                "(%d bytes) to rank %d",
+                odd % 3 + 1, 4 * (odd % 3 + 1), odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     /* Allgatherv: rank odd thinks rank 0 contributes 2 ints. */
     for (i = 0; i < size; i++) {
@@ -287,8 +296,10 @@ static void test_v_counts(void)
     }
     rc = MPI_Allgatherv(mine, 1, MPI_INT, big, counts, displs, MPI_INT,
                         MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_COUNT, "MPI_Allgatherv", "rank 0 sends 1 x MPI_INT "
-           "(4 bytes) to rank %d, which expects 2 x MPI_INT (8 bytes)", odd);
+    EXPECT_TEXT(rc, MPI_ERR_COUNT, "MPI_Allgatherv",
+                "rank 0 sends 1 x MPI_INT "
+                "(4 bytes) to rank %d, which expects 2 x MPI_INT (8 bytes)",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     /* Reduce_scatter: rank odd's recvcounts differ at rank 0's block. */
     for (i = 0; i < size; i++) {
@@ -299,8 +310,10 @@ static void test_v_counts(void)
     }
     rc = MPI_Reduce_scatter(big, mine, counts, MPI_INT, MPI_SUM,
                             MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Reduce_scatter", "rank %d sends 2 x "
-           "MPI_INT (8 bytes) to rank 0, which expects 1 x MPI_INT", odd);
+    EXPECT_TEXT(rc, MPI_ERR_TRUNCATE, "MPI_Reduce_scatter",
+                "rank %d sends 2 x "
+                "MPI_INT (8 bytes) to rank 0, which expects 1 x MPI_INT",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     free(counts);
     free(displs);
@@ -321,8 +334,8 @@ static void test_different_calls(void)
     } else {
         rc = MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
-    EXPECT(rc, MPI_ERR_OTHER, (rank == odd) ? "MPI_Reduce" : "MPI_Bcast",
-           "rank %d called MPI_Reduce, rank 0 called MPI_Bcast", odd);
+    EXPECT_TEXT(rc, MPI_ERR_OTHER, (rank == odd) ? "MPI_Reduce" : "MPI_Bcast",
+                "rank %d called MPI_Reduce, rank 0 called MPI_Bcast", odd);
     still_works(MPI_COMM_WORLD, __LINE__);
 
     /* Blocking and nonblocking forms do not match (MPI-3.1 5.12). */
@@ -334,9 +347,11 @@ static void test_different_calls(void)
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
         CHECK(req == MPI_REQUEST_NULL, "the failed request was not freed");
     }
-    EXPECT(rc, MPI_ERR_OTHER, (rank == odd) ? "MPI_Allreduce" :
-           "MPI_Iallreduce", "rank %d called MPI_Allreduce, rank 0 called "
-           "MPI_Iallreduce", odd);
+    EXPECT_TEXT(rc, MPI_ERR_OTHER,
+                (rank == odd) ? "MPI_Allreduce" : "MPI_Iallreduce",
+                "rank %d called MPI_Allreduce, rank 0 called "
+                "MPI_Iallreduce",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
 
     /* A nonblocking mismatch fails at completion; the schedule never
@@ -345,8 +360,8 @@ static void test_different_calls(void)
     OK(MPI_Ibcast(&x, 1, MPI_INT, (rank == odd) ? odd : 0, MPI_COMM_WORLD,
                   &req));
     rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
-    EXPECT(rc, MPI_ERR_ROOT, "MPI_Ibcast", "rank %d passed root %d", odd,
-           odd);
+    EXPECT_TEXT(rc, MPI_ERR_ROOT, "MPI_Ibcast", "rank %d passed root %d", odd,
+                odd);
     CHECK(x == ((rank == 0) ? 42 : -1), "failed Ibcast wrote %d", x);
     still_works(MPI_COMM_WORLD, __LINE__);
 }
@@ -360,7 +375,7 @@ static void test_dup(void)
 
     OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
     rc = MPI_Bcast(&x, 1, MPI_INT, (rank == odd) ? odd : 0, dup);
-    EXPECT(rc, MPI_ERR_ROOT, "MPI_Bcast", "rank %d passed root", odd);
+    EXPECT_TEXT(rc, MPI_ERR_ROOT, "MPI_Bcast", "rank %d passed root", odd);
     still_works(dup, __LINE__);
     still_works(MPI_COMM_WORLD, __LINE__);
     MPI_Comm_free(&dup);
@@ -387,16 +402,18 @@ static void test_new_forms(void)
     OK(MPI_Igatherv(sb, 2, MPI_INT, all, cnt, displs, MPI_INT, 0,
                     MPI_COMM_WORLD, &req));
     rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
-    EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Igatherv", "rank %d sends 2 x MPI_INT "
-           "(8 bytes) to rank 0, which expects 1 x MPI_INT", odd);
+    EXPECT_TEXT(rc, MPI_ERR_TRUNCATE, "MPI_Igatherv",
+                "rank %d sends 2 x MPI_INT "
+                "(8 bytes) to rank 0, which expects 1 x MPI_INT",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
 
     /* Persistent: the roots differ; every member fails at the _init. */
     req = MPI_REQUEST_NULL;
     rc = MPI_Bcast_init(&x, 1, MPI_INT, (rank == odd) ? odd : 0,
                         MPI_COMM_WORLD, MPI_INFO_NULL, &req);
-    EXPECT(rc, MPI_ERR_ROOT, "MPI_Bcast_init", "rank %d passed root %d",
-           odd, odd);
+    EXPECT_TEXT(rc, MPI_ERR_ROOT, "MPI_Bcast_init", "rank %d passed root %d",
+                odd, odd);
     CHECK(req == MPI_REQUEST_NULL, "a failed _init made a request");
     still_works(MPI_COMM_WORLD, __LINE__);
     /* Persistent and nonblocking forms do not match either. */
@@ -408,9 +425,11 @@ static void test_new_forms(void)
                           &req));
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
-    EXPECT(rc, MPI_ERR_OTHER, (rank == odd) ? "MPI_Allreduce_init" :
-           "MPI_Iallreduce", "rank %d called MPI_Allreduce_init, rank 0 "
-           "called MPI_Iallreduce", odd);
+    EXPECT_TEXT(rc, MPI_ERR_OTHER,
+                (rank == odd) ? "MPI_Allreduce_init" : "MPI_Iallreduce",
+                "rank %d called MPI_Allreduce_init, rank 0 "
+                "called MPI_Iallreduce",
+                odd);
     still_works(MPI_COMM_WORLD, __LINE__);
     /* Matching ones pass, and run again without another check. */
     OK(MPI_Allreduce_init(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
@@ -430,14 +449,16 @@ static void test_new_forms(void)
     OK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
     rc = MPI_Neighbor_alltoall(sb, (rank == odd) ? 2 : 1, MPI_INT, rb,
                                (rank == odd) ? 2 : 1, MPI_INT, ring);
-    EXPECT(rc, MPI_ERR_COUNT, "MPI_Neighbor_alltoall", "the amounts of "
-           "data of some edge differ");
+    EXPECT_TEXT(rc, MPI_ERR_COUNT, "MPI_Neighbor_alltoall",
+                "the amounts of "
+                "data of some edge differ");
     still_works(ring, __LINE__);
     OK(MPI_Ineighbor_allgather(sb, 1, (rank == odd) ? MPI_FLOAT : MPI_INT,
                                rb, 1, MPI_INT, ring, &req));
     rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
-    EXPECT(rc, MPI_ERR_TYPE, "MPI_Ineighbor_allgather", "the type "
-           "signatures of some edge differ");
+    EXPECT_TEXT(rc, MPI_ERR_TYPE, "MPI_Ineighbor_allgather",
+                "the type "
+                "signatures of some edge differ");
     still_works(ring, __LINE__);
     OK(MPI_Neighbor_alltoall_init(sb, 2, MPI_INT, rb, 2, MPI_INT, ring,
                                   MPI_INFO_NULL, &req));
@@ -676,7 +697,7 @@ int main(int argc, char **argv)
     const char *mode = (argc > 1) ? argv[1] : "return";
     int x = 0;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_check", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     odd = size - 1;
@@ -704,6 +725,5 @@ int main(int argc, char **argv)
     test_dup();
     test_new_forms();
     test_all_match();
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -5,40 +5,21 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 
-static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
+static int rank, size;
 
 /* The call must fail with class cls. */
-#define EXPECT(cls, call)                                                \
-    do {                                                                 \
-        int rc_ = (call), c_ = -1;                                       \
-        if (rc_ != MPI_SUCCESS) {                                        \
-            MPI_Error_class(rc_, &c_);                                   \
-        }                                                                \
-        CHECK(rc_ != MPI_SUCCESS && c_ == (cls),                         \
-              "%s gave %d (class %d), wanted class %s", #call, rc_, c_,  \
-              #cls);                                                     \
-    } while (0)
 
 int main(int argc, char **argv)
 {
-    int buf[4] = { 0, 0, 0, 0 }, out[4], total, x;
+    int buf[4] = {0, 0, 0, 0}, out[4], x;
     MPI_Request req;
     MPI_Datatype uncommitted;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_err", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -97,10 +78,5 @@ int main(int argc, char **argv)
     CHECK(MPI_Bcast(buf, 1, MPI_INT, 0, MPI_COMM_WORLD) == MPI_SUCCESS &&
           buf[0] == 31, "bcast after");
 
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && total == 0) {
-        printf("coll_err: all passed at %d processes\n", size);
-    }
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

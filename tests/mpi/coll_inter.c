@@ -9,25 +9,14 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, wsize, failures;
+static int wrank, wsize;
 static int color, lrank, lsize, rsize;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (world rank %d, line %d)\n", wrank, __LINE__);      \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
 
 /* The form every call of this pass takes: 0 blocking, 1 nonblocking (the
  * I form, then MPI_Wait), 2 persistent (the _init form, MPI_Start and
@@ -429,9 +418,9 @@ static void test_reductions(MPI_Comm inter, int g)
 int main(int argc, char **argv)
 {
     MPI_Comm local, inter;
-    int total, g;
+    int g;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_inter", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     if (wsize < 2) {
@@ -463,7 +452,7 @@ int main(int argc, char **argv)
         test_reduce_scatter(inter);
         COLL(MPI_Barrier(inter), MPI_Ibarrier(inter, RQ),
              MPI_Barrier_init(inter, NI, RQ));
-        if (failures != 0) {
+        if (mpitest_failures != 0) {
             printf("coll_inter: failures in the %s forms (world rank %d)\n",
                    mode_names[mode], wrank);
             break;
@@ -472,10 +461,5 @@ int main(int argc, char **argv)
 
     MPI_Comm_free(&inter);
     MPI_Comm_free(&local);
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (wrank == 0 && total == 0) {
-        printf("coll_inter: all passed at %d processes\n", wsize);
-    }
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

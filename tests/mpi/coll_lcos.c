@@ -13,26 +13,15 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define K 2    /* LCOs per process */
 
-static int me, n, failures;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (process %d, line %d)\n", me, __LINE__);            \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+static int me, n;
 
 /* Member number of LCO k of process p. */
 static int interleaved;
@@ -107,11 +96,11 @@ int main(int argc, char **argv)
     MPI_Request req[6 * K];
     MPI_Datatype aff_type;
     MPI_Op aff_op;
-    int total, k, i, m, nreq = 0, bad = 0, all_failures = 0;
+    int total, k, i, m, nreq = 0, bad = 0;
     int sum[K], bc[K][3], *ag[K], *a2a_s[K], *a2a_r[K];
     aff_t ain[K], aout[K], want = { 1u, 0u };
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_lcos", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     interleaved = (argc > 1 && strcmp(argv[1], "interleaved") == 0);
@@ -178,11 +167,5 @@ int main(int argc, char **argv)
 
     MPI_Op_free(&aff_op);
     MPI_Type_free(&aff_type);
-    MPI_Allreduce(&failures, &all_failures, 1, MPI_INT, MPI_SUM,
-                  MPI_COMM_WORLD);
-    if (me == 0 && all_failures == 0) {
-        printf("coll_lcos: ok at %d processes, %d LCOs\n", n, total);
-    }
-    MPI_Finalize();
-    return (all_failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -6,24 +6,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+static int rank, size;
 
 static void test_overlap(int round)
 {
@@ -187,9 +176,9 @@ static void test_wildcard_p2p(void)
 
 int main(int argc, char **argv)
 {
-    int total, round;
+    int round;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_nb", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     for (round = 0; round < 3; round++) {
@@ -197,10 +186,5 @@ int main(int argc, char **argv)
     }
     test_waitall_testloop();
     test_wildcard_p2p();
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && total == 0) {
-        printf("coll_nb: all passed at %d processes\n", size);
-    }
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

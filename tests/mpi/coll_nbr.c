@@ -12,24 +12,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
-
-#define CHECK(_cond, ...)                                        \
-    do {                                                         \
-        if (!(_cond)) {                                          \
-            printf("FAIL: line %d (rank %d): ", __LINE__, rank); \
-            printf(__VA_ARGS__);                                 \
-            printf("\n");                                        \
-            fflush(stdout);                                      \
-            failures++;                                          \
-        }                                                        \
-    } while (0)
-
-#define OK(_call) CHECK((_call) == MPI_SUCCESS, "%s", #_call)
+static int rank, size;
 
 static const char *const forms[3] = { "blocking", "nonblocking",
                                       "persistent" };
@@ -340,7 +329,7 @@ static void test_dist_graph(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_nbr", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
 
@@ -348,9 +337,5 @@ int main(int argc, char **argv)
     test_graph_ring();
     test_dist_graph();
 
-    MPI_Finalize();
-    if (failures == 0 && rank == 0) {
-        printf("coll_nbr: ok at %d processes\n", size);
-    }
-    return failures != 0;
+    return mpitest_finish();
 }

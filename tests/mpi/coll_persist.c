@@ -14,24 +14,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
-
-#define CHECK(_cond, ...)                                        \
-    do {                                                         \
-        if (!(_cond)) {                                          \
-            printf("FAIL: line %d (rank %d): ", __LINE__, rank); \
-            printf(__VA_ARGS__);                                 \
-            printf("\n");                                        \
-            fflush(stdout);                                      \
-            failures++;                                          \
-        }                                                        \
-    } while (0)
-
-#define OK(_call) CHECK((_call) == MPI_SUCCESS, "%s", #_call)
+static int rank, size;
 
 static int class_of(int code)
 {
@@ -105,7 +94,7 @@ static void test_steps(MPI_Comm comm)
             CHECK(scan_out == step * rank + rank * (rank - 1) / 2,
                   "step %d exscan %d", step, scan_out);
         }
-        if (failures > 10) {
+        if (mpitest_failures > 10) {
             break;
         }
     }
@@ -267,7 +256,7 @@ int main(int argc, char **argv)
 {
     MPI_Comm dup;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_persist", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -281,9 +270,5 @@ int main(int argc, char **argv)
     test_errors(MPI_COMM_WORLD);
 
     MPI_Comm_free(&dup);
-    MPI_Finalize();
-    if (failures == 0 && rank == 0) {
-        printf("coll_persist: ok at %d processes\n", size);
-    }
-    return failures != 0;
+    return mpitest_finish();
 }

@@ -7,24 +7,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+static int rank, size;
 
 /* ---- 2x2 matrices mod 2^32: a non-commutative, associative op */
 
@@ -87,7 +76,7 @@ static void mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
 
     if (*dt != mat_type) {
         printf("FAIL: user op got another datatype (rank %d)\n", rank);
-        failures++;
+        mpitest_failures++;
     }
     user_calls++;
     for (i = 0; i < *len; i++) {
@@ -389,9 +378,7 @@ static void test_large(void)
 
 int main(int argc, char **argv)
 {
-    int total;
-
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "coll_reduce", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     test_sum();
@@ -401,10 +388,5 @@ int main(int argc, char **argv)
     test_loc();
     test_vector_type();
     test_large();
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0 && total == 0) {
-        printf("coll_reduce: all passed at %d processes\n", size);
-    }
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -4,22 +4,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-static int failures;
 static int myrank = -1;
-
-#define CHECK(cond, what)                                                \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: %s (rank %d, line %d)\n", (what), myrank,     \
-                   __LINE__);                                            \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 static void *thread_main_probe(void *arg)
 {
@@ -131,5 +122,5 @@ int main(int argc, char **argv)
     version = 0;
     CHECK(MPI_Get_version(&version, &subversion) == MPI_SUCCESS &&
           version == 3, "MPI_Get_version after MPI_Finalize");
-    return (failures == 0) ? 0 : 1;
+    return (mpitest_failures == 0) ? 0 : 1;
 }

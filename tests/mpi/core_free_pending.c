@@ -13,20 +13,10 @@
  * as any other.
  */
 #include <mpi.h>
+
+#include "mpitest.h"
 #include <stdio.h>
 #include <stdlib.h>
-
-static int failures;
-
-#define CHECK(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            printf("FAIL: "); \
-            printf(__VA_ARGS__); \
-            printf("\n"); \
-            failures++; \
-        } \
-    } while (0)
 
 int main(int argc, char **argv)
 {
@@ -35,7 +25,7 @@ int main(int argc, char **argv)
     MPI_Request req, preq;
     MPI_Status st;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "core_free_pending", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -115,9 +105,5 @@ int main(int argc, char **argv)
         }
         MPI_Comm_free(&other);
     }
-    MPI_Finalize();
-    if (failures == 0 && rank == 0) {
-        printf("core_free_pending: ok\n");
-    }
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

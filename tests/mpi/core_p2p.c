@@ -12,28 +12,18 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
 static int rank = -1, size, peer;
 /* Each test runs on its own duplicate of the world, so that a process
  * running ahead into the next test cannot have its messages taken by a
  * wildcard receive of the one before. */
 static MPI_Comm comm = MPI_COMM_NULL;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 /* CORE_VERBOSE=1 in the environment: say which test runs (to find a
  * hang). */
@@ -941,7 +931,7 @@ static void test_errors(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "core_p2p", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     /* Duplicates inherit it. */
@@ -964,9 +954,5 @@ int main(int argc, char **argv)
     RUN(test_ssend_sync);
     RUN(test_errors);
 
-    MPI_Finalize();
-    if (failures == 0 && rank == 0) {
-        printf("core_p2p: all checks passed\n");
-    }
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

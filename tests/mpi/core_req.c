@@ -11,25 +11,15 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
 static int rank = -1, size, peer;
 static MPI_Comm comm = MPI_COMM_NULL;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 /* Each test on its own duplicate of the world (see core_p2p.c). */
 #define RUN(test)                                                        \
@@ -733,9 +723,7 @@ static void test_errors(void)
 
 int main(int argc, char **argv)
 {
-    int provided;
-
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpitest_init_thread(&argc, &argv, "core_req", MPI_THREAD_MULTIPLE);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -743,7 +731,6 @@ int main(int argc, char **argv)
     if (peer >= size) {
         peer = rank;
     }
-    CHECK(provided == MPI_THREAD_MULTIPLE, "thread level %d", provided);
 
     RUN(test_waitall);
     RUN(test_waitall_comms);
@@ -759,6 +746,5 @@ int main(int argc, char **argv)
     RUN(test_mprobe_threads);
     RUN(test_errors);
 
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -7,6 +7,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,18 +23,6 @@ typedef struct targ {
     int t;
     int failures;
 } targ_t;
-
-#define TCHECK(a, cond, ...)                                             \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, thread %d, line %d)\n", rank, (a)->t,     \
-                   __LINE__);                                            \
-            fflush(stdout);                                              \
-            (a)->failures++;                                             \
-        }                                                                \
-    } while (0)
 
 static int value(int from, int t, int i, int k)
 {
@@ -85,15 +75,11 @@ int main(int argc, char **argv)
 {
     pthread_t thr[NTHREADS];
     targ_t args[NTHREADS];
-    int provided = -1, t, failures = 0;
+    int t;
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided != MPI_THREAD_MULTIPLE) {
-        printf("FAIL: thread level %d (rank %d)\n", provided, rank);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
+    mpitest_init_thread(&argc, &argv, "core_threads", MPI_THREAD_MULTIPLE);
+    rank = mpitest_rank;
+    size = mpitest_size;
     peer = rank ^ 1;
     if (peer >= size) {
         peer = rank;
@@ -108,11 +94,9 @@ int main(int argc, char **argv)
     }
     for (t = 0; t < NTHREADS; t++) {
         pthread_join(thr[t], NULL);
-        failures += args[t].failures;
     }
     for (t = 0; t < NTHREADS; t++) {
         MPI_Comm_free(&comms[t]);
     }
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -10,49 +10,12 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <string.h>
 
 static int rank;
-static int failures;
-
-#define CHECK(_cond, ...)                                   \
-    do {                                                    \
-        if (!(_cond)) {                                     \
-            printf("FAIL: line %d (rank %d): ", __LINE__, rank); \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-            fflush(stdout);                                 \
-            failures++;                                     \
-        }                                                   \
-    } while (0)
-
-/* rc must be of class want, and its text must name call. */
-static void expect(int line, int rc, int want, const char *call,
-                   const char *what)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int cls = -1, len = -1;
-
-    MPI_Error_class(rc, &cls);
-    if (cls != want) {
-        printf("FAIL: line %d (rank %d): %s: class %d, want %d\n", line,
-               rank, what, cls, want);
-        failures++;
-        return;
-    }
-    text[0] = '\0';
-    MPI_Error_string(rc, text, &len);
-    if (len <= 0 || len != (int)strlen(text) || strstr(text, call) == NULL) {
-        printf("FAIL: line %d (rank %d): %s: text \"%s\" (len %d) does not "
-               "name %s\n", line, rank, what, text, len, call);
-        failures++;
-    }
-    fflush(stdout);
-}
-
-#define EXPECT(_rc, _class, _call, _what) \
-    expect(__LINE__, (_rc), (_class), (_call), (_what))
 
 /* The user handler records what it was called with. */
 static int handler_calls;
@@ -74,7 +37,7 @@ static void test_send_args(int size)
     int *tag_ub = NULL, flag = 0, rc;
 
     rc = MPI_Send(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL);
-    EXPECT(rc, MPI_ERR_COMM, "MPI_Send", "MPI_COMM_NULL");
+    EXPECT_ERR(rc, MPI_ERR_COMM, "MPI_Send", "MPI_COMM_NULL");
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_free(&dup);
     CHECK(dup == MPI_COMM_NULL, "MPI_Comm_free did not reset the handle");
@@ -88,37 +51,37 @@ static void test_send_args(int size)
         stale = dup;
         MPI_Comm_free(&dup);
         rc = MPI_Send(buf, 1, MPI_INT, 0, 0, stale);
-        EXPECT(rc, MPI_ERR_COMM, "MPI_Send", "freed communicator");
+        EXPECT_ERR(rc, MPI_ERR_COMM, "MPI_Send", "freed communicator");
     }
 
     rc = MPI_Send(buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_RANK, "MPI_Send", "dest = size");
+    EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Send", "dest = size");
     rc = MPI_Send(buf, 1, MPI_INT, -5, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_RANK, "MPI_Send", "dest = -5");
+    EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Send", "dest = -5");
     rc = MPI_Send(buf, 1, MPI_INT, MPI_ANY_SOURCE, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_RANK, "MPI_Send", "dest = MPI_ANY_SOURCE");
+    EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Send", "dest = MPI_ANY_SOURCE");
     rc = MPI_Send(buf, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
     CHECK(rc == MPI_SUCCESS, "send to MPI_PROC_NULL: %d", rc);
 
     rc = MPI_Send(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_COUNT, "MPI_Send", "count -1");
+    EXPECT_ERR(rc, MPI_ERR_COUNT, "MPI_Send", "count -1");
 
     rc = MPI_Send(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TYPE, "MPI_Send", "MPI_DATATYPE_NULL");
+    EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Send", "MPI_DATATYPE_NULL");
     MPI_Type_contiguous(2, MPI_INT, &uncommitted);
     rc = MPI_Send(buf, 1, uncommitted, 0, 0, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TYPE, "MPI_Send", "uncommitted type");
+    EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Send", "uncommitted type");
     MPI_Type_free(&uncommitted);
 
     rc = MPI_Send(buf, 1, MPI_INT, 0, -3, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TAG, "MPI_Send", "tag -3");
+    EXPECT_ERR(rc, MPI_ERR_TAG, "MPI_Send", "tag -3");
     rc = MPI_Send(buf, 1, MPI_INT, 0, MPI_ANY_TAG, MPI_COMM_WORLD);
-    EXPECT(rc, MPI_ERR_TAG, "MPI_Send", "MPI_ANY_TAG on a send");
+    EXPECT_ERR(rc, MPI_ERR_TAG, "MPI_Send", "MPI_ANY_TAG on a send");
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
     CHECK(flag == 1, "no MPI_TAG_UB");
     if (flag) {
         rc = MPI_Send(buf, 1, MPI_INT, 0, *tag_ub + 1, MPI_COMM_WORLD);
-        EXPECT(rc, MPI_ERR_TAG, "MPI_Send", "tag MPI_TAG_UB + 1");
+        EXPECT_ERR(rc, MPI_ERR_TAG, "MPI_Send", "tag MPI_TAG_UB + 1");
     }
 }
 
@@ -129,15 +92,15 @@ static void test_recv_args(int size)
     int buf[2] = { 0, 0 }, out = 77, *tag_ub = NULL, flag, rc;
 
     rc = MPI_Recv(buf, 1, MPI_INT, size, 0, MPI_COMM_WORLD, &status);
-    EXPECT(rc, MPI_ERR_RANK, "MPI_Recv", "source = size");
+    EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Recv", "source = size");
     rc = MPI_Recv(buf, 1, MPI_INT, 0, -3, MPI_COMM_WORLD, &status);
-    EXPECT(rc, MPI_ERR_TAG, "MPI_Recv", "tag -3");
+    EXPECT_ERR(rc, MPI_ERR_TAG, "MPI_Recv", "tag -3");
     rc = MPI_Recv(buf, -1, MPI_INT, 0, 0, MPI_COMM_WORLD, &status);
-    EXPECT(rc, MPI_ERR_COUNT, "MPI_Recv", "count -1");
+    EXPECT_ERR(rc, MPI_ERR_COUNT, "MPI_Recv", "count -1");
     rc = MPI_Recv(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL, &status);
-    EXPECT(rc, MPI_ERR_COMM, "MPI_Recv", "MPI_COMM_NULL");
+    EXPECT_ERR(rc, MPI_ERR_COMM, "MPI_Recv", "MPI_COMM_NULL");
     rc = MPI_Irecv(buf, 1, MPI_DATATYPE_NULL, 0, 0, MPI_COMM_WORLD, &req);
-    EXPECT(rc, MPI_ERR_TYPE, "MPI_Irecv", "MPI_DATATYPE_NULL");
+    EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Irecv", "MPI_DATATYPE_NULL");
 
     /* A truncated receive whose message was waiting completes when it is
      * posted; its wait reports it, with its own reason, even after
@@ -152,9 +115,9 @@ static void test_recv_args(int size)
         rc = MPI_Irecv(buf, 1, MPI_INT, rank, 41, MPI_COMM_WORLD, &req);
         CHECK(rc == MPI_SUCCESS, "Irecv of a message too long: %d", rc);
         rc = MPI_Recv(buf, 1, MPI_INT, rank, 42, MPI_COMM_WORLD, &status);
-        EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Recv", "truncated receive");
+        EXPECT_ERR(rc, MPI_ERR_TRUNCATE, "MPI_Recv", "truncated receive");
         rc = MPI_Wait(&req, &status);
-        EXPECT(rc, MPI_ERR_TRUNCATE, "MPI_Wait", "truncated Irecv");
+        EXPECT_ERR(rc, MPI_ERR_TRUNCATE, "MPI_Wait", "truncated Irecv");
         MPI_Error_string(rc, text, &len);
         CHECK(strstr(text, "tag 41") != NULL && strstr(text, "tag 42") == NULL,
               "the wait of the truncated Irecv (tag 41) gives \"%s\"", text);
@@ -217,7 +180,7 @@ int main(int argc, char **argv)
 {
     int size;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "err_return", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -226,6 +189,5 @@ int main(int argc, char **argv)
     test_recv_args(size);
     test_handlers(size);
 
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

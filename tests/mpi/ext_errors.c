@@ -10,22 +10,12 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <string.h>
 
 static int rank;
-static int failures;
-
-#define CHECK(_cond, ...)                                        \
-    do {                                                         \
-        if (!(_cond)) {                                          \
-            printf("FAIL: line %d (rank %d): ", __LINE__, rank); \
-            printf(__VA_ARGS__);                                 \
-            printf("\n");                                        \
-            fflush(stdout);                                      \
-            failures++;                                          \
-        }                                                        \
-    } while (0)
 
 static int class_of(int code)
 {
@@ -50,7 +40,7 @@ static void expect_text(int line, int code, const char *want)
         printf("FAIL: line %d (rank %d): MPI_Error_string(%d) = \"%.80s\" "
                "(len %d, rc %d), want \"%s\"\n", line, rank, code, text, len,
                rc, want);
-        failures++;
+        mpitest_failures++;
     }
 }
 
@@ -77,7 +67,7 @@ int main(int argc, char **argv)
     int cls, cls2, code1, code2, code3, last0, rc, len;
     MPI_Errhandler errh;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "ext_errors", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
@@ -167,9 +157,5 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Errhandler_free(&errh);
 
-    MPI_Finalize();
-    if (failures == 0 && rank == 0) {
-        printf("ext_errors: ok\n");
-    }
-    return failures != 0;
+    return mpitest_finish();
 }

@@ -16,6 +16,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -24,20 +26,6 @@
 #include <time.h>
 
 static int rank, size;
-static int failures;
-
-#define CHECK(_cond, ...)                                        \
-    do {                                                         \
-        if (!(_cond)) {                                          \
-            printf("FAIL: line %d (rank %d): ", __LINE__, rank); \
-            printf(__VA_ARGS__);                                 \
-            printf("\n");                                        \
-            fflush(stdout);                                      \
-            failures++;                                          \
-        }                                                        \
-    } while (0)
-
-#define OK(_call) CHECK((_call) == MPI_SUCCESS, "%s", #_call)
 
 static int class_of(int code)
 {
@@ -424,13 +412,10 @@ static void test_set_elements(void)
 
 int main(int argc, char **argv)
 {
-    int provided = -1;
-
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpitest_init_thread(&argc, &argv, "ext_grequest", MPI_THREAD_MULTIPLE);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    CHECK(provided == MPI_THREAD_MULTIPLE, "provided %d", provided);
 
     test_wait();
     test_waitall_mixed();
@@ -441,9 +426,5 @@ int main(int argc, char **argv)
     test_errors();
     test_set_elements();
 
-    MPI_Finalize();
-    if (failures == 0 && rank == 0) {
-        printf("ext_grequest: ok\n");
-    }
-    return failures != 0;
+    return mpitest_finish();
 }

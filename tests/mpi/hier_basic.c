@@ -17,23 +17,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank, size;
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL: ");                                              \
-            printf(__VA_ARGS__);                                           \
-            printf(" (rank %d)\n", rank);                                  \
-            fflush(stdout);                                                \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
 
 static char **hosts;    /* expected host of each rank */
 
@@ -470,7 +460,8 @@ int main(int argc, char **argv)
     check_errors(maxd);
     MPI_Comm_free(&shared);
 
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mpitest_failures, &total, 1, MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
     if (rank == 0 && total == 0) {
         printf("hier_basic: %d processes, MPIX_MAX_DEPTH %d: OK\n", size,
                maxd);

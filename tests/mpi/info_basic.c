@@ -8,24 +8,14 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static int rank;
-static int failures;
-
-#define CHECK(_cond, ...)                                   \
-    do {                                                    \
-        if (!(_cond)) {                                     \
-            printf("FAIL: line %d (rank %d): ", __LINE__, rank); \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-            fflush(stdout);                                 \
-            failures++;                                     \
-        }                                                   \
-    } while (0)
 
 static int errclass(int code)
 {
@@ -390,7 +380,7 @@ int main(int argc, char **argv)
 {
     int size;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "info_basic", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -402,6 +392,5 @@ int main(int argc, char **argv)
     test_errors();
     test_env(argc, argv, size);
 
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

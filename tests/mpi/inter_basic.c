@@ -17,33 +17,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int me, n;
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define EXPECT_CLASS(call, want)                                          \
-    do {                                                                  \
-        int rc_ = (call);                                                 \
-        int cls_ = -1;                                                    \
-        if (rc_ != MPI_SUCCESS) {                                         \
-            MPI_Error_class(rc_, &cls_);                                  \
-        }                                                                 \
-        CHECK(cls_ == (want), "%s gave class %d, expected %d (%s)",       \
-              #call, cls_, (want), #want);                                \
-    } while (0)
 
 #define P2P_TAG 5
 #define ANY_TAG_T 6
@@ -352,7 +332,7 @@ static void check_split_create(MPI_Comm inter, const split_t *s, int c,
         MPI_Group rg;
 
         MPI_Comm_remote_group(inter, &rg);
-        EXPECT_CLASS(MPI_Comm_create(inter, rg, &x), MPI_ERR_GROUP);
+        EXPECT(MPI_ERR_GROUP, MPI_Comm_create(inter, rg, &x));
         MPI_Group_free(&rg);
     }
     MPI_Group_free(&lg);
@@ -391,8 +371,8 @@ static void run_split(int halves)
     {
         MPI_Comm x = MPI_COMM_NULL;
 
-        EXPECT_CLASS(MPI_Intercomm_create(inter, 0, MPI_COMM_WORLD, rl, 1,
-                                          &x), MPI_ERR_COMM);
+        EXPECT(MPI_ERR_COMM,
+               MPI_Intercomm_create(inter, 0, MPI_COMM_WORLD, rl, 1, &x));
     }
     MPI_Comm_free(&inter);
     CHECK(inter == MPI_COMM_NULL, "MPI_Comm_free left the handle set");
@@ -402,10 +382,10 @@ static void run_split(int halves)
     {
         MPI_Comm x = MPI_COMM_NULL;
 
-        EXPECT_CLASS(MPI_Intercomm_create(local, s.leader[c], MPI_COMM_WORLD,
-                                          rl, -3, &x), MPI_ERR_TAG);
-        EXPECT_CLASS(MPI_Intercomm_create(local, s.leader[c], MPI_COMM_WORLD,
-                                          n, 1, &x), MPI_ERR_RANK);
+        EXPECT(MPI_ERR_TAG, MPI_Intercomm_create(local, s.leader[c],
+                                                 MPI_COMM_WORLD, rl, -3, &x));
+        EXPECT(MPI_ERR_RANK, MPI_Intercomm_create(local, s.leader[c],
+                                                  MPI_COMM_WORLD, n, 1, &x));
         CHECK(x == MPI_COMM_NULL, "a failed create set the handle");
     }
     MPI_Comm_free(&local);
@@ -417,23 +397,23 @@ static void errors(void)
     MPI_Group g;
     int v;
 
-    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1,
-                                      &x), MPI_ERR_COMM);
-    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_WORLD, -1, MPI_COMM_WORLD, 0,
-                                      1, &x), MPI_ERR_RANK);
-    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_WORLD, n, MPI_COMM_WORLD, 0,
-                                      1, &x), MPI_ERR_RANK);
-    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0,
-                                      1, NULL), MPI_ERR_ARG);
+    EXPECT(MPI_ERR_COMM,
+           MPI_Intercomm_create(MPI_COMM_NULL, 0, MPI_COMM_WORLD, 0, 1, &x));
+    EXPECT(MPI_ERR_RANK,
+           MPI_Intercomm_create(MPI_COMM_WORLD, -1, MPI_COMM_WORLD, 0, 1, &x));
+    EXPECT(MPI_ERR_RANK,
+           MPI_Intercomm_create(MPI_COMM_WORLD, n, MPI_COMM_WORLD, 0, 1, &x));
+    EXPECT(MPI_ERR_ARG, MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD,
+                                             0, 1, NULL));
     /* The world with itself: the groups overlap, every member fails. */
-    EXPECT_CLASS(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0,
-                                      77, &x), MPI_ERR_COMM);
+    EXPECT(MPI_ERR_COMM,
+           MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, 77, &x));
     CHECK(x == MPI_COMM_NULL, "a failed create set the handle");
 
-    EXPECT_CLASS(MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &x), MPI_ERR_COMM);
-    EXPECT_CLASS(MPI_Intercomm_merge(MPI_COMM_NULL, 0, &x), MPI_ERR_COMM);
-    EXPECT_CLASS(MPI_Comm_remote_size(MPI_COMM_WORLD, &v), MPI_ERR_COMM);
-    EXPECT_CLASS(MPI_Comm_remote_group(MPI_COMM_WORLD, &g), MPI_ERR_COMM);
+    EXPECT(MPI_ERR_COMM, MPI_Intercomm_merge(MPI_COMM_WORLD, 0, &x));
+    EXPECT(MPI_ERR_COMM, MPI_Intercomm_merge(MPI_COMM_NULL, 0, &x));
+    EXPECT(MPI_ERR_COMM, MPI_Comm_remote_size(MPI_COMM_WORLD, &v));
+    EXPECT(MPI_ERR_COMM, MPI_Comm_remote_group(MPI_COMM_WORLD, &g));
     v = -1;
     MPI_Comm_test_inter(MPI_COMM_WORLD, &v);
     CHECK(v == 0, "MPI_COMM_WORLD is an intercommunicator?");
@@ -441,7 +421,7 @@ static void errors(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "inter_basic", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -459,10 +439,5 @@ int main(int argc, char **argv)
         run_split(1);
     }
 
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

@@ -12,22 +12,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int me, n;
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
 
 /*
  * Builds this process's LCO of a Figure 3 structure in which world
@@ -114,7 +105,7 @@ int main(int argc, char **argv)
 {
     MPI_Comm fwd, rev;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "lco_coll", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
 
@@ -140,10 +131,5 @@ int main(int argc, char **argv)
     MPI_Comm_free(&fwd);
     MPI_Comm_free(&rev);
 
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

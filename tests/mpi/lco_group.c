@@ -11,22 +11,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int me, n;
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
 
 #define NAME_TAG 11
 #define BARRIER_TAG 12
@@ -112,7 +103,7 @@ int main(int argc, char **argv)
     int i, k, right, left, got, v, slot0 = 0;
     MPI_Status st;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "lco_group", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     slots = malloc(2 * (size_t)n * sizeof(int));
@@ -239,10 +230,5 @@ int main(int argc, char **argv)
     }
     free(slots);
     free(procs);
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

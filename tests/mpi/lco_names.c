@@ -16,22 +16,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int me, n;
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
 
 #define NAME_TAG 21
 #define DATA_TAG 22
@@ -220,7 +211,7 @@ static void forged_names(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "lco_names", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -228,10 +219,5 @@ int main(int argc, char **argv)
     ring_of_slot_names();
     forged_names();
 
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

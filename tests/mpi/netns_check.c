@@ -17,25 +17,14 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank, size, failures;
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL: ");                                              \
-            printf(__VA_ARGS__);                                           \
-            printf(" (rank %d)\n", rank);                                  \
-            fflush(stdout);                                                \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+static int rank, size;
 
 static char **hosts;    /* expected host of each rank */
 
@@ -238,11 +227,12 @@ int main(int argc, char **argv)
     check_all_pairs(bytes);
     check_collectives();
 
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&mpitest_failures, &total, 1, MPI_INT, MPI_SUM,
+                  MPI_COMM_WORLD);
     if ((rank == 0) && (total == 0)) {
         printf("netns_check: OK (%d processes)\n", size);
     }
     free(hosts);
     MPI_Finalize();
-    return (failures > 0) ? 1 : 0;
+    return (mpitest_failures > 0) ? 1 : 0;
 }

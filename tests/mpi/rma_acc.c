@@ -16,32 +16,21 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <complex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int me, n, failures;
+static int me, n;
 /* Windows of MPI_Win_create over malloc'd memory (reached through the
  * kernel's copies on one host) rather than of MPI_Win_allocate (shared
  * memory): the whole test runs both ways. */
 static int use_create;
 static void *created[64];
 static int ncreated;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            fflush(stdout);                                               \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
 
 static int win_alloc(MPI_Aint size, int unit, void *mem_p, MPI_Win *win)
 {
@@ -347,7 +336,7 @@ static void test_cas(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "rma_acc", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     for (use_create = 0; use_create < 2; use_create++) {
@@ -357,10 +346,5 @@ int main(int argc, char **argv)
         test_fetch();
         test_cas();
     }
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

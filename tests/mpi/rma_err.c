@@ -18,36 +18,18 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int me, n, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            fflush(stdout);                                               \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+static int me, n;
 
 /* The call fails with class want, and the text names the call. */
-#define EXPECT(call, want, fname)                                         \
-    do {                                                                  \
-        char text_[MPI_MAX_ERROR_STRING];                                 \
-        int rc_ = (call), cls_ = -1, len_ = 0;                            \
-        MPI_Error_class(rc_, &cls_);                                      \
-        MPI_Error_string(rc_, text_, &len_);                              \
-        CHECK(cls_ == (want) && strstr(text_, fname) != NULL,             \
-              "%s gave class %d (%s), expected %s", #call, cls_, text_,   \
-              #want);                                                     \
-    } while (0)
+/* call must fail with class want and a text that names fname. */
+#define EXPECT_IN(call, want, fname) \
+    EXPECT_ERR((call), (want), (fname), "%s", #call)
 
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
@@ -66,7 +48,7 @@ int main(int argc, char **argv)
     MPI_Group world;
     MPI_Comm half, inter;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "rma_err", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -77,101 +59,105 @@ int main(int argc, char **argv)
     OK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
 
     /* Outside any epoch. */
-    EXPECT(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win),
-           MPI_ERR_RMA_SYNC, "MPI_Put");
-    EXPECT(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock");
-    EXPECT(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all");
-    EXPECT(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete");
-    EXPECT(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait");
-    EXPECT(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush");
-    EXPECT(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all");
+    EXPECT_IN(MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win),
+              MPI_ERR_RMA_SYNC, "MPI_Put");
+    EXPECT_IN(MPI_Win_unlock(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock");
+    EXPECT_IN(MPI_Win_unlock_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all");
+    EXPECT_IN(MPI_Win_complete(win), MPI_ERR_RMA_SYNC, "MPI_Win_complete");
+    EXPECT_IN(MPI_Win_wait(win), MPI_ERR_RMA_SYNC, "MPI_Win_wait");
+    EXPECT_IN(MPI_Win_flush(right, win), MPI_ERR_RMA_SYNC, "MPI_Win_flush");
+    EXPECT_IN(MPI_Win_flush_all(win), MPI_ERR_RMA_SYNC, "MPI_Win_flush_all");
     {
         MPI_Request req;
 
-        EXPECT(MPI_Rput(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win, &req),
-               MPI_ERR_RMA_SYNC, "MPI_Rput");
+        EXPECT_IN(MPI_Rput(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win, &req),
+                  MPI_ERR_RMA_SYNC, "MPI_Rput");
     }
 
     /* Lock misuse. */
-    EXPECT(MPI_Win_lock(17, right, 0, win), MPI_ERR_LOCKTYPE,
-           "MPI_Win_lock");
-    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOPRECEDE, win),
-           MPI_ERR_ASSERT, "MPI_Win_lock");
-    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, n, 0, win), MPI_ERR_RANK,
-           "MPI_Win_lock");
-    EXPECT(MPI_Win_fence(MPI_MODE_NOCHECK, win), MPI_ERR_ASSERT,
-           "MPI_Win_fence");
+    EXPECT_IN(MPI_Win_lock(17, right, 0, win), MPI_ERR_LOCKTYPE,
+              "MPI_Win_lock");
+    EXPECT_IN(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOPRECEDE, win),
+              MPI_ERR_ASSERT, "MPI_Win_lock");
+    EXPECT_IN(MPI_Win_lock(MPI_LOCK_SHARED, n, 0, win), MPI_ERR_RANK,
+              "MPI_Win_lock");
+    EXPECT_IN(MPI_Win_fence(MPI_MODE_NOCHECK, win), MPI_ERR_ASSERT,
+              "MPI_Win_fence");
     OK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
-    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC,
-           "MPI_Win_lock");
-    EXPECT(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock_all");
-    EXPECT(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence");
+    EXPECT_IN(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC,
+              "MPI_Win_lock");
+    EXPECT_IN(MPI_Win_lock_all(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_lock_all");
+    EXPECT_IN(MPI_Win_fence(0, win), MPI_ERR_RMA_SYNC, "MPI_Win_fence");
     stale = win;
-    EXPECT(MPI_Win_free(&stale), MPI_ERR_RMA_SYNC, "MPI_Win_free");
+    EXPECT_IN(MPI_Win_free(&stale), MPI_ERR_RMA_SYNC, "MPI_Win_free");
     CHECK(stale == win, "a failed MPI_Win_free cleared the handle");
 
     /* Inside the epoch: ranks, ranges, operations, types. */
-    EXPECT(MPI_Put(&v, 1, MPI_INT, n, 0, 1, MPI_INT, win), MPI_ERR_RANK,
-           "MPI_Put");
-    EXPECT(MPI_Put(&v, 1, MPI_INT, -5, 0, 1, MPI_INT, win), MPI_ERR_RANK,
-           "MPI_Put");
-    EXPECT(MPI_Put(&v, 1, MPI_INT, right, 4, 1, MPI_INT, win),
-           MPI_ERR_RMA_RANGE, "MPI_Put");
-    EXPECT(MPI_Get(&got, 1, MPI_INT, right, -1, 1, MPI_INT, win),
-           MPI_ERR_RMA_RANGE, "MPI_Get");
-    EXPECT(MPI_Get(&got, 2, MPI_INT, right, 3, 2, MPI_INT, win),
-           MPI_ERR_RMA_RANGE, "MPI_Get");
-    EXPECT(MPI_Put(&v, 2, MPI_INT, right, 0, 1, MPI_INT, win), MPI_ERR_TYPE,
-           "MPI_Put");
-    EXPECT(MPI_Put(&v, -1, MPI_INT, right, 0, -1, MPI_INT, win),
-           MPI_ERR_COUNT, "MPI_Put");
-    EXPECT(MPI_Put(&v, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_INT, win),
-           MPI_ERR_TYPE, "MPI_Put");
+    EXPECT_IN(MPI_Put(&v, 1, MPI_INT, n, 0, 1, MPI_INT, win), MPI_ERR_RANK,
+              "MPI_Put");
+    EXPECT_IN(MPI_Put(&v, 1, MPI_INT, -5, 0, 1, MPI_INT, win), MPI_ERR_RANK,
+              "MPI_Put");
+    EXPECT_IN(MPI_Put(&v, 1, MPI_INT, right, 4, 1, MPI_INT, win),
+              MPI_ERR_RMA_RANGE, "MPI_Put");
+    EXPECT_IN(MPI_Get(&got, 1, MPI_INT, right, -1, 1, MPI_INT, win),
+              MPI_ERR_RMA_RANGE, "MPI_Get");
+    EXPECT_IN(MPI_Get(&got, 2, MPI_INT, right, 3, 2, MPI_INT, win),
+              MPI_ERR_RMA_RANGE, "MPI_Get");
+    EXPECT_IN(MPI_Put(&v, 2, MPI_INT, right, 0, 1, MPI_INT, win), MPI_ERR_TYPE,
+              "MPI_Put");
+    EXPECT_IN(MPI_Put(&v, -1, MPI_INT, right, 0, -1, MPI_INT, win),
+              MPI_ERR_COUNT, "MPI_Put");
+    EXPECT_IN(MPI_Put(&v, 1, MPI_DATATYPE_NULL, right, 0, 1, MPI_INT, win),
+              MPI_ERR_TYPE, "MPI_Put");
     MPI_Op_create(user_sum, 1, &uop);
-    EXPECT(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, uop, win),
-           MPI_ERR_OP, "MPI_Accumulate");
+    EXPECT_IN(MPI_Accumulate(&v, 1, MPI_INT, right, 0, 1, MPI_INT, uop, win),
+              MPI_ERR_OP, "MPI_Accumulate");
     MPI_Op_free(&uop);
-    EXPECT(MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE,
-                          MPI_BAND, win), MPI_ERR_OP, "MPI_Accumulate");
-    EXPECT(MPI_Accumulate(&d, 1, MPI_FLOAT, right, 0, 1, MPI_INT, MPI_SUM,
-                          win), MPI_ERR_TYPE, "MPI_Accumulate");
-    EXPECT(MPI_Fetch_and_op(&v, &got, MPI_INT, right, 9, MPI_SUM, win),
-           MPI_ERR_RMA_RANGE, "MPI_Fetch_and_op");
-    EXPECT(MPI_Compare_and_swap(&v, NULL, &got, MPI_INT, right, 0, win),
-           MPI_ERR_BUFFER, "MPI_Compare_and_swap");
+    EXPECT_IN(MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE,
+                             MPI_BAND, win),
+              MPI_ERR_OP, "MPI_Accumulate");
+    EXPECT_IN(
+        MPI_Accumulate(&d, 1, MPI_FLOAT, right, 0, 1, MPI_INT, MPI_SUM, win),
+        MPI_ERR_TYPE, "MPI_Accumulate");
+    EXPECT_IN(MPI_Fetch_and_op(&v, &got, MPI_INT, right, 9, MPI_SUM, win),
+              MPI_ERR_RMA_RANGE, "MPI_Fetch_and_op");
+    EXPECT_IN(MPI_Compare_and_swap(&v, NULL, &got, MPI_INT, right, 0, win),
+              MPI_ERR_BUFFER, "MPI_Compare_and_swap");
     /* The epoch still works after all that. */
     OK(MPI_Put(&v, 1, MPI_INT, right, 1, 1, MPI_INT, win));
     OK(MPI_Win_unlock(right, win));
 
     /* PSCW misuse. */
     MPI_Comm_group(MPI_COMM_WORLD, &world);
-    EXPECT(MPI_Win_post(MPI_GROUP_NULL, 0, win), MPI_ERR_GROUP,
-           "MPI_Win_post");
+    EXPECT_IN(MPI_Win_post(MPI_GROUP_NULL, 0, win), MPI_ERR_GROUP,
+              "MPI_Win_post");
     OK(MPI_Win_post(world, 0, win));
-    EXPECT(MPI_Win_post(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post");
+    EXPECT_IN(MPI_Win_post(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_post");
     OK(MPI_Win_start(world, 0, win));
-    EXPECT(MPI_Win_start(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start");
-    EXPECT(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC,
-           "MPI_Win_lock");
+    EXPECT_IN(MPI_Win_start(world, 0, win), MPI_ERR_RMA_SYNC, "MPI_Win_start");
+    EXPECT_IN(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC,
+              "MPI_Win_lock");
     OK(MPI_Win_complete(win));
     OK(MPI_Win_wait(win));
     MPI_Group_free(&world);
 
     /* Handles. */
-    EXPECT(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Win_fence");
+    EXPECT_IN(MPI_Win_fence(0, MPI_WIN_NULL), MPI_ERR_WIN, "MPI_Win_fence");
     stale = win;
     OK(MPI_Win_free(&win));
     CHECK(win == MPI_WIN_NULL, "MPI_Win_free left the handle");
-    EXPECT(MPI_Win_fence(0, stale), MPI_ERR_WIN, "MPI_Win_fence");
-    EXPECT(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, stale), MPI_ERR_WIN,
-           "MPI_Put");
-    EXPECT(MPI_Win_free(&stale), MPI_ERR_WIN, "MPI_Win_free");
+    EXPECT_IN(MPI_Win_fence(0, stale), MPI_ERR_WIN, "MPI_Win_fence");
+    EXPECT_IN(MPI_Put(&v, 1, MPI_INT, 0, 0, 1, MPI_INT, stale), MPI_ERR_WIN,
+              "MPI_Put");
+    EXPECT_IN(MPI_Win_free(&stale), MPI_ERR_WIN, "MPI_Win_free");
 
     /* Bad arguments when making a window: every member fails alike. */
-    EXPECT(MPI_Win_allocate(-8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
-                            &win), MPI_ERR_SIZE, "MPI_Win_allocate");
-    EXPECT(MPI_Win_create(&v, sizeof(v), 0, MPI_INFO_NULL, MPI_COMM_WORLD,
-                          &win), MPI_ERR_DISP, "MPI_Win_create");
+    EXPECT_IN(
+        MPI_Win_allocate(-8, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win),
+        MPI_ERR_SIZE, "MPI_Win_allocate");
+    EXPECT_IN(
+        MPI_Win_create(&v, sizeof(v), 0, MPI_INFO_NULL, MPI_COMM_WORLD, &win),
+        MPI_ERR_DISP, "MPI_Win_create");
     /* Only rank 0 passes a bad size: the others learn of it. */
     {
         int rc = MPI_Win_allocate((me == 0) ? -1 : 4, 1, MPI_INFO_NULL,
@@ -181,14 +167,15 @@ int main(int argc, char **argv)
         CHECK(cls == MPI_ERR_SIZE, "one member's bad size gave class %d",
               cls);
     }
-    EXPECT(MPI_Win_create(&v, sizeof(v), 1, MPI_INFO_NULL, MPI_COMM_NULL,
-                          &win), MPI_ERR_COMM, "MPI_Win_create");
+    EXPECT_IN(
+        MPI_Win_create(&v, sizeof(v), 1, MPI_INFO_NULL, MPI_COMM_NULL, &win),
+        MPI_ERR_COMM, "MPI_Win_create");
     if (n >= 2) {
         MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
         MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, (me % 2) ? 0 : 1, 9,
                              &inter);
-        EXPECT(MPI_Win_create(&v, sizeof(v), 1, MPI_INFO_NULL, inter, &win),
-               MPI_ERR_COMM, "MPI_Win_create");
+        EXPECT_IN(MPI_Win_create(&v, sizeof(v), 1, MPI_INFO_NULL, inter, &win),
+                  MPI_ERR_COMM, "MPI_Win_create");
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
     }
@@ -205,10 +192,5 @@ int main(int argc, char **argv)
     }
     OK(MPI_Win_free(&win));
 
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

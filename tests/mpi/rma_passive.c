@@ -12,26 +12,15 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-static int me, n, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            fflush(stdout);                                               \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+static int me, n;
 
 enum { COUNTER = 0, ADDS = 1, FLAGS = 2, ROUNDS = 20 };
 
@@ -116,15 +105,10 @@ static void run(int create)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "rma_passive", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     run(0);
     run(1);
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

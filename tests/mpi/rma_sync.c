@@ -18,25 +18,14 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int me, n, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            fflush(stdout);                                               \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+static int me, n;
 
 enum { FLAVOR_CREATE, FLAVOR_ALLOC_MEM, FLAVOR_ALLOCATE, NFLAVORS };
 static const char *const flavor_name[NFLAVORS] = {
@@ -323,7 +312,7 @@ int main(int argc, char **argv)
 {
     int flavor;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "rma_sync", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     for (flavor = 0; flavor < NFLAVORS; flavor++) {
@@ -332,10 +321,5 @@ int main(int argc, char **argv)
         test_lock(flavor);
         test_requests(flavor);
     }
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

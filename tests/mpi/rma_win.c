@@ -19,25 +19,14 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int me, n, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            fflush(stdout);                                               \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s failed", #call)
+static int me, n;
 
 static int errclass(int rc)
 {
@@ -46,13 +35,6 @@ static int errclass(int rc)
     MPI_Error_class(rc, &cls);
     return cls;
 }
-
-#define EXPECT(call, want)                                                \
-    do {                                                                  \
-        int c_ = errclass(call);                                          \
-        CHECK(c_ == (want), "%s gave class %d, expected %s", #call, c_,   \
-              #want);                                                     \
-    } while (0)
 
 /* ---- shared windows ---------------------------------------------------- */
 
@@ -142,7 +124,7 @@ static void test_dynamic(void)
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
     OK(MPI_Win_attach(win, a, (MPI_Aint)n * (MPI_Aint)sizeof(int)));
     OK(MPI_Win_attach(win, b, 4 * sizeof(int)));
-    EXPECT(MPI_Win_attach(win, a, sizeof(int)), MPI_ERR_RMA_ATTACH);
+    EXPECT(MPI_ERR_RMA_ATTACH, MPI_Win_attach(win, a, sizeof(int)));
     b[2] = 7000 + me;
     MPI_Get_address(a, &mine[0]);
     MPI_Get_address(b, &mine[1]);
@@ -173,15 +155,15 @@ static void test_dynamic(void)
     }
     OK(MPI_Barrier(MPI_COMM_WORLD));
     OK(MPI_Win_detach(win, a));
-    EXPECT(MPI_Win_detach(win, a), MPI_ERR_BASE);
+    EXPECT(MPI_ERR_BASE, MPI_Win_detach(win, a));
     OK(MPI_Win_detach(win, b));
     OK(MPI_Win_free(&win));
 
     OK(MPI_Win_allocate(sizeof(int), sizeof(int), MPI_INFO_NULL,
                         MPI_COMM_WORLD, &mem, &other));
     MPI_Win_set_errhandler(other, MPI_ERRORS_RETURN);
-    EXPECT(MPI_Win_attach(other, a, sizeof(int)), MPI_ERR_RMA_FLAVOR);
-    EXPECT(MPI_Win_detach(other, a), MPI_ERR_RMA_FLAVOR);
+    EXPECT(MPI_ERR_RMA_FLAVOR, MPI_Win_attach(other, a, sizeof(int)));
+    EXPECT(MPI_ERR_RMA_FLAVOR, MPI_Win_detach(other, a));
     OK(MPI_Win_free(&other));
     free(a);
     free(b);
@@ -272,8 +254,8 @@ static void test_attrs(void)
     memset(am, 2, 16);
     OK(MPI_Free_mem(am));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    EXPECT(MPI_Free_mem(buf), MPI_ERR_BASE);
-    EXPECT(MPI_Alloc_mem(-1, MPI_INFO_NULL, &am), MPI_ERR_SIZE);
+    EXPECT(MPI_ERR_BASE, MPI_Free_mem(buf));
+    EXPECT(MPI_ERR_SIZE, MPI_Alloc_mem(-1, MPI_INFO_NULL, &am));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
 
@@ -316,8 +298,8 @@ static void test_keyvals(void)
     /* A communicator's keyval is not a window's. */
     MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN,
                            &ck, NULL);
-    EXPECT(MPI_Win_set_attr(win, ck, (void *)1), MPI_ERR_KEYVAL);
-    EXPECT(MPI_Win_set_attr(win, MPI_WIN_BASE, (void *)1), MPI_ERR_KEYVAL);
+    EXPECT(MPI_ERR_KEYVAL, MPI_Win_set_attr(win, ck, (void *)1));
+    EXPECT(MPI_ERR_KEYVAL, MPI_Win_set_attr(win, MPI_WIN_BASE, (void *)1));
     MPI_Comm_free_keyval(&ck);
     OK(MPI_Win_free_keyval(&k));
     CHECK(k == MPI_KEYVAL_INVALID, "freed keyval not reset");
@@ -377,7 +359,7 @@ static void test_errhandler(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "rma_win", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     test_shared();
@@ -385,10 +367,5 @@ int main(int argc, char **argv)
     test_attrs();
     test_keyvals();
     test_errhandler();
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

@@ -3,19 +3,14 @@
 # at each process count given; every run must exit 0. Programs check their
 # own results and print "FAIL: ..." lines (with the rank) when they do not.
 set -u
+. "${top_srcdir:-.}/tests/lib.sh"
 prog=$1
 shift
-gcrun="${top_builddir:-.}/tools/gcrun"
-status=0
+# GCRUN_PREFIX (a command gcrun runs under, e.g. taskset) and GCRUN_ARGS
+# (more gcrun options) are words, split on purpose.
 for np in "$@"; do
-    out=$(timeout 120 "$gcrun" -n "$np" --tag-output "$prog" 2>&1)
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        echo "FAIL: $(basename "$prog") with $np processes (exit $rc)"
-        echo "$out" | tail -30
-        status=1
-    else
-        echo "ok: $(basename "$prog") with $np processes"
-    fi
+    # shellcheck disable=SC2086
+    run "$(basename "$prog") with $np processes" \
+        ${GCRUN_PREFIX:-} "$gcrun" ${GCRUN_ARGS:-} -n "$np" --tag-output "$prog"
 done
-exit $status
+finish

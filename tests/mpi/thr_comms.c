@@ -15,6 +15,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,18 +31,6 @@ typedef struct targ {
     int t;
     int failures;
 } targ_t;
-
-#define TCHECK(a, cond, ...)                                             \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, thread %d, line %d)\n", rank, (a)->t,     \
-                   __LINE__);                                            \
-            fflush(stdout);                                              \
-            (a)->failures++;                                             \
-        }                                                                \
-    } while (0)
 
 static void *thread_main(void *p)
 {
@@ -95,16 +85,12 @@ int main(int argc, char **argv)
 {
     pthread_t th[NTHREADS];
     targ_t args[NTHREADS];
-    int provided, t, rc, failures = 0;
+    int t, rc;
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_init_thread(&argc, &argv, "thr_comms", MPI_THREAD_MULTIPLE);
+    rank = mpitest_rank;
+    size = mpitest_size;
     rounds = (argc > 1) ? atoi(argv[1]) : 300;
-    if (provided != MPI_THREAD_MULTIPLE) {
-        printf("FAIL: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
     for (t = 0; t < NTHREADS; t++) {
         MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
     }
@@ -120,14 +106,7 @@ int main(int argc, char **argv)
     }
     for (t = 0; t < NTHREADS; t++) {
         pthread_join(th[t], NULL);
-        failures += args[t].failures;
         MPI_Comm_free(&comms[t]);
     }
-    MPI_Allreduce(MPI_IN_PLACE, &failures, 1, MPI_INT, MPI_SUM,
-                  MPI_COMM_WORLD);
-    if ((rank == 0) && (failures == 0)) {
-        printf("thr_comms: %d threads x %d rounds ok\n", NTHREADS, rounds);
-    }
-    MPI_Finalize();
-    return failures ? 1 : 0;
+    return mpitest_finish();
 }

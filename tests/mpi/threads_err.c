@@ -12,47 +12,12 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <string.h>
 
 static int me, np;
-static int failures;
-
-#define CHECK(_cond, ...)                                              \
-    do {                                                               \
-        if (!(_cond)) {                                                \
-            printf("FAIL: line %d (rank %d): ", __LINE__, me);         \
-            printf(__VA_ARGS__);                                       \
-            printf("\n");                                              \
-            fflush(stdout);                                            \
-            failures++;                                                \
-        }                                                              \
-    } while (0)
-
-/* rc must be of class want, and its text must contain call and why. */
-static void expect(int line, int rc, int want, const char *call,
-                   const char *why)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int cls = -1, len = -1;
-
-    MPI_Error_class(rc, &cls);
-    text[0] = '\0';
-    if (rc != MPI_SUCCESS) {
-        MPI_Error_string(rc, text, &len);
-    }
-    if ((cls != want) || (strstr(text, call) == NULL) ||
-        (strstr(text, why) == NULL)) {
-        printf("FAIL: line %d (rank %d): class %d (want %d), text \"%s\" "
-               "(want %s and \"%s\")\n", line, me, cls, want, text, call,
-               why);
-        fflush(stdout);
-        failures++;
-    }
-}
-
-#define EXPECT(_rc, _class, _call, _why) \
-    expect(__LINE__, (_rc), (_class), (_call), (_why))
 
 static const char *create = "MPIX_Comm_create_threads";
 
@@ -79,7 +44,7 @@ int main(int argc, char **argv)
     MPIX_Cname name;
     int rc, v;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "threads_err", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
 
@@ -95,13 +60,13 @@ int main(int argc, char **argv)
 
     /* Negative counts, on every process and on process 0 alone. */
     rc = MPIX_Comm_create_threads(MPI_COMM_WORLD, -2, lcomms);
-    EXPECT(rc, MPI_ERR_ARG, create, "nthreads -2 is negative");
+    EXPECT_ERR(rc, MPI_ERR_ARG, create, "nthreads -2 is negative");
     rc = MPIX_Comm_create_threads(MPI_COMM_WORLD, (me == 0) ? -1 : 2,
                                   lcomms);
     if (me == 0) {
-        EXPECT(rc, MPI_ERR_ARG, create, "nthreads -1 is negative");
+        EXPECT_ERR(rc, MPI_ERR_ARG, create, "nthreads -1 is negative");
     } else {
-        EXPECT(rc, MPI_ERR_ARG, create, "process 0 of comm passed a bad");
+        EXPECT_ERR(rc, MPI_ERR_ARG, create, "process 0 of comm passed a bad");
     }
     CHECK((lcomms[0] == MPI_COMM_NULL) && (lcomms[1] == MPI_COMM_NULL),
           "a failed call set lcomms");
@@ -110,9 +75,9 @@ int main(int argc, char **argv)
     /* lcomms NULL: an error with LCOs asked for, fine without. */
     rc = MPIX_Comm_create_threads(MPI_COMM_WORLD, (np > 1) ? me : 1, NULL);
     if ((np == 1) || (me > 0)) {
-        EXPECT(rc, MPI_ERR_ARG, create, "lcomms is NULL but nthreads is");
+        EXPECT_ERR(rc, MPI_ERR_ARG, create, "lcomms is NULL but nthreads is");
     } else {
-        EXPECT(rc, MPI_ERR_ARG, create, "of comm passed a bad");
+        EXPECT_ERR(rc, MPI_ERR_ARG, create, "of comm passed a bad");
     }
     rc = MPIX_Comm_create_threads(MPI_COMM_WORLD, 0, NULL);
     CHECK(rc == MPI_SUCCESS, "no LCO anywhere and lcomms NULL: %d", rc);
@@ -120,12 +85,12 @@ int main(int argc, char **argv)
 
     /* No communicator, and a freed one: raised on MPI_COMM_WORLD. */
     rc = MPIX_Comm_create_threads(MPI_COMM_NULL, 1, lcomms);
-    EXPECT(rc, MPI_ERR_COMM, create, "MPI_COMM_NULL");
+    EXPECT_ERR(rc, MPI_ERR_COMM, create, "MPI_COMM_NULL");
     MPI_Comm_dup(MPI_COMM_WORLD, &copy);
     sub = copy;
     MPI_Comm_free(&copy);
     rc = MPIX_Comm_create_threads(sub, 1, lcomms);
-    EXPECT(rc, MPI_ERR_COMM, create, "not a valid communicator");
+    EXPECT_ERR(rc, MPI_ERR_COMM, create, "not a valid communicator");
 
     /* An intercommunicator: halves of the world (2 processes or more). */
     if (np >= 2) {
@@ -134,7 +99,7 @@ int main(int argc, char **argv)
                              7, &inter);
         MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
         rc = MPIX_Comm_create_threads(inter, 1, lcomms);
-        EXPECT(rc, MPI_ERR_COMM, create, "intercommunicator");
+        EXPECT_ERR(rc, MPI_ERR_COMM, create, "intercommunicator");
         MPI_Comm_free(&inter);
         MPI_Comm_free(&sub);
     }
@@ -145,31 +110,25 @@ int main(int argc, char **argv)
     CHECK(rc == MPI_SUCCESS, "create_threads gave %d", rc);
     l = lcomms[0];
     rc = MPIX_Comm_create_threads(l, 1, lcomms);
-    EXPECT(rc, MPI_ERR_COMM, create, "comm is an LCO");
+    EXPECT_ERR(rc, MPI_ERR_COMM, create, "comm is an LCO");
     rc = MPIX_Comm_name(l, &name);
-    EXPECT(rc, MPI_ERR_COMM, "MPIX_Comm_name", "belong to the library");
+    EXPECT_ERR(rc, MPI_ERR_COMM, "MPIX_Comm_name", "belong to the library");
     rc = MPIX_Add_receive_slots(l, 1);
-    EXPECT(rc, MPI_ERR_COMM, "MPIX_Add_receive_slots",
-           "belong to the library");
+    EXPECT_ERR(rc, MPI_ERR_COMM, "MPIX_Add_receive_slots",
+               "belong to the library");
     v = 0;
     rc = MPI_Send(&v, 1, MPI_INT, 2 * np, 0, l);
-    EXPECT(rc, MPI_ERR_RANK, "MPI_Send", "out of range");
+    EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Send", "out of range");
     rc = MPI_Comm_split(l, 0, 0, &sub);
-    EXPECT(rc, MPI_ERR_COMM, "MPI_Comm_split", "one per thread");
+    EXPECT_ERR(rc, MPI_ERR_COMM, "MPI_Comm_split", "one per thread");
     /* Both LCOs of this process are idle: nobody sent to them. */
     MPI_Comm_free(&lcomms[0]);
     MPI_Comm_free(&lcomms[1]);
     CHECK((lcomms[0] == MPI_COMM_NULL) && (lcomms[1] == MPI_COMM_NULL),
           "MPI_Comm_free left a handle");
     rc = MPI_Barrier(l);
-    EXPECT(rc, MPI_ERR_COMM, "MPI_Barrier", "not a valid communicator");
+    EXPECT_ERR(rc, MPI_ERR_COMM, "MPI_Barrier", "not a valid communicator");
     still_in_step("errors on the LCOs");
 
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    printf("threads_err: rank %d: all error checks passed\n", me);
-    return 0;
+    return mpitest_finish();
 }

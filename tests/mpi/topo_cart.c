@@ -13,24 +13,14 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, wsize, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d)\n", wrank);                                \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+static int wrank, wsize;
 
 /* ---- MPI_Dims_create ---------------------------------------------------- */
 
@@ -497,7 +487,7 @@ int main(int argc, char **argv)
     static const int per[2] = { 1, 1 }, nonper[2] = { 0, 0 };
     static const int mixed[2] = { 0, 1 };
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "topo_cart", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
 
@@ -513,10 +503,9 @@ int main(int argc, char **argv)
     test_neighbor_grid(dims, nonper, 1);   /* 1-D, PROC_NULL ends */
     test_neighbor_grid(dims, per, 1);      /* 1-D ring */
 
-    if (failures == 0 && wrank == 0) {
+    if (mpitest_failures == 0 && wrank == 0) {
         printf("topo_cart: %d processes, %d x %d grid: all checks passed\n",
                wsize, dims[0], dims[1]);
     }
-    MPI_Finalize();
-    return failures != 0;
+    return mpitest_finish();
 }

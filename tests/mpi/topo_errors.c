@@ -4,36 +4,7 @@
  * anything is created, so that the topology communicators inherit it), and
  * nothing is created by a failed call. Run at 1 and 3 processes.
  */
-#include <mpi.h>
-
-#include <stdio.h>
-
-static int wrank, wsize, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d)\n", wrank);                                \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
-
-/* call must fail with error class want. */
-#define EXPECT(want, call)                                                \
-    do {                                                                  \
-        int code_ = (call), class_ = -1;                                  \
-        if (code_ == MPI_SUCCESS) {                                       \
-            CHECK(0, "%s succeeded, want %s", #call, #want);              \
-        } else {                                                          \
-            MPI_Error_class(code_, &class_);                              \
-            CHECK(class_ == (want), "%s: class %d, want %s (%d)", #call,  \
-                  class_, #want, (want));                                 \
-        }                                                                 \
-    } while (0)
+#include "mpitest.h"
 
 static void test_dims(void)
 {
@@ -53,7 +24,8 @@ static void test_dims(void)
 
 static void test_cart(void)
 {
-    int dims[2] = { wsize, 1 }, per[2] = { 0, 1 }, big[2] = { wsize + 1, 1 };
+    int dims[2] = { mpitest_size, 1 }, per[2] = { 0, 1 };
+    int big[2] = { mpitest_size + 1, 1 };
     int zero[2] = { 0, 1 }, c[2], r, src, dst, gd[2], gp[2];
     int remain[2] = { 1, 0 };
     MPI_Comm cart = MPI_COMM_NULL, bad = MPI_COMM_NULL;
@@ -77,10 +49,10 @@ static void test_cart(void)
     EXPECT(MPI_ERR_TOPOLOGY, MPI_Cart_sub(MPI_COMM_WORLD, remain, &bad));
 
     OK(MPI_Cart_create(MPI_COMM_WORLD, 2, dims, per, 0, &cart));
-    EXPECT(MPI_ERR_RANK, MPI_Cart_coords(cart, wsize, 2, c));
+    EXPECT(MPI_ERR_RANK, MPI_Cart_coords(cart, mpitest_size, 2, c));
     EXPECT(MPI_ERR_RANK, MPI_Cart_coords(cart, -1, 2, c));
     EXPECT(MPI_ERR_ARG, MPI_Cart_coords(cart, 0, 1, c));   /* maxdims */
-    c[0] = wsize;   /* off the non-periodic dimension */
+    c[0] = mpitest_size;   /* off the non-periodic dimension */
     c[1] = 0;
     EXPECT(MPI_ERR_ARG, MPI_Cart_rank(cart, c, &r));
     c[0] = -1;
@@ -105,11 +77,11 @@ static void test_graph(void)
     int badindex[2] = { 2, 1 }, cnt, nb[2], r;
     MPI_Comm g = MPI_COMM_NULL, bad = MPI_COMM_NULL;
 
-    EXPECT(MPI_ERR_ARG, MPI_Graph_create(MPI_COMM_WORLD, wsize + 1, index,
-                                         edges, 0, &bad));
+    EXPECT(MPI_ERR_ARG, MPI_Graph_create(MPI_COMM_WORLD, mpitest_size + 1,
+                                         index, edges, 0, &bad));
     EXPECT(MPI_ERR_ARG, MPI_Graph_create(MPI_COMM_WORLD, -1, index, edges,
                                          0, &bad));
-    if (wsize >= 2) {
+    if (mpitest_size >= 2) {
         EXPECT(MPI_ERR_ARG, MPI_Graph_create(MPI_COMM_WORLD, 2, index,
                                              badedges, 0, &bad));
         EXPECT(MPI_ERR_ARG, MPI_Graph_create(MPI_COMM_WORLD, 2, badindex,
@@ -120,7 +92,7 @@ static void test_graph(void)
     CHECK(bad == MPI_COMM_NULL, "failed Graph_create gave a communicator");
     EXPECT(MPI_ERR_TOPOLOGY, MPI_Graph_neighbors_count(MPI_COMM_WORLD, 0,
                                                        &cnt));
-    if (wsize >= 2) {
+    if (mpitest_size >= 2) {
         OK(MPI_Graph_create(MPI_COMM_WORLD, 2, index, edges, 0, &g));
         if (g != MPI_COMM_NULL) {
             EXPECT(MPI_ERR_RANK, MPI_Graph_neighbors_count(g, 2, &cnt));
@@ -136,7 +108,7 @@ static void test_graph(void)
 
 static void test_dist(void)
 {
-    int srcs[1] = { wsize }, good[1] = { 0 }, negw[1] = { -3 };
+    int srcs[1] = { mpitest_size }, good[1] = { 0 }, negw[1] = { -3 };
     int w1[1] = { 1 }, deg[1] = { 1 }, negdeg[1] = { -1 };
     MPI_Comm bad = MPI_COMM_NULL;
 
@@ -169,7 +141,7 @@ static void test_dist(void)
 
 static void test_neighbor(void)
 {
-    int dims[1] = { wsize }, per[1] = { 1 }, s[2] = { 0, 0 }, r[4];
+    int dims[1] = { mpitest_size }, per[1] = { 1 }, s[2] = { 0, 0 }, r[4];
     MPI_Comm cart;
 
     EXPECT(MPI_ERR_TOPOLOGY, MPI_Neighbor_allgather(s, 1, MPI_INT, r, 1,
@@ -187,10 +159,11 @@ static void test_neighbor(void)
                                                   r, 1, MPI_INT, cart));
     /* After the refused calls, a good one still works (no half-posted
      * messages left to confuse it). */
-    s[0] = wrank;
+    s[0] = mpitest_rank;
     r[0] = r[1] = -1;
     OK(MPI_Neighbor_allgather(s, 1, MPI_INT, r, 1, MPI_INT, cart));
-    CHECK(r[0] == (wrank + wsize - 1) % wsize && r[1] == (wrank + 1) % wsize,
+    CHECK(r[0] == (mpitest_rank + mpitest_size - 1) % mpitest_size &&
+              r[1] == (mpitest_rank + 1) % mpitest_size,
           "allgather after errors: %d %d", r[0], r[1]);
     OK(MPI_Comm_free(&cart));
 }
@@ -200,13 +173,13 @@ static void test_inter(void)
 {
     int dims[1] = { 1 }, per[1] = { 0 }, st = -1, s = 0, r[2];
     MPI_Comm half, inter, bad = MPI_COMM_NULL;
-    int low = (wrank < wsize / 2);
+    int low = (mpitest_rank < mpitest_size / 2);
 
-    if (wsize < 2) {
+    if (mpitest_size < 2) {
         return;
     }
-    OK(MPI_Comm_split(MPI_COMM_WORLD, low, wrank, &half));
-    OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? wsize / 2 : 0,
+    OK(MPI_Comm_split(MPI_COMM_WORLD, low, mpitest_rank, &half));
+    OK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? mpitest_size / 2 : 0,
                             77, &inter));
     EXPECT(MPI_ERR_COMM, MPI_Cart_create(inter, 1, dims, per, 0, &bad));
     EXPECT(MPI_ERR_COMM, MPI_Neighbor_allgather(&s, 1, MPI_INT, r, 1,
@@ -222,11 +195,7 @@ int main(int argc, char **argv)
 {
     int st;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-
+    mpitest_init(&argc, &argv, "topo_errors", 1);
     EXPECT(MPI_ERR_COMM, MPI_Topo_test(MPI_COMM_NULL, &st));
     test_dims();
     test_cart();
@@ -235,9 +204,5 @@ int main(int argc, char **argv)
     test_neighbor();
     test_inter();
 
-    if (failures == 0 && wrank == 0) {
-        printf("topo_errors: %d processes: all checks passed\n", wsize);
-    }
-    MPI_Finalize();
-    return failures != 0;
+    return mpitest_finish();
 }

@@ -9,23 +9,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int wrank, wsize, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d)\n", wrank);                                \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-#define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+static int wrank, wsize;
 
 #define MAXP 64
 #define SENTINEL (-7)
@@ -362,7 +352,7 @@ static void test_dist_empty(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "topo_graph", 0);
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &wsize);
     if (wsize > MAXP) {
@@ -385,9 +375,8 @@ int main(int argc, char **argv)
     test_dist_general(0, 0);
     test_dist_empty();
 
-    if (failures == 0 && wrank == 0) {
+    if (mpitest_failures == 0 && wrank == 0) {
         printf("topo_graph: %d processes: all checks passed\n", wsize);
     }
-    MPI_Finalize();
-    return failures != 0;
+    return mpitest_finish();
 }

@@ -640,12 +640,9 @@ static void grid_mode(int R, int C, int want)
 
 int main(int argc, char **argv)
 {
-    int total = 0;
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "topo_map", 1);
+    wrank = mpitest_rank;
+    wsize = mpitest_size;
 
     if (argc == 5 && strcmp(argv[1], "grid") == 0) {
         grid_mode(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
@@ -661,10 +658,5 @@ int main(int argc, char **argv)
         test_graph_reorder();
         test_errors();
     }
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (wrank == 0 && total == 0) {
-        printf("topo_map: %d processes: OK\n", wsize);
-    }
-    MPI_Finalize();
-    return total == 0 ? 0 : 1;
+    return mpitest_finish();
 }

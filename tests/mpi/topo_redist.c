@@ -235,12 +235,9 @@ static void test_verify(void)
 
 int main(int argc, char **argv)
 {
-    int total = 0;
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "topo_redist", 1);
+    wrank = mpitest_rank;
+    wsize = mpitest_size;
 
     test_relate();
     test_map_permute();
@@ -249,10 +246,5 @@ int main(int argc, char **argv)
         strcmp(getenv("GENCOMM_CHECK_COLLECTIVES"), "1") == 0) {
         test_verify();
     }
-    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (wrank == 0 && total == 0) {
-        printf("topo_redist: %d processes: OK\n", wsize);
-    }
-    MPI_Finalize();
-    return total == 0 ? 0 : 1;
+    return mpitest_finish();
 }

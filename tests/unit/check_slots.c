@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include "lco/lco.h"
+#include "slots/slots_impl.h"
 #include "check_main.h"
 
 #include <signal.h>
