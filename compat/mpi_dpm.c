@@ -606,7 +606,7 @@ static double dpm_timeout(MPI_Info info)
         }
         return t;
     }
-    return (double)gcm_config.connect_timeout;
+    return gcm_lco_connect_timeout();
 }
 
 /* Checks common to connect and accept. */
@@ -880,8 +880,8 @@ static void dpm_accept_root(gcm_lco_h port, double deadline, MPI_Comm comm,
             /* Only spawn gives a deadline: its children never came. */
             out->errclass = MPI_ERR_SPAWN;
             snprintf(why, whylen, "the spawned processes did not connect "
-                     "within %u s (GENCOMM_CONNECT_TIMEOUT)",
-                     gcm_config.connect_timeout);
+                     "within %.0f s (GENCOMM_CONNECT_TIMEOUT)",
+                     gcm_lco_connect_timeout());
             free(req);
             return;
         }
@@ -935,7 +935,7 @@ static void dpm_accept_root(gcm_lco_h port, double deadline, MPI_Comm comm,
             dpm_send_wait_t sw;
 
             sw.req      = sreq;
-            sw.deadline = gcm_time_now() + gcm_config.connect_timeout;
+            sw.deadline = gcm_time_now() + gcm_lco_connect_timeout();
             gcm_lco_wait_on(r, dpm_send_cb, &sw);
             if (gcm_lco_req_done(sreq)) {
                 status = gcm_wait(&sreq, NULL);

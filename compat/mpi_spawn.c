@@ -51,7 +51,7 @@ int gcm_mpi_spawn_init(void)
         return MPI_SUCCESS;   /* not a spawned job */
     }
     port[sizeof(port) - 1] = '\0';
-    rc = gcm_mpi_dpm_connect(port, (double)gcm_config.connect_timeout, 0,
+    rc = gcm_mpi_dpm_connect(port, gcm_lco_connect_timeout(), 0,
                              MPI_COMM_WORLD, "MPI_Init", &parent);
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -300,7 +300,7 @@ int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[],
                              "the root could not spawn the processes");
     }
     /* The children connect from their MPI_Init. */
-    rc = gcm_mpi_dpm_accept(port, (double)gcm_config.connect_timeout, root,
+    rc = gcm_mpi_dpm_accept(port, gcm_lco_connect_timeout(), root,
                             comm, call, intercomm);
     if (port[0] != '\0') {
         (void)PMPI_Close_port(port);

@@ -247,6 +247,9 @@ gcm_status_t gcm_lco_spawn(int count, const gcm_lco_spawn_cmd_t cmds[],
 gcm_status_t gcm_lco_parent_port(char *port, size_t len) GCM_INTERNAL;
 int gcm_lco_appnum(void) GCM_INTERNAL;
 int gcm_lco_universe(void) GCM_INTERNAL;
+/* How long to wait for a process of another job, in seconds
+ * (GENCOMM_CONNECT_TIMEOUT). */
+double gcm_lco_connect_timeout(void) GCM_INTERNAL;
 /* This process's host name (boot/: GENCOMM_HOSTNAME or gethostname). */
 const char *gcm_lco_hostname(void) GCM_INTERNAL;
 /* ---- one-sided communication (lco_rma.c) -------------------------------

@@ -148,3 +148,8 @@ int gcm_lco_universe(void)
 {
     return gcm_boot_universe();
 }
+
+double gcm_lco_connect_timeout(void)
+{
+    return (double)gcm_thr_connect_timeout();
+}

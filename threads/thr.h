@@ -261,6 +261,8 @@ gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
 
 /* UCX endpoints (connections) open now, all endpoints together. */
 uint64_t gcm_thr_connections(void) GCM_INTERNAL;
+/* GENCOMM_CONNECT_TIMEOUT, in seconds. */
+unsigned gcm_thr_connect_timeout(void) GCM_INTERNAL;
 
 /* Nonzero once the launcher reported proc dead. */
 int gcm_thr_proc_dead(int proc) GCM_INTERNAL;

@@ -792,6 +792,11 @@ gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
     return NULL;
 }
 
+unsigned gcm_thr_connect_timeout(void)
+{
+    return gcm_thr_config.connect_timeout;
+}
+
 uint64_t gcm_thr_connections(void)
 {
     return atomic_load(&gcm_thr.nconns);
