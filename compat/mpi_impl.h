@@ -336,6 +336,7 @@ typedef struct gcm_mpi_coll_desc {
 /* compat/'s settings (mpi_init.c). */
 typedef struct gcm_mpi_config {
     unsigned check_collectives;  /* GENCOMM_CHECK_COLLECTIVES */
+    const char *name_dir;        /* GENCOMM_NAME_DIR (NULL: unset) */
 } gcm_mpi_config_t;
 
 extern gcm_mpi_config_t gcm_mpi_config GCM_INTERNAL;

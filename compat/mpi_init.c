@@ -24,6 +24,9 @@ static const gcm_config_entry_t gcm_mpi_config_entries[] = {
             gcm_mpi_config.check_collectives,
             "1: the members of every MPI collective first check that they "
             "made the same call with matching arguments"),
+    GCM_CFG_TEXT("GENCOMM_NAME_DIR", gcm_mpi_config.name_dir,
+                 "directory of MPI_Publish_name's names outside PMIx "
+                 "launchers (mode 0700, this user's)"),
 };
 GCM_CONFIG_REGISTER(compat, gcm_mpi_config_entries)
 

@@ -80,7 +80,7 @@ static int names_private_dir(const char *dir, char *why, size_t whylen)
 /* The directory of the names (made if missing), or -1 and why. */
 static int names_dir(char *dir, size_t len, char *why, size_t whylen)
 {
-    const char *given = getenv("GENCOMM_NAME_DIR");
+    const char *given = gcm_mpi_config.name_dir;
     const char *xdg = getenv("XDG_RUNTIME_DIR");
     char parent[4096];
     struct stat st;
