@@ -34,12 +34,15 @@ extern "C" {
 typedef intptr_t  MPI_Aint;
 typedef long long MPI_Offset;
 typedef long long MPI_Count;
+typedef int       MPI_Fint;   /* a handle as a Fortran integer */
 
 typedef struct gcm_mpi_comm     *MPI_Comm;
 typedef struct gcm_mpi_datatype *MPI_Datatype;
 typedef struct gcm_mpi_op       *MPI_Op;
 typedef struct gcm_mpi_group    *MPI_Group;
-typedef struct gcm_mpi_request  *MPI_Request;
+/* A request handle is no plain address: it carries a generation, so that
+ * a stale copy of a freed request is refused (compat/mpi_request.c). */
+typedef struct gcm_mpi_request_handle *MPI_Request;
 typedef struct gcm_mpi_info     *MPI_Info;
 typedef struct gcm_mpi_errh     *MPI_Errhandler;
 typedef struct gcm_mpi_message  *MPI_Message;
@@ -163,6 +166,8 @@ typedef struct MPI_Status {
  * GCM_SLOTNAME_SIZE). */
 #define MPIX_CNAME_SIZE    48
 #define MPIX_SLOTNAME_SIZE 56
+/* The most send slots, and receive slots, of one LCO (GCM_MAX_SLOTS). */
+#define MPIX_MAX_SLOTS     (1 << 24)
 
 /* ---- datatypes */
 
@@ -179,9 +184,16 @@ typedef struct MPI_Status {
 #define MPI_COMBINER_SUBARRAY       9
 #define MPI_COMBINER_RESIZED        10
 #define MPI_COMBINER_HINDEXED_BLOCK 11
+#define MPI_COMBINER_DARRAY         12
 
 #define MPI_ORDER_C       0
 #define MPI_ORDER_FORTRAN 1
+
+/* Distributions of MPI_Type_create_darray. */
+#define MPI_DISTRIBUTE_BLOCK     121
+#define MPI_DISTRIBUTE_CYCLIC    122
+#define MPI_DISTRIBUTE_NONE      123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
 
 /* The predefined datatypes: objects defined by the library. */
 #define GCM_MPI_FOREACH_PREDEFINED_TYPE(_) \
@@ -365,6 +377,15 @@ GCM_MPI_EXPORT int gcm_mpi_comm_null_delete_fn(MPI_Comm, int, void *,
 #define MPI_COMM_NULL_COPY_FN   gcm_mpi_comm_null_copy_fn
 #define MPI_COMM_DUP_FN         gcm_mpi_comm_dup_fn
 #define MPI_COMM_NULL_DELETE_FN gcm_mpi_comm_null_delete_fn
+GCM_MPI_EXPORT int gcm_mpi_type_null_copy_fn(MPI_Datatype, int, void *,
+                                             void *, void *, int *);
+GCM_MPI_EXPORT int gcm_mpi_type_dup_fn(MPI_Datatype, int, void *, void *,
+                                       void *, int *);
+GCM_MPI_EXPORT int gcm_mpi_type_null_delete_fn(MPI_Datatype, int, void *,
+                                               void *);
+#define MPI_TYPE_NULL_COPY_FN   gcm_mpi_type_null_copy_fn
+#define MPI_TYPE_DUP_FN         gcm_mpi_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN gcm_mpi_type_null_delete_fn
 
 /* The MPIX_ extensions: an LCO's name and a slot name as plain data. */
 typedef struct MPIX_Cname {
@@ -1003,6 +1024,76 @@ GCM_MPI_API(int, Neighbor_alltoallv, (const void *sendbuf,
                                       const int rdispls[],
                                       MPI_Datatype recvtype, MPI_Comm comm))
 
+/* datatypes: distributed arrays, decoding, the _x queries and the
+ * portable "external32" representation (mpi_type_*.c) */
+GCM_MPI_API(int, Type_create_darray, (int size, int rank, int ndims,
+                                      const int array_of_gsizes[],
+                                      const int array_of_distribs[],
+                                      const int array_of_dargs[],
+                                      const int array_of_psizes[],
+                                      int order, MPI_Datatype oldtype,
+                                      MPI_Datatype *newtype))
+GCM_MPI_API(int, Type_get_contents, (MPI_Datatype datatype,
+                                     int max_integers, int max_addresses,
+                                     int max_datatypes,
+                                     int array_of_integers[],
+                                     MPI_Aint array_of_addresses[],
+                                     MPI_Datatype array_of_datatypes[]))
+GCM_MPI_API(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb,
+                                     MPI_Count *extent))
+GCM_MPI_API(int, Type_get_true_extent_x, (MPI_Datatype datatype,
+                                          MPI_Count *true_lb,
+                                          MPI_Count *true_extent))
+GCM_MPI_API(int, Pack_external, (const char datarep[], const void *inbuf,
+                                 int incount, MPI_Datatype datatype,
+                                 void *outbuf, MPI_Aint outsize,
+                                 MPI_Aint *position))
+GCM_MPI_API(int, Unpack_external, (const char datarep[], const void *inbuf,
+                                   MPI_Aint insize, MPI_Aint *position,
+                                   void *outbuf, int outcount,
+                                   MPI_Datatype datatype))
+GCM_MPI_API(int, Pack_external_size, (const char datarep[], int incount,
+                                      MPI_Datatype datatype,
+                                      MPI_Aint *size))
+
+/* attributes on datatypes (mpi_type_attr.c) */
+GCM_MPI_API(int, Type_create_keyval,
+            (MPI_Type_copy_attr_function *type_copy_attr_fn,
+             MPI_Type_delete_attr_function *type_delete_attr_fn,
+             int *type_keyval, void *extra_state))
+GCM_MPI_API(int, Type_free_keyval, (int *type_keyval))
+GCM_MPI_API(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval,
+                                 void *attribute_val))
+GCM_MPI_API(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval,
+                                 void *attribute_val, int *flag))
+GCM_MPI_API(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+
+/* handle conversion (mpi_fint.c): a handle as a Fortran integer and
+ * back; a freed handle's integer converts back to the null handle */
+#define MPI_F_STATUS_SIZE 6
+GCM_MPI_API(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+GCM_MPI_API(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+GCM_MPI_API(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+GCM_MPI_API(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+GCM_MPI_API(MPI_Fint, Group_c2f, (MPI_Group group))
+GCM_MPI_API(MPI_Group, Group_f2c, (MPI_Fint group))
+GCM_MPI_API(MPI_Fint, Op_c2f, (MPI_Op op))
+GCM_MPI_API(MPI_Op, Op_f2c, (MPI_Fint op))
+GCM_MPI_API(MPI_Fint, Info_c2f, (MPI_Info info))
+GCM_MPI_API(MPI_Info, Info_f2c, (MPI_Fint info))
+GCM_MPI_API(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+GCM_MPI_API(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+GCM_MPI_API(MPI_Fint, Request_c2f, (MPI_Request request))
+GCM_MPI_API(MPI_Request, Request_f2c, (MPI_Fint request))
+GCM_MPI_API(MPI_Fint, Message_c2f, (MPI_Message message))
+GCM_MPI_API(MPI_Message, Message_f2c, (MPI_Fint message))
+GCM_MPI_API(MPI_Fint, Win_c2f, (MPI_Win win))
+GCM_MPI_API(MPI_Win, Win_f2c, (MPI_Fint win))
+GCM_MPI_API(int, Status_c2f, (const MPI_Status *c_status,
+                              MPI_Fint *f_status))
+GCM_MPI_API(int, Status_f2c, (const MPI_Fint *f_status,
+                              MPI_Status *c_status))
+
 /* one-sided communication: windows (mpi_win.c) and their operations
  * (mpi_rma.c) */
 GCM_MPI_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
@@ -1228,6 +1319,12 @@ GCM_MPIX_API(int, Comm_create_threads, (MPI_Comm comm, int nthreads,
  * comm. */
 GCM_MPIX_API(int, Comm_node, (int level, MPI_Comm *nodecomm))
 GCM_MPIX_API(int, Comm_level, (MPI_Comm comm, int i, int j, int *level))
+
+/* A communicator's LCO graph as Graphviz DOT (docs/mpi.md): collective;
+ * every member's LCO with its slots and where each send slot reaches,
+ * written by rank 0 (of an intercommunicator: rank 0 of the group holding
+ * the lower process of the job) to path, which only it needs. */
+GCM_MPIX_API(int, Comm_graph_write, (MPI_Comm comm, const char *path))
 
 /* External interfaces (MPI-3.1 chapter 12): generalized requests and
  * setting a status (mpi_grequest.c); error classes, codes and texts the

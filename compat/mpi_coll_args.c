@@ -48,13 +48,44 @@ int gcm_mpi_coll_check_type(MPI_Comm comm, const char *call,
     return MPI_SUCCESS;
 }
 
+/*
+ * count elements of type from each process of comm: the schedules of
+ * coll/ size their buffers and offsets for the whole group, so that many
+ * bytes must fit an MPI_Aint (they do for any buffer that can exist).
+ * MPI_ERR_COUNT otherwise, never a length that wraps.
+ */
+static int coll_check_bytes(MPI_Comm comm, const char *call, int count,
+                            MPI_Datatype type)
+{
+    MPI_Count size = gcm_mpi_type_size(type), all;
+    int n = comm->psize;
+
+    if (comm->size > n) {
+        n = comm->size;
+    }
+    if (comm->remote_size > n) {
+        n = comm->remote_size;
+    }
+    if (__builtin_mul_overflow(size, (MPI_Count)count, &all) ||
+        __builtin_mul_overflow(all, (MPI_Count)((n > 0) ? n : 1), &all) ||
+        ((uint64_t)all > (uint64_t)PTRDIFF_MAX)) {
+        return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                             "%d elements of %lld bytes from each of %d "
+                             "processes are more bytes than any buffer "
+                             "holds", count, (long long)size, n);
+    }
+    return MPI_SUCCESS;
+}
+
 /* A NULL buffer is refused only where it must be wrong: for a datatype
- * whose lb is not 0 it may be MPI_BOTTOM with absolute addresses. */
+ * whose lb is not 0 it may be MPI_BOTTOM with absolute addresses. The
+ * count must not make a length that overflows (coll_check_bytes). */
 int gcm_mpi_coll_check_buf(MPI_Comm comm, const char *call, const void *buf,
                            int count, MPI_Datatype type, int in_place_ok,
                            const char *what)
 {
     MPI_Aint lb, ext;
+    int rc;
 
     if (buf == MPI_IN_PLACE) {
         if (in_place_ok != 0) {
@@ -62,6 +93,9 @@ int gcm_mpi_coll_check_buf(MPI_Comm comm, const char *call, const void *buf,
         }
         return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
                              "MPI_IN_PLACE is not allowed as %s here", what);
+    }
+    if ((rc = coll_check_bytes(comm, call, count, type)) != MPI_SUCCESS) {
+        return rc;
     }
     if (buf != NULL || count == 0 || gcm_mpi_type_size(type) == 0) {
         return MPI_SUCCESS;
@@ -162,6 +196,9 @@ int gcm_mpi_coll_check_reduction(MPI_Comm comm, const char *call, int count,
 
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_type(comm, call, type, "datatype");
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = coll_check_bytes(comm, call, count, type);
     }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_op_check(op, type, comm, call);

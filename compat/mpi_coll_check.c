@@ -122,6 +122,10 @@ struct gcm_mpi_coll_vfy {
     gcm_request_h      *xreqs;
     int                 nx;
     vfy_finding_t       finding;
+    /* A nonblocking call's check reads its datatypes after the call
+     * returned, when the program may have freed them: it holds them. */
+    MPI_Datatype       *held;
+    int                 nheld;
     /* the verdict */
     int                 errclass;
     char                text[MPI_MAX_ERROR_STRING / 2];
@@ -862,6 +866,31 @@ static int vfy_done_cb(void *arg)
     return vfy_poll(arg);
 }
 
+/* Takes a reference on every datatype the later stages of v's check may
+ * read (vfy_record of every peer, both sides), once each in a row. */
+static int vfy_hold(struct gcm_mpi_coll_vfy *v)
+{
+    MPI_Datatype type, last = MPI_DATATYPE_NULL;
+    int side, peer, count;
+
+    v->held = malloc(2 * ((size_t)v->size + 1) * sizeof(*v->held));
+    if (v->held == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    for (side = 0; side < 2; side++) {
+        for (peer = 0; peer < v->size; peer++) {
+            if ((vfy_xfer_args(v, side, peer, &count, &type) == 0) ||
+                (type == last)) {
+                continue;
+            }
+            gcm_mpi_type_retain(type);
+            v->held[v->nheld++] = type;
+            last = type;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
 static void vfy_free(struct gcm_mpi_coll_vfy *v)
 {
     int i;
@@ -876,6 +905,10 @@ static void vfy_free(struct gcm_mpi_coll_vfy *v)
     for (i = 0; i < v->nx; i++) {
         (void)gcm_wait(&v->xreqs[i], NULL);
     }
+    for (i = 0; i < v->nheld; i++) {
+        gcm_mpi_type_release(v->held[i]);
+    }
+    free(v->held);
     free(v->xreqs);
     free(v->in);
     free(v->out);
@@ -903,6 +936,13 @@ static struct gcm_mpi_coll_vfy *vfy_start(MPI_Comm comm, const char *call,
     v->d = *desc;
     v->req[0] = v->req[1] = GCM_REQUEST_NULL;
     v->stage = VFY_DESCS;
+    if (desc->nonblocking != 0) {
+        *rc_p = vfy_hold(v);
+        if (*rc_p != MPI_SUCCESS) {
+            vfy_free(v);
+            return NULL;
+        }
+    }
     vfy_describe(v, &v->mine);
     *rc_p = vfy_ag_start(v, &v->mine, sizeof(v->mine));
     if (*rc_p != MPI_SUCCESS) {

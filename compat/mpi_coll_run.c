@@ -257,7 +257,51 @@ struct gcm_mpi_coll_nb {
     struct gcm_mpi_coll_vfy *gate;
     int          failed;
     char        *text;
+    int          held;     /* coll_nb_hold took its references */
 };
+
+/*
+ * A nonblocking (or persistent) collective holds the datatypes and the
+ * operator its steps use until its request is freed: the program may free
+ * them as soon as the call returns (MPI-3.1 4.1.9 and 5.9.7), and the
+ * steps pack, unpack and combine with them later. Every step takes its
+ * own references (steps do not change once built), so releasing walks
+ * the same steps.
+ */
+static void coll_nb_hold(coll_nb_t *nb, int take)
+{
+    const coll_sched_t *s = &nb->s;
+    int i;
+
+    if (take == nb->held) {
+        return;
+    }
+    nb->held = take;
+    for (i = 0; i < s->nsteps; i++) {
+        const gcm_coll_step_t *st = &s->steps[i];
+        MPI_Datatype types[2] = { (MPI_Datatype)st->type,
+                                  (MPI_Datatype)st->stype };
+        int k;
+
+        for (k = 0; k < 2; k++) {
+            if (types[k] == MPI_DATATYPE_NULL) {
+                continue;
+            }
+            if (take) {
+                gcm_mpi_type_retain(types[k]);
+            } else {
+                gcm_mpi_type_release(types[k]);
+            }
+        }
+        if (st->op != NULL) {
+            if (take) {
+                gcm_mpi_op_retain((MPI_Op)st->op);
+            } else {
+                gcm_mpi_op_release((MPI_Op)st->op);
+            }
+        }
+    }
+}
 
 /* Advances nb's check, then its schedule, without blocking (busy held
  * or nb not shared yet); 1 once it is over: run to its end, or failed
@@ -343,7 +387,7 @@ static void coll_nb_unlist(coll_nb_t *nb)
     pthread_mutex_unlock(&coll_nb_reg.lock);
 }
 
-static int coll_req_poll(MPI_Request req)
+static int coll_req_poll(gcm_mpi_req_t *req)
 {
     coll_nb_t *nb = req->state;
     int done;
@@ -373,6 +417,7 @@ static int coll_req_poll(MPI_Request req)
 static void coll_nb_free(coll_nb_t *nb)
 {
     coll_nb_unlist(nb);
+    coll_nb_hold(nb, 0);
     if (nb->gate != NULL) {
         gcm_mpi_coll_gate_free(nb->gate);
     }
@@ -386,6 +431,9 @@ static void coll_req_cleanup(void *state)
     coll_nb_t *nb = state;
     coll_nb_t *none = NULL;
 
+    /* The references of the request end with it (a kept schedule takes
+     * new ones with its next request). */
+    coll_nb_hold(nb, 0);
     /* A schedule that ran well goes back to its communicator for the
      * next call with the same arguments, unless one is there already. */
     if (nb->keep && nb->failed == 0 && nb->gate == NULL &&
@@ -478,6 +526,7 @@ static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
                              "cannot allocate the collective's schedule");
     }
+    coll_nb_hold(nb, 1);
     rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
                              req_p);
     if (rc != MPI_SUCCESS) {
@@ -556,7 +605,7 @@ int gcm_mpi_coll_call_tag(MPI_Comm comm)
     return GCM_MPI_TAG_PERSISTENT + (int)(c->pseq++ % n);
 }
 
-static int coll_req_start(MPI_Request req)
+static int coll_req_start(gcm_mpi_req_t *req)
 {
     coll_nb_t *nb = req->state;
 
@@ -574,16 +623,18 @@ static int coll_req_start(MPI_Request req)
 static int coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
                         MPI_Request *request)
 {
-    MPI_Request req;
+    MPI_Request handle;
+    gcm_mpi_req_t *req;
     int rc;
 
-    if ((rc = coll_request(s, comm, call, &req)) != MPI_SUCCESS) {
+    if ((rc = coll_request(s, comm, call, &handle)) != MPI_SUCCESS) {
         return rc;
     }
+    req = gcm_mpi_req_of(handle);
     req->persistent = 1;
     req->active = 0;
     req->start = coll_req_start;
-    *request = req;
+    *request = handle;
     return MPI_SUCCESS;
 }
 

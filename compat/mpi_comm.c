@@ -31,26 +31,25 @@ struct gcm_mpi_comm gcm_mpi_comm_world;
 struct gcm_mpi_comm gcm_mpi_comm_self;
 
 /*
- * The communicator objects the library makes. A freed one is kept (magic
- * cleared) and reused rather than returned to malloc, so that a call on a
- * freed handle reads a dead object and reports MPI_ERR_COMM instead of
- * reading freed memory. Each object is on one of two lists, the live ones
- * (MPI_Finalize frees what the program left) or the spare ones, and every
- * object ever made is on the chain MPI_Finalize releases.
+ * The communicator objects the library makes, in handle memory
+ * (util/util_handle.c): a call on a freed handle reads a dead object and
+ * reports MPI_ERR_COMM, and no later communicator ever has the freed
+ * one's address. The live ones are on a list, for MPI_Finalize to free
+ * what the program left.
  */
 typedef struct gcm_mpi_comm_block {
     struct gcm_mpi_comm        comm;       /* first: the handle's address */
-    struct gcm_mpi_comm_block *next;       /* live or spare list */
-    struct gcm_mpi_comm_block *prev;       /* live list */
-    struct gcm_mpi_comm_block *next_made;
+    struct gcm_mpi_comm_block *next;       /* live list */
+    struct gcm_mpi_comm_block *prev;
 } gcm_mpi_comm_block_t;
+
+_Static_assert(sizeof(gcm_mpi_comm_block_t) <= GCM_HANDLE_MAX,
+               "a communicator is too large for handle memory");
 
 static struct {
     pthread_mutex_t       lock;
     gcm_mpi_comm_block_t *live;
-    gcm_mpi_comm_block_t *spare;
-    gcm_mpi_comm_block_t *made;
-} gcm_mpi_comms = { PTHREAD_MUTEX_INITIALIZER, NULL, NULL, NULL };
+} gcm_mpi_comms = { PTHREAD_MUTEX_INITIALIZER, NULL };
 
 /* MPI_Comm_create_group counts per (group, tag), see there. */
 typedef struct gcm_mpi_cg_count {
@@ -78,25 +77,15 @@ int gcm_mpi_comm_check(MPI_Comm comm, const char *call)
     return MPI_SUCCESS;
 }
 
-/* A zeroed object on the live list (a spare one if there is one). */
+/* A zeroed object on the live list. */
 static MPI_Comm gcm_mpi_comm_obtain(void)
 {
-    gcm_mpi_comm_block_t *block;
+    gcm_mpi_comm_block_t *block = gcm_mpi_handle_alloc(sizeof(*block));
 
-    pthread_mutex_lock(&gcm_mpi_comms.lock);
-    block = gcm_mpi_comms.spare;
-    if (block != NULL) {
-        gcm_mpi_comms.spare = block->next;
-        memset(&block->comm, 0, sizeof(block->comm));
-    } else {
-        block = calloc(1, sizeof(*block));
-        if (block == NULL) {
-            pthread_mutex_unlock(&gcm_mpi_comms.lock);
-            return NULL;
-        }
-        block->next_made   = gcm_mpi_comms.made;
-        gcm_mpi_comms.made = block;
+    if (block == NULL) {
+        return NULL;
     }
+    pthread_mutex_lock(&gcm_mpi_comms.lock);
     block->prev = NULL;
     block->next = gcm_mpi_comms.live;
     if (block->next != NULL) {
@@ -107,7 +96,7 @@ static MPI_Comm gcm_mpi_comm_obtain(void)
     return &block->comm;
 }
 
-/* Moves a destroyed object from the live list to the spare one. */
+/* Takes a destroyed object off the live list and frees it. */
 static void gcm_mpi_comm_recycle(MPI_Comm comm)
 {
     gcm_mpi_comm_block_t *block = (gcm_mpi_comm_block_t *)comm;
@@ -121,9 +110,8 @@ static void gcm_mpi_comm_recycle(MPI_Comm comm)
     if (block->next != NULL) {
         block->next->prev = block->prev;
     }
-    block->next = gcm_mpi_comms.spare;
-    gcm_mpi_comms.spare = block;
     pthread_mutex_unlock(&gcm_mpi_comms.lock);
+    gcm_mpi_handle_free(block);
 }
 
 MPI_Comm gcm_mpi_comm_alloc(int kind, gcm_lco_h lco)
@@ -265,13 +253,6 @@ void gcm_mpi_comm_finalize(void)
     gcm_mpi_attr_delete_all(MPI_COMM_WORLD);
     gcm_mpi_comm_destroy(MPI_COMM_SELF);
     gcm_mpi_comm_destroy(MPI_COMM_WORLD);
-    pthread_mutex_lock(&gcm_mpi_comms.lock);
-    while ((block = gcm_mpi_comms.made) != NULL) {
-        gcm_mpi_comms.made = block->next_made;
-        free(block);
-    }
-    gcm_mpi_comms.spare = NULL;
-    pthread_mutex_unlock(&gcm_mpi_comms.lock);
 }
 
 /* ---- raw transfers for the library's own protocols --------------------- */
@@ -627,6 +608,7 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
                              "an attribute copy callback failed");
     }
     *newcomm = dup;
+    gcm_mpi_graph_auto(dup);
     return MPI_SUCCESS;
 }
 
@@ -801,12 +783,14 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
                              "may be)", color);
     }
     if (comm->kind == GCM_MPI_COMM_INTER) {
-        return gcm_mpi_inter_split(comm, color, key, call, newcomm);
+        rc = gcm_mpi_inter_split(comm, color, key, call, newcomm);
+    } else if ((rc = gcm_mpi_check_intra(comm, call)) == MPI_SUCCESS) {
+        rc = gcm_mpi_comm_split64(comm, color, key, call, newcomm);
     }
-    if ((rc = gcm_mpi_check_intra(comm, call)) != MPI_SUCCESS) {
-        return rc;
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newcomm);
     }
-    return gcm_mpi_comm_split64(comm, color, key, call, newcomm);
+    return rc;
 }
 GCM_MPI_ALIAS(Comm_split)
 
@@ -863,6 +847,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key,
             (void)PMPI_Comm_set_info(*newcomm, hw);
             (void)PMPI_Info_free(&hw);
         }
+    }
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newcomm);
     }
     return rc;
 }
@@ -950,6 +937,9 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
                                  procs, myrank, call, newcomm);
     }
     free(procs);
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newcomm);
+    }
     return rc;
 }
 GCM_MPI_ALIAS(Comm_create)
@@ -1023,6 +1013,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag,
     rc = gcm_mpi_comm_make(id, gen, home, n, procs, myrank, comm, call,
                            newcomm);
     free(procs);
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newcomm);
+    }
     return rc;
 }
 GCM_MPI_ALIAS(Comm_create_group)
@@ -1115,6 +1108,8 @@ static int gcm_mpi_comm_group_of(MPI_Comm comm, int remote, MPI_Group *g_p)
         if (rc != MPI_SUCCESS) {
             return rc;
         }
+        /* The cache's reference is no user handle. */
+        gcm_mpi_group_handles_add(g, -1);
         if (!__atomic_compare_exchange_n(cache, &expected, g, 0,
                                          __ATOMIC_ACQ_REL,
                                          __ATOMIC_ACQUIRE)) {
@@ -1139,8 +1134,11 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "group is NULL");
     }
     rc = gcm_mpi_comm_group_of(comm, 0, group);
-    return (rc == MPI_SUCCESS) ? rc :
-           gcm_mpi_raise(comm, rc, call, "cannot make the group");
+    if (rc != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, rc, call, "cannot make the group");
+    }
+    gcm_mpi_group_handles_add(*group, 1);
+    return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Comm_group)
 
@@ -1160,8 +1158,11 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "group is NULL");
     }
     rc = gcm_mpi_comm_group_of(comm, 1, group);
-    return (rc == MPI_SUCCESS) ? rc :
-           gcm_mpi_raise(comm, rc, call, "cannot make the group");
+    if (rc != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, rc, call, "cannot make the group");
+    }
+    gcm_mpi_group_handles_add(*group, 1);
+    return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Comm_remote_group)
 
@@ -1228,7 +1229,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         (gcm_mpi_comm_group_of(comm2, 0, &g2) != MPI_SUCCESS)) {
         return gcm_mpi_raise(comm1, MPI_ERR_NO_MEM, call, "out of memory");
     }
-    PMPI_Group_compare(g1, g2, &gres);
+    gres = gcm_mpi_group_compare(g1, g2);
     gcm_mpi_group_release(g1);
     gcm_mpi_group_release(g2);
     if ((gres == MPI_IDENT) && (comm1->kind == GCM_MPI_COMM_INTER)) {
@@ -1237,7 +1238,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
             return gcm_mpi_raise(comm1, MPI_ERR_NO_MEM, call,
                                  "out of memory");
         }
-        PMPI_Group_compare(g1, g2, &gres);
+        gres = gcm_mpi_group_compare(g1, g2);
         gcm_mpi_group_release(g1);
         gcm_mpi_group_release(g2);
     }

@@ -28,10 +28,16 @@ typedef enum {
     GCM_MPI_ERRH_USER   = 3
 } gcm_mpi_errh_kind_t;
 
+/* refcount counts every holder: the communicators that use the handler
+ * and the user's handles; handles counts the latter alone (each
+ * MPI_Comm_get_errhandler gives one more), so that freeing a handle more
+ * often than it was given is refused instead of freeing a communicator's
+ * handler. */
 struct gcm_mpi_errh {
     uint32_t                      magic;
     int                           predefined;
     atomic_int                    refcount;
+    atomic_int                    handles;
     gcm_mpi_errh_kind_t           kind;
     MPI_Comm_errhandler_function *fn;
     /* User handlers of windows (MPI_Win_create_errhandler): win set,
@@ -40,10 +46,10 @@ struct gcm_mpi_errh {
 };
 
 struct gcm_mpi_errh gcm_mpi_errh_fatal = {
-    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_FATAL, NULL, NULL
+    GCM_MPI_MAGIC_ERRH, 1, 1, 1, GCM_MPI_ERRH_FATAL, NULL, NULL
 };
 struct gcm_mpi_errh gcm_mpi_errh_return = {
-    GCM_MPI_MAGIC_ERRH, 1, 1, GCM_MPI_ERRH_RETURN, NULL, NULL
+    GCM_MPI_MAGIC_ERRH, 1, 1, 1, GCM_MPI_ERRH_RETURN, NULL, NULL
 };
 
 static __thread char gcm_mpi_last_text[MPI_MAX_ERROR_STRING];
@@ -445,14 +451,16 @@ void gcm_mpi_errh_release(MPI_Errhandler errh)
 {
     if ((errh != NULL) && !errh->predefined &&
         (atomic_fetch_sub(&errh->refcount, 1) == 1)) {
-        errh->magic = 0;
-        free(errh);
+        gcm_mpi_handle_free(errh);
     }
 }
 
+/* Is errh a handle the user may still use: a live handler of which the
+ * user holds a handle not yet freed? */
 static int gcm_mpi_errh_valid(MPI_Errhandler errh)
 {
-    return (errh != NULL) && (errh->magic == GCM_MPI_MAGIC_ERRH);
+    return (errh != NULL) && (errh->magic == GCM_MPI_MAGIC_ERRH) &&
+           (errh->predefined || (atomic_load(&errh->handles) > 0));
 }
 
 /* A user handler: of a communicator (fn) or of a window (win_fn). */
@@ -466,17 +474,29 @@ static int gcm_mpi_errh_create(MPI_Comm_errhandler_function *fn,
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "function or errhandler pointer is NULL");
     }
-    errh = calloc(1, sizeof(*errh));
+    errh = gcm_mpi_handle_alloc(sizeof(*errh));
     if (errh == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
     }
     errh->magic = GCM_MPI_MAGIC_ERRH;
     atomic_init(&errh->refcount, 1);
+    atomic_init(&errh->handles, 1);
     errh->kind   = GCM_MPI_ERRH_USER;
     errh->fn     = fn;
     errh->win_fn = win_fn;
     *errhandler = errh;
     return MPI_SUCCESS;
+}
+
+/* errh, as a handle of the caller's own (MPI_Errhandler_free): one
+ * reference and one handle more. */
+static MPI_Errhandler gcm_mpi_errh_hand_out(MPI_Errhandler errh)
+{
+    gcm_mpi_errh_retain(errh);
+    if (!errh->predefined) {
+        atomic_fetch_add(&errh->handles, 1);
+    }
+    return errh;
 }
 
 /* Why errhandler cannot be set on an object of that kind (win: a
@@ -541,9 +561,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     if (errhandler == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "errhandler is NULL");
     }
-    /* The caller gets a reference of its own (MPI_Errhandler_free). */
-    gcm_mpi_errh_retain(comm->errh);
-    *errhandler = comm->errh;
+    *errhandler = gcm_mpi_errh_hand_out(comm->errh);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Comm_get_errhandler)
@@ -604,8 +622,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
         return gcm_mpi_win_raise(win, MPI_ERR_ARG, call,
                                  "errhandler is NULL");
     }
-    gcm_mpi_errh_retain(win->errh);
-    *errhandler = win->errh;
+    *errhandler = gcm_mpi_errh_hand_out(win->errh);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Win_get_errhandler)
@@ -627,11 +644,29 @@ GCM_MPI_ALIAS(Win_call_errhandler)
 
 int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
 {
+    MPI_Errhandler errh;
+    int n;
+
     if ((errhandler == NULL) || !gcm_mpi_errh_valid(*errhandler)) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, "MPI_Errhandler_free",
-                             "not a valid error handler");
+                             "not a valid error handler (freed already, "
+                             "or never one)");
     }
-    gcm_mpi_errh_release(*errhandler);
+    errh = *errhandler;
+    if (!errh->predefined) {
+        /* One handle fewer; a free beyond the handles given out (a stale
+         * copy racing this one) is refused. */
+        n = atomic_load(&errh->handles);
+        do {
+            if (n <= 0) {
+                return gcm_mpi_raise(NULL, MPI_ERR_ARG,
+                                     "MPI_Errhandler_free",
+                                     "not a valid error handler (freed "
+                                     "already, or never one)");
+            }
+        } while (!atomic_compare_exchange_weak(&errh->handles, &n, n - 1));
+    }
+    gcm_mpi_errh_release(errh);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

@@ -48,18 +48,18 @@ typedef struct gcm_mpi_greq {
     atomic_int                    flags;
 } gcm_mpi_greq_t;
 
-static gcm_mpi_greq_t *greq_of(MPI_Request req)
+static gcm_mpi_greq_t *greq_of(gcm_mpi_req_t *req)
 {
     return req->state;
 }
 
-int gcm_mpi_greq_done(MPI_Request req)
+int gcm_mpi_greq_done(gcm_mpi_req_t *req)
 {
     return (atomic_load_explicit(&greq_of(req)->flags,
                                  memory_order_acquire) & GREQ_DONE) != 0;
 }
 
-static void greq_set_text(MPI_Request req, const char *fn, int code)
+static void greq_set_text(gcm_mpi_req_t *req, const char *fn, int code)
 {
     char text[128];
 
@@ -69,7 +69,7 @@ static void greq_set_text(MPI_Request req, const char *fn, int code)
     req->errtext = strdup(text);
 }
 
-int gcm_mpi_greq_query(MPI_Request req, MPI_Status *status)
+int gcm_mpi_greq_query(gcm_mpi_req_t *req, MPI_Status *status)
 {
     gcm_mpi_greq_t *g = greq_of(req);
     MPI_Status dummy;
@@ -84,14 +84,14 @@ int gcm_mpi_greq_query(MPI_Request req, MPI_Status *status)
 }
 
 /* Runs free_fn (once: the caller is the one that decided to free). */
-static int greq_run_free(MPI_Request req)
+static int greq_run_free(gcm_mpi_req_t *req)
 {
     gcm_mpi_greq_t *g = greq_of(req);
 
     return g->free_fn(g->extra_state);
 }
 
-int gcm_mpi_greq_finish(MPI_Request req)
+int gcm_mpi_greq_finish(gcm_mpi_req_t *req)
 {
     int err = gcm_mpi_greq_query(req, &req->status);
     int ferr;
@@ -108,14 +108,14 @@ int gcm_mpi_greq_finish(MPI_Request req)
     return err;
 }
 
-int gcm_mpi_greq_cancel(MPI_Request req)
+int gcm_mpi_greq_cancel(gcm_mpi_req_t *req)
 {
     gcm_mpi_greq_t *g = greq_of(req);
 
     return g->cancel_fn(g->extra_state, gcm_mpi_greq_done(req));
 }
 
-int gcm_mpi_greq_request_free(MPI_Request req)
+int gcm_mpi_greq_request_free(gcm_mpi_req_t *req)
 {
     int old = atomic_fetch_or_explicit(&greq_of(req)->flags, GREQ_FREED,
                                        memory_order_acq_rel);
@@ -136,7 +136,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
 {
     static const char call[] = "MPI_Grequest_start";
     gcm_mpi_greq_t *g;
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     int rc;
 
     if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
@@ -168,7 +168,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn,
     req->state   = g;
     req->cleanup = free;
     gcm_mpi_status_empty(&req->status);
-    *request = req;
+    *request = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Grequest_start)
@@ -176,15 +176,15 @@ GCM_MPI_ALIAS(Grequest_start)
 int PMPI_Grequest_complete(MPI_Request request)
 {
     static const char call[] = "MPI_Grequest_complete";
+    gcm_mpi_req_t *req = gcm_mpi_req_get(request);
     int old, rc;
 
-    if ((request == MPI_REQUEST_NULL) ||
-        (request->magic != GCM_MPI_MAGIC_REQ) ||
-        (request->kind != GCM_MPI_REQ_GREQ)) {
+    if ((req == NULL) || (req->kind != GCM_MPI_REQ_GREQ)) {
         return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
-                             "not a generalized request");
+                             "not a generalized request (freed, or never "
+                             "one)");
     }
-    old = atomic_fetch_or_explicit(&greq_of(request)->flags, GREQ_DONE,
+    old = atomic_fetch_or_explicit(&greq_of(req)->flags, GREQ_DONE,
                                    memory_order_acq_rel);
     if ((old & GREQ_DONE) != 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
@@ -192,8 +192,8 @@ int PMPI_Grequest_complete(MPI_Request request)
     }
     if ((old & GREQ_FREED) != 0) {
         /* Freed by the program already: it is ours to free now. */
-        rc = greq_run_free(request);
-        gcm_mpi_req_release(request);
+        rc = greq_run_free(req);
+        gcm_mpi_req_release(req);
         return (rc == MPI_SUCCESS) ? rc :
                gcm_mpi_raise(NULL, rc, call, "the generalized request's "
                              "free_fn returned error code %d", rc);

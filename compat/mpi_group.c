@@ -34,7 +34,12 @@ typedef struct gcm_mpi_group_entry {
 struct gcm_mpi_group {
     uint32_t magic;          /* GCM_MPI_MAGIC_GROUP while alive */
     int predefined;          /* MPI_GROUP_EMPTY: never freed */
-    atomic_int refcount;     /* user handle + communicators */
+    atomic_int refcount;     /* user handles + communicators */
+    /* The user's handles not freed yet: each MPI_Comm_group of a
+     * communicator hands out its cached group once more, and a free
+     * beyond them (a stale copy) must not drop the communicator's
+     * reference. */
+    atomic_int handles;
     int size;
     int myrank;              /* this process's rank, or MPI_UNDEFINED */
     int myproc;              /* this process's world index (to derive) */
@@ -50,6 +55,7 @@ struct gcm_mpi_group gcm_mpi_group_empty = {
     .magic      = GCM_MPI_MAGIC_GROUP,
     .predefined = 1,
     .refcount   = 1,
+    .handles    = 1,
     .size       = 0,
     .myrank     = MPI_UNDEFINED,
     .myproc     = MPI_UNDEFINED,
@@ -64,7 +70,9 @@ struct gcm_mpi_group gcm_mpi_group_empty = {
 
 /* ---- object basics ------------------------------------------------------- */
 
-static int group_valid(MPI_Group group)
+/* A live group object (communicators may hold groups whose handles the
+ * user has all freed). */
+static int group_alive(MPI_Group group)
 {
     uintptr_t addr = (uintptr_t)group;
 
@@ -80,6 +88,15 @@ static int group_valid(MPI_Group group)
     return (atomic_load_explicit(&group->refcount, memory_order_relaxed) > 0);
 }
 
+/* A group the user may name: alive, and with a handle not yet freed. */
+static int group_valid(MPI_Group group)
+{
+    return group_alive(group) &&
+           ((group->predefined != 0) ||
+            (atomic_load_explicit(&group->handles, memory_order_relaxed) >
+             0));
+}
+
 /* Checks a group argument, raising MPI_ERR_GROUP naming the argument. */
 static int check_group(MPI_Group group, const char *call, const char *what)
 {
@@ -89,8 +106,8 @@ static int check_group(MPI_Group group, const char *call, const char *what)
     }
     if (group_valid(group) == 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_GROUP, call,
-                             "%s is not a valid group (freed or garbage)",
-                             what);
+                             "%s is not a valid group (freed already, or "
+                             "never a group)", what);
     }
     return MPI_SUCCESS;
 }
@@ -107,13 +124,12 @@ static void group_destroy(MPI_Group group)
 {
     gcm_mpi_group_entry_t *index;
 
-    /* Clear the magic first, so that a stale handle that still reaches
-     * this memory before it is reused reads as garbage. */
-    group->magic = 0;
-    index        = atomic_load_explicit(&group->index, memory_order_acquire);
+    /* A stale handle reads a cleared magic: the memory is never reused
+     * (util/util_handle.c). */
+    index = atomic_load_explicit(&group->index, memory_order_acquire);
     free(index);
     free(group->procs);
-    free(group);
+    gcm_mpi_handle_free(group);
 }
 
 /* Drops one reference (the predefined empty group has none to drop). */
@@ -242,7 +258,7 @@ static int group_make(int n, int *procs, int owned, int myproc,
         *group_p = MPI_GROUP_EMPTY;
         return MPI_SUCCESS;
     }
-    group = calloc(1, sizeof(*group));
+    group = gcm_mpi_handle_alloc(sizeof(*group));
     if (group == NULL) {
         if (owned != 0) {
             free(procs);
@@ -266,6 +282,7 @@ static int group_make(int n, int *procs, int owned, int myproc,
     group->magic      = GCM_MPI_MAGIC_GROUP;
     group->predefined = 0;
     atomic_init(&group->refcount, 1);
+    atomic_init(&group->handles, 1);
     group->size   = n;
     group->myproc = myproc;
     group->first  = (n > 0) ? procs[0] : 0;
@@ -281,7 +298,7 @@ static int group_make(int n, int *procs, int owned, int myproc,
     } else {
         group->procs = malloc((size_t)n * sizeof(int));
         if (group->procs == NULL) {
-            free(group);
+            gcm_mpi_handle_free(group);
             return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
                                  "out of memory for a group of %d", n);
         }
@@ -368,7 +385,7 @@ int gcm_mpi_group_check(MPI_Group group)
 
 int gcm_mpi_group_proc(MPI_Group group, int rank)
 {
-    if (group_valid(group) == 0 || rank < 0 || rank >= group->size) {
+    if (group_alive(group) == 0 || rank < 0 || rank >= group->size) {
         return MPI_UNDEFINED;
     }
     return group_proc(group, rank);
@@ -376,10 +393,18 @@ int gcm_mpi_group_proc(MPI_Group group, int rank)
 
 void gcm_mpi_group_retain(MPI_Group group)
 {
-    if (group_valid(group) == 0 || group->predefined != 0) {
+    if (group_alive(group) == 0 || group->predefined != 0) {
         return;
     }
     atomic_fetch_add_explicit(&group->refcount, 1, memory_order_relaxed);
+}
+
+void gcm_mpi_group_handles_add(MPI_Group group, int delta)
+{
+    if (group->predefined == 0) {
+        atomic_fetch_add_explicit(&group->handles, delta,
+                                  memory_order_relaxed);
+    }
 }
 
 /* ---- size, rank, translation, comparison --------------------------------- */
@@ -463,10 +488,45 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[],
 }
 GCM_MPI_ALIAS(Group_translate_ranks)
 
+int gcm_mpi_group_compare(MPI_Group group1, MPI_Group group2)
+{
+    int r, same_order = 1;
+
+    if (group1 == group2) {
+        return MPI_IDENT;
+    }
+    if (group1->size != group2->size) {
+        return MPI_UNEQUAL;
+    }
+    /* Two progressions of equal size are identical iff they start and
+     * step alike: O(1) for world-like groups. */
+    if (group1->procs == NULL && group2->procs == NULL &&
+        group1->size > 0 && group1->first == group2->first &&
+        (group1->size == 1 || group1->stride == group2->stride)) {
+        return MPI_IDENT;
+    }
+    for (r = 0; r < group1->size && same_order != 0; r++) {
+        if (group_proc(group1, r) != group_proc(group2, r)) {
+            same_order = 0;
+        }
+    }
+    if (same_order != 0) {
+        return MPI_IDENT;
+    }
+    /* Equal sizes and distinct members: same set iff every member of
+     * group1 is in group2. */
+    for (r = 0; r < group1->size; r++) {
+        if (group_rank_of(group2, group_proc(group1, r)) == MPI_UNDEFINED) {
+            return MPI_UNEQUAL;
+        }
+    }
+    return MPI_SIMILAR;
+}
+
 int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     static const char call[] = "MPI_Group_compare";
-    int err, r, same_order = 1;
+    int err;
 
     err = check_group(group1, call, "group1");
     if (err == MPI_SUCCESS) {
@@ -478,40 +538,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     if (result == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "result is NULL");
     }
-    if (group1 == group2) {
-        *result = MPI_IDENT;
-        return MPI_SUCCESS;
-    }
-    if (group1->size != group2->size) {
-        *result = MPI_UNEQUAL;
-        return MPI_SUCCESS;
-    }
-    /* Two progressions of equal size are identical iff they start and
-     * step alike: O(1) for world-like groups. */
-    if (group1->procs == NULL && group2->procs == NULL &&
-        group1->size > 0 && group1->first == group2->first &&
-        (group1->size == 1 || group1->stride == group2->stride)) {
-        *result = MPI_IDENT;
-        return MPI_SUCCESS;
-    }
-    for (r = 0; r < group1->size && same_order != 0; r++) {
-        if (group_proc(group1, r) != group_proc(group2, r)) {
-            same_order = 0;
-        }
-    }
-    if (same_order != 0) {
-        *result = MPI_IDENT;
-        return MPI_SUCCESS;
-    }
-    /* Equal sizes and distinct members: same set iff every member of
-     * group1 is in group2. */
-    for (r = 0; r < group1->size; r++) {
-        if (group_rank_of(group2, group_proc(group1, r)) == MPI_UNDEFINED) {
-            *result = MPI_UNEQUAL;
-            return MPI_SUCCESS;
-        }
-    }
-    *result = MPI_SIMILAR;
+    *result = gcm_mpi_group_compare(group1, group2);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Group_compare)
@@ -905,7 +932,7 @@ GCM_MPI_ALIAS(Group_range_excl)
 int PMPI_Group_free(MPI_Group *group)
 {
     static const char call[] = "MPI_Group_free";
-    int err;
+    int err, n;
 
     if (group == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "group is NULL");
@@ -914,11 +941,24 @@ int PMPI_Group_free(MPI_Group *group)
     if (err != MPI_SUCCESS) {
         return err;
     }
-    /* Communicators built on the group keep their own references; the
-     * object goes when the last of them does. MPI_GROUP_EMPTY, which
-     * every empty result is, is never released (MPICH also lets it be
-     * freed: programs free every group they were given). */
+    /* MPI_GROUP_EMPTY, which every empty result is, is never released
+     * (MPICH also lets it be freed: programs free every group they were
+     * given). Any other: one handle fewer. A free beyond the handles
+     * given out (a stale copy racing this one) is refused: it would drop
+     * a reference a communicator holds. Communicators built on the group
+     * keep their own references; the object goes when the last of them
+     * does. */
     if ((*group)->predefined == 0) {
+        n = atomic_load_explicit(&(*group)->handles, memory_order_relaxed);
+        do {
+            if (n <= 0) {
+                return gcm_mpi_raise(NULL, MPI_ERR_GROUP, call,
+                                     "*group is not a valid group (freed "
+                                     "already, or never a group)");
+            }
+        } while (!atomic_compare_exchange_weak_explicit(
+                     &(*group)->handles, &n, n - 1, memory_order_relaxed,
+                     memory_order_relaxed));
         gcm_mpi_group_release(*group);
     }
     *group = MPI_GROUP_NULL;

@@ -34,6 +34,49 @@
 #define GCM_MPI_MAGIC_ERRH  0x45525248u  /* "ERRH" */
 #define GCM_MPI_MAGIC_MSG   0x4d534731u  /* "MSG1" */
 
+/* ---- the memory of handle objects ------------------------------------
+ *
+ * Every object a handle points to comes from util/util_handle.c, with its
+ * magic as its first field, so that a stale handle is refused and never
+ * reaches a newer object (util_handle.c says how). A new kind of handle
+ * (windows, sessions, files) takes its objects from gcm_mpi_handle_alloc,
+ * checks its magic on every call, and on free either calls
+ * gcm_mpi_handle_free (which clears the magic), or, while operations
+ * still hold the object, sets GCM_MPI_MAGIC_FREED and frees it when the
+ * last one lets go. A kind whose handles the library gives out more than
+ * once (groups, error handlers) counts the user's handles apart from its
+ * own references, and refuses a free beyond them. Requests recycle their
+ * memory with a generation in the handle (mpi_request.c).
+ */
+
+void gcm_mpi_fint_forget(const void *handle) GCM_INTERNAL;
+
+/* Zeroed memory for an object of size bytes (at most GCM_HANDLE_MAX), at
+ * an address no other object of this process has had or will have; NULL
+ * without memory. */
+static inline void *gcm_mpi_handle_alloc(size_t size)
+{
+    return gcm_handle_alloc(size);
+}
+
+/* Frees such an object and forgets its Fortran integer (mpi_fint.c). */
+static inline void gcm_mpi_handle_free(void *obj)
+{
+    if (obj != NULL) {
+        gcm_mpi_fint_forget(obj);
+        gcm_handle_free(obj);
+    }
+}
+
+/* Handle conversion (mpi_fint.c). The integer of a live handle of kind
+ * magic (made on first use; 0 for NULL, a freed handle or no memory); the
+ * handle of an integer of that kind, or NULL; and, when a handle is freed,
+ * forgetting its integer (gcm_mpi_handle_free does it for its objects; a
+ * kind with memory of its own calls it). A new kind adds its
+ * MPI_X_c2f/f2c pair with GCM_MPI_FINT_PAIR in mpi_fint.c. */
+MPI_Fint gcm_mpi_fint_of(const void *handle, uint32_t magic) GCM_INTERNAL;
+const void *gcm_mpi_fint_handle(MPI_Fint f, uint32_t magic) GCM_INTERNAL;
+
 /* ---- communicators (mpi_comm.c) ------------------------------------------
  *
  * Every communicator is an LCO. Intracommunicators made by the library are
@@ -337,6 +380,7 @@ typedef struct gcm_mpi_coll_desc {
 typedef struct gcm_mpi_config {
     unsigned check_collectives;  /* GENCOMM_CHECK_COLLECTIVES */
     const char *name_dir;        /* GENCOMM_NAME_DIR (NULL: unset) */
+    const char *graph_dir;       /* GENCOMM_GRAPH_DIR (mpi_graph.c) */
 } gcm_mpi_config_t;
 
 extern gcm_mpi_config_t gcm_mpi_config GCM_INTERNAL;
@@ -376,7 +420,17 @@ int gcm_mpi_coll_gate_poll(struct gcm_mpi_coll_vfy *gate, int *errclass_p,
 /* Ends a check (waiting for its transfers) and frees it. */
 void gcm_mpi_coll_gate_free(struct gcm_mpi_coll_vfy *gate) GCM_INTERNAL;
 
-/* ---- requests (mpi_request.c) ---------------------------------------- */
+/* ---- requests (mpi_request.c) ----------------------------------------
+ *
+ * The request object is gcm_mpi_req_t; the MPI_Request the user holds is
+ * its address with the object's generation in the top 16 bits (request
+ * memory is recycled at message rate, and every recycling bumps the
+ * generation, so a stale copy of a freed request never reaches the
+ * request that reuses its memory). gcm_mpi_req_handle makes the handle,
+ * gcm_mpi_req_get checks and opens one. Everything inside the library
+ * works on objects: MPI_Request is an incomplete type, so that a handle
+ * used as an object does not compile.
+ */
 
 typedef enum {
     GCM_MPI_REQ_SEND    = 1,  /* native send (all modes) */
@@ -386,12 +440,16 @@ typedef enum {
     GCM_MPI_REQ_GREQ    = 5   /* generalized request (mpi_grequest.c) */
 } gcm_mpi_req_kind_t;
 
+typedef struct gcm_mpi_request gcm_mpi_req_t;
+
 /* Advances a generic request without blocking; returns 1 once it is
  * complete (with req->status filled), else 0. */
-typedef int (*gcm_mpi_req_poll_func_t)(MPI_Request req);
+typedef int (*gcm_mpi_req_poll_func_t)(gcm_mpi_req_t *req);
 
 struct gcm_mpi_request {
     uint32_t         magic;
+    uint16_t         gen;         /* bumped each time the object is freed */
+    uint8_t          has_fint;    /* MPI_Request_c2f gave it an integer */
     int              kind;        /* gcm_mpi_req_kind_t */
     int              persistent;  /* Send_init, Recv_init */
     int              active;      /* started and not yet completed */
@@ -417,55 +475,76 @@ struct gcm_mpi_request {
     void           (*cleanup)(void *state);
     void            *state;
     /* Persistent generic requests (collectives): MPI_Start runs it. */
-    int            (*start)(MPI_Request req);
+    int            (*start)(gcm_mpi_req_t *req);
     /* Why it failed, when the request knows (malloc'd; NULL: the native
      * layer's last error says). */
     char            *errtext;
+    gcm_mpi_req_t   *next_free;   /* the cache's link */
 };
+
+/* The handle the user gets for req. */
+static inline MPI_Request gcm_mpi_req_handle(const gcm_mpi_req_t *req)
+{
+    return (MPI_Request)gcm_handle_tag(req, req->gen);
+}
+
+/* The object of a handle already checked with gcm_mpi_req_get (or made
+ * by the library): no checks. */
+static inline gcm_mpi_req_t *gcm_mpi_req_of(MPI_Request handle)
+{
+    return gcm_handle_untag((uintptr_t)handle);
+}
+
+/* The live request a handle names, or NULL: MPI_REQUEST_NULL, a freed
+ * request (stale handle: its generation moved on), or no request at all
+ * (never read outside request memory). */
+gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle) GCM_INTERNAL;
 
 /* A zeroed request object (NULL without memory), from the calling
  * thread's cache of freed ones when it has one; gcm_mpi_req_free puts one
- * back (its magic cleared). */
-MPI_Request gcm_mpi_req_alloc(void) GCM_INTERNAL;
-void gcm_mpi_req_free(MPI_Request req) GCM_INTERNAL;
-/* MPI_Finalize, last: frees the calling thread's cached objects (other
- * threads' go when they exit). */
+ * back (its magic cleared, its generation bumped). */
+gcm_mpi_req_t *gcm_mpi_req_alloc(void) GCM_INTERNAL;
+void gcm_mpi_req_free(gcm_mpi_req_t *req) GCM_INTERNAL;
+/* MPI_Finalize, last: returns the calling thread's cached objects (other
+ * threads' go back when they exit). */
 void gcm_mpi_req_cache_flush(void) GCM_INTERNAL;
 /* A generic request on comm: poll(req) advances it, cleanup(state) runs
- * when it is freed. */
+ * when it is freed. *req_p is the user's handle. */
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
                         void (*cleanup)(void *state), void *state,
                         MPI_Request *req_p) GCM_INTERNAL;
 /* Is it complete? Advances it (never blocks). */
-int gcm_mpi_req_test(MPI_Request req) GCM_INTERNAL;
+int gcm_mpi_req_test(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Is it complete? Looks without advancing anything; completes it (status
  * filled, native request freed) when its native request is done. */
-int gcm_mpi_req_check_now(MPI_Request req) GCM_INTERNAL;
+int gcm_mpi_req_check_now(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Blocks until complete (sleeps when nothing moves). */
-void gcm_mpi_req_wait(MPI_Request req) GCM_INTERNAL;
+void gcm_mpi_req_wait(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* For a complete request: copies its status out (but for MPI_ERROR, as
- * gcm_mpi_status_set), frees it (or makes a persistent one inactive) and
- * sets *req_p; returns its MPI_ERROR. */
-int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status) GCM_INTERNAL;
+ * gcm_mpi_status_set), frees it (or makes a persistent one inactive);
+ * *req_p (the user's handle, may be NULL) becomes MPI_REQUEST_NULL when it
+ * is freed. Returns its MPI_ERROR. */
+int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
+                       MPI_Status *status) GCM_INTERNAL;
 
 /* Frees a request object: its check, text, state (cleanup), temporary
  * and the reference on its communicator. */
-void gcm_mpi_req_release(MPI_Request req) GCM_INTERNAL;
+void gcm_mpi_req_release(gcm_mpi_req_t *req) GCM_INTERNAL;
 
 /* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
  * has MPI_Grequest_complete been called? (any thread may call it) */
-int gcm_mpi_greq_done(MPI_Request req) GCM_INTERNAL;
+int gcm_mpi_greq_done(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* A completion call finishes req: its query_fn fills req->status, then
  * its free_fn runs; returns the first error code of the two (also left
  * in req->status.MPI_ERROR, the reason in req->errtext). */
-int gcm_mpi_greq_finish(MPI_Request req) GCM_INTERNAL;
+int gcm_mpi_greq_finish(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* MPI_Request_get_status of a complete one: query_fn into *status. */
-int gcm_mpi_greq_query(MPI_Request req, MPI_Status *status) GCM_INTERNAL;
+int gcm_mpi_greq_query(gcm_mpi_req_t *req, MPI_Status *status) GCM_INTERNAL;
 /* MPI_Cancel: cancel_fn, told whether it is complete; its error code. */
-int gcm_mpi_greq_cancel(MPI_Request req) GCM_INTERNAL;
+int gcm_mpi_greq_cancel(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* MPI_Request_free: frees it now (free_fn) if complete, else when
  * MPI_Grequest_complete is called; free_fn's error code or 0. */
-int gcm_mpi_greq_request_free(MPI_Request req) GCM_INTERNAL;
+int gcm_mpi_greq_request_free(gcm_mpi_req_t *req) GCM_INTERNAL;
 
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;
@@ -582,6 +661,13 @@ int gcm_mpi_win_raise(MPI_Win win, int errclass, const char *call,
 int gcm_mpi_raise_native(MPI_Comm comm, gcm_status_t status,
                          const char *call, const char *what) GCM_INTERNAL;
 
+/* ---- communicators drawn as Graphviz DOT (mpi_graph.c) ------------------ */
+
+/* Under GENCOMM_GRAPH_DIR, draws comm, just made (MPI_COMM_NULL: nothing),
+ * into that folder; collective over comm, as the call that made it. A
+ * failure is a warning on stderr, never the call's error. */
+void gcm_mpi_graph_auto(MPI_Comm comm) GCM_INTERNAL;
+
 /* ---- datatypes (mpi_type_*.c) -------------------------------------------- */
 
 /* The element kinds reduction operations work on. */
@@ -615,6 +701,20 @@ int gcm_mpi_type_check(MPI_Datatype datatype) GCM_INTERNAL;
 
 /* Bytes of data in one element (MPI_Type_size). */
 MPI_Count gcm_mpi_type_size(MPI_Datatype datatype) GCM_INTERNAL;
+
+/* The bytes of count (>= 0) elements of a valid datatype, in *len_p:
+ * MPI_SUCCESS, or MPI_ERR_COUNT raised on comm under the name call when
+ * they are more than any buffer holds (the product overflows MPI_Count).
+ * Every length the MPI layer makes from a count and a type comes from
+ * here, so that no length ever wraps. */
+int gcm_mpi_type_bytes(MPI_Comm comm, const char *call, MPI_Datatype datatype,
+                       MPI_Count count, size_t *len_p) GCM_INTERNAL;
+
+/* A reference on a derived datatype for an operation that uses it until
+ * it completes (no-op for predefined types): the type lives on if the
+ * program frees it meanwhile (MPI-3.1 4.1.9). */
+void gcm_mpi_type_retain(MPI_Datatype datatype) GCM_INTERNAL;
+void gcm_mpi_type_release(MPI_Datatype datatype) GCM_INTERNAL;
 
 /* Nonzero for one of mpi.h's types (never freed: the handle always means
  * the same type). */
@@ -665,6 +765,11 @@ int gcm_mpi_type_runs(MPI_Datatype datatype, int count,
 int gcm_mpi_op_check(MPI_Op op, MPI_Datatype datatype, MPI_Comm comm,
                      const char *call) GCM_INTERNAL;
 int gcm_mpi_op_is_commutative(MPI_Op op) GCM_INTERNAL;
+/* A reference on a user op for an operation that uses it until it
+ * completes (no-op for predefined ops): the op lives on if the program
+ * frees it meanwhile. */
+void gcm_mpi_op_retain(MPI_Op op) GCM_INTERNAL;
+void gcm_mpi_op_release(MPI_Op op) GCM_INTERNAL;
 /* Which op, alike on every process: a predefined op's index (0..), or -1
  * for a user op. The name of a predefined op's index (NULL for others). */
 int gcm_mpi_op_id(MPI_Op op) GCM_INTERNAL;
@@ -684,17 +789,34 @@ int gcm_mpi_op_allows(int id, gcm_mpi_basic_t kind) GCM_INTERNAL;
 
 /* ---- groups (mpi_group.c) */
 
+/*
+ * A group counts references (every holder, communicators and the user's
+ * handles) and, apart, the user's handles (what MPI_Group_free may free;
+ * a handle the user no longer has is refused by every MPI_Group call).
+ */
+
 /* A group of n processes (world process indices, in rank order); myproc
- * is this process's index, to find its rank. */
+ * is this process's index, to find its rank. The caller holds one
+ * reference, which is a user handle: give *group_p to the user as it is,
+ * or, to keep it internally (a cache), call gcm_mpi_group_handles_add(g,
+ * -1) first. */
 int gcm_mpi_group_create(int n, const int procs[], int myproc,
                          MPI_Group *group_p) GCM_INTERNAL;
+/* MPI_SUCCESS if group is a handle the user may use, else MPI_ERR_GROUP. */
 int gcm_mpi_group_check(MPI_Group group) GCM_INTERNAL;
 /* The world process index of rank r of group. */
 int gcm_mpi_group_proc(MPI_Group group, int rank) GCM_INTERNAL;
+/* Takes an internal reference. */
 void gcm_mpi_group_retain(MPI_Group group) GCM_INTERNAL;
-/* Drops a reference taken with create or retain (no-op for the
- * predefined empty group); the last one frees the group. */
+/* Turns delta references the caller holds into user handles (delta 1:
+ * handing out a cached group, after gcm_mpi_group_retain) or user handles
+ * into internal references (-1). */
+void gcm_mpi_group_handles_add(MPI_Group group, int delta) GCM_INTERNAL;
+/* Drops a reference (no-op for the predefined empty group); the last one
+ * frees the group. */
 void gcm_mpi_group_release(MPI_Group group) GCM_INTERNAL;
+/* MPI_IDENT, MPI_SIMILAR or MPI_UNEQUAL, of two live groups (no checks). */
+int gcm_mpi_group_compare(MPI_Group group1, MPI_Group group2) GCM_INTERNAL;
 
 /* ---- hierarchy (mpi_hier.c) */
 

@@ -318,7 +318,7 @@ int PMPI_Info_create(MPI_Info *info)
     if (info == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "info is NULL");
     }
-    obj = calloc(1, sizeof(*obj));
+    obj = gcm_mpi_handle_alloc(sizeof(*obj));
     if (obj == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
     }
@@ -562,7 +562,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "newinfo is NULL");
     }
     info_ready(info);
-    obj = calloc(1, sizeof(*obj));
+    obj = gcm_mpi_handle_alloc(sizeof(*obj));
     if (obj == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");
     }
@@ -571,7 +571,7 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
         if (info_put(obj, info->entries[i].key, info->entries[i].value) !=
             0) {
             info_clear(obj);
-            free(obj);
+            gcm_mpi_handle_free(obj);
             return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
                                  "out of memory");
         }
@@ -599,11 +599,11 @@ int PMPI_Info_free(MPI_Info *info)
         return gcm_mpi_raise(NULL, MPI_ERR_INFO, call,
                              "MPI_INFO_ENV cannot be freed");
     }
-    /* Clear the magic first, so that a stale copy of the handle that
-     * reaches this memory before it is reused reads as garbage. */
+    /* Clear the magic first, so that a stale copy of the handle reads
+     * as no info object (handle memory is never reused: util/util_handle.c). */
     obj->magic = 0;
     info_clear(obj);
-    free(obj);
+    gcm_mpi_handle_free(obj);
     *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
 }

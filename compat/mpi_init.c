@@ -27,6 +27,9 @@ static const gcm_config_entry_t gcm_mpi_config_entries[] = {
     GCM_CFG_TEXT("GENCOMM_NAME_DIR", gcm_mpi_config.name_dir,
                  "directory of MPI_Publish_name's names outside PMIx "
                  "launchers (mode 0700, this user's)"),
+    GCM_CFG_TEXT("GENCOMM_GRAPH_DIR", gcm_mpi_config.graph_dir,
+                 "draw every communicator made into this folder as "
+                 "Graphviz DOT, one file each"),
 };
 GCM_CONFIG_REGISTER(compat, gcm_mpi_config_entries)
 
@@ -101,6 +104,8 @@ static int gcm_mpi_init_common(int *argc, char ***argv, int required,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    gcm_mpi_graph_auto(MPI_COMM_WORLD);
+    gcm_mpi_graph_auto(MPI_COMM_SELF);
     /* A spawned job connects to its parents (MPI_Comm_get_parent). */
     return gcm_mpi_spawn_init();
 }
@@ -243,8 +248,8 @@ int PMPI_Get_library_version(char *version, int *resultlen)
                              "version or resultlen is NULL");
     }
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-             "gencomm %s (MPI %d.%d, UCX %s)", PACKAGE_VERSION, MPI_VERSION,
-             MPI_SUBVERSION, gcm_lco_transport_version());
+             "gencomm %s (MPI %d.%d, UCX %s)", gcm_version(NULL, NULL, NULL),
+             MPI_VERSION, MPI_SUBVERSION, gcm_lco_transport_version());
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }

@@ -324,6 +324,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader,
         return rc;
     }
     *newintercomm = comm;
+    gcm_mpi_graph_auto(comm);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Intercomm_create)
@@ -443,6 +444,9 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
     rc = gcm_mpi_comm_derive(intercomm, n, procs, myrank, call,
                              newintracomm);
     free(procs);
+    if (rc == MPI_SUCCESS) {
+        gcm_mpi_graph_auto(*newintracomm);
+    }
     return rc;
 }
 GCM_MPI_ALIAS(Intercomm_merge)

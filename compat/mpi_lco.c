@@ -45,6 +45,8 @@ _Static_assert(sizeof(MPIX_Cname) == sizeof(gcm_name_t),
                "MPIX_Cname and gcm_name_t differ in size");
 _Static_assert(sizeof(MPIX_Slotname) == sizeof(gcm_slotname_t),
                "MPIX_Slotname and gcm_slotname_t differ in size");
+_Static_assert(MPIX_MAX_SLOTS == GCM_MAX_SLOTS,
+               "MPIX_MAX_SLOTS and GCM_MAX_SLOTS differ");
 
 /*
  * Serialises the calls that add send slots and recompute the group, so
@@ -304,6 +306,20 @@ GCM_MPIX_ALIAS(Slot_name)
 
 /* ---- adding slots ---------------------------------------------------- */
 
+/* MPI_ERR_COUNT when count more slots than an LCO may have (MPIX_MAX_SLOTS
+ * of each kind) would be added to the n it has. */
+static int lco_check_room(MPI_Comm lcomm, int count, int n, const char *what,
+                          const char *call)
+{
+    if (count > MPIX_MAX_SLOTS - n) {
+        return gcm_mpi_raise(lcomm, MPI_ERR_COUNT, call,
+                             "%d more %s slots on top of %d are more than "
+                             "an LCO may have (MPIX_MAX_SLOTS, %d)", count,
+                             what, n, MPIX_MAX_SLOTS);
+    }
+    return MPI_SUCCESS;
+}
+
 /*
  * MPI_ADD_SEND_SLOTS(lcomm, count, lcos, slots): send slot n+i targets
  * receive slot slots[i] of the LCO named lcos[i] (which need not exist
@@ -332,6 +348,10 @@ int PMPIX_Add_send_slots(MPI_Comm lcomm, int count, const MPIX_Cname lcos[],
         return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "%s is NULL",
                              (lcos == NULL) ? "lcos" : "slots");
     }
+    if ((rc = lco_check_room(lcomm, count, 0, "send", call)) !=
+        MPI_SUCCESS) {
+        return rc;
+    }
     for (i = 0; i < count; i++) {
         if (slots[i] < 0) {
             return gcm_mpi_raise(lcomm, MPI_ERR_RANK, call,
@@ -339,6 +359,14 @@ int PMPIX_Add_send_slots(MPI_Comm lcomm, int count, const MPIX_Cname lcos[],
         }
     }
     pthread_mutex_lock(&gcm_mpi_lco_lock);
+    /* The MPIX_ calls add slots under this lock: the count read here
+     * stays true until the addition. */
+    (void)gcm_lco_num_send_slots(lcomm->lco, &i);
+    if ((rc = lco_check_room(lcomm, count, i, "send", call)) !=
+        MPI_SUCCESS) {
+        pthread_mutex_unlock(&gcm_mpi_lco_lock);
+        return rc;
+    }
     /* MPIX_Cname is gcm_name_t byte for byte (checked above). */
     status = gcm_lco_add_send_slots(lcomm->lco, count,
                                     (const gcm_name_t *)(const void *)lcos,
@@ -363,7 +391,7 @@ int PMPIX_Add_send_slot(MPI_Comm lcomm, const MPIX_Slotname *name)
 {
     static const char *call = "MPIX_Add_send_slot";
     gcm_status_t status;
-    int rc;
+    int rc, n;
 
     rc = lco_check_lco(lcomm, call);
     if (rc != MPI_SUCCESS) {
@@ -373,6 +401,11 @@ int PMPIX_Add_send_slot(MPI_Comm lcomm, const MPIX_Slotname *name)
         return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "name is NULL");
     }
     pthread_mutex_lock(&gcm_mpi_lco_lock);
+    (void)gcm_lco_num_send_slots(lcomm->lco, &n);
+    if ((rc = lco_check_room(lcomm, 1, n, "send", call)) != MPI_SUCCESS) {
+        pthread_mutex_unlock(&gcm_mpi_lco_lock);
+        return rc;
+    }
     status = gcm_lco_add_send_slot(lcomm->lco,
                                    (const gcm_slotname_t *)(const void *)name);
     if (status == GCM_OK) {
@@ -393,7 +426,7 @@ int PMPIX_Add_receive_slots(MPI_Comm lcomm, int count)
 {
     static const char *call = "MPIX_Add_receive_slots";
     gcm_status_t status;
-    int rc;
+    int rc, n;
 
     rc = lco_check_lco(lcomm, call);
     if (rc != MPI_SUCCESS) {
@@ -403,11 +436,17 @@ int PMPIX_Add_receive_slots(MPI_Comm lcomm, int count)
         return gcm_mpi_raise(lcomm, MPI_ERR_COUNT, call,
                              "count %d is negative", count);
     }
-    status = gcm_lco_add_recv_slots(lcomm->lco, count);
-    if (status != GCM_OK) {
-        return lco_raise_native(lcomm, status, call);
+    pthread_mutex_lock(&gcm_mpi_lco_lock);
+    (void)gcm_lco_num_recv_slots(lcomm->lco, &n);
+    rc = lco_check_room(lcomm, count, n, "receive", call);
+    if (rc == MPI_SUCCESS) {
+        status = gcm_lco_add_recv_slots(lcomm->lco, count);
+        if (status != GCM_OK) {
+            rc = lco_raise_native(lcomm, status, call);
+        }
     }
-    return MPI_SUCCESS;
+    pthread_mutex_unlock(&gcm_mpi_lco_lock);
+    return rc;
 }
 GCM_MPIX_ALIAS(Add_receive_slots)
 

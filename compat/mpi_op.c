@@ -34,7 +34,10 @@ struct gcm_mpi_op {
     int                predefined;   /* nonzero: one of mpi.h's objects */
     int                commutative;
     MPI_User_function *user_fn;      /* NULL for predefined ops */
-    int                refcount;     /* user ops: freed when it drops to 0 */
+    /* User ops: the handle and every pending operation that uses the op;
+     * freed when it drops to 0 (MPI_Op_free of an op still in use marks
+     * the handle dead, GCM_MPI_MAGIC_FREED, and the object stays). */
+    atomic_int         refcount;
     gcm_mpi_opidx_t    index;        /* predefined ops: which one */
 };
 
@@ -640,7 +643,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     if (user_fn == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "user_fn is NULL");
     }
-    newop = calloc(1, sizeof(*newop));
+    newop = gcm_mpi_handle_alloc(sizeof(*newop));
     if (newop == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
                              "cannot allocate an operation");
@@ -649,7 +652,7 @@ int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
     newop->predefined  = 0;
     newop->commutative = (commute != 0);
     newop->user_fn     = user_fn;
-    newop->refcount    = 1;
+    atomic_init(&newop->refcount, 1);
     newop->index       = GCM_MPI_OPIDX_LAST;
     *op = newop;
     return MPI_SUCCESS;
@@ -675,17 +678,31 @@ int PMPI_Op_free(MPI_Op *op)
                              "%s is predefined and cannot be freed",
                              gcm_mpi_op_names[o->index]);
     }
-    o->refcount--;
-    if (o->refcount == 0) {
-        /* Clear the magic so that a stale copy of the handle is refused
-         * while the memory has not been reused. */
-        o->magic = 0;
-        free(o);
-    }
+    /* The handle is dead from now on (a stale copy is refused), whether
+     * or not pending operations still hold the object. */
+    o->magic = GCM_MPI_MAGIC_FREED;
+    gcm_mpi_op_release(o);
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Op_free)
+
+void gcm_mpi_op_retain(MPI_Op op)
+{
+    if ((op != MPI_OP_NULL) && (op->predefined == 0)) {
+        atomic_fetch_add_explicit(&op->refcount, 1, memory_order_relaxed);
+    }
+}
+
+void gcm_mpi_op_release(MPI_Op op)
+{
+    if ((op != MPI_OP_NULL) && (op->predefined == 0) &&
+        (atomic_fetch_sub_explicit(&op->refcount, 1, memory_order_acq_rel) ==
+         1)) {
+        /* The memory is never reused (util/util_handle.c). */
+        gcm_mpi_handle_free(op);
+    }
+}
 
 int PMPI_Op_commutative(MPI_Op op, int *commute)
 {

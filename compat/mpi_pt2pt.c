@@ -40,9 +40,14 @@ struct gcm_mpi_message gcm_mpi_message_no_proc = { GCM_MPI_MAGIC_MSG, NULL,
 
 /* ---- argument checks --------------------------------------------------- */
 
+/* Checks (buf, count, datatype); after it, count * size fits a size_t
+ * (the lengths below are made without checks). */
 static int gcm_mpi_check_buffer(MPI_Comm comm, const void *buf, int count,
                                 MPI_Datatype datatype, const char *call)
 {
+    size_t len;
+    int rc;
+
     if (count < 0) {
         return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
                              "count %d is negative", count);
@@ -52,6 +57,10 @@ static int gcm_mpi_check_buffer(MPI_Comm comm, const void *buf, int count,
                              (datatype == MPI_DATATYPE_NULL) ?
                              "datatype is MPI_DATATYPE_NULL" :
                              "datatype is not valid or not committed");
+    }
+    rc = gcm_mpi_type_bytes(comm, call, datatype, count, &len);
+    if (rc != MPI_SUCCESS) {
+        return rc;
     }
     if ((buf == MPI_IN_PLACE)) {
         return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
@@ -396,7 +405,7 @@ GCM_MPI_ALIAS(Buffer_detach)
 
 /* Starts a send of any mode into req (allocated by the caller, kind
  * SEND). Buffered sends complete at once. */
-static int gcm_mpi_send_start(MPI_Request req, const char *call)
+static int gcm_mpi_send_start(gcm_mpi_req_t *req, const char *call)
 {
     const void *data;
     gcm_status_t status;
@@ -437,7 +446,7 @@ static int gcm_mpi_send_start(MPI_Request req, const char *call)
     return MPI_SUCCESS;
 }
 
-static int gcm_mpi_recv_start(MPI_Request req, const char *call)
+static int gcm_mpi_recv_start(gcm_mpi_req_t *req, const char *call)
 {
     gcm_status_t status;
     void *data;
@@ -472,23 +481,27 @@ static int gcm_mpi_recv_start(MPI_Request req, const char *call)
     return MPI_SUCCESS;
 }
 
-/* Frees a request that never started (its reference on the communicator
- * too). */
-static void gcm_mpi_req_discard(MPI_Request req)
+/* Frees a request that never started (its references on the communicator
+ * and the type too). */
+static void gcm_mpi_req_discard(gcm_mpi_req_t *req)
 {
     free(req->tmp);
+    gcm_mpi_type_release(req->datatype);
     gcm_mpi_comm_unref(req->comm);
     gcm_mpi_req_free(req);
 }
 
-static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,
-                                   MPI_Datatype datatype, int peer, int tag,
-                                   MPI_Comm comm, int mode)
+static gcm_mpi_req_t *gcm_mpi_req_new(int kind, void *buf, int count,
+                                      MPI_Datatype datatype, int peer,
+                                      int tag, MPI_Comm comm, int mode)
 {
-    MPI_Request req = gcm_mpi_req_alloc();
+    gcm_mpi_req_t *req = gcm_mpi_req_alloc();
 
     if (req != NULL) {
+        /* The communicator and the type stay for the request, whatever
+         * the program frees meanwhile. */
         gcm_mpi_comm_ref(comm);
+        gcm_mpi_type_retain(datatype);
         req->magic    = GCM_MPI_MAGIC_REQ;
         req->kind     = kind;
         req->comm     = comm;
@@ -502,20 +515,19 @@ static MPI_Request gcm_mpi_req_new(int kind, void *buf, int count,
     return req;
 }
 
-static int gcm_mpi_isend_mode(const void *buf, int count,
-                              MPI_Datatype datatype, int dest, int tag,
-                              MPI_Comm comm, MPI_Request *request, int mode,
-                              int persistent, const char *call)
+/* Makes (and unless persistent starts) a send request: *req_p is the
+ * object. */
+static int gcm_mpi_isend_req(const void *buf, int count,
+                             MPI_Datatype datatype, int dest, int tag,
+                             MPI_Comm comm, int mode, int persistent,
+                             const char *call, gcm_mpi_req_t **req_p)
 {
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     int rc;
 
     rc = gcm_mpi_check_send(buf, count, datatype, dest, tag, comm, call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (request == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
     }
     req = gcm_mpi_req_new(GCM_MPI_REQ_SEND, (void *)buf, count, datatype,
                           dest, tag, comm, mode);
@@ -524,7 +536,7 @@ static int gcm_mpi_isend_mode(const void *buf, int count,
     }
     if (persistent) {
         req->persistent = 1;
-        *request = req;
+        *req_p = req;
         return MPI_SUCCESS;
     }
     rc = gcm_mpi_send_start(req, call);
@@ -532,8 +544,36 @@ static int gcm_mpi_isend_mode(const void *buf, int count,
         gcm_mpi_req_discard(req);
         return rc;
     }
-    *request = req;
+    *req_p = req;
     return MPI_SUCCESS;
+}
+
+/* A NULL request argument: raised on comm if it is one. */
+static int gcm_mpi_request_arg_null(MPI_Comm comm, const char *call)
+{
+    int rc = gcm_mpi_comm_check(comm, call);
+
+    return (rc != MPI_SUCCESS) ? rc :
+           gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
+}
+
+static int gcm_mpi_isend_mode(const void *buf, int count,
+                              MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, MPI_Request *request, int mode,
+                              int persistent, const char *call)
+{
+    gcm_mpi_req_t *req = NULL;
+    int rc;
+
+    if (request == NULL) {
+        return gcm_mpi_request_arg_null(comm, call);
+    }
+    rc = gcm_mpi_isend_req(buf, count, datatype, dest, tag, comm, mode,
+                           persistent, call, &req);
+    if (rc == MPI_SUCCESS) {
+        *request = gcm_mpi_req_handle(req);
+    }
+    return rc;
 }
 
 /* Blocking send of any mode: no MPI request on the way. */
@@ -676,20 +716,19 @@ GCM_MPI_ALIAS(Rsend_init)
 
 /* ---- receives --------------------------------------------------------- */
 
-static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
-                                int source, int tag, MPI_Comm comm,
-                                MPI_Request *request, int persistent,
-                                const char *call)
+/* Makes (and unless persistent starts) a receive request: *req_p is the
+ * object. */
+static int gcm_mpi_irecv_req(void *buf, int count, MPI_Datatype datatype,
+                             int source, int tag, MPI_Comm comm,
+                             int persistent, const char *call,
+                             gcm_mpi_req_t **req_p)
 {
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     int rc;
 
     rc = gcm_mpi_check_recv(buf, count, datatype, source, tag, comm, call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (request == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
     }
     req = gcm_mpi_req_new(GCM_MPI_REQ_RECV, buf, count, datatype, source,
                           tag, comm, 0);
@@ -698,7 +737,7 @@ static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
     }
     if (persistent) {
         req->persistent = 1;
-        *request = req;
+        *req_p = req;
         return MPI_SUCCESS;
     }
     rc = gcm_mpi_recv_start(req, call);
@@ -706,8 +745,27 @@ static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
         gcm_mpi_req_discard(req);
         return rc;
     }
-    *request = req;
+    *req_p = req;
     return MPI_SUCCESS;
+}
+
+static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
+                                int source, int tag, MPI_Comm comm,
+                                MPI_Request *request, int persistent,
+                                const char *call)
+{
+    gcm_mpi_req_t *req = NULL;
+    int rc;
+
+    if (request == NULL) {
+        return gcm_mpi_request_arg_null(comm, call);
+    }
+    rc = gcm_mpi_irecv_req(buf, count, datatype, source, tag, comm,
+                           persistent, call, &req);
+    if (rc == MPI_SUCCESS) {
+        *request = gcm_mpi_req_handle(req);
+    }
+    return rc;
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
@@ -777,19 +835,18 @@ GCM_MPI_ALIAS(Recv)
 int PMPI_Start(MPI_Request *request)
 {
     static const char *call = "MPI_Start";
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     int rc;
 
     if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
         return rc;
     }
-    if ((request == NULL) || (*request == MPI_REQUEST_NULL) ||
-        ((*request)->magic != GCM_MPI_MAGIC_REQ) ||
-        !(*request)->persistent) {
+    if ((request == NULL) || ((req = gcm_mpi_req_get(*request)) == NULL) ||
+        !req->persistent) {
         return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
-                             "not a persistent request");
+                             "not a persistent request (freed, or never "
+                             "made by a *_init call)");
     }
-    req = *request;
     if (req->active) {
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the request is active already (wait for it "
@@ -833,25 +890,29 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                   MPI_Comm comm, MPI_Status *status)
 {
     static const char *call = "MPI_Sendrecv";
-    MPI_Request reqs[2];
+    gcm_mpi_req_t *reqs[2];
     int rc, src, rrc;
 
-    rc = gcm_mpi_irecv_common(recvbuf, recvcount, recvtype, source, recvtag,
-                              comm, &reqs[0], 0, call);
+    rc = gcm_mpi_irecv_req(recvbuf, recvcount, recvtype, source, recvtag,
+                           comm, 0, call, &reqs[0]);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    rc = gcm_mpi_isend_mode(sendbuf, sendcount, sendtype, dest, sendtag,
-                            comm, &reqs[1], GCM_MPI_MODE_STANDARD, 0, call);
+    rc = gcm_mpi_isend_req(sendbuf, sendcount, sendtype, dest, sendtag, comm,
+                           GCM_MPI_MODE_STANDARD, 0, call, &reqs[1]);
     if (rc != MPI_SUCCESS) {
-        PMPI_Cancel(&reqs[0]);
-        PMPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
+        if ((reqs[0]->kind == GCM_MPI_REQ_RECV) && !reqs[0]->complete &&
+            (reqs[0]->native != GCM_REQUEST_NULL)) {
+            gcm_lco_cancel(reqs[0]->native);
+        }
+        gcm_mpi_req_wait(reqs[0]);
+        gcm_mpi_req_finish(reqs[0], NULL, MPI_STATUS_IGNORE);
         return rc;
     }
     gcm_mpi_req_wait(reqs[0]);
     gcm_mpi_req_wait(reqs[1]);
-    src = gcm_mpi_req_finish(&reqs[1], MPI_STATUS_IGNORE);
-    rrc = gcm_mpi_req_finish(&reqs[0], status);
+    src = gcm_mpi_req_finish(reqs[1], NULL, MPI_STATUS_IGNORE);
+    rrc = gcm_mpi_req_finish(reqs[0], NULL, status);
     if (src != MPI_SUCCESS) {
         return gcm_mpi_raise(comm, src, call,
                              "the send failed: %s", gcm_last_error());
@@ -1045,7 +1106,7 @@ static int gcm_mpi_mprobe_common(int source, int tag, MPI_Comm comm,
     if (p.result != GCM_OK) {
         return gcm_mpi_native_error(comm, p.result, call);
     }
-    m = malloc(sizeof(*m));
+    m = gcm_mpi_handle_alloc(sizeof(*m));
     if (m == NULL) {
         /* The message is ours now: it must not be lost. Receive it into
          * nothing is worse; report and keep it unreachable is worse
@@ -1086,7 +1147,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
     static const char *call = "MPI_Imrecv";
     struct gcm_mpi_message *m;
     gcm_status_t status;
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     void *data;
     size_t len;
     int rc;
@@ -1109,7 +1170,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
         *message = MPI_MESSAGE_NULL;
         rc = gcm_mpi_req_generic(MPI_COMM_WORLD, NULL, NULL, NULL, request);
         if (rc == MPI_SUCCESS) {
-            gcm_mpi_status_proc_null(&(*request)->status);
+            gcm_mpi_status_proc_null(&gcm_mpi_req_of(*request)->status);
         }
         return rc;
     }
@@ -1129,10 +1190,9 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
         gcm_mpi_req_discard(req);
         return gcm_mpi_native_error(m->comm, status, call);
     }
-    m->magic = 0;
-    free(m);
+    gcm_mpi_handle_free(m);
     *message = MPI_MESSAGE_NULL;
-    *request = req;
+    *request = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Imrecv)

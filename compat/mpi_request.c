@@ -23,7 +23,7 @@
  * (and really freed) whenever requests are tested, and at MPI_Finalize. */
 static struct {
     pthread_mutex_t lock;
-    MPI_Request    *reqs;
+    gcm_mpi_req_t **reqs;
     int             n;
     int             cap;
 } gcm_mpi_orphans = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
@@ -60,22 +60,29 @@ static void gcm_mpi_status_empty_single(MPI_Status *status)
 }
 
 /*
- * Request objects are recycled through a small per-thread cache, as the
- * native requests are (slots/slot_request.c): a window of nonblocking calls
- * then touches no shared allocator state, and threads do not meet in the
- * allocator's bins. A thread's cache is freed when the thread exits, the
- * finalizing thread's at MPI_Finalize. A cached object has its magic
- * cleared, so a freed handle still reads as no request. It holds up to
- * 256 (42 KiB): a window of 64 sends and 64 receives in flight, as
- * benchmarks and halo exchanges keep, overflowed a cache of 64 into
- * malloc for half its requests.
+ * Request objects live in memory that stays request memory for ever
+ * (util/util_handle.c), recycled through a small per-thread cache, as the
+ * native requests are (slots/slot_request.c): a window of nonblocking
+ * calls then touches no shared state, and threads do not meet in an
+ * allocator. What a cache cannot hold goes to one shared list; a thread's
+ * cache goes there when the thread exits, the finalizing thread's at
+ * MPI_Finalize. A freed object has its magic cleared and its generation
+ * bumped, so that a stale handle to it, or to whatever reuses it, reads
+ * as no request. A cache holds up to 256 (42 KiB): a window of 64 sends
+ * and 64 receives in flight, as benchmarks and halo exchanges keep,
+ * overflowed a cache of 64 for half its requests.
  */
 #define GCM_MPI_REQ_CACHE_MAX 256
+/* Request objects start on these lines (gcm_handle_alloc_stable). */
+#define GCM_MPI_REQ_ALIGN     64
 
-static __thread MPI_Request gcm_mpi_req_cache GCM_TLS_HOT;
+static __thread gcm_mpi_req_t *gcm_mpi_req_cache GCM_TLS_HOT;
 static __thread int gcm_mpi_req_cache_len GCM_TLS_HOT;
 static pthread_key_t gcm_mpi_req_cache_key;
 static pthread_once_t gcm_mpi_req_cache_once = PTHREAD_ONCE_INIT;
+
+static gcm_handle_pool_t gcm_mpi_req_spare =
+    GCM_HANDLE_POOL_INIT(struct gcm_mpi_request, next_free);
 
 /* Not a constant to the compiler: see gcm_mpi_req_alloc. */
 static volatile size_t gcm_mpi_req_size = sizeof(struct gcm_mpi_request);
@@ -83,12 +90,8 @@ static volatile size_t gcm_mpi_req_size = sizeof(struct gcm_mpi_request);
 static void gcm_mpi_req_cache_drain(void *unused)
 {
     (void)unused;
-    while (gcm_mpi_req_cache != NULL) {
-        MPI_Request req = gcm_mpi_req_cache;
-
-        gcm_mpi_req_cache = req->state;
-        free(req);
-    }
+    gcm_handle_pool_put(&gcm_mpi_req_spare, gcm_mpi_req_cache);
+    gcm_mpi_req_cache = NULL;
     gcm_mpi_req_cache_len = 0;
 }
 
@@ -102,32 +105,49 @@ void gcm_mpi_req_cache_flush(void)
     gcm_mpi_req_cache_drain(NULL);
 }
 
-MPI_Request gcm_mpi_req_alloc(void)
+gcm_mpi_req_t *gcm_mpi_req_alloc(void)
 {
-    MPI_Request req = gcm_mpi_req_cache;
+    gcm_mpi_req_t *req = gcm_mpi_req_cache;
+    uint16_t gen;
 
     if (req != NULL) {
-        gcm_mpi_req_cache = req->state;
+        gcm_mpi_req_cache = req->next_free;
         gcm_mpi_req_cache_len--;
     } else {
-        /* malloc and memset rather than calloc: glibc's calloc bypasses
-         * the per-thread cache of freed blocks, so every request of an
-         * 8-byte MPI_Sendrecv went to the allocator's bins (a tenth of
-         * its time). With the size constant, the compiler would fold the
-         * pair back into calloc. */
-        req = malloc(sizeof(*req));
+        req = gcm_handle_pool_get(&gcm_mpi_req_spare);
         if (req == NULL) {
             return NULL;
         }
     }
+    /* memset with a size the compiler cannot see: with the constant it
+     * turned the set into calls of the allocator's calloc path before
+     * (a tenth of an 8-byte MPI_Sendrecv). */
+    gen = req->gen;
     memset(req, 0, gcm_mpi_req_size);
+    req->gen = gen;
     return req;
 }
 
-void gcm_mpi_req_free(MPI_Request req)
+/* The user's handle dies: a stale copy of it (and its Fortran integer)
+ * no longer names the request. */
+static void gcm_mpi_req_kill_handle(gcm_mpi_req_t *req)
 {
+    if (req->has_fint) {
+        gcm_mpi_fint_forget((const void *)gcm_mpi_req_handle(req));
+        req->has_fint = 0;
+    }
+    req->gen++;
+}
+
+void gcm_mpi_req_free(gcm_mpi_req_t *req)
+{
+    /* Stale handles to it (and to whatever reuses it) are refused from
+     * now on. */
+    req->magic = 0;
+    gcm_mpi_req_kill_handle(req);
     if (gcm_mpi_req_cache_len >= GCM_MPI_REQ_CACHE_MAX) {
-        free(req);
+        req->next_free = NULL;
+        gcm_handle_pool_put(&gcm_mpi_req_spare, req);
         return;
     }
     if (gcm_mpi_req_cache_len == 0) {
@@ -135,19 +155,31 @@ void gcm_mpi_req_free(MPI_Request req)
         pthread_once(&gcm_mpi_req_cache_once, gcm_mpi_req_cache_key_create);
         (void)pthread_setspecific(gcm_mpi_req_cache_key, &gcm_mpi_req_cache);
     }
-    /* The link is kept in state, so that the magic stays cleared: a
-     * cached object is no request. */
-    req->magic = 0;
-    req->state = gcm_mpi_req_cache;
+    req->next_free = gcm_mpi_req_cache;
     gcm_mpi_req_cache = req;
     gcm_mpi_req_cache_len++;
+}
+
+gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
+{
+    gcm_mpi_req_t *req = gcm_mpi_req_of(handle);
+
+    if ((handle == MPI_REQUEST_NULL) ||
+        !gcm_handle_is_stable(req, GCM_MPI_REQ_ALIGN)) {
+        return NULL;
+    }
+    if ((req->magic != GCM_MPI_MAGIC_REQ) ||
+        (req->gen != gcm_handle_gen((uintptr_t)handle))) {
+        return NULL;
+    }
+    return req;
 }
 
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
                         void (*cleanup)(void *state), void *state,
                         MPI_Request *req_p)
 {
-    MPI_Request req = gcm_mpi_req_alloc();
+    gcm_mpi_req_t *req = gcm_mpi_req_alloc();
 
     if (req == NULL) {
         return MPI_ERR_NO_MEM;
@@ -162,7 +194,7 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     req->state   = state;
     gcm_mpi_status_empty(&req->status);
     req->complete = (poll == NULL);
-    *req_p = req;
+    *req_p = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
 }
 
@@ -177,9 +209,9 @@ static void gcm_mpi_reqs_progress(int count, MPI_Request reqs[])
     int i;
 
     for (i = 0; i < count; i++) {
-        MPI_Request req = reqs[i];
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
 
-        if ((req != MPI_REQUEST_NULL) && !req->complete &&
+        if ((req != NULL) && !req->complete &&
             (!req->persistent || req->active) && (req->comm != last)) {
             last = req->comm;
             gcm_lco_progress((last != NULL) ? last->lco : NULL);
@@ -191,7 +223,7 @@ static void gcm_mpi_reqs_progress(int count, MPI_Request reqs[])
 }
 
 /* Turns a finished native request into the MPI status. */
-static void gcm_mpi_req_complete_native(MPI_Request req)
+static void gcm_mpi_req_complete_native(gcm_mpi_req_t *req)
 {
     gcm_msg_status_t info;
     gcm_status_t status;
@@ -228,14 +260,14 @@ static void gcm_mpi_req_complete_native(MPI_Request req)
 }
 
 /* The LCO whose endpoint advances req (NULL: the thread's endpoint). */
-static gcm_lco_h gcm_mpi_req_lco(MPI_Request req)
+static gcm_lco_h gcm_mpi_req_lco(const gcm_mpi_req_t *req)
 {
     return (req->comm != NULL) ? req->comm->lco : NULL;
 }
 
 /* Completes req if it can without blocking; progress: also advance its
  * endpoint once first. */
-static int gcm_mpi_req_check(MPI_Request req, int progress)
+static int gcm_mpi_req_check(gcm_mpi_req_t *req, int progress)
 {
     if (req->complete) {
         return 1;
@@ -278,12 +310,12 @@ static int gcm_mpi_req_check(MPI_Request req, int progress)
     return req->complete;
 }
 
-int gcm_mpi_req_test(MPI_Request req)
+int gcm_mpi_req_test(gcm_mpi_req_t *req)
 {
     return gcm_mpi_req_check(req, 1);
 }
 
-int gcm_mpi_req_check_now(MPI_Request req)
+int gcm_mpi_req_check_now(gcm_mpi_req_t *req)
 {
     return gcm_mpi_req_check(req, 0);
 }
@@ -293,20 +325,23 @@ static int gcm_mpi_req_done_cb(void *arg)
     return gcm_mpi_req_check(arg, 0);
 }
 
-void gcm_mpi_req_wait(MPI_Request req)
+void gcm_mpi_req_wait(gcm_mpi_req_t *req)
 {
     if (!gcm_mpi_req_check(req, 0)) {
         gcm_lco_wait_on(gcm_mpi_req_lco(req), gcm_mpi_req_done_cb, req);
     }
 }
 
-void gcm_mpi_req_release(MPI_Request req)
+void gcm_mpi_req_release(gcm_mpi_req_t *req)
 {
     free(req->errtext);
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
     }
     free(req->tmp);
+    if (req->datatype != MPI_DATATYPE_NULL) {
+        gcm_mpi_type_release(req->datatype);
+    }
     gcm_mpi_comm_unref(req->comm);
     gcm_mpi_req_free(req);
 }
@@ -322,7 +357,7 @@ static void gcm_mpi_orphans_reap(int wait)
     }
     pthread_mutex_lock(&gcm_mpi_orphans.lock);
     for (i = 0; i < gcm_mpi_orphans.n;) {
-        MPI_Request req = gcm_mpi_orphans.reqs[i];
+        gcm_mpi_req_t *req = gcm_mpi_orphans.reqs[i];
 
         if (wait && (req->kind == GCM_MPI_REQ_RECV) && !req->complete) {
             /* At MPI_Finalize a receive nobody will match must not hang
@@ -361,9 +396,9 @@ static const char *gcm_mpi_req_reason(void)
     return (gcm_mpi_req_why[0] != '\0') ? gcm_mpi_req_why : gcm_last_error();
 }
 
-int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
+int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
+                       MPI_Status *status)
 {
-    MPI_Request req = *req_p;
     int err = (req->kind == GCM_MPI_REQ_GREQ) ? gcm_mpi_greq_finish(req) :
               req->status.MPI_ERROR;
 
@@ -380,7 +415,9 @@ int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
         req->errtext = NULL;
     } else {
         gcm_mpi_req_release(req);
-        *req_p = MPI_REQUEST_NULL;
+        if (req_p != NULL) {
+            *req_p = MPI_REQUEST_NULL;
+        }
     }
     return err;
 }
@@ -388,9 +425,10 @@ int gcm_mpi_req_finish(MPI_Request *req_p, MPI_Status *status)
 /* gcm_mpi_req_finish for the calls with an array of statuses, which set
  * MPI_ERROR in each (they may return MPI_ERR_IN_STATUS). Nonzero if the
  * request failed. */
-static int gcm_mpi_req_finish_multi(MPI_Request *req_p, MPI_Status *status)
+static int gcm_mpi_req_finish_multi(gcm_mpi_req_t *req, MPI_Request *req_p,
+                                    MPI_Status *status)
 {
-    int err = gcm_mpi_req_finish(req_p, status);
+    int err = gcm_mpi_req_finish(req, req_p, status);
 
     if (status != MPI_STATUS_IGNORE) {
         status->MPI_ERROR = err;
@@ -399,15 +437,10 @@ static int gcm_mpi_req_finish_multi(MPI_Request *req_p, MPI_Status *status)
 }
 
 /* A request that waits and tests treat as done at once with an empty
- * status: MPI_REQUEST_NULL or an inactive persistent request. */
-static int gcm_mpi_req_is_null(MPI_Request req)
+ * status: MPI_REQUEST_NULL (NULL) or an inactive persistent request. */
+static int gcm_mpi_req_is_null(const gcm_mpi_req_t *req)
 {
-    return (req == MPI_REQUEST_NULL) || (req->persistent && !req->active);
-}
-
-static int gcm_mpi_req_valid(MPI_Request req)
-{
-    return (req == MPI_REQUEST_NULL) || (req->magic == GCM_MPI_MAGIC_REQ);
+    return (req == NULL) || (req->persistent && !req->active);
 }
 
 /* Reports a failed request through its communicator's error handler. */
@@ -420,9 +453,21 @@ static int gcm_mpi_req_error(MPI_Comm comm, int err, const char *call)
                          gcm_mpi_req_reason());
 }
 
-static int gcm_mpi_check_array(int count, MPI_Request reqs[],
+/* Refuses a handle that is no live request: freed (a stale copy), or
+ * never one. */
+static int gcm_mpi_req_bad(const char *call, const char *what)
+{
+    return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
+                         "%s is not a valid request (freed already, or "
+                         "never a request)", what);
+}
+
+/* Checks an array of handles once: after this, gcm_mpi_req_of opens
+ * them. */
+static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
                                const char *call)
 {
+    char what[32];
     int rc, i;
 
     if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
@@ -437,9 +482,10 @@ static int gcm_mpi_check_array(int count, MPI_Request reqs[],
                              "array_of_requests is NULL");
     }
     for (i = 0; i < count; i++) {
-        if (!gcm_mpi_req_valid(reqs[i])) {
-            return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
-                                 "request %d is not a valid request", i);
+        if ((reqs[i] != MPI_REQUEST_NULL) &&
+            (gcm_mpi_req_get(reqs[i]) == NULL)) {
+            snprintf(what, sizeof(what), "request %d", i);
+            return gcm_mpi_req_bad(call, what);
         }
     }
     return MPI_SUCCESS;
@@ -448,6 +494,7 @@ static int gcm_mpi_check_array(int count, MPI_Request reqs[],
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     static const char *call = "MPI_Wait";
+    gcm_mpi_req_t *req;
     MPI_Comm comm;
     int err;
 
@@ -457,13 +504,14 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     if ((err = gcm_mpi_check_array(1, request, call)) != MPI_SUCCESS) {
         return err;
     }
-    if (gcm_mpi_req_is_null(*request)) {
+    req = gcm_mpi_req_of(*request);
+    if (gcm_mpi_req_is_null(req)) {
         gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
-    comm = (*request)->comm;
-    gcm_mpi_req_wait(*request);
-    err = gcm_mpi_req_finish(request, status);
+    comm = req->comm;
+    gcm_mpi_req_wait(req);
+    err = gcm_mpi_req_finish(req, request, status);
     gcm_mpi_orphans_reap(0);
     return gcm_mpi_req_error(comm, err, call);
 }
@@ -472,6 +520,7 @@ GCM_MPI_ALIAS(Wait)
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     static const char *call = "MPI_Test";
+    gcm_mpi_req_t *req;
     MPI_Comm comm;
     int err;
 
@@ -483,17 +532,18 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         return err;
     }
     gcm_mpi_orphans_reap(0);
-    if (gcm_mpi_req_is_null(*request)) {
+    req = gcm_mpi_req_of(*request);
+    if (gcm_mpi_req_is_null(req)) {
         *flag = 1;
         gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
-    *flag = gcm_mpi_req_test(*request);
+    *flag = gcm_mpi_req_test(req);
     if (!*flag) {
         return MPI_SUCCESS;
     }
-    comm = (*request)->comm;
-    err = gcm_mpi_req_finish(request, status);
+    comm = req->comm;
+    err = gcm_mpi_req_finish(req, request, status);
     return gcm_mpi_req_error(comm, err, call);
 }
 GCM_MPI_ALIAS(Test)
@@ -502,6 +552,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
                             MPI_Status *status)
 {
     static const char *call = "MPI_Request_get_status";
+    gcm_mpi_req_t *req;
     int err;
 
     if (flag == NULL) {
@@ -510,21 +561,22 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
     if ((err = gcm_mpi_check_array(1, &request, call)) != MPI_SUCCESS) {
         return err;
     }
-    if (gcm_mpi_req_is_null(request)) {
+    req = gcm_mpi_req_of(request);
+    if (gcm_mpi_req_is_null(req)) {
         *flag = 1;
         gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
-    *flag = gcm_mpi_req_test(request);
-    if (*flag && (request->kind == GCM_MPI_REQ_GREQ)) {
+    *flag = gcm_mpi_req_test(req);
+    if (*flag && (req->kind == GCM_MPI_REQ_GREQ)) {
         /* Its status is what its query_fn says, each time asked. */
-        err = gcm_mpi_greq_query(request, status);
+        err = gcm_mpi_greq_query(req, status);
         return (err == MPI_SUCCESS) ? err :
                gcm_mpi_raise(NULL, err, call, "the generalized request's "
                              "query_fn returned error code %d", err);
     }
     if (*flag) {
-        gcm_mpi_status_set(status, &request->status);
+        gcm_mpi_status_set(status, &req->status);
     }
     return MPI_SUCCESS;
 }
@@ -541,15 +593,16 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
     for (i = 0; i < count; i++) {
         MPI_Status *st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[i] :
                          MPI_STATUS_IGNORE;
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
 
-        if (gcm_mpi_req_is_null(reqs[i])) {
+        if (gcm_mpi_req_is_null(req)) {
             gcm_mpi_status_empty(st);
             continue;
         }
-        if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
-            errcomm = reqs[i]->comm;
+        if (req->status.MPI_ERROR != MPI_SUCCESS) {
+            errcomm = req->comm;
         }
-        any_error |= gcm_mpi_req_finish_multi(&reqs[i], st);
+        any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
     }
     if (!any_error) {
         return MPI_SUCCESS;
@@ -585,8 +638,9 @@ static int gcm_mpi_all_scan(gcm_mpi_all_t *all)
     int i, done = 1;
 
     for (i = all->first; i < all->count; i++) {
-        if (gcm_mpi_req_is_null(all->reqs[i]) ||
-            gcm_mpi_req_check(all->reqs[i], 0)) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(all->reqs[i]);
+
+        if (gcm_mpi_req_is_null(req) || gcm_mpi_req_check(req, 0)) {
             if (done) {
                 all->first = i + 1;
             }
@@ -616,7 +670,7 @@ static int gcm_mpi_all_done_cb(void *arg)
     if (all->moved || gcm_mpi_all_scan(all)) {
         return 1;
     }
-    if (gcm_mpi_req_lco(all->reqs[all->first]) != all->lco) {
+    if (gcm_mpi_req_lco(gcm_mpi_req_of(all->reqs[all->first])) != all->lco) {
         all->moved = 1;
         return 1;
     }
@@ -633,13 +687,14 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
         return rc;
     }
     for (i = 0; i < count; i++) {
-        if (!gcm_mpi_req_is_null(reqs[i]) &&
-            (reqs[i]->kind == GCM_MPI_REQ_GENERIC)) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+
+        if (!gcm_mpi_req_is_null(req) && (req->kind == GCM_MPI_REQ_GENERIC)) {
             all.poll_all = 1;
         }
     }
     while (!gcm_mpi_all_scan(&all)) {
-        all.lco   = gcm_mpi_req_lco(reqs[all.first]);
+        all.lco   = gcm_mpi_req_lco(gcm_mpi_req_of(reqs[all.first]));
         all.moved = 0;
         gcm_lco_wait_on(all.lco, gcm_mpi_all_done_cb, &all);
     }
@@ -662,8 +717,9 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
     }
     gcm_mpi_reqs_progress(count, reqs);
     for (i = 0; i < count; i++) {
-        if (!gcm_mpi_req_is_null(reqs[i]) &&
-            !gcm_mpi_req_check(reqs[i], 0)) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+
+        if (!gcm_mpi_req_is_null(req) && !gcm_mpi_req_check(req, 0)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -685,8 +741,9 @@ static int gcm_mpi_any_done_cb(void *arg)
     int i;
 
     for (i = 0; i < any->count; i++) {
-        if (!gcm_mpi_req_is_null(any->reqs[i]) &&
-            gcm_mpi_req_check(any->reqs[i], 0)) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(any->reqs[i]);
+
+        if (!gcm_mpi_req_is_null(req) && gcm_mpi_req_check(req, 0)) {
             any->index = i;
             return 1;
         }
@@ -705,9 +762,11 @@ static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
 
     *active_p = 0;
     for (i = 0; i < count; i++) {
-        if (!gcm_mpi_req_is_null(reqs[i])) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+
+        if (!gcm_mpi_req_is_null(req)) {
             if (!*active_p) {
-                lco = gcm_mpi_req_lco(reqs[i]);
+                lco = gcm_mpi_req_lco(req);
             }
             *active_p = 1;
         }
@@ -732,6 +791,7 @@ static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
 static int gcm_mpi_any(int count, MPI_Request reqs[], int *index, int *flag,
                        MPI_Status *status, int wait, const char *call)
 {
+    gcm_mpi_req_t *req;
     MPI_Comm comm;
     int rc, i, active, err;
 
@@ -760,8 +820,9 @@ static int gcm_mpi_any(int count, MPI_Request reqs[], int *index, int *flag,
         *flag = 1;
     }
     *index = i;
-    comm = reqs[i]->comm;
-    err = gcm_mpi_req_finish(&reqs[i], status);
+    req = gcm_mpi_req_of(reqs[i]);
+    comm = req->comm;
+    err = gcm_mpi_req_finish(req, &reqs[i], status);
     return gcm_mpi_req_error(comm, err, call);
 }
 
@@ -800,18 +861,18 @@ static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
     }
     if (i >= 0) {
         for (i = 0; i < incount; i++) {
+            gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
             MPI_Status *st;
 
-            if (gcm_mpi_req_is_null(reqs[i]) ||
-                !gcm_mpi_req_check(reqs[i], 0)) {
+            if (gcm_mpi_req_is_null(req) || !gcm_mpi_req_check(req, 0)) {
                 continue;
             }
             st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[n] :
                  MPI_STATUS_IGNORE;
-            if (reqs[i]->status.MPI_ERROR != MPI_SUCCESS) {
-                errcomm = reqs[i]->comm;
+            if (req->status.MPI_ERROR != MPI_SUCCESS) {
+                errcomm = req->comm;
             }
-            any_error |= gcm_mpi_req_finish_multi(&reqs[i], st);
+            any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
             indices[n++] = i;
         }
     }
@@ -842,18 +903,15 @@ GCM_MPI_ALIAS(Testsome)
 int PMPI_Cancel(MPI_Request *request)
 {
     static const char *call = "MPI_Cancel";
-    MPI_Request req;
+    gcm_mpi_req_t *req;
     int rc;
 
     if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
         return rc;
     }
-    if ((request == NULL) || (*request == MPI_REQUEST_NULL) ||
-        !gcm_mpi_req_valid(*request)) {
-        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
-                             "not a valid request");
+    if ((request == NULL) || ((req = gcm_mpi_req_get(*request)) == NULL)) {
+        return gcm_mpi_req_bad(call, "the request");
     }
-    req = *request;
     if (req->persistent && !req->active) {
         return gcm_mpi_raise(req->comm, MPI_ERR_REQUEST, call,
                              "the persistent request is not active");
@@ -883,19 +941,16 @@ GCM_MPI_ALIAS(Cancel)
 int PMPI_Request_free(MPI_Request *request)
 {
     static const char *call = "MPI_Request_free";
-    MPI_Request req;
-    MPI_Request *grown;
+    gcm_mpi_req_t *req;
+    gcm_mpi_req_t **grown;
     int rc;
 
     if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
         return rc;
     }
-    if ((request == NULL) || (*request == MPI_REQUEST_NULL) ||
-        !gcm_mpi_req_valid(*request)) {
-        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
-                             "not a valid request");
+    if ((request == NULL) || ((req = gcm_mpi_req_get(*request)) == NULL)) {
+        return gcm_mpi_req_bad(call, "the request");
     }
-    req = *request;
     if (req->kind == GCM_MPI_REQ_GENERIC && req->persistent &&
         req->active) {
         /* Its schedule runs on buffers the program is about to reuse. */
@@ -914,9 +969,11 @@ int PMPI_Request_free(MPI_Request *request)
         gcm_mpi_req_release(req);
         return MPI_SUCCESS;
     }
-    /* Still running: it completes on its own and is freed then. */
+    /* Still running: it completes on its own and is freed then. Its
+     * handle is dead already: the generation moves on now. */
     req->persistent = 0;
     req->freed      = 1;
+    gcm_mpi_req_kill_handle(req);
     pthread_mutex_lock(&gcm_mpi_orphans.lock);
     if (gcm_mpi_orphans.n == gcm_mpi_orphans.cap) {
         int cap = (gcm_mpi_orphans.cap > 0) ? 2 * gcm_mpi_orphans.cap : 16;

@@ -28,6 +28,7 @@
 #include "compat/mpi_win.h"
 
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -870,6 +871,7 @@ typedef struct gcm_win_call {
 static int gcm_win_check_type(MPI_Win win, MPI_Datatype type, int count,
                               const char *what, const char *call)
 {
+    MPI_Count len;
     int cls;
 
     if (count < 0) {
@@ -879,6 +881,14 @@ static int gcm_win_check_type(MPI_Win win, MPI_Datatype type, int count,
     if ((cls = gcm_mpi_type_check(type)) != 0) {
         return gcm_mpi_win_raise(win, cls, call, "%s datatype is not a "
                                  "valid, committed datatype", what);
+    }
+    /* Every length below is count times the size: it must not wrap. */
+    if (__builtin_mul_overflow(gcm_mpi_type_size(type), (MPI_Count)count,
+                               &len) || ((uint64_t)len > PTRDIFF_MAX)) {
+        return gcm_mpi_win_raise(win, MPI_ERR_COUNT, call, "%s count %d of "
+                                 "%lld-byte elements is more bytes than "
+                                 "any buffer holds", what, count,
+                                 (long long)gcm_mpi_type_size(type));
     }
     return MPI_SUCCESS;
 }
@@ -962,7 +972,7 @@ typedef struct gcm_win_rstate {
     gcm_win_op_t *op;    /* a reply, or NULL: complete at once */
 } gcm_win_rstate_t;
 
-static int gcm_win_req_poll(MPI_Request req)
+static int gcm_win_req_poll(gcm_mpi_req_t *req)
 {
     gcm_win_rstate_t *s = req->state;
 

@@ -97,11 +97,13 @@ static void *side_block(const nbr_side_t *s, int k)
     return gcm_coll_off(s->buf, (ptrdiff_t)(at * extent));
 }
 
-/* Checks a side's types and counts (send or receive). */
+/* Checks a side's types and counts (send or receive); after it, every
+ * block's length fits (the transfers make them without checks). */
 static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
                       const char *call)
 {
-    int k;
+    size_t len;
+    int k, rc;
 
     if (s->types == NULL && gcm_mpi_type_check(s->type) != 0) {
         return gcm_mpi_raise(comm, MPI_ERR_TYPE, call,
@@ -120,7 +122,7 @@ static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
             return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
                                  "%scount is negative (%d)", what, s->count);
         }
-        return MPI_SUCCESS;
+        return gcm_mpi_type_bytes(comm, call, s->type, s->count, &len);
     }
     if (s->n > 0 && s->displs == NULL && s->bdispls == NULL) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
@@ -131,6 +133,12 @@ static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
             return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
                                  "%scounts[%d] is negative (%d)", what, k,
                                  s->counts[k]);
+        }
+        rc = gcm_mpi_type_bytes(comm, call,
+                                (s->types != NULL) ? s->types[k] : s->type,
+                                s->counts[k], &len);
+        if (rc != MPI_SUCCESS) {
+            return rc;
         }
     }
     return MPI_SUCCESS;

@@ -448,6 +448,13 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
             return rc;
         }
     }
+    /* And the attributes its copy callbacks copy (MPI-3.1 6.7.4). */
+    rc = gcm_mpi_type_attr_copy(oldtype, dup);
+    if (rc != MPI_SUCCESS) {
+        gcm_mpi_type_release(dup);
+        return gcm_mpi_raise(NULL, rc, call, "a copy callback of an "
+                             "attribute returned error %d", rc);
+    }
     *newtype = dup;
     return MPI_SUCCESS;
 }
@@ -494,7 +501,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_free";
     struct gcm_mpi_datatype *t;
-    int rc;
+    int rc, n;
 
     if (datatype == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
@@ -509,9 +516,29 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         return gcm_mpi_raise(NULL, MPI_ERR_TYPE, call,
                              "cannot free predefined type %s", t->name);
     }
-    /* The object may live on for the types built on it, but the handle
-     * is gone: a stale copy of it must be refused. */
-    t->magic = GCM_MPI_MAGIC_DEAD;
+    /* The last handle takes the attributes with it (their delete
+     * callbacks run; one that fails keeps the type, MPI-3.1 6.7.4). */
+    if (atomic_load(&t->handles) == 1) {
+        rc = gcm_mpi_type_attr_delete_all(t);
+        if (rc != MPI_SUCCESS) {
+            return gcm_mpi_raise(NULL, rc, call, "the delete callback of "
+                                 "an attribute returned error %d", rc);
+        }
+    }
+    /* One handle fewer (MPI_Type_get_contents hands out more); a free
+     * beyond them (a stale copy racing this one) is refused. The object
+     * may live on for the types built on it and for pending operations,
+     * but once no handle is left a stale copy must be refused. */
+    n = atomic_load(&t->handles);
+    do {
+        if (n <= 0) {
+            return gcm_mpi_raise(NULL, MPI_ERR_TYPE, call, "not a "
+                                 "datatype (freed or garbage handle)");
+        }
+    } while (!atomic_compare_exchange_weak(&t->handles, &n, n - 1));
+    if (n == 1) {
+        t->magic = GCM_MPI_MAGIC_DEAD;
+    }
     gcm_mpi_type_release(t);
     *datatype = MPI_DATATYPE_NULL;
     return MPI_SUCCESS;

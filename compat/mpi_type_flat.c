@@ -1,6 +1,7 @@
 /*
  * compat/mpi_type_flat.c: flattening a type into byte blocks at
- * commit, element counting, and the internal interface of mpi_impl.h
+ * commit (types of at most GCM_TYPE_FLAT_MAX blocks), walking the others
+ * per message, element counting, and the internal interface of mpi_impl.h
  * (checks, sizes, pack and unpack for the other families).
  */
 #include "config.h"
@@ -71,7 +72,7 @@ static int type_flatten(type_builder_t *b, const struct gcm_mpi_datatype *t,
     if (t->dense) {
         return builder_add(b, base + t->true_lb, (MPI_Aint)t->size);
     }
-    if (gcm_mpi_type_is_committed(t)) {
+    if (gcm_mpi_type_is_committed(t) && !t->walk) {
         const gcm_mpi_block_t *blocks = gcm_mpi_type_blocks(t);
 
         for (i = 0; i < t->nblocks; i++) {
@@ -112,13 +113,22 @@ static int type_flatten_entry(void *vctx, struct gcm_mpi_datatype *c,
     return MPI_SUCCESS;
 }
 
-/* Builds the blocks of t (not yet committed; caller holds the lock). */
+/* Builds the blocks of t (not yet committed; caller holds the lock), or
+ * marks it walked when it has more than GCM_TYPE_FLAT_MAX: the work and
+ * the memory of a commit stay bounded whatever the type describes. */
 int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t)
 {
     type_builder_t b;
     type_flatten_t f;
     int rc;
 
+    if (t->nblocks_max > GCM_TYPE_FLAT_MAX) {
+        free(t->blocks);
+        t->blocks = NULL;
+        t->nblocks = 0;
+        t->walk = 1;
+        return MPI_SUCCESS;
+    }
     memset(&b, 0, sizeof(b));
     f.b = &b;
     f.base = 0;
@@ -140,6 +150,115 @@ int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t)
         t->blocks = b.v;
     }
     return MPI_SUCCESS;
+}
+
+/* ---- walking (types not flattened) -------------------------------------- */
+
+/* Moving the data of a walked type: the packed side, and how many bytes
+ * are still to move (an unpack of a truncated message stops early). */
+typedef struct {
+    char   *data;
+    size_t  left;
+    int     unpack;
+} type_walk_t;
+
+typedef struct {
+    type_walk_t *w;
+    const char  *base;
+} type_walk_at_t;
+
+static int walk_copy(type_walk_t *w, const char *at, size_t len)
+{
+    if (len > w->left) {
+        len = w->left;
+    }
+    if (w->unpack) {
+        memcpy((char *)at, w->data, len);
+    } else {
+        memcpy(w->data, at, len);
+    }
+    w->data += len;
+    w->left -= len;
+    return (w->left == 0) ? GCM_TYPE_WALK_STOP : MPI_SUCCESS;
+}
+
+static int walk_entry(void *vctx, struct gcm_mpi_datatype *c, MPI_Aint disp,
+                      MPI_Count n);
+
+/* Moves one element of t at base. */
+static int walk_elem(type_walk_t *w, const struct gcm_mpi_datatype *t,
+                     const char *base)
+{
+    type_walk_at_t at;
+    size_t i;
+    int rc;
+
+    if (t->size == 0) {
+        return MPI_SUCCESS;
+    }
+    if (t->predefined ? (t->nblocks == 1) : t->contig) {
+        return walk_copy(w, gcm_mpi_type_addr(base, t->true_lb),
+                         (size_t)t->size);
+    }
+    if (gcm_mpi_type_is_committed(t) && !t->walk) {
+        const gcm_mpi_block_t *blocks = gcm_mpi_type_blocks(t);
+
+        for (i = 0; i < t->nblocks; i++) {
+            rc = walk_copy(w, gcm_mpi_type_addr(base, blocks[i].disp),
+                           (size_t)blocks[i].len);
+            if (rc != MPI_SUCCESS) {
+                return rc;
+            }
+        }
+        return MPI_SUCCESS;
+    }
+    at.w = w;
+    at.base = base;
+    return gcm_mpi_type_foreach_entry(t, walk_entry, &at);
+}
+
+static int walk_entry(void *vctx, struct gcm_mpi_datatype *c, MPI_Aint disp,
+                      MPI_Count n)
+{
+    type_walk_at_t *at = vctx;
+    const char *start = gcm_mpi_type_addr(at->base, disp);
+    MPI_Aint ext = gcm_mpi_type_ext(c);
+    MPI_Count j;
+    int rc;
+
+    if (n == 0 || c->size == 0) {
+        return MPI_SUCCESS;
+    }
+    /* n dense copies are adjacent: one copy of their bytes. */
+    if (c->dense) {
+        return walk_copy(at->w, gcm_mpi_type_addr(start, c->true_lb),
+                         (size_t)(n * c->size));
+    }
+    for (j = 0; j < n; j++) {
+        rc = walk_elem(at->w, c, gcm_mpi_type_addr(start, (MPI_Aint)j * ext));
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+/* Packs (or unpacks the first nbytes of) count elements of a walked
+ * type. */
+static void type_walk(const struct gcm_mpi_datatype *t, int count,
+                      const void *buf, char *packed, size_t nbytes,
+                      int unpack)
+{
+    MPI_Aint ext = gcm_mpi_type_ext(t);
+    type_walk_t w = { packed, nbytes, unpack };
+    int k;
+
+    for (k = 0; k < count && w.left > 0; k++) {
+        if (walk_elem(&w, t, gcm_mpi_type_addr(buf, (MPI_Aint)k * ext)) !=
+            MPI_SUCCESS) {
+            break;
+        }
+    }
 }
 
 /* ---- element counting --------------------------------------------------- */
@@ -196,6 +315,30 @@ MPI_Count gcm_mpi_type_elements(const struct gcm_mpi_datatype *t,
         }
         return n;
     }
+    /* Entries all alike (n copies of one type each): the whole ones are
+     * counted at once, not one by one. */
+    switch (t->combiner) {
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+    case MPI_COMBINER_SUBARRAY: {
+        const struct gcm_mpi_datatype *old = t->types[0];
+        MPI_Count per = (t->combiner == MPI_COMBINER_SUBARRAY) ?
+                        t->ints[2 * t->ints[0]] : t->ints[1];
+        MPI_Count run = per * old->size;
+
+        if (t->combiner == MPI_COMBINER_SUBARRAY &&
+            t->ints[1 + 3 * t->ints[0]] == MPI_ORDER_FORTRAN) {
+            per = t->ints[1 + t->ints[0]];   /* innermost is the first */
+            run = per * old->size;
+        }
+        n += (p.rem / run) * per * old->nelem;
+        return n + gcm_mpi_type_elements(old, p.rem % run);
+    }
+    default:
+        break;
+    }
     p.count = 0;
     (void)gcm_mpi_type_foreach_entry(t, type_partial_entry, &p);
     return n + p.count;
@@ -215,6 +358,22 @@ int gcm_mpi_type_check(MPI_Datatype datatype)
 MPI_Count gcm_mpi_type_size(MPI_Datatype datatype)
 {
     return datatype->size;
+}
+
+int gcm_mpi_type_bytes(MPI_Comm comm, const char *call, MPI_Datatype datatype,
+                       MPI_Count count, size_t *len_p)
+{
+    MPI_Count size = gcm_mpi_type_size(datatype), len;
+
+    if (gcm_unlikely(__builtin_mul_overflow(size, count, &len) ||
+                     ((uint64_t)len > (uint64_t)PTRDIFF_MAX))) {
+        return gcm_mpi_raise(comm, MPI_ERR_COUNT, call,
+                             "%lld elements of %lld bytes are more bytes "
+                             "than any buffer holds", (long long)count,
+                             (long long)size);
+    }
+    *len_p = (size_t)len;
+    return MPI_SUCCESS;
 }
 
 int gcm_mpi_type_is_predefined(MPI_Datatype datatype)
@@ -285,6 +444,11 @@ void gcm_mpi_type_pack(MPI_Datatype datatype, int count, const void *buf,
     if (count <= 0 || datatype->size == 0) {
         return;
     }
+    if (datatype->walk) {
+        type_walk(datatype, count, buf, o,
+                  (size_t)count * (size_t)datatype->size, 0);
+        return;
+    }
     if (datatype->nblocks == 1 && (count == 1 || blocks[0].len == ext)) {
         memcpy(o, gcm_mpi_type_addr(buf, blocks[0].disp),
                (size_t)count * (size_t)blocks[0].len);
@@ -318,6 +482,10 @@ void gcm_mpi_type_unpack(MPI_Datatype datatype, int count, const void *in,
         nbytes = total;
     }
     if (nbytes == 0) {
+        return;
+    }
+    if (datatype->walk) {
+        type_walk(datatype, count, buf, (char *)src, nbytes, 1);
         return;
     }
     if (datatype->nblocks == 1 && (count == 1 || blocks[0].len == ext)) {

@@ -4,13 +4,20 @@
  * that call each other across files.
  *
  * A derived type keeps its constructor arguments (the envelope) and holds a
- * reference to every type it is built from; everything else (size, bounds,
- * element counts, basic kind) is computed once, when it is constructed, by
- * walking its "entries": runs of n copies of one child type at a byte
- * displacement, the copies one child extent apart.  At commit the type is
- * flattened into the list of (displacement, length) byte blocks of one
- * element, adjacent blocks merged, so that pack and unpack are a loop of
- * memcpy and never walk the constructor tree.
+ * reference to every type it is built from; it costs memory and time in
+ * proportion to that description, never to the elements it describes
+ * (MPI_Type_vector of INT_MAX blocks is as cheap as of 4). Everything else
+ * (size, bounds, element counts, basic kind, type signature, how many
+ * blocks one element has at most) is computed once, when it is
+ * constructed, from the description by arithmetic on runs (n copies of a
+ * child at a stride: mpi_type_layout.c). Its "entries", the runs of one
+ * child at a displacement, are what flattening and walking go through.
+ *
+ * At commit a type of at most GCM_TYPE_FLAT_MAX blocks is flattened into
+ * the list of (displacement, length) byte blocks of one element, adjacent
+ * blocks merged, so that pack and unpack are a loop of memcpy. A larger
+ * one is not: pack and unpack walk its entries per message (walk), a
+ * vector of separate blocks being a loop over them.
  *
  * Predefined types are static objects so that they are usable before
  * MPI_Init and in static initialisers.
@@ -39,6 +46,10 @@
 /* Subarrays of up to this many dimensions are walked without malloc. */
 #define GCM_TYPE_SUBARRAY_STACK_DIMS 16
 
+/* Types of more blocks than this are not flattened at commit (1 MiB of
+ * blocks): pack and unpack walk them. */
+#define GCM_TYPE_FLAT_MAX (1 << 16)
+
 typedef struct gcm_mpi_block {
     MPI_Aint disp;
     MPI_Aint len;
@@ -48,7 +59,11 @@ struct gcm_mpi_datatype {
     uint32_t         magic;
     int              predefined;
     atomic_int       committed;    /* set (release) once blocks are built */
-    atomic_int       refcount;     /* user handle + types built on it */
+    atomic_int       refcount;     /* user handles + types built on it +
+                                    * pending operations */
+    /* The user's handles (constructors give one, MPI_Type_get_contents one
+     * more); the magic is GCM_MPI_MAGIC_DEAD while there are none. */
+    atomic_int       handles;
     MPI_Count        size;         /* bytes of data in one element */
     MPI_Aint         lb;
     MPI_Aint         ub;           /* extent = ub - lb */
@@ -57,6 +72,15 @@ struct gcm_mpi_datatype {
     int              explicit_bounds; /* lb/ub set by resize (sticky) */
     size_t           align;        /* largest alignment of basic parts */
     int              dense;        /* one block, and extent == size */
+    int              contig;       /* derived: one block from true_lb */
+    MPI_Count        nblocks_max;  /* derived: blocks of one element, at
+                                    * most (before merging) */
+    int              walk;         /* committed, not flattened: walked */
+    MPI_Count        xsize;        /* derived: bytes of one element in
+                                    * external32 (mpi_type_external.c) */
+    /* MPI_COMBINER_DARRAY: the same layout made of simpler constructors,
+     * which layout, flattening and walking go through. */
+    struct gcm_mpi_datatype *impl;
     MPI_Count        nelem;        /* basic elements in one element */
     uint64_t         sig;          /* derived: hash of one element's type
                                     * signature (type_sig_*) */
@@ -71,6 +95,7 @@ struct gcm_mpi_datatype {
     MPI_Aint        *addrs;
     MPI_Datatype    *types;
     char             name[MPI_MAX_OBJECT_NAME];
+    struct gcm_mpi_attr_list *attrs;  /* mpi_type_attr.c (mpi_attr.c's) */
     size_t           nblocks;
     gcm_mpi_block_t *blocks;       /* NULL: the blocks are in inl */
     gcm_mpi_block_t  inl[2];
@@ -101,6 +126,14 @@ const char *gcm_mpi_type_invalid(MPI_Datatype t) GCM_INTERNAL;
 
 int gcm_mpi_type_check_valid(MPI_Datatype t, const char *call) GCM_INTERNAL;
 
+/* Attributes (mpi_type_attr.c): MPI_Type_dup copies them by their copy
+ * callbacks (on an error the new type keeps none); the free of a type's
+ * last handle deletes them all (the first failing delete callback's code,
+ * the others stay). */
+int gcm_mpi_type_attr_copy(MPI_Datatype oldtype, MPI_Datatype newtype)
+    GCM_INTERNAL;
+int gcm_mpi_type_attr_delete_all(MPI_Datatype t) GCM_INTERNAL;
+
 int gcm_mpi_type_check_committed(MPI_Datatype t, const char *call)
     GCM_INTERNAL;
 
@@ -123,6 +156,13 @@ int gcm_mpi_type_compute_props(struct gcm_mpi_datatype *t) GCM_INTERNAL;
 
 /* Drops one reference; the last one frees t and its references. */
 void gcm_mpi_type_release(struct gcm_mpi_datatype *t) GCM_INTERNAL;
+
+/* The external32 size of one element of a predefined type. */
+MPI_Count gcm_mpi_type_named_xsize(const struct gcm_mpi_datatype *t)
+    GCM_INTERNAL;
+
+/* A reference on a type built on t (or a user handle's). */
+void gcm_mpi_type_retain(struct gcm_mpi_datatype *t) GCM_INTERNAL;
 
 /* A new, empty derived type with room for its envelope. */
 struct gcm_mpi_datatype *gcm_mpi_type_alloc(int combiner, int ni, int na,

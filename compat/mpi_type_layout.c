@@ -124,7 +124,7 @@ int gcm_mpi_type_foreach_entry(const struct gcm_mpi_datatype *t,
     struct gcm_mpi_datatype *old = (t->nd > 0) ? t->types[0] : NULL;
     const int *iv = t->ints;
     const MPI_Aint *av = t->addrs;
-    MPI_Aint disp;
+    MPI_Aint disp, ext, stride, blen;
     int count = (t->ni > 0) ? iv[0] : 0;
     int rc = MPI_SUCCESS;
     int i;
@@ -133,19 +133,28 @@ int gcm_mpi_type_foreach_entry(const struct gcm_mpi_datatype *t,
     case MPI_COMBINER_DUP:
     case MPI_COMBINER_RESIZED:
         return fn(ctx, old, 0, 1);
+    case MPI_COMBINER_DARRAY:
+        return fn(ctx, t->impl, 0, 1);
     case MPI_COMBINER_CONTIGUOUS:
         return fn(ctx, old, 0, count);
     case MPI_COMBINER_VECTOR:
-        for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
-            rc = type_disp(i, iv[2], gcm_mpi_type_ext(old), &disp);
-            if (rc == MPI_SUCCESS) {
-                rc = fn(ctx, old, disp, iv[1]);
-            }
-        }
-        return rc;
     case MPI_COMBINER_HVECTOR:
+        /* Blocks that follow each other without a gap are one entry: a
+         * vector of 2^30 adjacent blocks costs one step, not 2^30. */
+        ext = gcm_mpi_type_ext(old);
+        if (t->combiner == MPI_COMBINER_HVECTOR) {
+            stride = av[0];
+        } else if (__builtin_mul_overflow((MPI_Aint)iv[2], ext, &stride)) {
+            return MPI_ERR_ARG;
+        }
+        if (old->dense && (count <= 1 ||
+                           (!__builtin_mul_overflow((MPI_Aint)iv[1], ext,
+                                                    &blen) &&
+                            stride == blen))) {
+            return fn(ctx, old, 0, (MPI_Count)count * iv[1]);
+        }
         for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
-            rc = type_disp(i, av[0], 1, &disp);
+            rc = type_disp(i, stride, 1, &disp);
             if (rc == MPI_SUCCESS) {
                 rc = fn(ctx, old, disp, iv[1]);
             }
@@ -295,6 +304,17 @@ uint64_t gcm_mpi_type_sig_of(const struct gcm_mpi_datatype *t)
 
 /* ---- properties of a new type ------------------------------------------- */
 
+/*
+ * Everything about a type but its blocks is computed from its description
+ * alone, in time proportional to it (not to the elements it describes):
+ * a type is a sequence of runs, n copies of a child at a stride, and a
+ * run's bounds, size, element count, signature and block count follow from
+ * the child's by arithmetic (spans of a progression, products, the
+ * repetition of a signature hash). A vector is a run of blocks, a block a
+ * run of copies of the old type; a subarray a run of runs, one per
+ * dimension. A run that a constructor nests is folded into a summary that
+ * stands as a child of the next level (props_virtual).
+ */
 typedef struct {
     MPI_Count       size;
     MPI_Count       nelem;
@@ -310,40 +330,71 @@ typedef struct {
     int             basic_state;  /* 0: none seen, 1: one kind, -1: mixed */
     gcm_mpi_basic_t basic;
     MPI_Count       basic_count;
-    int             dense;
+    int             contig;       /* so far one run of bytes */
     int             chain_started;
     MPI_Aint        chain_end;
+    MPI_Count       nblocks;      /* blocks of one element, at most */
+    MPI_Count       xsize;        /* bytes in external32 */
 } type_props_t;
 
-/* The lowest and highest of lo..hi over n copies ext apart. */
-static int type_span(MPI_Aint disp, MPI_Aint lo, MPI_Aint hi, MPI_Aint ext,
-                     MPI_Count n, MPI_Aint *lo_p, MPI_Aint *hi_p)
+static void props_init(type_props_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->align = 1;
+    p->contig = 1;
+}
+
+/* Blocks of one element of c, at most (a pair type has two). */
+static MPI_Count type_nblocks_max(const struct gcm_mpi_datatype *c)
+{
+    return c->predefined ? (MPI_Count)c->nblocks : c->nblocks_max;
+}
+
+/* Bytes of one element of c in external32. */
+static MPI_Count type_xsize(const struct gcm_mpi_datatype *c)
+{
+    return c->predefined ? gcm_mpi_type_named_xsize(c) : c->xsize;
+}
+
+/* Is one element of c one run of bytes from its true lb? */
+static int type_contig(const struct gcm_mpi_datatype *c)
+{
+    return c->predefined ? (c->nblocks == 1) : c->contig;
+}
+
+/* The lowest and highest of lo..hi over n copies stride apart. */
+static int type_span(MPI_Aint disp, MPI_Aint lo, MPI_Aint hi,
+                     MPI_Aint stride, MPI_Count n, MPI_Aint *lo_p,
+                     MPI_Aint *hi_p)
 {
     MPI_Aint last;
 
-    if (__builtin_mul_overflow((MPI_Aint)(n - 1), ext, &last) ||
+    if (__builtin_mul_overflow((MPI_Aint)(n - 1), stride, &last) ||
         __builtin_add_overflow(disp, lo, &lo) ||
         __builtin_add_overflow(disp, hi, &hi)) {
         return MPI_ERR_ARG;
     }
-    /* Extents may be negative (resized types): take both ends. */
+    /* Strides (and extents) may be negative: take both ends. */
     if (last < 0) {
-        lo += last;
-    } else {
-        hi += last;
+        if (__builtin_add_overflow(lo, last, &lo)) {
+            return MPI_ERR_ARG;
+        }
+    } else if (__builtin_add_overflow(hi, last, &hi)) {
+        return MPI_ERR_ARG;
     }
     *lo_p = lo;
     *hi_p = hi;
     return MPI_SUCCESS;
 }
 
-static int type_props_entry(void *vctx, struct gcm_mpi_datatype *c,
-                            MPI_Aint disp, MPI_Count n)
+/* Appends n copies of c, stride bytes apart, from disp, in type-map
+ * order. */
+static int props_add(type_props_t *p, const struct gcm_mpi_datatype *c,
+                     MPI_Aint disp, MPI_Count n, MPI_Aint stride)
 {
-    type_props_t *p = vctx;
-    MPI_Aint lo, hi;
-    MPI_Count bytes, elems;
-    int rc;
+    MPI_Count bytes, elems, blocks, xbytes;
+    MPI_Aint lo, hi, start, len;
+    int rc, adjacent;
 
     if (n == 0) {
         return MPI_SUCCESS;
@@ -353,7 +404,7 @@ static int type_props_entry(void *vctx, struct gcm_mpi_datatype *c,
     }
     /* An empty child still places its explicit lb/ub markers. */
     if (c->size > 0 || c->explicit_bounds) {
-        rc = type_span(disp, c->lb, c->ub, gcm_mpi_type_ext(c), n, &lo, &hi);
+        rc = type_span(disp, c->lb, c->ub, stride, n, &lo, &hi);
         if (rc != MPI_SUCCESS) {
             return rc;
         }
@@ -368,8 +419,7 @@ static int type_props_entry(void *vctx, struct gcm_mpi_datatype *c,
     if (c->size == 0) {
         return MPI_SUCCESS;
     }
-    rc = type_span(disp, c->true_lb, c->true_ub, gcm_mpi_type_ext(c), n,
-                   &lo, &hi);
+    rc = type_span(disp, c->true_lb, c->true_ub, stride, n, &lo, &hi);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -383,10 +433,12 @@ static int type_props_entry(void *vctx, struct gcm_mpi_datatype *c,
     if (__builtin_mul_overflow(c->size, n, &bytes) ||
         __builtin_add_overflow(p->size, bytes, &p->size) ||
         __builtin_mul_overflow(c->nelem, n, &elems) ||
-        __builtin_add_overflow(p->nelem, elems, &p->nelem)) {
+        __builtin_add_overflow(p->nelem, elems, &p->nelem) ||
+        __builtin_mul_overflow(type_xsize(c), n, &xbytes) ||
+        __builtin_add_overflow(p->xsize, xbytes, &p->xsize)) {
         return MPI_ERR_COUNT;
     }
-    /* The entries come in type-map order: append n copies of the child. */
+    /* The runs come in type-map order: append n copies of the child. */
     p->sig = type_sig_add(type_sig_mul(p->sig, type_sig_pow((uint64_t)elems)),
                           gcm_mpi_type_sig_repeat(gcm_mpi_type_sig_of(c),
                                                   c->nelem, n));
@@ -401,15 +453,171 @@ static int type_props_entry(void *vctx, struct gcm_mpi_datatype *c,
         p->basic = c->basic;
         p->basic_count += c->basic_count * n;
     }
-    /* Dense: every run is itself dense and starts where the last ended. */
-    if (!c->dense ||
-        (p->chain_started && disp + c->true_lb != p->chain_end)) {
-        p->dense = 0;
+    /* One run of bytes while every copy is one and starts where the last
+     * ended; then the copies merge into one block. */
+    adjacent = type_contig(c) && (n == 1 || stride == (MPI_Aint)c->size);
+    start = disp + c->true_lb;
+    if (!adjacent || (p->chain_started && start != p->chain_end)) {
+        p->contig = 0;
     } else {
+        len = (MPI_Aint)bytes;
         p->chain_started = 1;
-        p->chain_end = disp + c->true_lb + (MPI_Aint)(n * c->size);
+        p->chain_end = start + len;
+    }
+    if (adjacent) {
+        blocks = 1;
+    } else if (__builtin_mul_overflow(type_nblocks_max(c), n, &blocks)) {
+        blocks = INT64_MAX;
+    }
+    if (__builtin_add_overflow(p->nblocks, blocks, &p->nblocks)) {
+        p->nblocks = INT64_MAX;
     }
     return MPI_SUCCESS;
+}
+
+/* The summary of what p holds, as a child for props_add (never a handle:
+ * it lives in the caller's frame). */
+static void props_virtual(const type_props_t *p,
+                          struct gcm_mpi_datatype *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->size = p->size;
+    v->nelem = p->nelem;
+    v->align = p->align;
+    v->explicit_bounds = p->explicit_bounds;
+    v->lb = p->have_bounds ? p->lb : 0;
+    v->ub = p->have_bounds ? p->ub : 0;
+    v->true_lb = p->have_true ? p->true_lb : 0;
+    v->true_ub = p->have_true ? p->true_ub : 0;
+    v->sig = p->sig;
+    v->basic = (p->basic_state == 1) ? p->basic : GCM_MPI_BASIC_NONE;
+    v->basic_count = (p->basic_state == 1) ? p->basic_count : 0;
+    v->contig = p->contig && p->chain_started;
+    v->nblocks_max = p->nblocks;
+    v->xsize = p->xsize;
+}
+
+/* The summary of n copies of c stride apart, from 0. */
+static int props_run(const struct gcm_mpi_datatype *c, MPI_Count n,
+                     MPI_Aint stride, struct gcm_mpi_datatype *v)
+{
+    type_props_t p;
+    int rc;
+
+    props_init(&p);
+    rc = props_add(&p, c, 0, n, stride);
+    if (rc == MPI_SUCCESS) {
+        props_virtual(&p, v);
+    }
+    return rc;
+}
+
+/* A subarray (C order, or Fortran order with the dimensions reversed):
+ * the innermost dimension is a run of the old type, each outer one a run
+ * of the one inside, then the whole placed at the starts. */
+static int props_subarray(type_props_t *p, const struct gcm_mpi_datatype *t)
+{
+    const struct gcm_mpi_datatype *old = t->types[0];
+    int ndims = t->ints[0];
+    const int *sizes = &t->ints[1];
+    const int *subsizes = &t->ints[1 + ndims];
+    const int *starts = &t->ints[1 + 2 * ndims];
+    int fortran = (t->ints[1 + 3 * ndims] == MPI_ORDER_FORTRAN);
+    struct gcm_mpi_datatype run, inner;
+    MPI_Aint stride = gcm_mpi_type_ext(old), disp = 0, term;
+    int k, rc;
+
+#define GCM_SUB_DIM(_k) (fortran ? ndims - 1 - (_k) : (_k))
+    inner = *old;
+    for (k = ndims - 1; k >= 0; k--) {
+        rc = props_run((k == ndims - 1) ? old : &inner,
+                       subsizes[GCM_SUB_DIM(k)], stride, &run);
+        if (rc != MPI_SUCCESS) {
+            return rc;
+        }
+        inner = run;
+        if (__builtin_mul_overflow((MPI_Aint)starts[GCM_SUB_DIM(k)], stride,
+                                   &term) ||
+            __builtin_add_overflow(disp, term, &disp) ||
+            ((k > 0) &&
+             __builtin_mul_overflow(stride, (MPI_Aint)sizes[GCM_SUB_DIM(k)],
+                                    &stride))) {
+            return MPI_ERR_ARG;
+        }
+    }
+#undef GCM_SUB_DIM
+    return props_add(p, &inner, disp, 1, 0);
+}
+
+/* The runs of t's envelope, added to p. */
+static int props_entries(type_props_t *p, const struct gcm_mpi_datatype *t)
+{
+    const struct gcm_mpi_datatype *old = (t->nd > 0) ? t->types[0] : NULL;
+    const int *iv = t->ints;
+    const MPI_Aint *av = t->addrs;
+    struct gcm_mpi_datatype block;
+    MPI_Aint disp, ext = (old != NULL) ? gcm_mpi_type_ext(old) : 0;
+    int count = (t->ni > 0) ? iv[0] : 0;
+    int rc = MPI_SUCCESS, i;
+
+    switch (t->combiner) {
+    case MPI_COMBINER_DUP:
+    case MPI_COMBINER_RESIZED:
+        return props_add(p, old, 0, 1, ext);
+    case MPI_COMBINER_DARRAY:
+        return props_add(p, t->impl, 0, 1, gcm_mpi_type_ext(t->impl));
+    case MPI_COMBINER_CONTIGUOUS:
+        return props_add(p, old, 0, count, ext);
+    case MPI_COMBINER_VECTOR:
+    case MPI_COMBINER_HVECTOR:
+        rc = props_run(old, iv[1], ext, &block);
+        if (rc == MPI_SUCCESS) {
+            if (t->combiner == MPI_COMBINER_VECTOR) {
+                rc = type_disp(iv[2], ext, 1, &disp);
+            } else {
+                disp = av[0];
+            }
+        }
+        return (rc == MPI_SUCCESS) ? props_add(p, &block, 0, count, disp) :
+                                     rc;
+    case MPI_COMBINER_INDEXED:
+        for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
+            rc = type_disp(iv[1 + count + i], ext, 1, &disp);
+            if (rc == MPI_SUCCESS) {
+                rc = props_add(p, old, disp, iv[1 + i], ext);
+            }
+        }
+        return rc;
+    case MPI_COMBINER_HINDEXED:
+        for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
+            rc = props_add(p, old, av[i], iv[1 + i], ext);
+        }
+        return rc;
+    case MPI_COMBINER_INDEXED_BLOCK:
+        for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
+            rc = type_disp(iv[2 + i], ext, 1, &disp);
+            if (rc == MPI_SUCCESS) {
+                rc = props_add(p, old, disp, iv[1], ext);
+            }
+        }
+        return rc;
+    case MPI_COMBINER_HINDEXED_BLOCK:
+        for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
+            rc = props_add(p, old, av[i], iv[1], ext);
+        }
+        return rc;
+    case MPI_COMBINER_STRUCT:
+        for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
+            rc = props_add(p, t->types[i], av[i], iv[1 + i],
+                           gcm_mpi_type_ext(t->types[i]));
+        }
+        return rc;
+    case MPI_COMBINER_SUBARRAY:
+        return props_subarray(p, t);
+    default:
+        /* Named types have no entries. */
+        return MPI_SUCCESS;
+    }
 }
 
 /* Computes everything but the blocks of t from its envelope. */
@@ -419,10 +627,8 @@ int gcm_mpi_type_compute_props(struct gcm_mpi_datatype *t)
     MPI_Aint ext;
     int rc;
 
-    memset(&p, 0, sizeof(p));
-    p.align = 1;
-    p.dense = 1;
-    rc = gcm_mpi_type_foreach_entry(t, type_props_entry, &p);
+    props_init(&p);
+    rc = props_entries(&p, t);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -435,6 +641,8 @@ int gcm_mpi_type_compute_props(struct gcm_mpi_datatype *t)
     t->ub = p.have_bounds ? p.ub : 0;
     t->true_lb = p.have_true ? p.true_lb : 0;
     t->true_ub = p.have_true ? p.true_ub : 0;
+    t->nblocks_max = p.nblocks;
+    t->xsize = p.xsize;
     if (p.basic_state == 1) {
         t->basic = p.basic;
         t->basic_count = p.basic_count;
@@ -480,6 +688,7 @@ int gcm_mpi_type_compute_props(struct gcm_mpi_datatype *t)
     default:
         break;
     }
-    t->dense = p.dense && p.chain_started && gcm_mpi_type_ext(t) == t->size;
+    t->contig = p.contig && p.chain_started;
+    t->dense = t->contig && gcm_mpi_type_ext(t) == t->size;
     return MPI_SUCCESS;
 }

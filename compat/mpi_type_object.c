@@ -82,11 +82,14 @@ int gcm_mpi_type_check_committed(MPI_Datatype t, const char *call)
 static void type_destroy(struct gcm_mpi_datatype *t)
 {
     t->magic = GCM_MPI_MAGIC_DEAD;
+    if (t->impl != NULL) {
+        gcm_mpi_type_release(t->impl);
+    }
     free(t->ints);
     free(t->addrs);
     free(t->types);
     free(t->blocks);
-    free(t);
+    gcm_mpi_handle_free(t);
 }
 
 /* Drops one reference; the last one frees t and its references. */
@@ -107,7 +110,7 @@ void gcm_mpi_type_release(struct gcm_mpi_datatype *t)
     type_destroy(t);
 }
 
-static void type_retain(struct gcm_mpi_datatype *t)
+void gcm_mpi_type_retain(struct gcm_mpi_datatype *t)
 {
     if (!t->predefined) {
         atomic_fetch_add_explicit(&t->refcount, 1, memory_order_relaxed);
@@ -118,7 +121,7 @@ static void type_retain(struct gcm_mpi_datatype *t)
 struct gcm_mpi_datatype *gcm_mpi_type_alloc(int combiner, int ni, int na,
                                             int nd)
 {
-    struct gcm_mpi_datatype *t = calloc(1, sizeof(*t));
+    struct gcm_mpi_datatype *t = gcm_mpi_handle_alloc(sizeof(*t));
 
     if (t == NULL) {
         return NULL;
@@ -126,6 +129,7 @@ struct gcm_mpi_datatype *gcm_mpi_type_alloc(int combiner, int ni, int na,
     t->magic = GCM_MPI_MAGIC_TYPE;
     atomic_init(&t->committed, 0);
     atomic_init(&t->refcount, 1);
+    atomic_init(&t->handles, 1);
     t->combiner = combiner;
     t->ni = ni;
     t->na = na;
@@ -156,7 +160,7 @@ int gcm_mpi_type_finish(struct gcm_mpi_datatype *t, MPI_Datatype *newtype,
                              "overflow, class %d)", rc);
     }
     for (i = 0; i < t->nd; i++) {
-        type_retain(t->types[i]);
+        gcm_mpi_type_retain(t->types[i]);
     }
     *newtype = t;
     return MPI_SUCCESS;

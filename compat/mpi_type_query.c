@@ -25,47 +25,81 @@ int gcm_mpi_type_check_out(const void *p, const char *what, const char *call)
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
-                         MPI_Aint *extent)
+/* The four extent queries: the bounds (true_bounds: the true bounds) of
+ * datatype in *lb and *extent, once lb_p and extent_p, the caller's
+ * output arguments, are checked. */
+static int extent_query(MPI_Datatype datatype, int true_bounds,
+                        const void *lb_p, const void *extent_p,
+                        MPI_Count *lb, MPI_Count *extent, const char *call)
 {
-    static const char call[] = "MPI_Type_get_extent";
     int rc = gcm_mpi_type_check_valid(datatype, call);
 
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(lb, "lb", call);
+        rc = gcm_mpi_type_check_out(lb_p, true_bounds ? "true_lb" : "lb",
+                                    call);
     }
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(extent, "extent", call);
+        rc = gcm_mpi_type_check_out(extent_p, true_bounds ? "true_extent" :
+                                    "extent", call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    *lb = datatype->lb;
-    *extent = gcm_mpi_type_ext(datatype);
+    if (true_bounds) {
+        *lb     = datatype->true_lb;
+        *extent = datatype->true_ub - datatype->true_lb;
+    } else {
+        *lb     = datatype->lb;
+        *extent = gcm_mpi_type_ext(datatype);
+    }
     return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
+                         MPI_Aint *extent)
+{
+    MPI_Count l, e;
+    int rc = extent_query(datatype, 0, lb, extent, &l, &e,
+                          "MPI_Type_get_extent");
+
+    if (rc == MPI_SUCCESS) {
+        *lb     = (MPI_Aint)l;
+        *extent = (MPI_Aint)e;
+    }
+    return rc;
 }
 GCM_MPI_ALIAS(Type_get_extent)
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                               MPI_Aint *true_extent)
 {
-    static const char call[] = "MPI_Type_get_true_extent";
-    int rc = gcm_mpi_type_check_valid(datatype, call);
+    MPI_Count l, e;
+    int rc = extent_query(datatype, 1, true_lb, true_extent, &l, &e,
+                          "MPI_Type_get_true_extent");
 
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(true_lb, "true_lb", call);
+        *true_lb     = (MPI_Aint)l;
+        *true_extent = (MPI_Aint)e;
     }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_type_check_out(true_extent, "true_extent", call);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    *true_lb = datatype->true_lb;
-    *true_extent = datatype->true_ub - datatype->true_lb;
-    return MPI_SUCCESS;
+    return rc;
 }
 GCM_MPI_ALIAS(Type_get_true_extent)
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb,
+                           MPI_Count *extent)
+{
+    return extent_query(datatype, 0, lb, extent, lb, extent,
+                        "MPI_Type_get_extent_x");
+}
+GCM_MPI_ALIAS(Type_get_extent_x)
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb,
+                                MPI_Count *true_extent)
+{
+    return extent_query(datatype, 1, true_lb, true_extent, true_lb,
+                        true_extent, "MPI_Type_get_true_extent_x");
+}
+GCM_MPI_ALIAS(Type_get_true_extent_x)
 
 int PMPI_Type_size(MPI_Datatype datatype, int *size)
 {
@@ -122,6 +156,64 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers,
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Type_get_envelope)
+
+/*
+ * The constructor arguments, as MPI_Type_get_envelope counts them. The
+ * datatypes are handles the caller owns (MPI-3.1 4.1.13): a derived one is
+ * handed out once more (one more MPI_Type_free to make), even if the
+ * program had freed its own handle to it; a predefined one is itself.
+ */
+int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers,
+                           int max_addresses, int max_datatypes,
+                           int array_of_integers[],
+                           MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[])
+{
+    static const char call[] = "MPI_Type_get_contents";
+    int rc = gcm_mpi_type_check_valid(datatype, call);
+    int i;
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (datatype->predefined) {
+        return gcm_mpi_raise(NULL, MPI_ERR_TYPE, call, "%s is a named type: "
+                             "it has no contents (its combiner is "
+                             "MPI_COMBINER_NAMED)", datatype->name);
+    }
+    if ((max_integers < datatype->ni) || (max_addresses < datatype->na) ||
+        (max_datatypes < datatype->nd)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "room for %d "
+                             "integers, %d addresses and %d datatypes; the "
+                             "type has %d, %d and %d (MPI_Type_get_envelope)",
+                             max_integers, max_addresses, max_datatypes,
+                             datatype->ni, datatype->na, datatype->nd);
+    }
+    if (((datatype->ni > 0) && (array_of_integers == NULL)) ||
+        ((datatype->na > 0) && (array_of_addresses == NULL)) ||
+        ((datatype->nd > 0) && (array_of_datatypes == NULL))) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "an output array is NULL");
+    }
+    for (i = 0; i < datatype->ni; i++) {
+        array_of_integers[i] = datatype->ints[i];
+    }
+    for (i = 0; i < datatype->na; i++) {
+        array_of_addresses[i] = datatype->addrs[i];
+    }
+    for (i = 0; i < datatype->nd; i++) {
+        struct gcm_mpi_datatype *c = datatype->types[i];
+
+        if (!c->predefined) {
+            gcm_mpi_type_retain(c);
+            atomic_fetch_add(&c->handles, 1);
+            c->magic = GCM_MPI_MAGIC_TYPE;
+        }
+        array_of_datatypes[i] = c;
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Type_get_contents)
 
 int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
@@ -224,7 +316,7 @@ static int check_status_query(const MPI_Status *status,
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype,
                    int *count)
 {
-    MPI_Count bytes, n;
+    MPI_Count bytes = 0, n;
     int rc = check_status_query(status, datatype, count, &bytes,
                                 "MPI_Get_count");
 
@@ -249,7 +341,7 @@ GCM_MPI_ALIAS(Get_count)
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype,
                         MPI_Count *count)
 {
-    MPI_Count bytes;
+    MPI_Count bytes = 0;
     int rc = check_status_query(status, datatype, count, &bytes,
                                 "MPI_Get_elements_x");
 
@@ -264,7 +356,7 @@ GCM_MPI_ALIAS(Get_elements_x)
 int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype,
                       int *count)
 {
-    MPI_Count bytes, n;
+    MPI_Count bytes = 0, n;
     int rc = check_status_query(status, datatype, count, &bytes,
                                 "MPI_Get_elements");
 

@@ -739,6 +739,7 @@ static void gcm_win_release(MPI_Win win)
 {
     int r;
 
+    gcm_mpi_fint_forget(win);
     pthread_mutex_lock(&gcm_wins.lock);
     win->magic = 0;
     gcm_list_del(&win->elem);

@@ -12,17 +12,43 @@
  * over any existing path (examples/offer.c).
  *
  * Processes pair up: 2k receives from 2k+1; an odd last process idles.
- * Run with: gcrun -n 2 examples/channel
+ * Run with: gcrun -n 2 examples/channel [--graph PREFIX] (draws the LCOs,
+ * see draw()).
  */
 #include <gencomm.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NAME_TAG 99
 #define NUM_MSGS 10
 /* Message i carries tag FIRST_TAG + i so the receiver can check tags too. */
 #define FIRST_TAG 100
+
+/* With --graph PREFIX, each process draws its LCOs into PREFIX.<process>.
+ * <k>.dot; gencomm_info --graph-merge makes one picture of them all
+ * (docs/figures/). */
+static const char *graph_prefix;
+
+static void draw(gcm_lco_h lco, int k)
+{
+    char path[512];
+    FILE *fp;
+
+    if (graph_prefix == NULL) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s.%d.%d.dot", graph_prefix,
+             gcm_proc_rank(), k);
+    fp = fopen(path, "w");
+    if ((fp == NULL) || (gcm_lco_graph_write(lco, fp) != GCM_OK)) {
+        fprintf(stderr, "cannot draw %s: %s\n", path, gcm_last_error());
+    }
+    if (fp != NULL) {
+        fclose(fp);
+    }
+}
 
 typedef struct {
     int seq;
@@ -62,6 +88,7 @@ static int receiver_side(int nbr)
         (check(gcm_lco_name(receiver, &rname), "gcm_lco_name") != 0)) {
         return -1;
     }
+    draw(receiver, 0);
 
     /* The name is plain bytes: send it over the world LCO to the sender. */
     if (check(gcm_send(gcm_world(), &rname, sizeof(rname), nbr, NAME_TAG),
@@ -130,6 +157,7 @@ static int sender_side(int nbr)
               "gcm_lco_add_send_slots") != 0) {
         return -1;
     }
+    draw(sender, 0);
 
     for (i = 0; i < NUM_MSGS; i++) {
         msg.seq = i;
@@ -164,6 +192,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "channel: gcm_init failed: %s\n",
                 gcm_status_string(status));
         return 1;
+    }
+    if ((argc > 2) && (strcmp(argv[1], "--graph") == 0)) {
+        graph_prefix = argv[2];
     }
     rank = gcm_proc_rank();
     nprocs = gcm_proc_count();

@@ -24,12 +24,14 @@
  * size; and it passes the name by value to MPI_Allgather.
  *
  * Build: mpicc -o lco_dup lco_dup.c (here: make). Run with:
- * gcrun -n 4 examples/lco_dup
+ * gcrun -n 4 examples/lco_dup [--graph FILE] (FILE: the duplicate drawn
+ * as Graphviz DOT with MPIX_Comm_graph_write).
  */
 #include <mpi.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define RING_TAG 7
 
@@ -156,6 +158,10 @@ int main(int argc, char **argv)
         ok = 0;
     }
     MPI_Barrier(dup);
+    if ((argc > 2) && (strcmp(argv[1], "--graph") == 0) &&
+        (MPIX_Comm_graph_write(dup, argv[2]) != MPI_SUCCESS)) {
+        ok = 0;
+    }
 
     /* Freeing the LCO is local; the barrier above made sure nobody still
      * sends to it. */

@@ -13,13 +13,16 @@
  * result is checked against its closed form. One line per process sums
  * up.
  *
- * Run with: gcrun -n 3 examples/thread_collectives
+ * Run with: gcrun -n 3 examples/thread_collectives [--graph FILE] (FILE:
+ * the LCOs of all threads drawn as Graphviz DOT with
+ * MPIX_Comm_graph_write, collective over them).
  */
 #include <mpi.h>
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define RING_TAG 5
 
@@ -31,6 +34,7 @@ typedef struct thread_arg {
 } thread_arg_t;
 
 static int me;
+static const char *graph_file;   /* --graph FILE */
 
 #define TCHECK(_a, _cond, ...)                                            \
     do {                                                                  \
@@ -86,6 +90,10 @@ static void *thread_main(void *arg)
            prev, 7 * prev + 1);
 
     free(all);
+    if (graph_file != NULL) {
+        TCHECK(a, MPIX_Comm_graph_write(a->lcomm, graph_file) == MPI_SUCCESS,
+               "MPIX_Comm_graph_write failed");
+    }
     /* Nobody sends to this LCO any more once everyone passed here. */
     MPI_Barrier(a->lcomm);
     MPI_Comm_free(&a->lcomm);
@@ -102,6 +110,9 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &me);
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    if ((argc > 2) && (strcmp(argv[1], "--graph") == 0)) {
+        graph_file = argv[2];
+    }
 
     /* One process asks for a different count: counts need not match. */
     nthreads = (me == 1) ? 4 : 3;

@@ -10,11 +10,13 @@
  * GCM_ANY_SLOT, and the slot in the status tells which sender each message
  * came from. Messages from one sender arrive in the order sent, while the
  * two streams interleave freely. Run with: gcrun -n 3 examples/two_senders
+ * [--graph PREFIX] (draws the LCOs, see draw()).
  */
 #include <gencomm.h>
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define NAME_TAG 1
 #define NUM_MSGS 50
@@ -34,6 +36,30 @@ static int check(gcm_status_t status, const char *what)
         return -1;
     }
     return 0;
+}
+
+/* With --graph PREFIX, each process draws its LCOs into PREFIX.<process>.
+ * <k>.dot; gencomm_info --graph-merge makes one picture of them all
+ * (docs/figures/). */
+static const char *graph_prefix;
+
+static void draw(gcm_lco_h lco, int k)
+{
+    char path[512];
+    FILE *fp;
+
+    if (graph_prefix == NULL) {
+        return;
+    }
+    snprintf(path, sizeof(path), "%s.%d.%d.dot", graph_prefix,
+             gcm_proc_rank(), k);
+    fp = fopen(path, "w");
+    if ((fp == NULL) || (gcm_lco_graph_write(lco, fp) != GCM_OK)) {
+        fprintf(stderr, "cannot draw %s: %s\n", path, gcm_last_error());
+    }
+    if (fp != NULL) {
+        fclose(fp);
+    }
 }
 
 static int msg_value(int sender, int seq)
@@ -56,6 +82,7 @@ static int receiver(void)
         || (check(gcm_lco_name(r, &name), "gcm_lco_name") != 0)) {
         return -1;
     }
+    draw(r, 0);
 
     /* Both senders get the same name; they differ in the slot they use. */
     for (i = 1; i <= 2; i++) {
@@ -116,6 +143,7 @@ static int sender(int me)
                "gcm_lco_add_send_slots") != 0)) {
         return -1;
     }
+    draw(s, 0);
     for (i = 0; i < NUM_MSGS; i++) {
         msg.sender = me;
         msg.seq = i;
@@ -147,6 +175,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "two_senders: gcm_init failed: %s\n",
                 gcm_status_string(status));
         return 1;
+    }
+    if ((argc > 2) && (strcmp(argv[1], "--graph") == 0)) {
+        graph_prefix = argv[2];
     }
     me = gcm_proc_rank();
     if (gcm_proc_count() < 3) {

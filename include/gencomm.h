@@ -18,10 +18,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/** The version of gencomm this header belongs to (configure's, checked
+ * when the library is built). gcm_version() gives the library's own. */
+#define GENCOMM_VERSION_MAJOR 0
+#define GENCOMM_VERSION_MINOR 1
+#define GENCOMM_VERSION_PATCH 0
 
 #if defined(__GNUC__) && __GNUC__ >= 4
 #define GCM_EXPORT __attribute__((visibility("default")))
@@ -63,14 +70,26 @@ typedef enum {
 /** Largest tag a user may pass (tags are non-negative). */
 #define GCM_TAG_UB   0x3fffffff
 
+/**
+ * The most send slots, and the most receive slots, one LCO may have
+ * (2^24). Adding beyond it fails at once with GCM_ERR_INVALID_PARAM and
+ * adds nothing.
+ */
+#define GCM_MAX_SLOTS (1 << 24)
+
 /** Size in bytes of an LCO name and of a slot name. */
 #define GCM_NAME_SIZE     48
 #define GCM_SLOTNAME_SIZE 56
 
 /** Opaque handle of a local communicator object. */
 typedef struct gcm_lco *gcm_lco_h;
-/** Opaque handle of a nonblocking operation. */
-typedef struct gcm_request *gcm_request_h;
+/**
+ * Opaque handle of a nonblocking operation. It names one request for that
+ * request's life: once gcm_wait() or gcm_test() has released it, a copy of
+ * the handle is refused (GCM_ERR_INVALID_PARAM), also after a newer request
+ * reuses its memory.
+ */
+typedef struct gcm_request_handle *gcm_request_h;
 #define GCM_REQUEST_NULL ((gcm_request_h)0)
 
 /**
@@ -152,6 +171,15 @@ GCM_EXPORT const char *gcm_status_string(gcm_status_t status);
  */
 GCM_EXPORT const char *gcm_last_error(void);
 
+/**
+ * @brief The version of the library in use (which may differ from the
+ * GENCOMM_VERSION_* of the header a program was built with).
+ * @param[out] major, minor, patch may each be NULL
+ * @return the version as text, "major.minor.patch"; static storage.
+ * Thread-safe; may be called before gcm_init().
+ */
+GCM_EXPORT const char *gcm_version(int *major, int *minor, int *patch);
+
 /** @brief Read this process's counters. Thread-safe. */
 GCM_EXPORT void gcm_get_stats(gcm_stats_t *stats_p);
 
@@ -192,13 +220,19 @@ GCM_EXPORT gcm_status_t gcm_lco_name(gcm_lco_h lco, gcm_name_t *name_p);
  * this host or another): the first send on its slot asks the name's
  * contact for the endpoint's address and connects, and fails with
  * GCM_ERR_PEER_FAILED if that process has ended (within
- * GENCOMM_CONNECT_TIMEOUT seconds when nothing answers). Thread-safe.
+ * GENCOMM_CONNECT_TIMEOUT seconds when nothing answers). More than
+ * GCM_MAX_SLOTS send slots in all is GCM_ERR_INVALID_PARAM, and adds none.
+ * Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
                                                const gcm_name_t names[],
                                                const int rslots[]);
 
-/** @brief Append count receive slots. Local. Thread-safe. */
+/**
+ * @brief Append count receive slots. Local. More than GCM_MAX_SLOTS receive
+ * slots in all is GCM_ERR_INVALID_PARAM (and no memory
+ * GCM_ERR_NO_MEMORY): nothing is added. Thread-safe.
+ */
 GCM_EXPORT gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count);
 
 /** @brief Number of send slots. Thread-safe. */
@@ -372,6 +406,18 @@ GCM_EXPORT gcm_status_t gcm_lco_accept_offer(gcm_lco_h via, int via_rslot,
  * Thread-safe.
  */
 GCM_EXPORT gcm_status_t gcm_progress(void);
+
+/**
+ * @brief Write lco as a Graphviz DOT digraph on fp: a node for the LCO
+ * with its receive slots (r0, r1, ...) and send slots (s0, s1, ...), in a
+ * cluster for its process and one for its endpoint (thread), and an edge
+ * from each send slot to the receive slot it reaches; the LCOs reached
+ * are drawn as dashed nodes (this process knows only their names). Render
+ * with `dot -Tpng`. MPIX_Comm_graph_write draws a whole communicator.
+ * @return GCM_OK, GCM_ERR_INVALID_PARAM for a bad handle, a NULL fp or a
+ * write error on fp. Thread-safe.
+ */
+GCM_EXPORT gcm_status_t gcm_lco_graph_write(gcm_lco_h lco, FILE *fp);
 
 /**
  * Combine function of gcm_coll_general(): inout = in (+) inout over len

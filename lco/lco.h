@@ -311,6 +311,20 @@ gcm_status_t gcm_lco_keep_progressed(gcm_lco_h lco, int on) GCM_INTERNAL;
  * changed what they wait for (it may run in another thread). */
 void gcm_lco_wake(gcm_lco_h lco) GCM_INTERNAL;
 
+/* ---- LCO graphs as Graphviz DOT (lco_graph.c) --------------------------
+ *
+ * lco described as words (malloc'd, the caller frees): what a process
+ * gathers from others to draw a structure they share. The writer draws
+ * the concatenated descriptions of any number of LCOs, after checking
+ * every count against nwords (the words may come from elsewhere); title
+ * may be NULL; call names the caller in errors.
+ */
+gcm_status_t gcm_lco_graph_describe(gcm_lco_h lco, uint32_t **words_p,
+                                    size_t *nwords_p) GCM_INTERNAL;
+gcm_status_t gcm_lco_graph_write_words(const uint32_t *words, size_t nwords,
+                                       const char *title, FILE *fp,
+                                       const char *call) GCM_INTERNAL;
+
 /* ---- hierarchy inside a host (lco_hier.c) -------------------------------
  *
  * The hwloc levels of the hierarchy, outermost first: 0 Package,
@@ -323,5 +337,9 @@ const char *gcm_lco_hier_hw_name(int level) GCM_INTERNAL;
  * machine with several, bound across two, hwloc unusable, or
  * GENCOMM_HIER_HWLOC=0). Loads the topology on the first call only. */
 void gcm_lco_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS]) GCM_INTERNAL;
+/* The number of objects of each level on this host (all 0 under
+ * GENCOMM_HIER_HWLOC=0 or when hwloc fails). */
+void gcm_lco_hier_hw_counts(int32_t count[GCM_HIER_HW_LEVELS])
+    GCM_INTERNAL;
 
 #endif /* GCM_LCO_H */

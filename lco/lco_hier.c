@@ -33,6 +33,8 @@ static const struct {
 };
 
 static int32_t gcm_lco_hier_idx[GCM_HIER_HW_LEVELS];
+/* How many objects of each level the host has (0: hwloc not asked). */
+static int32_t gcm_lco_hier_count[GCM_HIER_HW_LEVELS];
 static pthread_once_t gcm_lco_hier_once = PTHREAD_ONCE_INIT;
 
 const char *gcm_lco_hier_hw_name(int level)
@@ -92,6 +94,10 @@ static void gcm_lco_hier_load(void)
         hwloc_topology_destroy(topo);
         return;
     }
+    for (i = 0; i < GCM_HIER_HW_LEVELS; i++) {
+        gcm_lco_hier_count[i] =
+            hwloc_get_nbobjs_by_type(topo, gcm_lco_hier_hw[i].type);
+    }
     set = hwloc_bitmap_alloc();
     if ((set != NULL) &&
         (hwloc_get_cpubind(topo, set, HWLOC_CPUBIND_PROCESS) == 0) &&
@@ -109,4 +115,10 @@ void gcm_lco_hier_hw_indices(int32_t idx[GCM_HIER_HW_LEVELS])
 {
     pthread_once(&gcm_lco_hier_once, gcm_lco_hier_load);
     memcpy(idx, gcm_lco_hier_idx, sizeof(gcm_lco_hier_idx));
+}
+
+void gcm_lco_hier_hw_counts(int32_t count[GCM_HIER_HW_LEVELS])
+{
+    pthread_once(&gcm_lco_hier_once, gcm_lco_hier_load);
+    memcpy(count, gcm_lco_hier_count, sizeof(gcm_lco_hier_count));
 }

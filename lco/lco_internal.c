@@ -119,17 +119,26 @@ gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
 
 int gcm_lco_req_done(gcm_request_h req)
 {
-    /* As gcm_test: no request is a complete one. */
-    return (req == GCM_REQUEST_NULL) || gcm_slots_req_done(req);
+    /* As gcm_test: no request is a complete one. The MPI layer asks
+     * about handles it holds: no checks. */
+    return (req == GCM_REQUEST_NULL) ||
+           gcm_slots_req_done(gcm_slots_req_of(req));
 }
 
-gcm_status_t gcm_lco_cancel(gcm_request_h req)
+gcm_status_t gcm_lco_cancel(gcm_request_h handle)
 {
     static const char *call = "gcm_lco_cancel";
+    struct gcm_request *req;
 
     GCM_CHECK_INIT(call);
-    if (req == GCM_REQUEST_NULL) {
+    if (handle == GCM_REQUEST_NULL) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req is NULL");
+    }
+    req = gcm_slots_req_get(handle);
+    if (req == NULL) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "the request was "
+                        "released already (a stale handle) or is no "
+                        "request");
     }
     if (req->kind != GCM_REQ_RECV) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,

@@ -283,6 +283,11 @@ gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
                         "names or rslots is NULL");
     }
+    if (count > GCM_MAX_SLOTS) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "%d send slots are "
+                        "more than an LCO may have (GCM_MAX_SLOTS, %d)",
+                        count, GCM_MAX_SLOTS);
+    }
     if (count > (int)(sizeof(few) / sizeof(few[0]))) {
         dests = malloc((size_t)count * sizeof(*dests));
         if (dests == NULL) {
@@ -310,6 +315,15 @@ gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
         gcm_lco_dest_of(&ref, rslots[i], &dests[i]);
     }
     gcm_thr_lock(lco->port->endpoint);
+    if (count > GCM_MAX_SLOTS - lco->port->nsend) {
+        /* Checked under the lock the additions take: none is added. */
+        i = lco->port->nsend;
+        gcm_thr_unlock(lco->port->endpoint);
+        status = gcm_fail(GCM_ERR_INVALID_PARAM, call, "%d more send slots "
+                          "on top of %d are more than an LCO may have "
+                          "(GCM_MAX_SLOTS, %d)", count, i, GCM_MAX_SLOTS);
+        goto out;
+    }
     for (i = 0; (i < count) && (status == GCM_OK); i++) {
         status = gcm_slots_port_add_send(lco->port, &dests[i]);
     }
@@ -356,6 +370,11 @@ static gcm_status_t gcm_lco_add_slotname(const char *call, gcm_lco_h lco,
         *index_p = lco->port->nsend - 1;
     }
     gcm_thr_unlock(lco->port->endpoint);
+    if (status == GCM_ERR_INVALID_PARAM) {
+        return gcm_fail(status, call, "the LCO has the most send slots an "
+                        "LCO may have already (GCM_MAX_SLOTS, %d)",
+                        GCM_MAX_SLOTS);
+    }
     return (status == GCM_OK) ? GCM_OK :
            gcm_fail(status, call, "could not add the send slot");
 }
@@ -435,6 +454,7 @@ gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count)
 {
     static const char *call = "gcm_lco_add_recv_slots";
     gcm_status_t status;
+    int nrecv;
 
     GCM_CHECK_LCO(call, lco);
     if (lco->port->pattern) {
@@ -446,8 +466,14 @@ gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count)
                         count);
     }
     gcm_thr_lock(lco->port->endpoint);
+    nrecv  = lco->port->nrecv;
     status = gcm_slots_port_add_recv(lco->port, count);
     gcm_thr_unlock(lco->port->endpoint);
+    if (status == GCM_ERR_INVALID_PARAM) {
+        return gcm_fail(status, call, "%d more receive slots on top of %d "
+                        "are more than an LCO may have (GCM_MAX_SLOTS, %d)",
+                        count, nrecv, GCM_MAX_SLOTS);
+    }
     return (status == GCM_OK) ? GCM_OK :
            gcm_fail(status, call, "could not add %d receive slots", count);
 }

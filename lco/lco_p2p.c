@@ -64,10 +64,19 @@ gcm_status_t gcm_irecv(gcm_lco_h lco, void *buf, size_t len, int slot,
     return gcm_slots_irecv(lco->port, buf, len, slot, tag, req_p);
 }
 
-static gcm_status_t gcm_finish(const char *call, gcm_request_h *req_p,
+/* A handle that names no live request: released already (a stale copy
+ * of it), or never a request. Refused, so that a request is never
+ * released twice. */
+static gcm_status_t gcm_stale(const char *call)
+{
+    return gcm_fail(GCM_ERR_INVALID_PARAM, call, "the request was "
+                    "released already (a stale handle) or is no request");
+}
+
+static gcm_status_t gcm_finish(const char *call, struct gcm_request *req,
+                               gcm_request_h *req_p,
                                gcm_msg_status_t *status_p)
 {
-    struct gcm_request *req = *req_p;
     gcm_status_t status = req->status;
 
     if (status < 0) {
@@ -103,13 +112,16 @@ static gcm_status_t gcm_wait_as(const char *call, gcm_request_h *req_p,
     if (req_p == NULL) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
     }
-    req = *req_p;
-    if (req == GCM_REQUEST_NULL) {
+    if (*req_p == GCM_REQUEST_NULL) {
         gcm_empty_status(status_p);
         return GCM_OK;
     }
+    req = gcm_slots_req_get(*req_p);
+    if (gcm_unlikely(req == NULL)) {
+        return gcm_stale(call);
+    }
     gcm_lco_thr_wait(req->endpoint, gcm_slots_req_done, req);
-    return gcm_finish(call, req_p, status_p);
+    return gcm_finish(call, req, req_p, status_p);
 }
 
 gcm_status_t gcm_wait(gcm_request_h *req_p, gcm_msg_status_t *status_p)
@@ -127,17 +139,20 @@ gcm_status_t gcm_test(gcm_request_h *req_p, int *flag_p,
         return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_test",
                         "req_p or flag_p is NULL");
     }
-    req = *req_p;
-    if (req == GCM_REQUEST_NULL) {
+    if (*req_p == GCM_REQUEST_NULL) {
         *flag_p = 1;
         gcm_empty_status(status_p);
         return GCM_OK;
+    }
+    req = gcm_slots_req_get(*req_p);
+    if (gcm_unlikely(req == NULL)) {
+        return gcm_stale("gcm_test");
     }
     if (!gcm_slots_req_done(req)) {
         gcm_thr_progress(req->endpoint);
     }
     *flag_p = gcm_slots_req_done(req);
-    return *flag_p ? gcm_finish("gcm_test", req_p, status_p) : GCM_OK;
+    return *flag_p ? gcm_finish("gcm_test", req, req_p, status_p) : GCM_OK;
 }
 
 gcm_status_t gcm_waitall(int count, gcm_request_h reqs[],
@@ -152,6 +167,13 @@ gcm_status_t gcm_waitall(int count, gcm_request_h reqs[],
         return gcm_fail(GCM_ERR_INVALID_PARAM, "gcm_waitall",
                         "count %d with %s requests", count,
                         (reqs == NULL) ? "NULL" : "given");
+    }
+    /* All checked before any is waited for and released. */
+    for (i = 0; i < count; i++) {
+        if ((reqs[i] != GCM_REQUEST_NULL) &&
+            (gcm_slots_req_get(reqs[i]) == NULL)) {
+            return gcm_stale("gcm_waitall");
+        }
     }
     for (i = 0; i < count; i++) {
         status = gcm_wait(&reqs[i], (statuses != NULL) ? &statuses[i] : NULL);
@@ -175,7 +197,7 @@ static int gcm_any_done(void *arg)
 
     for (i = 0; i < any->count; i++) {
         if ((any->reqs[i] != GCM_REQUEST_NULL) &&
-            gcm_slots_req_done(any->reqs[i])) {
+            gcm_slots_req_done(gcm_slots_req_of(any->reqs[i]))) {
             any->index = i;
             return 1;
         }
@@ -197,8 +219,14 @@ gcm_status_t gcm_waitany(int count, gcm_request_h reqs[], int *index_p,
     }
     for (i = 0; i < count; i++) {
         if (reqs[i] != GCM_REQUEST_NULL) {
-            endpoint = reqs[i]->endpoint;
-            break;
+            struct gcm_request *req = gcm_slots_req_get(reqs[i]);
+
+            if (gcm_unlikely(req == NULL)) {
+                return gcm_stale("gcm_waitany");
+            }
+            if (endpoint == NULL) {
+                endpoint = req->endpoint;
+            }
         }
     }
     if (endpoint == NULL) {
@@ -208,7 +236,8 @@ gcm_status_t gcm_waitany(int count, gcm_request_h reqs[], int *index_p,
     }
     gcm_lco_thr_wait(endpoint, gcm_any_done, &any);
     *index_p = any.index;
-    return gcm_finish("gcm_waitany", &reqs[any.index], status_p);
+    return gcm_finish("gcm_waitany", gcm_slots_req_of(reqs[any.index]),
+                      &reqs[any.index], status_p);
 }
 
 gcm_status_t gcm_iprobe(gcm_lco_h lco, int slot, int tag, int *flag_p,

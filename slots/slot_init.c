@@ -275,11 +275,13 @@ gcm_status_t gcm_slots_barrier(void)
         gcm_slots_isend(gcm_slots_proc.internal, &token, 1, to, round,
                         &reqs[1]);
         for (k = 0; k < 2; k++) {
-            gcm_thr_wait(reqs[k]->endpoint, gcm_slots_req_done, reqs[k]);
-            if ((reqs[k]->status != GCM_OK) && (status == GCM_OK)) {
-                status = reqs[k]->status;
+            struct gcm_request *req = gcm_slots_req_of(reqs[k]);
+
+            gcm_thr_wait(req->endpoint, gcm_slots_req_done, req);
+            if ((req->status != GCM_OK) && (status == GCM_OK)) {
+                status = req->status;
             }
-            gcm_slots_req_free(reqs[k]);
+            gcm_slots_req_free(req);
         }
         if (status != GCM_OK) {
             break;

@@ -257,7 +257,11 @@ gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
 {
     gcm_slots_edge_t *edge;
 
+    if (port->nsend >= GCM_MAX_SLOTS) {
+        return GCM_ERR_INVALID_PARAM;
+    }
     if (port->nsend == port->send_cap) {
+        /* At most 2 * GCM_MAX_SLOTS: no int overflow. */
         int cap = (port->send_cap == 0) ? 4 : 2 * port->send_cap;
         gcm_slots_edge_t **edges = realloc(port->edges,
                                            (size_t)cap * sizeof(*edges));
@@ -280,9 +284,14 @@ gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
 
 gcm_status_t gcm_slots_port_add_recv(gcm_port_t *port, int count)
 {
-    int need = port->nrecv + count;
-    int i;
+    int need, i;
 
+    /* Checked before any sum: the count may be anything up to INT_MAX,
+     * and the doubling below must end. */
+    if ((count < 0) || (count > GCM_MAX_SLOTS - port->nrecv)) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    need = port->nrecv + count;
     if (need > port->recv_cap) {
         int cap = (port->recv_cap == 0) ? 4 : port->recv_cap;
         uint64_t *rtokens;

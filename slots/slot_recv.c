@@ -447,7 +447,7 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
 out:
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
-    *req_p = req;
+    *req_p = gcm_slots_req_handle(req);
     return GCM_OK;
 }
 
@@ -548,6 +548,6 @@ gcm_status_t gcm_slots_imrecv(gcm_port_t *port, gcm_slots_umsg_t *umsg,
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
     free(umsg);
-    *req_p = req;
+    *req_p = gcm_slots_req_handle(req);
     return GCM_OK;
 }

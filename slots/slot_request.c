@@ -15,8 +15,10 @@
 
 /*
  * Requests are recycled through a small per-thread cache: allocation on
- * the message path then touches no shared allocator state. A thread's
- * cache is freed when the thread exits.
+ * the message path then touches no shared allocator state. Their memory
+ * stays request memory (gcm_handle_alloc_stable), so that a stale handle
+ * can be read and refused (slots.h); what a cache cannot hold goes to one
+ * shared list, and so does a thread's cache when the thread exits.
  */
 #define GCM_REQ_CACHE_MAX 64
 
@@ -29,14 +31,14 @@ static pthread_once_t gcm_req_cache_once = PTHREAD_ONCE_INIT;
  * "rep stosq", whose start-up cost was a twentieth of a small send. */
 static volatile size_t gcm_req_size = sizeof(struct gcm_request);
 
+static gcm_handle_pool_t gcm_req_spare =
+    GCM_HANDLE_POOL_INIT(struct gcm_request, next_free);
+
 static void gcm_slots_req_cache_drain(void *unused)
 {
     (void)unused;
-    while (gcm_req_cache != NULL) {
-        struct gcm_request *req = gcm_req_cache;
-        gcm_req_cache = *(struct gcm_request **)req;
-        free(req);
-    }
+    gcm_handle_pool_put(&gcm_req_spare, gcm_req_cache);
+    gcm_req_cache = NULL;
     gcm_req_cache_len = 0;
 }
 
@@ -49,17 +51,21 @@ struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
                                         gcm_req_kind_t kind)
 {
     struct gcm_request *req = gcm_req_cache;
+    uint16_t gen;
 
     if (req != NULL) {
-        gcm_req_cache = *(struct gcm_request **)req;
+        gcm_req_cache = req->next_free;
         gcm_req_cache_len--;
-        memset(req, 0, gcm_req_size);
     } else {
-        req = calloc(1, sizeof(*req));
+        req = gcm_handle_pool_get(&gcm_req_spare);
         if (req == NULL) {
             return NULL;
         }
     }
+    gen = req->gen;
+    memset(req, 0, gcm_req_size);
+    req->gen   = gen;
+    req->magic = GCM_SLOTS_REQ_MAGIC;
     atomic_init(&req->done, 0);
     req->kind       = kind;
     req->endpoint   = endpoint;
@@ -74,8 +80,12 @@ struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
 void gcm_slots_req_free(struct gcm_request *req)
 {
     free(req->tmpbuf);
+    /* Its handle dies: a stale copy is refused from now on. */
+    req->magic = 0;
+    req->gen++;
     if (gcm_req_cache_len >= GCM_REQ_CACHE_MAX) {
-        free(req);
+        req->next_free = NULL;
+        gcm_handle_pool_put(&gcm_req_spare, req);
         return;
     }
     if (gcm_req_cache_len == 0) {
@@ -83,12 +93,28 @@ void gcm_slots_req_free(struct gcm_request *req)
         pthread_once(&gcm_req_cache_once, gcm_slots_req_cache_key_create);
         (void)pthread_setspecific(gcm_req_cache_key, &gcm_req_cache);
     }
-    *(struct gcm_request **)req = gcm_req_cache;
+    req->next_free = gcm_req_cache;
     gcm_req_cache = req;
     gcm_req_cache_len++;
 }
 
-/* Frees this thread's cached requests (at finalize). */
+struct gcm_request *gcm_slots_req_get(gcm_request_h handle)
+{
+    struct gcm_request *req = gcm_slots_req_of(handle);
+
+    if ((handle == GCM_REQUEST_NULL) ||
+        !gcm_handle_is_stable(req, GCM_SLOTS_REQ_ALIGN)) {
+        return NULL;
+    }
+    if ((req->magic != GCM_SLOTS_REQ_MAGIC) ||
+        (req->gen != gcm_handle_gen((uintptr_t)handle))) {
+        return NULL;
+    }
+    return req;
+}
+
+/* Returns this thread's cached requests to the shared list (at
+ * finalize). */
 void gcm_slots_req_cache_flush(void)
 {
     gcm_slots_req_cache_drain(NULL);

@@ -196,7 +196,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     req->info.slot  = slot;
     req->info.tag   = tag;
     req->info.count = len;
-    *req_p = req;
+    *req_p = gcm_slots_req_handle(req);
     if (state < 0) {
         gcm_fail((gcm_status_t)state, call, "send slot %d was refused "
                  "by its receiver earlier", slot);

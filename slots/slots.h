@@ -220,6 +220,8 @@ typedef struct gcm_slots_shm_pend {
 
 struct gcm_request {
     atomic_int          done;
+    uint32_t            magic;     /* GCM_SLOTS_REQ_MAGIC while in use */
+    uint16_t            gen;       /* bumped each time it is released */
     gcm_req_kind_t      kind;
     gcm_status_t        status;
     gcm_thr_endpoint_t *endpoint;  /* progressed by whoever waits */
@@ -246,7 +248,36 @@ struct gcm_request {
     int                 rwait;     /* GCM_RWAIT_* notices awaited (on the
                                     * ack-wait list while not 0) */
     gcm_slots_shm_pend_t shmq;     /* waiting for room in a ring */
+    struct gcm_request *next_free; /* the cache's link */
 };
+
+/*
+ * Request handles. Request memory is recycled (a per-thread cache) and
+ * stays request memory for ever (gcm_handle_alloc_stable); the handle a
+ * caller holds is the object's address with its generation in the top 16
+ * bits, bumped at every release, so a stale copy of a released handle
+ * never reaches the request that reuses its memory, and gcm_wait() and
+ * gcm_test() refuse it instead of releasing that request (or caching the
+ * object twice). gcm_request_h is an incomplete type: a handle used as an
+ * object does not compile.
+ */
+#define GCM_SLOTS_REQ_MAGIC     0x4e524551u  /* "NREQ" */
+#define GCM_SLOTS_REQ_ALIGN     64
+
+static inline gcm_request_h gcm_slots_req_handle(const struct gcm_request *req)
+{
+    return (gcm_request_h)gcm_handle_tag(req, req->gen);
+}
+
+/* The object of a handle the library made or checked: no checks. */
+static inline struct gcm_request *gcm_slots_req_of(gcm_request_h handle)
+{
+    return gcm_handle_untag((uintptr_t)handle);
+}
+
+/* The live request a handle names, or NULL (GCM_REQUEST_NULL, released,
+ * or no request at all: nothing outside request memory is read). */
+struct gcm_request *gcm_slots_req_get(gcm_request_h handle) GCM_INTERNAL;
 
 /* What a send on the ack-wait list waits for, one part each. */
 enum {
@@ -319,7 +350,8 @@ static inline int gcm_slots_pattern_ep(const gcm_port_t *port, int proc)
 /* Fails pending receives (CANCELED) and held messages, unregisters and
  * frees. Takes the endpoint lock. */
 void gcm_slots_port_destroy(gcm_port_t *port) GCM_INTERNAL;
-/* Lock held by callers of these three. */
+/* Lock held by callers of these three. Adding beyond GCM_MAX_SLOTS (of
+ * either kind) is GCM_ERR_INVALID_PARAM and adds nothing. */
 gcm_status_t gcm_slots_port_add_send(gcm_port_t *port,
                                      const gcm_slots_dest_t *dest)
     GCM_INTERNAL;

@@ -42,6 +42,7 @@ for shm in 1 0; do
 done
 run "p2p_stress -n 3" "$gcrun" -n 3 "$b/tests/integration/p2p_stress" 300
 run "core_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_threads"
+run "core_req_threads -n 1" "$gcrun" -n 1 "$b/tests/mpi/core_req_threads"
 run "attr_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/attr_threads"
 run "ext_grequest -n 2" "$gcrun" -n 2 "$b/tests/mpi/ext_grequest"
 # One LCO per thread (MPIX_Comm_create_threads), channels between threads

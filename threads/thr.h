@@ -19,6 +19,7 @@
 #include "util/util.h"
 
 #include <pthread.h>
+#include <stdio.h>
 
 /* UCX's handles, as opaque pointers: the layers above never see UCX
  * (its calls are in this layer, thr_am.c; thr_impl.h includes it). */
@@ -335,6 +336,9 @@ void gcm_thr_am_data_release(gcm_thr_endpoint_t *endpoint, void *data)
 void gcm_thr_drain(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* UCX's version, as UCX spells it. */
 const char *gcm_thr_transport_version(void) GCM_INTERNAL;
+/* The transports of this process's UCX context, "transport/device" one
+ * per line on fp (gencomm_info). */
+gcm_status_t gcm_thr_transports_print(FILE *fp) GCM_INTERNAL;
 
 /* Starts the progress thread if it does not run (any thread): for work
  * that must advance while the process computes (passive-target one-sided

@@ -8,6 +8,8 @@
 
 #include "threads/thr_impl.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 ucs_status_t gcm_thr_am_cb(void *arg, const void *header,
@@ -112,4 +114,40 @@ void gcm_thr_drain(gcm_thr_endpoint_t *endpoint)
 const char *gcm_thr_transport_version(void)
 {
     return ucp_get_version_string();
+}
+
+/*
+ * The transports of this process's UCX context, "transport/device" one
+ * per line on fp, as UCX lists its resources (the ones UCX opened under
+ * the configuration gcm_init gave it: GENCOMM's defaults, the UCX_*
+ * variables and the loopback restriction of a one-host job).
+ */
+gcm_status_t gcm_thr_transports_print(FILE *fp)
+{
+    static const char mark[] = "flags -- ";
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem;
+    char *line, *save = NULL;
+
+    if (gcm_thr_context() == NULL) {
+        return gcm_fail(GCM_ERR_NOT_INITIALIZED, "gcm_thr_transports_print",
+                        "UCX is not initialized");
+    }
+    mem = open_memstream(&text, &len);
+    if (mem == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    ucp_context_print_info(gcm_thr_context(), mem);
+    fclose(mem);
+    for (line = strtok_r(text, "\n", &save); line != NULL;
+         line = strtok_r(NULL, "\n", &save)) {
+        const char *tl = strstr(line, mark);
+
+        if ((strstr(line, "resource") != NULL) && (tl != NULL)) {
+            fprintf(fp, "%s\n", tl + sizeof(mark) - 1);
+        }
+    }
+    free(text);
+    return GCM_OK;
 }

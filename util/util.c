@@ -108,6 +108,28 @@ gcm_status_t gcm_fail(gcm_status_t status, const char *call,
     return status;
 }
 
+/* ---- version ---------------------------------------------------------- */
+
+#if (GENCOMM_VERSION_MAJOR != GCM_CONF_VERSION_MAJOR) || \
+    (GENCOMM_VERSION_MINOR != GCM_CONF_VERSION_MINOR) || \
+    (GENCOMM_VERSION_PATCH != GCM_CONF_VERSION_PATCH)
+#error "include/gencomm.h's GENCOMM_VERSION_* differ from configure.ac's version"
+#endif
+
+const char *gcm_version(int *major, int *minor, int *patch)
+{
+    if (major != NULL) {
+        *major = GENCOMM_VERSION_MAJOR;
+    }
+    if (minor != NULL) {
+        *minor = GENCOMM_VERSION_MINOR;
+    }
+    if (patch != NULL) {
+        *patch = GENCOMM_VERSION_PATCH;
+    }
+    return PACKAGE_VERSION;
+}
+
 const char *gcm_last_error(void)
 {
     return gcm_last_error_text;

@@ -8,9 +8,11 @@
 
 #include <gencomm.h>
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdatomic.h>
 
 #define GCM_INTERNAL __attribute__((visibility("hidden")))
@@ -149,6 +151,10 @@ void gcm_config_register(gcm_config_table_t *table) GCM_INTERNAL;
 
 /* Reads every registered setting; prints them if asked to. */
 void gcm_config_load(void) GCM_INTERNAL;
+/* Prints every registered setting on fp, layer by layer: its description
+ * as a comment line, then NAME=value in force (GENCOMM_PRINT_CONFIG,
+ * gencomm_info). */
+void gcm_config_print(FILE *fp) GCM_INTERNAL;
 
 /* util/'s own settings. */
 typedef struct gcm_util_config {
@@ -215,6 +221,79 @@ static inline void gcm_list_del(gcm_list_t *elem)
 #define gcm_list_for_each_safe(_pos, _tmp, _head) \
     for ((_pos) = (_head)->next, (_tmp) = (_pos)->next; (_pos) != (_head); \
          (_pos) = (_tmp), (_tmp) = (_pos)->next)
+
+/* ---- handle memory (util_handle.c) ------------------------------------
+ *
+ * Where the objects behind handles live, so that a stale handle is
+ * refused and never reaches a newer object (util_handle.c says how).
+ */
+
+/* The largest object gcm_handle_alloc gives (a page less a line). */
+#define GCM_HANDLE_MAX 4032
+
+/* Zeroed memory for an object of size bytes (at most GCM_HANDLE_MAX),
+ * whose first field is its uint32_t magic, at an address no other object
+ * of this process has had or will have; NULL without memory.
+ * Thread-safe. */
+void *gcm_handle_alloc(size_t size) GCM_INTERNAL;
+/* Frees such an object: clears its magic; the address is never used
+ * again. Thread-safe. */
+void gcm_handle_free(void *obj) GCM_INTERNAL;
+/* Zeroed memory (at most 4096 bytes, 64-byte aligned) that keeps its use
+ * for ever: for objects a family recycles itself at message rate, with a
+ * generation in their handles. NULL without memory. Thread-safe. */
+void *gcm_handle_alloc_stable(size_t size) GCM_INTERNAL;
+/* Is p, aligned to align, inside memory gcm_handle_alloc_stable gave out
+ * (and so safe to read)? Thread-safe. */
+int gcm_handle_is_stable(const void *p, size_t align) GCM_INTERNAL;
+
+/*
+ * Handles with a generation, for recycled objects: the object's address
+ * with a 16-bit generation in the top bits (user addresses stay below
+ * 2^48 on Linux unless asked for more), so that a stale handle names a
+ * generation its object no longer has.
+ */
+#define GCM_HANDLE_GEN_SHIFT 48
+#define GCM_HANDLE_ADDR_MASK (((uintptr_t)1 << GCM_HANDLE_GEN_SHIFT) - 1)
+_Static_assert(sizeof(uintptr_t) == 8, "handles keep a generation in the "
+               "top 16 bits of a 64-bit address");
+
+static inline uintptr_t gcm_handle_tag(const void *obj, uint16_t gen)
+{
+    return (uintptr_t)obj | ((uintptr_t)gen << GCM_HANDLE_GEN_SHIFT);
+}
+
+static inline void *gcm_handle_untag(uintptr_t handle)
+{
+    return (void *)(handle & GCM_HANDLE_ADDR_MASK);
+}
+
+static inline uint16_t gcm_handle_gen(uintptr_t handle)
+{
+    return (uint16_t)(handle >> GCM_HANDLE_GEN_SHIFT);
+}
+
+/*
+ * A shared list of recycled objects of one kind, in stable memory, behind
+ * the per-thread caches of their family; the objects link through a
+ * pointer field at offset link.
+ */
+typedef struct gcm_handle_pool {
+    pthread_mutex_t lock;
+    void           *head;
+    size_t          size;
+    size_t          link;
+} gcm_handle_pool_t;
+
+#define GCM_HANDLE_POOL_INIT(_type, _member) \
+    { PTHREAD_MUTEX_INITIALIZER, NULL, sizeof(_type), offsetof(_type, _member) }
+
+/* An object from the list, or from new stable memory (64-byte aligned,
+ * below 2^48); not zeroed. NULL without memory. Thread-safe. */
+void *gcm_handle_pool_get(gcm_handle_pool_t *pool) GCM_INTERNAL;
+/* Puts the chain that starts at first (linked, NULL-terminated) on the
+ * list. Thread-safe. */
+void gcm_handle_pool_put(gcm_handle_pool_t *pool, void *first) GCM_INTERNAL;
 
 /* ---- misc -------------------------------------------------------------- */
 

@@ -225,22 +225,29 @@ void gcm_config_load(void)
     gcm_log_level_current = gcm_util_config.log_level;
     gcm_log_open(gcm_util_config.log_file);
 
-    if (!gcm_util_config.print_config) {
-        return;
+    if (gcm_util_config.print_config) {
+        gcm_config_print(stdout);
     }
+}
+
+void gcm_config_print(FILE *fp)
+{
+    const gcm_config_table_t *t;
+    size_t i;
+
     for (t = gcm_config_tables; t != NULL; t = t->next) {
-        printf("# ---- %s/\n", t->layer);
+        fprintf(fp, "# ---- %s/\n", t->layer);
         for (i = 0; i < t->count; i++) {
             const gcm_config_entry_t *e = &t->entries[i];
             char value[256];
 
             if (e->kind == GCM_CFG_CHOICE) {
-                printf("# %s (%s)\n", e->doc, e->words);
+                fprintf(fp, "# %s (%s)\n", e->doc, e->words);
             } else {
-                printf("# %s\n", e->doc);
+                fprintf(fp, "# %s\n", e->doc);
             }
-            printf("%s=%s\n", e->name,
-                   gcm_config_format(e, value, sizeof(value)));
+            fprintf(fp, "%s=%s\n", e->name,
+                    gcm_config_format(e, value, sizeof(value)));
         }
     }
 }

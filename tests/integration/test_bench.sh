@@ -188,6 +188,22 @@ for f in b i p; do
     grep -q "^nbc_neighbor_alltoallw_${f}_np2,65536,gencomm-mpi," \
         <<<"$out" || { echo "FAIL: mpi_nbc_bench: no form $f row"; fail=1; }
 done
+
+# The datatype benchmark, one process: builds (time and memory) and packs.
+exe=$work/mpi_type_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_type_bench.c"; then
+    echo "FAIL: mpi_type_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" -n 1 "$exe" gencomm-mpi --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_type_bench exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_type_bench gencomm-mpi --quick" gencomm-mpi 6 "$out"
+grep -qE '^type_vector_mem,1024,gencomm-mpi,[0-9]+,KiB$' <<<"$out" ||
+    { echo "FAIL: mpi_type_bench printed no memory row"; echo "$out"
+      fail=1; }
 # The polling benchmark: one row, at 4 processes as bench/run runs it.
 exe=$work/mpi_poll_bench.gencomm
 if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \

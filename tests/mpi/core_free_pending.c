@@ -11,6 +11,11 @@
  * receive of a message that had arrived) are waited for after their
  * communicator was freed and a new one made: they report their statuses
  * as any other.
+ *
+ * Datatypes too (MPI-3.1 4.1.9, and MPICH's test of it): two receives
+ * with a derived type, the type freed, then MPI_Waitall must unpack into
+ * the right places; a persistent receive whose type was freed still
+ * receives at every start.
  */
 #include <mpi.h>
 
@@ -104,6 +109,66 @@ int main(int argc, char **argv)
                   rc);
         }
         MPI_Comm_free(&other);
+    }
+
+    /* Receives with a derived type freed before they complete. */
+    {
+        MPI_Datatype vec;
+        MPI_Request reqs[2], preq;
+        int in[2][6], out[3] = { 1, 2, 3 }, i, k, ok = 1;
+
+        MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
+        MPI_Type_commit(&vec);
+        for (i = 0; i < 2; i++) {
+            for (k = 0; k < 6; k++) {
+                in[i][k] = -1;
+            }
+        }
+        if (rank == 0) {
+            MPI_Irecv(in[0], 1, vec, 1, 8, MPI_COMM_WORLD, &reqs[0]);
+            MPI_Irecv(in[1], 1, vec, 1, 9, MPI_COMM_WORLD, &reqs[1]);
+            MPI_Recv_init(in[0], 1, vec, 1, 10, MPI_COMM_WORLD, &preq);
+            MPI_Type_free(&vec);
+            MPI_Send(&go, 1, MPI_INT, 1, 11, MPI_COMM_WORLD);
+            rc = MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+            for (i = 0; i < 2; i++) {
+                for (k = 0; k < 3; k++) {
+                    ok &= (in[i][2 * k] == out[k] + 10 * i) &&
+                          (in[i][2 * k + 1] == -1);
+                }
+            }
+            CHECK(rc == MPI_SUCCESS && ok, "receives whose type was freed: "
+                  "rc %d, in[0] %d %d %d %d %d, in[1] %d %d %d", rc,
+                  in[0][0], in[0][1], in[0][2], in[0][3], in[0][4],
+                  in[1][0], in[1][2], in[1][4]);
+            for (k = 0; k < 2; k++) {
+                in[0][0] = in[0][2] = in[0][4] = -1;
+                MPI_Start(&preq);
+                rc = MPI_Wait(&preq, MPI_STATUS_IGNORE);
+                CHECK(rc == MPI_SUCCESS && in[0][0] == 100 + k &&
+                      in[0][2] == 2 && in[0][4] == 3,
+                      "persistent receive %d with a freed type: rc %d, "
+                      "%d %d %d", k, rc, in[0][0], in[0][2], in[0][4]);
+            }
+            MPI_Request_free(&preq);
+        } else if (rank == 1) {
+            MPI_Type_free(&vec);
+            MPI_Recv(&go, 1, MPI_INT, 0, 11, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            MPI_Send(out, 3, MPI_INT, 0, 8, MPI_COMM_WORLD);
+            for (k = 0; k < 3; k++) {
+                out[k] += 10;
+            }
+            MPI_Send(out, 3, MPI_INT, 0, 9, MPI_COMM_WORLD);
+            out[1] = 2;
+            out[2] = 3;
+            for (k = 0; k < 2; k++) {
+                out[0] = 100 + k;
+                MPI_Send(out, 3, MPI_INT, 0, 10, MPI_COMM_WORLD);
+            }
+        } else {
+            MPI_Type_free(&vec);
+        }
     }
     return mpitest_finish();
 }

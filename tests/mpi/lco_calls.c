@@ -10,6 +10,7 @@
 
 #include "mpitest.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,6 +103,16 @@ static void test_receive_slots(void)
     EXPECT(MPI_ERR_COMM, MPIX_Add_receive_slots(MPI_COMM_WORLD, 1));
     OK(MPIX_Num_receive_slots(lco, &count));
     CHECK(count == 5, "failed calls changed the count to %d", count);
+    /* Counts beyond MPIX_MAX_SLOTS fail at once and add nothing (they
+     * used to spin, or wrap the count negative). */
+    EXPECT(MPI_ERR_COUNT, MPIX_Add_receive_slots(lco, INT_MAX));
+    EXPECT(MPI_ERR_COUNT, MPIX_Add_receive_slots(lco, (1 << 30) + 1));
+    EXPECT(MPI_ERR_COUNT, MPIX_Add_receive_slots(lco, MPIX_MAX_SLOTS - 4));
+    OK(MPIX_Num_receive_slots(lco, &count));
+    CHECK(count == 5, "refused counts changed the count to %d", count);
+    OK(MPIX_Add_receive_slots(lco, 1000));
+    OK(MPIX_Num_receive_slots(lco, &count));
+    CHECK(count == 1005, "%d receive slots after adding 1000", count);
     /* Receive slots do not change the process group. */
     OK(MPI_Comm_size(lco, &count));
     CHECK(count == 0, "receive slots gave the group size %d", count);
@@ -171,6 +182,10 @@ static void test_send_slots(void)
     EXPECT(MPI_ERR_COMM, MPIX_Add_send_slots(MPI_COMM_NULL, 1, names, slots));
     EXPECT(MPI_ERR_COMM, MPIX_Add_send_slots(bad, 1, names, slots));
     EXPECT(MPI_ERR_COMM, MPIX_Add_send_slots(MPI_COMM_WORLD, 1, names, slots));
+    /* Beyond MPIX_MAX_SLOTS: refused before the arrays are read. */
+    EXPECT(MPI_ERR_COUNT, MPIX_Add_send_slots(lco, INT_MAX, names, slots));
+    EXPECT(MPI_ERR_COUNT,
+           MPIX_Add_send_slots(lco, MPIX_MAX_SLOTS + 1, names, slots));
     OK(MPIX_Num_send_slots(lco, &count));
     CHECK(count == 0, "failed MPIX_Add_send_slots added %d slots", count);
 

@@ -607,23 +607,36 @@ END_TEST
 START_TEST(test_group_refcount)
 {
     static const int procs[] = { 3, 0, 2 };
-    MPI_Group g = make(3, procs, 2), comm_ref, user_ref;
+    MPI_Group g = make(3, procs, 2), comm_ref, user_ref, copy;
     int size = -1;
 
-    /* A communicator takes a reference; the user frees theirs and the
-     * group lives on for the communicator until it lets go. */
+    /* A communicator takes a reference; the user frees their handle and
+     * the group lives on for the communicator until it lets go. The
+     * freed handle is refused (a second free too: it must not drop the
+     * communicator's reference). */
     gcm_mpi_group_retain(g);
     comm_ref = g;
     user_ref = g;
+    copy = g;
     free_group(&user_ref);
-    ck_assert_int_eq(gcm_mpi_group_check(comm_ref), MPI_SUCCESS);
-    ck_assert_int_eq(MPI_Group_size(comm_ref, &size), MPI_SUCCESS);
-    ck_assert_int_eq(size, 3);
-    assert_rank(comm_ref, 2);
+    ck_assert_int_eq(gcm_mpi_group_check(copy), MPI_ERR_GROUP);
+    ck_assert_int_eq(MPI_Group_size(copy, &size), MPI_ERR_GROUP);
+    ck_assert_int_eq(MPI_Group_free(&copy), MPI_ERR_GROUP);
     ck_assert_int_eq(gcm_mpi_group_proc(comm_ref, 1), 0);
-    free_group(&comm_ref);
-    /* The last free released the object; ASan reports a leak or a double
-     * free otherwise. */
+    ck_assert_int_eq(gcm_mpi_group_proc(comm_ref, 2), 2);
+    /* Handed out again (MPI_Comm_group of a cached group): one handle,
+     * one free. */
+    gcm_mpi_group_retain(comm_ref);
+    gcm_mpi_group_handles_add(comm_ref, 1);
+    user_ref = comm_ref;
+    ck_assert_int_eq(MPI_Group_size(user_ref, &size), MPI_SUCCESS);
+    ck_assert_int_eq(size, 3);
+    assert_rank(user_ref, 2);
+    free_group(&user_ref);
+    ck_assert_int_eq(gcm_mpi_group_check(comm_ref), MPI_ERR_GROUP);
+    gcm_mpi_group_release(comm_ref);
+    /* The last reference released the object; ASan reports a leak or a
+     * double free otherwise. */
 }
 END_TEST
 

@@ -9,6 +9,7 @@
 #include "slots/slots_impl.h"
 #include "check_main.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,48 @@ START_TEST(test_slots_first_posted_receive_wins)
     ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 0), GCM_OK);
     ck_assert_int_eq(gcm_wait(&r2, &st), GCM_OK);
     ck_assert_int_eq(b2, 43);
+}
+END_TEST
+
+/* A released request is refused by every call that takes a handle, also
+ * once newer requests reuse its memory: waiting on it twice used to put
+ * it in the per-thread cache twice, making the next two requests one
+ * object. */
+START_TEST(test_slots_released_request_refused)
+{
+    gcm_lco_h rx, tx;
+    gcm_request_h r, stale, r2, r3, arr[2];
+    gcm_msg_status_t st;
+    int v = 7, b = 0, b2 = 0, flag = -1, index = -2;
+
+    make_pair(1, &rx, &tx);
+    ck_assert_int_eq(gcm_isend(tx, &v, sizeof(v), 0, 1, &r), GCM_OK);
+    stale = r;
+    ck_assert_int_eq(gcm_wait(&r, NULL), GCM_OK);
+    ck_assert_ptr_null(r);
+    ck_assert_int_eq(gcm_wait(&stale, NULL), GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "released already"));
+    ck_assert_int_eq(gcm_test(&stale, &flag, NULL), GCM_ERR_INVALID_PARAM);
+    arr[0] = stale;
+    arr[1] = GCM_REQUEST_NULL;
+    ck_assert_int_eq(gcm_waitall(2, arr, NULL), GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_waitany(2, arr, &index, NULL),
+                     GCM_ERR_INVALID_PARAM);
+    /* Two new requests (one reuses the released memory) are distinct
+     * and both work; the stale handle still reaches neither. */
+    ck_assert_int_eq(gcm_irecv(rx, &b, sizeof(b), 0, 2, &r2), GCM_OK);
+    ck_assert_int_eq(gcm_irecv(rx, &b2, sizeof(b2), 0, 3, &r3), GCM_OK);
+    ck_assert_ptr_ne(r2, r3);
+    ck_assert_int_eq(gcm_test(&stale, &flag, NULL), GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_cancel(stale), GCM_ERR_INVALID_PARAM);
+    v = 8;
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 3), GCM_OK);
+    v = 9;
+    ck_assert_int_eq(gcm_send(tx, &v, sizeof(v), 0, 2), GCM_OK);
+    ck_assert_int_eq(gcm_wait(&r3, &st), GCM_OK);
+    ck_assert_int_eq(b2, 8);
+    ck_assert_int_eq(gcm_wait(&r2, &st), GCM_OK);
+    ck_assert_int_eq(b, 9);
 }
 END_TEST
 
@@ -403,6 +446,26 @@ START_TEST(test_slots_bad_input_is_refused)
     ck_assert_int_eq(gcm_lco_add_recv_slots(rx, -1), GCM_ERR_INVALID_PARAM);
     ck_assert_int_eq(gcm_lco_add_send_slots(tx, -1, NULL, NULL),
                      GCM_ERR_INVALID_PARAM);
+    /* Slot counts beyond GCM_MAX_SLOTS fail at once and add nothing: an
+     * INT_MAX count used to spin with the endpoint lock held, 1 then
+     * INT_MAX made the count negative. */
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, INT_MAX),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(), "GCM_MAX_SLOTS"));
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, (1 << 30) + 1),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, GCM_MAX_SLOTS),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_num_recv_slots(rx, &v), GCM_OK);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(gcm_lco_add_recv_slots(rx, 100), GCM_OK);
+    ck_assert_int_eq(gcm_lco_num_recv_slots(rx, &v), GCM_OK);
+    ck_assert_int_eq(v, 101);
+    ck_assert_int_eq(gcm_lco_add_send_slots(tx, INT_MAX, &junk, &slot),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_int_eq(gcm_lco_num_send_slots(tx, &v), GCM_OK);
+    ck_assert_int_eq(v, 1);
+    v = 0;
     memset(&junk, 0xab, sizeof(junk));
     ck_assert_int_eq(gcm_lco_add_send_slots(tx, 1, &junk, &slot),
                      GCM_ERR_INVALID_PARAM);
@@ -1043,6 +1106,7 @@ static Suite *make_suite(void)
     tcase_add_test(local, test_slots_order_and_any_slot);
     tcase_add_test(local, test_slots_tag_selects_among_unexpected);
     tcase_add_test(local, test_slots_first_posted_receive_wins);
+    tcase_add_test(local, test_slots_released_request_refused);
     tcase_add_test(local, test_slots_truncation_then_next_intact);
     tcase_add_test(local, test_slots_large_local_send_waits_for_receive);
     tcase_add_test(local, test_slots_stale_name_refused_and_sticky);

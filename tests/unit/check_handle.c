@@ -1,0 +1,146 @@
+/*
+ * tests/unit/check_handle.c: the memory of handle objects
+ * (util/util_handle.c): once-only addresses are never handed out twice,
+ * a freed object reads as dead for ever, the memory of freed objects goes
+ * back to the system, and recycled (stable) memory is recognised.
+ */
+#include "config.h"
+
+#include "util/util.h"
+#include "check_main.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+static int addr_cmp(const void *a, const void *b)
+{
+    uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+    return (x < y) ? -1 : (x > y);
+}
+
+/* Objects made and freed in turn (as a loop that creates and frees a
+ * datatype makes them) never share an address. */
+START_TEST(test_handle_addresses_unique)
+{
+    enum { N = 150000 };
+    uintptr_t *seen = malloc(N * sizeof(*seen));
+    int i;
+
+    ck_assert_ptr_nonnull(seen);
+    for (i = 0; i < N; i++) {
+        uint32_t *obj = gcm_handle_alloc(64 + (size_t)(i % 7) * 100);
+
+        ck_assert_ptr_nonnull(obj);
+        ck_assert_uint_eq(obj[0], 0);
+        ck_assert_uint_eq((uintptr_t)obj % 64, 0);
+        obj[0] = 0x54595045u;
+        seen[i] = (uintptr_t)obj;
+        gcm_handle_free(obj);
+        /* Dead at once, whatever happens to its page. */
+        ck_assert_uint_eq(obj[0], 0);
+    }
+    qsort(seen, N, sizeof(*seen), addr_cmp);
+    for (i = 1; i < N; i++) {
+        ck_assert_msg(seen[i] != seen[i - 1], "address %p handed out twice",
+                      (void *)seen[i]);
+    }
+    /* Every old handle still reads as dead. */
+    for (i = 0; i < N; i += 97) {
+        ck_assert_uint_eq(*(const uint32_t *)seen[i], 0);
+    }
+    free(seen);
+}
+END_TEST
+
+/* Pages whose objects are all freed stop taking memory: after freeing
+ * every object of several chunks' worth, the first chunk has no page in
+ * memory, while a live object keeps its own page. */
+START_TEST(test_handle_memory_returned)
+{
+    enum { N = 3 * 65536 };
+    void **objs = malloc(N * sizeof(*objs));
+    long pagesize = sysconf(_SC_PAGESIZE);
+    unsigned char vec[1024];
+    uint32_t *keep;
+    char *chunk;
+    size_t i, resident = 0;
+
+    ck_assert_ptr_nonnull(objs);
+    keep = gcm_handle_alloc(200);
+    ck_assert_ptr_nonnull(keep);
+    keep[0] = 0x4f504f50u;
+    for (i = 0; i < N; i++) {
+        objs[i] = gcm_handle_alloc(64);
+        ck_assert_ptr_nonnull(objs[i]);
+        memset(objs[i], 0xab, 64);
+    }
+    chunk = (char *)((uintptr_t)objs[0] & ~(uintptr_t)((4u << 20) - 1));
+    for (i = 0; i < N; i++) {
+        gcm_handle_free(objs[i]);
+    }
+    if (pagesize == 4096) {
+        /* The arena's page; on other page sizes memory goes back only
+         * with whole chunks. */
+        ck_assert_int_eq(mincore(chunk, 4u << 20, vec), 0);
+        for (i = 1; i < (4u << 20) / 4096; i++) {
+            resident += (vec[i] & 1);
+        }
+        /* The object kept alive is in this chunk or an earlier one: at
+         * most its page stays. */
+        ck_assert_uint_le(resident, 1);
+    }
+    ck_assert_uint_eq(keep[0], 0x4f504f50u);
+    for (i = 0; i < N; i += 4096) {
+        ck_assert_uint_eq(*(const uint32_t *)objs[i], 0);
+    }
+    gcm_handle_free(keep);
+    free(objs);
+}
+END_TEST
+
+START_TEST(test_handle_limits)
+{
+    ck_assert_ptr_null(gcm_handle_alloc(GCM_HANDLE_MAX + 1));
+    ck_assert_ptr_nonnull(gcm_handle_alloc(GCM_HANDLE_MAX));
+    gcm_handle_free(NULL);
+}
+END_TEST
+
+/* Stable memory is recognised (so a request handle can be checked before
+ * it is read); other addresses are not. */
+START_TEST(test_handle_stable)
+{
+    char *a = gcm_handle_alloc_stable(200);
+    char *b = gcm_handle_alloc_stable(200);
+    void *once = gcm_handle_alloc(200);
+    int local = 0;
+
+    ck_assert_ptr_nonnull(a);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_ne(a, b);
+    ck_assert_int_eq(gcm_handle_is_stable(a, 64), 1);
+    ck_assert_int_eq(gcm_handle_is_stable(b, 64), 1);
+    ck_assert_int_eq(gcm_handle_is_stable(a + 8, 64), 0);
+    ck_assert_int_eq(gcm_handle_is_stable(once, 64), 0);
+    ck_assert_int_eq(gcm_handle_is_stable(&local, 1), 0);
+    ck_assert_int_eq(gcm_handle_is_stable(NULL, 64), 0);
+    gcm_handle_free(once);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    Suite *s = suite_create("handle");
+    TCase *tc = tcase_create("handle");
+
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_handle_addresses_unique);
+    tcase_add_test(tc, test_handle_memory_returned);
+    tcase_add_test(tc, test_handle_limits);
+    tcase_add_test(tc, test_handle_stable);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,351 @@
+/*
+ * util/util_handle.c: the memory behind handles (MPI handles, native
+ * requests).
+ *
+ * Handles are pointers to the library's objects. A program that keeps a
+ * copy of a handle after freeing it, and then uses the copy, is erroneous,
+ * but it must be told so: the call must fail with a clear error, and it
+ * must never reach a newer object that happens to sit where the freed one
+ * was (a stale MPI_Group_free must not free somebody else's group). So the
+ * objects come from an arena of address space that is never unmapped,
+ * which makes reading the first word of any handle the arena gave out
+ * safe, in two ways:
+ *
+ * - Objects made and freed at the pace of a program's set-up (MPI
+ *   communicators, groups, datatypes, operations, info objects, error
+ *   handlers, matched-probe messages; windows and sessions the same way):
+ *   gcm_handle_alloc gives an address that no other object of the process
+ *   had before or will have after, and gcm_handle_free clears the object's
+ *   first word (its magic). A stale handle reads that cleared magic, or
+ *   zeros once the memory has gone back to the system: a page whose
+ *   objects are all freed is given back with madvise, a chunk whose pages
+ *   all are is mapped afresh read-only (no memory, no commit charge).
+ *   Memory in use is that of the live objects, at worst a page each;
+ *   address space is what all objects ever made took, 64 bytes or more
+ *   each (2^47 bytes of it on x86-64).
+ *
+ * - Objects made at message rate (native and MPI requests):
+ *   gcm_handle_alloc_stable gives memory that stays that kind's for ever;
+ *   the family recycles it itself and puts a generation into its handles
+ *   (slots/slot_request.c, compat/mpi_request.c), and gcm_handle_is_stable
+ *   says whether an address is such memory before anything reads it.
+ *
+ * Objects start on 64-byte lines and are at most a page minus a line.
+ * Every once-only object's first field is its uint32_t magic.
+ */
+#include "config.h"
+
+#include "util/util.h"
+
+#include <stdatomic.h>
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+#define GCM_HANDLE_LSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define GCM_HANDLE_LSAN 1
+#endif
+#ifdef GCM_HANDLE_LSAN
+#include <sanitizer/lsan_interface.h>
+#endif
+
+#define GCM_HANDLE_LINE   64u
+#define GCM_HANDLE_PAGE   4096u
+/* A chunk of once-only objects: its first page counts what lives on the
+ * others. */
+#define GCM_HANDLE_CHUNK  (4u << 20)
+#define GCM_HANDLE_NPAGES (GCM_HANDLE_CHUNK / GCM_HANDLE_PAGE)
+/* Chunks of recycled objects, and how many there may be (16 GiB). */
+#define GCM_HANDLE_STABLE_CHUNK (16u << 20)
+#define GCM_HANDLE_STABLE_MAX   1024
+
+typedef struct gcm_handle_chunk {
+    uint32_t live;                            /* objects on the chunk */
+    uint16_t page_live[GCM_HANDLE_NPAGES]; /* objects per page */
+} gcm_handle_chunk_t;
+
+_Static_assert(sizeof(gcm_handle_chunk_t) <= GCM_HANDLE_PAGE,
+               "the chunk's counts do not fit its first page");
+_Static_assert(GCM_HANDLE_PAGE / GCM_HANDLE_LINE < UINT16_MAX,
+               "a page's count does not fit 16 bits");
+_Static_assert(GCM_HANDLE_MAX == GCM_HANDLE_PAGE - GCM_HANDLE_LINE,
+               "GCM_HANDLE_MAX is not a page less a line");
+
+static struct {
+    pthread_mutex_t         lock;
+    /* Once-only objects: the chunk being filled and the next free byte
+     * in it (0: none yet). */
+    gcm_handle_chunk_t *chunk;
+    size_t                  used;
+    /* Recycled objects: the chunks (published with a release store of
+     * nstable, read without the lock) and the next free byte of the
+     * last one. */
+    char                   *stable[GCM_HANDLE_STABLE_MAX];
+    _Atomic int             nstable;
+    size_t                  stable_used;
+} gcm_handles = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void *handle_map(size_t size, size_t align)
+{
+    size_t extra = (align > GCM_HANDLE_PAGE) ? align : 0;
+    uintptr_t start, head;
+    char *p;
+
+    p = mmap(NULL, size + extra, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) {
+        return NULL;
+    }
+    if (extra > 0) {
+        /* Trim to an aligned run (mmap aligns to pages only). */
+        start = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+        head  = start - (uintptr_t)p;
+        if (head > 0) {
+            (void)munmap(p, head);
+        }
+        if (extra - head > 0) {
+            (void)munmap((char *)start + size, extra - head);
+        }
+        p = (char *)start;
+    }
+#ifdef GCM_HANDLE_LSAN
+    /* Objects here point to malloc'd memory; without this the leak
+     * checker, which scans only its own roots, calls that memory lost. */
+    __lsan_register_root_region(p, size);
+#endif
+    return p;
+}
+
+static size_t handle_round(size_t size)
+{
+    return (size + GCM_HANDLE_LINE - 1) & ~(size_t)(GCM_HANDLE_LINE -
+                                                         1);
+}
+
+/* Gives a page whose objects are all freed back to the system; reading
+ * it from now on gives zeros. Lock held. */
+static void handle_page_release(gcm_handle_chunk_t *chunk, size_t page)
+{
+    (void)madvise((char *)chunk + page * GCM_HANDLE_PAGE,
+                  GCM_HANDLE_PAGE, MADV_DONTNEED);
+}
+
+/* A chunk with nothing alive that is no longer filled: mapped afresh
+ * read-only, it holds neither memory nor page tables nor commit charge,
+ * and still reads as zeros. Lock held. */
+static void handle_chunk_release(gcm_handle_chunk_t *chunk)
+{
+    void *p = mmap(chunk, GCM_HANDLE_CHUNK, PROT_READ,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+                   -1, 0);
+
+    if (p == MAP_FAILED) {
+        /* Still readable as it was: only its memory stays in use. */
+        (void)madvise(chunk, GCM_HANDLE_CHUNK, MADV_DONTNEED);
+    }
+}
+
+/* The chunk being filled is left for good. Lock held. */
+static void handle_chunk_leave(void)
+{
+    gcm_handle_chunk_t *chunk = gcm_handles.chunk;
+    size_t page;
+
+    if (chunk == NULL) {
+        return;
+    }
+    gcm_handles.chunk = NULL;
+    if (chunk->live == 0) {
+        handle_chunk_release(chunk);
+        return;
+    }
+    page = (gcm_handles.used - 1) / GCM_HANDLE_PAGE;
+    if ((page > 0) && (chunk->page_live[page] == 0)) {
+        handle_page_release(chunk, page);
+    }
+}
+
+/* Moves the fill point of the chunk being filled to at, giving back the
+ * page it leaves if nothing on it lives any more. Lock held. */
+static void handle_advance(size_t at)
+{
+    gcm_handle_chunk_t *chunk = gcm_handles.chunk;
+    size_t left = (gcm_handles.used - 1) / GCM_HANDLE_PAGE;
+
+    if ((left != (at - 1) / GCM_HANDLE_PAGE) && (left > 0) &&
+        (chunk->page_live[left] == 0)) {
+        handle_page_release(chunk, left);
+    }
+    gcm_handles.used = at;
+}
+
+void *gcm_handle_alloc(size_t size)
+{
+    gcm_handle_chunk_t *chunk;
+    size_t need = handle_round((size > 0) ? size : 1), at;
+    void *obj;
+
+    if (need > GCM_HANDLE_MAX) {
+        return NULL;
+    }
+    pthread_mutex_lock(&gcm_handles.lock);
+    at = gcm_handles.used;
+    if ((at % GCM_HANDLE_PAGE) + need > GCM_HANDLE_PAGE) {
+        /* Objects never straddle pages: on to the next one. */
+        at = (at / GCM_HANDLE_PAGE + 1) * GCM_HANDLE_PAGE;
+    }
+    if ((gcm_handles.chunk == NULL) || (at >= GCM_HANDLE_CHUNK)) {
+        chunk = handle_map(GCM_HANDLE_CHUNK, GCM_HANDLE_CHUNK);
+        if (chunk == NULL) {
+            pthread_mutex_unlock(&gcm_handles.lock);
+            return NULL;
+        }
+        handle_chunk_leave();
+        gcm_handles.chunk = chunk;
+        gcm_handles.used  = GCM_HANDLE_PAGE;
+        at = GCM_HANDLE_PAGE;
+    }
+    chunk = gcm_handles.chunk;
+    obj   = (char *)chunk + at;
+    chunk->live++;
+    chunk->page_live[at / GCM_HANDLE_PAGE]++;
+    handle_advance(at + need);
+    pthread_mutex_unlock(&gcm_handles.lock);
+    /* Fresh memory reads as zeros already. */
+    return obj;
+}
+
+void gcm_handle_free(void *obj)
+{
+    uintptr_t addr = (uintptr_t)obj;
+    gcm_handle_chunk_t *chunk;
+    size_t page;
+
+    if (obj == NULL) {
+        return;
+    }
+    chunk = (gcm_handle_chunk_t *)(addr & ~(uintptr_t)(
+                GCM_HANDLE_CHUNK - 1));
+    page = (addr - (uintptr_t)chunk) / GCM_HANDLE_PAGE;
+    /* A stale handle must not read as live, even before the page goes. */
+    __atomic_store_n((uint32_t *)obj, 0, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&gcm_handles.lock);
+    chunk->live--;
+    chunk->page_live[page]--;
+    if (chunk != gcm_handles.chunk) {
+        if (chunk->live == 0) {
+            handle_chunk_release(chunk);
+        } else if (chunk->page_live[page] == 0) {
+            handle_page_release(chunk, page);
+        }
+    } else if ((chunk->page_live[page] == 0) &&
+               (page != (gcm_handles.used - 1) / GCM_HANDLE_PAGE)) {
+        handle_page_release(chunk, page);
+    }
+    pthread_mutex_unlock(&gcm_handles.lock);
+}
+
+void *gcm_handle_alloc_stable(size_t size)
+{
+    size_t need = handle_round((size > 0) ? size : 1);
+    int n;
+    char *chunk;
+    void *obj;
+
+    if (need > GCM_HANDLE_PAGE) {
+        return NULL;
+    }
+    pthread_mutex_lock(&gcm_handles.lock);
+    n = atomic_load_explicit(&gcm_handles.nstable, memory_order_relaxed);
+    if ((n == 0) ||
+        (gcm_handles.stable_used + need > GCM_HANDLE_STABLE_CHUNK)) {
+        if (n == GCM_HANDLE_STABLE_MAX) {
+            pthread_mutex_unlock(&gcm_handles.lock);
+            return NULL;
+        }
+        chunk = handle_map(GCM_HANDLE_STABLE_CHUNK, 0);
+        if (chunk == NULL) {
+            pthread_mutex_unlock(&gcm_handles.lock);
+            return NULL;
+        }
+        gcm_handles.stable[n] = chunk;
+        gcm_handles.stable_used = 0;
+        atomic_store_explicit(&gcm_handles.nstable, ++n,
+                              memory_order_release);
+    }
+    obj = gcm_handles.stable[n - 1] + gcm_handles.stable_used;
+    gcm_handles.stable_used += need;
+    pthread_mutex_unlock(&gcm_handles.lock);
+    return obj;
+}
+
+int gcm_handle_is_stable(const void *p, size_t align)
+{
+    uintptr_t addr = (uintptr_t)p;
+    int n = atomic_load_explicit(&gcm_handles.nstable,
+                                 memory_order_acquire);
+    int i;
+
+    if ((addr % align) != 0) {
+        return 0;
+    }
+    for (i = n - 1; i >= 0; i--) {
+        uintptr_t base = (uintptr_t)gcm_handles.stable[i];
+
+        if (addr - base < GCM_HANDLE_STABLE_CHUNK) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- pools of recycled objects ---------------------------------------- */
+
+static void **pool_link(const gcm_handle_pool_t *pool, void *obj)
+{
+    return (void **)((char *)obj + pool->link);
+}
+
+void *gcm_handle_pool_get(gcm_handle_pool_t *pool)
+{
+    void *obj;
+
+    pthread_mutex_lock(&pool->lock);
+    obj = pool->head;
+    if (obj != NULL) {
+        pool->head = *pool_link(pool, obj);
+    }
+    pthread_mutex_unlock(&pool->lock);
+    if (obj == NULL) {
+        obj = gcm_handle_alloc_stable(pool->size);
+    }
+    if ((obj != NULL) && (((uintptr_t)obj & ~GCM_HANDLE_ADDR_MASK) != 0)) {
+        /* Memory above 2^48 (never given by Linux without a hint) has no
+         * room for the generation: leave it unused. */
+        return NULL;
+    }
+    return obj;
+}
+
+void gcm_handle_pool_put(gcm_handle_pool_t *pool, void *first)
+{
+    void *last = first;
+
+    if (first == NULL) {
+        return;
+    }
+    while (*pool_link(pool, last) != NULL) {
+        last = *pool_link(pool, last);
+    }
+    pthread_mutex_lock(&pool->lock);
+    *pool_link(pool, last) = pool->head;
+    pool->head = first;
+    pthread_mutex_unlock(&pool->lock);
+}
