@@ -7,6 +7,7 @@
 #include "boot/boot_pmi1_line.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 
 static int gcm_boot_pmi1_blank(char c)
@@ -44,6 +45,51 @@ int gcm_boot_pmi1_word_next(const char **pos, gcm_boot_pmi1_word_t *w)
     }
     *pos = (*end != '\0') ? end + 1 : end;
     return 1;
+}
+
+int gcm_boot_pmi1_split(char *line, char **keys, char **vals, int max)
+{
+    const char *pos = line;
+    gcm_boot_pmi1_word_t w;
+    int n = 0;
+
+    while ((n < max) && gcm_boot_pmi1_word_next(&pos, &w)) {
+        char *key = line + (w.key - line);
+        char *val = line + (w.val - line);
+
+        key[w.klen] = '\0';
+        val[w.vlen] = '\0';
+        keys[n] = key;
+        vals[n] = val;
+        n++;
+    }
+    return n;
+}
+
+void gcm_boot_pmi1_peek_cmd(const char *line, size_t len, char *out,
+                            size_t size)
+{
+    size_t skip = 0;
+    size_t n = 0;
+
+    if (size == 0) {
+        return;
+    }
+    if ((len >= 4) && (memcmp(line, "cmd=", 4) == 0)) {
+        skip = 4;
+    } else if ((len >= 5) && (memcmp(line, "mcmd=", 5) == 0)) {
+        skip = 5;
+    }
+    while ((skip > 0) && (skip + n < len) && (n + 1 < size) &&
+           (line[skip + n] != ' ') && (line[skip + n] != '\n') &&
+           (line[skip + n] != '\0')) {
+        out[n] = line[skip + n];
+        n++;
+    }
+    out[n] = '\0';
+    if (n == 0) {
+        snprintf(out, size, "unknown");
+    }
 }
 
 int gcm_boot_pmi1_field(const char *line, const char *key, char *out,

@@ -28,6 +28,19 @@ typedef struct gcm_boot_pmi1_word {
  * NUL at key[klen] and at val[vlen]). Returns 0 when no word is left. */
 int gcm_boot_pmi1_word_next(const char **pos, gcm_boot_pmi1_word_t *w);
 
+/* Splits a line in place into its words (gcrun reading a client's
+ * command): writes a NUL at the end of each key and each value and points
+ * keys[i], vals[i] at them (a word without '=' gets an empty value), at
+ * most max words. Returns how many. */
+int gcm_boot_pmi1_split(char *line, char **keys, char **vals, int max);
+
+/* Copies the value of a leading "cmd=" or "mcmd=" word of the first len
+ * bytes at line (which need not end in a NUL: the start of a line too long
+ * to keep) into out (size bytes, NUL-terminated, truncated), or "unknown"
+ * when there is none. */
+void gcm_boot_pmi1_peek_cmd(const char *line, size_t len, char *out,
+                            size_t size);
+
 /* Copies the value of the first word whose key is key into out (outlen
  * bytes, NUL-terminated, truncated to outlen - 1). Returns 1 when the key
  * is there, 0 when it is not (out is then left alone). */

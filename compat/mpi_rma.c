@@ -46,31 +46,6 @@ enum {
     GCM_WIN_OP_REPLY      /* data (or an error) for a GET, GACC, CAS */
 };
 
-/* The header of every window message; runs and data follow. */
-typedef struct gcm_win_msg {
-    uint32_t kind;
-    int32_t  arg;        /* lock type, op id, or a reply's error class */
-    uint64_t id;         /* operation id, returned in the reply */
-    int64_t  disp;       /* byte offset in the window (dynamic: address) */
-    uint64_t nbytes;     /* data bytes the operation moves */
-    uint32_t nruns;      /* runs after the header (relative to disp) */
-    uint32_t basic;      /* accumulates: the elements' basic kind */
-} gcm_win_msg_t;
-
-typedef struct gcm_win_run {
-    int64_t off;
-    int64_t len;
-} gcm_win_run_t;
-
-/* Runs of a target datatype: a few inline, more on the heap. */
-typedef struct gcm_win_runs {
-    gcm_win_run_t *run;
-    int            n;
-    int            cap;
-    size_t         nbytes;
-    gcm_win_run_t  inl[4];
-} gcm_win_runs_t;
-
 static int gcm_win_runs_add(void *ctx, MPI_Aint disp, MPI_Aint len)
 {
     gcm_win_runs_t *r = ctx;
@@ -123,16 +98,18 @@ static void gcm_win_runs_free(gcm_win_runs_t *r)
     }
 }
 
-/* Does [base + disp + run) for every run lie in [0, size)? */
-static int gcm_win_runs_inside(const gcm_win_runs_t *r, int64_t disp,
-                               int64_t size)
+int gcm_mpi_win_runs_inside(const gcm_win_runs_t *r, int64_t disp,
+                            int64_t size)
 {
     int i;
 
     for (i = 0; i < r->n; i++) {
-        int64_t a = disp + r->run[i].off;
+        int64_t a;
 
-        if ((r->run[i].len < 0) || (a < 0) || (a > size) ||
+        /* disp and the runs may come from another process: a sum past
+         * int64_t lies outside whatever it would wrap to. */
+        if (__builtin_add_overflow(disp, r->run[i].off, &a) ||
+            (r->run[i].len < 0) || (a < 0) || (a > size) ||
             (r->run[i].len > size - a)) {
             return 0;
         }
@@ -160,14 +137,17 @@ static int gcm_win_attached(gcm_win_ctl_t *ctl, uint64_t addr, uint64_t len)
     return 0;
 }
 
-static int gcm_win_runs_attached(gcm_win_ctl_t *ctl, const gcm_win_runs_t *r,
-                                 int64_t disp)
+int gcm_mpi_win_runs_attached(gcm_win_ctl_t *ctl, const gcm_win_runs_t *r,
+                              int64_t disp)
 {
     int i;
 
     for (i = 0; i < r->n; i++) {
-        if (!gcm_win_attached(ctl, (uint64_t)(disp + r->run[i].off),
-                              (uint64_t)r->run[i].len)) {
+        int64_t a;
+
+        if (__builtin_add_overflow(disp, r->run[i].off, &a) ||
+            (r->run[i].len < 0) ||
+            !gcm_win_attached(ctl, (uint64_t)a, (uint64_t)r->run[i].len)) {
             return 0;
         }
     }
@@ -281,6 +261,8 @@ static int gcm_win_send(MPI_Win win, int rank, void *msg, size_t len)
     win->sends[win->nsends].req = req;
     win->sends[win->nsends].tmp = msg;
     win->nsends++;
+    atomic_store_explicit(&win->pending_sends, win->nsends,
+                          memory_order_relaxed);
     pthread_mutex_unlock(&win->mtx);
     return MPI_SUCCESS;
 }
@@ -290,6 +272,12 @@ void gcm_mpi_win_reap(MPI_Win win, int wait)
     gcm_win_send_t *all = NULL;
     int n = 0, i, flag;
 
+    /* The common case (copies only): nothing was sent. A send another
+     * thread adds meanwhile is reaped by a later call. */
+    if (atomic_load_explicit(&win->pending_sends, memory_order_relaxed) ==
+        0) {
+        return;
+    }
     pthread_mutex_lock(&win->mtx);
     if (!wait) {
         /* Complete ones out, in place. */
@@ -305,6 +293,8 @@ void gcm_mpi_win_reap(MPI_Win win, int wait)
                 win->sends[i--] = win->sends[--win->nsends];
             }
         }
+        atomic_store_explicit(&win->pending_sends, win->nsends,
+                              memory_order_relaxed);
         pthread_mutex_unlock(&win->mtx);
         return;
     }
@@ -314,6 +304,7 @@ void gcm_mpi_win_reap(MPI_Win win, int wait)
     n   = win->nsends;
     win->sends = NULL;
     win->nsends = win->sends_cap = 0;
+    atomic_store_explicit(&win->pending_sends, 0, memory_order_relaxed);
     pthread_mutex_unlock(&win->mtx);
     for (i = 0; i < n; i++) {
         (void)gcm_wait(&all[i].req, NULL);
@@ -437,15 +428,14 @@ static int gcm_win_local_ok(MPI_Win win, const gcm_win_runs_t *r,
                             int64_t disp)
 {
     if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        return gcm_win_runs_attached(win->ctl, r, disp);
+        return gcm_mpi_win_runs_attached(win->ctl, r, disp);
     }
-    return gcm_win_runs_inside(r, disp, (int64_t)win->wsize);
+    return gcm_mpi_win_runs_inside(r, disp, (int64_t)win->wsize);
 }
 
-/* Reads the runs of a message (after its header); 0 if malformed. */
-static int gcm_win_msg_runs(const gcm_win_msg_t *m, const char *data,
-                            size_t len, gcm_win_runs_t *r, const char **rest,
-                            size_t *restlen)
+int gcm_mpi_win_msg_runs(const gcm_win_msg_t *m, const char *data,
+                         size_t len, gcm_win_runs_t *r, const char **rest,
+                         size_t *restlen)
 {
     size_t need;
 
@@ -453,7 +443,8 @@ static int gcm_win_msg_runs(const gcm_win_msg_t *m, const char *data,
     r->n      = 0;
     r->cap    = 0;
     r->nbytes = 0;
-    if ((m->nruns > (len - sizeof(*m)) / sizeof(gcm_win_run_t)) ||
+    if ((len < sizeof(*m)) ||
+        (m->nruns > (len - sizeof(*m)) / sizeof(gcm_win_run_t)) ||
         (m->nruns > (uint32_t)INT32_MAX)) {
         return 0;
     }
@@ -535,7 +526,7 @@ static void gcm_win_op_in(MPI_Win win, int origin, const gcm_win_msg_t *m,
     /* What the program wrote before its last call on the window happens
      * before this (gcm_win_publish). */
     gcm_win_observe(win);
-    if (!gcm_win_msg_runs(m, data, len, &r, &rest, &restlen)) {
+    if (!gcm_mpi_win_msg_runs(m, data, len, &r, &rest, &restlen)) {
         gcm_win_runs_free(&r);
         gcm_win_refuse(win, origin, MPI_ERR_INTERN, "malformed message");
         if (wants) {
@@ -1007,6 +998,93 @@ static void gcm_win_req_cleanup(void *state)
     free(s);
 }
 
+/*
+ * The fast path of the commonest operations: one target reached
+ * directly, one predefined type on both sides (as many elements), no
+ * request: a put or get is one copy, a fetch-and-op on an integer of 4 or
+ * 8 bytes with one of the usual operations is done in line under the
+ * accumulate lock. Returns -1 when it does not apply (the general path
+ * then does everything, checks included), else the result. The
+ * displacement is checked here as the general path would.
+ */
+static int gcm_win_op_fast(MPI_Win win, const gcm_win_call_t *c,
+                           gcm_win_target_t *t)
+{
+    MPI_Datatype type = c->ttype;
+    MPI_Count size;
+    int64_t off, n;
+    char *p;
+
+    if ((t->method != GCM_WIN_DIRECT) || (c->req != NULL) ||
+        (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) || (c->tcount <= 0) ||
+        (type == MPI_DATATYPE_NULL) || !gcm_mpi_type_is_predefined(type)) {
+        return -1;
+    }
+    if (((c->kind == GCM_WIN_PUT) || (c->kind >= GCM_WIN_ACC)) &&
+        ((c->otype != type) || (c->ocount != c->tcount))) {
+        return -1;
+    }
+    if (((c->kind == GCM_WIN_GET) || (c->kind >= GCM_WIN_GACC)) &&
+        ((c->rtype != type) || (c->rcount != c->tcount))) {
+        return -1;
+    }
+    size = gcm_mpi_type_size(type);
+    n    = (int64_t)size * c->tcount;
+    off  = (int64_t)c->disp * t->disp_unit;
+    if ((off < 0) || (off > (int64_t)t->size) ||
+        (n > (int64_t)t->size - off)) {
+        return -1;
+    }
+    p = t->base + off;
+    switch (c->kind) {
+    case GCM_WIN_PUT:
+        memcpy(p, c->obuf, (size_t)n);
+        return MPI_SUCCESS;
+    case GCM_WIN_GET:
+        memcpy(c->rbuf, p, (size_t)n);
+        return MPI_SUCCESS;
+    case GCM_WIN_GACC:
+        break;
+    default:
+        return -1;
+    }
+    /* Fetch-and-op of one integer; the other kinds the general path
+     * does (the reduction loops of mpi_op.c, under the same lock). */
+    if ((c->tcount != 1) || ((size != 4) && (size != 8)) ||
+        ((type != MPI_INT) && (type != MPI_LONG) && (type != MPI_LONG_LONG) &&
+         (type != MPI_INT64_T) && (type != MPI_INT32_T) &&
+         (type != MPI_UNSIGNED) && (type != MPI_UNSIGNED_LONG) &&
+         (type != MPI_UINT64_T) && (type != MPI_UINT32_T) &&
+         (type != MPI_AINT))) {
+        return -1;
+    }
+    if ((c->op != MPI_SUM) && (c->op != MPI_REPLACE) &&
+        (c->op != MPI_NO_OP)) {
+        return -1;
+    }
+    gcm_mpi_win_acc_lock(win, t->ctl);
+    memcpy(c->rbuf, p, (size_t)size);
+    if (c->op != MPI_NO_OP) {
+        if (size == 8) {
+            uint64_t a, b;
+
+            memcpy(&a, p, 8);
+            memcpy(&b, c->obuf, 8);
+            a = (c->op == MPI_SUM) ? a + b : b;
+            memcpy(p, &a, 8);
+        } else {
+            uint32_t a, b;
+
+            memcpy(&a, p, 4);
+            memcpy(&b, c->obuf, 4);
+            a = (c->op == MPI_SUM) ? a + b : b;
+            memcpy(p, &a, 4);
+        }
+    }
+    gcm_mpi_win_acc_unlock(t->ctl);
+    return MPI_SUCCESS;
+}
+
 static int gcm_win_op(MPI_Win win, gcm_win_call_t *c)
 {
     const char *call = c->name;
@@ -1052,6 +1130,9 @@ static int gcm_win_op(MPI_Win win, gcm_win_call_t *c)
                                  "epoch to rank %d is open (MPI_Win_fence, "
                                  "MPI_Win_start, MPI_Win_lock or "
                                  "MPI_Win_lock_all first)", c->rank);
+    }
+    if ((rc = gcm_win_op_fast(win, c, &win->t[c->rank])) >= 0) {
+        return rc;
     }
     if (((rc = gcm_win_check_type(win, c->ttype, c->tcount, "target",
                                   call)) != MPI_SUCCESS) ||
@@ -1131,14 +1212,14 @@ static int gcm_win_op(MPI_Win win, gcm_win_call_t *c)
     disp = (int64_t)c->disp * ((win->flavor == MPI_WIN_FLAVOR_DYNAMIC) ? 1 :
                                t->disp_unit);
     if (win->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
-        if ((t->ctl != NULL) && !gcm_win_runs_attached(t->ctl, &r, disp)) {
+        if ((t->ctl != NULL) && !gcm_mpi_win_runs_attached(t->ctl, &r, disp)) {
             gcm_win_runs_free(&r);
             return gcm_mpi_win_raise(win, MPI_ERR_RMA_RANGE, call, "address "
                                      "%#lx (%zu bytes) is not in memory rank "
                                      "%d attached", (unsigned long)c->disp,
                                      tbytes, c->rank);
         }
-    } else if (!gcm_win_runs_inside(&r, disp, (int64_t)t->size)) {
+    } else if (!gcm_mpi_win_runs_inside(&r, disp, (int64_t)t->size)) {
         gcm_win_runs_free(&r);
         return gcm_mpi_win_raise(win, MPI_ERR_RMA_RANGE, call, "displacement "
                                  "%ld (%zu bytes) lies outside the %ld bytes "

@@ -206,6 +206,7 @@ struct gcm_mpi_win {
     uint64_t          next_op;
     gcm_win_send_t   *sends;
     int               nsends;
+    atomic_int        pending_sends;  /* nsends, read without the mutex */
     int               sends_cap;
     gcm_win_lockreq_t *lockq;
     int               nlockq;
@@ -269,6 +270,49 @@ void gcm_mpi_win_wait(MPI_Win win, int (*done)(void *arg), void *arg)
  * to a millisecond), so that a wait never takes a core for long. */
 void gcm_mpi_win_spin(MPI_Win win, int (*done)(void *arg), void *arg)
     GCM_INTERNAL;
+
+/* ---- the messages of REMOTE operations (mpi_rma.c) ----------------------- */
+
+/* The header of every window message; runs and data follow. */
+typedef struct gcm_win_msg {
+    uint32_t kind;
+    int32_t  arg;        /* lock type, op id, or a reply's error class */
+    uint64_t id;         /* operation id, returned in the reply */
+    int64_t  disp;       /* byte offset in the window (dynamic: address) */
+    uint64_t nbytes;     /* data bytes the operation moves */
+    uint32_t nruns;      /* runs after the header (relative to disp) */
+    uint32_t basic;      /* accumulates: the elements' basic kind */
+} gcm_win_msg_t;
+
+typedef struct gcm_win_run {
+    int64_t off;
+    int64_t len;
+} gcm_win_run_t;
+
+/* Runs of a target datatype: a few inline, more on the heap. */
+typedef struct gcm_win_runs {
+    gcm_win_run_t *run;
+    int            n;
+    int            cap;
+    size_t         nbytes;
+    gcm_win_run_t  inl[4];
+} gcm_win_runs_t;
+
+/* Reads the runs of an operation's message m (its header, copied out of
+ * data, len bytes in all): 1 with them in *r (free r->run when it is not
+ * r->inl), their total matching m->nbytes, and what follows them in
+ * *rest, *restlen; 0 if malformed. The bytes are another process's: a
+ * function of them alone (a fuzzer calls it). */
+int gcm_mpi_win_msg_runs(const gcm_win_msg_t *m, const char *data,
+                         size_t len, gcm_win_runs_t *r, const char **rest,
+                         size_t *restlen) GCM_INTERNAL;
+/* Does [disp + off, disp + off + len) of every run lie in [0, size)? */
+int gcm_mpi_win_runs_inside(const gcm_win_runs_t *r, int64_t disp,
+                            int64_t size) GCM_INTERNAL;
+/* Does every run at disp (an address) lie in one region attached to a
+ * dynamic window's control block? */
+int gcm_mpi_win_runs_attached(gcm_win_ctl_t *ctl, const gcm_win_runs_t *r,
+                              int64_t disp) GCM_INTERNAL;
 
 /* ---- mpi_rma.c ------------------------------------------------------------ */
 

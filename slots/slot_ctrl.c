@@ -292,6 +292,16 @@ void gcm_slots_ctrl_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
     }
 }
 
+gcm_status_t gcm_slots_ctrl_decode(const void *buf, size_t len,
+                                   gcm_slots_ctrl_t *ctrl_p)
+{
+    if ((buf == NULL) || (len != sizeof(*ctrl_p))) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    memcpy(ctrl_p, buf, sizeof(*ctrl_p));
+    return GCM_OK;
+}
+
 int gcm_slots_am_ctrl(gcm_thr_endpoint_t *endpoint, const void *header,
                       size_t header_length, void *data, size_t length,
                       unsigned flags, struct ucp_ep *reply_ep)
@@ -301,11 +311,10 @@ int gcm_slots_am_ctrl(gcm_thr_endpoint_t *endpoint, const void *header,
 
     (void)data;
     (void)length;
-    if (header_length != sizeof(ctrl)) {
+    if (gcm_slots_ctrl_decode(header, header_length, &ctrl) != GCM_OK) {
         gcm_warn("control message of %zu bytes ignored", header_length);
         return 0;
     }
-    memcpy(&ctrl, header, sizeof(ctrl));
     conn = gcm_thr_conn_identify(endpoint, reply_ep, (int)ctrl.src_proc,
                                  ctrl.src_ep,
                                  !!(ctrl.flags & GCM_ENV_FLAG_OTHER));

@@ -40,6 +40,16 @@ gcm_status_t gcm_slots_validate(gcm_port_t *port,
     return GCM_ERR_BAD_TOKEN;
 }
 
+gcm_status_t gcm_slots_env_decode(const void *buf, size_t len,
+                                  gcm_slots_env_t *env_p)
+{
+    if ((buf == NULL) || (len != sizeof(*env_p))) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    memcpy(env_p, buf, sizeof(*env_p));
+    return GCM_OK;
+}
+
 /*
  * An entry that owns a message beyond the current call: data UCX lets us
  * keep is kept (*kept_p tells the handler to keep the data),
@@ -270,12 +280,11 @@ int gcm_slots_am_msg(gcm_thr_endpoint_t *endpoint, const void *header,
     gcm_payload_t payload;
     gcm_thr_conn_t *conn;
 
-    if (header_length != sizeof(env)) {
+    if (gcm_slots_env_decode(header, header_length, &env) != GCM_OK) {
         /* Not keeping it lets UCX drop the data. */
         gcm_warn("message with a %zu-byte envelope ignored", header_length);
         return 0;
     }
-    memcpy(&env, header, sizeof(env));
     /* Who sent it is the connection's process, not what it says. */
     conn = gcm_thr_conn_identify(endpoint, reply_ep, (int)env.src_proc,
                                  env.src_ep,

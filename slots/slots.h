@@ -209,6 +209,16 @@ typedef struct gcm_slots_ctrl {
 
 enum { GCM_CTRL_ANSWER = 0, GCM_CTRL_DATA = 1 };
 
+/* The envelope and the control message as they come from the wire (the
+ * header of an active message): GCM_OK and the copy in *env_p / *ctrl_p
+ * when len is theirs, else GCM_ERR_INVALID_PARAM. Functions of the bytes
+ * only, so that a fuzzer can call them alone; what they say about their
+ * sender is checked against the connection by the caller. */
+gcm_status_t gcm_slots_env_decode(const void *buf, size_t len,
+                                  gcm_slots_env_t *env_p) GCM_INTERNAL;
+gcm_status_t gcm_slots_ctrl_decode(const void *buf, size_t len,
+                                   gcm_slots_ctrl_t *ctrl_p) GCM_INTERNAL;
+
 /* A message or control message waiting for room in a full ring. */
 typedef struct gcm_slots_shm_pend {
     gcm_list_t          elem;

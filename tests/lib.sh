@@ -12,6 +12,20 @@
 #   need_progs PROG...  exits 77 (skipped) when a program was not built.
 #   finish              exits with status.
 #
+# For scripts that run a program through gcrun and then look at its lines:
+#
+#   launch NPROCS CMD...  runs gcrun -n NPROCS CMD... under the limit,
+#                       printing the command and its exit status and time;
+#                       its output in out, its exit status in rc.
+#   launch_for LIMIT NPROCS CMD...  the same with limit set to LIMIT.
+#   fail_out MESSAGE... fail, then the whole of out between markers.
+#   expect_rc RC        the last launch exited with RC (124: it hung and
+#                       the limit ended it, which always fails); returns 1
+#                       if not, after fail_out.
+#   expect_count N RE   exactly N lines of out match RE (grep -E).
+#   expect_match RE     some line of out matches RE (grep -E).
+#   expect_line TEXT    some line of out contains TEXT.
+#
 # Scripts run from the build directory (automake's test driver does) or
 # with top_builddir and top_srcdir set. POSIX sh.
 
@@ -68,4 +82,58 @@ need_progs() {
 
 finish() {
     exit "$status"
+}
+
+launch() {
+    _n=$1
+    shift
+    echo "== gcrun -n $_n $* (limit ${limit}s)"
+    _start=$(date +%s)
+    out=$(timeout "$limit" "$gcrun" -n "$_n" "$@" 2>&1)
+    rc=$?
+    echo "   exit $rc after $(($(date +%s) - _start))s"
+}
+
+launch_for() {
+    limit=$1
+    shift
+    launch "$@"
+}
+
+fail_out() {
+    fail "$@"
+    echo "---- output ----"
+    printf '%s\n' "$out"
+    echo "----------------"
+}
+
+expect_rc() {
+    if [ "$rc" -eq 124 ]; then
+        fail_out "timed out after ${limit}s (hang?)"
+        return 1
+    fi
+    if [ "$rc" -ne "$1" ]; then
+        fail_out "exit status $rc, expected $1"
+        return 1
+    fi
+    return 0
+}
+
+expect_count() {
+    _got=$(printf '%s\n' "$out" | grep -c -E -- "$2")
+    if [ "$_got" -ne "$1" ]; then
+        fail_out "$_got lines match '$2', expected $1"
+    fi
+}
+
+expect_match() {
+    if ! printf '%s\n' "$out" | grep -q -E -- "$1"; then
+        fail_out "no line matches '$1'"
+    fi
+}
+
+expect_line() {
+    if ! printf '%s\n' "$out" | grep -q -F -- "$1"; then
+        fail_out "no line contains '$1'"
+    fi
 }

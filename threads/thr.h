@@ -265,6 +265,29 @@ uint64_t gcm_thr_connections(void) GCM_INTERNAL;
 /* GENCOMM_CONNECT_TIMEOUT, in seconds. */
 unsigned gcm_thr_connect_timeout(void) GCM_INTERNAL;
 
+/* The HELLO header another job's process sends first on a connection it
+ * opened (thr_procs.c); its data is the sender's worker address. */
+typedef struct gcm_thr_hello {
+    uint32_t magic;
+    uint16_t version;
+    uint16_t ep;
+    uint64_t job;
+    uint32_t rank;
+    uint16_t neps;
+    uint16_t port;
+    uint32_t ip4;
+    uint32_t addr_len;
+} gcm_thr_hello_t;
+
+/* Checks a HELLO's header (header_length bytes at header) against the
+ * length of its data, from a job other than own_job: GCM_OK and the
+ * header in *hello_p, else GCM_ERR_INVALID_PARAM and why. Bytes alone
+ * (the data, a worker address, is gcm_thr_addr_decode's). */
+gcm_status_t gcm_thr_hello_decode(const void *header, size_t header_length,
+                                  size_t data_length, uint64_t own_job,
+                                  gcm_thr_hello_t *hello_p,
+                                  const char **why_p) GCM_INTERNAL;
+
 /* Nonzero once the launcher reported proc dead. */
 int gcm_thr_proc_dead(int proc) GCM_INTERNAL;
 

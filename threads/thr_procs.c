@@ -86,19 +86,6 @@ static struct {
 } gcm_procs = { .lock = PTHREAD_MUTEX_INITIALIZER,
                 .contact_lock = PTHREAD_MUTEX_INITIALIZER, .lfd = -1 };
 
-/* The HELLO header (the data is the worker address). */
-typedef struct gcm_thr_hello {
-    uint32_t magic;
-    uint16_t version;
-    uint16_t ep;
-    uint64_t job;
-    uint32_t rank;
-    uint16_t neps;
-    uint16_t port;
-    uint32_t ip4;
-    uint32_t addr_len;
-} gcm_thr_hello_t;
-
 static void gcm_put_le(unsigned char *p, uint64_t v, int n)
 {
     int i;
@@ -774,6 +761,41 @@ gcm_status_t gcm_thr_hello_send(gcm_thr_endpoint_t *endpoint,
     return GCM_OK;
 }
 
+gcm_status_t gcm_thr_hello_decode(const void *header, size_t header_length,
+                                  size_t data_length, uint64_t own_job,
+                                  gcm_thr_hello_t *hello_p,
+                                  const char **why_p)
+{
+    gcm_thr_hello_t hello;
+
+    if ((header == NULL) || (header_length != sizeof(hello))) {
+        *why_p = "a header of the wrong size";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    memcpy(&hello, header, sizeof(hello));
+    if ((hello.magic != GCM_HELLO_MAGIC) ||
+        (hello.version != GCM_HELLO_VERSION)) {
+        *why_p = "not a HELLO of this version";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if ((hello.addr_len != data_length) || (data_length == 0) ||
+        (data_length > GCM_CONTACT_ADDR_MAX)) {
+        *why_p = "its address is not of the length it says";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if ((hello.neps < 1) || (hello.neps > GCM_MAX_ENDPOINTS) ||
+        (hello.ep >= hello.neps)) {
+        *why_p = "endpoints out of range";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    if ((hello.job == own_job) || (hello.job == 0)) {
+        *why_p = "not from another job";
+        return GCM_ERR_INVALID_PARAM;
+    }
+    *hello_p = hello;
+    return GCM_OK;
+}
+
 ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
                               size_t header_length, void *data,
                               size_t length,
@@ -788,20 +810,14 @@ ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
     size_t alen;
     int proc;
 
-    if ((header_length != sizeof(hello)) ||
-        (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
+    if ((param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
         !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP)) {
-        gcm_warn("malformed HELLO ignored (%zu-byte header)", header_length);
+        gcm_warn("malformed HELLO ignored (not an eager reply message)");
         return UCS_OK;
     }
-    memcpy(&hello, header, sizeof(hello));
-    if ((hello.magic != GCM_HELLO_MAGIC) ||
-        (hello.version != GCM_HELLO_VERSION) ||
-        (hello.addr_len != length) || (length == 0) ||
-        (length > GCM_CONTACT_ADDR_MAX) || (hello.neps < 1) ||
-        (hello.neps > GCM_MAX_ENDPOINTS) || (hello.ep >= hello.neps) ||
-        (hello.job == gcm_boot_job_ident()) || (hello.job == 0)) {
-        gcm_warn("malformed HELLO ignored");
+    if (gcm_thr_hello_decode(header, header_length, length,
+                             gcm_boot_job_ident(), &hello, &why) != GCM_OK) {
+        gcm_warn("malformed HELLO ignored (%s)", why);
         return UCS_OK;
     }
     if (gcm_thr_addr_decode(data, length, &alen, &why) != GCM_OK) {

@@ -73,26 +73,12 @@ static void pmi_send(struct rank *rk, const char *fmt, ...)
     gcrun_pmi_flush(rk);
 }
 
-/* Splits "cmd=x a=b c" in place into key/value pairs (the words of
- * boot/boot_pmi1_line.h); a word without '=' gets an empty value. Values
- * may contain '='. */
+/* Splits "cmd=x a=b c" in place into key/value pairs
+ * (boot/boot_pmi1_line.h). */
 static void pmi_parse(char *line, struct pmi_req *req)
 {
-    const char *pos = line;
-    gcm_boot_pmi1_word_t w;
-
-    req->ntok = 0;
-    while ((req->ntok < PMI_MAX_TOKENS) &&
-           gcm_boot_pmi1_word_next(&pos, &w)) {
-        char *key = line + (w.key - line);
-        char *val = line + (w.val - line);
-
-        key[w.klen] = '\0';
-        val[w.vlen] = '\0';
-        req->keys[req->ntok] = key;
-        req->vals[req->ntok] = val;
-        req->ntok++;
-    }
+    req->ntok = gcm_boot_pmi1_split(line, req->keys, req->vals,
+                                    PMI_MAX_TOKENS);
 }
 
 static const char *req_get(const struct pmi_req *req, const char *key)
@@ -352,33 +338,6 @@ static void pmi_reply_error(struct rank *rk, const char *cmd,
     pmi_send(rk, "cmd=%s_result rc=-1 msg=%s", cmd, msg);
 }
 
-/* Copies the value of a leading "cmd=" or "mcmd=" word into out. */
-static void pmi_peek_cmd(const char *line, size_t len, char *out,
-                         size_t size)
-{
-    size_t skip = 0;
-    size_t n = 0;
-
-    if (len >= 4 && memcmp(line, "cmd=", 4) == 0) {
-        skip = 4;
-    } else if (len >= 5 && memcmp(line, "mcmd=", 5) == 0) {
-        skip = 5;
-    }
-    if (skip == 0) {
-        snprintf(out, size, "unknown");
-        return;
-    }
-    while (skip + n < len && n + 1 < size && line[skip + n] != ' ' &&
-           line[skip + n] != '\n' && line[skip + n] != '\0') {
-        out[n] = line[skip + n];
-        n++;
-    }
-    out[n] = '\0';
-    if (n == 0) {
-        snprintf(out, size, "unknown");
-    }
-}
-
 static void pmi_handle_line(struct job *job, struct rank *rk, char *line)
 {
     struct pmi_req req;
@@ -409,7 +368,7 @@ static void pmi_handle_line(struct job *job, struct rank *rk, char *line)
         return;
     }
     if (strncmp(line, "mcmd=", 5) == 0) {
-        pmi_peek_cmd(line, len, rk->mcmd, sizeof(rk->mcmd));
+        gcm_boot_pmi1_peek_cmd(line, len, rk->mcmd, sizeof(rk->mcmd));
         rk->in_mcmd = true;
         if (strcmp(rk->mcmd, "spawn") == 0) {
             gcrun_spawn_begin(job, rk);
@@ -459,8 +418,8 @@ static void pmi_process_input(struct job *job, struct rank *rk)
         }
         if (nl == NULL) {
             if (len > PMI_LINE_MAX) {
-                pmi_peek_cmd(head, len, rk->discard_cmd,
-                             sizeof(rk->discard_cmd));
+                gcm_boot_pmi1_peek_cmd(head, len, rk->discard_cmd,
+                                       sizeof(rk->discard_cmd));
                 rk->discarding = true;
                 gcrun_buf_consume(&rk->pmi_in, len);
             }
@@ -468,8 +427,8 @@ static void pmi_process_input(struct job *job, struct rank *rk)
         }
         linelen = (size_t)(nl - head);
         if (linelen > PMI_LINE_MAX) {
-            pmi_peek_cmd(head, linelen, rk->discard_cmd,
-                         sizeof(rk->discard_cmd));
+            gcm_boot_pmi1_peek_cmd(head, linelen, rk->discard_cmd,
+                                   sizeof(rk->discard_cmd));
             gcrun_buf_consume(&rk->pmi_in, linelen + 1);
             pmi_reply_error(rk, rk->discard_cmd, "line_too_long");
             continue;

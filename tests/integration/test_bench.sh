@@ -189,6 +189,26 @@ for f in b i p; do
         <<<"$out" || { echo "FAIL: mpi_nbc_bench: no form $f row"; fail=1; }
 done
 
+# One-sided communication: put and get latency and bandwidth at two sizes
+# each, fetch-and-op latency and rate, on one host and between two
+# emulated hosts over TCP.
+exe=$work/mpi_rma_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_rma_bench.c"; then
+    echo "FAIL: mpi_rma_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" -n 2 "$exe" gencomm-mpi --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_rma_bench exit $rc"; echo "$out"; fail=1; }
+check_rows "mpi_rma_bench gencomm-mpi --quick" gencomm-mpi 10 "$out"
+out=$(UCX_TLS=tcp,self UCX_WARN_UNUSED_ENV_VARS=n timeout 120 \
+      "$b/tools/gcrun" --nodes 2 -n 2 "$exe" gencomm-mpi-tcp --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_rma_bench (2 hosts) exit $rc"
+                   echo "$out"; fail=1; }
+check_rows "mpi_rma_bench gencomm-mpi-tcp --quick, 2 hosts" \
+    gencomm-mpi-tcp 10 "$out"
 # The datatype benchmark, one process: builds (time and memory) and packs.
 exe=$work/mpi_type_bench.gencomm
 if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \

@@ -4,74 +4,19 @@
 # Needs top_builddir (the harness exports it; defaults to the current dir).
 set -u
 
-top_builddir=${top_builddir:-.}
-gcrun="${top_builddir}/tools/gcrun"
-examples="${top_builddir}/examples"
 # Each run gets this long; the examples take well under a second each.
 limit=${GENCOMM_TEST_TIMEOUT:-60}
-
-if [ ! -x "$gcrun" ]; then
-    echo "SKIP: $gcrun is not built"
-    exit 77
-fi
-
-failures=0
-out=""
-rc=0
-
-# run NPROCS PROGRAM [ARGS...]: sets out (stdout and stderr) and rc.
-run() {
-    local n=$1
-    shift
-    echo "== gcrun -n $n $*"
-    out=$(timeout "$limit" "$gcrun" -n "$n" "$@" 2>&1)
-    rc=$?
-}
-
-fail() {
-    echo "FAIL: $*"
-    echo "---- output ----"
-    echo "$out"
-    echo "----------------"
-    failures=$((failures + 1))
-}
-
-# expect_rc WANT: the last run exited with WANT (124 means it hung).
-expect_rc() {
-    if [ "$rc" -eq 124 ]; then
-        fail "timed out after ${limit}s (hang?)"
-        return 1
-    fi
-    if [ "$rc" -ne "$1" ]; then
-        fail "exit status $rc, expected $1"
-        return 1
-    fi
-    return 0
-}
-
-# expect_count COUNT REGEX: exactly COUNT output lines match REGEX.
-expect_count() {
-    local got
-    got=$(printf '%s\n' "$out" | grep -c -E -- "$2")
-    if [ "$got" -ne "$1" ]; then
-        fail "$got lines match '$2', expected $1"
-    fi
-}
-
-# expect_line TEXT: some output line contains TEXT literally.
-expect_line() {
-    if ! printf '%s\n' "$out" | grep -q -F -- "$1"; then
-        fail "no line contains '$1'"
-    fi
-}
+. "${top_srcdir:-.}/tests/lib.sh"
+examples="${builddir}/examples"
+need_progs "$gcrun"
 
 # channel: pairs (0 -> 1); with 3 processes the last one idles.
-run 2 "$examples/channel"
+launch 2 "$examples/channel"
 if expect_rc 0; then
     expect_count 1 'channel: P0 received 10 messages in order from P1'
     expect_count 1 'channel: P1 sent 10 messages to P0'
 fi
-run 3 "$examples/channel"
+launch 3 "$examples/channel"
 if expect_rc 0; then
     expect_count 1 'received 10 messages in order'
     expect_count 1 'channel: P2 idles'
@@ -79,7 +24,7 @@ fi
 
 # offer: the same channel made with gcm_lco_offer / gcm_lco_accept_offer,
 # and one between two threads of each process.
-run 3 "$examples/offer"
+launch 3 "$examples/offer"
 if expect_rc 0; then
     expect_count 1 'offer: P0 received 5 messages from P1 on the offered slot'
     expect_count 1 'offer: P1 sent 5 messages to P0 on send slot 0'
@@ -87,21 +32,21 @@ if expect_rc 0; then
 fi
 
 # intracomm: every process prints its LCO in the seed's notation.
-run 3 "$examples/intracomm"
+launch 3 "$examples/intracomm"
 if expect_rc 0; then
     expect_line 'intracomm: P0 = {<P0[0],P1[0],P2[0]>, <+,+,+>}'
     expect_line 'intracomm: P1 = {<P0[1],P1[1],P2[1]>, <+,+,+>}'
     expect_line 'intracomm: P2 = {<P0[2],P1[2],P2[2]>, <+,+,+>}'
     expect_count 3 'received from all 3 LCOs'
 fi
-run 5 "$examples/intracomm"
+launch 5 "$examples/intracomm"
 if expect_rc 0; then
     expect_line 'intracomm: P4 = {<P0[4],P1[4],P2[4],P3[4],P4[4]>, <+,+,+,+,+>}'
     expect_count 5 'received from all 5 LCOs'
 fi
 
 # intercomm: indexed by sender, unlike the seed's printed figure.
-run 4 "$examples/intercomm"
+launch 4 "$examples/intercomm"
 if expect_rc 0; then
     expect_line 'intercomm: P0 = {<P2[0],P3[0]>, <+,+>}'
     expect_line 'intercomm: P1 = {<P2[1],P3[1]>, <+,+>}'
@@ -111,13 +56,13 @@ if expect_rc 0; then
     expect_line "P3 receive slot 0 got P0's send slot 1"
 fi
 # An odd count cannot be split into two groups: a clean error, no hang.
-run 3 "$examples/intercomm"
+launch 3 "$examples/intercomm"
 if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
     fail "intercomm with 3 processes: exit status $rc, expected an error"
 fi
 
 # two_senders: the seed's Figure 1(e).
-run 3 "$examples/two_senders"
+launch 3 "$examples/two_senders"
 if expect_rc 0; then
     expect_count 1 'R received 100 messages: 50 on slot 0 from P1, 50 on slot 1'
     expect_line '50 on slot 1 from P2, in order per slot'
@@ -125,7 +70,7 @@ if expect_rc 0; then
 fi
 
 # master_children: children talk directly once introduced.
-run 4 "$examples/master_children"
+launch 4 "$examples/master_children"
 if expect_rc 0; then
     expect_count 1 'master introduced 3 children in a ring and relayed nothing'
     expect_line 'child 1 sent 25 messages to child 2 and got 25 from child 3'
@@ -134,12 +79,12 @@ if expect_rc 0; then
 fi
 
 # lco_channel: Figure 2 through the MPI interface, pairs as channel.
-run 2 "$examples/lco_channel"
+launch 2 "$examples/lco_channel"
 if expect_rc 0; then
     expect_count 1 'lco_channel: P0 received 10 messages in order from P1'
     expect_count 1 'lco_channel: P1 sent 10 messages to P0 on send slot 0'
 fi
-run 4 "$examples/lco_channel"
+launch 4 "$examples/lco_channel"
 if expect_rc 0; then
     expect_count 2 'lco_channel: P[02] received 10 messages in order'
     expect_line 'lco_channel: P3 sent 10 messages to P2'
@@ -148,23 +93,23 @@ fi
 # lco_dup: Figure 3, a duplicate built from LCOs, used by point-to-point
 # and collectives.
 for np in 2 4; do
-    run $np "$examples/lco_dup"
+    launch $np "$examples/lco_dup"
     if expect_rc 0; then
         expect_count $np "lco_dup: P[0-9]+: hand-built duplicate of $np processes: ring, allreduce, bcast and barrier ok"
     fi
 done
 
 # fox: Fox's matrix product on a 2 x 2 and a 3 x 3 grid (MPI layer).
-run 4 "$examples/fox"
+launch 4 "$examples/fox"
 if expect_rc 0; then
     expect_count 1 '^fox: n=12 q=2 product matches the serial product$'
 fi
-run 9 "$examples/fox" 36
+launch 9 "$examples/fox" 36
 if expect_rc 0; then
     expect_count 1 '^fox: n=36 q=3 product matches the serial product$'
 fi
 # Not a square number of processes: a clean refusal, no hang.
-run 3 "$examples/fox"
+launch 3 "$examples/fox"
 if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
     fail "fox with 3 processes: exit status $rc, expected an error"
 fi
@@ -172,7 +117,7 @@ fi
 # thread_channels: Figure 2 between threads made at run time, names over
 # the hub, the world and a channel made just before.
 for np in 1 3; do
-    run $np "$examples/thread_channels"
+    launch $np "$examples/thread_channels"
     if expect_rc 0; then
         expect_count $np 'thread_channels: P[0-9]+: 3 threads made 9 channels at run time .* 180 messages checked'
     fi
@@ -180,12 +125,12 @@ done
 
 # thread_collectives: one LCO per thread (3, and 4 on process 1), and
 # collectives among all of them.
-run 3 "$examples/thread_collectives"
+launch 3 "$examples/thread_collectives"
 if expect_rc 0; then
     expect_count 3 'thread_collectives: P[0-2]: [34] threads, LCOs [0-9]+\.\.[0-9]+ of 10: allreduce, bcast, barrier, allgather and ring ok'
     expect_line 'thread_collectives: P1: 4 threads, LCOs 3..6 of 10'
 fi
-run 4 "$examples/thread_collectives"
+launch 4 "$examples/thread_collectives"
 if expect_rc 0; then
     expect_count 4 'of 13: allreduce, bcast, barrier, allgather and ring ok'
 fi
@@ -213,21 +158,19 @@ fi
 # stencil_map: the 4 x 4 grid on two hosts laid out round-robin cuts 12
 # of its 24 edges with reorder 0 and 4 with reorder 1; on 4 hosts 12 and
 # 8; halos are checked by the program.
-run 16 --hosts a,b,a,b,a,b,a,b,a,b,a,b,a,b,a,b --bind-to none \
+launch 16 --hosts a,b,a,b,a,b,a,b,a,b,a,b,a,b,a,b --bind-to none \
     "$examples/stencil_map" --rounds 5 --block 8
 if expect_rc 0; then
     expect_line 'reorder 0: 4 x 4 grid, 12 of 24 grid edges between hosts'
     expect_line 'reorder 1: 4 x 4 grid, 4 of 24 grid edges between hosts'
 fi
-run 16 --hosts a,b,c,d,a,b,c,d,a,b,c,d,a,b,c,d --bind-to none \
+launch 16 --hosts a,b,c,d,a,b,c,d,a,b,c,d,a,b,c,d --bind-to none \
     "$examples/stencil_map" --rounds 5 --block 8
 if expect_rc 0; then
     expect_line 'reorder 1: 4 x 4 grid, 8 of 24 grid edges between hosts'
 fi
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
+if [ "$status" -eq 0 ]; then
+    echo "all example checks passed"
 fi
-echo "all example checks passed"
-exit 0
+finish

@@ -8,71 +8,10 @@
 # to finish well within their limits.
 set -u
 
-top_builddir=${top_builddir:-.}
-gcrun="${top_builddir}/tools/gcrun"
-progs="${top_builddir}/tests/integration"
-
-if [ ! -x "$gcrun" ]; then
-    echo "SKIP: $gcrun is not built"
-    exit 77
-fi
-
-failures=0
-out=""
-rc=0
+. "${top_srcdir:-.}/tests/lib.sh"
+progs="${builddir}/tests/integration"
+need_progs "$gcrun"
 limit=60
-
-# run LIMIT NPROCS PROGRAM [ARGS...]: sets out and rc; prints the time.
-run() {
-    local start
-    local end
-    limit=$1
-    local n=$2
-    shift 2
-    echo "== gcrun -n $n $* (limit ${limit}s)"
-    start=$(date +%s)
-    out=$(timeout "$limit" "$gcrun" -n "$n" "$@" 2>&1)
-    rc=$?
-    end=$(date +%s)
-    echo "   exit $rc after $((end - start))s"
-}
-
-fail() {
-    echo "FAIL: $*"
-    echo "---- output ----"
-    echo "$out"
-    echo "----------------"
-    failures=$((failures + 1))
-}
-
-# expect_rc WANT: the last run exited with WANT (124 means it hung).
-expect_rc() {
-    if [ "$rc" -eq 124 ]; then
-        fail "timed out after ${limit}s (hang?)"
-        return 1
-    fi
-    if [ "$rc" -ne "$1" ]; then
-        fail "exit status $rc, expected $1"
-        return 1
-    fi
-    return 0
-}
-
-# expect_count COUNT REGEX: exactly COUNT output lines match REGEX.
-expect_count() {
-    local got
-    got=$(printf '%s\n' "$out" | grep -c -E -- "$2")
-    if [ "$got" -ne "$1" ]; then
-        fail "$got lines match '$2', expected $1"
-    fi
-}
-
-# expect_match REGEX: some output line matches REGEX.
-expect_match() {
-    if ! printf '%s\n' "$out" | grep -q -E -- "$1"; then
-        fail "no line matches '$1'"
-    fi
-}
 
 # Show the stress rates in the log without failing on them.
 show_rates() {
@@ -81,29 +20,29 @@ show_rates() {
 }
 
 # --- stress: content, order, sizes, tags ---------------------------------
-run 120 2 "$progs/p2p_stress" 100000
+launch_for 120 2 "$progs/p2p_stress" 100000
 if expect_rc 0; then
     expect_count 2 'p2p_stress: 100000 messages ok'
     show_rates
 fi
 # Pairs mode with an odd count: the last process has no partner.
-run 60 3 "$progs/p2p_stress" 2000
+launch_for 60 3 "$progs/p2p_stress" 2000
 if expect_rc 0; then
     expect_count 2 'p2p_stress: 2000 messages ok'
     expect_count 1 'p2p_stress: P2 idles'
 fi
 # All pairs, oversubscribed: each process receives M from each peer.
-run 60 4 "$progs/p2p_stress" -a 2000
+launch_for 60 4 "$progs/p2p_stress" -a 2000
 if expect_rc 0; then
     expect_count 4 'p2p_stress: 6000 messages ok'
     show_rates
 fi
-run 60 6 "$progs/p2p_stress" -a 800
+launch_for 60 6 "$progs/p2p_stress" -a 800
 if expect_rc 0; then
     expect_count 6 'p2p_stress: 4000 messages ok'
     show_rates
 fi
-run 60 8 "$progs/p2p_stress" -a 400
+launch_for 60 8 "$progs/p2p_stress" -a 400
 if expect_rc 0; then
     expect_count 8 'p2p_stress: 2800 messages ok'
     show_rates
@@ -111,7 +50,7 @@ fi
 
 # --- wildcards, probes, waitany/waitall ----------------------------------
 for n in 2 3; do
-    run 60 "$n" "$progs/p2p_wildcards"
+    launch_for 60 "$n" "$progs/p2p_wildcards"
     if expect_rc 0; then
         expect_count 5 'p2p_wildcards: phase [1-5] ok'
         expect_count 1 'p2p_wildcards: all checks passed'
@@ -119,7 +58,7 @@ for n in 2 3; do
 done
 
 # --- truncation -----------------------------------------------------------
-run 60 2 "$progs/p2p_truncate"
+launch_for 60 2 "$progs/p2p_truncate"
 if expect_rc 0; then
     expect_count 7 'p2p_truncate: world: .* truncated, next message intact'
     expect_count 7 'p2p_truncate: self: .* truncated, next message intact'
@@ -127,7 +66,7 @@ if expect_rc 0; then
 fi
 
 # --- stale, forged and bad names; bad input --------------------------------
-run 60 2 "$progs/p2p_names"
+launch_for 60 2 "$progs/p2p_names"
 if expect_rc 0; then
     expect_match 'p2p_names: stale name refused: '
     expect_count 1 'p2p_names: \(a\) stale name: ok'
@@ -141,7 +80,7 @@ fi
 # A name made from public facts, and a send on another process's receive
 # slot of the world, over shared memory and over UCX.
 for shm in 1 0; do
-    run 60 3 env GENCOMM_SHM=$shm "$progs/p2p_forge"
+    launch_for 60 3 env GENCOMM_SHM=$shm "$progs/p2p_forge"
     if expect_rc 0; then
         expect_count 1 'p2p_forge: \(a\) name from public facts refused: .*gcm_send'
         expect_count 1 'p2p_forge: \(b\) send on another.s slot refused'
@@ -152,7 +91,7 @@ done
 
 # --- building LCO graphs sends nothing ------------------------------------
 for n in 2 3; do
-    run 60 "$n" "$progs/p2p_zero_msgs"
+    launch_for 60 "$n" "$progs/p2p_zero_msgs"
     if expect_rc 0; then
         expect_count "$n" 'built without a message'
         expect_count 1 'p2p_zero_msgs: all checks passed'
@@ -160,7 +99,7 @@ for n in 2 3; do
 done
 
 # --- internal calls: synchronous sends, internal tags, matched probes -----
-run 60 2 "$progs/p2p_internal"
+launch_for 60 2 "$progs/p2p_internal"
 if expect_rc 0; then
     expect_count 1 'p2p_internal: sync 16 bytes: pending until matched'
     expect_count 1 'p2p_internal: sync 1048576 bytes: pending until matched'
@@ -176,7 +115,7 @@ fi
 export GENCOMM_WAIT_TIMEOUT_MS=5000
 for n in 2 5; do
     out=""
-    run 60 "$n" env GENCOMM_SHM=1 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
+    launch_for 60 "$n" env GENCOMM_SHM=1 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
     if expect_rc 0; then
         for phase in a b c d e; do
             expect_count 2 "p2p_shm: P[01] \\($phase\\) .* ok"
@@ -184,7 +123,7 @@ for n in 2 5; do
         expect_match 'shm: endpoint 0 attached to proc 1 endpoint 0'
     fi
 done
-run 60 2 env GENCOMM_SHM=0 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
+launch_for 60 2 env GENCOMM_SHM=0 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
 if expect_rc 0; then
     expect_count 2 'p2p_shm: P[01] \(e\) wakeups ok'
     expect_count 0 'shm: attached'
@@ -192,7 +131,7 @@ fi
 # Threads of one process waiting on the same endpoint, both transports;
 # a lost wakeup would cost 5 s here.
 for shm in 1 0; do
-    run 60 2 env GENCOMM_SHM=$shm "$progs/p2p_threads" 3000
+    launch_for 60 2 env GENCOMM_SHM=$shm "$progs/p2p_threads" 3000
     if expect_rc 0; then
         expect_count 2 'p2p_threads: P[01] ok'
     fi
@@ -202,7 +141,7 @@ done
 # 0 attaching) or its own UCX worker; oversubscribed at 4 processes.
 for shm in 1 0; do
     for n in 2 4; do
-        run 60 "$n" env GENCOMM_SHM=$shm GENCOMM_LOG_LEVEL=debug \
+        launch_for 60 "$n" env GENCOMM_SHM=$shm GENCOMM_LOG_LEVEL=debug \
             "$progs/p2p_endpoints" 40
         if expect_rc 0; then
             expect_count "$n" 'p2p_endpoints: P[0-9]+ ok'
@@ -215,7 +154,7 @@ for shm in 1 0; do
     done
 done
 unset GENCOMM_WAIT_TIMEOUT_MS
-run 60 4 env GENCOMM_SHM=0 "$progs/p2p_stress" -a 1000
+launch_for 60 4 env GENCOMM_SHM=0 "$progs/p2p_stress" -a 1000
 if expect_rc 0; then
     expect_count 4 'p2p_stress: 3000 messages ok'
 fi
@@ -227,7 +166,7 @@ fi
 for shm in 1 0; do
     for n in 2 4; do
         for args in "16 200" "65536 30" "65536 30 mixed"; do
-            run 60 "$n" env GENCOMM_SHM=$shm "$progs/p2p_handlers" $args
+            launch_for 60 "$n" env GENCOMM_SHM=$shm "$progs/p2p_handlers" $args
             if expect_rc 0; then
                 expect_count 1 \
                     'p2p_handlers: counter [0-9]+ and queue of [0-9]+ in order'
@@ -242,7 +181,7 @@ done
 # --- several receivers on one slot: the one that posted first gets it -----
 for shm in 1 0; do
     for n in 2 3; do
-        run 60 "$n" env GENCOMM_SHM=$shm "$progs/p2p_first_posted" 200
+        launch_for 60 "$n" env GENCOMM_SHM=$shm "$progs/p2p_first_posted" 200
         if expect_rc 0; then
             expect_count 2 \
                 'p2p_first_posted: 200 rounds with .*: first posted first served'
@@ -253,14 +192,14 @@ done
 # Four and six receivers on a user LCO's slot, exact and wildcard receives
 # interleaved; the sender in the same process, then in another.
 for shm in 1 0; do
-    run 60 2 env GENCOMM_SHM=$shm "$progs/p2p_receivers" 4 50
+    launch_for 60 2 env GENCOMM_SHM=$shm "$progs/p2p_receivers" 4 50
     if expect_rc 0; then
         expect_count 1 'same process: 4 receivers, 50 rounds: first posted'
         expect_count 1 'other process: 4 receivers, 50 rounds: first posted'
         expect_count 2 'p2p_receivers: P[01] ok'
     fi
 done
-run 60 1 "$progs/p2p_receivers" 6 30
+launch_for 60 1 "$progs/p2p_receivers" 6 30
 if expect_rc 0; then
     expect_count 1 'same process: 6 receivers, 30 rounds: first posted'
 fi
@@ -269,7 +208,7 @@ fi
 # Proc 1 replaces what it published for its endpoint 1: proc 0's send there
 # must fail with an error naming the address, not abort inside UCX.
 for mode in garbage truncated empty huge; do
-    run 60 2 env GENCOMM_SHM=0 GENCOMM_MAX_ENDPOINTS=2 \
+    launch_for 60 2 env GENCOMM_SHM=0 GENCOMM_MAX_ENDPOINTS=2 \
         "$progs/p2p_bad_addr" "$mode"
     if expect_rc 0; then
         expect_count 1 'p2p_bad_addr: OK'
@@ -287,12 +226,12 @@ export GENCOMM_KILL_GRACE_MS=5000
 # A run whose process 0 did not pass is retried once, saying so in the
 # log; a second failure counts.
 for n in 2 3; do
-    run 30 "$n" "$progs/p2p_peer_death"
+    launch_for 30 "$n" "$progs/p2p_peer_death"
     if [ "$rc" -ne 124 ] &&
        ! printf '%s\n' "$out" | grep -q 'p2p_peer_death: P0 checks passed'; then
         echo "   process 0 did not pass (known race): retrying once"
         printf '%s\n' "$out" | sed 's/^/   | /'
-        run 30 "$n" "$progs/p2p_peer_death"
+        launch_for 30 "$n" "$progs/p2p_peer_death"
     fi
     if expect_rc 137; then
         expect_match 'rank 1.*killed by signal 9'
@@ -306,9 +245,7 @@ for n in 2 3; do
 done
 unset GENCOMM_KILL_GRACE_MS
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
+if [ "$status" -eq 0 ]; then
+    echo "all p2p checks passed"
 fi
-echo "all p2p checks passed"
-exit 0
+finish

@@ -19,11 +19,6 @@ enum { NTHREADS = 4, ITERS = 1500, BIG = 1 << 16 };
 static int rank = -1, size, peer;
 static MPI_Comm comms[NTHREADS];
 
-typedef struct targ {
-    int t;
-    int failures;
-} targ_t;
-
 static int value(int from, int t, int i, int k)
 {
     return from * 1000003 + t * 100003 + i * 13 + k;
@@ -31,7 +26,7 @@ static int value(int from, int t, int i, int k)
 
 static void *thread_main(void *p)
 {
-    targ_t *a = p;
+    mpitest_thread_t *a = p;
     MPI_Comm comm = comms[a->t];
     int *sbuf = malloc(BIG * sizeof(int)), *rbuf = malloc(BIG * sizeof(int));
     int i, k, n, count, bad;
@@ -74,7 +69,7 @@ static void *thread_main(void *p)
 int main(int argc, char **argv)
 {
     pthread_t thr[NTHREADS];
-    targ_t args[NTHREADS];
+    mpitest_thread_t args[NTHREADS];
     int t;
 
     mpitest_init_thread(&argc, &argv, "core_threads", MPI_THREAD_MULTIPLE);

@@ -86,8 +86,16 @@ static void mpitest_tfail(int *count, int thread, int line, const char *fmt,
         }                                                                  \
     } while (0)
 
-/* CHECK in a thread: rec points to the thread's record, whose member t
- * numbers the thread and member failures counts its failures. */
+/* A thread's record: t numbers the thread, failures counts its own. A
+ * program may put such a record first in its own (TCHECK needs only the
+ * two members). */
+typedef struct mpitest_thread {
+    int t;
+    int failures;
+} mpitest_thread_t;
+
+/* CHECK in a thread: rec points to the thread's record (members t and
+ * failures, as in mpitest_thread_t). */
 #define TCHECK(rec, cond, ...)                                             \
     do {                                                                   \
         if (!(cond)) {                                                     \
@@ -155,32 +163,43 @@ static void mpitest_expect_err(int line, int rc, int cls, const char *call,
 #define EXPECT_ERR(rc, cls, call, ...) \
     mpitest_expect_err(__LINE__, (rc), (cls), (call), __VA_ARGS__)
 
-/* MPI_Init, the rank and size in mpitest_rank and mpitest_size, and with
- * errors_return MPI_ERRORS_RETURN on MPI_COMM_WORLD. name starts the
- * pass line. */
+/* What MPI_Init or MPI_Init_thread (what) returned, rc: the rank and size
+ * in mpitest_rank and mpitest_size, or a failure. name starts the pass
+ * line. Returns 1 when MPI started. */
+static int mpitest_started(int rc, const char *name, const char *what)
+    __attribute__((unused));
+
+static int mpitest_started(int rc, const char *name, const char *what)
+{
+    mpitest_name = name;
+    if (rc != MPI_SUCCESS) {
+        printf("FAIL: %s: %s failed\n", name, what);
+        fflush(stdout);
+        mpitest_failures++;
+        return 0;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpitest_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpitest_size);
+    return 1;
+}
+
+/* MPI_Init (see mpitest_started), and with errors_return
+ * MPI_ERRORS_RETURN on MPI_COMM_WORLD. */
 static void mpitest_init(int *argc, char ***argv, const char *name,
                          int errors_return) __attribute__((unused));
 
 static void mpitest_init(int *argc, char ***argv, const char *name,
                          int errors_return)
 {
-    mpitest_name = name;
-    if (MPI_Init(argc, argv) != MPI_SUCCESS) {
-        printf("FAIL: %s: MPI_Init failed\n", name);
-        fflush(stdout);
-        mpitest_failures++;
-        return;
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &mpitest_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mpitest_size);
-    if (errors_return) {
+    if (mpitest_started(MPI_Init(argc, argv), name, "MPI_Init") &&
+        errors_return) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     }
 }
 
-/* MPI_Init_thread at thread level required (a lower level provided
- * aborts), with the rank and size in mpitest_rank and mpitest_size
- * before any thread may report. name starts the pass line. */
+/* MPI_Init_thread at thread level required (see mpitest_started); a
+ * lower level provided aborts. The rank is known before any thread may
+ * report. */
 static void mpitest_init_thread(int *argc, char ***argv, const char *name,
                                 int required) __attribute__((unused));
 
@@ -189,16 +208,9 @@ static void mpitest_init_thread(int *argc, char ***argv, const char *name,
 {
     int provided = -1;
 
-    mpitest_name = name;
-    if (MPI_Init_thread(argc, argv, required, &provided) != MPI_SUCCESS) {
-        printf("FAIL: %s: MPI_Init_thread failed\n", name);
-        fflush(stdout);
-        mpitest_failures++;
-        return;
-    }
-    MPI_Comm_rank(MPI_COMM_WORLD, &mpitest_rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &mpitest_size);
-    if (provided < required) {
+    if (mpitest_started(MPI_Init_thread(argc, argv, required, &provided),
+                        name, "MPI_Init_thread") &&
+        (provided < required)) {
         printf("FAIL: %s: thread level %d provided, %d required (rank %d)\n",
                name, provided, required, mpitest_rank);
         fflush(stdout);

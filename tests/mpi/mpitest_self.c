@@ -11,14 +11,9 @@
 #include <pthread.h>
 #include <string.h>
 
-typedef struct targ {
-    int t;
-    int failures;
-} targ_t;
-
 static void *thread_main(void *p)
 {
-    targ_t *a = p;
+    mpitest_thread_t *a = p;
 
     TCHECK(a, a->t == 7, "thread %d is not thread %d", a->t, 7);
     TCHECK(a, a->failures == 0, "%s", "a second failure");
@@ -43,7 +38,7 @@ int main(int argc, char **argv)
         rc = MPI_Barrier(MPI_COMM_WORLD);
         EXPECT(MPI_ERR_COMM, rc);
         {
-            targ_t a = { 5, 0 };
+            mpitest_thread_t a = { 5, 0 };
             pthread_t th;
 
             if (pthread_create(&th, NULL, thread_main, &a) == 0) {

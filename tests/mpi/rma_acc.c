@@ -10,7 +10,7 @@
  * - MPI_Get_accumulate and MPI_Fetch_and_op under MPI_Win_lock_all: every
  *   rank adds to one counter many times and the values fetched, gathered,
  *   are each of 0 .. total - 1 once (the adds are atomic); NO_OP fetches,
- *   REPLACE swaps;
+ *   REPLACE swaps; 4-byte signed and unsigned (wrapping) counters;
  * - MPI_Compare_and_swap: every rank tries to swap its rank into a word
  *   that holds -1; exactly one wins, and all see the winner.
  */
@@ -255,6 +255,41 @@ static void check_fetched(long long *mine, int count, const char *what)
     }
 }
 
+/* Fetch_and_op on 4-byte integers: every rank adds -3 to a signed
+ * counter at rank 0 and 1 to an unsigned one that starts at its largest
+ * value (so it wraps); the values fetched are each the counter's as it
+ * was. */
+static void test_fetch32(void)
+{
+    int *mem, minus = -3, old;
+    unsigned one = 1, uold, *umem;
+    MPI_Win win;
+
+    OK(win_alloc(2 * sizeof(int), sizeof(int), &mem, &win));
+    umem = (unsigned *)&mem[1];
+    mem[0] = 0;
+    *umem = UINT32_MAX;
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    OK(MPI_Win_lock_all(0, win));
+    OK(MPI_Fetch_and_op(&minus, &old, MPI_INT, 0, 0, MPI_SUM, win));
+    OK(MPI_Fetch_and_op(&one, &uold, MPI_UNSIGNED, 0, 1, MPI_SUM, win));
+    OK(MPI_Win_unlock_all(win));
+    CHECK(old <= 0 && old > -3 * n && old % 3 == 0,
+          "MPI_Fetch_and_op(MPI_INT) fetched %d", old);
+    CHECK(uold == UINT32_MAX || uold < (unsigned)n - 1,
+          "MPI_Fetch_and_op(MPI_UNSIGNED) fetched %u", uold);
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (me == 0) {
+        OK(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win));
+        CHECK(mem[0] == -3 * n && *umem == (unsigned)n - 1,
+              "4-byte counters %d %u, expected %d %u", mem[0], *umem,
+              -3 * n, (unsigned)n - 1);
+        OK(MPI_Win_unlock(0, win));
+    }
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    OK(win_free(&win));
+}
+
 static void test_fetch(void)
 {
     long long *mem, one = 1, got[ADDS], gacc[ADDS], old, newv, probe;
@@ -310,6 +345,7 @@ static void test_fetch(void)
         OK(MPI_Barrier(MPI_COMM_WORLD));
     }
     OK(win_free(&win));
+    test_fetch32();
 }
 
 static void test_cas(void)

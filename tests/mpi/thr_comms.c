@@ -27,14 +27,9 @@ enum { NTHREADS = 3, BIG = 65536 };
 static int rank, size, rounds;
 static MPI_Comm comms[NTHREADS];
 
-typedef struct targ {
-    int t;
-    int failures;
-} targ_t;
-
 static void *thread_main(void *p)
 {
-    targ_t *a = p;
+    mpitest_thread_t *a = p;
     MPI_Comm comm = comms[a->t], half;
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     int *sbuf = malloc(BIG * sizeof(int)), *rbuf = malloc(BIG * sizeof(int));
@@ -84,7 +79,7 @@ static void *thread_main(void *p)
 int main(int argc, char **argv)
 {
     pthread_t th[NTHREADS];
-    targ_t args[NTHREADS];
+    mpitest_thread_t args[NTHREADS];
     int t, rc;
 
     mpitest_init_thread(&argc, &argv, "thr_comms", MPI_THREAD_MULTIPLE);
