@@ -268,6 +268,69 @@ gcm_status_t gcm_boot_get(int rank, const char *key, void *buf,
     return GCM_ERR_BOOT;
 }
 
+int gcm_boot_has_names(void)
+{
+    return (gcm_boot.ops != NULL) && (gcm_boot.ops->publish != NULL);
+}
+
+gcm_status_t gcm_boot_publish(const char *service, const char *port)
+{
+    if (!gcm_boot_has_names()) {
+        return gcm_fail(GCM_ERR_BOOT, "publish", "the launcher has no name "
+                        "service");
+    }
+    return gcm_boot.ops->publish(service, port);
+}
+
+gcm_status_t gcm_boot_lookup(const char *service, char *port, size_t len)
+{
+    if (!gcm_boot_has_names()) {
+        return gcm_fail(GCM_ERR_BOOT, "lookup", "the launcher has no name "
+                        "service");
+    }
+    return gcm_boot.ops->lookup(service, port, len);
+}
+
+gcm_status_t gcm_boot_unpublish(const char *service)
+{
+    if (!gcm_boot_has_names()) {
+        return gcm_fail(GCM_ERR_BOOT, "unpublish", "the launcher has no "
+                        "name service");
+    }
+    return gcm_boot.ops->unpublish(service);
+}
+
+gcm_status_t gcm_boot_spawn(int count, const gcm_boot_spawn_cmd_t cmds[],
+                            const char *parent_port, int errcodes[])
+{
+    if ((gcm_boot.ops == NULL) || (gcm_boot.ops->spawn == NULL)) {
+        return gcm_fail(GCM_ERR_BOOT, "spawn", "a process started without "
+                        "a launcher (%s) cannot spawn: start it with gcrun, "
+                        "mpiexec or mpirun", gcm_boot_kind_name());
+    }
+    return gcm_boot.ops->spawn(count, cmds, parent_port, errcodes);
+}
+
+gcm_status_t gcm_boot_parent_port(char *port, size_t len)
+{
+    if ((gcm_boot.ops == NULL) || (gcm_boot.ops->parent_port == NULL)) {
+        return GCM_ERR_BOOT;
+    }
+    return gcm_boot.ops->parent_port(port, len);
+}
+
+int gcm_boot_appnum(void)
+{
+    return ((gcm_boot.ops != NULL) && (gcm_boot.ops->appnum != NULL)) ?
+           gcm_boot.ops->appnum() : 0;
+}
+
+int gcm_boot_universe(void)
+{
+    return ((gcm_boot.ops != NULL) && (gcm_boot.ops->universe != NULL)) ?
+           gcm_boot.ops->universe() : 0;
+}
+
 int gcm_boot_event_fd(void)
 {
     return ((gcm_boot.ops != NULL) && (gcm_boot.ops->event_fd != NULL)) ?

@@ -68,6 +68,45 @@ gcm_status_t gcm_boot_fence(void) GCM_INTERNAL;
 gcm_status_t gcm_boot_get(int rank, const char *key, void *buf,
                           size_t *len_p) GCM_INTERNAL;
 
+/* The launcher's name service (MPI_Publish_name): PMIx launchers have
+ * one; under the others gcm_boot_has_names() is 0 and the calls fail
+ * with GCM_ERR_BOOT. lookup copies at most len bytes (terminated). */
+int gcm_boot_has_names(void) GCM_INTERNAL;
+gcm_status_t gcm_boot_publish(const char *service, const char *port)
+    GCM_INTERNAL;
+gcm_status_t gcm_boot_lookup(const char *service, char *port, size_t len)
+    GCM_INTERNAL;
+gcm_status_t gcm_boot_unpublish(const char *service) GCM_INTERNAL;
+
+/*
+ * Dynamic processes: starting a job of count commands (MPI_Comm_spawn(_
+ * multiple)) whose processes find parent_port, this job's port, with
+ * gcm_boot_parent_port; errcodes[] gets a code per process (0: it was
+ * started; else why not, an errno value), nothing being started when any
+ * fails. PMI-1 (gcrun, Hydra): the "spawn" command, the port preput as
+ * PARENT_ROOT_PORT_NAME in the new job's key-value space; PMIx:
+ * PMIx_Spawn, the port in GENCOMM_PARENT_PORT. info_keys[i] / info_vals[i]:
+ * host, wdir, path, env (newline-separated NAME=value).
+ */
+#define GCM_BOOT_SPAWN_MAX 512   /* processes per spawn */
+typedef struct gcm_boot_spawn_cmd {
+    const char         *command;
+    char *const        *argv;     /* NULL-terminated, without argv[0] */
+    int                 maxprocs;
+    int                 ninfo;
+    const char *const  *info_keys;
+    const char *const  *info_vals;
+} gcm_boot_spawn_cmd_t;
+gcm_status_t gcm_boot_spawn(int count, const gcm_boot_spawn_cmd_t cmds[],
+                            const char *parent_port, int errcodes[])
+    GCM_INTERNAL;
+/* The port of the job that spawned this one; GCM_ERR_BOOT when none. */
+gcm_status_t gcm_boot_parent_port(char *port, size_t len) GCM_INTERNAL;
+/* MPI_APPNUM (the index of this process's command; 0 when not known)
+ * and MPI_UNIVERSE_SIZE (what the launcher says; 0 when not known). */
+int gcm_boot_appnum(void) GCM_INTERNAL;
+int gcm_boot_universe(void) GCM_INTERNAL;
+
 /* A file descriptor that becomes readable when the launcher has something
  * to say (peer died), or -1; waiters poll it beside the UCX event fd. */
 int gcm_boot_event_fd(void) GCM_INTERNAL;

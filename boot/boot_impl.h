@@ -32,6 +32,16 @@ typedef struct gcm_boot_ops {
     /* cause: the rank whose failure this abort follows, or -1. */
     void         (*abort)(int code, int cause, const char *msg);
     void         (*finalize)(void);
+    /* The name service (NULL: none). */
+    gcm_status_t (*publish)(const char *service, const char *port);
+    gcm_status_t (*lookup)(const char *service, char *port, size_t len);
+    gcm_status_t (*unpublish)(const char *service);
+    /* Dynamic processes (NULL: not supported). */
+    gcm_status_t (*spawn)(int count, const gcm_boot_spawn_cmd_t cmds[],
+                          const char *parent_port, int errcodes[]);
+    gcm_status_t (*parent_port)(char *port, size_t len);
+    int          (*appnum)(void);
+    int          (*universe)(void);
 } gcm_boot_ops_t;
 
 /* Each backend's init returns GCM_OK and fills rank, size and jobid. */

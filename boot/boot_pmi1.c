@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -399,6 +401,189 @@ static void gcm_pmi1_finalize(void)
     pthread_mutex_unlock(&gcm_pmi1.lock);
 }
 
+/* ---- dynamic processes ----------------------------------------------------- */
+
+/* Appends "key=value\n" to a request being built; -1 when it would not fit
+ * a line or the value spans lines. */
+static int gcm_pmi1_line_add(char *buf, size_t cap, size_t *len,
+                             const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int gcm_pmi1_line_add(char *buf, size_t cap, size_t *len,
+                             const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if ((n < 0) || ((size_t)n >= cap - *len) ||
+        (memchr(buf + *len, '\n', (size_t)n) !=
+         buf + *len + n - 1)) {
+        return -1;
+    }
+    *len += (size_t)n;
+    return 0;
+}
+
+static gcm_status_t gcm_pmi1_spawn(int count, const gcm_boot_spawn_cmd_t cmds[],
+                                   const char *parent_port, int errcodes[])
+{
+    char reply[GCM_PMI1_LINE_MAX];
+    char codes[GCM_PMI1_LINE_MAX];
+    char msg[256];
+    char *req;
+    size_t cap = 4096, len = 0;
+    gcm_status_t status;
+    int c, i, total = 0, bad = 0;
+    const char *p;
+
+    for (c = 0; c < count; c++) {
+        total += cmds[c].maxprocs;
+        cap += 1024 + strlen(cmds[c].command) + strlen(parent_port);
+        for (i = 0; (cmds[c].argv != NULL) && (cmds[c].argv[i] != NULL);
+             i++) {
+            cap += strlen(cmds[c].argv[i]) + 32;
+        }
+        for (i = 0; i < cmds[c].ninfo; i++) {
+            cap += strlen(cmds[c].info_keys[i]) +
+                   strlen(cmds[c].info_vals[i]) + 64;
+        }
+    }
+    if (total > GCM_BOOT_SPAWN_MAX) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "spawn", "%d processes: at "
+                        "most %d a spawn under PMI-1", total,
+                        GCM_BOOT_SPAWN_MAX);
+    }
+    req = malloc(cap);
+    if (req == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    /* Every block is built before any is sent: the launcher answers only
+     * once it has the last one. Each line is a key=value; a value with a
+     * line break cannot travel (the MPI layer sends each environment
+     * variable as an "env" entry of its own). */
+    for (c = 0; (c < count) && !bad; c++) {
+        bad = gcm_pmi1_line_add(req, cap, &len, "mcmd=spawn\n") ||
+              gcm_pmi1_line_add(req, cap, &len, "nprocs=%d\n",
+                                cmds[c].maxprocs) ||
+              gcm_pmi1_line_add(req, cap, &len, "execname=%s\n",
+                                cmds[c].command) ||
+              gcm_pmi1_line_add(req, cap, &len, "totspawns=%d\n", count) ||
+              gcm_pmi1_line_add(req, cap, &len, "spawnssofar=%d\n", c + 1);
+        for (i = 0; !bad && (cmds[c].argv != NULL) &&
+                    (cmds[c].argv[i] != NULL); i++) {
+            bad = gcm_pmi1_line_add(req, cap, &len, "arg%d=%s\n", i + 1,
+                                    cmds[c].argv[i]);
+        }
+        bad = bad ||
+              gcm_pmi1_line_add(req, cap, &len, "argcnt=%d\n", i) ||
+              gcm_pmi1_line_add(req, cap, &len, "preput_num=1\n") ||
+              gcm_pmi1_line_add(req, cap, &len,
+                                "preput_key_0=PARENT_ROOT_PORT_NAME\n") ||
+              gcm_pmi1_line_add(req, cap, &len, "preput_val_0=%s\n",
+                                parent_port) ||
+              gcm_pmi1_line_add(req, cap, &len, "info_num=%d\n",
+                                cmds[c].ninfo);
+        for (i = 0; !bad && (i < cmds[c].ninfo); i++) {
+            bad = gcm_pmi1_line_add(req, cap, &len, "info_key_%d=%s\n", i,
+                                    cmds[c].info_keys[i]) ||
+                  gcm_pmi1_line_add(req, cap, &len, "info_val_%d=%s\n", i,
+                                    cmds[c].info_vals[i]);
+        }
+        bad = bad || gcm_pmi1_line_add(req, cap, &len, "endcmd\n");
+    }
+    if (bad) {
+        free(req);
+        return gcm_fail(GCM_ERR_INVALID_PARAM, "spawn", "a command, "
+                        "argument or info value does not fit the PMI-1 "
+                        "protocol (a line break, or too long)");
+    }
+    pthread_mutex_lock(&gcm_pmi1.lock);
+    status = gcm_pmi1_call(req, "spawn_result", reply, sizeof(reply));
+    pthread_mutex_unlock(&gcm_pmi1.lock);
+    free(req);
+    if (status != GCM_OK) {
+        return status;
+    }
+    for (i = 0; i < total; i++) {
+        errcodes[i] = 0;
+    }
+    if (gcm_boot_pmi1_field(reply, "errcodes", codes, sizeof(codes))) {
+        for (i = 0, p = codes; (i < total) && (*p != '\0'); i++) {
+            errcodes[i] = atoi(p);
+            p += strcspn(p, ",");
+            p += (*p == ',');
+        }
+    }
+    if (!gcm_pmi1_rc_ok(reply)) {
+        for (i = 0; i < total; i++) {
+            if (errcodes[i] == 0) {
+                errcodes[i] = -1;
+            }
+        }
+        msg[0] = '\0';
+        (void)gcm_boot_pmi1_field(reply, "msg", msg, sizeof(msg));
+        return gcm_fail(GCM_ERR_BOOT, "spawn", "the launcher could not "
+                        "start the processes (%s)", msg);
+    }
+    return GCM_OK;
+}
+
+static gcm_status_t gcm_pmi1_parent_port(char *port, size_t len)
+{
+    const char *spawned = getenv("PMI_SPAWNED");
+    gcm_status_t status;
+
+    if ((spawned == NULL) || (atoi(spawned) != 1)) {
+        return GCM_ERR_BOOT;
+    }
+    pthread_mutex_lock(&gcm_pmi1.lock);
+    status = gcm_pmi1_get_text(0, "PARENT_ROOT_PORT_NAME", port, len);
+    pthread_mutex_unlock(&gcm_pmi1.lock);
+    return status;
+}
+
+/* The integer field of the reply to a one-word request; -1 if none. */
+static int gcm_pmi1_ask_int(const char *request, const char *expect,
+                            const char *field)
+{
+    char reply[GCM_PMI1_LINE_MAX];
+    char value[32];
+    gcm_status_t status;
+    long v = -1;
+
+    pthread_mutex_lock(&gcm_pmi1.lock);
+    status = gcm_pmi1_call(request, expect, reply, sizeof(reply));
+    pthread_mutex_unlock(&gcm_pmi1.lock);
+    if ((status == GCM_OK) &&
+        gcm_boot_pmi1_field(reply, field, value, sizeof(value))) {
+        char *end;
+
+        v = strtol(value, &end, 10);
+        if ((end == value) || (*end != '\0') || (v < 0) || (v > INT32_MAX)) {
+            v = -1;
+        }
+    }
+    return (int)v;
+}
+
+static int gcm_pmi1_appnum(void)
+{
+    int v = gcm_pmi1_ask_int("cmd=get_appnum\n", "appnum", "appnum");
+
+    return (v < 0) ? 0 : v;
+}
+
+static int gcm_pmi1_universe(void)
+{
+    int v = gcm_pmi1_ask_int("cmd=get_universe_size\n", "universe_size",
+                             "size");
+
+    return (v < 0) ? 0 : v;
+}
+
 static const gcm_boot_ops_t gcm_pmi1_ops = {
     .put         = gcm_pmi1_put,
     .fence       = gcm_pmi1_fence,
@@ -407,6 +592,10 @@ static const gcm_boot_ops_t gcm_pmi1_ops = {
     .poll_events = gcm_pmi1_poll_events,
     .abort       = gcm_pmi1_abort,
     .finalize    = gcm_pmi1_finalize,
+    .spawn       = gcm_pmi1_spawn,
+    .parent_port = gcm_pmi1_parent_port,
+    .appnum      = gcm_pmi1_appnum,
+    .universe    = gcm_pmi1_universe,
 };
 
 /* Reads the environment variable name as a number in [min, max]. */

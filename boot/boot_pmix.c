@@ -9,8 +9,11 @@
 #include <pmix.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct {
     pmix_proc_t     myproc;
@@ -102,6 +105,233 @@ static void gcm_pmix_finalize(void)
     PMIx_Finalize(NULL, 0);
 }
 
+static gcm_status_t gcm_pmix_publish(const char *service, const char *port)
+{
+    pmix_info_t info;
+    pmix_status_t rc;
+
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, service, port, PMIX_STRING);
+    pthread_mutex_lock(&gcm_pmix.lock);
+    rc = PMIx_Publish(&info, 1);
+    pthread_mutex_unlock(&gcm_pmix.lock);
+    PMIX_INFO_DESTRUCT(&info);
+    if (rc != PMIX_SUCCESS) {
+        return gcm_fail(GCM_ERR_BOOT, "publish", "PMIx_Publish: %s",
+                        PMIx_Error_string(rc));
+    }
+    return GCM_OK;
+}
+
+static gcm_status_t gcm_pmix_lookup(const char *service, char *port,
+                                    size_t len)
+{
+    pmix_pdata_t pdata;
+    pmix_status_t rc;
+    gcm_status_t status = GCM_OK;
+
+    PMIX_PDATA_CONSTRUCT(&pdata);
+    PMIX_LOAD_KEY(pdata.key, service);
+    pthread_mutex_lock(&gcm_pmix.lock);
+    rc = PMIx_Lookup(&pdata, 1, NULL, 0);
+    pthread_mutex_unlock(&gcm_pmix.lock);
+    if (rc != PMIX_SUCCESS) {
+        status = gcm_fail(GCM_ERR_BOOT, "lookup", "PMIx_Lookup: %s",
+                          PMIx_Error_string(rc));
+    } else if ((pdata.value.type != PMIX_STRING) ||
+               (pdata.value.data.string == NULL) ||
+               (strlen(pdata.value.data.string) >= len)) {
+        status = gcm_fail(GCM_ERR_BOOT, "lookup", "PMIx_Lookup gave no "
+                          "port name that fits");
+    } else {
+        snprintf(port, len, "%s", pdata.value.data.string);
+    }
+    PMIX_PDATA_DESTRUCT(&pdata);
+    return status;
+}
+
+static gcm_status_t gcm_pmix_unpublish(const char *service)
+{
+    char *keys[2] = { (char *)service, NULL };
+    pmix_status_t rc;
+
+    pthread_mutex_lock(&gcm_pmix.lock);
+    rc = PMIx_Unpublish(keys, NULL, 0);
+    pthread_mutex_unlock(&gcm_pmix.lock);
+    if (rc != PMIX_SUCCESS) {
+        return gcm_fail(GCM_ERR_BOOT, "unpublish", "PMIx_Unpublish: %s",
+                        PMIx_Error_string(rc));
+    }
+    return GCM_OK;
+}
+
+/* ---- dynamic processes ------------------------------------------------------ */
+
+/* A NULL-terminated copy of argv with command first (PMIx frees it). */
+static char **gcm_pmix_argv(const char *command, char *const *argv)
+{
+    size_t n = 0, i;
+    char **v;
+
+    while ((argv != NULL) && (argv[n] != NULL)) {
+        n++;
+    }
+    v = calloc(n + 2, sizeof(char *));
+    if (v == NULL) {
+        return NULL;
+    }
+    v[0] = strdup(command);
+    for (i = 0; i < n; i++) {
+        v[i + 1] = strdup(argv[i]);
+    }
+    return v;
+}
+
+/* The program found in the info key "path" (directories tried before
+ * PMIx's own search), as given when it is not there. */
+static char *gcm_pmix_command(const gcm_boot_spawn_cmd_t *c)
+{
+    int i;
+
+    for (i = 0; (i < c->ninfo) && (strchr(c->command, '/') == NULL); i++) {
+        const char *d = c->info_vals[i];
+
+        if (strcmp(c->info_keys[i], "path") != 0) {
+            continue;
+        }
+        while (*d != '\0') {
+            size_t n = strcspn(d, ":");
+            char *cand = malloc(n + strlen(c->command) + 2);
+
+            if (cand != NULL) {
+                sprintf(cand, "%.*s/%s", (int)n, d, c->command);
+                if (access(cand, X_OK) == 0) {
+                    return cand;
+                }
+                free(cand);
+            }
+            d += n;
+            d += (*d == ':');
+        }
+    }
+    return strdup(c->command);
+}
+
+static gcm_status_t gcm_pmix_spawn(int count, const gcm_boot_spawn_cmd_t cmds[],
+                                   const char *parent_port, int errcodes[])
+{
+    pmix_app_t *apps;
+    pmix_nspace_t nspace;
+    pmix_status_t rc;
+    char *port_env;
+    int c, i, k, total = 0;
+
+    PMIX_APP_CREATE(apps, (size_t)count);
+    if (apps == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    port_env = malloc(strlen(parent_port) + 32);
+    if (port_env == NULL) {
+        PMIX_APP_FREE(apps, (size_t)count);
+        return GCM_ERR_NO_MEMORY;
+    }
+    sprintf(port_env, "GENCOMM_PARENT_PORT=%s", parent_port);
+    for (c = 0; c < count; c++) {
+        const gcm_boot_spawn_cmd_t *cmd = &cmds[c];
+        int nenv = 0, nhost = 0;
+
+        total += cmd->maxprocs;
+        apps[c].cmd      = gcm_pmix_command(cmd);
+        apps[c].argv     = gcm_pmix_argv(cmd->command, cmd->argv);
+        apps[c].maxprocs = cmd->maxprocs;
+        apps[c].env      = calloc((size_t)cmd->ninfo + 2, sizeof(char *));
+        if (apps[c].env != NULL) {
+            apps[c].env[nenv++] = strdup(port_env);
+        }
+        for (i = 0; i < cmd->ninfo; i++) {
+            if (strcmp(cmd->info_keys[i], "wdir") == 0) {
+                free(apps[c].cwd);
+                apps[c].cwd = strdup(cmd->info_vals[i]);
+            } else if ((strcmp(cmd->info_keys[i], "env") == 0) &&
+                       (apps[c].env != NULL)) {
+                apps[c].env[nenv++] = strdup(cmd->info_vals[i]);
+            } else if (strcmp(cmd->info_keys[i], "host") == 0) {
+                nhost++;
+            }
+        }
+        if (nhost > 0) {
+            PMIX_INFO_CREATE(apps[c].info, (size_t)nhost);
+            for (i = 0, k = 0; i < cmd->ninfo; i++) {
+                if (strcmp(cmd->info_keys[i], "host") == 0) {
+                    PMIX_INFO_LOAD(&apps[c].info[k], PMIX_HOST,
+                                   cmd->info_vals[i], PMIX_STRING);
+                    k++;
+                }
+            }
+            apps[c].ninfo = (size_t)nhost;
+        }
+    }
+    free(port_env);
+    pthread_mutex_lock(&gcm_pmix.lock);
+    rc = PMIx_Spawn(NULL, 0, apps, (size_t)count, nspace);
+    pthread_mutex_unlock(&gcm_pmix.lock);
+    PMIX_APP_FREE(apps, (size_t)count);
+    for (i = 0; i < total; i++) {
+        errcodes[i] = (rc == PMIX_SUCCESS) ? 0 : -1;
+    }
+    if (rc != PMIX_SUCCESS) {
+        return gcm_fail(GCM_ERR_BOOT, "spawn", "PMIx_Spawn: %s",
+                        PMIx_Error_string(rc));
+    }
+    return GCM_OK;
+}
+
+static gcm_status_t gcm_pmix_parent_port(char *port, size_t len)
+{
+    const char *p = getenv("GENCOMM_PARENT_PORT");
+
+    if ((p == NULL) || (p[0] == '\0') || (strlen(p) >= len)) {
+        return GCM_ERR_BOOT;
+    }
+    snprintf(port, len, "%s", p);
+    return GCM_OK;
+}
+
+/* A uint32 the launcher holds about this process or (wildcard) its job;
+ * 0 when it has none. */
+static int gcm_pmix_u32(const char *key, int wildcard)
+{
+    pmix_proc_t proc;
+    pmix_value_t *val = NULL;
+    pmix_status_t rc;
+    int v = 0;
+
+    PMIX_PROC_CONSTRUCT(&proc);
+    PMIX_LOAD_NSPACE(proc.nspace, gcm_pmix.myproc.nspace);
+    proc.rank = wildcard ? PMIX_RANK_WILDCARD : gcm_pmix.myproc.rank;
+    pthread_mutex_lock(&gcm_pmix.lock);
+    rc = PMIx_Get(&proc, key, NULL, 0, &val);
+    pthread_mutex_unlock(&gcm_pmix.lock);
+    if ((rc == PMIX_SUCCESS) && (val != NULL) &&
+        (val->type == PMIX_UINT32) && (val->data.uint32 <= INT32_MAX)) {
+        v = (int)val->data.uint32;
+    }
+    if (val != NULL) {
+        PMIX_VALUE_RELEASE(val);
+    }
+    return v;
+}
+
+static int gcm_pmix_appnum(void)
+{
+    return gcm_pmix_u32(PMIX_APPNUM, 0);
+}
+
+static int gcm_pmix_universe(void)
+{
+    return gcm_pmix_u32(PMIX_UNIV_SIZE, 1);
+}
+
 static const gcm_boot_ops_t gcm_pmix_ops = {
     .put         = gcm_pmix_put,
     .fence       = gcm_pmix_fence,
@@ -110,6 +340,13 @@ static const gcm_boot_ops_t gcm_pmix_ops = {
     .poll_events = NULL,
     .abort       = gcm_pmix_abort,
     .finalize    = gcm_pmix_finalize,
+    .publish     = gcm_pmix_publish,
+    .lookup      = gcm_pmix_lookup,
+    .unpublish   = gcm_pmix_unpublish,
+    .spawn       = gcm_pmix_spawn,
+    .parent_port = gcm_pmix_parent_port,
+    .appnum      = gcm_pmix_appnum,
+    .universe    = gcm_pmix_universe,
 };
 
 gcm_status_t gcm_boot_pmix_init(int *rank_p, int *size_p, char *jobid,

@@ -114,7 +114,8 @@ static gcm_lco_h coll_hier_derive(gcm_lco_h parent, uint64_t key, int n,
         p[i] = procs[members[i]];
     }
     gcm_lco_derive_id_keyed(parent, key, &id, &gen);
-    if (gcm_lco_create_pattern(id, gen, n, p, myrank, &lco) != GCM_OK) {
+    if (gcm_lco_create_pattern_x(id, gen, 0, gcm_lco_token_of(parent), n, p,
+                                 myrank, &lco) != GCM_OK) {
         lco = NULL;
     }
     free(p);

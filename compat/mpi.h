@@ -1441,6 +1441,44 @@ GCM_MPIX_API(int, Permute, (void *inbuf, int incount, MPI_Datatype intype,
                             int fromrank, void *outbuf, int outcount,
                             MPI_Datatype outtype, int torank, MPI_Comm comm))
 
+/* ---- dynamic processes: ports, connect and accept, names, spawn
+ * (mpi_dpm.c, mpi_names.c, mpi_spawn.c; docs/mpi.md) */
+#define MPI_MAX_PORT_NAME   256
+#define MPI_ERR_PORT        52  /* a port name that does not parse, a
+                                 * closed port, no answer in time */
+#define MPI_ERR_SERVICE     53  /* publishing or unpublishing a name */
+#define MPI_ERR_NAME        54  /* no port published under a name */
+#define MPI_ERR_SPAWN       55  /* a spawned program could not start */
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+GCM_MPI_API(int, Open_port, (MPI_Info info, char *port_name))
+GCM_MPI_API(int, Close_port, (const char *port_name))
+GCM_MPI_API(int, Comm_accept, (const char *port_name, MPI_Info info,
+                               int root, MPI_Comm comm, MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_connect, (const char *port_name, MPI_Info info,
+                                int root, MPI_Comm comm, MPI_Comm *newcomm))
+GCM_MPI_API(int, Comm_disconnect, (MPI_Comm *comm))
+GCM_MPI_API(int, Comm_join, (int fd, MPI_Comm *intercomm))
+GCM_MPI_API(int, Publish_name, (const char *service_name, MPI_Info info,
+                                const char *port_name))
+GCM_MPI_API(int, Unpublish_name, (const char *service_name, MPI_Info info,
+                                  const char *port_name))
+GCM_MPI_API(int, Lookup_name, (const char *service_name, MPI_Info info,
+                               char *port_name))
+GCM_MPI_API(int, Comm_spawn, (const char *command, char *argv[],
+                              int maxprocs, MPI_Info info, int root,
+                              MPI_Comm comm, MPI_Comm *intercomm,
+                              int array_of_errcodes[]))
+GCM_MPI_API(int, Comm_spawn_multiple, (int count, char *array_of_commands[],
+                                       char **array_of_argv[],
+                                       const int array_of_maxprocs[],
+                                       const MPI_Info array_of_info[],
+                                       int root, MPI_Comm comm,
+                                       MPI_Comm *intercomm,
+                                       int array_of_errcodes[]))
+GCM_MPI_API(int, Comm_get_parent, (MPI_Comm *parent))
+
 #ifdef __cplusplus
 }
 #endif

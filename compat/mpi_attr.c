@@ -38,6 +38,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 /* Keyval numbers: GCM_KEYVAL_BASE + slot + GCM_KEYVAL_SLOTS * generation,
  * all below INT_MAX. Numbers below the base are the predefined keys
@@ -162,13 +163,24 @@ static const int gcm_attr_tag_ub       = GCM_TAG_UB;
 static const int gcm_attr_host         = MPI_PROC_NULL;
 static const int gcm_attr_io           = MPI_ANY_SOURCE; /* all can do I/O */
 static const int gcm_attr_wtime_global = 0;
-static const int gcm_attr_appnum       = 0;
+static int gcm_attr_appnum;
 static int gcm_attr_universe_size;
 static pthread_once_t gcm_attr_universe_once = PTHREAD_ONCE_INIT;
 
+/* Asked from the launcher once: the index of this process's command
+ * (spawn_multiple, or a launcher's MPMD command line), and how many
+ * processes may run (gcrun --universe, else the host's cores), never
+ * less than the job. */
 static void universe_init(void)
 {
-    gcm_attr_universe_size = gcm_proc_count();
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int u = gcm_lco_universe();
+
+    if (u <= 0) {
+        u = (cores > 0) ? (int)cores : 1;
+    }
+    gcm_attr_universe_size = (u < gcm_proc_count()) ? gcm_proc_count() : u;
+    gcm_attr_appnum = gcm_lco_appnum();
 }
 
 static int is_predefined(int keyval)
@@ -191,7 +203,11 @@ static const int *predefined_value(MPI_Comm comm, int keyval)
     case MPI_WTIME_IS_GLOBAL:
         return &gcm_attr_wtime_global;
     case MPI_APPNUM:
-        return world ? &gcm_attr_appnum : NULL;
+        if (world == 0) {
+            return NULL;
+        }
+        pthread_once(&gcm_attr_universe_once, universe_init);
+        return &gcm_attr_appnum;
     case MPI_UNIVERSE_SIZE:
         if (world == 0) {
             return NULL;

@@ -174,6 +174,13 @@ const gcm_coll_hier_t *gcm_mpi_coll_hier_of(MPI_Comm comm)
         procs[r] = (comm->kind == GCM_MPI_COMM_LCO) ?
                    gcm_lco_send_slot_proc(comm->lco, r) :
                    gcm_mpi_comm_proc(comm, r);
+        /* Members of several jobs know the hosts of their own job's
+         * processes only: they could not agree on the nodes. */
+        if (gcm_lco_proc_other(procs[r])) {
+            free(node);
+            free(procs);
+            return NULL;
+        }
     }
     if (comm->kind == GCM_MPI_COMM_LCO) {
         /* Several LCOs of one process: the process is the node. */

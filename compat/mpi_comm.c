@@ -152,6 +152,7 @@ void gcm_mpi_comm_destroy(MPI_Comm comm)
 {
     gcm_mpi_cg_count_t *cg, *next;
 
+    gcm_mpi_spawn_forget(comm);
     gcm_mpi_topo_free(comm);
     gcm_mpi_coll_cache_free(comm);
     if (comm->local_comm != MPI_COMM_NULL) {
@@ -403,8 +404,11 @@ static int gcm_mpi_comm_make(uint32_t id, uint32_t gen, uint32_t home, int n,
     MPI_Comm comm;
     int rc;
 
-    status = gcm_lco_create_pattern_homed(id, gen, home, n, procs, myrank,
-                                          &lco);
+    /* What is derived from a communicator shared with another job keeps
+     * its token, which that job's members hold too. */
+    status = gcm_lco_create_pattern_x(id, gen, home,
+                                      gcm_lco_token_of(errh_from->lco), n,
+                                      procs, myrank, &lco);
     if (status != GCM_OK) {
         return gcm_mpi_raise(errh_from, gcm_mpi_errclass(status), call,
                              "cannot create the communicator's LCO: %s",
@@ -500,8 +504,10 @@ int gcm_mpi_comm_dup_bare(MPI_Comm comm, const char *call, MPI_Comm *newcomm)
         /* Both groups share the intercommunicator's identity and derive
          * from it in the same order: the same new identity everywhere. */
         gcm_lco_derive_id(comm->lco, &id, &gen);
-        status = gcm_lco_create_pattern(id, gen, comm->remote_size,
-                                        comm->rprocs, comm->rank, &lco);
+        status = gcm_lco_create_pattern_x(id, gen, 0,
+                                          gcm_lco_token_of(comm->lco),
+                                          comm->remote_size, comm->rprocs,
+                                          comm->rank, &lco);
         if (status != GCM_OK) {
             return gcm_mpi_raise(comm, gcm_mpi_errclass(status), call,
                                  "cannot create the LCO: %s",

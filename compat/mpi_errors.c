@@ -85,6 +85,12 @@ static const char *const gcm_mpi_class_text[] = {
     [MPI_ERR_PROC_FAILED] = "a peer process failed",
     [MPI_ERR_NOT_SAME]    = "collective arguments differ between processes",
     [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+    /* dynamic processes */
+    [MPI_ERR_PORT]        = "invalid port name, port closed or not "
+                            "answering",
+    [MPI_ERR_SERVICE]     = "invalid service name or publication",
+    [MPI_ERR_NAME]        = "service name not published",
+    [MPI_ERR_SPAWN]       = "could not spawn processes",
     [MPI_ERR_WIN]          = "invalid window",
     [MPI_ERR_BASE]         = "invalid base address",
     [MPI_ERR_SIZE]         = "invalid size argument",

@@ -400,6 +400,7 @@ typedef struct gcm_mpi_coll_desc {
 typedef struct gcm_mpi_config {
     unsigned check_collectives;  /* GENCOMM_CHECK_COLLECTIVES */
     const char *external;        /* GENCOMM_EXTERNAL (NULL: unset) */
+    const char *name_dir;        /* GENCOMM_NAME_DIR (NULL: unset) */
     const char *graph_dir;       /* GENCOMM_GRAPH_DIR (mpi_graph.c) */
 } gcm_mpi_config_t;
 
@@ -631,6 +632,32 @@ int gcm_mpi_attr_delete_every(const gcm_mpi_attr_host_t *h) GCM_INTERNAL;
 /* MPI_Comm_dup: copies the topology. */
 int gcm_mpi_topo_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
 void gcm_mpi_topo_free(MPI_Comm comm) GCM_INTERNAL;
+
+/* ---- dynamic processes (mpi_dpm.c, mpi_names.c, mpi_spawn.c) */
+/* MPI_Finalize: closes the ports left open, unpublishes the names this
+ * process published, ends what connects that gave up left pending. */
+void gcm_mpi_dpm_finalize(void) GCM_INTERNAL;
+void gcm_mpi_names_finalize(void) GCM_INTERNAL;
+/* MPI_Comm_accept (checks done) that gives up after timeout seconds (0:
+ * never) with MPI_ERR_SPAWN raised on comm: spawn waits for its
+ * children's connect so. */
+int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
+                       MPI_Comm comm, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+/* The checks of connect, accept and spawn: initialized, comm an
+ * intracommunicator, root one of its ranks, the result argument (named
+ * what) not NULL, info valid or MPI_INFO_NULL. */
+int gcm_mpi_dpm_check(const char *call, MPI_Info info, int root,
+                      MPI_Comm comm, MPI_Comm *newcomm, const char *what)
+    GCM_INTERNAL;
+/* MPI_Comm_connect (checks done) giving up after timeout seconds. */
+int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
+                        MPI_Comm comm, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
+/* The parent of this job (MPI_Comm_get_parent) is being freed. */
+void gcm_mpi_spawn_forget(MPI_Comm comm) GCM_INTERNAL;
+/* MPI_Init of a spawned job: connects to its parents. */
+int gcm_mpi_spawn_init(void) GCM_INTERNAL;
 
 /* ---- info (mpi_info.c) */
 int gcm_mpi_info_check(MPI_Info info) GCM_INTERNAL;  /* 0 or MPI_ERR_INFO */

@@ -27,6 +27,9 @@ static const gcm_config_entry_t gcm_mpi_config_entries[] = {
     GCM_CFG_TEXT("GENCOMM_EXTERNAL", gcm_mpi_config.external,
                  "the XML file of external communicators "
                  "(docs/external.md)"),
+    GCM_CFG_TEXT("GENCOMM_NAME_DIR", gcm_mpi_config.name_dir,
+                 "directory of MPI_Publish_name's names outside PMIx "
+                 "launchers (mode 0700, this user's)"),
     GCM_CFG_TEXT("GENCOMM_GRAPH_DIR", gcm_mpi_config.graph_dir,
                  "draw every communicator made into this folder as "
                  "Graphviz DOT, one file each"),
@@ -129,6 +132,7 @@ static gcm_status_t gcm_mpi_layer_down(void)
     /* Buffered sends still in flight must reach their receivers. */
     gcm_mpi_bsend_drain();
     gcm_mpi_requests_finalize();
+    gcm_mpi_dpm_finalize();
     gcm_mpi_win_finalize();
     gcm_mpi_ext_finalize();
     gcm_mpi_hier_finalize();
@@ -226,7 +230,8 @@ static int gcm_mpi_init_common(int *argc, char ***argv, int required,
     }
     atomic_store_explicit(&gcm_mpi_env.state, GCM_MPI_RUNNING,
                           memory_order_release);
-    return MPI_SUCCESS;
+    /* A spawned job connects to its parents (MPI_Comm_get_parent). */
+    return gcm_mpi_spawn_init();
 }
 
 int PMPI_Init(int *argc, char ***argv)

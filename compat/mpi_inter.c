@@ -331,6 +331,21 @@ GCM_MPI_ALIAS(Intercomm_create)
 
 /* ---- MPI_Intercomm_merge --------------------------------------------- */
 
+/* An order of processes every member agrees on, those of other jobs
+ * included (whose indices differ from one job to the other): by job
+ * identity, then rank in the job. */
+static int gcm_mpi_proc_before(int a, int b)
+{
+    gcm_lco_procid_t ia, ib;
+
+    if (!gcm_lco_proc_other(a) && !gcm_lco_proc_other(b)) {
+        return a < b;
+    }
+    gcm_lco_proc_ident(a, &ia);
+    gcm_lco_proc_ident(b, &ib);
+    return (ia.job < ib.job) || ((ia.job == ib.job) && (ia.rank < ib.rank));
+}
+
 /*
  * Each group's leader (local rank 0) sends its group's high flag to every
  * member of the other group, on the intercommunicator itself, so every
@@ -406,8 +421,9 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high,
     }
 
     first = (mine < theirs) ||
-            ((mine == theirs) && (gcm_mpi_comm_proc(intercomm, 0) <
-                                  gcm_mpi_comm_rproc(intercomm, 0)));
+            ((mine == theirs) &&
+             gcm_mpi_proc_before(gcm_mpi_comm_proc(intercomm, 0),
+                                 gcm_mpi_comm_rproc(intercomm, 0)));
     n = intercomm->size + intercomm->remote_size;
     procs = malloc((size_t)n * sizeof(int));
     if (procs == NULL) {

@@ -126,6 +126,7 @@ typedef struct gcm_stats {
     uint64_t msgs_sent_local;  /**< messages delivered in-process */
     uint64_t msgs_received;    /**< messages matched to receives */
     uint64_t control_sent;     /**< acknowledgements and refusals sent */
+    uint64_t connections;      /**< UCX connections open now */
 } gcm_stats_t;
 
 /**

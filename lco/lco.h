@@ -150,6 +150,23 @@ gcm_status_t gcm_lco_create_pattern_homed(uint32_t id, uint32_t gen,
                                           uint32_t home, int n,
                                           const int procs[], int myrank,
                                           gcm_lco_h *lco_p) GCM_INTERNAL;
+/* The same with a token: 0 for the job's (every pattern within a job),
+ * else one shared with the members of another job (an
+ * intercommunicator made by connect, accept or spawn); procs[] may then
+ * name processes of other jobs (gcm_lco_proc_lookup). */
+gcm_status_t gcm_lco_create_pattern_x(uint32_t id, uint32_t gen,
+                                      uint32_t home, uint64_t token, int n,
+                                      const int procs[], int myrank,
+                                      gcm_lco_h *lco_p) GCM_INTERNAL;
+/* Expecting messages for a pattern LCO of token not made yet (they wait
+ * for it instead of being refused); unexpect once it is made, or will
+ * not be. */
+gcm_status_t gcm_lco_token_expect(uint64_t token) GCM_INTERNAL;
+void gcm_lco_token_unexpect(uint64_t token) GCM_INTERNAL;
+/* The token of a pattern LCO for gcm_lco_create_pattern_x: 0 when it is
+ * the job's (or lco is no pattern). What is derived from a pattern
+ * takes its token. */
+uint64_t gcm_lco_token_of(gcm_lco_h lco) GCM_INTERNAL;
 /* The next identity derived from parent (the same in every member that
  * derives from it in the same order). */
 void gcm_lco_derive_id(gcm_lco_h parent, uint32_t *id_p, uint32_t *gen_p)
@@ -175,6 +192,66 @@ int gcm_lco_send_slot_proc(gcm_lco_h lco, int slot) GCM_INTERNAL;
 /* Nonzero if send slot slot targets lco itself. */
 int gcm_lco_send_slot_is_self(gcm_lco_h lco, int slot) GCM_INTERNAL;
 
+/* ---- processes of other jobs (lco_jobs.c) -------------------------------
+ *
+ * Within a job a process is its rank; between jobs it is (job identity,
+ * rank in that job, contact), which gcm_lco_proc_lookup turns into an
+ * index of this process (from the job size up for another job's), valid
+ * in patterns (gcm_lco_create_pattern_x) and names. */
+typedef struct gcm_lco_procid {
+    uint64_t job;
+    uint32_t rank;
+    uint32_t ip4;
+    uint16_t port;
+} gcm_lco_procid_t;
+/* Its size on the wire (gcm_lco_procid_encode: little-endian). */
+#define GCM_LCO_PROCID_SIZE 24
+
+uint64_t gcm_lco_job_ident(void) GCM_INTERNAL;
+int gcm_lco_proc_other(int proc) GCM_INTERNAL;
+/* The identity of process index proc (this process's starts its contact
+ * service). */
+gcm_status_t gcm_lco_proc_ident(int proc, gcm_lco_procid_t *id)
+    GCM_INTERNAL;
+/* The index of the process id names; -1 with gcm_last_error() set. */
+int gcm_lco_proc_lookup(const gcm_lco_procid_t *id) GCM_INTERNAL;
+void gcm_lco_procid_encode(const gcm_lco_procid_t *id, unsigned char *p)
+    GCM_INTERNAL;
+void gcm_lco_procid_decode(const unsigned char *p, gcm_lco_procid_t *id)
+    GCM_INTERNAL;
+
+/* A command of a spawn: boot/boot.h's gcm_boot_spawn_cmd_t. */
+typedef struct gcm_lco_spawn_cmd {
+    const char         *command;
+    char *const        *argv;
+    int                 maxprocs;
+    int                 ninfo;
+    const char *const  *info_keys;
+    const char *const  *info_vals;
+} gcm_lco_spawn_cmd_t;
+#define GCM_LCO_SPAWN_MAX 512
+
+/* The launcher's name service (PMIx_Publish and friends), when it has
+ * one (a PMIx launcher); else the MPI layer keeps names itself. */
+int gcm_lco_launcher_names(void) GCM_INTERNAL;
+gcm_status_t gcm_lco_name_publish(const char *service, const char *port)
+    GCM_INTERNAL;
+gcm_status_t gcm_lco_name_lookup(const char *service, char *port,
+                                 size_t len) GCM_INTERNAL;
+gcm_status_t gcm_lco_name_unpublish(const char *service) GCM_INTERNAL;
+/* Spawning a job (boot/boot.h: gcm_boot_spawn) and what the launcher
+ * says of this one: its parent's port, appnum, universe size. */
+gcm_status_t gcm_lco_spawn(int count, const gcm_lco_spawn_cmd_t cmds[],
+                           const char *parent_port, int errcodes[])
+    GCM_INTERNAL;
+gcm_status_t gcm_lco_parent_port(char *port, size_t len) GCM_INTERNAL;
+int gcm_lco_appnum(void) GCM_INTERNAL;
+int gcm_lco_universe(void) GCM_INTERNAL;
+/* How long to wait for a process of another job, in seconds
+ * (GENCOMM_CONNECT_TIMEOUT). */
+double gcm_lco_connect_timeout(void) GCM_INTERNAL;
+/* This process's host name (boot/: GENCOMM_HOSTNAME or gethostname). */
+const char *gcm_lco_hostname(void) GCM_INTERNAL;
 /* ---- one-sided communication (lco_rma.c) -------------------------------
  *
  * For the MPI layer's windows: shared-memory segments the processes of a

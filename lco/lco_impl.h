@@ -47,10 +47,10 @@ extern struct gcm_lco_proc gcm_lco_proc GCM_INTERNAL;
         } \
     } while (0)
 
-/* A pattern LCO with identity (id, gen) on endpoint, in the list of live
- * LCOs (lco_object.c). */
+/* A pattern LCO with identity (id, gen) and token (0: the job's) on
+ * endpoint, in the list of live LCOs (lco_object.c). */
 gcm_status_t gcm_lco_pattern_new(gcm_thr_endpoint_t *endpoint, uint32_t id,
-                                 uint32_t gen,
+                                 uint32_t gen, uint64_t token,
                                  const gcm_slots_pattern_t *group,
                                  const char *call, gcm_lco_h *lco_p)
     GCM_INTERNAL;

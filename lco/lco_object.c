@@ -64,7 +64,7 @@ gcm_status_t gcm_lco_create_on(int endpoint_index, gcm_lco_h *lco_p)
 /* A pattern LCO with identity (id, gen) on endpoint, in the list of live
  * LCOs. */
 gcm_status_t gcm_lco_pattern_new(gcm_thr_endpoint_t *endpoint, uint32_t id,
-                                 uint32_t gen,
+                                 uint32_t gen, uint64_t token,
                                  const gcm_slots_pattern_t *group,
                                  const char *call, gcm_lco_h *lco_p)
 {
@@ -74,7 +74,8 @@ gcm_status_t gcm_lco_pattern_new(gcm_thr_endpoint_t *endpoint, uint32_t id,
     if (lco == NULL) {
         return gcm_fail(GCM_ERR_NO_MEMORY, call, "no memory for the LCO");
     }
-    status = gcm_slots_port_create(endpoint, id, gen, 0, group, &lco->port);
+    status = gcm_slots_port_create(endpoint, id, gen, token, group,
+                                   &lco->port);
     if (status != GCM_OK) {
         free(lco);
         return gcm_fail(status, call, "cannot create the LCO");
@@ -110,7 +111,10 @@ gcm_status_t gcm_lco_dup(gcm_lco_h lco, gcm_lco_h *newlco_p)
      * peers' traffic for the parent goes, so the duplicate needs no new
      * address. */
     group.home   = lco->port->home;
-    return gcm_lco_pattern_new(lco->port->endpoint, id, gen, &group, call,
+    /* A duplicate of a pattern shared with another job keeps its token,
+     * which that job's members hold too. */
+    return gcm_lco_pattern_new(lco->port->endpoint, id, gen,
+                               gcm_lco_token_of(lco), &group, call,
                                newlco_p);
 }
 

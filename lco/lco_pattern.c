@@ -25,6 +25,36 @@ gcm_status_t gcm_lco_create_pattern_homed(uint32_t id, uint32_t gen,
                                           const int procs[], int myrank,
                                           gcm_lco_h *lco_p)
 {
+    return gcm_lco_create_pattern_x(id, gen, home, 0, n, procs, myrank,
+                                    lco_p);
+}
+
+gcm_status_t gcm_lco_token_expect(uint64_t token)
+{
+    return gcm_slots_token_hold(token);
+}
+
+void gcm_lco_token_unexpect(uint64_t token)
+{
+    gcm_slots_token_release(token);
+}
+
+uint64_t gcm_lco_token_of(gcm_lco_h lco)
+{
+    /* The job's token reads as 0, so that a pattern derived from one
+     * made before the job's token was drawn still takes the job's. */
+    if (!gcm_lco_valid(lco) || !lco->port->pattern ||
+        (lco->port->token == gcm_slots_job_token())) {
+        return 0;
+    }
+    return lco->port->token;
+}
+
+gcm_status_t gcm_lco_create_pattern_x(uint32_t id, uint32_t gen,
+                                      uint32_t home, uint64_t token, int n,
+                                      const int procs[], int myrank,
+                                      gcm_lco_h *lco_p)
+{
     static const char *call = "gcm_lco_create_pattern";
     gcm_thr_endpoint_t *endpoint;
     gcm_slots_pattern_t group;
@@ -58,10 +88,14 @@ gcm_status_t gcm_lco_create_pattern_homed(uint32_t id, uint32_t gen,
                         n, gcm_lco_proc.size);
     }
     for (i = 0; (procs != NULL) && (i < n); i++) {
-        if ((procs[i] < 0) || (procs[i] >= gcm_lco_proc.size)) {
+        /* A process of this job, or one of another job it knows of. */
+        if ((procs[i] < 0) || (procs[i] >= gcm_thr_procs_cap()) ||
+            (gcm_thr_proc_other(procs[i]) && (token == 0))) {
             return gcm_fail(GCM_ERR_INVALID_PARAM, call,
                             "procs[%d] = %d is not a process of this "
-                            "%d-process job", i, procs[i], gcm_lco_proc.size);
+                            "%d-process job%s", i, procs[i],
+                            gcm_lco_proc.size,
+                            (token == 0) ? "" : " nor a known one of another");
         }
     }
     /* Every member puts it on the endpoint its home key gives for its
@@ -80,7 +114,8 @@ gcm_status_t gcm_lco_create_pattern_homed(uint32_t id, uint32_t gen,
     group.home   = home;
     gcm_debug("pattern LCO %#x of %d processes on endpoint %d (home %u)",
               id, n, endpoint->index, home);
-    return gcm_lco_pattern_new(endpoint, id, gen, &group, call, lco_p);
+    return gcm_lco_pattern_new(endpoint, id, gen, token, &group, call,
+                               lco_p);
 }
 
 int gcm_lco_valid(gcm_lco_h lco)

@@ -46,6 +46,7 @@ void gcm_slots_stats(gcm_stats_t *stats_p)
     stats_p->msgs_sent_local  = sum[GCM_STAT_LOCAL];
     stats_p->msgs_received    = sum[GCM_STAT_RECEIVED];
     stats_p->control_sent     = sum[GCM_STAT_CONTROL];
+    stats_p->connections      = gcm_thr_connections();
 }
 
 uint64_t gcm_slots_job_token(void)
@@ -178,6 +179,9 @@ void gcm_slots_port_destroy(gcm_port_t *port)
     free(port->rpeer);
     free(port->procs);
     free(port->handlers);
+    if (port->pattern && (port->token != gcm_slots_proc.job_token)) {
+        gcm_slots_token_release(port->token);
+    }
     free(port);
 }
 

@@ -92,6 +92,88 @@ int gcm_slots_port_exists(gcm_thr_endpoint_t *endpoint, uint32_t id,
     return found;
 }
 
+/* ---- tokens of patterns that span jobs -------------------------------------
+ *
+ * A message for a derived port this process has not made yet is kept for
+ * it if its token is one a pattern of ours has: the job token, or the
+ * token of a pattern shared with another job (an intercommunicator made
+ * by connect, accept or spawn, and what is derived from it). The second
+ * kind is counted here, by the ports that hold it.
+ */
+static struct {
+    pthread_mutex_t lock;
+    int             n;
+    int             cap;
+    struct {
+        uint64_t token;
+        int      refs;
+    }              *held;
+} gcm_slots_tokens = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+gcm_status_t gcm_slots_token_hold(uint64_t token)
+{
+    gcm_status_t status = GCM_OK;
+    int i;
+
+    pthread_mutex_lock(&gcm_slots_tokens.lock);
+    for (i = 0; i < gcm_slots_tokens.n; i++) {
+        if (gcm_slots_tokens.held[i].token == token) {
+            gcm_slots_tokens.held[i].refs++;
+            goto out;
+        }
+    }
+    if (gcm_slots_tokens.n == gcm_slots_tokens.cap) {
+        int cap = (gcm_slots_tokens.cap == 0) ? 8 : 2 * gcm_slots_tokens.cap;
+        void *held = realloc(gcm_slots_tokens.held,
+                             (size_t)cap * sizeof(*gcm_slots_tokens.held));
+        if (held == NULL) {
+            status = GCM_ERR_NO_MEMORY;
+            goto out;
+        }
+        gcm_slots_tokens.held = held;
+        gcm_slots_tokens.cap  = cap;
+    }
+    gcm_slots_tokens.held[gcm_slots_tokens.n].token = token;
+    gcm_slots_tokens.held[gcm_slots_tokens.n].refs  = 1;
+    gcm_slots_tokens.n++;
+out:
+    pthread_mutex_unlock(&gcm_slots_tokens.lock);
+    return status;
+}
+
+void gcm_slots_token_release(uint64_t token)
+{
+    int i;
+
+    pthread_mutex_lock(&gcm_slots_tokens.lock);
+    for (i = 0; i < gcm_slots_tokens.n; i++) {
+        if ((gcm_slots_tokens.held[i].token == token) &&
+            (--gcm_slots_tokens.held[i].refs == 0)) {
+            gcm_slots_tokens.held[i] =
+                gcm_slots_tokens.held[--gcm_slots_tokens.n];
+            break;
+        }
+    }
+    if (gcm_slots_tokens.n == 0) {
+        free(gcm_slots_tokens.held);
+        gcm_slots_tokens.held = NULL;
+        gcm_slots_tokens.cap  = 0;
+    }
+    pthread_mutex_unlock(&gcm_slots_tokens.lock);
+}
+
+int gcm_slots_token_known(uint64_t token)
+{
+    int i, found = (token == gcm_slots_proc.job_token);
+
+    pthread_mutex_lock(&gcm_slots_tokens.lock);
+    for (i = 0; !found && (i < gcm_slots_tokens.n); i++) {
+        found = (gcm_slots_tokens.held[i].token == token);
+    }
+    pthread_mutex_unlock(&gcm_slots_tokens.lock);
+    return found;
+}
+
 gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                    uint32_t id, uint32_t gen, uint64_t token,
                                    const gcm_slots_pattern_t *pattern,
@@ -114,7 +196,12 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
     gcm_list_init(&port->unexpected);
     if (pattern != NULL) {
         port->pattern = 1;
-        port->token   = gcm_slots_proc.job_token;
+        if (token == 0) {
+            port->token = gcm_slots_proc.job_token;
+        } else if (gcm_slots_token_hold(token) != GCM_OK) {
+            free(port);
+            return GCM_ERR_NO_MEMORY;
+        }
         __atomic_store_n(&port->nsend, pattern->size, __ATOMIC_RELAXED);
         __atomic_store_n(&port->nrecv, pattern->size, __ATOMIC_RELAXED);
         port->myrank  = pattern->myrank;
@@ -122,6 +209,9 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
         if (pattern->procs != NULL) {
             port->procs = malloc((size_t)pattern->size * sizeof(int));
             if (port->procs == NULL) {
+                if (token != 0) {
+                    gcm_slots_token_release(token);
+                }
                 free(port);
                 return GCM_ERR_NO_MEMORY;
             }
@@ -140,6 +230,8 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                                   elem);
         if ((umsg->env.dst_id == id) && (umsg->env.dst_gen == gen)) {
             gcm_list_del(&umsg->elem);
+            sep->orphans_other -= umsg->payload.orphan_other;
+            umsg->payload.orphan_other = 0;
             if ((umsg->env.token != port->token) ||
                 ((umsg->env.rslot < 0) || (umsg->env.rslot >= port->nrecv)) ||
                 !gcm_slots_sender_ok(port, &umsg->env)) {

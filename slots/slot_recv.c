@@ -135,14 +135,21 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
     int kept;
 
     if ((port == NULL) && (env->dst_id & GCM_PORT_ID_DERIVED) &&
-        (env->token == gcm_slots_proc.job_token)) {
+        (gcm_slots_token_known(env->token) ||
+         (gcm_thr_proc_other((int)env->src_proc) &&
+          (gcm_slots_ep(endpoint)->orphans_other <
+           GCM_SLOTS_ORPHANS_OTHER)))) {
         /* A duplicate the sender made already and we not yet: keep the
          * message for it (design: parked, not refused). */
+        int other = !gcm_slots_token_known(env->token);
+
         umsg = gcm_slots_umsg_new(env, payload, &kept);
         if (umsg == NULL) {
             gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
             return GCM_ACCEPT_LOST;
         }
+        umsg->payload.orphan_other = other;
+        gcm_slots_ep(endpoint)->orphans_other += other;
         gcm_list_push_back(&gcm_slots_ep(endpoint)->orphans, &umsg->elem);
         gcm_debug("message for duplicate LCO %x from proc %u waits for it",
                   env->dst_id, env->src_proc);
@@ -429,6 +436,20 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
             req->info.slot = slot;
             gcm_slots_req_complete(req, conn->failed);
             goto out;
+        }
+        /* A process of another job: no launcher tells us of its death,
+         * UCX does, on a connection. Waiting for it needs one. */
+        if ((conn != NULL) && gcm_thr_proc_other(peer) && port->pattern) {
+            gcm_thr_conn_t *c = gcm_thr_conn_get(
+                endpoint, peer, gcm_slots_pattern_ep(port, peer));
+            gcm_status_t st = (c == NULL) ? GCM_ERR_NO_MEMORY :
+                              gcm_thr_conn_connect(endpoint, c);
+
+            if (st != GCM_OK) {
+                req->info.slot = slot;
+                gcm_slots_req_complete(req, st);
+                goto out;
+            }
         }
     }
     gcm_list_push_back(&port->posted, &req->elem);

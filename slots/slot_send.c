@@ -75,7 +75,7 @@ static void gcm_slots_send_local(struct gcm_request *req,
     gcm_thr_lock(dst);
     port = gcm_slots_port_find(dst, dest->id, dest->gen);
     if ((port == NULL) && (dest->id & GCM_PORT_ID_DERIVED) &&
-        (dest->token == gcm_slots_proc.job_token)) {
+        gcm_slots_token_known(dest->token)) {
         status = GCM_OK; /* not created here yet: accept parks it */
     } else {
         status = gcm_slots_validate(port, &req->env);

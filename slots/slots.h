@@ -175,6 +175,8 @@ typedef struct gcm_payload {
     uint32_t            proc;
     uint16_t            ep;
     uint64_t            cookie;
+    /* Kept as an orphan under the other-job bound (slots_impl.h). */
+    int                 orphan_other;
 } gcm_payload_t;
 
 /* Data up to this size that must be copied to wait for its receive is
@@ -302,6 +304,14 @@ gcm_status_t gcm_slots_finalize(void) GCM_INTERNAL;
  * its answers. */
 gcm_status_t gcm_slots_barrier(void) GCM_INTERNAL;
 
+/* Tokens held by this process's ports, counted (a port holds its own):
+ * a message for a derived port not created here yet waits for it when
+ * its token is held. Holding one before the port exists says that its
+ * messages are expected (connect and accept within a job: the other
+ * side may send as soon as it has the token). */
+gcm_status_t gcm_slots_token_hold(uint64_t token) GCM_INTERNAL;
+void gcm_slots_token_release(uint64_t token) GCM_INTERNAL;
+
 /* The token every process of this job gives its world and internal port. */
 uint64_t gcm_slots_job_token(void) GCM_INTERNAL;
 /* After the first fence, once boot/ holds the job's secret: derives the
@@ -309,8 +319,9 @@ uint64_t gcm_slots_job_token(void) GCM_INTERNAL;
  * any message can be taken. */
 void gcm_slots_job_ready(gcm_port_t *world) GCM_INTERNAL;
 
-/* Ports. create: homed on endpoint, registered. With a pattern (token
- * ignored: the job token is used) it is fully connected over the group;
+/* Ports. create: homed on endpoint, registered. With a pattern it is
+ * fully connected over the group, with token, or the job token when token
+ * is 0 (a pattern that spans jobs has a token both jobs were given);
  * without, it starts with no slots. */
 gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                    uint32_t id, uint32_t gen, uint64_t token,

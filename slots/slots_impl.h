@@ -9,6 +9,7 @@
 #include "slots/slots.h"
 
 #define GCM_SLOTS_BUCKETS 256
+#define GCM_SLOTS_ORPHANS_OTHER 1024
 
 /* Counters for gcm_get_stats(), kept per endpoint so that threads on
  * different endpoints never write a common cache line per message. */
@@ -26,6 +27,13 @@ typedef struct gcm_slots_ep {
     /* Messages for derived ports not created here yet (the sender ran its
      * dup first), in arrival order; a new derived port adopts its own. */
     gcm_list_t  orphans;
+    /* Of those, how many came from processes of other jobs with a token
+     * no port here holds yet (a pattern made by connect and accept, spawn
+     * or join, whose other side made it first: its token is only checked
+     * when the port adopts them): at most GCM_SLOTS_ORPHANS_OTHER. Within
+     * a job an unknown token is refused: connect and accept hold the
+     * token before the other side can use it. */
+    int         orphans_other;
     gcm_list_t  ackwait;    /* send requests waiting for an answer */
     /* Messages taken by gcm_slots_improbe and not received yet: kept here
      * so that finalize can release what a program never received. */
@@ -92,6 +100,11 @@ static inline void gcm_slots_count(gcm_thr_endpoint_t *endpoint, int which)
     atomic_fetch_add_explicit(&gcm_slots_ep(endpoint)->stats[which], 1,
                               memory_order_relaxed);
 }
+
+/* Tokens of patterns shared with other jobs (slot_port.c): held by the
+ * ports that have them; known: the job token or a held one (a message
+ * for a derived port not made yet is kept only then). */
+int gcm_slots_token_known(uint64_t token) GCM_INTERNAL;
 
 /* What became of a message handed to gcm_slots_accept(). */
 enum {

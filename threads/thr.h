@@ -260,6 +260,11 @@ gcm_status_t gcm_thr_addr_decode(const void *buf, size_t len,
                                  size_t *addr_len_p, const char **why_p)
     GCM_INTERNAL;
 
+/* UCX endpoints (connections) open now, all endpoints together. */
+uint64_t gcm_thr_connections(void) GCM_INTERNAL;
+/* GENCOMM_CONNECT_TIMEOUT, in seconds. */
+unsigned gcm_thr_connect_timeout(void) GCM_INTERNAL;
+
 /* The HELLO header another job's process sends first on a connection it
  * opened (thr_procs.c); its data is the sender's worker address. */
 typedef struct gcm_thr_hello {

@@ -109,6 +109,7 @@ static struct {
      * gcm_thr_boot_peer_died. */
     atomic_uchar        *died;
     atomic_uint          died_gen;
+    atomic_uint_fast64_t nconns;   /* UCX endpoints open now */
     /* Our endpoints' worker addresses, kept from init (HELLO, the
      * contact service). */
     void                *self_addr[GCM_MAX_ENDPOINTS];
@@ -276,6 +277,7 @@ static void *gcm_thr_conn_close_start(gcm_thr_conn_t *conn)
     param.flags = (conn->failed != GCM_OK) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
     req = ucp_ep_close_nbx(conn->ucp_ep, &param);
     conn->ucp_ep = NULL;
+    atomic_fetch_sub(&gcm_thr.nconns, 1);
     return UCS_PTR_IS_PTR(req) ? req : NULL;
 }
 
@@ -607,6 +609,7 @@ static void gcm_thr_conn_abort(gcm_thr_conn_t *conn)
     void *req;
 
     conn->ucp_ep = NULL;
+    atomic_fetch_sub(&gcm_thr.nconns, 1);
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     param.flags        = UCP_EP_CLOSE_FLAG_FORCE;
@@ -696,6 +699,9 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     ucs = ucp_ep_create(endpoint->worker, &params, &conn->ucp_ep);
     gcm_thr_fds_cloexec_new(&fds, 1);
     free(addr);
+    if (ucs == UCS_OK) {
+        atomic_fetch_add(&gcm_thr.nconns, 1);
+    }
     if (ucs != UCS_OK) {
         conn->ucp_ep = NULL;
         return gcm_fail(gcm_thr_status(ucs), "connect",
@@ -784,6 +790,16 @@ gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
                  "came on another connection: dropped", proc, rep);
     }
     return NULL;
+}
+
+unsigned gcm_thr_connect_timeout(void)
+{
+    return gcm_thr_config.connect_timeout;
+}
+
+uint64_t gcm_thr_connections(void)
+{
+    return atomic_load(&gcm_thr.nconns);
 }
 
 int gcm_thr_proc_dead(int proc)

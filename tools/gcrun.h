@@ -93,8 +93,30 @@ enum bind_policy {
 /* Longest emulated host name (boot/ keeps 255 characters). */
 #define HOST_NAME_LEN_MAX 255
 
+/* A program of a spawned job (MPMD: the ranks of app i follow those of
+ * app i - 1). */
+struct app {
+    int nprocs;
+    char *path;    /* resolved */
+    char **argv;   /* argc entries and NULL */
+    int argc;
+    char *wdir;    /* NULL: gcrun's */
+    char **env;    /* NAME=value added to the ranks' environment */
+    int nenv;
+};
+
 struct options {
     int nprocs;
+    int universe;           /* --universe N; 0: not given */
+    /* A spawned job (--spawn-plan): its number among the jobs of the
+     * first gcrun (output tags "[world.rank]"), its programs and the
+     * key-value pairs its space starts with. */
+    int world;
+    struct app *apps;
+    int napps;
+    char **preput_keys;
+    char **preput_vals;
+    int npreput;
     bool tag_output;
     enum bind_policy bind;
     /* --hosts / --nodes: the host names (nhosts of them) and, per rank,
@@ -156,6 +178,7 @@ struct rank {
     char discard_cmd[32];  /* the cmd= of that line, for the reply */
     bool in_mcmd;          /* inside a multi-line "mcmd=" request */
     char mcmd[32];
+    int app;               /* index of its program (appnum) */
     struct stream out;
     struct stream err;
 };
@@ -204,6 +227,8 @@ struct job {
     int64_t kill_at;  /* when to SIGKILL them; -1 = not armed */
     int64_t linger_until;
     pid_t pgid;
+
+    struct gcrun_spawn *spawn; /* spawned jobs (gcrun_spawn.c) */
 
     char *readbuf; /* READ_CHUNK bytes */
     struct buf scratch;
@@ -368,6 +393,34 @@ void gcrun_stream_read(struct job *job, struct rank *rk, struct stream *st,
 void *gcrun_xcalloc(size_t count, size_t size);
 
 void *gcrun_xmalloc(size_t size);
+
+void *gcrun_xrealloc(void *old, size_t size);
+
+/* ---- spawn (gcrun_spawn.c) --------------------------------------------- */
+
+/* The lines of an mcmd=spawn block of rk (after its first line), its
+ * "endcmd", and the answer once the last block is in. */
+void gcrun_spawn_begin(struct job *job, struct rank *rk);
+void gcrun_spawn_line(struct job *job, struct rank *rk, const char *line);
+void gcrun_spawn_end(struct job *job, struct rank *rk);
+/* A child pid that is the gcrun of a spawned job: true when it was. */
+bool gcrun_spawn_reap(struct job *job, pid_t pid, int wstatus);
+/* How many spawned jobs still run; sig to all of them. */
+int gcrun_spawn_alive(const struct job *job);
+void gcrun_spawn_signal(struct job *job, int sig);
+void gcrun_spawn_free(struct job *job);
+/* MPI_UNIVERSE_SIZE: --universe, else the online cores, never less than
+ * the job. */
+int gcrun_universe(const struct job *job);
+/* --spawn-plan: the plan of a spawned job (programs, preputs, world). */
+void gcrun_plan_read(int fd, struct options *opt);
+void gcrun_plan_free(struct options *opt);
+/* The program of rank (its index in *index_p, the appnum); NULL without a
+ * plan. */
+const struct app *gcrun_app_of(const struct job *job, int rank,
+                               int *index_p);
+/* Queues one whole reply line (without its newline) for rk. */
+void gcrun_pmi_send_line(struct rank *rk, const char *line);
 
 /* Prints "gcrun: <message>\n" to stderr with a single write so that it
  * never lands in the middle of a forwarded line. */

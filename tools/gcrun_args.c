@@ -29,6 +29,9 @@ static const char usage_text[] =
     "                      Each rank gets its host name in\n"
     "                      GENCOMM_HOSTNAME (MPI_Get_processor_name,\n"
     "                      MPI_COMM_TYPE_SHARED and MPIX_Comm_node use it)\n"
+    "  --universe N        MPI_UNIVERSE_SIZE: how many processes the job\n"
+    "                      and those it spawns may be (default: the\n"
+    "                      number of cores, at least N)\n"
     "  -h, --help          show this help and exit\n"
     "  --version           show the version and exit\n"
     "\n"
@@ -227,6 +230,10 @@ void gcrun_parse_args(int argc, char **argv, struct options *opt)
     opt->hosts = NULL;
     opt->nhosts = 0;
     opt->host_of = NULL;
+    opt->universe = 0;
+    opt->world = 0;
+    opt->apps = NULL;
+    opt->napps = 0;
 
     while (i < argc) {
         const char *a = argv[i];
@@ -240,7 +247,9 @@ void gcrun_parse_args(int argc, char **argv, struct options *opt)
         }
         if (strcmp(a, "-n") == 0 || strcmp(a, "-np") == 0 ||
             strcmp(a, "--np") == 0 || strcmp(a, "--bind-to") == 0 ||
-            strcmp(a, "--hosts") == 0 || strcmp(a, "--nodes") == 0) {
+            strcmp(a, "--hosts") == 0 || strcmp(a, "--nodes") == 0 ||
+            strcmp(a, "--universe") == 0 ||
+            strcmp(a, "--spawn-plan") == 0) {
             if (i + 1 >= argc) {
                 usage_error("option '%s' needs a value", a);
             }
@@ -250,6 +259,19 @@ void gcrun_parse_args(int argc, char **argv, struct options *opt)
                 opt->hosts_arg = argv[i + 1];
             } else if (strcmp(a, "--nodes") == 0) {
                 opt->nodes_arg = parse_nodes(argv[i + 1]);
+            } else if (strcmp(a, "--universe") == 0) {
+                opt->universe = parse_nprocs(argv[i + 1]);
+            } else if (strcmp(a, "--spawn-plan") == 0) {
+                /* Internal: how a gcrun starts the gcrun of a job its
+                 * ranks spawn (gcrun_spawn.c). */
+                long fd;
+
+                if (!gcrun_parse_long(argv[i + 1], &fd) || (fd < 3) ||
+                    (fd > INT_MAX)) {
+                    usage_error("invalid --spawn-plan '%s'", argv[i + 1]);
+                }
+                gcrun_plan_read((int)fd, opt);
+                have_n = true;
             } else {
                 opt->nprocs = parse_nprocs(argv[i + 1]);
                 have_n = true;
@@ -289,6 +311,11 @@ void gcrun_parse_args(int argc, char **argv, struct options *opt)
 
     if (!have_n) {
         usage_error("missing -n N (the number of processes)");
+    }
+    if (opt->napps > 0) {
+        /* The plan gave the programs. */
+        plan_hosts(opt);
+        return;
     }
     if (i >= argc) {
         usage_error("no program given");

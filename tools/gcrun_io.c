@@ -19,7 +19,11 @@ static void stream_emit(struct job *job, struct rank *rk, struct stream *st,
     size_t plen = 0;
     size_t rest;
 
-    if (job->opt.tag_output) {
+    if (job->opt.tag_output && (job->opt.world > 0)) {
+        /* A spawned job's ranks: "[job.rank]". */
+        plen = (size_t)snprintf(prefix, sizeof(prefix), "[%d.%d] ",
+                                job->opt.world, rk->id);
+    } else if (job->opt.tag_output) {
         plen = (size_t)snprintf(prefix, sizeof(prefix), "[%d] ", rk->id);
     }
     gcrun_buf_consume(out, gcrun_buf_len(out));

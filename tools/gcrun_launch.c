@@ -244,6 +244,7 @@ struct exec_report {
 struct child_setup {
     int rank;
     const char *path;
+    const char *wdir;   /* NULL: stay in gcrun's */
     char **argv;
     char **envp;
     int stdin_fd;
@@ -329,6 +330,9 @@ static void child_exec(const struct child_setup *cs)
         (void)!write(STDERR_FILENO, msg, (size_t)len);
     }
 
+    if ((cs->wdir != NULL) && (chdir(cs->wdir) != 0)) {
+        child_fail(cs, 1, errno);
+    }
     if (cs->orig_nofile != NULL) {
         (void)setrlimit(RLIMIT_NOFILE, cs->orig_nofile);
     }
@@ -351,6 +355,8 @@ void gcrun_signal_ranks(struct job *job, int sig)
             rk->signalled = true;
         }
     }
+    /* The jobs the ranks spawned end with them. */
+    gcrun_spawn_signal(job, sig);
 }
 
 
@@ -366,6 +372,8 @@ static int launch_rank(struct job *job, struct launch *ln, int r)
     struct child_setup cs;
     pid_t pid;
     bool with_stdin = r == 0 && ln->forward_stdin;
+    const struct app *app = gcrun_app_of(job, r, NULL);
+    char **envp = NULL;
 
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
         gcrun_msg("socketpair: %s", strerror(errno));
@@ -386,6 +394,26 @@ static int launch_rank(struct job *job, struct launch *ln, int r)
     cs.path = ln->path;
     cs.argv = job->opt.argv;
     cs.envp = ln->env.envp;
+    if (app != NULL) {
+        /* A spawned job: the rank's own program, directory and
+         * variables, and PMI_SPAWNED=1 (MPI looks for its parent). */
+        static char spawned[] = "PMI_SPAWNED=1";
+        size_t n = 0, k;
+
+        while (ln->env.envp[n] != NULL) {
+            n++;
+        }
+        envp = gcrun_xcalloc(n + (size_t)app->nenv + 2, sizeof(char *));
+        for (k = 0; k < (size_t)app->nenv; k++) {
+            envp[k] = app->env[k];
+        }
+        memcpy(envp + app->nenv, ln->env.envp, n * sizeof(char *));
+        envp[n + (size_t)app->nenv] = spawned;
+        cs.path = app->path;
+        cs.argv = app->argv;
+        cs.wdir = app->wdir;
+        cs.envp = envp;
+    }
     cs.stdin_fd = with_stdin ? inp[0] : ln->devnull;
     cs.stdout_fd = outp[1];
     cs.stderr_fd = errp[1];
@@ -406,6 +434,8 @@ static int launch_rank(struct job *job, struct launch *ln, int r)
     if (pid == 0) {
         child_exec(&cs);
     }
+    free(envp);
+    envp = NULL;
 
     /* Set the group from this side too, so that it is in place whichever
      * of parent and child runs first. EACCES means the child has already
@@ -436,6 +466,7 @@ static int launch_rank(struct job *job, struct launch *ln, int r)
     return 0;
 
 fail:
+    free(envp);
     gcrun_close_fd(&sv[0]);
     gcrun_close_fd(&sv[1]);
     gcrun_close_fd(&outp[0]);
@@ -654,6 +685,8 @@ static void reap_children(struct job *job)
         rk = rank_by_pid(job, pid);
         if (rk != NULL) {
             on_rank_exit(job, rk, wstatus);
+        } else {
+            (void)gcrun_spawn_reap(job, pid, wstatus);
         }
     }
 }

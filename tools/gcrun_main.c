@@ -163,7 +163,7 @@ static void main_loop(struct job *job)
         size_t i;
         int rc;
 
-        if (job->nalive == 0 &&
+        if (job->nalive == 0 && gcrun_spawn_alive(job) == 0 &&
             (!streams_open(job) || gcrun_now_ms() >= job->linger_until)) {
             break;
         }
@@ -214,6 +214,7 @@ static void job_init(struct job *job)
         struct rank *rk = &job->ranks[r];
 
         rk->id = r;
+        (void)gcrun_app_of(job, r, &rk->app);
         rk->pmi_fd = -1;
         rk->out.fd = -1;
         rk->out.dest = STDOUT_FILENO;
@@ -223,6 +224,14 @@ static void job_init(struct job *job)
     snprintf(job->kvsname, sizeof(job->kvsname), "gcrun_%ld",
              (long)getpid());
     gcrun_kvs_init(&job->kvs);
+    /* A spawned job's space starts with what its parents put in it
+     * (PARENT_ROOT_PORT_NAME). */
+    for (r = 0; r < job->opt.npreput; r++) {
+        if (gcrun_kvs_put(&job->kvs, job->opt.preput_keys[r],
+                          job->opt.preput_vals[r]) != 0) {
+            gcrun_out_of_memory();
+        }
+    }
     job->stdin_pipe = -1;
     job->state = JOB_RUNNING;
     job->grace_ms = grace_from_env();
@@ -250,6 +259,8 @@ static void job_free(struct job *job)
         gcrun_stream_close(job, rk, &rk->err);
     }
     gcrun_stdin_stop(job);
+    gcrun_spawn_free(job);
+    gcrun_plan_free(&job->opt);
     gcrun_kvs_free(&job->kvs);
     gcrun_buf_free(&job->scratch);
     free(job->ranks);
@@ -278,8 +289,10 @@ int main(int argc, char **argv)
     gcrun_parse_args(argc, argv, &job.opt);
 
     /* Catch a missing program before anything is started, with the same
-     * message a failed exec in a child would give. */
-    path = gcrun_resolve_program(job.opt.argv[0], &err);
+     * message a failed exec in a child would give. A spawned job's
+     * programs were found by the gcrun that started this one. */
+    path = (job.opt.napps > 0) ? strdup(job.opt.apps[0].path) :
+           gcrun_resolve_program(job.opt.argv[0], &err);
     if (path == NULL) {
         gcrun_msg("cannot execute '%s': %s", job.opt.argv[0], strerror(err));
         return gcrun_exec_failure_status(err);

@@ -45,6 +45,11 @@ void gcrun_pmi_flush(struct rank *rk)
 static void pmi_send(struct rank *rk, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+void gcrun_pmi_send_line(struct rank *rk, const char *line)
+{
+    pmi_send(rk, "%s", line);
+}
+
 static void pmi_send(struct rank *rk, const char *fmt, ...)
 {
     char line[PMI_LINE_MAX + 512];
@@ -153,7 +158,7 @@ static void pmi_do_appnum(struct job *job, struct rank *rk,
 {
     (void)job;
     (void)req;
-    pmi_send(rk, "cmd=appnum appnum=0");
+    pmi_send(rk, "cmd=appnum appnum=%d", rk->app);
 }
 
 static void pmi_do_kvsname(struct job *job, struct rank *rk,
@@ -167,7 +172,7 @@ static void pmi_do_universe(struct job *job, struct rank *rk,
                             const struct pmi_req *req)
 {
     (void)req;
-    pmi_send(rk, "cmd=universe_size size=%d", job->opt.nprocs);
+    pmi_send(rk, "cmd=universe_size size=%d", gcrun_universe(job));
 }
 
 static void pmi_do_put(struct job *job, struct rank *rk,
@@ -344,18 +349,30 @@ static void pmi_handle_line(struct job *job, struct rank *rk, char *line)
         line[--len] = '\0';
     }
 
-    /* Multi-line requests (spawn) are not supported: swallow them up to
-     * their "endcmd" and answer once, so the client is not left waiting. */
+    /* Multi-line requests: spawn (gcrun_spawn.c) is the one there is;
+     * another is swallowed up to its "endcmd" and answered once, so the
+     * client is not left waiting. */
     if (rk->in_mcmd) {
+        bool spawn = (strcmp(rk->mcmd, "spawn") == 0);
+
         if (strcmp(line, "endcmd") == 0) {
             rk->in_mcmd = false;
-            pmi_reply_error(rk, rk->mcmd, "unknown_command");
+            if (spawn) {
+                gcrun_spawn_end(job, rk);
+            } else {
+                pmi_reply_error(rk, rk->mcmd, "unknown_command");
+            }
+        } else if (spawn) {
+            gcrun_spawn_line(job, rk, line);
         }
         return;
     }
     if (strncmp(line, "mcmd=", 5) == 0) {
         gcm_boot_pmi1_peek_cmd(line, len, rk->mcmd, sizeof(rk->mcmd));
         rk->in_mcmd = true;
+        if (strcmp(rk->mcmd, "spawn") == 0) {
+            gcrun_spawn_begin(job, rk);
+        }
         return;
     }
 

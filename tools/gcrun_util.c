@@ -92,7 +92,7 @@ void *gcrun_xcalloc(size_t count, size_t size)
     return p;
 }
 
-static void *xrealloc(void *old, size_t size)
+void *gcrun_xrealloc(void *old, size_t size)
 {
     void *p = realloc(old, size == 0 ? 1 : size);
 
@@ -241,7 +241,7 @@ void gcrun_buf_append(struct buf *b, const void *p, size_t n)
             while (cap < len + n) {
                 cap *= 2;
             }
-            b->data = xrealloc(b->data, cap);
+            b->data = gcrun_xrealloc(b->data, cap);
             b->cap = cap;
         }
     }

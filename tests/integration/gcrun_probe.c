@@ -222,8 +222,14 @@ static void pmi_exchange(char *kvsname, size_t kcap)
     expect_field(reply, "appnum", "0");
     pmi_expect(reply, sizeof(reply));
     expect_field(reply, "cmd", "universe_size");
-    snprintf(v, sizeof(v), "%d", size);
-    expect_field(reply, "size", v);
+    /* Without --universe: the host's cores, never fewer than the job. */
+    if (!gcm_boot_pmi1_field(reply, "size", v, sizeof(v)) ||
+        (atoi(v) < size) ||
+        ((getenv("PROBE_UNIVERSE") != NULL) &&
+         (atoi(v) != atoi(getenv("PROBE_UNIVERSE"))))) {
+        fail("universe size '%s' in reply '%s' (job of %d)", v, reply,
+             size);
+    }
 
     snprintf(req, sizeof(req), "cmd=put kvsname=%s key=key-%d value=val-%d\n",
              kvsname, rank, rank);

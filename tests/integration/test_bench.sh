@@ -48,14 +48,14 @@ out=$(timeout 120 "$b/tools/gcrun" -n 2 "$exe" gencomm-mpi --quick 2>&1)
 rc=$?
 [ $rc -eq 0 ] || { echo "FAIL: mpi_bench (gencomm) exit $rc"; echo "$out"
                    fail=1; }
-check_rows "mpi_bench gencomm-mpi --quick, 2 processes" gencomm-mpi 9 "$out"
+check_rows "mpi_bench gencomm-mpi --quick, 2 processes" gencomm-mpi 10 "$out"
 grep -q '^comm_dup_np2,0,gencomm-mpi,' <<<"$out" ||
     { echo "FAIL: no comm_dup_np2 row"; fail=1; }
 grep -q '^chan_create,0,gencomm-mpi,' <<<"$out" ||
     { echo "FAIL: no chan_create row (MPIX_ LCO calls)"; fail=1; }
-# gencomm's MPI layer has no MPI_Open_port: the row must say so.
-grep -qE '^comm_connect,0,gencomm-mpi,,missing \(.+\)$' <<<"$out" ||
-    { echo "FAIL: no comm_connect row saying why it is missing"; fail=1; }
+grep -qE '^comm_connect,0,gencomm-mpi,[0-9.]+,us$' <<<"$out" ||
+    { echo "FAIL: no comm_connect row (MPI_Open_port, connect/accept)";
+      fail=1; }
 
 out=$(timeout 120 "$b/tools/gcrun" -n 3 "$exe" gencomm-mpi --quick 2>&1)
 rc=$?
@@ -239,4 +239,25 @@ check_rows "mpi_poll_bench gencomm-mpi --quick, 4 processes" gencomm-mpi 1 \
     "$out"
 grep -q '^poll_bcast_np4,262144,gencomm-mpi,' <<<"$out" ||
     { echo "FAIL: mpi_poll_bench: no poll_bcast_np4 row"; fail=1; }
+
+# Dynamic processes: one process spawning copies of itself (spawn of 1 and
+# 4, a channel to another job's LCO and one within a job), as bench/run
+# starts it.
+exe=$work/mpi_dpm_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_dpm_bench.c"; then
+    echo "FAIL: mpi_dpm_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+out=$(timeout 120 "$b/tools/gcrun" --bind-to none -n 1 "$exe" gencomm-mpi \
+      --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: mpi_dpm_bench exit $rc"; echo "$out"
+                   fail=1; }
+check_rows "mpi_dpm_bench gencomm-mpi --quick, 1 process" gencomm-mpi 4 \
+    "$out"
+for r in spawn_1 spawn_4 chan_create_xjob chan_create_sjob; do
+    grep -qE "^$r,0,gencomm-mpi,[0-9.]+,us$" <<<"$out" ||
+        { echo "FAIL: mpi_dpm_bench: no $r row"; fail=1; }
+done
 exit $fail

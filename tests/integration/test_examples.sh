@@ -135,6 +135,26 @@ if expect_rc 0; then
     expect_count 4 'of 13: allreduce, bcast, barrier, allgather and ring ok'
 fi
 
+# spawn_children: two children spawned at run time talk directly.
+run 1 "$examples/spawn_children"
+if expect_rc 0; then
+    expect_count 2 'spawn_children: child [01] exchanged 20 messages with the other directly'
+    expect_count 1 'the master sent 2 and received 2 messages meanwhile'
+    expect_count 1 'spawn_children: ok'
+fi
+
+# two_jobs.sh: two jobs started separately find each other.
+echo "== examples/two_jobs.sh"
+out=$(timeout "$limit" "${top_srcdir:-.}/examples/two_jobs.sh" \
+      "$top_builddir" 2>&1)
+rc=$?
+if expect_rc 0; then
+    expect_count 1 'serving job got "what is the answer\?" through a name from a file'
+    expect_count 1 'asking job got the answer 42 from the other job'
+    expect_count 1 'serving job accepted; 5 processes of two jobs reduced together'
+    expect_count 1 'asking job connected through the name service'
+fi
+
 # stencil_map: the 4 x 4 grid on two hosts laid out round-robin cuts 12
 # of its 24 edges with reorder 0 and 4 with reorder 1; on 4 hosts 12 and
 # 8; halos are checked by the program.

@@ -291,6 +291,11 @@ want_out "[0] rank 0 tail"
 want_out "[1] rank 1 tail"
 finish
 
+begin "--universe N is the universe size the ranks are told"
+PROBE_UNIVERSE=9 run -n 2 --universe 9 "$PROBE"
+want_rc 0
+finish
+
 begin "a rank exiting 3 makes gcrun exit 3 and end the others"
 run -n 4 "$PROBE" --ready --fail-rank 1 --exit-code 3 --sleep 60
 want_rc 3

@@ -1,0 +1,208 @@
+#!/bin/bash
+# Dynamic processes between separately launched jobs (tests/mpi/
+# dpm_connect.c): 100 connect/accept/disconnect cycles between two gcrun
+# jobs with file descriptors, heap and connections checked for leaks; a
+# connection of groups of 2 and 3 processes found through
+# MPI_Publish_name / MPI_Lookup_name; the errors (MPI_ERR_PORT for a bad,
+# wrong, closed, unanswered and dead port, on every process; MPI_ERR_NAME,
+# MPI_ERR_SERVICE); MPI_Comm_join; a job killed while connected (the
+# other's receive fails with MPI_ERR_PROC_FAILED); MPI_Comm_spawn and
+# spawn_multiple from 1, 2 and 4 parents (tests/mpi/dpm_spawn.c), with
+# gcrun's --universe; a spawned child that dies, and a parent that dies;
+# under Open MPI's mpirun (when installed) the PMIx name service's errors,
+# two mpirun jobs connected and spawn by PMIx_Spawn.
+# Exit 0 pass, 1 fail, 77 skip.
+set -u
+
+top_builddir=${top_builddir:-.}
+gcrun="${top_builddir}/tools/gcrun"
+prog="${top_builddir}/tests/mpi/dpm_connect"
+sprog="${top_builddir}/tests/mpi/dpm_spawn"
+
+if [ ! -x "$gcrun" ] || [ ! -x "$prog" ]; then
+    echo "SKIP: gcrun or dpm_connect is not built"
+    exit 77
+fi
+
+dir=$(mktemp -d "${TMPDIR:-/tmp}/gcm-dpm.XXXXXX") || exit 1
+trap 'rm -rf "$dir"' EXIT
+failures=0
+
+fail() {
+    echo "FAIL: $*"
+    failures=$((failures + 1))
+}
+
+# expect FILE COUNT REGEX: exactly COUNT lines of FILE match REGEX.
+expect() {
+    local got
+    got=$(grep -c -E -- "$3" "$1")
+    if [ "$got" -ne "$2" ]; then
+        fail "$got lines of $(basename "$1") match '$3', expected $2"
+        sed 's/^/   | /' "$1"
+    fi
+}
+
+# pair LABEL NACC NCONN WHERE CYCLES: an accepting and a connecting job.
+pair() {
+    local label=$1 nacc=$2 ncon=$3 where=$4 cycles=$5 arc crc
+    timeout 120 "$gcrun" -n "$nacc" "$prog" accept "$where" "$cycles" \
+        >"$dir/$label.acc" 2>&1 &
+    local acc=$!
+    timeout 120 "$gcrun" -n "$ncon" "$prog" connect "$where" "$cycles" \
+        >"$dir/$label.con" 2>&1
+    crc=$?
+    wait "$acc"
+    arc=$?
+    echo "== $label: accepting job ($nacc) exit $arc, connecting job" \
+         "($ncon) exit $crc"
+    [ "$arc" -eq 0 ] || { fail "$label: accepting job exited $arc";
+                          sed 's/^/   | /' "$dir/$label.acc"; }
+    [ "$crc" -eq 0 ] || { fail "$label: connecting job exited $crc";
+                          sed 's/^/   | /' "$dir/$label.con"; }
+    grep -h -E 'first|times|before and after' \
+        "$dir/$label.acc" "$dir/$label.con" |
+        sed 's/^/   /'
+}
+
+# --- 100 cycles, leaks checked (malloc's per-thread caches off, so that the
+# heap in use is exact) ---------------------------------------------------
+GLIBC_TUNABLES=glibc.malloc.tcache_count=0 pair cycles 1 1 "$dir/port" 100
+expect "$dir/cycles.acc" 1 'dpm_connect: rank 0: 100 cycles, .* before and after'
+expect "$dir/cycles.con" 1 'dpm_connect: rank 0: 100 cycles, .* before and after'
+
+# --- groups of 2 and 3, through the name service ---------------------------
+pair names 2 3 "name:gcm-dpm-test-$$" 3
+expect "$dir/names.con" 1 'dpm_connect: looked up gcm-dpm-test'
+expect "$dir/names.acc" 2 'dpm_connect: rank [01] ok'
+expect "$dir/names.con" 3 'dpm_connect: rank [012] ok'
+
+# --- errors, on one process and on two (every process reports them) -------
+for n in 1 2; do
+    timeout 60 "$gcrun" -n "$n" "$prog" errors "$dir/port" \
+        >"$dir/errors$n" 2>&1
+    rc=$?
+    echo "== errors on $n process(es): exit $rc"
+    [ "$rc" -eq 0 ] || { fail "errors with $n exited $rc";
+                         sed 's/^/   | /' "$dir/errors$n"; }
+    expect "$dir/errors$n" 5 'dpm_connect: .* refused in .*MPI_Comm_connect'
+    expect "$dir/errors$n" 1 'dpm_connect: name service errors ok'
+done
+grep -E 'refused in' "$dir/errors1" | sed 's/^/   /'
+
+# --- connect and accept within one job, used at once ----------------------
+timeout 60 "$gcrun" -n 2 "$prog" inner 20 >"$dir/inner" 2>&1
+rc=$?
+echo "== within a job: exit $rc"
+[ "$rc" -eq 0 ] || { fail "inner exited $rc"; sed 's/^/   | /' "$dir/inner"; }
+expect "$dir/inner" 1 'dpm_connect: 20 connections within a job'
+
+# --- join ----------------------------------------------------------------
+timeout 60 "$gcrun" -n 2 "$prog" join >"$dir/join" 2>&1
+rc=$?
+echo "== join: exit $rc"
+[ "$rc" -eq 0 ] || fail "join exited $rc"
+expect "$dir/join" 1 'dpm_connect: joined over a socket'
+
+# --- a job killed while connected -----------------------------------------
+timeout 60 "$gcrun" -n 1 "$prog" victim "$dir/vport" >"$dir/victim" 2>&1 &
+vpid=$!
+timeout 60 "$gcrun" -n 2 "$prog" survivor "$dir/vport" >"$dir/survivor" 2>&1
+rc=$?
+wait "$vpid"
+vrc=$?
+echo "== killed job: victim exit $vrc, survivor exit $rc"
+[ "$vrc" -ne 0 ] || fail "the victim's job exited 0"
+[ "$rc" -eq 0 ] || { fail "survivor exited $rc";
+                     sed 's/^/   | /' "$dir/survivor"; }
+expect "$dir/survivor" 2 'failed in .* with MPI_ERR_PROC_FAILED'
+grep -m1 'PROC_FAILED' "$dir/survivor" | sed 's/^/   /'
+
+# --- spawn -------------------------------------------------------------------
+for pc in "1 1" "2 3" "4 2"; do
+    set -- $pc
+    timeout 120 "$gcrun" -n "$1" "$sprog" parent "$2" >"$dir/spawn$1" 2>&1
+    rc=$?
+    echo "== spawn: $1 parent(s), $2 children: exit $rc"
+    [ "$rc" -eq 0 ] || { fail "spawn from $1 exited $rc";
+                         sed 's/^/   | /' "$dir/spawn$1"; }
+    expect "$dir/spawn$1" 1 "dpm_spawn: $1 parents spawned $2 children"
+    expect "$dir/spawn$1" 1 'dpm_spawn: spawn_multiple of two commands'
+    expect "$dir/spawn$1" 1 'dpm_spawn: a child spawned a grandchild'
+    expect "$dir/spawn$1" 1 'dpm_spawn: a missing program refused, nothing'
+    expect "$dir/spawn$1" "$1" 'dpm_spawn: rank [0-9]+ ok'
+done
+timeout 120 "$gcrun" -n 2 --universe 7 "$sprog" parent 1 7 \
+    >"$dir/universe" 2>&1
+rc=$?
+echo "== spawn with --universe 7: exit $rc"
+[ "$rc" -eq 0 ] || { fail "--universe 7 exited $rc";
+                     sed 's/^/   | /' "$dir/universe"; }
+
+# --- a spawned child dies, or its parent: the other's receive fails with
+# MPI_ERR_PROC_FAILED and the job's status says so (a grace long enough
+# for the orphan to see its parent's death before gcrun ends it) ---------
+for m in dies orphan; do
+    GENCOMM_KILL_GRACE_MS=5000 timeout 60 "$gcrun" -n 1 "$sprog" "$m" \
+        >"$dir/$m" 2>&1
+    rc=$?
+    echo "== spawn, $m: exit $rc"
+    [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] ||
+        { fail "spawn $m: exit $rc, expected the job to fail";
+          sed 's/^/   | /' "$dir/$m"; }
+    expect "$dir/$m" 1 'failed in .* s with MPI_ERR_PROC_FAILED'
+    grep -h 'failed in' "$dir/$m" | sed 's/^/   /'
+done
+expect "$dir/dies" 1 'gcrun: spawned job 1 failed'
+
+# --- under Open MPI's mpirun (PMIx): its name service, two mpirun jobs
+# connected through a port file, spawn by PMIx_Spawn --------------------
+if command -v mpirun.openmpi >/dev/null 2>&1; then
+    ompi="mpirun.openmpi --allow-run-as-root --oversubscribe"
+    timeout 120 $ompi -np 2 "$prog" errors >"$dir/ompi.errors" 2>&1
+    rc=$?
+    echo "== Open MPI: errors on 2 processes (PMIx name service): exit $rc"
+    [ "$rc" -eq 0 ] || { fail "Open MPI errors exited $rc";
+                         sed 's/^/   | /' "$dir/ompi.errors"; }
+    expect "$dir/ompi.errors" 1 'dpm_connect: name service errors ok'
+    rm -f "$dir/ompi.port"
+    timeout 120 $ompi -np 2 "$prog" accept "$dir/ompi.port" 3 \
+        >"$dir/ompi.acc" 2>&1 &
+    acc=$!
+    timeout 120 $ompi -np 2 "$prog" connect "$dir/ompi.port" 3 \
+        >"$dir/ompi.con" 2>&1
+    crc=$?
+    wait "$acc"
+    arc=$?
+    echo "== Open MPI: two mpirun jobs of 2: accepting exit $arc," \
+         "connecting exit $crc"
+    [ "$arc" -eq 0 ] && [ "$crc" -eq 0 ] ||
+        { fail "Open MPI pair: exits $arc and $crc";
+          sed 's/^/   | /' "$dir/ompi.acc" "$dir/ompi.con"; }
+    expect "$dir/ompi.acc" 2 'dpm_connect: rank [01] ok'
+    expect "$dir/ompi.con" 2 'dpm_connect: rank [01] ok'
+    why="Open MPI's mpirun ends the whole job when a program cannot start"
+    DPM_SPAWN_NO_MISSING=$why timeout 120 $ompi -x DPM_SPAWN_NO_MISSING \
+        -np 2 "$sprog" parent 2 >"$dir/ompi.spawn" 2>&1
+    rc=$?
+    echo "== Open MPI: spawn from 2 parents: exit $rc"
+    [ "$rc" -eq 0 ] || { fail "Open MPI spawn exited $rc";
+                         sed 's/^/   | /' "$dir/ompi.spawn"; }
+    expect "$dir/ompi.spawn" 1 'dpm_spawn: 2 parents spawned 2 children'
+    expect "$dir/ompi.spawn" 1 'dpm_spawn: spawn_multiple of two commands'
+    expect "$dir/ompi.spawn" 1 'dpm_spawn: a child spawned a grandchild'
+    expect "$dir/ompi.spawn" 2 'dpm_spawn: rank [0-9]+ ok'
+    echo "   skipped under Open MPI: the name service between two mpirun" \
+         "jobs (each has its own PMIx server), a missing program and a" \
+         "dying process (mpirun ends the whole job), the leak counts" \
+         "(PMIx's threads allocate meanwhile)"
+else
+    echo "   skipped: mpirun.openmpi is not installed"
+fi
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures check(s) failed"
+    exit 1
+fi
+echo "all checks passed"
+exit 0
