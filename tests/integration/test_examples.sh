@@ -136,7 +136,7 @@ if expect_rc 0; then
 fi
 
 # spawn_children: two children spawned at run time talk directly.
-run 1 "$examples/spawn_children"
+launch 1 "$examples/spawn_children"
 if expect_rc 0; then
     expect_count 2 'spawn_children: child [01] exchanged 20 messages with the other directly'
     expect_count 1 'the master sent 2 and received 2 messages meanwhile'
