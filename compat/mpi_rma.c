@@ -1101,7 +1101,7 @@ static int gcm_win_op(MPI_Win win, gcm_win_call_t *c)
     int rc, acc = (c->kind >= GCM_WIN_ACC);
     void *msg;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_win_valid(win, call)) != MPI_SUCCESS) {
         return rc;
     }
     if ((c->req != NULL) && (c->rank != MPI_PROC_NULL) &&

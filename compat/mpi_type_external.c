@@ -385,33 +385,47 @@ static int x32_check_room(MPI_Aint bufsize, const MPI_Aint *position,
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
-                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
-                       MPI_Aint *position)
+/*
+ * Both directions: count elements of datatype at typed (the user's data;
+ * for packing it may be MPI_BOTTOM with absolute displacements) to or
+ * from the external32 bytes at packed + *position, a buffer of bufsize
+ * bytes whose argument is named packed_name in the errors.
+ */
+static int x32_move(const char datarep[], int count, MPI_Datatype datatype,
+                    void *typed, const void *packed, const char *packed_name,
+                    MPI_Aint bufsize, MPI_Aint *position, int unpack,
+                    const char *call)
 {
-    static const char call[] = "MPI_Pack_external";
     MPI_Aint bytes;
-    int rc = x32_check(datarep, incount, datatype, &bytes, call);
+    int rc = x32_check(datarep, count, datatype, &bytes, call);
 
     if (rc == MPI_SUCCESS) {
-        rc = x32_check_room(outsize, position, bytes, call);
+        rc = x32_check_room(bufsize, position, bytes, call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if ((bytes > 0) && (outbuf == NULL)) {
+    if ((bytes > 0) && (packed == NULL)) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
-                             "outbuf is NULL for %lld bytes",
+                             "%s is NULL for %lld bytes", packed_name,
                              (long long)bytes);
     }
-    /* inbuf may be MPI_BOTTOM (NULL) with absolute displacements. */
-    rc = x32_run(datatype, incount, (void *)(uintptr_t)inbuf,
-                 (unsigned char *)gcm_mpi_type_addr(outbuf, *position), 0,
-                 call);
+    rc = x32_run(datatype, count, typed,
+                 (unsigned char *)gcm_mpi_type_addr(packed, *position),
+                 unpack, call);
     if (rc == MPI_SUCCESS) {
         *position += bytes;
     }
     return rc;
+}
+
+int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount,
+                       MPI_Datatype datatype, void *outbuf, MPI_Aint outsize,
+                       MPI_Aint *position)
+{
+    return x32_move(datarep, incount, datatype, (void *)(uintptr_t)inbuf,
+                    outbuf, "outbuf", outsize, position, 0,
+                    "MPI_Pack_external");
 }
 GCM_MPI_ALIAS(Pack_external)
 
@@ -419,28 +433,8 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf,
                          MPI_Aint insize, MPI_Aint *position, void *outbuf,
                          int outcount, MPI_Datatype datatype)
 {
-    static const char call[] = "MPI_Unpack_external";
-    MPI_Aint bytes;
-    int rc = x32_check(datarep, outcount, datatype, &bytes, call);
-
-    if (rc == MPI_SUCCESS) {
-        rc = x32_check_room(insize, position, bytes, call);
-    }
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if ((bytes > 0) && (inbuf == NULL)) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
-                             "inbuf is NULL for %lld bytes",
-                             (long long)bytes);
-    }
-    rc = x32_run(datatype, outcount, outbuf,
-                 (unsigned char *)gcm_mpi_type_addr(inbuf, *position), 1,
-                 call);
-    if (rc == MPI_SUCCESS) {
-        *position += bytes;
-    }
-    return rc;
+    return x32_move(datarep, outcount, datatype, outbuf, inbuf, "inbuf",
+                    insize, position, 1, "MPI_Unpack_external");
 }
 GCM_MPI_ALIAS(Unpack_external)
 

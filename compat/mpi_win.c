@@ -57,7 +57,7 @@ static void gcm_wins_init(void)
     }
 }
 
-int gcm_mpi_win_check(MPI_Win win, const char *call)
+int gcm_mpi_win_valid(MPI_Win win, const char *call)
 {
     int rc;
 
@@ -72,8 +72,17 @@ int gcm_mpi_win_check(MPI_Win win, const char *call)
         return gcm_mpi_raise(NULL, MPI_ERR_WIN, call, "not a valid window "
                              "(freed, or never created)");
     }
-    gcm_win_publish(win);
     return MPI_SUCCESS;
+}
+
+int gcm_mpi_win_check(MPI_Win win, const char *call)
+{
+    int rc = gcm_mpi_win_valid(win, call);
+
+    if (rc == MPI_SUCCESS) {
+        gcm_win_publish(win);
+    }
+    return rc;
 }
 
 MPI_Win gcm_mpi_win_hold(uint64_t id)

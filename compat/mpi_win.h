@@ -218,10 +218,10 @@ struct gcm_mpi_win {
      * here: the synchronization calls read it (acquire, gcm_win_observe),
      * so that what a handler wrote in another thread (the progress
      * thread) happens before what the program reads after them. The
-     * other way too: every call on the window bumps it (gcm_win_publish)
-     * and the handler reads it before it applies an operation, so that
-     * what the program wrote before a synchronization call happens
-     * before what a handler of another thread does after it. */
+     * other way too: every call on the window but the operations bumps
+     * it (gcm_win_publish) and the handler reads it before it applies an
+     * operation, so that what the program wrote before a synchronization
+     * call happens before what a handler of another thread does after. */
     atomic_uint       applied;
     /* Dynamic windows: the regions attached here. */
     gcm_win_region_t *regions;
@@ -252,7 +252,11 @@ static inline void gcm_win_publish(struct gcm_mpi_win *win)
 }
 
 /* 0 if win is a live window, else raises MPI_ERR_WIN (on MPI_COMM_WORLD:
- * a dead handle has no handler) and returns it. */
+ * a dead handle has no handler) and returns it. gcm_mpi_win_check also
+ * publishes what the program wrote before (gcm_win_publish): every call
+ * on the window does but the operations themselves (put, get, the
+ * accumulates), which order nothing and so stay off the atomic. */
+int gcm_mpi_win_valid(MPI_Win win, const char *call) GCM_INTERNAL;
 int gcm_mpi_win_check(MPI_Win win, const char *call) GCM_INTERNAL;
 
 /* The window of id, with a handler reference taken (NULL: freed); the
