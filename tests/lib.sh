@@ -25,6 +25,8 @@
 #   expect_count N RE   exactly N lines of out match RE (grep -E).
 #   expect_match RE     some line of out matches RE (grep -E).
 #   expect_line TEXT    some line of out contains TEXT.
+#   expect_file FILE N RE  exactly N lines of FILE match RE (grep -E); if
+#                       not, fail and show FILE.
 #
 # Scripts run from the build directory (automake's test driver does) or
 # with top_builddir and top_srcdir set. POSIX sh.
@@ -129,6 +131,14 @@ expect_count() {
 expect_match() {
     if ! printf '%s\n' "$out" | grep -q -E -- "$1"; then
         fail_out "no line matches '$1'"
+    fi
+}
+
+expect_file() {
+    _got=$(grep -c -E -- "$3" "$1")
+    if [ "$_got" -ne "$2" ]; then
+        fail "$_got lines of $(basename "$1") match '$3', expected $2"
+        sed 's/^/   | /' "$1"
     fi
 }
 

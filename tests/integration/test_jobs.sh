@@ -7,7 +7,7 @@
 set -u
 
 top_builddir=${top_builddir:-.}
-gcrun="${top_builddir}/tools/gcrun"
+. "${top_srcdir:-.}/tests/lib.sh"
 prog="${top_builddir}/tests/integration/jobs_names"
 
 if [ ! -x "$gcrun" ] || [ ! -x "$prog" ]; then
@@ -17,22 +17,6 @@ fi
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gcm-jobs.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# expect FILE COUNT REGEX: exactly COUNT lines of FILE match REGEX.
-expect() {
-    local got
-    got=$(grep -c -E -- "$3" "$1")
-    if [ "$got" -ne "$2" ]; then
-        fail "$got lines of $(basename "$1") match '$3', expected $2"
-        sed 's/^/   | /' "$1"
-    fi
-}
 
 # --- one job asks another, through names in files --------------------------
 timeout 60 "$gcrun" -n 2 "$prog" serve "$dir/a" 1 >"$dir/serve.out" 2>&1 &
@@ -44,9 +28,9 @@ src=$?
 echo "== serve exit $src, ask exit $rc"
 [ "$src" -eq 0 ] || fail "serving job exited $src"
 [ "$rc" -eq 0 ] || fail "asking job exited $rc"
-expect "$dir/serve.out" 2 'jobs_names: P[01] served 1 requests from another job'
-expect "$dir/ask.out" 2 'jobs_names: P[01] asked another job and got its answer'
-expect "$dir/ask.out" 2 'jobs_names: P[01] forged name refused: .*token'
+expect_file "$dir/serve.out" 2 'jobs_names: P[01] served 1 requests from another job'
+expect_file "$dir/ask.out" 2 'jobs_names: P[01] asked another job and got its answer'
+expect_file "$dir/ask.out" 2 'jobs_names: P[01] forged name refused: .*token'
 grep -E 'asked another job' "$dir/ask.out" | sed 's/^/   /'
 
 # --- the serving job has ended: its name is refused at once ---------------
@@ -54,7 +38,7 @@ timeout 60 "$gcrun" -n 1 "$prog" stale "$dir/a" >"$dir/stale.out" 2>&1
 rc=$?
 echo "== stale exit $rc"
 [ "$rc" -eq 0 ] || fail "stale-name job exited $rc"
-expect "$dir/stale.out" 1 'jobs_names: P0 stale name refused in .*peer process failed'
+expect_file "$dir/stale.out" 1 'jobs_names: P0 stale name refused in .*peer process failed'
 
 # --- two jobs started in the same second: different identities -------------
 timeout 60 "$gcrun" -n 1 "$prog" serve "$dir/b" 0 >/dev/null 2>&1 &
@@ -69,9 +53,5 @@ if [ -z "$idb" ] || [ -z "$idc" ] || [ "$idb" = "$idc" ]; then
     fail "two jobs started together share an identity ('$idb', '$idc')"
 fi
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
-fi
-echo "all checks passed"
-exit 0
+[ "$status" -eq 0 ] && echo "all checks passed"
+finish

@@ -15,7 +15,7 @@
 set -u
 
 top_builddir=${top_builddir:-.}
-gcrun="${top_builddir}/tools/gcrun"
+. "${top_srcdir:-.}/tests/lib.sh"
 prog="${top_builddir}/tests/mpi/dpm_connect"
 sprog="${top_builddir}/tests/mpi/dpm_spawn"
 
@@ -26,22 +26,6 @@ fi
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/gcm-dpm.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
-failures=0
-
-fail() {
-    echo "FAIL: $*"
-    failures=$((failures + 1))
-}
-
-# expect FILE COUNT REGEX: exactly COUNT lines of FILE match REGEX.
-expect() {
-    local got
-    got=$(grep -c -E -- "$3" "$1")
-    if [ "$got" -ne "$2" ]; then
-        fail "$got lines of $(basename "$1") match '$3', expected $2"
-        sed 's/^/   | /' "$1"
-    fi
-}
 
 # pair LABEL NACC NCONN WHERE CYCLES: an accepting and a connecting job.
 pair() {
@@ -68,14 +52,14 @@ pair() {
 # --- 100 cycles, leaks checked (malloc's per-thread caches off, so that the
 # heap in use is exact) ---------------------------------------------------
 GLIBC_TUNABLES=glibc.malloc.tcache_count=0 pair cycles 1 1 "$dir/port" 100
-expect "$dir/cycles.acc" 1 'dpm_connect: rank 0: 100 cycles, .* before and after'
-expect "$dir/cycles.con" 1 'dpm_connect: rank 0: 100 cycles, .* before and after'
+expect_file "$dir/cycles.acc" 1 'dpm_connect: rank 0: 100 cycles, .* before and after'
+expect_file "$dir/cycles.con" 1 'dpm_connect: rank 0: 100 cycles, .* before and after'
 
 # --- groups of 2 and 3, through the name service ---------------------------
 pair names 2 3 "name:gcm-dpm-test-$$" 3
-expect "$dir/names.con" 1 'dpm_connect: looked up gcm-dpm-test'
-expect "$dir/names.acc" 2 'dpm_connect: rank [01] ok'
-expect "$dir/names.con" 3 'dpm_connect: rank [012] ok'
+expect_file "$dir/names.con" 1 'dpm_connect: looked up gcm-dpm-test'
+expect_file "$dir/names.acc" 2 'dpm_connect: rank [01] ok'
+expect_file "$dir/names.con" 3 'dpm_connect: rank [012] ok'
 
 # --- errors, on one process and on two (every process reports them) -------
 for n in 1 2; do
@@ -85,8 +69,8 @@ for n in 1 2; do
     echo "== errors on $n process(es): exit $rc"
     [ "$rc" -eq 0 ] || { fail "errors with $n exited $rc";
                          sed 's/^/   | /' "$dir/errors$n"; }
-    expect "$dir/errors$n" 5 'dpm_connect: .* refused in .*MPI_Comm_connect'
-    expect "$dir/errors$n" 1 'dpm_connect: name service errors ok'
+    expect_file "$dir/errors$n" 5 'dpm_connect: .* refused in .*MPI_Comm_connect'
+    expect_file "$dir/errors$n" 1 'dpm_connect: name service errors ok'
 done
 grep -E 'refused in' "$dir/errors1" | sed 's/^/   /'
 
@@ -95,14 +79,14 @@ timeout 60 "$gcrun" -n 2 "$prog" inner 20 >"$dir/inner" 2>&1
 rc=$?
 echo "== within a job: exit $rc"
 [ "$rc" -eq 0 ] || { fail "inner exited $rc"; sed 's/^/   | /' "$dir/inner"; }
-expect "$dir/inner" 1 'dpm_connect: 20 connections within a job'
+expect_file "$dir/inner" 1 'dpm_connect: 20 connections within a job'
 
 # --- join ----------------------------------------------------------------
 timeout 60 "$gcrun" -n 2 "$prog" join >"$dir/join" 2>&1
 rc=$?
 echo "== join: exit $rc"
 [ "$rc" -eq 0 ] || fail "join exited $rc"
-expect "$dir/join" 1 'dpm_connect: joined over a socket'
+expect_file "$dir/join" 1 'dpm_connect: joined over a socket'
 
 # --- a job killed while connected -----------------------------------------
 timeout 60 "$gcrun" -n 1 "$prog" victim "$dir/vport" >"$dir/victim" 2>&1 &
@@ -115,7 +99,7 @@ echo "== killed job: victim exit $vrc, survivor exit $rc"
 [ "$vrc" -ne 0 ] || fail "the victim's job exited 0"
 [ "$rc" -eq 0 ] || { fail "survivor exited $rc";
                      sed 's/^/   | /' "$dir/survivor"; }
-expect "$dir/survivor" 2 'failed in .* with MPI_ERR_PROC_FAILED'
+expect_file "$dir/survivor" 2 'failed in .* with MPI_ERR_PROC_FAILED'
 grep -m1 'PROC_FAILED' "$dir/survivor" | sed 's/^/   /'
 
 # --- spawn -------------------------------------------------------------------
@@ -126,11 +110,11 @@ for pc in "1 1" "2 3" "4 2"; do
     echo "== spawn: $1 parent(s), $2 children: exit $rc"
     [ "$rc" -eq 0 ] || { fail "spawn from $1 exited $rc";
                          sed 's/^/   | /' "$dir/spawn$1"; }
-    expect "$dir/spawn$1" 1 "dpm_spawn: $1 parents spawned $2 children"
-    expect "$dir/spawn$1" 1 'dpm_spawn: spawn_multiple of two commands'
-    expect "$dir/spawn$1" 1 'dpm_spawn: a child spawned a grandchild'
-    expect "$dir/spawn$1" 1 'dpm_spawn: a missing program refused, nothing'
-    expect "$dir/spawn$1" "$1" 'dpm_spawn: rank [0-9]+ ok'
+    expect_file "$dir/spawn$1" 1 "dpm_spawn: $1 parents spawned $2 children"
+    expect_file "$dir/spawn$1" 1 'dpm_spawn: spawn_multiple of two commands'
+    expect_file "$dir/spawn$1" 1 'dpm_spawn: a child spawned a grandchild'
+    expect_file "$dir/spawn$1" 1 'dpm_spawn: a missing program refused, nothing'
+    expect_file "$dir/spawn$1" "$1" 'dpm_spawn: rank [0-9]+ ok'
 done
 timeout 120 "$gcrun" -n 2 --universe 7 "$sprog" parent 1 7 \
     >"$dir/universe" 2>&1
@@ -150,10 +134,10 @@ for m in dies orphan; do
     [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] ||
         { fail "spawn $m: exit $rc, expected the job to fail";
           sed 's/^/   | /' "$dir/$m"; }
-    expect "$dir/$m" 1 'failed in .* s with MPI_ERR_PROC_FAILED'
+    expect_file "$dir/$m" 1 'failed in .* s with MPI_ERR_PROC_FAILED'
     grep -h 'failed in' "$dir/$m" | sed 's/^/   /'
 done
-expect "$dir/dies" 1 'gcrun: spawned job 1 failed'
+expect_file "$dir/dies" 1 'gcrun: spawned job 1 failed'
 
 # --- under Open MPI's mpirun (PMIx): its name service, two mpirun jobs
 # connected through a port file, spawn by PMIx_Spawn --------------------
@@ -164,7 +148,7 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
     echo "== Open MPI: errors on 2 processes (PMIx name service): exit $rc"
     [ "$rc" -eq 0 ] || { fail "Open MPI errors exited $rc";
                          sed 's/^/   | /' "$dir/ompi.errors"; }
-    expect "$dir/ompi.errors" 1 'dpm_connect: name service errors ok'
+    expect_file "$dir/ompi.errors" 1 'dpm_connect: name service errors ok'
     rm -f "$dir/ompi.port"
     timeout 120 $ompi -np 2 "$prog" accept "$dir/ompi.port" 3 \
         >"$dir/ompi.acc" 2>&1 &
@@ -179,8 +163,8 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
     [ "$arc" -eq 0 ] && [ "$crc" -eq 0 ] ||
         { fail "Open MPI pair: exits $arc and $crc";
           sed 's/^/   | /' "$dir/ompi.acc" "$dir/ompi.con"; }
-    expect "$dir/ompi.acc" 2 'dpm_connect: rank [01] ok'
-    expect "$dir/ompi.con" 2 'dpm_connect: rank [01] ok'
+    expect_file "$dir/ompi.acc" 2 'dpm_connect: rank [01] ok'
+    expect_file "$dir/ompi.con" 2 'dpm_connect: rank [01] ok'
     why="Open MPI's mpirun ends the whole job when a program cannot start"
     DPM_SPAWN_NO_MISSING=$why timeout 120 $ompi -x DPM_SPAWN_NO_MISSING \
         -np 2 "$sprog" parent 2 >"$dir/ompi.spawn" 2>&1
@@ -188,10 +172,10 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
     echo "== Open MPI: spawn from 2 parents: exit $rc"
     [ "$rc" -eq 0 ] || { fail "Open MPI spawn exited $rc";
                          sed 's/^/   | /' "$dir/ompi.spawn"; }
-    expect "$dir/ompi.spawn" 1 'dpm_spawn: 2 parents spawned 2 children'
-    expect "$dir/ompi.spawn" 1 'dpm_spawn: spawn_multiple of two commands'
-    expect "$dir/ompi.spawn" 1 'dpm_spawn: a child spawned a grandchild'
-    expect "$dir/ompi.spawn" 2 'dpm_spawn: rank [0-9]+ ok'
+    expect_file "$dir/ompi.spawn" 1 'dpm_spawn: 2 parents spawned 2 children'
+    expect_file "$dir/ompi.spawn" 1 'dpm_spawn: spawn_multiple of two commands'
+    expect_file "$dir/ompi.spawn" 1 'dpm_spawn: a child spawned a grandchild'
+    expect_file "$dir/ompi.spawn" 2 'dpm_spawn: rank [0-9]+ ok'
     echo "   skipped under Open MPI: the name service between two mpirun" \
          "jobs (each has its own PMIx server), a missing program and a" \
          "dying process (mpirun ends the whole job), the leak counts" \
@@ -200,9 +184,5 @@ else
     echo "   skipped: mpirun.openmpi is not installed"
 fi
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures check(s) failed"
-    exit 1
-fi
-echo "all checks passed"
-exit 0
+[ "$status" -eq 0 ] && echo "all checks passed"
+finish
