@@ -28,8 +28,10 @@ src=$?
 echo "== serve exit $src, ask exit $rc"
 [ "$src" -eq 0 ] || fail "serving job exited $src"
 [ "$rc" -eq 0 ] || fail "asking job exited $rc"
-expect_file "$dir/serve.out" 2 'jobs_names: P[01] served 1 requests from another job'
-expect_file "$dir/ask.out" 2 'jobs_names: P[01] asked another job and got its answer'
+expect_file "$dir/serve.out" 2 \
+    'jobs_names: P[01] served 1 requests from another job'
+expect_file "$dir/ask.out" 2 \
+    'jobs_names: P[01] asked another job and got its answer'
 expect_file "$dir/ask.out" 2 'jobs_names: P[01] forged name refused: .*token'
 grep -E 'asked another job' "$dir/ask.out" | sed 's/^/   /'
 
@@ -38,7 +40,8 @@ timeout 60 "$gcrun" -n 1 "$prog" stale "$dir/a" >"$dir/stale.out" 2>&1
 rc=$?
 echo "== stale exit $rc"
 [ "$rc" -eq 0 ] || fail "stale-name job exited $rc"
-expect_file "$dir/stale.out" 1 'jobs_names: P0 stale name refused in .*peer process failed'
+expect_file "$dir/stale.out" 1 \
+    'jobs_names: P0 stale name refused in .*peer process failed'
 
 # --- two jobs started in the same second: different identities -------------
 timeout 60 "$gcrun" -n 1 "$prog" serve "$dir/b" 0 >/dev/null 2>&1 &

@@ -52,8 +52,10 @@ pair() {
 # --- 100 cycles, leaks checked (malloc's per-thread caches off, so that the
 # heap in use is exact) ---------------------------------------------------
 GLIBC_TUNABLES=glibc.malloc.tcache_count=0 pair cycles 1 1 "$dir/port" 100
-expect_file "$dir/cycles.acc" 1 'dpm_connect: rank 0: 100 cycles, .* before and after'
-expect_file "$dir/cycles.con" 1 'dpm_connect: rank 0: 100 cycles, .* before and after'
+expect_file "$dir/cycles.acc" 1 \
+    'dpm_connect: rank 0: 100 cycles, .* before and after'
+expect_file "$dir/cycles.con" 1 \
+    'dpm_connect: rank 0: 100 cycles, .* before and after'
 
 # --- groups of 2 and 3, through the name service ---------------------------
 pair names 2 3 "name:gcm-dpm-test-$$" 3
@@ -69,7 +71,8 @@ for n in 1 2; do
     echo "== errors on $n process(es): exit $rc"
     [ "$rc" -eq 0 ] || { fail "errors with $n exited $rc";
                          sed 's/^/   | /' "$dir/errors$n"; }
-    expect_file "$dir/errors$n" 5 'dpm_connect: .* refused in .*MPI_Comm_connect'
+    expect_file "$dir/errors$n" 5 \
+        'dpm_connect: .* refused in .*MPI_Comm_connect'
     expect_file "$dir/errors$n" 1 'dpm_connect: name service errors ok'
 done
 grep -E 'refused in' "$dir/errors1" | sed 's/^/   /'
