@@ -161,6 +161,11 @@ expect_file "$dir/dies" 1 'gcrun: spawned job 1 failed'
 # connected through a port file, spawn by PMIx_Spawn --------------------
 if command -v mpirun.openmpi >/dev/null 2>&1; then
     ompi="mpirun.openmpi --allow-run-as-root --oversubscribe"
+    # Open MPI's session directories under this test's own folder: two
+    # mpiruns starting at once elsewhere in make check race to create the
+    # shared /tmp/ompi.HOST.UID ("File exists") and one of them fails.
+    OMPI_MCA_orte_tmpdir_base=$dir
+    export OMPI_MCA_orte_tmpdir_base
     timeout 120 $ompi -np 2 "$prog" errors >"$dir/ompi.errors" 2>&1
     rc=$?
     echo "== Open MPI: errors on 2 processes (PMIx name service): exit $rc"
