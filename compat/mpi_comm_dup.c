@@ -119,11 +119,9 @@ static int gcm_mpi_comm_dup_common(MPI_Comm comm, MPI_Comm *newcomm,
     MPI_Comm dup = MPI_COMM_NULL;
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, newcomm, "newcomm", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (newcomm == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "newcomm is NULL");
     }
     rc = gcm_mpi_comm_dup_bare(comm, call, &dup);
     if (rc != MPI_SUCCESS) {
@@ -189,11 +187,9 @@ int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
     static const char *call = "MPI_Comm_idup";
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, request, "request", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (request == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
     }
     /* A duplicate needs no message: it is complete at once. */
     rc = gcm_mpi_comm_dup_common(comm, newcomm, call);
@@ -210,11 +206,9 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info,
     static const char *call = "MPI_Comm_idup_with_info";
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, request, "request", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (request == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "request is NULL");
     }
     rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
     if (rc != MPI_SUCCESS) {

@@ -59,6 +59,17 @@ int gcm_mpi_comm_check(MPI_Comm comm, const char *call)
     return MPI_SUCCESS;
 }
 
+int gcm_mpi_comm_check_ptr(MPI_Comm comm, const void *ptr, const char *what,
+                           const char *call)
+{
+    int rc = gcm_mpi_comm_check(comm, call);
+
+    if ((rc == MPI_SUCCESS) && (ptr == NULL)) {
+        rc = gcm_mpi_raise(comm, MPI_ERR_ARG, call, "%s is NULL", what);
+    }
+    return rc;
+}
+
 /* A zeroed object on the live list. */
 static MPI_Comm gcm_mpi_comm_obtain(void)
 {

@@ -17,12 +17,9 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, "MPI_Comm_size")) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, size, "size", "MPI_Comm_size")) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (size == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_size",
-                             "size is NULL");
     }
     *size = comm->size;
     return MPI_SUCCESS;
@@ -33,12 +30,9 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, "MPI_Comm_rank")) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, rank, "rank", "MPI_Comm_rank")) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (rank == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_rank",
-                             "rank is NULL");
     }
     *rank = comm->rank;
     return MPI_SUCCESS;
@@ -84,67 +78,68 @@ static int gcm_mpi_comm_group_of(MPI_Comm comm, int remote, MPI_Group *g_p)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+/* The checks of the calls on an intercommunicator's remote group: comm
+ * valid, an intercommunicator, ptr not NULL. */
+static int gcm_mpi_comm_check_remote(MPI_Comm comm, const void *ptr,
+                                     const char *what, const char *call)
 {
-    static const char *call = "MPI_Comm_group";
     int rc;
 
     if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (group == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "group is NULL");
+    if (comm->kind != GCM_MPI_COMM_INTER) {
+        return gcm_mpi_raise(comm, MPI_ERR_COMM, call,
+                             "not an intercommunicator");
     }
-    rc = gcm_mpi_comm_group_of(comm, 0, group);
+    if (ptr == NULL) {
+        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "%s is NULL", what);
+    }
+    return MPI_SUCCESS;
+}
+
+/* A user handle of comm's local or remote group in *group. */
+static int gcm_mpi_comm_group_give(MPI_Comm comm, int remote,
+                                   MPI_Group *group, const char *call)
+{
+    int rc = gcm_mpi_comm_group_of(comm, remote, group);
+
     if (rc != MPI_SUCCESS) {
         return gcm_mpi_raise(comm, rc, call, "cannot make the group");
     }
     gcm_mpi_group_handles_add(*group, 1);
     return MPI_SUCCESS;
+}
+
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    static const char *call = "MPI_Comm_group";
+    int rc = gcm_mpi_comm_check_ptr(comm, group, "group", call);
+
+    return (rc != MPI_SUCCESS) ? rc :
+           gcm_mpi_comm_group_give(comm, 0, group, call);
 }
 GCM_MPI_ALIAS(Comm_group)
 
 int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
     static const char *call = "MPI_Comm_remote_group";
-    int rc;
+    int rc = gcm_mpi_comm_check_remote(comm, group, "group", call);
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if (comm->kind != GCM_MPI_COMM_INTER) {
-        return gcm_mpi_raise(comm, MPI_ERR_COMM, call,
-                             "not an intercommunicator");
-    }
-    if (group == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "group is NULL");
-    }
-    rc = gcm_mpi_comm_group_of(comm, 1, group);
-    if (rc != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, rc, call, "cannot make the group");
-    }
-    gcm_mpi_group_handles_add(*group, 1);
-    return MPI_SUCCESS;
+    return (rc != MPI_SUCCESS) ? rc :
+           gcm_mpi_comm_group_give(comm, 1, group, call);
 }
 GCM_MPI_ALIAS(Comm_remote_group)
 
 int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    static const char *call = "MPI_Comm_remote_size";
-    int rc;
+    int rc = gcm_mpi_comm_check_remote(comm, size, "size",
+                                       "MPI_Comm_remote_size");
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
-        return rc;
+    if (rc == MPI_SUCCESS) {
+        *size = comm->remote_size;
     }
-    if (comm->kind != GCM_MPI_COMM_INTER) {
-        return gcm_mpi_raise(comm, MPI_ERR_COMM, call,
-                             "not an intercommunicator");
-    }
-    if (size == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "size is NULL");
-    }
-    *size = comm->remote_size;
-    return MPI_SUCCESS;
+    return rc;
 }
 GCM_MPI_ALIAS(Comm_remote_size)
 
@@ -152,13 +147,9 @@ int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, "MPI_Comm_test_inter")) !=
-        MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, flag, "flag",
+                                     "MPI_Comm_test_inter")) != MPI_SUCCESS) {
         return rc;
-    }
-    if (flag == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_test_inter",
-                             "flag is NULL");
     }
     *flag = (comm->kind == GCM_MPI_COMM_INTER);
     return MPI_SUCCESS;
@@ -213,13 +204,9 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, "MPI_Comm_set_name")) !=
-        MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, comm_name, "comm_name",
+                                     "MPI_Comm_set_name")) != MPI_SUCCESS) {
         return rc;
-    }
-    if (comm_name == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, "MPI_Comm_set_name",
-                             "comm_name is NULL");
     }
     /* Longer names are truncated, as the standard allows. */
     snprintf(comm->name, sizeof(comm->name), "%s", comm_name);
@@ -275,11 +262,9 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
     static const char *call = "MPI_Comm_get_info";
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, info_used, "info_used", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (info_used == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "info_used is NULL");
     }
     /* No hint changes the library's behaviour: give back what was set. */
     if (comm->info != MPI_INFO_NULL) {

@@ -96,11 +96,9 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     static const char *call = "MPI_Comm_split";
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, newcomm, "newcomm", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (newcomm == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "newcomm is NULL");
     }
     if ((color < 0) && (color != MPI_UNDEFINED)) {
         return gcm_mpi_raise(comm, MPI_ERR_ARG, call,

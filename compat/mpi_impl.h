@@ -169,6 +169,10 @@ void gcm_mpi_comm_destroy(MPI_Comm comm) GCM_INTERNAL;
 /* 0 if comm is a live communicator, else raises MPI_ERR_COMM (on
  * MPI_COMM_WORLD) from call and returns the code. */
 int gcm_mpi_comm_check(MPI_Comm comm, const char *call) GCM_INTERNAL;
+/* gcm_mpi_comm_check, then MPI_ERR_ARG raised on comm ("what is NULL")
+ * when the pointer argument ptr is NULL. */
+int gcm_mpi_comm_check_ptr(MPI_Comm comm, const void *ptr, const char *what,
+                           const char *call) GCM_INTERNAL;
 
 /* World index of rank r of comm's local group, and of its remote group
  * (intercommunicators). */

@@ -258,6 +258,10 @@ static inline void gcm_win_publish(struct gcm_mpi_win *win)
  * accumulates), which order nothing and so stay off the atomic. */
 int gcm_mpi_win_valid(MPI_Win win, const char *call) GCM_INTERNAL;
 int gcm_mpi_win_check(MPI_Win win, const char *call) GCM_INTERNAL;
+/* gcm_mpi_win_check, then MPI_ERR_ARG raised on win ("what is NULL") when
+ * the pointer argument ptr is NULL. */
+int gcm_mpi_win_check_ptr(MPI_Win win, const void *ptr, const char *what,
+                          const char *call) GCM_INTERNAL;
 
 /* The window of id, with a handler reference taken (NULL: freed); the
  * reference is dropped with gcm_mpi_win_unhold. MPI_Win_free waits for

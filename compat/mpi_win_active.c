@@ -350,11 +350,8 @@ int PMPI_Win_test(MPI_Win win, int *flag)
     gcm_win_count_arg_t arg;
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_win_check_ptr(win, flag, "flag", call)) != MPI_SUCCESS) {
         return rc;
-    }
-    if (flag == NULL) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call, "flag is NULL");
     }
     if (!win->expose_on) {
         return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "no exposure "

@@ -64,6 +64,17 @@ int gcm_mpi_win_check(MPI_Win win, const char *call)
     return rc;
 }
 
+int gcm_mpi_win_check_ptr(MPI_Win win, const void *ptr, const char *what,
+                          const char *call)
+{
+    int rc = gcm_mpi_win_check(win, call);
+
+    if ((rc == MPI_SUCCESS) && (ptr == NULL)) {
+        rc = gcm_mpi_win_raise(win, MPI_ERR_ARG, call, "%s is NULL", what);
+    }
+    return rc;
+}
+
 MPI_Win gcm_mpi_win_hold(uint64_t id)
 {
     gcm_list_t *pos, *tmp;

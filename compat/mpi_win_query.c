@@ -23,11 +23,9 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
     static const char *call = "MPI_Win_get_group";
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_win_check_ptr(win, group, "group", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (group == NULL) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call, "group is NULL");
     }
     rc = PMPI_Comm_group(win->comm, group);
     if (rc != MPI_SUCCESS) {
@@ -42,11 +40,9 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
     static const char *call = "MPI_Win_set_name";
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_win_check_ptr(win, win_name, "win_name", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (win_name == NULL) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call, "win_name is NULL");
     }
     snprintf(win->name, sizeof(win->name), "%s", win_name);
     return MPI_SUCCESS;
@@ -101,11 +97,9 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     static const char *call = "MPI_Win_get_info";
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_win_check_ptr(win, info_used, "info_used", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (info_used == NULL) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call, "info_used is NULL");
     }
     /* A new object the caller frees: the hints as set (none of them
      * changes what the window does). */
