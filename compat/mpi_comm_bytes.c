@@ -41,30 +41,29 @@ gcm_status_t gcm_mpi_irecv_bytes(MPI_Comm comm, void *buf, size_t len,
     return gcm_lco_irecv_x(comm->lco, buf, len, source, tag, req_p);
 }
 
+/* The blocking forms: req waited for once started (status GCM_OK). */
+static gcm_status_t gcm_mpi_bytes_wait(gcm_status_t status,
+                                       gcm_request_h *req)
+{
+    return (status != GCM_OK) ? status : gcm_wait(req, NULL);
+}
+
 gcm_status_t gcm_mpi_send_bytes(MPI_Comm comm, const void *buf, size_t len,
                                 int dest, int tag)
 {
     gcm_request_h req;
-    gcm_status_t status;
 
-    status = gcm_mpi_isend_bytes(comm, buf, len, dest, tag, &req);
-    if (status != GCM_OK) {
-        return status;
-    }
-    return gcm_wait(&req, NULL);
+    return gcm_mpi_bytes_wait(gcm_mpi_isend_bytes(comm, buf, len, dest, tag,
+                                                  &req), &req);
 }
 
 gcm_status_t gcm_mpi_recv_bytes(MPI_Comm comm, void *buf, size_t len,
                                 int source, int tag)
 {
     gcm_request_h req;
-    gcm_status_t status;
 
-    status = gcm_mpi_irecv_bytes(comm, buf, len, source, tag, &req);
-    if (status != GCM_OK) {
-        return status;
-    }
-    return gcm_wait(&req, NULL);
+    return gcm_mpi_bytes_wait(gcm_mpi_irecv_bytes(comm, buf, len, source,
+                                                  tag, &req), &req);
 }
 
 gcm_status_t gcm_mpi_sendrecv_bytes(MPI_Comm comm, const void *sbuf,

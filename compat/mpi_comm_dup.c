@@ -182,38 +182,38 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 }
 GCM_MPI_ALIAS(Comm_dup_with_info)
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+/* MPI_Comm_idup and MPI_Comm_idup_with_info (with_info: info's hints
+ * replace comm's). A duplicate needs no message: it is complete at once,
+ * and so is its request. */
+static int gcm_mpi_comm_idup_as(MPI_Comm comm, int with_info, MPI_Info info,
+                                MPI_Comm *newcomm, MPI_Request *request,
+                                const char *call)
 {
-    static const char *call = "MPI_Comm_idup";
     int rc;
 
     if ((rc = gcm_mpi_comm_check_ptr(comm, request, "request", call)) !=
         MPI_SUCCESS) {
         return rc;
     }
-    /* A duplicate needs no message: it is complete at once. */
-    rc = gcm_mpi_comm_dup_common(comm, newcomm, call);
+    rc = with_info ? PMPI_Comm_dup_with_info(comm, info, newcomm) :
+         gcm_mpi_comm_dup_common(comm, newcomm, call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
     return gcm_mpi_req_generic(comm, NULL, NULL, NULL, request);
+}
+
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return gcm_mpi_comm_idup_as(comm, 0, MPI_INFO_NULL, newcomm, request,
+                                "MPI_Comm_idup");
 }
 GCM_MPI_ALIAS(Comm_idup)
 
 int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info,
                              MPI_Comm *newcomm, MPI_Request *request)
 {
-    static const char *call = "MPI_Comm_idup_with_info";
-    int rc;
-
-    if ((rc = gcm_mpi_comm_check_ptr(comm, request, "request", call)) !=
-        MPI_SUCCESS) {
-        return rc;
-    }
-    rc = PMPI_Comm_dup_with_info(comm, info, newcomm);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    return gcm_mpi_req_generic(comm, NULL, NULL, NULL, request);
+    return gcm_mpi_comm_idup_as(comm, 1, info, newcomm, request,
+                                "MPI_Comm_idup_with_info");
 }
 GCM_MPI_ALIAS(Comm_idup_with_info)

@@ -235,7 +235,6 @@ GCM_MPI_ALIAS(Comm_get_name)
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char *call = "MPI_Comm_set_info";
-    MPI_Info copy;
     int rc;
 
     if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
@@ -245,15 +244,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
         return gcm_mpi_raise(comm, MPI_ERR_INFO, call,
                              "not a valid info object");
     }
-    rc = PMPI_Info_dup(info, &copy);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    if (comm->info != MPI_INFO_NULL) {
-        PMPI_Info_free(&comm->info);
-    }
-    comm->info = copy;
-    return MPI_SUCCESS;
+    return gcm_mpi_info_replace(&comm->info, info);
 }
 GCM_MPI_ALIAS(Comm_set_info)
 
@@ -267,9 +258,6 @@ int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
         return rc;
     }
     /* No hint changes the library's behaviour: give back what was set. */
-    if (comm->info != MPI_INFO_NULL) {
-        return PMPI_Info_dup(comm->info, info_used);
-    }
-    return PMPI_Info_create(info_used);
+    return gcm_mpi_info_hand_out(comm->info, info_used);
 }
 GCM_MPI_ALIAS(Comm_get_info)

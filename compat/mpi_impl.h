@@ -685,6 +685,12 @@ int gcm_mpi_spawn_init(void) GCM_INTERNAL;
 
 /* ---- info (mpi_info.c) */
 int gcm_mpi_info_check(MPI_Info info) GCM_INTERNAL;  /* 0 or MPI_ERR_INFO */
+/* The info hints an object holds (MPI_X_set_info, MPI_X_get_info): a
+ * copy of info replaces *held; a new info object the caller frees with
+ * the hints held (an empty one when none). MPI_SUCCESS or the class of
+ * the failure, not raised. */
+int gcm_mpi_info_replace(MPI_Info *held, MPI_Info info) GCM_INTERNAL;
+int gcm_mpi_info_hand_out(MPI_Info held, MPI_Info *info_used) GCM_INTERNAL;
 void gcm_mpi_info_env_init(int argc, char **argv) GCM_INTERNAL;
 
 /*

@@ -321,6 +321,22 @@ static void gcm_win_expose_end(MPI_Win win)
     gcm_win_observe(win);
 }
 
+/* The count of the open exposure epoch's completions (gcm_win_counted),
+ * or MPI_ERR_RMA_SYNC raised when no exposure epoch is open. */
+static int gcm_win_exposure(MPI_Win win, gcm_win_count_arg_t *arg,
+                            const char *call)
+{
+    if (!win->expose_on) {
+        return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "no exposure "
+                                 "epoch is open (MPI_Win_post)");
+    }
+    arg->win   = win;
+    arg->ranks = win->expose;
+    arg->n     = win->nexpose;
+    arg->posts = 0;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Win_wait(MPI_Win win)
 {
     static const char *call = "MPI_Win_wait";
@@ -330,14 +346,9 @@ int PMPI_Win_wait(MPI_Win win)
     if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (!win->expose_on) {
-        return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "no exposure "
-                                 "epoch is open (MPI_Win_post)");
+    if ((rc = gcm_win_exposure(win, &arg, call)) != MPI_SUCCESS) {
+        return rc;
     }
-    arg.win   = win;
-    arg.ranks = win->expose;
-    arg.n     = win->nexpose;
-    arg.posts = 0;
     gcm_mpi_win_wait(win, gcm_win_counted, &arg);
     gcm_win_expose_end(win);
     return MPI_SUCCESS;
@@ -353,14 +364,9 @@ int PMPI_Win_test(MPI_Win win, int *flag)
     if ((rc = gcm_mpi_win_check_ptr(win, flag, "flag", call)) != MPI_SUCCESS) {
         return rc;
     }
-    if (!win->expose_on) {
-        return gcm_mpi_win_raise(win, MPI_ERR_RMA_SYNC, call, "no exposure "
-                                 "epoch is open (MPI_Win_post)");
+    if ((rc = gcm_win_exposure(win, &arg, call)) != MPI_SUCCESS) {
+        return rc;
     }
-    arg.win   = win;
-    arg.ranks = win->expose;
-    arg.n     = win->nexpose;
-    arg.posts = 0;
     gcm_lco_progress(win->comm->lco);
     *flag = gcm_win_counted(&arg);
     if (*flag) {

@@ -189,7 +189,7 @@ static int gcm_win_make(void *base, MPI_Aint size, int disp_unit,
     gcm_lco_seg_t *aseg;
     MPI_Win win = MPI_WIN_NULL;
     int rc, r, n, myproc, err = MPI_SUCCESS, remote_any = 0, bad = -1;
-    int totalkey = 0;
+    int totalkey = 0, made = 0;
 
     if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
         return rc;
@@ -461,14 +461,6 @@ static int gcm_win_make(void *base, MPI_Aint size, int disp_unit,
         (flavor == MPI_WIN_FLAVOR_SHARED)) {
         *(void **)baseptr = win->base;
     }
-    free(all);
-    free(offsets);
-    free(keycounts);
-    free(keydispls);
-    free(need);
-    free(needall);
-    free(keys);
-    free(mykey);
     /* The handle is alive. */
     pthread_mutex_lock(&gcm_mpi_wins.lock);
     win->magic = GCM_MPI_MAGIC_WIN;
@@ -476,7 +468,7 @@ static int gcm_win_make(void *base, MPI_Aint size, int disp_unit,
     gcm_debug("rma: window %llu made (flavor %d, %d ranks)",
               (unsigned long long)win->id, flavor, n);
     *win_p = win;
-    return MPI_SUCCESS;
+    made = 1;
 
 fail:
     free(all);
@@ -487,6 +479,9 @@ fail:
     free(needall);
     free(keys);
     free(mykey);
+    if (made) {
+        return MPI_SUCCESS;
+    }
     gcm_mpi_win_release(win);
     if (bad >= 0) {
         return gcm_mpi_raise(comm, err, call, "rank %d passed a bad argument "

@@ -70,7 +70,6 @@ GCM_MPI_ALIAS(Win_get_name)
 int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
 {
     static const char *call = "MPI_Win_set_info";
-    MPI_Info copy;
     int rc;
 
     if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
@@ -80,14 +79,10 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
         return gcm_mpi_win_raise(win, MPI_ERR_INFO, call,
                                  "not a valid info object");
     }
-    rc = PMPI_Info_dup(info, &copy);
+    rc = gcm_mpi_info_replace(&win->info, info);
     if (rc != MPI_SUCCESS) {
         return gcm_mpi_win_raise(win, rc, call, "cannot copy the info");
     }
-    if (win->info != MPI_INFO_NULL) {
-        PMPI_Info_free(&win->info);
-    }
-    win->info = copy;
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Win_set_info)
@@ -103,8 +98,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     }
     /* A new object the caller frees: the hints as set (none of them
      * changes what the window does). */
-    rc = (win->info != MPI_INFO_NULL) ? PMPI_Info_dup(win->info, info_used) :
-         PMPI_Info_create(info_used);
+    rc = gcm_mpi_info_hand_out(win->info, info_used);
     if (rc != MPI_SUCCESS) {
         return gcm_mpi_win_raise(win, rc, call, "cannot make the info");
     }
