@@ -236,8 +236,10 @@ coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
  * thread is advancing at the moment: in verification mode its check
  * first (which must pass at every member before the schedule starts, and
  * which the other members' waits may need, whatever request this member
- * waits on), then its schedule. A schedule is listed when it starts and
- * unlisted before it is freed.
+ * waits on), then its schedule. A schedule is listed when it starts
+ * (unless it ran to its end there) and unlisted once over or before it is
+ * freed. A wait on its own request runs it as a blocking call does
+ * (coll_req_wait).
  */
 struct gcm_mpi_coll_nb {
     coll_sched_t s;
@@ -387,6 +389,22 @@ static void coll_nb_unlist(coll_nb_t *nb)
     pthread_mutex_unlock(&coll_nb_reg.lock);
 }
 
+/* The status of req, whose schedule nb is over. */
+static void coll_req_over(gcm_mpi_req_t *req, coll_nb_t *nb)
+{
+    coll_nb_unlist(nb);
+    gcm_mpi_status_empty(&req->status);
+    if (nb->failed != 0) {
+        /* The mismatch the check found, and why: the request's error. */
+        req->status.MPI_ERROR = nb->failed;
+        free(req->errtext);
+        req->errtext = nb->text;
+        nb->text = NULL;
+    } else {
+        req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
+    }
+}
+
 static int coll_req_poll(gcm_mpi_req_t *req)
 {
     coll_nb_t *nb = req->state;
@@ -400,17 +418,34 @@ static int coll_req_poll(gcm_mpi_req_t *req)
     if (done == 0) {
         return 0;
     }
-    coll_nb_unlist(nb);
-    gcm_mpi_status_empty(&req->status);
-    if (nb->failed != 0) {
-        /* The mismatch the check found, and why: the request's error. */
-        req->status.MPI_ERROR = nb->failed;
-        free(req->errtext);
-        req->errtext = nb->text;
-        nb->text = NULL;
-    } else {
-        req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
+    coll_req_over(req, nb);
+    return 1;
+}
+
+/*
+ * MPI_Wait (and the other waits of one request) on a collective: once its
+ * check is over (verification mode), the schedule runs to its end as the
+ * blocking call runs it, each transfer waited for in turn (the wait hook
+ * still advances the other schedules meanwhile), rather than polled round
+ * after round with the running list's lock. Another thread advancing it
+ * now: 0, and the caller polls.
+ */
+static int coll_req_wait(gcm_mpi_req_t *req)
+{
+    coll_nb_t *nb = req->state;
+
+    if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
+        return 0;
     }
+    if (nb->gate != NULL) {
+        atomic_store_explicit(&nb->busy, 0, memory_order_release);
+        return 0;
+    }
+    if (nb->failed == 0) {
+        (void)gcm_coll_sched_advance(&nb->s, 1);
+    }
+    atomic_store_explicit(&nb->busy, 0, memory_order_release);
+    coll_req_over(req, nb);
     return 1;
 }
 
@@ -533,6 +568,7 @@ static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
         coll_req_cleanup(nb);
         return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");
     }
+    gcm_mpi_req_of(*req_p)->wait = coll_req_wait;
     return MPI_SUCCESS;
 }
 

@@ -519,6 +519,10 @@ struct gcm_mpi_request {
     void            *state;
     /* Persistent generic requests (collectives): MPI_Start runs it. */
     int            (*start)(gcm_mpi_req_t *req);
+    /* Generic requests that can block until complete (collectives: their
+     * schedule run as the blocking call runs it); 1 once complete, 0 when
+     * it cannot block now (gcm_mpi_req_wait then polls). NULL: poll. */
+    int            (*wait)(gcm_mpi_req_t *req);
     /* Why it failed, when the request knows (malloc'd; NULL: the native
      * layer's last error says). */
     char            *errtext;

@@ -329,6 +329,13 @@ static int gcm_mpi_req_done_cb(void *arg)
 
 void gcm_mpi_req_wait(gcm_mpi_req_t *req)
 {
+    if (req->complete) {
+        return;
+    }
+    if ((req->wait != NULL) && req->wait(req)) {
+        req->complete = 1;
+        return;
+    }
     if (!gcm_mpi_req_check(req, 0)) {
         gcm_lco_wait_on(gcm_mpi_req_lco(req), gcm_mpi_req_done_cb, req);
     }
