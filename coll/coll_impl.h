@@ -37,7 +37,7 @@
 #define GCM_COLL_ALLGATHER_CHOICES(_, _p) \
     _(_p, RECDBL, recursive_doubling) _(_p, BRUCK, bruck) _(_p, RING, ring)
 #define GCM_COLL_ALLTOALL_CHOICES(_, _p) \
-    _(_p, BRUCK, bruck) _(_p, PAIRWISE, pairwise)
+    _(_p, BRUCK, bruck) _(_p, PAIRWISE, pairwise) _(_p, LINEAR, linear)
 
 #define GCM_COLL_CHOICE_ENUM(_p, _name, _word) _p##_##_name,
 #define GCM_COLL_CHOICE_WORD(_p, _name, _word) "|" #_word
@@ -68,7 +68,9 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * operators); gather and scatter blocks of at least GATHER_LARGE bytes go
  * straight to and from the root; allgather of a total of at least
  * ALLGATHER_LARGE bytes runs in a ring; all-to-all blocks of at most
- * ALLTOALL_SMALL bytes take Bruck's algorithm; scans over at most
+ * ALLTOALL_SMALL bytes take Bruck's algorithm, except over at most
+ * ALLTOALL_LINEAR_MAX processes, where every block is posted at once
+ * (linear) whatever its size; scans over at most
  * SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte pieces;
  * barriers over 3 to BARRIER_LINEAR_MAX processes gather at rank 0, which
  * releases the others; broadcasts below BCAST_LARGE bytes over at most
@@ -79,6 +81,7 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_GATHER_LARGE     65536
 #define GCM_COLL_ALLGATHER_LARGE  65536
 #define GCM_COLL_ALLTOALL_SMALL   256
+#define GCM_COLL_ALLTOALL_LINEAR_MAX 4
 #define GCM_COLL_SCAN_LINEAR_MAX  4
 #define GCM_COLL_BARRIER_LINEAR_MAX 4
 #define GCM_COLL_BCAST_LINEAR_MAX 4
@@ -105,6 +108,7 @@ typedef struct gcm_coll_config {
     unsigned scan_linear_max;     /* GENCOMM_COLL_SCAN_LINEAR_MAX */
     unsigned barrier_linear_max;  /* GENCOMM_COLL_BARRIER_LINEAR_MAX */
     unsigned bcast_linear_max;    /* GENCOMM_COLL_BCAST_LINEAR_MAX */
+    unsigned alltoall_linear_max; /* GENCOMM_COLL_ALLTOALL_LINEAR_MAX */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */
 } gcm_coll_config_t;
 
