@@ -77,6 +77,11 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
             gcm_coll_config.bcast_linear_max,
             "broadcasts below GENCOMM_COLL_BCAST_LARGE over at most this "
             "many processes: linear (the root sends to each)"),
+    GCM_CFG("GENCOMM_COLL_REDUCE_TREE_MAX",
+            GCM_STR(GCM_COLL_REDUCE_TREE_MAX), GCM_CFG_INT,
+            gcm_coll_config.reduce_tree_max,
+            "reduce over at most this many processes: binomial tree at "
+            "every size"),
     GCM_CFG("GENCOMM_COLL_ALLTOALL_LINEAR_MAX",
             GCM_STR(GCM_COLL_ALLTOALL_LINEAR_MAX), GCM_CFG_INT,
             gcm_coll_config.alltoall_linear_max,

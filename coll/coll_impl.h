@@ -65,7 +65,8 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * scan): coll/README.md says where they come from. Data of at least
  * BCAST_LARGE bytes is broadcast by scatter and allgather; reductions of
  * at least REDUCE_LARGE bytes use recursive halving (commutative
- * operators); gather and scatter blocks of at least GATHER_LARGE bytes go
+ * operators), except reduce over at most REDUCE_TREE_MAX processes,
+ * which keeps the binomial tree; gather and scatter blocks of at least GATHER_LARGE bytes go
  * straight to and from the root; allgather of a total of at least
  * ALLGATHER_LARGE bytes runs in a ring; all-to-all blocks of at most
  * ALLTOALL_SMALL bytes take Bruck's algorithm, except over at most
@@ -82,6 +83,7 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_ALLGATHER_LARGE  65536
 #define GCM_COLL_ALLTOALL_SMALL   256
 #define GCM_COLL_ALLTOALL_LINEAR_MAX 4
+#define GCM_COLL_REDUCE_TREE_MAX  4
 #define GCM_COLL_SCAN_LINEAR_MAX  4
 #define GCM_COLL_BARRIER_LINEAR_MAX 4
 #define GCM_COLL_BCAST_LINEAR_MAX 4
@@ -109,6 +111,7 @@ typedef struct gcm_coll_config {
     unsigned barrier_linear_max;  /* GENCOMM_COLL_BARRIER_LINEAR_MAX */
     unsigned bcast_linear_max;    /* GENCOMM_COLL_BCAST_LINEAR_MAX */
     unsigned alltoall_linear_max; /* GENCOMM_COLL_ALLTOALL_LINEAR_MAX */
+    unsigned reduce_tree_max;     /* GENCOMM_COLL_REDUCE_TREE_MAX */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */
 } gcm_coll_config_t;
 

@@ -373,8 +373,13 @@ void gcm_coll_reduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     size_t len = gcm_coll_bytes(s, type, count, 0);
     int algo = gcm_coll_config.reduce;
 
+    /* Over a few ranks the binomial tree takes log p steps; halving and
+     * gathering take twice as many, each waiting for a partner, to
+     * spread bytes that shared memory moves fast anyway (coll/README.md
+     * has the measurements). */
     if (algo == GCM_COLL_AUTO) {
         algo = (len >= gcm_coll_config.reduce_large &&
+                (unsigned)g->size > gcm_coll_config.reduce_tree_max &&
                 count >= gcm_coll_pof2(g->size)) ?
                GCM_COLL_REDUCE_RABENSEIFNER : GCM_COLL_REDUCE_BINOMIAL;
     }
