@@ -74,8 +74,8 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * (linear) whatever its size; scans over at most
  * SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte pieces;
  * barriers over 3 to BARRIER_LINEAR_MAX processes gather at rank 0, which
- * releases the others; broadcasts below BCAST_LARGE bytes over at most
- * BCAST_LINEAR_MAX processes go from the root to each.
+ * releases the others; broadcasts over at most BCAST_LINEAR_MAX
+ * processes go from the root to each, whatever their size.
  */
 #define GCM_COLL_BCAST_LARGE      32768
 #define GCM_COLL_REDUCE_LARGE     16384
