@@ -83,6 +83,12 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
             gcm_coll_config.reduce_tree_max,
             "reduce over at most this many processes: binomial tree at "
             "every size"),
+    GCM_CFG("GENCOMM_COLL_ALLGATHER_LINEAR_MAX",
+            GCM_STR(GCM_COLL_ALLGATHER_LINEAR_MAX), GCM_CFG_INT,
+            gcm_coll_config.allgather_linear_max,
+            "allgather below GENCOMM_COLL_ALLGATHER_LARGE over at most "
+            "this many processes: linear (every block to every process "
+            "at once)"),
     GCM_CFG("GENCOMM_COLL_ALLTOALL_LINEAR_MAX",
             GCM_STR(GCM_COLL_ALLTOALL_LINEAR_MAX), GCM_CFG_INT,
             gcm_coll_config.alltoall_linear_max,

@@ -12,7 +12,9 @@
  * - allgather: recursive doubling for powers of two and Bruck's
  *   concatenation for other sizes while the total is below
  *   GENCOMM_COLL_ALLGATHER_LARGE bytes (log p steps), then the ring
- *   (p - 1 steps of one block: bandwidth-optimal). allgatherv: ring.
+ *   (p - 1 steps of one block: bandwidth-optimal). Below that total over
+ *   at most GENCOMM_COLL_ALLGATHER_LINEAR_MAX ranks: linear (every rank's
+ *   block to every other at once, one wait). allgatherv: ring.
  */
 #include "config.h"
 
@@ -308,6 +310,28 @@ static void coll_allgather_ring(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     }
 }
 
+/* Every receive, then this rank's block to rank + 1, rank + 2, ..., and
+ * one fence: the ring's p - 1 steps each wait for a neighbour, which over
+ * more processes than cores is a process to be scheduled. */
+static void coll_allgather_linear(gcm_coll_sched_t *s,
+                                  const gcm_coll_grp_t *g,
+                                  const gcm_coll_layout_t *l)
+{
+    int rank = g->rank, size = g->size, k;
+
+    for (k = 1; k < size; k++) {
+        int src = (rank - k + size) % size;
+
+        gcm_coll_recv(s, g, gcm_coll_blk(s, l, src), gcm_coll_cnt(l, src),
+                      l->type, src);
+    }
+    for (k = 1; k < size; k++) {
+        gcm_coll_send(s, g, gcm_coll_blk(s, l, rank), gcm_coll_cnt(l, rank),
+                      l->type, (rank + k) % size);
+    }
+    gcm_coll_fence(s);
+}
+
 /* Powers of two: at distance 1, 2, 4..., partners swap the aligned runs
  * of blocks they hold, which are adjacent in the layout. */
 static void coll_allgather_recdbl(gcm_coll_sched_t *s,
@@ -406,6 +430,8 @@ void gcm_coll_allgather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     } else if (algo == GCM_COLL_AUTO) {
         if (total >= gcm_coll_config.allgather_large) {
             algo = GCM_COLL_ALLGATHER_RING;
+        } else if ((unsigned)size <= gcm_coll_config.allgather_linear_max) {
+            algo = GCM_COLL_ALLGATHER_LINEAR;
         } else {
             algo = pof2 ? GCM_COLL_ALLGATHER_RECDBL :
                           GCM_COLL_ALLGATHER_BRUCK;
@@ -422,6 +448,10 @@ void gcm_coll_allgather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     case GCM_COLL_ALLGATHER_BRUCK:
         gcm_coll_trace("allgather", "bruck", g, total);
         coll_allgather_bruck(s, g, l);
+        break;
+    case GCM_COLL_ALLGATHER_LINEAR:
+        gcm_coll_trace("allgather", "linear", g, total);
+        coll_allgather_linear(s, g, l);
         break;
     default:
         gcm_coll_trace("allgather", "ring", g, total);

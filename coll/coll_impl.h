@@ -35,7 +35,8 @@
 #define GCM_COLL_GATHER_CHOICES(_, _p) \
     _(_p, BINOMIAL, binomial) _(_p, LINEAR, linear)
 #define GCM_COLL_ALLGATHER_CHOICES(_, _p) \
-    _(_p, RECDBL, recursive_doubling) _(_p, BRUCK, bruck) _(_p, RING, ring)
+    _(_p, RECDBL, recursive_doubling) _(_p, BRUCK, bruck) _(_p, RING, ring) \
+    _(_p, LINEAR, linear)
 #define GCM_COLL_ALLTOALL_CHOICES(_, _p) \
     _(_p, BRUCK, bruck) _(_p, PAIRWISE, pairwise) _(_p, LINEAR, linear)
 
@@ -68,7 +69,8 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * operators), except reduce over at most REDUCE_TREE_MAX processes,
  * which keeps the binomial tree; gather and scatter blocks of at least GATHER_LARGE bytes go
  * straight to and from the root; allgather of a total of at least
- * ALLGATHER_LARGE bytes runs in a ring; all-to-all blocks of at most
+ * ALLGATHER_LARGE bytes runs in a ring (a smaller one over at most
+ * ALLGATHER_LINEAR_MAX processes: linearly); all-to-all blocks of at most
  * ALLTOALL_SMALL bytes take Bruck's algorithm, except over at most
  * ALLTOALL_LINEAR_MAX processes, where every block is posted at once
  * (linear) whatever its size; scans over at most
@@ -83,6 +85,7 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_ALLGATHER_LARGE  65536
 #define GCM_COLL_ALLTOALL_SMALL   256
 #define GCM_COLL_ALLTOALL_LINEAR_MAX 4
+#define GCM_COLL_ALLGATHER_LINEAR_MAX 4
 #define GCM_COLL_REDUCE_TREE_MAX  4
 #define GCM_COLL_SCAN_LINEAR_MAX  4
 #define GCM_COLL_BARRIER_LINEAR_MAX 4
@@ -111,6 +114,7 @@ typedef struct gcm_coll_config {
     unsigned barrier_linear_max;  /* GENCOMM_COLL_BARRIER_LINEAR_MAX */
     unsigned bcast_linear_max;    /* GENCOMM_COLL_BCAST_LINEAR_MAX */
     unsigned alltoall_linear_max; /* GENCOMM_COLL_ALLTOALL_LINEAR_MAX */
+    unsigned allgather_linear_max; /* GENCOMM_COLL_ALLGATHER_LINEAR_MAX */
     unsigned reduce_tree_max;     /* GENCOMM_COLL_REDUCE_TREE_MAX */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */
 } gcm_coll_config_t;

@@ -39,6 +39,8 @@ for np in 2 3 4 5 6 7 8 9; do
     coll_run "$np processes, B" "$B" "-n $np" "" \
         "barrier linear|bcast scatter_allgather|reduce rabenseifner|allreduce rabenseifner|reduce_scatter reduce_scatterv|scan recursive_doubling|exscan recursive_doubling|gather linear|scatter linear|allgather bruck|alltoall pairwise" \
         "barrier dissemination|bcast binomial, $np ranks, 262144|alltoall bruck|hier"
+    coll_run "$np processes, allgather linear" "GENCOMM_COLL_ALLGATHER=linear" \
+        "-n $np" "allgather" "allgather linear" "allgather recursive_doubling|allgather bruck"
     coll_run "$np processes, C" "$C" "-n $np" \
         "allgather scan bcast alltoall repeat" \
         "allgather ring|scan linear|exscan linear|bcast linear|alltoall linear" \
@@ -53,8 +55,8 @@ coll_run "5 processes, non-commutative under B" "$B" "-n 5" noncomm \
 
 # The automatic choice.
 coll_run "4 processes, auto" "" "-n 4" "" \
-    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather recursive_doubling, 4 ranks, 16 bytes|allgather ring, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
-    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|hier"
+    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather linear, 4 ranks, 16 bytes|allgather ring, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
+    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|allgather recursive_doubling|hier"
 coll_run "5 processes, auto" "" "-n 5" "" \
     "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|reduce rabenseifner, 5 ranks, 262144 bytes" \
     "barrier linear|bcast linear|scan linear|alltoall linear|hier"
@@ -62,6 +64,9 @@ coll_run "4 processes, GENCOMM_COLL_REDUCE_TREE_MAX=3" \
     "GENCOMM_COLL_REDUCE_TREE_MAX=3" "-n 4" "reduce" \
     "reduce rabenseifner, 4 ranks, 262144 bytes" \
     "reduce binomial, 4 ranks, 262144 "
+coll_run "5 processes, GENCOMM_COLL_ALLGATHER_LINEAR_MAX=5" \
+    "GENCOMM_COLL_ALLGATHER_LINEAR_MAX=5" "-n 5" "allgather" \
+    "allgather linear, 5 ranks, 20 bytes" "allgather bruck"
 coll_run "5 processes, GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" \
     "GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" "-n 5" "alltoall" \
     "alltoall linear, 5 ranks, 4 bytes" "alltoall bruck"
