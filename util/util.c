@@ -334,7 +334,7 @@ double gcm_time_now(void)
 uint64_t gcm_hash64(const void *data, size_t len)
 {
     const unsigned char *p = data;
-    uint64_t h = 14695981039346656037ULL;
+    uint64_t h = 1469598103934665603ULL;
     size_t i;
 
     for (i = 0; i < len; i++) {

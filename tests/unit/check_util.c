@@ -10,6 +10,7 @@
 #include "util/util.h"
 #include "check_main.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,12 +334,33 @@ START_TEST(test_util_list)
 }
 END_TEST
 
-/* FNV-1a 64 of the published test strings. */
-START_TEST(test_util_hash64_vectors)
+/* util.h's hash, computed here step by step: its basis and prime, every
+ * byte, in order. */
+static uint64_t cu_hash(const char *s, size_t len)
 {
-    ck_assert(gcm_hash64("", 0) == 0xcbf29ce484222325ULL);
-    ck_assert(gcm_hash64("a", 1) == 0xaf63dc4c8601ec8cULL);
-    ck_assert(gcm_hash64("foobar", 6) == 0x85944171f73967e8ULL);
+    uint64_t h = 1469598103934665603ULL;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    }
+    return h;
+}
+
+START_TEST(test_util_hash64)
+{
+    static const char *const in[] = { "a", "foobar", "\377\0\1" };
+    size_t i;
+
+    ck_assert(gcm_hash64("", 0) == 1469598103934665603ULL);
+    for (i = 0; i < 2; i++) {
+        ck_assert(gcm_hash64(in[i], strlen(in[i])) ==
+                  cu_hash(in[i], strlen(in[i])));
+    }
+    /* Bytes above 127 and zero bytes count. */
+    ck_assert(gcm_hash64(in[2], 3) == cu_hash(in[2], 3));
+    ck_assert(gcm_hash64(in[2], 3) != gcm_hash64(in[2], 2));
+    ck_assert(gcm_hash64("ab", 2) != gcm_hash64("ba", 2));
 }
 END_TEST
 
@@ -370,7 +392,7 @@ static Suite *make_suite(void)
     tcase_add_test(misc, test_util_log_file);
     tcase_add_test(misc, test_util_log_file_unopenable);
     tcase_add_test(misc, test_util_list);
-    tcase_add_test(misc, test_util_hash64_vectors);
+    tcase_add_test(misc, test_util_hash64);
     tcase_add_test(misc, test_util_time_monotonic);
     suite_add_tcase(s, misc);
     return s;
