@@ -44,14 +44,16 @@
  *                                must arrive (it may come before rank 0
  *                                has made its side of the communicator)
  *   dpm_connect victim FILE      accepts one connection, then is killed
- *   dpm_connect stopped FILE     accepts one connection, writes its pid
- *                                to FILE.pid and stops itself (SIGSTOP),
+ *   dpm_connect silent FILE      accepts one connection, writes its pid
+ *                                to FILE.pid and waits in pause(), never
+ *                                progressing (its contact still answers),
  *                                for the test to kill once the survivors
  *                                wait for it
  *   dpm_connect survivor FILE    connects to the victim and waits for a
  *                                message from it: the receive must fail
  *                                with MPI_ERR_PROC_FAILED, not hang (each
- *                                rank says when its receive is posted)
+ *                                rank makes FILE.wait<rank> once its
+ *                                receive is posted)
  *
  * Prints "dpm_connect: ..." lines for the checks that passed.
  */
@@ -489,8 +491,8 @@ static void inner(int n)
     }
 }
 
-/* The victim's port is FILE's; the victim dies once connected (stop:
- * it stops, for the test to kill). */
+/* The victim's port is FILE's; the victim dies once connected (silent:
+ * it waits for the test to kill it, progressing nothing). */
 static void victim(const char *file, int is_victim, int stop)
 {
     MPI_Request req;
@@ -513,14 +515,17 @@ static void victim(const char *file, int is_victim, int stop)
         MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
         if (stop) {
             /* Alive but silent while the other side connects to it and
-             * waits; the test kills it then. */
+             * waits (UCX never completes the set-up of their connections
+             * to it); the test kills it then. */
             snprintf(tmp, sizeof(tmp), "%s.pid", file);
             f = fopen(tmp, "w");
             if ((f == NULL) || (fprintf(f, "%d\n", (int)getpid()) < 0) ||
                 (fclose(f) != 0)) {
                 MPI_Abort(MPI_COMM_WORLD, 1);
             }
-            raise(SIGSTOP);
+            for (;;) {
+                pause();
+            }
         }
         /* Connected: now it is gone, whatever the other side waits for. */
         raise(SIGKILL);
@@ -542,8 +547,12 @@ static void victim(const char *file, int is_victim, int stop)
     t = MPI_Wtime();
     rc = MPI_Irecv(&v, 1, MPI_INT, 0, 9, inter, &req);
     if (rc == MPI_SUCCESS) {
-        printf("dpm_connect: rank %d waits for the victim\n", me);
-        fflush(stdout);
+        char mark[4200];
+        FILE *f;
+
+        snprintf(mark, sizeof(mark), "%s.wait%d", file, me);
+        f = fopen(mark, "w");
+        CHECK((f != NULL) && (fclose(f) == 0), "cannot make %s", mark);
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
     t = MPI_Wtime() - t;
@@ -566,9 +575,10 @@ int main(int argc, char **argv)
     } else if ((argc >= 4) && (strcmp(argv[1], "connect") == 0)) {
         cycles(argv[2], atoi(argv[3]), 0);
     } else if ((argc >= 3) && ((strcmp(argv[1], "victim") == 0) ||
-                               (strcmp(argv[1], "stopped") == 0) ||
+                               (strcmp(argv[1], "silent") == 0) ||
                                (strcmp(argv[1], "survivor") == 0))) {
-        victim(argv[2], argv[1][1] != 'u', argv[1][1] == 't');
+        victim(argv[2], strcmp(argv[1], "survivor") != 0,
+               strcmp(argv[1], "silent") == 0);
     } else if ((argc >= 3) && (strcmp(argv[1], "inner") == 0)) {
         inner(atoi(argv[2]));
     } else if ((argc >= 2) && (strcmp(argv[1], "join") == 0)) {

@@ -6,7 +6,7 @@
 # MPI_Publish_name / MPI_Lookup_name; the errors (MPI_ERR_PORT for a bad,
 # wrong, closed, unanswered and dead port, on every process; MPI_ERR_NAME,
 # MPI_ERR_SERVICE); MPI_Comm_join; a job killed while connected, at once
-# or stopped while the other connects to it, then killed (the other's
+# or silent while the other connects to it, then killed (the other's
 # receives fail with MPI_ERR_PROC_FAILED); MPI_Comm_spawn and
 # spawn_multiple from 1, 2 and 4 parents (tests/mpi/dpm_spawn.c), with
 # gcrun's --universe; a spawned child that dies, and a parent that dies;
@@ -96,26 +96,25 @@ expect_file "$dir/join" 1 'dpm_connect: joined over a socket'
 # Both ranks of the survivor's job connect to the victim and wait for a
 # message from it; rank 1's connection is made for that receive alone,
 # and the death must be seen on it too. "victim" dies as soon as it has
-# accepted; "stopped" stops itself and is killed once both survivors
-# wait, so that their connections are made to a live process that never
-# completes their set-up.
+# accepted; "silent" waits without progressing anything and is killed
+# once both survivors wait, so that their connections are made to a live
+# process that never completes their set-up.
 killed_job() {
     local mode=$1 out="$dir/survivor.$1" spid vpid vrc i
-    rm -f "$dir/vport" "$dir/vport.pid"
-    timeout 30 "$gcrun" -n 1 "$prog" "$mode" "$dir/vport" \
+    rm -f "$dir/vport" "$dir/vport.pid" "$dir/vport.wait0" "$dir/vport.wait1"
+    timeout 60 "$gcrun" -n 1 "$prog" "$mode" "$dir/vport" \
         >"$dir/$mode" 2>&1 &
     vpid=$!
     # A ucp_ep_create that fails (UCX's shared memory to a process that
     # has ended) leaves what UCX allocated for it: the survivors' leaks
     # are not checked (those of the 100 cycles are).
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-        timeout 30 "$gcrun" -n 2 "$prog" survivor "$dir/vport" >"$out" 2>&1 &
+        timeout 60 "$gcrun" -n 2 "$prog" survivor "$dir/vport" >"$out" 2>&1 &
     spid=$!
-    if [ "$mode" = stopped ]; then
-        for i in $(seq 1 200); do
-            [ -s "$dir/vport.pid" ] &&
-                [ "$(grep -c 'waits for the victim' "$out")" -eq 2 ] &&
-                break
+    if [ "$mode" = silent ]; then
+        for i in $(seq 1 250); do
+            [ -s "$dir/vport.pid" ] && [ -e "$dir/vport.wait0" ] &&
+                [ -e "$dir/vport.wait1" ] && break
             sleep 0.1
         done
         kill -KILL "$(cat "$dir/vport.pid" 2>/dev/null)" 2>/dev/null
@@ -132,7 +131,7 @@ killed_job() {
     grep 'PROC_FAILED' "$out" | sed 's/^/   /'
 }
 killed_job victim
-killed_job stopped
+killed_job silent
 
 # --- spawn -------------------------------------------------------------------
 for pc in "1 1" "2 3" "4 2"; do
