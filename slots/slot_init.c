@@ -22,6 +22,10 @@ static const gcm_config_entry_t gcm_slots_config_entries[] = {
     GCM_CFG("GENCOMM_SHM", "1", GCM_CFG_INT, gcm_slots_config.shm,
             "1: processes on one host talk through shared memory; "
             "0: over UCX"),
+    GCM_CFG("GENCOMM_SHM_COOP_MIN", "262144", GCM_CFG_SIZE,
+            gcm_slots_config.shm_coop_min,
+            "same-host messages from this size on are copied by sender and "
+            "receiver together; 0: by the receiver alone"),
 };
 GCM_CONFIG_REGISTER(slots, gcm_slots_config_entries)
 

@@ -77,6 +77,7 @@ extern __thread int gcm_slots_in_handler GCM_TLS_HOT GCM_INTERNAL;
 typedef struct gcm_slots_config {
     size_t   eager_limit;  /* GENCOMM_EAGER_LIMIT */
     unsigned shm;          /* GENCOMM_SHM */
+    size_t   shm_coop_min; /* GENCOMM_SHM_COOP_MIN */
 } gcm_slots_config_t;
 
 extern gcm_slots_config_t gcm_slots_config GCM_INTERNAL;
