@@ -694,7 +694,7 @@ int gcm_mpi_attr_delete_every(const gcm_mpi_attr_host_t *h) GCM_INTERNAL;
 int gcm_mpi_topo_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
 void gcm_mpi_topo_free(MPI_Comm comm) GCM_INTERNAL;
 
-/* ---- dynamic processes (mpi_dpm.c, mpi_names.c, mpi_spawn.c) */
+/* ---- dynamic processes (mpi_dpm_*.c, mpi_names.c, mpi_spawn.c) */
 /* MPI_Finalize: closes the ports left open, unpublishes the names this
  * process published, ends what connects that gave up left pending. */
 void gcm_mpi_dpm_finalize(void) GCM_INTERNAL;
