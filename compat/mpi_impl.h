@@ -567,6 +567,26 @@ int gcm_mpi_greq_cancel(gcm_mpi_req_t *req) GCM_INTERNAL;
  * MPI_Grequest_complete is called; free_fn's error code or 0. */
 int gcm_mpi_greq_request_free(gcm_mpi_req_t *req) GCM_INTERNAL;
 
+/* Between mpi_request.c (request objects, cancel, free) and mpi_wait.c
+ * (the wait and test calls). */
+
+/* Completes req if it can without blocking; progress: also advance its
+ * endpoint once first. */
+int gcm_mpi_req_check(gcm_mpi_req_t *req, int progress) GCM_INTERNAL;
+/* The LCO whose endpoint advances req (NULL: the thread's endpoint). */
+gcm_lco_h gcm_mpi_req_lco(const gcm_mpi_req_t *req) GCM_INTERNAL;
+/* Progresses the endpoint of each active request's communicator once. */
+void gcm_mpi_reqs_progress(int count, MPI_Request reqs[]) GCM_INTERNAL;
+/* Reaps orphaned requests (freed while running) that have completed;
+ * wait (MPI_Finalize): cancels the receives among them and waits for
+ * each first. */
+void gcm_mpi_orphans_reap(int wait) GCM_INTERNAL;
+/* Refuses a handle that is no live request: freed (a stale copy), or
+ * never one (MPI_ERR_REQUEST naming call and what). */
+int gcm_mpi_req_bad(const char *call, const char *what) GCM_INTERNAL;
+/* The empty status of a single-completion call (MPI_ERROR left alone). */
+void gcm_mpi_status_empty_single(MPI_Status *status) GCM_INTERNAL;
+
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;
 /* MPI_Finalize: waits for buffered sends still in flight. */

@@ -1,7 +1,8 @@
 /*
  * compat/mpi_pt2pt.c: point-to-point communication (MPI-3.1 chapter 3):
- * the four send modes, blocking and nonblocking, receives, probes and
- * matched probes, persistent requests and buffered sends.
+ * the four send modes, blocking and nonblocking, receives, send-receive
+ * and persistent requests (buffered sends: mpi_bsend.c; probes:
+ * mpi_probe.c).
  *
  * A rank is a slot: a send to rank r goes out on send slot r of the
  * communicator's LCO and a receive from r waits on receive slot r, so
@@ -13,25 +14,12 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "compat/mpi_pt2pt_impl.h"
 
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum {
-    GCM_MPI_MODE_STANDARD = 'S',
-    GCM_MPI_MODE_SYNC     = 'Y',
-    GCM_MPI_MODE_BUFFERED = 'B',
-    GCM_MPI_MODE_READY    = 'R'
-};
-
-struct gcm_mpi_message {
-    uint32_t         magic;
-    MPI_Comm         comm;
-    gcm_message_h    msg;
-    gcm_msg_status_t info;
-};
 
 /* MPI_MESSAGE_NO_PROC: the message a matched probe of MPI_PROC_NULL
  * finds. */
@@ -42,8 +30,8 @@ struct gcm_mpi_message gcm_mpi_message_no_proc = { GCM_MPI_MAGIC_MSG, NULL,
 
 /* Checks (buf, count, datatype); after it, count * size fits a size_t
  * (the lengths below are made without checks). */
-static int gcm_mpi_check_buffer(MPI_Comm comm, const void *buf, int count,
-                                MPI_Datatype datatype, const char *call)
+int gcm_mpi_check_buffer(MPI_Comm comm, const void *buf, int count,
+                         MPI_Datatype datatype, const char *call)
 {
     size_t len;
     int rc;
@@ -90,8 +78,8 @@ static int gcm_mpi_check_rank(MPI_Comm comm, int rank, int wild,
     return MPI_SUCCESS;
 }
 
-static int gcm_mpi_check_tag(MPI_Comm comm, int tag, int wild,
-                             const char *call)
+int gcm_mpi_check_tag(MPI_Comm comm, int tag, int wild,
+                      const char *call)
 {
     if ((wild && (tag == MPI_ANY_TAG)) ||
         ((tag >= 0) && (tag <= GCM_TAG_UB))) {
@@ -104,7 +92,7 @@ static int gcm_mpi_check_tag(MPI_Comm comm, int tag, int wild,
 
 /* The receive slot count of an LCO may differ from its send slot count:
  * a receive names a receive slot. */
-static int gcm_mpi_check_source(MPI_Comm comm, int source, const char *call)
+int gcm_mpi_check_source(MPI_Comm comm, int source, const char *call)
 {
     int nrecv;
 
@@ -152,8 +140,8 @@ static int gcm_mpi_check_recv(const void *buf, int count,
     return MPI_SUCCESS;
 }
 
-static int gcm_mpi_native_error(MPI_Comm comm, gcm_status_t status,
-                                const char *call)
+int gcm_mpi_native_error(MPI_Comm comm, gcm_status_t status,
+                         const char *call)
 {
     return gcm_mpi_raise(comm, gcm_mpi_errclass(status), call, "%s",
                          gcm_last_error());
@@ -188,8 +176,8 @@ static int gcm_mpi_send_data(const void *buf, int count,
 
 /* Where a receive lands: the buffer itself when contiguous, else a
  * temporary unpacked on completion. */
-static int gcm_mpi_recv_data(void *buf, int count, MPI_Datatype datatype,
-                             void **data_p, size_t *len_p, void **tmp_p)
+int gcm_mpi_recv_data(void *buf, int count, MPI_Datatype datatype,
+                      void **data_p, size_t *len_p, void **tmp_p)
 {
     size_t len = (size_t)gcm_mpi_type_size(datatype) * (size_t)count;
     const void *start;
@@ -212,9 +200,9 @@ static int gcm_mpi_recv_data(void *buf, int count, MPI_Datatype datatype,
 /* The status of a receive or probe. Like every single-completion call's
  * (MPI-3.1 3.2.5: only calls that can return MPI_ERR_IN_STATUS set it),
  * it leaves MPI_ERROR as the caller had it. */
-static void gcm_mpi_status_fill(MPI_Status *status,
-                                const gcm_msg_status_t *info,
-                                gcm_status_t result)
+void gcm_mpi_status_fill(MPI_Status *status,
+                         const gcm_msg_status_t *info,
+                         gcm_status_t result)
 {
     if (status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE    = info->slot;
@@ -225,7 +213,7 @@ static void gcm_mpi_status_fill(MPI_Status *status,
 }
 
 /* MPI_PROC_NULL's status (MPI_ERROR left alone, as above). */
-static void gcm_mpi_status_proc_null(MPI_Status *status)
+void gcm_mpi_status_proc_null(MPI_Status *status)
 {
     if (status != MPI_STATUS_IGNORE) {
         status->MPI_SOURCE    = MPI_PROC_NULL;
@@ -243,163 +231,6 @@ static int gcm_mpi_truncated(MPI_Comm comm, const gcm_msg_status_t *info,
                          "receive buffer holds %zu bytes", info->slot,
                          info->tag, len);
 }
-
-/* ---- buffered sends ---------------------------------------------------- */
-
-/* A message copied into the attached buffer, in flight. Blocks are kept
- * in address order so that free space is found first-fit. */
-typedef struct gcm_mpi_bblock {
-    size_t                 offset;
-    size_t                 size;
-    gcm_request_h          req;
-    struct gcm_mpi_bblock *next;
-} gcm_mpi_bblock_t;
-
-static struct {
-    pthread_mutex_t   lock;
-    char             *base;
-    size_t            size;
-    gcm_mpi_bblock_t *blocks;
-} gcm_mpi_bsend = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, NULL };
-
-/* Frees the blocks whose sends completed. Lock held. */
-static void gcm_mpi_bsend_reap(void)
-{
-    gcm_mpi_bblock_t **pp = &gcm_mpi_bsend.blocks, *b;
-
-    while ((b = *pp) != NULL) {
-        if (gcm_lco_req_done(b->req)) {
-            gcm_wait(&b->req, NULL);
-            *pp = b->next;
-            free(b);
-        } else {
-            pp = &b->next;
-        }
-    }
-}
-
-static int gcm_mpi_bsend_all_done(void *arg)
-{
-    int done;
-
-    (void)arg;
-    pthread_mutex_lock(&gcm_mpi_bsend.lock);
-    gcm_mpi_bsend_reap();
-    done = (gcm_mpi_bsend.blocks == NULL);
-    pthread_mutex_unlock(&gcm_mpi_bsend.lock);
-    return done;
-}
-
-void gcm_mpi_bsend_drain(void)
-{
-    gcm_lco_wait_until(gcm_mpi_bsend_all_done, NULL);
-}
-
-static int gcm_mpi_bsend_start(const void *buf, int count,
-                               MPI_Datatype datatype, int dest, int tag,
-                               MPI_Comm comm, const char *call)
-{
-    size_t len = (size_t)gcm_mpi_type_size(datatype) * (size_t)count;
-    size_t need = len + MPI_BSEND_OVERHEAD, at = 0;
-    gcm_mpi_bblock_t **pp, *b, *nb;
-    gcm_status_t status;
-    char *data;
-
-    nb = malloc(sizeof(*nb));
-    if (nb == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
-    }
-    pthread_mutex_lock(&gcm_mpi_bsend.lock);
-    gcm_mpi_bsend_reap();
-    if (gcm_mpi_bsend.base == NULL) {
-        pthread_mutex_unlock(&gcm_mpi_bsend.lock);
-        free(nb);
-        return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
-                             "no buffer is attached (MPI_Buffer_attach)");
-    }
-    /* First fit between the blocks in flight. */
-    for (pp = &gcm_mpi_bsend.blocks; (b = *pp) != NULL; pp = &b->next) {
-        if (b->offset - at >= need) {
-            break;
-        }
-        at = b->offset + b->size;
-    }
-    if ((b == NULL) && (gcm_mpi_bsend.size - at < need)) {
-        pthread_mutex_unlock(&gcm_mpi_bsend.lock);
-        free(nb);
-        return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
-                             "the attached buffer (%zu bytes) has no room "
-                             "for %zu more bytes (message plus "
-                             "MPI_BSEND_OVERHEAD)", gcm_mpi_bsend.size,
-                             need);
-    }
-    data = gcm_mpi_bsend.base + at + MPI_BSEND_OVERHEAD;
-    if (len > 0) {
-        gcm_mpi_type_pack(datatype, count, buf, data);
-    }
-    status = gcm_lco_isend_x(comm->lco, data, len, dest, tag, 0, &nb->req);
-    if (status != GCM_OK) {
-        pthread_mutex_unlock(&gcm_mpi_bsend.lock);
-        free(nb);
-        return gcm_mpi_native_error(comm, status, call);
-    }
-    nb->offset = at;
-    nb->size   = need;
-    nb->next   = b;
-    *pp        = nb;
-    pthread_mutex_unlock(&gcm_mpi_bsend.lock);
-    return MPI_SUCCESS;
-}
-
-int PMPI_Buffer_attach(void *buffer, int size)
-{
-    static const char *call = "MPI_Buffer_attach";
-    int rc;
-
-    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if ((size < 0) || ((buffer == NULL) && (size > 0))) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
-                             "buffer %p of size %d is not valid", buffer,
-                             size);
-    }
-    pthread_mutex_lock(&gcm_mpi_bsend.lock);
-    if (gcm_mpi_bsend.base != NULL) {
-        pthread_mutex_unlock(&gcm_mpi_bsend.lock);
-        return gcm_mpi_raise(NULL, MPI_ERR_BUFFER, call,
-                             "a buffer is already attached");
-    }
-    gcm_mpi_bsend.base = buffer;
-    gcm_mpi_bsend.size = (size_t)size;
-    pthread_mutex_unlock(&gcm_mpi_bsend.lock);
-    return MPI_SUCCESS;
-}
-GCM_MPI_ALIAS(Buffer_attach)
-
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
-{
-    static const char *call = "MPI_Buffer_detach";
-    int rc;
-
-    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if ((buffer_addr == NULL) || (size == NULL)) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
-                             "buffer_addr or size is NULL");
-    }
-    /* Detach waits until every message in the buffer is on its way. */
-    gcm_mpi_bsend_drain();
-    pthread_mutex_lock(&gcm_mpi_bsend.lock);
-    *(void **)buffer_addr = gcm_mpi_bsend.base;
-    *size = (int)gcm_mpi_bsend.size;
-    gcm_mpi_bsend.base = NULL;
-    gcm_mpi_bsend.size = 0;
-    pthread_mutex_unlock(&gcm_mpi_bsend.lock);
-    return MPI_SUCCESS;
-}
-GCM_MPI_ALIAS(Buffer_detach)
 
 /* ---- sends ------------------------------------------------------------ */
 
@@ -483,7 +314,7 @@ static int gcm_mpi_recv_start(gcm_mpi_req_t *req, const char *call)
 
 /* Frees a request that never started (its references on the communicator
  * and the type too). */
-static void gcm_mpi_req_discard(gcm_mpi_req_t *req)
+void gcm_mpi_req_discard(gcm_mpi_req_t *req)
 {
     free(req->tmp);
     gcm_mpi_type_release(req->datatype);
@@ -491,9 +322,9 @@ static void gcm_mpi_req_discard(gcm_mpi_req_t *req)
     gcm_mpi_req_free(req);
 }
 
-static gcm_mpi_req_t *gcm_mpi_req_new(int kind, void *buf, int count,
-                                      MPI_Datatype datatype, int peer,
-                                      int tag, MPI_Comm comm, int mode)
+gcm_mpi_req_t *gcm_mpi_req_new(int kind, void *buf, int count,
+                               MPI_Datatype datatype, int peer,
+                               int tag, MPI_Comm comm, int mode)
 {
     gcm_mpi_req_t *req = gcm_mpi_req_alloc();
 
@@ -961,253 +792,3 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype,
 }
 GCM_MPI_ALIAS(Sendrecv_replace)
 
-/* ---- probes ------------------------------------------------------------ */
-
-static int gcm_mpi_check_probe(int source, int tag, MPI_Comm comm,
-                               const char *call)
-{
-    int rc;
-
-    if (((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) ||
-        ((rc = gcm_mpi_check_source(comm, source, call)) != MPI_SUCCESS) ||
-        ((rc = gcm_mpi_check_tag(comm, tag, 1, call)) != MPI_SUCCESS)) {
-        return rc;
-    }
-    return MPI_SUCCESS;
-}
-
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
-                MPI_Status *status)
-{
-    static const char *call = "MPI_Iprobe";
-    gcm_msg_status_t info;
-    gcm_status_t result;
-    int rc;
-
-    if ((rc = gcm_mpi_check_probe(source, tag, comm, call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if (flag == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "flag is NULL");
-    }
-    if (source == MPI_PROC_NULL) {
-        *flag = 1;
-        gcm_mpi_status_proc_null(status);
-        return MPI_SUCCESS;
-    }
-    result = gcm_lco_iprobe_x(comm->lco,
-                              (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
-                              source, (tag == MPI_ANY_TAG) ? GCM_ANY_TAG :
-                              tag, flag, &info);
-    if (result != GCM_OK) {
-        return gcm_mpi_native_error(comm, result, call);
-    }
-    if (*flag) {
-        gcm_mpi_status_fill(status, &info, GCM_OK);
-    }
-    return MPI_SUCCESS;
-}
-GCM_MPI_ALIAS(Iprobe)
-
-typedef struct gcm_mpi_probe_arg {
-    MPI_Comm         comm;
-    int              slot;
-    int              tag;
-    int              matched;     /* improbe: take the message */
-    gcm_message_h    msg;
-    gcm_msg_status_t info;
-    gcm_status_t     result;
-} gcm_mpi_probe_arg_t;
-
-static int gcm_mpi_probe_cb(void *arg)
-{
-    gcm_mpi_probe_arg_t *p = arg;
-    int flag = 0;
-
-    /* A waiter may ask again after it was told yes: a matched probe must
-     * not take a second message then (the first would be lost). */
-    if ((p->msg != NULL) || (p->result != GCM_OK)) {
-        return 1;
-    }
-    if (p->matched) {
-        p->result = gcm_lco_improbe(p->comm->lco, p->slot, p->tag, &flag,
-                                    &p->msg, &p->info);
-    } else {
-        p->result = gcm_lco_iprobe_x(p->comm->lco, p->slot, p->tag, &flag,
-                                     &p->info);
-    }
-    return flag || (p->result != GCM_OK);
-}
-
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    static const char *call = "MPI_Probe";
-    gcm_mpi_probe_arg_t p;
-    int rc;
-
-    if ((rc = gcm_mpi_check_probe(source, tag, comm, call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if (source == MPI_PROC_NULL) {
-        gcm_mpi_status_proc_null(status);
-        return MPI_SUCCESS;
-    }
-    memset(&p, 0, sizeof(p));
-    p.comm = comm;
-    p.slot = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
-    p.tag  = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
-    gcm_lco_wait_on(comm->lco, gcm_mpi_probe_cb, &p);
-    if (p.result != GCM_OK) {
-        return gcm_mpi_native_error(comm, p.result, call);
-    }
-    gcm_mpi_status_fill(status, &p.info, GCM_OK);
-    return MPI_SUCCESS;
-}
-GCM_MPI_ALIAS(Probe)
-
-static int gcm_mpi_mprobe_common(int source, int tag, MPI_Comm comm,
-                                 int *flag, MPI_Message *message,
-                                 MPI_Status *status, int wait,
-                                 const char *call)
-{
-    struct gcm_mpi_message *m;
-    gcm_mpi_probe_arg_t p;
-    int rc;
-
-    if ((rc = gcm_mpi_check_probe(source, tag, comm, call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if ((message == NULL) || (!wait && (flag == NULL))) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call,
-                             "message or flag is NULL");
-    }
-    if (source == MPI_PROC_NULL) {
-        if (flag != NULL) {
-            *flag = 1;
-        }
-        *message = MPI_MESSAGE_NO_PROC;
-        gcm_mpi_status_proc_null(status);
-        return MPI_SUCCESS;
-    }
-    memset(&p, 0, sizeof(p));
-    p.comm    = comm;
-    p.slot    = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
-    p.tag     = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
-    p.matched = 1;
-    if (wait) {
-        gcm_lco_wait_on(comm->lco, gcm_mpi_probe_cb, &p);
-    } else if (!gcm_mpi_probe_cb(&p)) {
-        gcm_lco_progress(comm->lco);
-        if (!gcm_mpi_probe_cb(&p)) {
-            *flag = 0;
-            return MPI_SUCCESS;
-        }
-    }
-    if (p.result != GCM_OK) {
-        return gcm_mpi_native_error(comm, p.result, call);
-    }
-    m = gcm_mpi_handle_alloc(sizeof(*m));
-    if (m == NULL) {
-        /* The message is ours now: it must not be lost. Receive it into
-         * nothing is worse; report and keep it unreachable is worse
-         * still, so take memory-failure as fatal for this call. */
-        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
-    }
-    m->magic = GCM_MPI_MAGIC_MSG;
-    m->comm  = comm;
-    m->msg   = p.msg;
-    m->info  = p.info;
-    *message = m;
-    if (flag != NULL) {
-        *flag = 1;
-    }
-    gcm_mpi_status_fill(status, &p.info, GCM_OK);
-    return MPI_SUCCESS;
-}
-
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message,
-                MPI_Status *status)
-{
-    return gcm_mpi_mprobe_common(source, tag, comm, NULL, message, status, 1,
-                                 "MPI_Mprobe");
-}
-GCM_MPI_ALIAS(Mprobe)
-
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag,
-                 MPI_Message *message, MPI_Status *status)
-{
-    return gcm_mpi_mprobe_common(source, tag, comm, flag, message, status, 0,
-                                 "MPI_Improbe");
-}
-GCM_MPI_ALIAS(Improbe)
-
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype,
-                MPI_Message *message, MPI_Request *request)
-{
-    static const char *call = "MPI_Imrecv";
-    struct gcm_mpi_message *m;
-    gcm_status_t status;
-    gcm_mpi_req_t *req;
-    void *data;
-    size_t len;
-    int rc;
-
-    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
-        return rc;
-    }
-    if ((message == NULL) || (*message == MPI_MESSAGE_NULL) ||
-        ((*message)->magic != GCM_MPI_MAGIC_MSG) || (request == NULL)) {
-        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
-                             "not a valid message handle (from "
-                             "MPI_Mprobe or MPI_Improbe)");
-    }
-    m = *message;
-    if ((rc = gcm_mpi_check_buffer(m->comm, buf, count, datatype, call)) !=
-        MPI_SUCCESS) {
-        return rc;
-    }
-    if (m == MPI_MESSAGE_NO_PROC) {
-        *message = MPI_MESSAGE_NULL;
-        rc = gcm_mpi_req_generic(MPI_COMM_WORLD, NULL, NULL, NULL, request);
-        if (rc == MPI_SUCCESS) {
-            gcm_mpi_status_proc_null(&gcm_mpi_req_of(*request)->status);
-        }
-        return rc;
-    }
-    req = gcm_mpi_req_new(GCM_MPI_REQ_RECV, buf, count, datatype,
-                          m->info.slot, m->info.tag, m->comm, 0);
-    if (req == NULL) {
-        return gcm_mpi_raise(m->comm, MPI_ERR_NO_MEM, call, "out of memory");
-    }
-    rc = gcm_mpi_recv_data(buf, count, datatype, &data, &len, &req->tmp);
-    if (rc != MPI_SUCCESS) {
-        gcm_mpi_req_discard(req);
-        return gcm_mpi_raise(m->comm, rc, call, "out of memory");
-    }
-    req->active = 1;
-    status = gcm_lco_imrecv(m->comm->lco, m->msg, data, len, &req->native);
-    if (status != GCM_OK) {
-        gcm_mpi_req_discard(req);
-        return gcm_mpi_native_error(m->comm, status, call);
-    }
-    gcm_mpi_handle_free(m);
-    *message = MPI_MESSAGE_NULL;
-    *request = gcm_mpi_req_handle(req);
-    return MPI_SUCCESS;
-}
-GCM_MPI_ALIAS(Imrecv)
-
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype,
-               MPI_Message *message, MPI_Status *status)
-{
-    MPI_Request req;
-    int rc;
-
-    rc = PMPI_Imrecv(buf, count, datatype, message, &req);
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    rc = PMPI_Wait(&req, status);
-    return rc;
-}
-GCM_MPI_ALIAS(Mrecv)

@@ -1,0 +1,526 @@
+/*
+ * compat/mpi_wait.c: completing MPI requests (MPI-3.1 sections 3.7.3-3.7.5):
+ * every wait and test form, and the error each request reports.
+ */
+#include "config.h"
+
+#include "compat/mpi_impl.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Why the last request this thread finished with an error failed, when
+ * the request knows (a failed verification of a collective); empty: the
+ * native layer's last error says. */
+static __thread char gcm_mpi_req_why[MPI_MAX_ERROR_STRING / 2];
+
+static const char *gcm_mpi_req_reason(void)
+{
+    return (gcm_mpi_req_why[0] != '\0') ? gcm_mpi_req_why : gcm_last_error();
+}
+
+int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
+                       MPI_Status *status)
+{
+    int err = (req->kind == GCM_MPI_REQ_GREQ) ? gcm_mpi_greq_finish(req) :
+              req->status.MPI_ERROR;
+
+    if (err != MPI_SUCCESS) {
+        snprintf(gcm_mpi_req_why, sizeof(gcm_mpi_req_why), "%s",
+                 (req->errtext != NULL) ? req->errtext : "");
+    }
+
+    gcm_mpi_status_set(status, &req->status);
+    if (req->persistent) {
+        req->active   = 0;
+        req->complete = 0;
+        free(req->errtext);
+        req->errtext = NULL;
+    } else {
+        gcm_mpi_req_release(req);
+        if (req_p != NULL) {
+            *req_p = MPI_REQUEST_NULL;
+        }
+    }
+    return err;
+}
+
+/* gcm_mpi_req_finish for the calls with an array of statuses, which set
+ * MPI_ERROR in each (they may return MPI_ERR_IN_STATUS). Nonzero if the
+ * request failed. */
+static int gcm_mpi_req_finish_multi(gcm_mpi_req_t *req, MPI_Request *req_p,
+                                    MPI_Status *status)
+{
+    int err = gcm_mpi_req_finish(req, req_p, status);
+
+    if (status != MPI_STATUS_IGNORE) {
+        status->MPI_ERROR = err;
+    }
+    return err != MPI_SUCCESS;
+}
+
+/* A request that waits and tests treat as done at once with an empty
+ * status: MPI_REQUEST_NULL (NULL) or an inactive persistent request. */
+static int gcm_mpi_req_is_null(const gcm_mpi_req_t *req)
+{
+    return (req == NULL) || (req->persistent && !req->active);
+}
+
+/* Reports a failed request through its communicator's error handler. */
+static int gcm_mpi_req_error(MPI_Comm comm, int err, const char *call)
+{
+    if (err == MPI_SUCCESS) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_raise(comm, err, call, "the request failed: %s",
+                         gcm_mpi_req_reason());
+}
+
+/* Refuses a handle that is no live request: freed (a stale copy), or
+ * never one. */
+int gcm_mpi_req_bad(const char *call, const char *what)
+{
+    return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call,
+                         "%s is not a valid request (freed already, or "
+                         "never a request)", what);
+}
+
+/* Checks an array of handles once: after this, gcm_mpi_req_of opens
+ * them. */
+static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
+                               const char *call)
+{
+    char what[32];
+    int rc, i;
+
+    if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (count < 0) {
+        return gcm_mpi_raise(NULL, MPI_ERR_COUNT, call,
+                             "count %d is negative", count);
+    }
+    if ((count > 0) && (reqs == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "array_of_requests is NULL");
+    }
+    for (i = 0; i < count; i++) {
+        if ((reqs[i] != MPI_REQUEST_NULL) &&
+            (gcm_mpi_req_get(reqs[i]) == NULL)) {
+            snprintf(what, sizeof(what), "request %d", i);
+            return gcm_mpi_req_bad(call, what);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    static const char *call = "MPI_Wait";
+    gcm_mpi_req_t *req;
+    MPI_Comm comm;
+    int err;
+
+    if (request == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_REQUEST, call, "request is NULL");
+    }
+    if ((err = gcm_mpi_check_array(1, request, call)) != MPI_SUCCESS) {
+        return err;
+    }
+    req = gcm_mpi_req_of(*request);
+    if (gcm_mpi_req_is_null(req)) {
+        gcm_mpi_status_empty_single(status);
+        return MPI_SUCCESS;
+    }
+    comm = req->comm;
+    gcm_mpi_req_wait(req);
+    err = gcm_mpi_req_finish(req, request, status);
+    gcm_mpi_orphans_reap(0);
+    return gcm_mpi_req_error(comm, err, call);
+}
+GCM_MPI_ALIAS(Wait)
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    static const char *call = "MPI_Test";
+    gcm_mpi_req_t *req;
+    MPI_Comm comm;
+    int err;
+
+    if ((request == NULL) || (flag == NULL)) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "request or flag is NULL");
+    }
+    if ((err = gcm_mpi_check_array(1, request, call)) != MPI_SUCCESS) {
+        return err;
+    }
+    gcm_mpi_orphans_reap(0);
+    req = gcm_mpi_req_of(*request);
+    if (gcm_mpi_req_is_null(req)) {
+        *flag = 1;
+        gcm_mpi_status_empty_single(status);
+        return MPI_SUCCESS;
+    }
+    *flag = gcm_mpi_req_test(req);
+    if (!*flag) {
+        return MPI_SUCCESS;
+    }
+    comm = req->comm;
+    err = gcm_mpi_req_finish(req, request, status);
+    return gcm_mpi_req_error(comm, err, call);
+}
+GCM_MPI_ALIAS(Test)
+
+int PMPI_Request_get_status(MPI_Request request, int *flag,
+                            MPI_Status *status)
+{
+    static const char *call = "MPI_Request_get_status";
+    gcm_mpi_req_t *req;
+    int err;
+
+    if (flag == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "flag is NULL");
+    }
+    if ((err = gcm_mpi_check_array(1, &request, call)) != MPI_SUCCESS) {
+        return err;
+    }
+    req = gcm_mpi_req_of(request);
+    if (gcm_mpi_req_is_null(req)) {
+        *flag = 1;
+        gcm_mpi_status_empty_single(status);
+        return MPI_SUCCESS;
+    }
+    *flag = gcm_mpi_req_test(req);
+    if (*flag && (req->kind == GCM_MPI_REQ_GREQ)) {
+        /* Its status is what its query_fn says, each time asked. */
+        err = gcm_mpi_greq_query(req, status);
+        return (err == MPI_SUCCESS) ? err :
+               gcm_mpi_raise(NULL, err, call, "the generalized request's "
+                             "query_fn returned error code %d", err);
+    }
+    if (*flag) {
+        gcm_mpi_status_set(status, &req->status);
+    }
+    return MPI_SUCCESS;
+}
+GCM_MPI_ALIAS(Request_get_status)
+
+/* Waitall and Testall once every request is complete: statuses out,
+ * requests freed, MPI_ERR_IN_STATUS raised if any failed. */
+static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
+                              MPI_Status statuses[], const char *call)
+{
+    MPI_Comm errcomm = NULL;
+    int i, any_error = 0;
+
+    for (i = 0; i < count; i++) {
+        MPI_Status *st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[i] :
+                         MPI_STATUS_IGNORE;
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+
+        if (gcm_mpi_req_is_null(req)) {
+            gcm_mpi_status_empty(st);
+            continue;
+        }
+        if (req->status.MPI_ERROR != MPI_SUCCESS) {
+            errcomm = req->comm;
+        }
+        any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
+    }
+    if (!any_error) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_raise(errcomm, MPI_ERR_IN_STATUS, call,
+                         "a request failed (see its status): %s",
+                         gcm_mpi_req_reason());
+}
+
+typedef struct gcm_mpi_all {
+    int          count;
+    MPI_Request *reqs;
+    /* Every request before first is complete (or null). */
+    int          first;
+    /* Some request is generic: every one is polled each round. */
+    int          poll_all;
+    /* The LCO the wait progresses, and whether the first incomplete
+     * request has been seen on another one (the wait then ends, and
+     * goes on there). */
+    gcm_lco_h    lco;
+    int          moved;
+} gcm_mpi_all_t;
+
+/* Are all requests complete? Native requests complete in whatever order
+ * their traffic comes, but the done check of each costs something, and
+ * the wait calls it on every round: the check stops at the first
+ * incomplete one unless a collective's schedule is among them. Those
+ * advance only when polled, and one may wait for another of the same
+ * process (two LCOs of one process in one collective): then every
+ * request is polled. */
+static int gcm_mpi_all_scan(gcm_mpi_all_t *all)
+{
+    int i, done = 1;
+
+    for (i = all->first; i < all->count; i++) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(all->reqs[i]);
+
+        if (gcm_mpi_req_is_null(req) || gcm_mpi_req_check(req, 0)) {
+            if (done) {
+                all->first = i + 1;
+            }
+            continue;
+        }
+        done = 0;
+        if (!all->poll_all) {
+            break;
+        }
+    }
+    return done;
+}
+
+/*
+ * The wait's check: done once all are complete, and also once the first
+ * incomplete request is on an LCO other than the one the wait progresses
+ * (the caller then waits on that one). A communicator lives on its home
+ * endpoint, not the calling thread's (a thread's duplicate of the world
+ * is seldom on the endpoint the thread is bound to): a wait on another
+ * endpoint would move its traffic only every 32nd round, through the
+ * care for endpoints nobody waits on. Once true, it stays true.
+ */
+static int gcm_mpi_all_done_cb(void *arg)
+{
+    gcm_mpi_all_t *all = arg;
+
+    if (all->moved || gcm_mpi_all_scan(all)) {
+        return 1;
+    }
+    if (gcm_mpi_req_lco(gcm_mpi_req_of(all->reqs[all->first])) != all->lco) {
+        all->moved = 1;
+        return 1;
+    }
+    return 0;
+}
+
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
+{
+    static const char *call = "MPI_Waitall";
+    gcm_mpi_all_t all = { count, reqs, 0, 0, NULL, 0 };
+    int rc, i;
+
+    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    for (i = 0; i < count; i++) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+
+        if (!gcm_mpi_req_is_null(req) && (req->kind == GCM_MPI_REQ_GENERIC)) {
+            all.poll_all = 1;
+        }
+    }
+    while (!gcm_mpi_all_scan(&all)) {
+        all.lco   = gcm_mpi_req_lco(gcm_mpi_req_of(reqs[all.first]));
+        all.moved = 0;
+        gcm_lco_wait_on(all.lco, gcm_mpi_all_done_cb, &all);
+    }
+    gcm_mpi_orphans_reap(0);
+    return gcm_mpi_finish_all(count, reqs, statuses, call);
+}
+GCM_MPI_ALIAS(Waitall)
+
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
+                 MPI_Status statuses[])
+{
+    static const char *call = "MPI_Testall";
+    int rc, i;
+
+    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if (flag == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "flag is NULL");
+    }
+    gcm_mpi_reqs_progress(count, reqs);
+    for (i = 0; i < count; i++) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+
+        if (!gcm_mpi_req_is_null(req) && !gcm_mpi_req_check(req, 0)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    *flag = 1;
+    return gcm_mpi_finish_all(count, reqs, statuses, call);
+}
+GCM_MPI_ALIAS(Testall)
+
+typedef struct gcm_mpi_any_arg {
+    int          count;
+    MPI_Request *reqs;
+    int          index;
+} gcm_mpi_any_arg_t;
+
+static int gcm_mpi_any_done_cb(void *arg)
+{
+    gcm_mpi_any_arg_t *any = arg;
+    int i;
+
+    for (i = 0; i < any->count; i++) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(any->reqs[i]);
+
+        if (!gcm_mpi_req_is_null(req) && gcm_mpi_req_check(req, 0)) {
+            any->index = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Index of a complete active request, or -1 if none is active at all
+ * (*active_p = 0) or none is complete yet. */
+static int gcm_mpi_find_any(int count, MPI_Request reqs[], int wait,
+                            int *active_p)
+{
+    gcm_mpi_any_arg_t any = { count, reqs, -1 };
+    gcm_lco_h lco = NULL;
+    int i;
+
+    *active_p = 0;
+    for (i = 0; i < count; i++) {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+
+        if (!gcm_mpi_req_is_null(req)) {
+            if (!*active_p) {
+                lco = gcm_mpi_req_lco(req);
+            }
+            *active_p = 1;
+        }
+    }
+    if (!*active_p) {
+        return -1;
+    }
+    if (gcm_mpi_any_done_cb(&any)) {
+        return any.index;
+    }
+    /* On the first active request's endpoint; those of others on other
+     * endpoints are progressed by waiters there or, with none, by this
+     * wait (gcm_thr_wait's care for endpoints nobody waits on). */
+    if (wait) {
+        gcm_lco_wait_on(lco, gcm_mpi_any_done_cb, &any);
+        return any.index;
+    }
+    gcm_mpi_reqs_progress(count, reqs);
+    return gcm_mpi_any_done_cb(&any) ? any.index : -1;
+}
+
+static int gcm_mpi_any(int count, MPI_Request reqs[], int *index, int *flag,
+                       MPI_Status *status, int wait, const char *call)
+{
+    gcm_mpi_req_t *req;
+    MPI_Comm comm;
+    int rc, i, active, err;
+
+    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((index == NULL) || (!wait && (flag == NULL))) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "index or flag is NULL");
+    }
+    i = gcm_mpi_find_any(count, reqs, wait, &active);
+    if (!active) {
+        *index = MPI_UNDEFINED;
+        if (flag != NULL) {
+            *flag = 1;
+        }
+        gcm_mpi_status_empty_single(status);
+        return MPI_SUCCESS;
+    }
+    if (i < 0) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    if (flag != NULL) {
+        *flag = 1;
+    }
+    *index = i;
+    req = gcm_mpi_req_of(reqs[i]);
+    comm = req->comm;
+    err = gcm_mpi_req_finish(req, &reqs[i], status);
+    return gcm_mpi_req_error(comm, err, call);
+}
+
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index,
+                 MPI_Status *status)
+{
+    return gcm_mpi_any(count, reqs, index, NULL, status, 1, "MPI_Waitany");
+}
+GCM_MPI_ALIAS(Waitany)
+
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag,
+                 MPI_Status *status)
+{
+    return gcm_mpi_any(count, reqs, index, flag, status, 0, "MPI_Testany");
+}
+GCM_MPI_ALIAS(Testany)
+
+static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
+                        int indices[], MPI_Status statuses[], int wait,
+                        const char *call)
+{
+    MPI_Comm errcomm = NULL;
+    int rc, i, n = 0, active, any_error = 0;
+
+    if ((rc = gcm_mpi_check_array(incount, reqs, call)) != MPI_SUCCESS) {
+        return rc;
+    }
+    if ((outcount == NULL) || ((incount > 0) && (indices == NULL))) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
+                             "outcount or array_of_indices is NULL");
+    }
+    i = gcm_mpi_find_any(incount, reqs, wait, &active);
+    if (!active) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    if (i >= 0) {
+        for (i = 0; i < incount; i++) {
+            gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+            MPI_Status *st;
+
+            if (gcm_mpi_req_is_null(req) || !gcm_mpi_req_check(req, 0)) {
+                continue;
+            }
+            st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[n] :
+                 MPI_STATUS_IGNORE;
+            if (req->status.MPI_ERROR != MPI_SUCCESS) {
+                errcomm = req->comm;
+            }
+            any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
+            indices[n++] = i;
+        }
+    }
+    *outcount = n;
+    if (!any_error) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_raise(errcomm, MPI_ERR_IN_STATUS, call,
+                         "a request failed (see its status)");
+}
+
+int PMPI_Waitsome(int incount, MPI_Request reqs[], int *outcount,
+                  int indices[], MPI_Status statuses[])
+{
+    return gcm_mpi_some(incount, reqs, outcount, indices, statuses, 1,
+                        "MPI_Waitsome");
+}
+GCM_MPI_ALIAS(Waitsome)
+
+int PMPI_Testsome(int incount, MPI_Request reqs[], int *outcount,
+                  int indices[], MPI_Status statuses[])
+{
+    return gcm_mpi_some(incount, reqs, outcount, indices, statuses, 0,
+                        "MPI_Testsome");
+}
+GCM_MPI_ALIAS(Testsome)
