@@ -254,7 +254,7 @@ gcm_slots_hcall_t *gcm_slots_hcall_ready(gcm_slots_ep_t *sep) GCM_INTERNAL;
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)
     GCM_INTERNAL;
 
-/* ---- between the paths (slot_*.c) and slot_shm.c (lock held for all) -- */
+/* ---- between the paths (slot_*.c) and slot_shm*.c (lock held for all) - */
 
 /* A message arrived on conn (UCX or shared memory): in sequence order it
  * is accepted, else parked. Its sender is conn's process and endpoint,
@@ -276,7 +276,7 @@ void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
  * request (nobody can wait on it yet). Lock held. */
 void gcm_slots_send_part_done_unposted(struct gcm_request *req) GCM_INTERNAL;
 
-/* Shared memory between processes of one host (slot_shm.c): a segment
+/* Shared memory between processes of one host (slot_shm*.c): a segment
  * per endpoint, made and published for all of them at init. */
 gcm_status_t gcm_slots_shm_init(void) GCM_INTERNAL;
 void gcm_slots_shm_finalize(void) GCM_INTERNAL;

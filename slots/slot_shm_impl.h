@@ -1,0 +1,207 @@
+/*
+ * slots/slot_shm_impl.h: what the files of the same-host path share and
+ * nothing else sees: the published table, the producer's and consumer's
+ * sides of a ring, the per-endpoint state, the process-wide state, and
+ * the helpers the files call across (slot_shm.c says how it all works).
+ */
+#ifndef GCM_SLOT_SHM_IMPL_H
+#define GCM_SLOT_SHM_IMPL_H
+
+#include "slots/slot_shm.h"
+#include "boot/boot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#define GCM_SHM_KEY        "gcm-s1"
+#define GCM_SHM_MAGIC      0x67636d73686d3033ULL /* "gcmshm03" */
+/* Claim connections accepted before their note was in (a sender writes
+ * it right after connecting): they wait for the next look. */
+#define GCM_SHM_EARLY_MAX  16
+
+/* The part of the header a sender checks, copied out of the segment. */
+typedef struct gcm_shm_seg_id {
+    uint64_t magic;
+    uint32_t nrings;
+    uint32_t ncells;
+    uint64_t ring_bytes;
+} gcm_shm_seg_id_t;
+
+/* What a process publishes about its segments: one blob, a head and an
+ * entry per endpoint. */
+typedef struct gcm_shm_info_head {
+    char     host[256];
+    int32_t  pid;
+    uint32_t nseg;      /* 0: its shared memory is off */
+    uint64_t probe;     /* address of segment 0 in its owner */
+} gcm_shm_info_head_t;
+
+typedef struct gcm_shm_info_seg {
+    int32_t  fd;
+    uint32_t pad;
+    uint64_t size;
+    uint64_t magic;
+    uint8_t  sock[GCM_SLOTS_SHM_SOCK_ID];   /* names its two sockets */
+} gcm_shm_info_seg_t;
+
+typedef struct gcm_shm_info {
+    gcm_shm_info_head_t head;
+    gcm_shm_info_seg_t  seg[GCM_MAX_ENDPOINTS];
+} gcm_shm_info_t;
+
+/* This endpoint's side of a ring it sends into, at endpoint rep of proc. */
+typedef struct gcm_shm_tx {
+    gcm_list_t          elem;
+    gcm_list_t          pending;
+    int                 proc;
+    int                 rep;
+    int                 ep;        /* ours, the sender */
+    int                 pid;
+    int                 dead;
+    void               *map;
+    size_t              map_len;
+    gcm_slots_shm_seg_t      *seg;
+    gcm_slots_shm_ring_t     *ring;
+    uint64_t            head;
+    uint64_t            tail;      /* as last seen */
+    int                 reading;   /* ring->read_until set by us */
+    struct sockaddr_un  wake;
+    socklen_t           wake_len;
+} gcm_shm_tx_t;
+
+/* A ring of an endpoint's segment whose claim was verified: who sends
+ * through it is what the kernel said, not what the segment says. */
+typedef struct gcm_shm_rx {
+    gcm_slots_shm_ring_t *ring;    /* NULL: not (or not yet) ours to read */
+    uint64_t            tail;
+    int                 proc;
+    int                 ep;        /* the sending endpoint */
+    int                 pid;       /* 0 once found gone */
+    struct sockaddr_un  wake;      /* the sending endpoint's wakeups */
+    socklen_t           wake_len;
+} gcm_shm_rx_t;
+
+/* A claim connection whose note has not come yet. */
+typedef struct gcm_shm_early {
+    int          fd;
+    struct ucred cred;
+} gcm_shm_early_t;
+
+/* One endpoint's shared memory: its segment and sockets (consumer side)
+ * and the rings it sends into (producer side). Its lock protects all of
+ * it but the atomics; the wakeup socket is read without it. */
+typedef struct gcm_shm_ep {
+    int                 index;
+    int                 memfd;
+    gcm_slots_shm_seg_t      *seg;
+    size_t              seg_len;
+    int                 wake_fd;   /* datagrams, SO_PASSCRED */
+    int                 claim_fd;  /* seqpacket listener */
+    uint8_t             sock_id[GCM_SLOTS_SHM_SOCK_ID];
+    gcm_shm_early_t     early[GCM_SHM_EARLY_MAX];
+    int                 nearly;
+    uint32_t            attach_gen;
+    gcm_shm_rx_t       *rx;        /* by ring */
+    int                *active;    /* verified rings */
+    int                 nactive;
+    gcm_list_t          txs;
+    unsigned            nqueued;   /* messages waiting for room */
+    unsigned            rounds;
+    atomic_int          check_now;
+    double              last_check;
+    /* Notes refused, for the warnings: claims, wakeup datagrams. */
+    atomic_uint         refused_claims;
+    atomic_uint         refused_wakes;
+} gcm_shm_ep_t;
+
+typedef struct gcm_slots_shm_state {
+    int                 enabled;
+    int                 myproc;
+    int                 mypid;
+    uid_t               uid;
+    uint64_t            jobhash;
+    int                 nrings;    /* per segment of ours */
+    int                 send_fd;   /* for wakeups; any thread sends */
+    atomic_int          cma_logged;
+    int                 neps;
+    gcm_shm_ep_t       *eps[GCM_MAX_ENDPOINTS];
+    /* The job's table: the pid each process published with its
+     * segments, 0 until looked up, -1 when it has none on this host. */
+    int                 nprocs;
+    atomic_int         *pids;
+} gcm_slots_shm_state_t;
+
+extern gcm_slots_shm_state_t gcm_slots_shm GCM_INTERNAL;
+
+static inline gcm_shm_ep_t *gcm_shm_ep(gcm_thr_endpoint_t *endpoint)
+{
+    return gcm_slots_shm.eps[endpoint->index];
+}
+
+static inline _Atomic uint32_t *gcm_shm_owners(gcm_slots_shm_seg_t *seg)
+{
+    return (_Atomic uint32_t *)((char *)seg + GCM_SLOTS_SHM_OWNERS_OFF);
+}
+
+static inline uint32_t gcm_shm_owner(int proc, int ep)
+{
+    return ((uint32_t)proc + 1) |
+           ((uint32_t)ep << GCM_SLOTS_SHM_OWNER_PROC_BITS);
+}
+
+static inline uint64_t gcm_shm_now_ns(void)
+{
+    return (uint64_t)(gcm_time_now() * 1e9);
+}
+
+static inline void *gcm_shm_cell_data(gcm_slots_shm_cell_t *cell)
+{
+    return (char *)cell + GCM_SLOTS_SHM_CELL_HDR;
+}
+
+static inline uint64_t gcm_shm_magic(int proc, int ep)
+{
+    return GCM_SHM_MAGIC ^ gcm_slots_shm.jobhash ^
+           ((uint64_t)(unsigned)proc << 20) ^ ((uint64_t)(unsigned)ep << 56);
+}
+
+/* slot_shm.c: sockets and the job's table. */
+socklen_t gcm_slots_shm_sock_addr(const uint8_t id[GCM_SLOTS_SHM_SOCK_ID],
+                                  char kind, struct sockaddr_un *addr)
+    GCM_INTERNAL;
+void gcm_slots_shm_wake(const struct sockaddr_un *addr, socklen_t len,
+                        int ep) GCM_INTERNAL;
+int gcm_slots_shm_info_of(int proc, gcm_shm_info_t *info, int *nseg_p)
+    GCM_INTERNAL;
+int gcm_slots_shm_pid_of(int proc) GCM_INTERNAL;
+int gcm_slots_shm_is_proc(int proc, const struct ucred *cred) GCM_INTERNAL;
+void gcm_slots_shm_refuse(gcm_shm_ep_t *sep, atomic_uint *count,
+                          const char *fmt, ...)
+    __attribute__((format(printf, 3, 4))) GCM_INTERNAL;
+
+#define gcm_shm_refuse_claim(_sep, ...) \
+    gcm_slots_shm_refuse(_sep, &(_sep)->refused_claims, __VA_ARGS__)
+#define gcm_shm_refuse_wake(_sep, ...) \
+    gcm_slots_shm_refuse(_sep, &(_sep)->refused_wakes, __VA_ARGS__)
+
+/* slot_shm_init.c */
+void gcm_slots_shm_fail_pending(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
+                                gcm_status_t reason) GCM_INTERNAL;
+
+/* slot_shm_send.c */
+int gcm_slots_shm_room(gcm_shm_tx_t *tx) GCM_INTERNAL;
+unsigned gcm_slots_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)
+    GCM_INTERNAL;
+
+#endif /* GCM_SLOT_SHM_IMPL_H */
