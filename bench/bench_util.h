@@ -1,6 +1,7 @@
 /*
- * bench_util.h: the clock and the thread binding every benchmark program
- * shares, so that their figures are taken the same way. Plain C and POSIX
+ * bench_util.h: the clock, the thread binding and the point-to-point
+ * sweep the benchmark programs share, so that their figures are taken
+ * the same way. Plain C and POSIX
  * only: the MPI programs include it too, built by bench/run with each
  * MPI's own mpicc (found next to the source, no -I needed).
  *
@@ -52,6 +53,42 @@ static inline int bind_thread(int index)
         }
     }
     return 0;
+}
+
+/* A measurement of one message size: warmup rounds, then n timed ones. */
+typedef void bench_sized_fn(size_t size, int warmup, int n);
+
+/*
+ * The point-to-point sweep gcm_bench, mpi_bench and ucx_am_bench share,
+ * so that their rows compare: latency at each of lat[] (fewer rounds
+ * above small_max), then bandwidth at each of bw[], about 1 GiB per
+ * measurement in windows of window messages (between 10 and 200
+ * windows). quick: a few rounds each, for the tests.
+ */
+static inline void bench_p2p_sweep(int quick, const size_t *lat, size_t nlat,
+                                   size_t small_max, bench_sized_fn *latency,
+                                   const size_t *bw, size_t nbw,
+                                   size_t window, bench_sized_fn *bandwidth)
+{
+    for (size_t i = 0; i < nlat; i++) {
+        int big = lat[i] > small_max;
+
+        if (quick) {
+            latency(lat[i], 5, 50);
+        } else {
+            latency(lat[i], big ? 200 : 1000, big ? 2000 : 10000);
+        }
+    }
+    for (size_t i = 0; i < nbw; i++) {
+        size_t n = ((size_t)1 << 30) / (bw[i] * window);
+
+        n = n < 10 ? 10 : (n > 200 ? 200 : n);
+        if (quick) {
+            bandwidth(bw[i], 1, 2);
+        } else {
+            bandwidth(bw[i], 2, (int)n);
+        }
+    }
 }
 
 #endif

@@ -191,28 +191,8 @@ static void chan_create(int warmup, int cycles)
 
 static void run_all(int quick)
 {
-    for (size_t i = 0; i < NELEMS(lat_sizes); i++) {
-        size_t s = lat_sizes[i];
-        int big = s > SMALL_MAX;
-
-        if (quick) {
-            latency(s, 5, 50);
-        } else {
-            latency(s, big ? 200 : 1000, big ? 2000 : 10000);
-        }
-    }
-    for (size_t i = 0; i < NELEMS(bw_sizes); i++) {
-        size_t s = bw_sizes[i];
-        /* About 1 GiB per measurement, between 10 and 200 windows. */
-        size_t n = ((size_t)1 << 30) / (s * WINDOW);
-
-        n = n < 10 ? 10 : (n > 200 ? 200 : n);
-        if (quick) {
-            bandwidth(s, 1, 2);
-        } else {
-            bandwidth(s, 2, (int)n);
-        }
-    }
+    bench_p2p_sweep(quick, lat_sizes, NELEMS(lat_sizes), SMALL_MAX, latency,
+                    bw_sizes, NELEMS(bw_sizes), WINDOW, bandwidth);
     if (quick) {
         chan_create(2, 10);
     } else {

@@ -655,7 +655,7 @@ GCM_MPI_API(int, Cancel, (MPI_Request *request))
 GCM_MPI_API(int, Request_free, (MPI_Request *request))
 GCM_MPI_API(int, Test_cancelled, (const MPI_Status *status, int *flag))
 
-/* communicators (mpi_comm.c) */
+/* communicators (mpi_comm_*.c) */
 GCM_MPI_API(int, Comm_size, (MPI_Comm comm, int *size))
 GCM_MPI_API(int, Comm_rank, (MPI_Comm comm, int *rank))
 GCM_MPI_API(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2,
@@ -1094,8 +1094,8 @@ GCM_MPI_API(int, Status_c2f, (const MPI_Status *c_status,
 GCM_MPI_API(int, Status_f2c, (const MPI_Fint *f_status,
                               MPI_Status *c_status))
 
-/* one-sided communication: windows (mpi_win.c) and their operations
- * (mpi_rma.c) */
+/* one-sided communication: windows (mpi_win_*.c) and their operations
+ * (mpi_rma_*.c) */
 GCM_MPI_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
 GCM_MPI_API(int, Free_mem, (void *base))
 GCM_MPI_API(int, Win_create, (void *base, MPI_Aint size, int disp_unit,
@@ -1381,7 +1381,7 @@ GCM_MPIX_API(int, Comm_graph_write, (MPI_Comm comm, const char *path))
  * setting a status (mpi_grequest.c); error classes, codes and texts the
  * program adds (mpi_errors.c, printed by MPI_Error_string); MPI-4's
  * MPI_Info_get_string (mpi_info.c) and MPI_Comm_idup_with_info
- * (mpi_comm.c). */
+ * (mpi_comm_dup.c). */
 typedef int MPI_Grequest_query_function(void *extra_state,
                                         MPI_Status *status);
 typedef int MPI_Grequest_free_function(void *extra_state);

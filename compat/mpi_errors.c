@@ -571,11 +571,9 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     static const char *call = "MPI_Comm_get_errhandler";
     int rc;
 
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, errhandler, "errhandler", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (errhandler == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "errhandler is NULL");
     }
     *errhandler = gcm_mpi_errh_hand_out(comm->errh);
     return MPI_SUCCESS;
@@ -631,12 +629,9 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
     static const char *call = "MPI_Win_get_errhandler";
     int rc;
 
-    if ((rc = gcm_mpi_win_check(win, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_win_check_ptr(win, errhandler, "errhandler", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (errhandler == NULL) {
-        return gcm_mpi_win_raise(win, MPI_ERR_ARG, call,
-                                 "errhandler is NULL");
     }
     *errhandler = gcm_mpi_errh_hand_out(win->errh);
     return MPI_SUCCESS;

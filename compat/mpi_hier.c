@@ -611,11 +611,9 @@ int PMPIX_Comm_level(MPI_Comm comm, int i, int j, int *level)
     if ((rc = gcm_mpi_check_init(call)) != MPI_SUCCESS) {
         return rc;
     }
-    if ((rc = gcm_mpi_comm_check(comm, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_comm_check_ptr(comm, level, "level", call)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (level == NULL) {
-        return gcm_mpi_raise(comm, MPI_ERR_ARG, call, "level is NULL");
     }
     if (comm->kind == GCM_MPI_COMM_LCO) {
         return hier_level_lco(comm, i, j, level);

@@ -77,7 +77,7 @@ static inline void gcm_mpi_handle_free(void *obj)
 MPI_Fint gcm_mpi_fint_of(const void *handle, uint32_t magic) GCM_INTERNAL;
 const void *gcm_mpi_fint_handle(MPI_Fint f, uint32_t magic) GCM_INTERNAL;
 
-/* ---- communicators (mpi_comm.c) ------------------------------------------
+/* ---- communicators (mpi_comm_*.c) ----------------------------------------
  *
  * Every communicator is an LCO. Intracommunicators made by the library are
  * pattern LCOs (lco/lco.h): rank r is send slot r and receive slot r. An
@@ -137,7 +137,7 @@ struct gcm_mpi_comm {
      * (mpi_coll_run.c). */
     struct gcm_mpi_coll_vfy *coll_gate;
     /* MPI_Comm_create_group calls made on this communicator, per
-     * (group, tag): see mpi_comm.c. */
+     * (group, tag): see mpi_comm_create.c. */
     void           *cg_counts;
     /* What the collectives cache (mpi_coll_*.c): the node structure
      * (coll/), made by the first collective that can use it, and the
@@ -169,6 +169,10 @@ void gcm_mpi_comm_destroy(MPI_Comm comm) GCM_INTERNAL;
 /* 0 if comm is a live communicator, else raises MPI_ERR_COMM (on
  * MPI_COMM_WORLD) from call and returns the code. */
 int gcm_mpi_comm_check(MPI_Comm comm, const char *call) GCM_INTERNAL;
+/* gcm_mpi_comm_check, then MPI_ERR_ARG raised on comm ("what is NULL")
+ * when the pointer argument ptr is NULL. */
+int gcm_mpi_comm_check_ptr(MPI_Comm comm, const void *ptr, const char *what,
+                           const char *call) GCM_INTERNAL;
 
 /* World index of rank r of comm's local group, and of its remote group
  * (intercommunicators). */
@@ -313,7 +317,7 @@ int gcm_mpi_layer_start(int *argc, char ***argv, MPI_Errhandler errh,
                         const char *call) GCM_INTERNAL;
 int gcm_mpi_layer_stop(const char *call) GCM_INTERNAL;
 /* MPI_Finalize: releases the windows the program left, freed windows and
- * MPI_Alloc_mem memory (mpi_win.c). */
+ * MPI_Alloc_mem memory (mpi_win_object.c). */
 void gcm_mpi_win_finalize(void) GCM_INTERNAL;
 
 /* Is the MPI layer between MPI_Init and MPI_Finalize? If not, raises
@@ -681,6 +685,12 @@ int gcm_mpi_spawn_init(void) GCM_INTERNAL;
 
 /* ---- info (mpi_info.c) */
 int gcm_mpi_info_check(MPI_Info info) GCM_INTERNAL;  /* 0 or MPI_ERR_INFO */
+/* The info hints an object holds (MPI_X_set_info, MPI_X_get_info): a
+ * copy of info replaces *held; a new info object the caller frees with
+ * the hints held (an empty one when none). MPI_SUCCESS or the class of
+ * the failure, not raised. */
+int gcm_mpi_info_replace(MPI_Info *held, MPI_Info info) GCM_INTERNAL;
+int gcm_mpi_info_hand_out(MPI_Info held, MPI_Info *info_used) GCM_INTERNAL;
 void gcm_mpi_info_env_init(int argc, char **argv) GCM_INTERNAL;
 
 /*
@@ -704,7 +714,7 @@ int gcm_mpi_errh_pass(MPI_Errhandler errh, const char *label, void *handle,
                       int code) GCM_INTERNAL;
 /* MPI_SUCCESS for a live error handler, else MPI_ERR_ARG. */
 int gcm_mpi_errh_check(MPI_Errhandler errh) GCM_INTERNAL;
-/* gcm_mpi_raise on a window (mpi_win.c): its error handler runs. */
+/* gcm_mpi_raise on a window (mpi_errors.c): its error handler runs. */
 int gcm_mpi_win_raise(MPI_Win win, int errclass, const char *call,
                       const char *fmt, ...)
     __attribute__((format(printf, 4, 5))) GCM_INTERNAL;

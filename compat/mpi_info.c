@@ -74,6 +74,27 @@ int gcm_mpi_info_check(MPI_Info info)
     return (info_valid(info) != 0) ? MPI_SUCCESS : MPI_ERR_INFO;
 }
 
+int gcm_mpi_info_replace(MPI_Info *held, MPI_Info info)
+{
+    MPI_Info copy;
+    int rc = PMPI_Info_dup(info, &copy);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (*held != MPI_INFO_NULL) {
+        PMPI_Info_free(held);
+    }
+    *held = copy;
+    return MPI_SUCCESS;
+}
+
+int gcm_mpi_info_hand_out(MPI_Info held, MPI_Info *info_used)
+{
+    return (held != MPI_INFO_NULL) ? PMPI_Info_dup(held, info_used) :
+           PMPI_Info_create(info_used);
+}
+
 static int check_info(MPI_Info info, const char *call)
 {
     if (info == MPI_INFO_NULL) {

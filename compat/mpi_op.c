@@ -465,7 +465,7 @@ const char *gcm_mpi_op_id_name(int id)
     return gcm_mpi_op_names[id];
 }
 
-/* ---- one-sided accumulates (mpi_rma.c) ---------------------------------- */
+/* ---- one-sided accumulates (mpi_rma_runs.c) ----------------------------- */
 
 #define GCM_MPI_OP_ADDR(_name, _sym) [GCM_MPI_OPIDX_##_sym] = _name,
 static struct gcm_mpi_op *const gcm_mpi_op_by_index[GCM_MPI_OPIDX_LAST] = {

@@ -1,8 +1,8 @@
 /*
- * compat/mpi_win.h: what the two files of one-sided communication share:
- * the window object and its targets (mpi_win.c makes them and runs the
+ * compat/mpi_win.h: what the files of one-sided communication share: the
+ * window object and its targets (mpi_win_*.c make them and run the
  * synchronization), and the operations with the active messages that
- * carry them where memory cannot be reached directly (mpi_rma.c).
+ * carry them where memory cannot be reached directly (mpi_rma_*.c).
  *
  * How an origin reaches a target, chosen per target when the window is
  * made (docs/mpi.md, "One-sided communication"):
@@ -238,7 +238,7 @@ struct gcm_mpi_win {
     int               attr_disp_unit;
     int               attr_flavor;
     int               attr_model;
-    gcm_list_t        elem;       /* the live windows (mpi_win.c) */
+    gcm_list_t        elem;       /* the live windows (mpi_win_object.c) */
 };
 
 static inline void gcm_win_observe(struct gcm_mpi_win *win)
@@ -258,6 +258,10 @@ static inline void gcm_win_publish(struct gcm_mpi_win *win)
  * accumulates), which order nothing and so stay off the atomic. */
 int gcm_mpi_win_valid(MPI_Win win, const char *call) GCM_INTERNAL;
 int gcm_mpi_win_check(MPI_Win win, const char *call) GCM_INTERNAL;
+/* gcm_mpi_win_check, then MPI_ERR_ARG raised on win ("what is NULL") when
+ * the pointer argument ptr is NULL. */
+int gcm_mpi_win_check_ptr(MPI_Win win, const void *ptr, const char *what,
+                          const char *call) GCM_INTERNAL;
 
 /* The window of id, with a handler reference taken (NULL: freed); the
  * reference is dropped with gcm_mpi_win_unhold. MPI_Win_free waits for
@@ -275,7 +279,39 @@ void gcm_mpi_win_wait(MPI_Win win, int (*done)(void *arg), void *arg)
 void gcm_mpi_win_spin(MPI_Win win, int (*done)(void *arg), void *arg)
     GCM_INTERNAL;
 
-/* ---- the messages of REMOTE operations (mpi_rma.c) ----------------------- */
+/* ---- shared by the files of windows (mpi_win_*.c) ----------------------- */
+
+/* The windows of the process (mpi_win_object.c): live ones, and dead
+ * ones kept until MPI_Finalize. */
+struct gcm_mpi_wins {
+    pthread_mutex_t lock;
+    int             init;
+    gcm_list_t      live;
+    gcm_list_t      dead;
+    uint64_t        next_id;
+};
+extern struct gcm_mpi_wins gcm_mpi_wins GCM_INTERNAL;
+
+/* With gcm_mpi_wins.lock held. */
+void gcm_mpi_wins_init(void) GCM_INTERNAL;
+/* The MPI_Alloc_mem segment holding [base, base + len), and base's offset
+ * in it (NULL: none). */
+gcm_lco_seg_t *gcm_mpi_win_allocmem_find(const void *base, size_t len,
+                                         size_t *off_p) GCM_INTERNAL;
+/* Releases what a made window holds (mpi_win_create.c). */
+void gcm_mpi_win_release(MPI_Win win) GCM_INTERNAL;
+/* Names the epochs still open (NULL: none). */
+const char *gcm_mpi_win_open_epoch(MPI_Win win) GCM_INTERNAL;
+/* The checks and the flush of the synchronization calls
+ * (mpi_win_active.c). */
+int gcm_mpi_win_check_rank(MPI_Win win, int rank, const char *call)
+    GCM_INTERNAL;
+int gcm_mpi_win_flush_all(MPI_Win win, const char *call) GCM_INTERNAL;
+int gcm_mpi_win_check_assert(MPI_Win win, int assert, int allowed,
+                             const char *what, const char *call)
+    GCM_INTERNAL;
+
+/* ---- the messages of REMOTE operations (mpi_rma_*.c) --------------------- */
 
 /* The header of every window message; runs and data follow. */
 typedef struct gcm_win_msg {
@@ -318,7 +354,49 @@ int gcm_mpi_win_runs_inside(const gcm_win_runs_t *r, int64_t disp,
 int gcm_mpi_win_runs_attached(gcm_win_ctl_t *ctl, const gcm_win_runs_t *r,
                               int64_t disp) GCM_INTERNAL;
 
-/* ---- mpi_rma.c ------------------------------------------------------------ */
+/* Every message of a window uses this tag on the window's LCO. */
+#define GCM_WIN_TAG 1
+
+/* Operation kinds beyond the synchronization messages. */
+enum {
+    GCM_WIN_OP_PUT = 32,
+    GCM_WIN_OP_GET,
+    GCM_WIN_OP_ACC,       /* accumulate, no result */
+    GCM_WIN_OP_GACC,      /* get_accumulate and fetch_and_op */
+    GCM_WIN_OP_CAS,
+    GCM_WIN_OP_REPLY      /* data (or an error) for a GET, GACC, CAS */
+};
+
+/* ---- shared by the files of operations (mpi_rma_*.c) --------------------- */
+
+/* The runs of bytes that count elements of type cover (mpi_rma_runs.c),
+ * and their release. */
+int gcm_mpi_win_runs_of(MPI_Datatype type, int count, gcm_win_runs_t *r)
+    GCM_INTERNAL;
+void gcm_mpi_win_runs_free(gcm_win_runs_t *r) GCM_INTERNAL;
+/* Applies in (op) to the runs r at base + disp, with the accumulate lock
+ * held by the caller where the operation needs it; out (when not NULL)
+ * receives what was there. CAS when cmp is not NULL. */
+void gcm_mpi_win_apply(char *base, int64_t disp, const gcm_win_runs_t *r,
+                       MPI_Op op, MPI_Datatype kind, size_t esize,
+                       const char *in, const char *cmp, char *out)
+    GCM_INTERNAL;
+/* Sends len bytes at msg (malloc'd; the window frees it once sent) to
+ * rank (mpi_rma_msg.c); a message of a header alone. */
+int gcm_mpi_win_send(MPI_Win win, int rank, void *msg, size_t len)
+    GCM_INTERNAL;
+int gcm_mpi_win_send_hdr(MPI_Win win, int rank, uint32_t kind, int32_t arg,
+                         uint64_t id) GCM_INTERNAL;
+/* An operation awaiting its reply, on the window's list; dropped if the
+ * reply never can come; a reply from target, delivered. */
+gcm_win_op_t *gcm_mpi_win_op_new(MPI_Win win, int target, void *buf,
+                                 int count, MPI_Datatype type,
+                                 size_t nbytes) GCM_INTERNAL;
+void gcm_mpi_win_op_drop(MPI_Win win, gcm_win_op_t *op) GCM_INTERNAL;
+void gcm_mpi_win_reply_in(MPI_Win win, int from, const gcm_win_msg_t *m,
+                          const char *data, size_t len) GCM_INTERNAL;
+
+/* ---- mpi_rma_*.c ---------------------------------------------------------- */
 
 /* The handler of the window's messages (arg: the window id). */
 void gcm_mpi_win_handler(gcm_lco_h lco, int slot, int tag, const void *data,

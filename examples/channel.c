@@ -13,9 +13,10 @@
  *
  * Processes pair up: 2k receives from 2k+1; an odd last process idles.
  * Run with: gcrun -n 2 examples/channel [--graph PREFIX] (draws the LCOs,
- * see draw()).
+ * see example.h).
  */
-#include <gencomm.h>
+#define EXAMPLE_NAME "channel"
+#include "example.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,45 +27,12 @@
 /* Message i carries tag FIRST_TAG + i so the receiver can check tags too. */
 #define FIRST_TAG 100
 
-/* With --graph PREFIX, each process draws its LCOs into PREFIX.<process>.
- * <k>.dot; gencomm_info --graph-merge makes one picture of them all
- * (docs/figures/). */
-static const char *graph_prefix;
-
-static void draw(gcm_lco_h lco, int k)
-{
-    char path[512];
-    FILE *fp;
-
-    if (graph_prefix == NULL) {
-        return;
-    }
-    snprintf(path, sizeof(path), "%s.%d.%d.dot", graph_prefix,
-             gcm_proc_rank(), k);
-    fp = fopen(path, "w");
-    if ((fp == NULL) || (gcm_lco_graph_write(lco, fp) != GCM_OK)) {
-        fprintf(stderr, "cannot draw %s: %s\n", path, gcm_last_error());
-    }
-    if (fp != NULL) {
-        fclose(fp);
-    }
-}
+static const char *graph_prefix;   /* --graph PREFIX (example.h) */
 
 typedef struct {
     int seq;
     int value;
 } chan_msg_t;
-
-static int check(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fprintf(stderr, "channel: P%d: %s failed: %s (%s)\n",
-                gcm_proc_rank(), what, gcm_status_string(status),
-                gcm_last_error());
-        return -1;
-    }
-    return 0;
-}
 
 /* The value of message i: anything the receiver can recompute will do. */
 static int msg_value(int i)
@@ -88,7 +56,7 @@ static int receiver_side(int nbr)
         (check(gcm_lco_name(receiver, &rname), "gcm_lco_name") != 0)) {
         return -1;
     }
-    draw(receiver, 0);
+    example_draw(graph_prefix, receiver, 0);
 
     /* The name is plain bytes: send it over the world LCO to the sender. */
     if (check(gcm_send(gcm_world(), &rname, sizeof(rname), nbr, NAME_TAG),
@@ -157,7 +125,7 @@ static int sender_side(int nbr)
               "gcm_lco_add_send_slots") != 0) {
         return -1;
     }
-    draw(sender, 0);
+    example_draw(graph_prefix, sender, 0);
 
     for (i = 0; i < NUM_MSGS; i++) {
         msg.seq = i;
@@ -182,19 +150,12 @@ static int sender_side(int nbr)
 
 int main(int argc, char **argv)
 {
-    gcm_status_t status;
     int rank;
     int nprocs;
     int rc;
 
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "channel: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (example_init(&argc, &argv, &graph_prefix) != 0) {
         return 1;
-    }
-    if ((argc > 2) && (strcmp(argv[1], "--graph") == 0)) {
-        graph_prefix = argv[2];
     }
     rank = gcm_proc_rank();
     nprocs = gcm_proc_count();

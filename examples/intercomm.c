@@ -19,7 +19,8 @@
  *
  * Needs an even number of processes. Run with: gcrun -n 4 examples/intercomm
  */
-#include <gencomm.h>
+#define EXAMPLE_NAME "intercomm"
+#include "example.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,17 +34,6 @@ typedef struct {
     int index;  /* sender's index in its group */
     int dest;   /* the remote index it was sent to */
 } ic_msg_t;
-
-static int check(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fprintf(stderr, "intercomm: P%d: %s failed: %s (%s)\n",
-                gcm_proc_rank(), what, gcm_status_string(status),
-                gcm_last_error());
-        return -1;
-    }
-    return 0;
-}
 
 static void print_notation(int me, int idx, int remote_base, int half)
 {
@@ -195,14 +185,10 @@ out:
 
 int main(int argc, char **argv)
 {
-    gcm_status_t status;
     int n;
     int rc;
 
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "intercomm: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (example_init(&argc, &argv, NULL) != 0) {
         return 1;
     }
     n = gcm_proc_count();

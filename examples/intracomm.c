@@ -15,7 +15,8 @@
  * arrives on receive slot j came from j. Run with: gcrun -n 3
  * examples/intracomm
  */
-#include <gencomm.h>
+#define EXAMPLE_NAME "intracomm"
+#include "example.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,17 +24,6 @@
 
 #define NAME_TAG 1
 #define DATA_TAG 2
-
-static int check(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fprintf(stderr, "intracomm: P%d: %s failed: %s (%s)\n",
-                gcm_proc_rank(), what, gcm_status_string(status),
-                gcm_last_error());
-        return -1;
-    }
-    return 0;
-}
 
 /*
  * Everyone sends its name to everyone (itself included) over the world LCO:
@@ -214,13 +204,9 @@ out:
 
 int main(int argc, char **argv)
 {
-    gcm_status_t status;
     int rc;
 
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "intracomm: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (example_init(&argc, &argv, NULL) != 0) {
         return 1;
     }
     rc = run(gcm_proc_rank(), gcm_proc_count());

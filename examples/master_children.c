@@ -10,9 +10,10 @@
  * successor while receiving from its predecessor. The master relays nothing:
  * its message counters show only the names it forwarded and the children's
  * final reports. Run with: gcrun -n 4 examples/master_children
- * [--graph PREFIX] (draws the LCOs, see draw()).
+ * [--graph PREFIX] (draws the LCOs, see example.h).
  */
-#include <gencomm.h>
+#define EXAMPLE_NAME "master_children"
+#include "example.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,40 +25,7 @@
 #define DATA_TAG   4
 #define NUM_MSGS   25
 
-static int check(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fprintf(stderr, "master_children: P%d: %s failed: %s (%s)\n",
-                gcm_proc_rank(), what, gcm_status_string(status),
-                gcm_last_error());
-        return -1;
-    }
-    return 0;
-}
-
-/* With --graph PREFIX, each process draws its LCOs into PREFIX.<process>.
- * <k>.dot; gencomm_info --graph-merge makes one picture of them all
- * (docs/figures/). */
-static const char *graph_prefix;
-
-static void draw(gcm_lco_h lco, int k)
-{
-    char path[512];
-    FILE *fp;
-
-    if (graph_prefix == NULL) {
-        return;
-    }
-    snprintf(path, sizeof(path), "%s.%d.%d.dot", graph_prefix,
-             gcm_proc_rank(), k);
-    fp = fopen(path, "w");
-    if ((fp == NULL) || (gcm_lco_graph_write(lco, fp) != GCM_OK)) {
-        fprintf(stderr, "cannot draw %s: %s\n", path, gcm_last_error());
-    }
-    if (fp != NULL) {
-        fclose(fp);
-    }
-}
+static const char *graph_prefix;   /* --graph PREFIX (example.h) */
 
 /* Children are processes 1..n-1, in a ring. */
 static int ring_next(int child, int n)
@@ -178,7 +146,7 @@ static int child(int me, int n)
                "gcm_lco_add_send_slots") != 0)) {
         return -1;
     }
-    draw(lco, 1);
+    example_draw(graph_prefix, lco, 1);
 
     /*
      * Everyone sends and receives at once around the ring, so post the
@@ -230,24 +198,17 @@ static int child(int me, int n)
 
 int main(int argc, char **argv)
 {
-    gcm_status_t status;
     int me;
     int n;
     int rc;
 
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "master_children: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (example_init(&argc, &argv, &graph_prefix) != 0) {
         return 1;
-    }
-    if ((argc > 2) && (strcmp(argv[1], "--graph") == 0)) {
-        graph_prefix = argv[2];
     }
     me = gcm_proc_rank();
     n = gcm_proc_count();
     /* The regular structure beside the one made at run time. */
-    draw(gcm_world(), 0);
+    example_draw(graph_prefix, gcm_world(), 0);
     if (n < 2) {
         fprintf(stderr, "master_children: needs at least 2 processes\n");
         rc = -1;

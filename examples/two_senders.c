@@ -10,9 +10,10 @@
  * GCM_ANY_SLOT, and the slot in the status tells which sender each message
  * came from. Messages from one sender arrive in the order sent, while the
  * two streams interleave freely. Run with: gcrun -n 3 examples/two_senders
- * [--graph PREFIX] (draws the LCOs, see draw()).
+ * [--graph PREFIX] (draws the LCOs, see example.h).
  */
-#include <gencomm.h>
+#define EXAMPLE_NAME "two_senders"
+#include "example.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,40 +28,7 @@ typedef struct {
     int value;
 } ts_msg_t;
 
-static int check(gcm_status_t status, const char *what)
-{
-    if (status != GCM_OK) {
-        fprintf(stderr, "two_senders: P%d: %s failed: %s (%s)\n",
-                gcm_proc_rank(), what, gcm_status_string(status),
-                gcm_last_error());
-        return -1;
-    }
-    return 0;
-}
-
-/* With --graph PREFIX, each process draws its LCOs into PREFIX.<process>.
- * <k>.dot; gencomm_info --graph-merge makes one picture of them all
- * (docs/figures/). */
-static const char *graph_prefix;
-
-static void draw(gcm_lco_h lco, int k)
-{
-    char path[512];
-    FILE *fp;
-
-    if (graph_prefix == NULL) {
-        return;
-    }
-    snprintf(path, sizeof(path), "%s.%d.%d.dot", graph_prefix,
-             gcm_proc_rank(), k);
-    fp = fopen(path, "w");
-    if ((fp == NULL) || (gcm_lco_graph_write(lco, fp) != GCM_OK)) {
-        fprintf(stderr, "cannot draw %s: %s\n", path, gcm_last_error());
-    }
-    if (fp != NULL) {
-        fclose(fp);
-    }
-}
+static const char *graph_prefix;   /* --graph PREFIX (example.h) */
 
 static int msg_value(int sender, int seq)
 {
@@ -82,7 +50,7 @@ static int receiver(void)
         || (check(gcm_lco_name(r, &name), "gcm_lco_name") != 0)) {
         return -1;
     }
-    draw(r, 0);
+    example_draw(graph_prefix, r, 0);
 
     /* Both senders get the same name; they differ in the slot they use. */
     for (i = 1; i <= 2; i++) {
@@ -143,7 +111,7 @@ static int sender(int me)
                "gcm_lco_add_send_slots") != 0)) {
         return -1;
     }
-    draw(s, 0);
+    example_draw(graph_prefix, s, 0);
     for (i = 0; i < NUM_MSGS; i++) {
         msg.sender = me;
         msg.seq = i;
@@ -166,18 +134,11 @@ static int sender(int me)
 
 int main(int argc, char **argv)
 {
-    gcm_status_t status;
     int me;
     int rc;
 
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "two_senders: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (example_init(&argc, &argv, &graph_prefix) != 0) {
         return 1;
-    }
-    if ((argc > 2) && (strcmp(argv[1], "--graph") == 0)) {
-        graph_prefix = argv[2];
     }
     me = gcm_proc_rank();
     if (gcm_proc_count() < 3) {

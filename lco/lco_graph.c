@@ -124,6 +124,17 @@ static void gcm_lco_graph_node(FILE *fp, const uint32_t *ident)
             ident[3]);
 }
 
+/* The start of the edge from send slot i of the LCO described at l to
+ * the LCO d names; the caller ends it (a port, attributes). */
+static void gcm_lco_graph_edge(FILE *fp, const uint32_t *l, uint32_t i,
+                               const uint32_t *d)
+{
+    fprintf(fp, "  ");
+    gcm_lco_graph_node(fp, l);
+    fprintf(fp, ":s%u -> ", i);
+    gcm_lco_graph_node(fp, d);
+}
+
 /* Is (proc, ep, id, gen) one of the described LCOs? */
 static const uint32_t *gcm_lco_graph_find(const uint32_t *words,
                                           size_t nwords, const uint32_t *id4)
@@ -249,10 +260,7 @@ gcm_status_t gcm_lco_graph_write_words(const uint32_t *words, size_t nwords,
 
             if ((t != NULL) && (d[4] >= t[5])) {
                 /* The receive slot it names is not there (yet). */
-                fprintf(fp, "  ");
-                gcm_lco_graph_node(fp, l);
-                fprintf(fp, ":s%u -> ", i);
-                gcm_lco_graph_node(fp, d);
+                gcm_lco_graph_edge(fp, l, i, d);
                 fprintf(fp, " [label=\"r%u (none)\", color=red];\n", d[4]);
                 continue;
             }
@@ -262,17 +270,11 @@ gcm_status_t gcm_lco_graph_write_words(const uint32_t *words, size_t nwords,
                 fprintf(fp, " [shape=box, style=dashed, label=\"process %u "
                         "endpoint %u\\nLCO %08x:%u\"];\n", d[0], d[1], d[2],
                         d[3]);
-                fprintf(fp, "  ");
-                gcm_lco_graph_node(fp, l);
-                fprintf(fp, ":s%u -> ", i);
-                gcm_lco_graph_node(fp, d);
+                gcm_lco_graph_edge(fp, l, i, d);
                 fprintf(fp, " [label=\"r%u\"];\n", d[4]);
                 continue;
             }
-            fprintf(fp, "  ");
-            gcm_lco_graph_node(fp, l);
-            fprintf(fp, ":s%u -> ", i);
-            gcm_lco_graph_node(fp, d);
+            gcm_lco_graph_edge(fp, l, i, d);
             fprintf(fp, ":r%u;\n", d[4]);
         }
     }

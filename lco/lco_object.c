@@ -254,6 +254,34 @@ static void gcm_lco_dest_of(const gcm_lco_ref_t *ref, int rslot,
     dest->rslot = rslot;
 }
 
+/* LCOs the library builds (the world, duplicates) are not the program's
+ * to change. */
+static gcm_status_t gcm_lco_check_changeable(const char *call, gcm_lco_h lco)
+{
+    if (lco->port->pattern) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "LCOs the library "
+                        "builds (the world, duplicates) cannot be changed");
+    }
+    return GCM_OK;
+}
+
+/* The checks of the calls that add count slots to lco. */
+static gcm_status_t gcm_lco_check_grow(const char *call, gcm_lco_h lco,
+                                       int count)
+{
+    gcm_status_t status;
+
+    GCM_CHECK_LCO(call, lco);
+    if ((status = gcm_lco_check_changeable(call, lco)) != GCM_OK) {
+        return status;
+    }
+    if (count < 0) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "count %d is negative",
+                        count);
+    }
+    return GCM_OK;
+}
+
 gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
                                     const gcm_name_t names[],
                                     const int rslots[])
@@ -267,14 +295,8 @@ gcm_status_t gcm_lco_add_send_slots(gcm_lco_h lco, int count,
     gcm_status_t status = GCM_OK;
     int i;
 
-    GCM_CHECK_LCO(call, lco);
-    if (lco->port->pattern) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "LCOs the library builds (the world, duplicates) cannot be changed");
-    }
-    if (count < 0) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "count %d is negative",
-                        count);
+    if ((status = gcm_lco_check_grow(call, lco, count)) != GCM_OK) {
+        return status;
     }
     if (count == 0) {
         return GCM_OK;
@@ -349,9 +371,8 @@ static gcm_status_t gcm_lco_add_slotname(const char *call, gcm_lco_h lco,
     const char *why;
     gcm_status_t status;
 
-    if (lco->port->pattern) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "LCOs the library builds (the world, duplicates) cannot be changed");
+    if ((status = gcm_lco_check_changeable(call, lco)) != GCM_OK) {
+        return status;
     }
     if (name == NULL) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call, "name is NULL");
@@ -430,9 +451,8 @@ gcm_status_t gcm_lco_accept_offer(gcm_lco_h via, int via_rslot, int tag,
         return gcm_fail(GCM_ERR_INVALID_PARAM, call, "slot_p is NULL");
     }
     /* Check what can be checked before a message is consumed. */
-    if (lco->port->pattern) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "LCOs the library "
-                        "builds (the world, duplicates) cannot be changed");
+    if ((status = gcm_lco_check_changeable(call, lco)) != GCM_OK) {
+        return status;
     }
     status = gcm_recv(via, name.bytes, sizeof(name.bytes), via_rslot, tag,
                       &st);
@@ -456,14 +476,8 @@ gcm_status_t gcm_lco_add_recv_slots(gcm_lco_h lco, int count)
     gcm_status_t status;
     int nrecv;
 
-    GCM_CHECK_LCO(call, lco);
-    if (lco->port->pattern) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "LCOs the library builds (the world, duplicates) cannot be changed");
-    }
-    if (count < 0) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "count %d is negative",
-                        count);
+    if ((status = gcm_lco_check_grow(call, lco, count)) != GCM_OK) {
+        return status;
     }
     gcm_thr_lock(lco->port->endpoint);
     nrecv  = lco->port->nrecv;

@@ -1,6 +1,6 @@
 /*
- * lco/lco_rma.c: what the MPI layer's one-sided windows (compat/mpi_win.c,
- * compat/mpi_rma.c) need of the layers below, reached through an LCO.
+ * lco/lco_rma.c: what the MPI layer's one-sided windows (compat/mpi_win_*.c,
+ * compat/mpi_rma_*.c) need of the layers below, reached through an LCO.
  *
  * - Shared-memory segments: a memfd of this process, mapped here, that
  *   the other processes of the host map by (pid, descriptor number)

@@ -287,6 +287,12 @@ void gcrun_buf_append(struct buf *b, const void *p, size_t n);
 
 void gcrun_buf_consume(struct buf *b, size_t n);
 
+/* Writes what b holds to fd until b is empty or fd would block: 0; -1
+ * when fd is closed or failed (the caller closes it). sock: fd is a
+ * socket, written with send(MSG_NOSIGNAL) so that a peer gone raises no
+ * SIGPIPE. */
+int gcrun_buf_drain(struct buf *b, int fd, bool sock);
+
 void gcrun_buf_free(struct buf *b);
 
 char *gcrun_buf_head(struct buf *b);

@@ -112,21 +112,11 @@ void gcrun_stdin_stop(struct job *job)
 
 void gcrun_stdin_flush(struct job *job)
 {
-    while (job->stdin_pipe >= 0 && gcrun_buf_len(&job->stdin_buf) > 0) {
-        ssize_t n = write(job->stdin_pipe, gcrun_buf_head(&job->stdin_buf),
-                          gcrun_buf_len(&job->stdin_buf));
-
-        if (n > 0) {
-            gcrun_buf_consume(&job->stdin_buf, (size_t)n);
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            return;
-        } else {
-            /* Rank 0 closed its stdin (or died): stop reading ours. */
-            gcrun_stdin_stop(job);
-            return;
-        }
+    if (job->stdin_pipe >= 0 &&
+        gcrun_buf_drain(&job->stdin_buf, job->stdin_pipe, false) != 0) {
+        /* Rank 0 closed its stdin (or died): stop reading ours. */
+        gcrun_stdin_stop(job);
+        return;
     }
     if (!job->stdin_open && gcrun_buf_len(&job->stdin_buf) == 0) {
         gcrun_stdin_stop(job);

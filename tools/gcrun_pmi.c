@@ -25,20 +25,10 @@ void gcrun_pmi_close(struct rank *rk)
 /* Writes as much queued reply data as the socket takes without blocking. */
 void gcrun_pmi_flush(struct rank *rk)
 {
-    while (rk->pmi_fd >= 0 && gcrun_buf_len(&rk->pmi_out) > 0) {
-        ssize_t n = send(rk->pmi_fd, gcrun_buf_head(&rk->pmi_out),
-                         gcrun_buf_len(&rk->pmi_out), MSG_NOSIGNAL);
-
-        if (n > 0) {
-            gcrun_buf_consume(&rk->pmi_out, (size_t)n);
-        } else if (n < 0 && errno == EINTR) {
-            continue;
-        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            return;
-        } else {
-            /* The rank closed its end or died: nobody to answer. */
-            gcrun_pmi_close(rk);
-        }
+    if (rk->pmi_fd >= 0 &&
+        gcrun_buf_drain(&rk->pmi_out, rk->pmi_fd, true) != 0) {
+        /* The rank closed its end or died: nobody to answer. */
+        gcrun_pmi_close(rk);
     }
 }
 

@@ -261,6 +261,26 @@ void gcrun_buf_consume(struct buf *b, size_t n)
     }
 }
 
+int gcrun_buf_drain(struct buf *b, int fd, bool sock)
+{
+    while (gcrun_buf_len(b) > 0) {
+        ssize_t n = sock ? send(fd, gcrun_buf_head(b), gcrun_buf_len(b),
+                                MSG_NOSIGNAL) :
+                    write(fd, gcrun_buf_head(b), gcrun_buf_len(b));
+
+        if (n > 0) {
+            gcrun_buf_consume(b, (size_t)n);
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            return 0;
+        } else {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 void gcrun_buf_free(struct buf *b)
 {
     free(b->data);

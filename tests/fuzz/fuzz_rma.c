@@ -1,6 +1,6 @@
 /*
  * tests/fuzz/fuzz_rma.c: the datatype of a one-sided operation as its
- * target receives it from another host (compat/mpi_rma.c): the message's
+ * target receives it from another host (compat/mpi_rma_target.c): the message's
  * header, the runs of bytes the origin's target datatype covers, and the
  * check that they lie in the window (gcm_mpi_win_msg_runs,
  * gcm_mpi_win_runs_inside, gcm_mpi_win_runs_attached).
