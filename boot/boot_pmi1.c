@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,8 +45,12 @@ static gcm_status_t gcm_pmi1_write(const char *line)
     size_t len = strlen(line);
     size_t done = 0;
 
+    /* send, not write: a launcher that is gone makes the call fail,
+     * where write would kill the process with SIGPIPE (PMI_FD is a
+     * socket: gcm_boot_pmi1_init checks it). */
     while (done < len) {
-        ssize_t n = write(gcm_pmi1.fd, line + done, len - done);
+        ssize_t n = send(gcm_pmi1.fd, line + done, len - done,
+                         MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EINTR) {
                 continue;

@@ -1442,7 +1442,7 @@ GCM_MPIX_API(int, Permute, (void *inbuf, int incount, MPI_Datatype intype,
                             MPI_Datatype outtype, int torank, MPI_Comm comm))
 
 /* ---- dynamic processes: ports, connect and accept, names, spawn
- * (mpi_dpm.c, mpi_names.c, mpi_spawn.c; docs/mpi.md) */
+ * (mpi_dpm_*.c, mpi_names.c, mpi_spawn.c; docs/mpi.md) */
 #define MPI_MAX_PORT_NAME   256
 #define MPI_ERR_PORT        52  /* a port name that does not parse, a
                                  * closed port, no answer in time */

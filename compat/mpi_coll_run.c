@@ -558,9 +558,13 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
     comm->coll_gate = NULL;
     /* Start what can start now, so the transfers overlap with whatever
      * the caller does next; in verification mode only once the check of
-     * the call has passed at every member. Local either way. */
-    (void)coll_nb_advance(nb);
-    coll_nb_list(nb);
+     * the call has passed at every member. Local either way. A schedule
+     * that ran to its end here (its peers' data had come) needs no
+     * progress from other waits: it is never listed, and its request
+     * completes at its first test without a lock. */
+    if (!coll_nb_advance(nb)) {
+        coll_nb_list(nb);
+    }
     return MPI_SUCCESS;
 }
 
@@ -615,8 +619,9 @@ static int coll_req_start(gcm_mpi_req_t *req)
     gcm_mpi_status_empty(&req->status);
     req->complete = 0;
     req->active = 1;
-    (void)gcm_coll_sched_advance(&nb->s, 0);
-    coll_nb_list(nb);
+    if (!gcm_coll_sched_advance(&nb->s, 0)) {
+        coll_nb_list(nb);   /* as gcm_mpi_coll_start */
+    }
     return MPI_SUCCESS;
 }
 

@@ -325,6 +325,24 @@ void gcm_mpi_win_finalize(void) GCM_INTERNAL;
  * code; else 0. */
 int gcm_mpi_check_init(const char *call) GCM_INTERNAL;
 
+/* The layer's state (mpi_init.c): the calls run while it is
+ * GCM_MPI_LAYER_UP. */
+enum {
+    GCM_MPI_LAYER_DOWN   = 0,
+    GCM_MPI_LAYER_UP     = 1,
+    GCM_MPI_LAYER_FAILED = 2,   /* its start failed */
+    GCM_MPI_LAYER_ENDED  = 3
+};
+extern atomic_int gcm_mpi_layer GCM_INTERNAL;
+
+/* gcm_mpi_check_init's test alone, for the fast paths (which take the
+ * checked path when it fails). */
+static inline int gcm_mpi_is_up(void)
+{
+    return atomic_load_explicit(&gcm_mpi_layer, memory_order_acquire) ==
+           GCM_MPI_LAYER_UP;
+}
+
 /* ---- verification of collectives (mpi_coll_check.c) -----------------
  *
  * With GENCOMM_CHECK_COLLECTIVES=1 every intracommunicator collective
@@ -552,6 +570,12 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req) GCM_INTERNAL;
 int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
                        MPI_Status *status) GCM_INTERNAL;
 
+/* A send or receive request whose native transfer ended with status
+ * (info: its native status) becomes complete: the MPI status, the
+ * failure's text, a temporary unpacked into the user's buffer. */
+void gcm_mpi_req_result(gcm_mpi_req_t *req, gcm_status_t status,
+                        const gcm_msg_status_t *info) GCM_INTERNAL;
+
 /* Frees a request object: its check, text, state (cleanup), temporary
  * and the reference on its communicator. */
 void gcm_mpi_req_release(gcm_mpi_req_t *req) GCM_INTERNAL;
@@ -577,8 +601,17 @@ int gcm_mpi_greq_request_free(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Completes req if it can without blocking; progress: also advance its
  * endpoint once first. */
 int gcm_mpi_req_check(gcm_mpi_req_t *req, int progress) GCM_INTERNAL;
+/* gcm_mpi_req_check(req, 0), without a call for a complete request (the
+ * scans of the waits ask each round). */
+static inline int gcm_mpi_req_check_done(gcm_mpi_req_t *req)
+{
+    return req->complete || gcm_mpi_req_check(req, 0);
+}
 /* The LCO whose endpoint advances req (NULL: the thread's endpoint). */
-gcm_lco_h gcm_mpi_req_lco(const gcm_mpi_req_t *req) GCM_INTERNAL;
+static inline gcm_lco_h gcm_mpi_req_lco(const gcm_mpi_req_t *req)
+{
+    return (req->comm != NULL) ? req->comm->lco : NULL;
+}
 /* Progresses the endpoint of each active request's communicator once. */
 void gcm_mpi_reqs_progress(int count, MPI_Request reqs[]) GCM_INTERNAL;
 /* Reaps orphaned requests (freed while running) that have completed;
@@ -657,7 +690,7 @@ int gcm_mpi_attr_delete_every(const gcm_mpi_attr_host_t *h) GCM_INTERNAL;
 int gcm_mpi_topo_copy(MPI_Comm oldcomm, MPI_Comm newcomm) GCM_INTERNAL;
 void gcm_mpi_topo_free(MPI_Comm comm) GCM_INTERNAL;
 
-/* ---- dynamic processes (mpi_dpm.c, mpi_names.c, mpi_spawn.c) */
+/* ---- dynamic processes (mpi_dpm_*.c, mpi_names.c, mpi_spawn.c) */
 /* MPI_Finalize: closes the ports left open, unpublishes the names this
  * process published, ends what connects that gave up left pending. */
 void gcm_mpi_dpm_finalize(void) GCM_INTERNAL;

@@ -47,7 +47,6 @@ GCM_CONFIG_REGISTER(compat, gcm_mpi_config_entries)
  */
 static struct {
     atomic_int      state;       /* world model: GCM_MPI_NEVER...FINALIZED */
-    atomic_int      layer;       /* GCM_MPI_LAYER_DOWN...ENDED */
     int             users;       /* MPI_Init + open sessions */
     pthread_mutex_t lock;        /* layer changes and users */
     int             started_gcm; /* the layer called gcm_init */
@@ -56,16 +55,11 @@ static struct {
 } gcm_mpi_env = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 enum { GCM_MPI_NEVER = 0, GCM_MPI_RUNNING = 1, GCM_MPI_FINALIZED = 2 };
-enum {
-    GCM_MPI_LAYER_DOWN   = 0,
-    GCM_MPI_LAYER_UP     = 1,
-    GCM_MPI_LAYER_FAILED = 2,   /* its start failed */
-    GCM_MPI_LAYER_ENDED  = 3
-};
+atomic_int gcm_mpi_layer;
 
 int gcm_mpi_check_init(const char *call)
 {
-    int layer = atomic_load_explicit(&gcm_mpi_env.layer,
+    int layer = atomic_load_explicit(&gcm_mpi_layer,
                                      memory_order_acquire);
 
     if (gcm_likely(layer == GCM_MPI_LAYER_UP)) {
@@ -109,7 +103,7 @@ static int gcm_mpi_layer_up(int *argc, char ***argv, MPI_Errhandler errh,
                           (argv != NULL) ? *argv : NULL);
     gcm_mpi_env.thread_level = MPI_THREAD_MULTIPLE;
     gcm_mpi_env.main_thread  = pthread_self();
-    atomic_store_explicit(&gcm_mpi_env.layer, GCM_MPI_LAYER_UP,
+    atomic_store_explicit(&gcm_mpi_layer, GCM_MPI_LAYER_UP,
                           memory_order_release);
     /* The SMP hierarchy: built now because MPIX_Comm_node is not
      * collective (it needs MPI running: it sets an attribute). */
@@ -160,7 +154,7 @@ int gcm_mpi_layer_start(int *argc, char ***argv, MPI_Errhandler errh,
     int rc = MPI_SUCCESS;
 
     pthread_mutex_lock(&gcm_mpi_env.lock);
-    switch (atomic_load(&gcm_mpi_env.layer)) {
+    switch (atomic_load(&gcm_mpi_layer)) {
     case GCM_MPI_LAYER_UP:
         gcm_mpi_env.users++;
         break;
@@ -175,17 +169,17 @@ int gcm_mpi_layer_start(int *argc, char ***argv, MPI_Errhandler errh,
          * the same exchanges: all of them take it down again, so that a
          * program that goes on after the error (MPI_ERRORS_RETURN) leaves
          * nothing behind. */
-        if (atomic_load(&gcm_mpi_env.layer) == GCM_MPI_LAYER_UP) {
+        if (atomic_load(&gcm_mpi_layer) == GCM_MPI_LAYER_UP) {
             (void)gcm_mpi_layer_down();
         }
-        atomic_store(&gcm_mpi_env.layer, GCM_MPI_LAYER_FAILED);
+        atomic_store(&gcm_mpi_layer, GCM_MPI_LAYER_FAILED);
         break;
     default:
         pthread_mutex_unlock(&gcm_mpi_env.lock);
         return gcm_mpi_raise_on(errh != NULL ? errh : MPI_ERRORS_RETURN,
                                 "MPI", NULL, MPI_ERR_OTHER, call,
                                 "MPI %s and cannot be started again",
-                                (atomic_load(&gcm_mpi_env.layer) ==
+                                (atomic_load(&gcm_mpi_layer) ==
                                  GCM_MPI_LAYER_FAILED) ? "failed to start" :
                                 "has ended (MPI_Finalize and the last "
                                 "MPI_Session_finalize)");
@@ -204,7 +198,7 @@ int gcm_mpi_layer_stop(const char *call)
         return MPI_SUCCESS;
     }
     status = gcm_mpi_layer_down();
-    atomic_store(&gcm_mpi_env.layer, GCM_MPI_LAYER_ENDED);
+    atomic_store(&gcm_mpi_layer, GCM_MPI_LAYER_ENDED);
     pthread_mutex_unlock(&gcm_mpi_env.lock);
     if (status != GCM_OK) {
         fprintf(stderr, "gencomm: %s: %s\n", call, gcm_last_error());

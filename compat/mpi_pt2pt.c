@@ -15,6 +15,7 @@
 
 #include "compat/mpi_impl.h"
 #include "compat/mpi_pt2pt_impl.h"
+#include "compat/mpi_type_impl.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -232,6 +233,153 @@ static int gcm_mpi_truncated(MPI_Comm comm, const gcm_msg_status_t *info,
                          info->tag, len);
 }
 
+/* ---- the fast path -------------------------------------------------------
+ *
+ * Most calls name a valid communicator, a predefined type whose elements
+ * lie packed (every predefined type but the pair types with a hole), a
+ * peer and a tag in range. That is decided once per call, one test per
+ * argument, before anything else; a call that fails any test takes the
+ * checked path, which finds what is wrong and says so. The data then goes
+ * straight from and into the user's buffer, and the request holds
+ * neither the type (predefined types live for ever) nor, once complete,
+ * the communicator.
+ */
+
+/* Are the arguments of a send (recv = 0) or a receive plainly valid for
+ * the fast path? */
+static inline int gcm_mpi_fast_args(MPI_Comm comm, const void *buf,
+                                    int count, MPI_Datatype datatype,
+                                    int peer, int tag, int recv)
+{
+    return gcm_likely(gcm_mpi_is_up()) &&
+           (comm != MPI_COMM_NULL) && (comm->magic == GCM_MPI_MAGIC_COMM) &&
+           (datatype != MPI_DATATYPE_NULL) &&
+           (datatype->magic == GCM_MPI_MAGIC_TYPE) &&
+           datatype->predefined && datatype->dense &&
+           (count >= 0) && (buf != MPI_IN_PLACE) &&
+           /* A receive slot of an LCO is checked against its count of
+            * receive slots (gcm_mpi_check_source). */
+           (recv ? (comm->kind != GCM_MPI_COMM_LCO) &&
+                   (((unsigned)peer < (unsigned)comm->psize) ||
+                    (peer == MPI_ANY_SOURCE)) &&
+                   (((unsigned)tag <= (unsigned)GCM_TAG_UB) ||
+                    (tag == MPI_ANY_TAG)) :
+                   ((unsigned)peer < (unsigned)comm->psize) &&
+                   ((unsigned)tag <= (unsigned)GCM_TAG_UB));
+}
+
+/* The bytes of count elements of a type gcm_mpi_fast_args accepted (at
+ * most INT_MAX times the largest predefined size: no overflow). */
+static inline size_t gcm_mpi_fast_len(int count, MPI_Datatype datatype)
+{
+    return (size_t)count * (size_t)datatype->size;
+}
+
+/* A request for a fast-path transfer whose native request is nreq: it
+ * holds a reference on comm while it runs. */
+static gcm_mpi_req_t *gcm_mpi_req_fast(int kind, MPI_Comm comm,
+                                       gcm_request_h nreq)
+{
+    gcm_mpi_req_t *req = gcm_mpi_req_alloc();
+
+    if (gcm_likely(req != NULL)) {
+        if (!comm->predefined) {
+            gcm_mpi_comm_ref(comm);
+        }
+        req->magic    = GCM_MPI_MAGIC_REQ;
+        req->kind     = kind;
+        req->active   = 1;
+        req->comm     = comm;
+        req->native   = nreq;
+        req->status.MPI_ERROR = MPI_SUCCESS;
+    }
+    return req;
+}
+
+/* A nonblocking standard or synchronous send on the fast path. A send
+ * done when posted (a small message went out at once) gets a request that
+ * is complete already and holds nothing: no native request, no
+ * communicator. */
+static int gcm_mpi_isend_fast(const void *buf, int count,
+                              MPI_Datatype datatype, int dest, int tag,
+                              MPI_Comm comm, int flags, MPI_Request *request,
+                              const char *call)
+{
+    gcm_msg_status_t info;
+    gcm_request_h nreq;
+    gcm_mpi_req_t *req;
+    gcm_status_t status;
+
+    status = gcm_lco_isend_x(comm->lco, buf,
+                             gcm_mpi_fast_len(count, datatype), dest, tag,
+                             flags, &nreq);
+    if (gcm_unlikely(status != GCM_OK)) {
+        return gcm_mpi_native_error(comm, status, call);
+    }
+    if (gcm_lco_req_done(nreq)) {
+        status = gcm_lco_req_take(&nreq, &info);
+        if (gcm_likely(status == GCM_OK)) {
+            req = gcm_mpi_req_alloc();
+            if (gcm_unlikely(req == NULL)) {
+                return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                                     "out of memory");
+            }
+            req->magic    = GCM_MPI_MAGIC_REQ;
+            req->kind     = GCM_MPI_REQ_SEND;
+            req->active   = 1;
+            req->complete = 1;
+            req->status.MPI_SOURCE = MPI_ANY_SOURCE;
+            req->status.MPI_TAG    = MPI_ANY_TAG;
+            *request = gcm_mpi_req_handle(req);
+            return MPI_SUCCESS;
+        }
+        /* It failed at once: the request says so when completed. */
+        req = gcm_mpi_req_fast(GCM_MPI_REQ_SEND, comm, GCM_REQUEST_NULL);
+        if (req != NULL) {
+            gcm_mpi_req_result(req, status, &info);
+        }
+    } else {
+        req = gcm_mpi_req_fast(GCM_MPI_REQ_SEND, comm, nreq);
+    }
+    if (gcm_unlikely(req == NULL)) {
+        if (nreq != GCM_REQUEST_NULL) {
+            (void)gcm_wait(&nreq, NULL);
+        }
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    *request = gcm_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+/* A nonblocking receive on the fast path. */
+static int gcm_mpi_irecv_fast(void *buf, int count, MPI_Datatype datatype,
+                              int source, int tag, MPI_Comm comm,
+                              MPI_Request *request)
+{
+    gcm_request_h nreq;
+    gcm_mpi_req_t *req;
+    gcm_status_t status;
+
+    status = gcm_lco_irecv_x(comm->lco, buf,
+                             gcm_mpi_fast_len(count, datatype),
+                             (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                             source,
+                             (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
+                             &nreq);
+    if (gcm_unlikely(status != GCM_OK)) {
+        return gcm_mpi_native_error(comm, status, "MPI_Irecv");
+    }
+    req = gcm_mpi_req_fast(GCM_MPI_REQ_RECV, comm, nreq);
+    if (gcm_unlikely(req == NULL)) {
+        (void)gcm_lco_cancel(nreq);
+        (void)gcm_wait(&nreq, NULL);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, "MPI_Irecv",
+                             "out of memory");
+    }
+    *request = gcm_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
 /* ---- sends ------------------------------------------------------------ */
 
 /* Starts a send of any mode into req (allocated by the caller, kind
@@ -419,28 +567,39 @@ static int gcm_mpi_send_mode(const void *buf, int count,
     size_t len;
     int rc;
 
-    rc = gcm_mpi_check_send(buf, count, datatype, dest, tag, comm, call);
-    if (gcm_unlikely(rc != MPI_SUCCESS)) {
-        return rc;
-    }
-    if (dest == MPI_PROC_NULL) {
-        return MPI_SUCCESS;
-    }
-    if (mode == GCM_MPI_MODE_BUFFERED) {
-        return gcm_mpi_bsend_start(buf, count, datatype, dest, tag, comm,
-                                   call);
-    }
-    rc = gcm_mpi_send_data(buf, count, datatype, &data, &len, &tmp);
-    if (rc != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, rc, call, "out of memory");
+    if (gcm_mpi_fast_args(comm, buf, count, datatype, dest, tag, 0) &&
+        (mode != GCM_MPI_MODE_BUFFERED)) {
+        data = buf;
+        len  = gcm_mpi_fast_len(count, datatype);
+        tmp  = NULL;
+    } else {
+        rc = gcm_mpi_check_send(buf, count, datatype, dest, tag, comm,
+                                call);
+        if (gcm_unlikely(rc != MPI_SUCCESS)) {
+            return rc;
+        }
+        if (dest == MPI_PROC_NULL) {
+            return MPI_SUCCESS;
+        }
+        if (mode == GCM_MPI_MODE_BUFFERED) {
+            return gcm_mpi_bsend_start(buf, count, datatype, dest, tag,
+                                       comm, call);
+        }
+        rc = gcm_mpi_send_data(buf, count, datatype, &data, &len, &tmp);
+        if (rc != MPI_SUCCESS) {
+            return gcm_mpi_raise(comm, rc, call, "out of memory");
+        }
     }
     status = gcm_lco_isend_x(comm->lco, data, len, dest, tag,
                              (mode == GCM_MPI_MODE_SYNC) ?
                              GCM_LCO_SEND_SYNC : 0, &nreq);
     if (gcm_likely(status == GCM_OK)) {
-        status = gcm_wait(&nreq, NULL);
+        status = gcm_lco_req_done(nreq) ? gcm_lco_req_take(&nreq, NULL) :
+                 gcm_wait(&nreq, NULL);
     }
-    free(tmp);
+    if (tmp != NULL) {
+        free(tmp);
+    }
     if (gcm_unlikely(status != GCM_OK)) {
         return gcm_mpi_native_error(comm, status, call);
     }
@@ -484,6 +643,11 @@ GCM_MPI_ALIAS(Rsend)
 int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest,
                int tag, MPI_Comm comm, MPI_Request *request)
 {
+    if (gcm_mpi_fast_args(comm, buf, count, datatype, dest, tag, 0) &&
+        (request != NULL)) {
+        return gcm_mpi_isend_fast(buf, count, datatype, dest, tag, comm, 0,
+                                  request, "MPI_Isend");
+    }
     return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
                               GCM_MPI_MODE_STANDARD, 0, "MPI_Isend");
 }
@@ -492,6 +656,11 @@ GCM_MPI_ALIAS(Isend)
 int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest,
                 int tag, MPI_Comm comm, MPI_Request *request)
 {
+    if (gcm_mpi_fast_args(comm, buf, count, datatype, dest, tag, 0) &&
+        (request != NULL)) {
+        return gcm_mpi_isend_fast(buf, count, datatype, dest, tag, comm,
+                                  GCM_LCO_SEND_SYNC, request, "MPI_Issend");
+    }
     return gcm_mpi_isend_mode(buf, count, datatype, dest, tag, comm, request,
                               GCM_MPI_MODE_SYNC, 0, "MPI_Issend");
 }
@@ -602,6 +771,11 @@ static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source,
                int tag, MPI_Comm comm, MPI_Request *request)
 {
+    if (gcm_mpi_fast_args(comm, buf, count, datatype, source, tag, 1) &&
+        (request != NULL)) {
+        return gcm_mpi_irecv_fast(buf, count, datatype, source, tag, comm,
+                                  request);
+    }
     return gcm_mpi_irecv_common(buf, count, datatype, source, tag, comm,
                                 request, 0, "MPI_Irecv");
 }
@@ -626,17 +800,24 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
     size_t len;
     int rc;
 
-    rc = gcm_mpi_check_recv(buf, count, datatype, source, tag, comm, call);
-    if (gcm_unlikely(rc != MPI_SUCCESS)) {
-        return rc;
-    }
-    if (source == MPI_PROC_NULL) {
-        gcm_mpi_status_proc_null(status);
-        return MPI_SUCCESS;
-    }
-    rc = gcm_mpi_recv_data(buf, count, datatype, &data, &len, &tmp);
-    if (rc != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, rc, call, "out of memory");
+    if (gcm_mpi_fast_args(comm, buf, count, datatype, source, tag, 1)) {
+        data = buf;
+        len  = gcm_mpi_fast_len(count, datatype);
+        tmp  = NULL;
+    } else {
+        rc = gcm_mpi_check_recv(buf, count, datatype, source, tag, comm,
+                                call);
+        if (gcm_unlikely(rc != MPI_SUCCESS)) {
+            return rc;
+        }
+        if (source == MPI_PROC_NULL) {
+            gcm_mpi_status_proc_null(status);
+            return MPI_SUCCESS;
+        }
+        rc = gcm_mpi_recv_data(buf, count, datatype, &data, &len, &tmp);
+        if (rc != MPI_SUCCESS) {
+            return gcm_mpi_raise(comm, rc, call, "out of memory");
+        }
     }
     result = gcm_lco_irecv_x(comm->lco, data, len,
                              (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
@@ -647,7 +828,8 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
         free(tmp);
         return gcm_mpi_native_error(comm, result, call);
     }
-    result = gcm_wait(&nreq, &info);
+    result = gcm_lco_req_done(nreq) ? gcm_lco_req_take(&nreq, &info) :
+             gcm_wait(&nreq, &info);
     if (tmp != NULL) {
         gcm_mpi_type_unpack(datatype, count, tmp, info.count, buf);
         free(tmp);

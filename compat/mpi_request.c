@@ -229,8 +229,15 @@ static void gcm_mpi_req_complete_native(gcm_mpi_req_t *req)
     gcm_msg_status_t info;
     gcm_status_t status;
 
-    status = gcm_wait(&req->native, &info);
-    req->status.MPI_ERROR     = gcm_mpi_errclass(status);
+    status = gcm_lco_req_take(&req->native, &info);
+    gcm_mpi_req_result(req, status, &info);
+}
+
+void gcm_mpi_req_result(gcm_mpi_req_t *req, gcm_status_t status,
+                        const gcm_msg_status_t *info)
+{
+    req->status.MPI_ERROR     = gcm_likely(status == GCM_OK) ? MPI_SUCCESS :
+                                gcm_mpi_errclass(status);
     req->status.gcm_cancelled = (status == GCM_ERR_CANCELED);
     if (req->status.MPI_ERROR != MPI_SUCCESS) {
         /* The reason goes with the request: it may complete long before
@@ -241,12 +248,12 @@ static void gcm_mpi_req_complete_native(gcm_mpi_req_t *req)
         req->errtext = strdup(gcm_last_error());
     }
     if (req->kind == GCM_MPI_REQ_RECV) {
-        req->status.MPI_SOURCE = info.slot;
-        req->status.MPI_TAG    = info.tag;
-        req->status.gcm_count  = (MPI_Count)info.count;
+        req->status.MPI_SOURCE = info->slot;
+        req->status.MPI_TAG    = info->tag;
+        req->status.gcm_count  = (MPI_Count)info->count;
         if ((req->tmp != NULL) && (status != GCM_ERR_CANCELED)) {
             gcm_mpi_type_unpack(req->datatype, req->count, req->tmp,
-                                info.count, req->buf);
+                                info->count, req->buf);
         }
     } else {
         req->status.MPI_SOURCE = MPI_ANY_SOURCE;
@@ -258,12 +265,6 @@ static void gcm_mpi_req_complete_native(gcm_mpi_req_t *req)
         req->tmp = NULL;
     }
     req->complete = 1;
-}
-
-/* The LCO whose endpoint advances req (NULL: the thread's endpoint). */
-gcm_lco_h gcm_mpi_req_lco(const gcm_mpi_req_t *req)
-{
-    return (req->comm != NULL) ? req->comm->lco : NULL;
 }
 
 /* Completes req if it can without blocking; progress: also advance its
@@ -335,15 +336,22 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req)
 
 void gcm_mpi_req_release(gcm_mpi_req_t *req)
 {
-    free(req->errtext);
+    /* A small message's request has none of these: no call for them. */
+    if (gcm_unlikely(req->errtext != NULL)) {
+        free(req->errtext);
+    }
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
     }
-    free(req->tmp);
+    if (req->tmp != NULL) {
+        free(req->tmp);
+    }
     if (req->datatype != MPI_DATATYPE_NULL) {
         gcm_mpi_type_release(req->datatype);
     }
-    gcm_mpi_comm_unref(req->comm);
+    if ((req->comm != MPI_COMM_NULL) && !req->comm->predefined) {
+        gcm_mpi_comm_unref(req->comm);
+    }
     gcm_mpi_req_free(req);
 }
 

@@ -2,7 +2,7 @@
  * compat/mpi_spawn.c: MPI_Comm_spawn, MPI_Comm_spawn_multiple and
  * MPI_Comm_get_parent (MPI-3.1 section 10.3).
  *
- * Spawning is a connect and accept (mpi_dpm.c) with a launcher in the
+ * Spawning is a connect and accept (mpi_dpm_*.c) with a launcher in the
  * middle: the parents' root opens a port and asks the launcher (boot/:
  * the PMI-1 "spawn" command under gcrun and Hydra, PMIx_Spawn under Open
  * MPI and Slurm) to start the children with that port in hand; the

@@ -265,7 +265,7 @@ static int gcm_mpi_all_scan(gcm_mpi_all_t *all)
     for (i = all->first; i < all->count; i++) {
         gcm_mpi_req_t *req = gcm_mpi_req_of(all->reqs[i]);
 
-        if (gcm_mpi_req_is_null(req) || gcm_mpi_req_check(req, 0)) {
+        if (gcm_mpi_req_is_null(req) || gcm_mpi_req_check_done(req)) {
             if (done) {
                 all->first = i + 1;
             }
@@ -344,7 +344,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
     for (i = 0; i < count; i++) {
         gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
 
-        if (!gcm_mpi_req_is_null(req) && !gcm_mpi_req_check(req, 0)) {
+        if (!gcm_mpi_req_is_null(req) && !gcm_mpi_req_check_done(req)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -368,7 +368,7 @@ static int gcm_mpi_any_done_cb(void *arg)
     for (i = 0; i < any->count; i++) {
         gcm_mpi_req_t *req = gcm_mpi_req_of(any->reqs[i]);
 
-        if (!gcm_mpi_req_is_null(req) && gcm_mpi_req_check(req, 0)) {
+        if (!gcm_mpi_req_is_null(req) && gcm_mpi_req_check_done(req)) {
             any->index = i;
             return 1;
         }
@@ -489,7 +489,7 @@ static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
             gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
             MPI_Status *st;
 
-            if (gcm_mpi_req_is_null(req) || !gcm_mpi_req_check(req, 0)) {
+            if (gcm_mpi_req_is_null(req) || !gcm_mpi_req_check_done(req)) {
                 continue;
             }
             st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[n] :

@@ -84,6 +84,12 @@ gcm_status_t gcm_lco_trust_send_slots(gcm_lco_h lco, int first, int count)
 /* Is the request complete? (does not progress, does not free). */
 int gcm_lco_req_done(gcm_request_h req) GCM_INTERNAL;
 
+/* For a request gcm_lco_req_done found complete: its status (the text of
+ * a failure in gcm_last_error), *status_p filled (may be NULL), the
+ * request freed and *req_p GCM_REQUEST_NULL. */
+gcm_status_t gcm_lco_req_take(gcm_request_h *req_p,
+                              gcm_msg_status_t *status_p) GCM_INTERNAL;
+
 /* Cancels a receive no message has matched yet: it completes with
  * GCM_ERR_CANCELED. Returns GCM_OK if cancelled, GCM_ERR_BUSY if a
  * message matched it already (it will complete normally), and

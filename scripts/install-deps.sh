@@ -7,7 +7,7 @@ set -e
 pkgs="build-essential autoconf automake libtool pkg-config libucx-dev
 ucx-utils libhwloc-dev hwloc check libpmix-dev libxml2-dev libscotch-dev
 iproute2 procps clang libclang-rt-14-dev
-libopenmpi-dev openmpi-bin libmpich-dev mpich"
+libopenmpi-dev openmpi-bin libmpich-dev mpich slurm-wlm munge"
 if [ "${1:-}" = "--bench" ]; then
     pkgs="$pkgs gnuplot-nox"
 fi

@@ -22,6 +22,10 @@ static const gcm_config_entry_t gcm_slots_config_entries[] = {
     GCM_CFG("GENCOMM_SHM", "1", GCM_CFG_INT, gcm_slots_config.shm,
             "1: processes on one host talk through shared memory; "
             "0: over UCX"),
+    GCM_CFG("GENCOMM_SHM_COOP_MIN", "262144", GCM_CFG_SIZE,
+            gcm_slots_config.shm_coop_min,
+            "same-host messages from this size on are copied by sender and "
+            "receiver together; 0: by the receiver alone"),
 };
 GCM_CONFIG_REGISTER(slots, gcm_slots_config_entries)
 
@@ -187,13 +191,20 @@ void gcm_slots_port_destroy(gcm_port_t *port)
 
 /* ---- init and finalize ---------------------------------------------------- */
 
+/* What this layer does on each round of an endpoint's progress. */
+static unsigned gcm_slots_progress(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_slots_orphans_expire(endpoint);
+    return gcm_slots_shm_progress(endpoint);
+}
+
 gcm_status_t gcm_slots_init(void)
 {
     static const gcm_thr_upcalls_t upcalls = {
         .am            = { [GCM_AM_MSG] = gcm_slots_am_msg,
                            [GCM_AM_CTRL] = gcm_slots_am_ctrl },
         .peer_failed   = gcm_slots_peer_failed,
-        .progress      = gcm_slots_shm_progress,
+        .progress      = gcm_slots_progress,
         .sleep_prepare = gcm_slots_sleep_prepare,
         .sleep_woken   = gcm_slots_shm_sleep_woken,
         .sleep_done    = gcm_slots_shm_sleep_done,

@@ -149,6 +149,16 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
             return GCM_ACCEPT_LOST;
         }
         umsg->payload.orphan_other = other;
+        if (other) {
+            gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+
+            umsg->payload.orphan_expiry = gcm_time_now() +
+                                          gcm_thr_connect_timeout();
+            if ((sep->orphans_other == 0) ||
+                (umsg->payload.orphan_expiry < sep->orphans_next)) {
+                sep->orphans_next = umsg->payload.orphan_expiry;
+            }
+        }
         gcm_slots_ep(endpoint)->orphans_other += other;
         gcm_list_push_back(&gcm_slots_ep(endpoint)->orphans, &umsg->elem);
         gcm_debug("message for duplicate LCO %x from proc %u waits for it",
@@ -201,6 +211,46 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
     }
     gcm_slots_unexp_add(port, umsg);
     return kept ? GCM_ACCEPT_KEPT : GCM_ACCEPT_DONE;
+}
+
+void gcm_slots_orphans_expire(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+    gcm_list_t *pos, *tmp;
+    double now, next = 0;
+
+    if (gcm_likely(sep->orphans_other == 0)) {
+        return;
+    }
+    now = gcm_time_now();
+    if (now < sep->orphans_next) {
+        return;
+    }
+    gcm_list_for_each_safe(pos, tmp, &sep->orphans) {
+        gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
+                                                  elem);
+        if (!umsg->payload.orphan_other) {
+            continue;
+        }
+        if (now < umsg->payload.orphan_expiry) {
+            if ((next == 0) || (umsg->payload.orphan_expiry < next)) {
+                next = umsg->payload.orphan_expiry;
+            }
+            continue;
+        }
+        gcm_list_del(&umsg->elem);
+        sep->orphans_other--;
+        gcm_debug("a message from process %u of another job for LCO %x, "
+                  "which was not made here within %u s "
+                  "(GENCOMM_CONNECT_TIMEOUT), is refused",
+                  umsg->env.src_proc, umsg->env.dst_id,
+                  gcm_thr_connect_timeout());
+        gcm_slots_send_ctrl(endpoint, &umsg->env, GCM_ERR_NO_SUCH_LCO);
+        gcm_slots_payload_release(endpoint, &umsg->payload,
+                                  GCM_ERR_NO_SUCH_LCO);
+        free(umsg);
+    }
+    sep->orphans_next = next;
 }
 
 void gcm_slots_park(gcm_thr_conn_t *conn, gcm_slots_umsg_t *umsg)

@@ -129,6 +129,10 @@ static void gcm_slots_isend_shm(gcm_thr_endpoint_t *endpoint,
         req->pending++;
     }
     if (len > GCM_SLOTS_SHM_CELL_DATA) {
+        /* The receiver reads it, or offers us chunks to write: from
+         * here, and never more than len (slot_shm_coop.c). */
+        req->buf    = (void *)buf;
+        req->len    = len;
         req->rwait |= GCM_RWAIT_DATA;
         req->pending++;
     }

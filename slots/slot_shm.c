@@ -165,6 +165,13 @@ gcm_status_t gcm_slots_shm_cell_decode(const void *cell, size_t len,
         memcpy(&msg.ctrl, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
                sizeof(msg.ctrl));
         break;
+    case GCM_SLOTS_SHM_COOP:
+        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg.coop)) {
+            return GCM_ERR_INVALID_PARAM;
+        }
+        memcpy(&msg.coop, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
+               sizeof(msg.coop));
+        break;
     default:
         return GCM_ERR_INVALID_PARAM;
     }

@@ -21,7 +21,7 @@
 #define GCM_SLOTS_SHM_CELL_SIZE  \
     ((GCM_SLOTS_SHM_CELL_HDR + GCM_SLOTS_SHM_CELL_DATA + 63) / 64 * 64)
 #define GCM_SLOTS_SHM_SEG_HDR    4096
-#define GCM_SLOTS_SHM_RING_HDR   384
+#define GCM_SLOTS_SHM_RING_HDR   512
 #define GCM_SLOTS_SHM_RING_BYTES \
     (GCM_SLOTS_SHM_RING_HDR +    \
      (uint64_t)GCM_SLOTS_SHM_NCELLS * GCM_SLOTS_SHM_CELL_SIZE)
@@ -56,6 +56,15 @@ typedef struct gcm_slots_shm_ring {
      * when (in ns of CLOCK_MONOTONIC) the consumer should expect the data
      * notice and spin rather than sleep; 0 when no read is under way. */
     _Alignas(128) _Atomic uint64_t read_until;
+    /* A cooperative copy of a large message (slot_shm_coop.c), set up by
+     * the consumer of the ring the data's receiver produces into: the
+     * generation of the copy in the high 32 bits and the next chunk to
+     * take in the low 32 (both sides take chunks), the chunks its sender
+     * finished (same layout), and the generation of a copy in which a
+     * write of the sender failed. */
+    _Alignas(128) _Atomic uint64_t coop_next;
+    _Atomic uint64_t               coop_done;
+    _Atomic uint64_t               coop_fail;
 } gcm_slots_shm_ring_t;
 
 /* A cell is full when its seq is the producer's count of cells written
@@ -64,7 +73,7 @@ typedef struct gcm_slots_shm_ring {
  * separate head counter. */
 typedef struct gcm_slots_shm_cell {
     _Atomic uint64_t seq;
-    uint32_t        kind;   /* GCM_SLOTS_SHM_EAGER, _CMA or _CTRL */
+    uint32_t        kind;   /* GCM_SLOTS_SHM_EAGER, _CMA, _CTRL or _COOP */
     uint32_t        len;    /* EAGER: data bytes */
     int32_t         pid;    /* CMA: the sender (not believed) */
     uint32_t        pad;
@@ -122,15 +131,36 @@ gcm_status_t gcm_slots_shm_note_decode(const void *buf, size_t len,
     GCM_INTERNAL;
 
 /* What a cell of a ring holds, once decoded. */
-enum { GCM_SLOTS_SHM_EAGER = 1, GCM_SLOTS_SHM_CMA = 2, GCM_SLOTS_SHM_CTRL = 3 };
+enum {
+    GCM_SLOTS_SHM_EAGER = 1,
+    GCM_SLOTS_SHM_CMA   = 2,
+    GCM_SLOTS_SHM_CTRL  = 3,
+    GCM_SLOTS_SHM_COOP  = 4
+};
+
+/* A receiver's offer to its sender to copy part of a large message (cell
+ * data of a GCM_SLOTS_SHM_COOP cell): the send it is about (the cookie of
+ * its descriptor), where the data goes in the receiver's memory and how
+ * many bytes (at most the send's), and the generation of the ring's
+ * chunk counter it set up. Chunks are GCM_SLOTS_SHM_COOP_CHUNK bytes. */
+typedef struct gcm_slots_shm_coop {
+    uint64_t sreq;
+    uint64_t addr;
+    uint64_t len;
+    uint32_t gen;
+    uint32_t pad;
+} gcm_slots_shm_coop_t;
+
+#define GCM_SLOTS_SHM_COOP_CHUNK (128 * 1024)
 
 typedef struct gcm_slots_shm_cell_msg {
-    uint32_t         kind;     /* GCM_SLOTS_SHM_EAGER, _CMA or _CTRL */
+    uint32_t         kind;     /* GCM_SLOTS_SHM_EAGER, _CMA, _CTRL, _COOP */
     gcm_slots_env_t  env;      /* EAGER, CMA */
     size_t           data_off; /* EAGER: where the data starts in the cell */
     size_t           len;      /* EAGER: data bytes */
     uint64_t         addr;     /* CMA: the data, in the sender's memory */
     gcm_slots_ctrl_t ctrl;     /* CTRL */
+    gcm_slots_shm_coop_t coop; /* COOP */
 } gcm_slots_shm_cell_msg_t;
 
 /* Decodes the cell at cell (len bytes mapped there: a whole cell) into

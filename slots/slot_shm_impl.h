@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define GCM_SHM_KEY        "gcm-s1"
-#define GCM_SHM_MAGIC      0x67636d73686d3033ULL /* "gcmshm03" */
+#define GCM_SHM_MAGIC      0x67636d73686d3034ULL /* "gcmshm04" */
 /* Claim connections accepted before their note was in (a sender writes
  * it right after connecting): they wait for the next look. */
 #define GCM_SHM_EARLY_MAX  16
@@ -123,6 +123,11 @@ typedef struct gcm_shm_ep {
     /* Notes refused, for the warnings: claims, wakeup datagrams. */
     atomic_uint         refused_claims;
     atomic_uint         refused_wakes;
+    /* Cooperative copies of large messages to us (slot_shm_coop.c):
+     * how many, their chunks, and the chunks their senders wrote. */
+    uint64_t            coop_copies;
+    uint64_t            coop_chunks;
+    uint64_t            coop_helped;
 } gcm_shm_ep_t;
 
 typedef struct gcm_slots_shm_state {
@@ -201,7 +206,30 @@ void gcm_slots_shm_fail_pending(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
 
 /* slot_shm_send.c */
 int gcm_slots_shm_room(gcm_shm_tx_t *tx) GCM_INTERNAL;
+/* Makes a written cell the ring's next (there was room). */
+void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
+    GCM_INTERNAL;
 unsigned gcm_slots_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)
     GCM_INTERNAL;
+
+/* slot_shm_coop.c */
+/* Copies len bytes at off between local_base here and remote_base in
+ * process pid (job process proc): process_vm_writev when write, else
+ * process_vm_readv. GCM_ERR_PEER_FAILED when the process is gone,
+ * GCM_ERR_TRANSPORT (logged) for another failure. */
+gcm_status_t gcm_slots_shm_copy(int write, int pid, uint32_t proc,
+                                void *local_base, uint64_t remote_base,
+                                size_t off, size_t len) GCM_INTERNAL;
+/* Receives n bytes of a large message into buf with its sender's help
+ * through tx, the ring we produce into at the sender: 1 and the outcome
+ * in *status_p, or 0 when no offer could be made (read alone). */
+int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
+                            const gcm_payload_t *payload, void *buf,
+                            size_t n, gcm_status_t *status_p) GCM_INTERNAL;
+/* A receiver's offer came through rx: take chunks of it while there are
+ * any. Lock held. */
+void gcm_slots_shm_coop_help(gcm_thr_endpoint_t *endpoint,
+                             gcm_thr_conn_t *conn, gcm_shm_rx_t *rx,
+                             const gcm_slots_shm_coop_t *coop) GCM_INTERNAL;
 
 #endif /* GCM_SLOT_SHM_IMPL_H */

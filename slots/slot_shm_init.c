@@ -294,6 +294,13 @@ void gcm_slots_shm_finalize(void)
             munmap(tx->map, tx->map_len);
             free(tx);
         }
+        if (sep->coop_copies > 0) {
+            gcm_debug("shm endpoint %d: %llu cooperative copies to it, "
+                      "%llu of their %llu chunks written by their senders",
+                      i, (unsigned long long)sep->coop_copies,
+                      (unsigned long long)sep->coop_helped,
+                      (unsigned long long)sep->coop_chunks);
+        }
         gcm_thr_unlock(endpoint);
     }
     gcm_shm_close_all();

@@ -258,6 +258,10 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
         gcm_slots_ctrl_in(endpoint, conn, &msg.ctrl);
         return;
     }
+    if (msg.kind == GCM_SLOTS_SHM_COOP) {
+        gcm_slots_shm_coop_help(endpoint, conn, rx, &msg.coop);
+        return;
+    }
     msg.env.src_proc = (uint32_t)rx->proc;
     msg.env.src_ep   = (uint16_t)rx->ep;
     memset(&payload, 0, sizeof(payload));

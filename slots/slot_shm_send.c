@@ -19,7 +19,7 @@ int gcm_slots_shm_room(gcm_shm_tx_t *tx)
     return tx->head - tx->tail < GCM_SLOTS_SHM_NCELLS;
 }
 
-static void gcm_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
+void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
 {
     tx->head++;
     atomic_store_explicit(&cell->seq, tx->head, memory_order_release);
@@ -48,7 +48,7 @@ static void gcm_shm_write_msg(gcm_shm_tx_t *tx, struct gcm_request *req,
         cell->pid  = gcm_slots_shm.mypid;
         cell->addr = (uint64_t)(uintptr_t)buf;
     }
-    gcm_shm_publish(tx, cell);
+    gcm_slots_shm_publish(tx, cell);
 }
 
 static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
@@ -58,7 +58,7 @@ static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
     cell->kind = GCM_SLOTS_SHM_CTRL;
     cell->len  = (uint32_t)sizeof(*ctrl);
     memcpy(gcm_shm_cell_data(cell), ctrl, sizeof(*ctrl));
-    gcm_shm_publish(tx, cell);
+    gcm_slots_shm_publish(tx, cell);
     if (tx->reading) {
         /* The data notice is out (or whatever follows a read): the
          * consumer may sleep again. */
@@ -159,9 +159,14 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
 {
     gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, (int)payload->proc,
                                             payload->ep);
-    gcm_shm_tx_t *tx = ((conn != NULL) && (conn->shm > 0)) ? conn->shm_tx :
-                                                             NULL;
-    size_t done = 0;
+    gcm_shm_tx_t *tx = NULL;
+    gcm_status_t status;
+
+    /* The notice goes back through shared memory: attach now if this is
+     * the first (a cooperative copy needs the ring). */
+    if ((conn != NULL) && gcm_slots_shm_usable(endpoint, conn)) {
+        tx = conn->shm_tx;
+    }
 
     /* The sender waits for this read's notice, which goes back through
      * the ring we send into at its endpoint: tell it that the notice
@@ -174,32 +179,13 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
         atomic_store_explicit(&tx->ring->read_until,
                               gcm_shm_now_ns() + 50000 + (uint64_t)n,
                               memory_order_relaxed);
-    }
-
-    while (done < n) {
-        struct iovec local, remote;
-        ssize_t got;
-
-        local.iov_base  = (char *)buf + done;
-        local.iov_len   = n - done;
-        remote.iov_base = (char *)payload->data + done;
-        remote.iov_len  = n - done;
-        got = process_vm_readv((pid_t)payload->pid, &local, 1, &remote, 1, 0);
-        if (got < 0) {
-            if (errno == EINTR) {
-                continue;
-            }
-            if (errno == ESRCH) {
-                return GCM_ERR_PEER_FAILED;
-            }
-            gcm_error("process_vm_readv from proc %u failed: %s",
-                      payload->proc, strerror(errno));
-            return GCM_ERR_TRANSPORT;
+        if ((gcm_slots_config.shm_coop_min > 0) &&
+            (n >= gcm_slots_config.shm_coop_min) &&
+            gcm_slots_shm_coop_read(gcm_shm_ep(endpoint), tx, payload, buf,
+                                    n, &status)) {
+            return status;
         }
-        if (got == 0) {
-            return GCM_ERR_TRANSPORT;
-        }
-        done += (size_t)got;
     }
-    return GCM_OK;
+    return gcm_slots_shm_copy(0, payload->pid, payload->proc, buf,
+                              (uint64_t)(uintptr_t)payload->data, 0, n);
 }

@@ -175,8 +175,10 @@ typedef struct gcm_payload {
     uint32_t            proc;
     uint16_t            ep;
     uint64_t            cookie;
-    /* Kept as an orphan under the other-job bound (slots_impl.h). */
+    /* Kept as an orphan under the other-job bound (slots_impl.h), until
+     * orphan_expiry (gcm_time_now()), when it is refused. */
     int                 orphan_other;
+    double              orphan_expiry;
 } gcm_payload_t;
 
 /* Data up to this size that must be copied to wait for its receive is

@@ -32,8 +32,11 @@ typedef struct gcm_slots_ep {
      * or join, whose other side made it first: its token is only checked
      * when the port adopts them): at most GCM_SLOTS_ORPHANS_OTHER. Within
      * a job an unknown token is refused: connect and accept hold the
-     * token before the other side can use it. */
+     * token before the other side can use it. They wait at most
+     * GENCOMM_CONNECT_TIMEOUT, then are refused (GCM_ERR_NO_SUCH_LCO);
+     * orphans_next: the earliest such expiry (or earlier). */
     int         orphans_other;
+    double      orphans_next;
     gcm_list_t  ackwait;    /* send requests waiting for an answer */
     /* Messages taken by gcm_slots_improbe and not received yet: kept here
      * so that finalize can release what a program never received. */
@@ -77,6 +80,7 @@ extern __thread int gcm_slots_in_handler GCM_TLS_HOT GCM_INTERNAL;
 typedef struct gcm_slots_config {
     size_t   eager_limit;  /* GENCOMM_EAGER_LIMIT */
     unsigned shm;          /* GENCOMM_SHM */
+    size_t   shm_coop_min; /* GENCOMM_SHM_COOP_MIN */
 } gcm_slots_config_t;
 
 extern gcm_slots_config_t gcm_slots_config GCM_INTERNAL;
@@ -300,6 +304,10 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
 void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                                gcm_status_t reason) GCM_INTERNAL;
 unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* Refuses the orphans of other jobs that waited past their expiry (their
+ * pattern was never made here). Lock held; one load when there are
+ * none. */
+void gcm_slots_orphans_expire(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* Whether process pid of this host is gone, a zombie or exiting. */
 int gcm_slots_pid_dying(pid_t pid) GCM_INTERNAL;
 /* Whether proc, on this host, is gone or exiting (0 when not known: another

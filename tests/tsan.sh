@@ -41,6 +41,10 @@ for shm in 1 0; do
         "$gcrun" -n 2 "$b/tests/integration/p2p_endpoints" 20
 done
 run "p2p_stress -n 3" "$gcrun" -n 3 "$b/tests/integration/p2p_stress" 300
+# Large messages copied by both sides: the chunk counter is atomics in
+# shared memory, taken by the receiver and, in its progress, the sender.
+run "p2p_coop -n 2" env GENCOMM_SHM_COOP_MIN=40000 \
+    "$gcrun" -n 2 "$b/tests/integration/p2p_coop"
 run "core_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_threads"
 run "core_req_threads -n 1" "$gcrun" -n 1 "$b/tests/mpi/core_req_threads"
 run "attr_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/attr_threads"

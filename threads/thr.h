@@ -76,6 +76,13 @@ typedef struct gcm_thr_conn {
      * that came on it checked out). */
     struct gcm_thr_conn *next_other;
     int                  known;
+    /* A connection to another job's process until UCX has finished
+     * setting it up (the flush started at connect completed): UCX
+     * watches the peer's life only from then on, so until then its
+     * contact is asked now and then whether it lives (thr_procs.c).
+     * NULL once set up. */
+    struct gcm_thr_conn_flush *flush;
+    double               probe_at;
 } gcm_thr_conn_t;
 
 typedef struct gcm_thr_endpoint {
@@ -114,6 +121,9 @@ typedef struct gcm_thr_endpoint {
     atomic_uint       wake_gen;
     /* Launcher reports of dead processes applied so far (lock held). */
     unsigned          died_seen;
+    /* Connections to other jobs whose set-up is not known complete
+     * (conn->flush set; lock held). */
+    int               nflushing;
     /* The argument UCX hands the receive callback of each active message
      * id (thr_am.c). */
     struct gcm_thr_am_arg {
@@ -470,6 +480,21 @@ gcm_status_t gcm_thr_proc_address(int proc, int rep, void **addr_p,
 /* Sends HELLO on a new connection to another job's process. Lock held. */
 gcm_status_t gcm_thr_hello_send(gcm_thr_endpoint_t *endpoint,
                                 gcm_thr_conn_t *conn) GCM_INTERNAL;
+/* Watches a new connection to another job's process until UCX has set
+ * it up (a flush), so that the peer's death is seen even if nothing is
+ * sent on it. Lock held. */
+gcm_status_t gcm_thr_conn_watch(gcm_thr_endpoint_t *endpoint,
+                                gcm_thr_conn_t *conn) GCM_INTERNAL;
+/* Stops watching conn (its UCX endpoint is being closed). Lock held. */
+void gcm_thr_conn_unwatch(gcm_thr_conn_t *conn) GCM_INTERNAL;
+/* Asks the contacts of the watched connections' peers whether they live,
+ * at most every GCM_THR_PROBE_S each, and fails those that are gone.
+ * Lock held; nothing to do (one load) when no connection is watched. */
+void gcm_thr_conns_probe(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+/* 1 if another job's process proc is known gone (its contact refuses, or
+ * answers for another process), 0 if it lives or cannot be told within
+ * wait_s seconds. Any thread. */
+int gcm_thr_proc_gone(int proc, double wait_s) GCM_INTERNAL;
 /* The worker address of our endpoint index as published (kept from
  * init: header and UCX address, gcm_thr_addr_decode). */
 const void *gcm_thr_self_address(int index, size_t *len_p) GCM_INTERNAL;

@@ -219,6 +219,7 @@ static void *gcm_thr_conn_close_start(gcm_thr_conn_t *conn)
     if (conn->ucp_ep == NULL) {
         return NULL;
     }
+    gcm_thr_conn_unwatch(conn);
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     /* A failed connection cannot be flushed; a healthy one is. */
@@ -556,6 +557,7 @@ static void gcm_thr_conn_abort(gcm_thr_conn_t *conn)
     ucp_ep_h ep = conn->ucp_ep;
     void *req;
 
+    gcm_thr_conn_unwatch(conn);
     conn->ucp_ep = NULL;
     atomic_fetch_sub(&gcm_thr.nconns, 1);
     memset(&param, 0, sizeof(param));
@@ -650,6 +652,16 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
     if (ucs == UCS_OK) {
         atomic_fetch_add(&gcm_thr.nconns, 1);
     }
+    if ((ucs != UCS_OK) && gcm_thr_proc_other(conn->proc) &&
+        gcm_thr_proc_gone(conn->proc, 1.0)) {
+        /* UCX could not reach what the address names (a shared-memory
+         * segment gone with its process): that process has ended. */
+        conn->ucp_ep = NULL;
+        conn->failed = GCM_ERR_PEER_FAILED;
+        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", "process %d of "
+                        "another job has ended (ucp_ep_create: %s)",
+                        conn->proc, ucs_status_string(ucs));
+    }
     if (ucs != UCS_OK) {
         conn->ucp_ep = NULL;
         return gcm_fail(gcm_thr_status(ucs), "connect",
@@ -682,6 +694,14 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
                 return gcm_fail(status, "connect", "cannot greet process "
                                 "%d endpoint %d", conn->proc, conn->rep);
             }
+        }
+        /* No launcher reports its death: UCX does, once the connection
+         * is set up, and its contact until then. */
+        status = gcm_thr_conn_watch(endpoint, conn);
+        if (status != GCM_OK) {
+            gcm_thr_conn_abort(conn);
+            return gcm_fail(status, "connect", "cannot watch the "
+                            "connection to process %d", conn->proc);
         }
     }
     gcm_debug("connected to proc %d endpoint %d", conn->proc, conn->rep);

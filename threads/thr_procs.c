@@ -58,6 +58,11 @@
 #define GCM_CONTACT_REQ_SIZE  8
 #define GCM_CONTACT_REP_SIZE  32
 #define GCM_CONTACT_VERSION   1
+/* How often the contact of a process of another job is asked whether it
+ * lives while its connection is being set up, and how long one question
+ * may take (it is asked with the endpoint's lock held). */
+#define GCM_THR_PROBE_S       1.0
+#define GCM_THR_PROBE_WAIT_S  0.1
 #define GCM_CONTACT_ADDR_MAX  8192
 #define GCM_HELLO_MAGIC       0x48434d47u  /* "GMCH" little-endian */
 #define GCM_HELLO_VERSION     1
@@ -319,34 +324,20 @@ static gcm_status_t gcm_contact_write(int fd, const void *buf, size_t len,
     return GCM_OK;
 }
 
-/* Asks process (job, rank) at contact for the worker address of its
- * endpoint ep: *addr_p malloc'd. */
-static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
-                                    uint64_t job, uint32_t rank, int ep,
-                                    int *neps_p, void **addr_p,
-                                    size_t *len_p)
+/* A connection to contact, made before the deadline: the socket, or -1
+ * and *err_p the errno that says why (ETIMEDOUT if time ran out), or -2
+ * and *err_p if no socket could be made. */
+static int gcm_contact_open(const gcm_thr_contact_t *contact,
+                            double deadline, int *err_p)
 {
-    double deadline = gcm_time_now() + gcm_thr_config.connect_timeout;
-    unsigned char req[GCM_CONTACT_REQ_SIZE];
-    unsigned char rep[GCM_CONTACT_REP_SIZE];
     struct sockaddr_in sa;
     socklen_t elen = sizeof(int);
-    gcm_status_t status;
-    const char *why;
-    size_t alen;
-    uint32_t len;
     int fd, err = 0;
-    void *addr;
 
-    if (contact->port == 0) {
-        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", "rank %u of job "
-                        "%016llx has no contact to reach it by", rank,
-                        (unsigned long long)job);
-    }
     fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0) {
-        return gcm_fail(GCM_ERR_TRANSPORT, "connect", "socket: %s",
-                        strerror(errno));
+        *err_p = errno;
+        return -2;
     }
     memset(&sa, 0, sizeof(sa));
     sa.sin_family      = AF_INET;
@@ -362,6 +353,63 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
     }
     if (err != 0) {
         close(fd);
+        *err_p = err;
+        return -1;
+    }
+    return fd;
+}
+
+/* Sends the request for endpoint ep on a contact connection and reads
+ * the reply's fixed part into rep: GCM_OK if it is a reply of this
+ * version. */
+static gcm_status_t gcm_contact_request(int fd, int ep, unsigned char *rep,
+                                        double deadline)
+{
+    unsigned char req[GCM_CONTACT_REQ_SIZE];
+    gcm_status_t status;
+
+    memcpy(req, "GCMC", 4);
+    gcm_put_le(req + 4, GCM_CONTACT_VERSION, 2);
+    gcm_put_le(req + 6, (uint64_t)ep, 2);
+    status = gcm_contact_write(fd, req, sizeof(req), deadline);
+    if (status == GCM_OK) {
+        status = gcm_contact_read(fd, rep, GCM_CONTACT_REP_SIZE, deadline);
+    }
+    if ((status == GCM_OK) && ((memcmp(rep, "GCMR", 4) != 0) ||
+                               (gcm_get_le(rep + 4, 2) !=
+                                GCM_CONTACT_VERSION))) {
+        status = GCM_ERR_PEER_FAILED;
+    }
+    return status;
+}
+
+/* Asks process (job, rank) at contact for the worker address of its
+ * endpoint ep: *addr_p malloc'd. */
+static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
+                                    uint64_t job, uint32_t rank, int ep,
+                                    int *neps_p, void **addr_p,
+                                    size_t *len_p)
+{
+    double deadline = gcm_time_now() + gcm_thr_config.connect_timeout;
+    unsigned char rep[GCM_CONTACT_REP_SIZE];
+    gcm_status_t status;
+    const char *why;
+    size_t alen;
+    uint32_t len;
+    int fd, err = 0;
+    void *addr;
+
+    if (contact->port == 0) {
+        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", "rank %u of job "
+                        "%016llx has no contact to reach it by", rank,
+                        (unsigned long long)job);
+    }
+    fd = gcm_contact_open(contact, deadline, &err);
+    if (fd == -2) {
+        return gcm_fail(GCM_ERR_TRANSPORT, "connect", "socket: %s",
+                        strerror(err));
+    }
+    if (fd < 0) {
         return gcm_fail(GCM_ERR_PEER_FAILED, "connect", "rank %u of job "
                         "%016llx does not answer at %u.%u.%u.%u:%u (%s): "
                         "it has ended, or never existed", rank,
@@ -370,15 +418,8 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
                         (contact->ip4 >> 8) & 0xff, contact->ip4 & 0xff,
                         contact->port, strerror(err));
     }
-    memcpy(req, "GCMC", 4);
-    gcm_put_le(req + 4, GCM_CONTACT_VERSION, 2);
-    gcm_put_le(req + 6, (uint64_t)ep, 2);
-    status = gcm_contact_write(fd, req, sizeof(req), deadline);
-    if (status == GCM_OK) {
-        status = gcm_contact_read(fd, rep, sizeof(rep), deadline);
-    }
-    if ((status != GCM_OK) || (memcmp(rep, "GCMR", 4) != 0) ||
-        (gcm_get_le(rep + 4, 2) != GCM_CONTACT_VERSION)) {
+    status = gcm_contact_request(fd, ep, rep, deadline);
+    if (status != GCM_OK) {
         close(fd);
         return gcm_fail(GCM_ERR_PEER_FAILED, "connect", "no valid answer "
                         "from the contact of rank %u of job %016llx within "
@@ -700,6 +741,133 @@ static void gcm_thr_contact_stop(void)
         gcm_procs.contact_up = 0;
     }
     pthread_mutex_unlock(&gcm_procs.contact_lock);
+}
+
+/* ---- watching new connections to other jobs ------------------------------ */
+
+int gcm_thr_proc_gone(int proc, double wait_s)
+{
+    double deadline = gcm_time_now() + wait_s;
+    unsigned char rep[GCM_CONTACT_REP_SIZE];
+    gcm_thr_contact_t contact;
+    gcm_status_t status;
+    uint64_t job;
+    uint32_t rank;
+    int fd, err = 0;
+
+    gcm_thr_proc_ident(proc, &job, &rank, &contact);
+    if (contact.port == 0) {
+        return 0;
+    }
+    fd = gcm_contact_open(&contact, deadline, &err);
+    if (fd < 0) {
+        /* Refused: nobody listens there any more. */
+        return (fd == -1) && (err == ECONNREFUSED);
+    }
+    status = gcm_contact_request(fd, 0, rep, deadline);
+    close(fd);
+    if (status != GCM_OK) {
+        /* Closed without a reply (a process ending), else too slow to
+         * tell. */
+        return gcm_time_now() < deadline;
+    }
+    /* A contact that answers for another process: the port was reused. */
+    return (gcm_get_le(rep + 8, 8) != job) ||
+           (gcm_get_le(rep + 16, 4) != rank);
+}
+
+/*
+ * UCX sets a connection up (wire-up) and watches its peer (keepalive,
+ * UCP_ERR_HANDLING_MODE_PEER) only as traffic goes on it: a connection
+ * made only to wait for a receive from a process that then dies may
+ * never hear of its death. So a new connection to another job's process
+ * is flushed at once (the flush completes when the set-up has), and
+ * until then its peer's contact is asked every GCM_THR_PROBE_S whether
+ * the process lives. Within a job the launcher reports deaths.
+ */
+struct gcm_thr_conn_flush {
+    gcm_thr_conn_t *conn;    /* NULL once the connection is closed */
+};
+
+static void gcm_thr_conn_flushed(void *ucx_req, ucs_status_t ucs,
+                                 void *user_data)
+{
+    struct gcm_thr_conn_flush *flush = user_data;
+
+    (void)ucs;   /* a failure reaches the connection's error handler */
+    if (flush->conn != NULL) {
+        gcm_thr_conn_unwatch(flush->conn);
+    }
+    free(flush);
+    ucp_request_free(ucx_req);
+}
+
+gcm_status_t gcm_thr_conn_watch(gcm_thr_endpoint_t *endpoint,
+                                gcm_thr_conn_t *conn)
+{
+    struct gcm_thr_conn_flush *flush;
+    ucp_request_param_t param;
+    void *ucx_req;
+
+    if ((conn->flush != NULL) || (conn->ucp_ep == NULL)) {
+        return GCM_OK;
+    }
+    flush = calloc(1, sizeof(*flush));
+    if (flush == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send      = gcm_thr_conn_flushed;
+    param.user_data    = flush;
+    ucx_req = ucp_ep_flush_nbx(conn->ucp_ep, &param);
+    if (!UCS_PTR_IS_PTR(ucx_req)) {
+        /* Set up already (or failed: its error handler says so). */
+        free(flush);
+        return GCM_OK;
+    }
+    flush->conn    = conn;
+    conn->flush    = flush;
+    conn->probe_at = gcm_time_now() + GCM_THR_PROBE_S;
+    endpoint->nflushing++;
+    return GCM_OK;
+}
+
+void gcm_thr_conn_unwatch(gcm_thr_conn_t *conn)
+{
+    if (conn->flush != NULL) {
+        /* Its callback, whenever UCX runs it, frees it. */
+        conn->flush->conn = NULL;
+        conn->flush = NULL;
+        conn->owner->nflushing--;
+    }
+}
+
+void gcm_thr_conns_probe(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_thr_conn_t *conn;
+    double now;
+
+    if (gcm_likely(endpoint->nflushing == 0)) {
+        return;
+    }
+    now = gcm_time_now();
+    for (conn = endpoint->others; conn != NULL; conn = conn->next_other) {
+        if ((conn->flush == NULL) || (conn->failed != GCM_OK) ||
+            (now < conn->probe_at)) {
+            continue;
+        }
+        conn->probe_at = now + GCM_THR_PROBE_S;
+        if (gcm_thr_proc_gone(conn->proc, GCM_THR_PROBE_WAIT_S)) {
+            gcm_debug("process %d of another job is gone (its contact "
+                      "says so) before its connection was set up",
+                      conn->proc);
+            gcm_thr_peer_failed(endpoint, conn->proc, GCM_ERR_PEER_FAILED);
+            /* The list may have changed under the failure's upcalls. */
+            return;
+        }
+    }
 }
 
 /* ---- HELLO ---------------------------------------------------------------- */

@@ -50,6 +50,7 @@ static unsigned gcm_thr_progress_unlock(gcm_thr_endpoint_t *endpoint)
     unsigned n = ucp_worker_progress(endpoint->worker);
 
     gcm_thr_apply_deaths(endpoint);
+    gcm_thr_conns_probe(endpoint);
     if (gcm_thr.upcalls.progress != NULL) {
         n += gcm_thr.upcalls.progress(endpoint);
     }

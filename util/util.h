@@ -317,7 +317,11 @@ uint64_t gcm_prf64(const unsigned char key[32], uint32_t label, uint64_t x)
 /* Monotonic time in seconds. */
 double gcm_time_now(void) GCM_INTERNAL;
 
-/* FNV-1a 64-bit hash of a byte string. */
+/* A 64-bit hash of a byte string: FNV-1a's steps (xor a byte, multiply
+ * by 1099511628211) from the offset basis 1469598103934665603, which is
+ * not FNV's published one (14695981039346656037): the check word of a
+ * published worker address (threads/) is this hash, so changing it
+ * changes the bytes one build accepts from another. */
 uint64_t gcm_hash64(const void *data, size_t len) GCM_INTERNAL;
 
 #endif /* GCM_UTIL_H */

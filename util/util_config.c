@@ -8,6 +8,9 @@
 
 #include "util/util.h"
 
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,22 +62,31 @@ void gcm_config_register(gcm_config_table_t *table)
     *p = table;
 }
 
+/* A count with an optional k, m or g suffix. Refused (*ok_p = 0): no
+ * digits, anything after the suffix, a sign (strtoull would take "-1" as
+ * the largest value), and values past SIZE_MAX, the suffix included. */
 static size_t gcm_config_parse_size(const char *text, int *ok_p)
 {
     char *end;
-    unsigned long long value = strtoull(text, &end, 0);
+    unsigned long long value;
+    int shift = 0;
 
-    *ok_p = (end != text);
+    text += strspn(text, " \t");
+    errno = 0;
+    value = strtoull(text, &end, 0);
+    *ok_p = (end != text) && (*text != '-') && (*text != '+') &&
+            (errno == 0);
     switch (*end) {
-    case 'k': case 'K': value <<= 10; end++; break;
-    case 'm': case 'M': value <<= 20; end++; break;
-    case 'g': case 'G': value <<= 30; end++; break;
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
     default: break;
     }
-    if (*end != '\0') {
+    if ((*end != '\0') || (value > (unsigned long long)SIZE_MAX >> shift)) {
         *ok_p = 0;
+        return 0;
     }
-    return (size_t)value;
+    return (size_t)(value << shift);
 }
 
 /* The index of word in the '|'-separated list words, or -1. */
@@ -142,6 +154,9 @@ static void gcm_config_set(const gcm_config_entry_t *e, const char *text,
         break;
     case GCM_CFG_INT:
         value = gcm_config_parse_size(text, &ok);
+        if (value > UINT_MAX) {
+            ok = 0;
+        }
         if (ok && (e->max > 0) && ((value < e->min) || (value > e->max))) {
             size_t clamped = (value < e->min) ? e->min : e->max;
             fprintf(stderr, "gencomm: warning: %s='%s' is outside %u..%u, "

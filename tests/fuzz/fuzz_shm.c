@@ -73,6 +73,10 @@ static void fuzz_cell(const uint8_t *data, size_t size)
     case GCM_SLOTS_SHM_CTRL:
         FUZZ_REQUIRE(size >= GCM_SLOTS_SHM_CELL_HDR + sizeof(msg.ctrl));
         break;
+    case GCM_SLOTS_SHM_COOP:
+        /* Its numbers are checked by the sender against its send. */
+        FUZZ_REQUIRE(size >= GCM_SLOTS_SHM_CELL_HDR + sizeof(msg.coop));
+        break;
     default:
         FUZZ_REQUIRE(!"an unknown kind of cell was accepted");
     }

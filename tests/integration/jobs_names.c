@@ -12,7 +12,13 @@
  *                              LCO) and checks the answer; then sends on
  *                              a copy of the name with one byte of its
  *                              token changed, which must be refused
- *                              (GCM_ERR_BAD_TOKEN) and never answered
+ *                              (GCM_ERR_BAD_TOKEN) and never answered;
+ *                              then on a copy made a pattern LCO's name
+ *                              (derived id) with a token nobody holds:
+ *                              kept by the receiver for a pattern not made
+ *                              yet, it must be refused
+ *                              (GCM_ERR_NO_SUCH_LCO) once the receiver's
+ *                              GENCOMM_CONNECT_TIMEOUT has passed
  *   jobs_names stale FILE      reads FILE.0 of a job that has ended: the
  *                              send must fail with GCM_ERR_PEER_FAILED
  *                              within seconds, never hang
@@ -32,6 +38,7 @@
 #define T_REP 2
 #define T_BYE 3
 #define TOKEN_OFFSET 20   /* lco/lco_name.c */
+#define ID_OFFSET    12
 
 typedef struct {
     int        value;
@@ -147,7 +154,7 @@ static void serve(const char *file, int n)
 static void ask(const char *file, int n)
 {
     gcm_lco_h rx;
-    gcm_name_t name, forged;
+    gcm_name_t name, forged, parked;
     request_t req;
     gcm_status_t status;
     int answer = 0, flag = 1;
@@ -185,6 +192,19 @@ static void ask(const char *file, int n)
     CHECK(flag == 0, "the forged request was answered");
     if (status == GCM_ERR_BAD_TOKEN) {
         printf("jobs_names: P%d forged name refused: %s\n", gcm_proc_rank(),
+               gcm_last_error());
+    }
+    /* The high bit of the id makes it a pattern's (derived) id. */
+    parked = name;
+    parked.bytes[ID_OFFSET + 3] |= 0x80;
+    parked.bytes[TOKEN_OFFSET] ^= 0x5a;
+    t0 = now();
+    status = send_to(&parked, &req, sizeof(req), T_REQ);
+    CHECK(status == GCM_ERR_NO_SUCH_LCO, "a pattern nobody made: %s, "
+          "expected a refusal", gcm_status_string(status));
+    if (status == GCM_ERR_NO_SUCH_LCO) {
+        printf("jobs_names: P%d message to a pattern never made refused "
+               "after %.1f s: %s\n", gcm_proc_rank(), now() - t0,
                gcm_last_error());
     }
     CHECK(send_to(&name, &req, sizeof(req), T_BYE) == GCM_OK, "goodbye");

@@ -10,9 +10,10 @@
  * sends to thread t+1 of its own process (another endpoint, same process:
  * the same-process path).
  *
- * Usage: p2p_endpoints [ROUNDS]. Prints "p2p_endpoints: P<i> ok".
+ * Usage: p2p_endpoints [ROUNDS]. Process 0 prints "p2p_endpoints: all
+ * checks passed" when no process failed.
  */
-#include <gencomm.h>
+#include "gcm_test.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -26,16 +27,13 @@
 #define TAG_DATA 2     /* + round */
 
 static int g_me, g_n, g_rounds;
-static atomic_int g_errors;
 static gcm_lco_h g_lco[NTHREADS];
 static gcm_name_t *g_names;     /* [proc * NTHREADS + thread] */
 static pthread_barrier_t g_ready, g_named;
 
 static void fail(int t, const char *what, long a, long b)
 {
-    fprintf(stderr, "p2p_endpoints: P%d thread %d: %s (%ld, %ld)\n", g_me,
-            t, what, a, b);
-    atomic_fetch_add(&g_errors, 1);
+    gcm_test_fail("thread %d: %s (%ld, %ld)", t, what, a, b);
 }
 
 /* Message i from (proc, thread) of size n: bytes derived from all four. */
@@ -177,16 +175,15 @@ int main(int argc, char **argv)
 {
     pthread_t th[NTHREADS];
     gcm_stats_t stats;
-    int t, p, rc;
+    gcm_name_t mine[NTHREADS];
+    int t, rc;
 
     g_rounds = (argc > 1) ? atoi(argv[1]) : 40;
     if ((g_rounds < 1) || (g_rounds > 10000)) {
         fprintf(stderr, "p2p_endpoints: ROUNDS must be 1..10000\n");
         return 2;
     }
-    if (gcm_init(&argc, &argv) != GCM_OK) {
-        fprintf(stderr, "p2p_endpoints: gcm_init failed: %s\n",
-                gcm_last_error());
+    if (!gcm_test_init(&argc, &argv, "p2p_endpoints")) {
         return 1;
     }
     g_me = gcm_proc_rank();
@@ -206,20 +203,9 @@ int main(int argc, char **argv)
     pthread_barrier_wait(&g_ready);
     /* All-to-all of the names over the world, from the main thread. */
     for (t = 0; t < NTHREADS; t++) {
-        gcm_lco_name(g_lco[t], &g_names[g_me * NTHREADS + t]);
+        gcm_test_ok(gcm_lco_name(g_lco[t], &mine[t]), "gcm_lco_name");
     }
-    for (p = 0; p < g_n; p++) {
-        if (p != g_me) {
-            gcm_send(gcm_world(), &g_names[g_me * NTHREADS],
-                     NTHREADS * sizeof(gcm_name_t), p, TAG_NAME);
-        }
-    }
-    for (p = 0; p < g_n; p++) {
-        if (p != g_me) {
-            gcm_recv(gcm_world(), &g_names[p * NTHREADS],
-                     NTHREADS * sizeof(gcm_name_t), p, TAG_NAME, NULL);
-        }
-    }
+    gcm_test_exchange(mine, sizeof(mine), g_names, TAG_NAME);
     pthread_barrier_wait(&g_named);
     for (t = 0; t < NTHREADS; t++) {
         pthread_join(th[t], NULL);
@@ -231,10 +217,6 @@ int main(int argc, char **argv)
     for (t = 0; t < NTHREADS; t++) {
         gcm_lco_free(&g_lco[t]);
     }
-    if (atomic_load(&g_errors) == 0) {
-        printf("p2p_endpoints: P%d ok\n", g_me);
-    }
     free(g_names);
-    gcm_finalize();
-    return atomic_load(&g_errors) ? 1 : 0;
+    return gcm_test_finish();
 }

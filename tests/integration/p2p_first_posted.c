@@ -15,7 +15,7 @@
  */
 #include "config.h"
 
-#include <gencomm.h>
+#include "gcm_test.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -27,20 +27,6 @@
 
 #define GO_TAG   1
 #define DATA_TAG 7
-
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fprintf(stderr, "p2p_first_posted: FAIL: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    g_failures++;
-}
 
 /* One receiving thread's round: generation numbers say which round it is
  * in; posted and done what it has reached. */
@@ -80,12 +66,12 @@ static void *rx_main(void *arg)
         rx->value = -1;
         if (gcm_irecv(gcm_world(), &rx->value, sizeof(rx->value), 1, tag,
                       &req) != GCM_OK) {
-            fail("%s: irecv: %s", rx->who, gcm_last_error());
+            gcm_test_fail("%s: irecv: %s", rx->who, gcm_last_error());
             exit(1);
         }
         atomic_store(&rx->posted, r);
         if (gcm_wait(&req, &st) != GCM_OK) {
-            fail("%s: wait: %s", rx->who, gcm_last_error());
+            gcm_test_fail("%s: wait: %s", rx->who, gcm_last_error());
         }
         rx->tag = st.tag;
         atomic_store(&rx->done, r);
@@ -119,25 +105,27 @@ static void run_mode(int any_tag, int rounds)
         /* Both are blocked now, A first: one message. */
         go = 2 * r;
         if (gcm_send(gcm_world(), &go, sizeof(go), 1, GO_TAG) != GCM_OK) {
-            fail("go: %s", gcm_last_error());
+            gcm_test_fail("go: %s", gcm_last_error());
         }
         wait_for(&a.done, r);
         if (atomic_load(&b.done) >= r) {
-            fail("round %d: B completed with the first message", r);
+            gcm_test_fail("round %d: B completed with the first message", r);
         }
         if (a.value != 2 * r) {
-            fail("round %d: A got %d, expected %d", r, a.value, 2 * r);
+            gcm_test_fail("round %d: A got %d, expected %d", r, a.value,
+                          2 * r);
         }
         go = 2 * r + 1;
         if (gcm_send(gcm_world(), &go, sizeof(go), 1, GO_TAG) != GCM_OK) {
-            fail("go: %s", gcm_last_error());
+            gcm_test_fail("go: %s", gcm_last_error());
         }
         wait_for(&b.done, r);
         if (b.value != 2 * r + 1) {
-            fail("round %d: B got %d, expected %d", r, b.value, 2 * r + 1);
+            gcm_test_fail("round %d: B got %d, expected %d", r, b.value,
+                          2 * r + 1);
         }
         if (!any_tag && ((a.tag != DATA_TAG) || (b.tag != DATA_TAG))) {
-            fail("round %d: tags %d %d", r, a.tag, b.tag);
+            gcm_test_fail("round %d: tags %d %d", r, a.tag, b.tag);
         }
     }
     pthread_join(ta, NULL);
@@ -149,15 +137,13 @@ int main(int argc, char **argv)
     int rounds = (argc > 1) ? atoi(argv[1]) : 200;
     int me, mode;
 
-    if (gcm_init(&argc, &argv) != GCM_OK) {
-        fprintf(stderr, "p2p_first_posted: gcm_init failed\n");
+    if (!gcm_test_init(&argc, &argv, "p2p_first_posted")) {
         return 1;
     }
     me = gcm_proc_rank();
     if (gcm_proc_count() < 2) {
-        fprintf(stderr, "p2p_first_posted: needs 2 processes\n");
-        gcm_finalize();
-        return 1;
+        gcm_test_fail("needs 2 processes");
+        return gcm_test_finish();
     }
     for (mode = 0; mode < 2; mode++) {
         if (me == 0) {
@@ -168,28 +154,22 @@ int main(int argc, char **argv)
             for (i = 0; i < 2 * rounds; i++) {
                 if (gcm_recv(gcm_world(), &v, sizeof(v), 0, GO_TAG, NULL) !=
                     GCM_OK) {
-                    fail("recv go: %s", gcm_last_error());
+                    gcm_test_fail("recv go: %s", gcm_last_error());
                     break;
                 }
                 /* With GCM_ANY_TAG the receivers must not care. */
                 if (gcm_send(gcm_world(), &v, sizeof(v), 0,
                              mode ? DATA_TAG + (i % 3) : DATA_TAG) !=
                     GCM_OK) {
-                    fail("send: %s", gcm_last_error());
+                    gcm_test_fail("send: %s", gcm_last_error());
                 }
             }
         }
-        if ((me == 0) && (g_failures == 0)) {
+        if ((me == 0) && (gcm_test_failed() == 0)) {
             printf("p2p_first_posted: %d rounds with %s: first posted "
                    "first served\n", rounds,
                    mode ? "GCM_ANY_TAG" : "exact tags");
         }
     }
-    if (gcm_finalize() != GCM_OK) {
-        fail("finalize");
-    }
-    if (g_failures == 0) {
-        printf("p2p_first_posted: P%d ok\n", me);
-    }
-    return (g_failures == 0) ? 0 : 1;
+    return gcm_test_finish();
 }

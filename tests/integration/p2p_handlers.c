@@ -22,6 +22,7 @@
 #include "config.h"
 
 #include "lco/lco.h"
+#include "gcm_test.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,19 +45,6 @@ typedef struct hdr {
 } hdr_t;
 
 static int g_me;
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fprintf(stderr, "p2p_handlers: P%d FAIL: ", g_me);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    g_failures++;
-}
 
 static unsigned char pattern_byte(int sender, int seq, size_t i)
 {
@@ -91,30 +79,31 @@ static int check_msg(const void *data, size_t len, hdr_t *h)
     size_t i;
 
     if (len < sizeof(*h)) {
-        fail("message of %zu bytes", len);
+        gcm_test_fail("message of %zu bytes", len);
         return 0;
     }
     memcpy(h, data, sizeof(*h));
     if ((h->sender < 0) || (h->sender >= MAXP)) {
-        fail("bad sender %d", h->sender);
+        gcm_test_fail("bad sender %d", h->sender);
         return 0;
     }
     if (len != msg_size(h->seq)) {
-        fail("message %d of P%d has %zu bytes, expected %zu", h->seq,
-             h->sender, len, msg_size(h->seq));
+        gcm_test_fail("message %d of P%d has %zu bytes, expected %zu", h->seq,
+                      h->sender, len, msg_size(h->seq));
         return 0;
     }
     /* The first, some middle and the last bytes of the pattern. */
     for (i = sizeof(*h); i < len; i += (len / 7) + 1) {
         if (p[i] != pattern_byte(h->sender, h->seq, i)) {
-            fail("data of P%d seq %d wrong at byte %zu", h->sender, h->seq,
-                 i);
+            gcm_test_fail("data of P%d seq %d wrong at byte %zu", h->sender,
+                          h->seq, i);
             return 0;
         }
     }
     if ((len > sizeof(*h)) &&
         (p[len - 1] != pattern_byte(h->sender, h->seq, len - 1))) {
-        fail("data of P%d seq %d wrong at its end", h->sender, h->seq);
+        gcm_test_fail("data of P%d seq %d wrong at its end", h->sender,
+                      h->seq);
         return 0;
     }
     return 1;
@@ -127,7 +116,7 @@ static void counter_handler(gcm_lco_h lco, int slot, int tag,
     hdr_t h;
 
     if (slot != 0) {
-        fail("counter handler called for slot %d", slot);
+        gcm_test_fail("counter handler called for slot %d", slot);
         return;
     }
     if (!check_msg(data, len, &h)) {
@@ -135,7 +124,7 @@ static void counter_handler(gcm_lco_h lco, int slot, int tag,
     }
     if (tag == INC_TAG) {
         if (st->done[h.sender]) {
-            fail("increment from P%d after its DONE", h.sender);
+            gcm_test_fail("increment from P%d after its DONE", h.sender);
         }
         st->total += h.add;
         st->incs[h.sender]++;
@@ -146,11 +135,12 @@ static void counter_handler(gcm_lco_h lco, int slot, int tag,
             /* A handler may send, here to this very process. */
             if (gcm_send(lco, &one, sizeof(one), st->wake_slot, WAKE_TAG) !=
                 GCM_OK) {
-                fail("wake-up send from the handler: %s", gcm_last_error());
+                gcm_test_fail("wake-up send from the handler: %s",
+                              gcm_last_error());
             }
         }
     } else {
-        fail("counter handler: tag %d", tag);
+        gcm_test_fail("counter handler: tag %d", tag);
     }
 }
 
@@ -162,7 +152,7 @@ static void queue_handler(gcm_lco_h lco, int slot, int tag, const void *data,
 
     (void)lco;
     if ((slot != 1) || (tag != ITEM_TAG)) {
-        fail("queue handler: slot %d tag %d", slot, tag);
+        gcm_test_fail("queue handler: slot %d tag %d", slot, tag);
         return;
     }
     if (!check_msg(data, len, &h)) {
@@ -172,7 +162,7 @@ static void queue_handler(gcm_lco_h lco, int slot, int tag, const void *data,
         st->qcap  = (st->qcap == 0) ? 64 : 2 * st->qcap;
         st->queue = realloc(st->queue, (size_t)st->qcap * sizeof(int));
         if (st->queue == NULL) {
-            fail("out of memory");
+            gcm_test_fail("out of memory");
             exit(1);
         }
     }
@@ -212,16 +202,15 @@ int main(int argc, char **argv)
     }
     g_size  = size;
     g_mixed = (argc > 3) && (strcmp(argv[3], "mixed") == 0);
-    if (gcm_init(&argc, &argv) != GCM_OK) {
-        fprintf(stderr, "p2p_handlers: gcm_init failed\n");
+    if (!gcm_test_init(&argc, &argv, "p2p_handlers")) {
         return 1;
     }
     g_me  = gcm_proc_rank();
     n     = gcm_proc_count();
     world = gcm_world();
     if (n > MAXP) {
-        fprintf(stderr, "p2p_handlers: at most %d processes\n", MAXP);
-        return 1;
+        gcm_test_fail("at most %d processes", MAXP);
+        return gcm_test_finish();
     }
     buf = malloc(size);
     if (buf == NULL) {
@@ -237,26 +226,26 @@ int main(int argc, char **argv)
         if ((gcm_lco_create(&obj) != GCM_OK) ||
             (gcm_lco_add_recv_slots(obj, 3) != GCM_OK) ||
             (gcm_lco_name(obj, &name) != GCM_OK)) {
-            fail("creating the LCO: %s", gcm_last_error());
+            gcm_test_fail("creating the LCO: %s", gcm_last_error());
             return 1;
         }
         self = name;
         if (gcm_lco_add_send_slots(obj, 1, &self, &two) != GCM_OK) {
-            fail("self slot: %s", gcm_last_error());
+            gcm_test_fail("self slot: %s", gcm_last_error());
         }
         st.wake_slot = 0;
         if ((gcm_lco_set_handler(obj, 0, counter_handler, &st) != GCM_OK) ||
             (gcm_lco_set_handler(obj, 1, queue_handler, &st) != GCM_OK)) {
-            fail("set_handler: %s", gcm_last_error());
+            gcm_test_fail("set_handler: %s", gcm_last_error());
         }
         for (i = 1; i < n; i++) {
             if (gcm_send(world, &name, sizeof(name), i, NAME_TAG) != GCM_OK) {
-                fail("sending the name to P%d", i);
+                gcm_test_fail("sending the name to P%d", i);
             }
         }
     } else if (gcm_recv(world, &name, sizeof(name), 0, NAME_TAG, NULL) !=
                GCM_OK) {
-        fail("receiving the name: %s", gcm_last_error());
+        gcm_test_fail("receiving the name: %s", gcm_last_error());
         return 1;
     }
 
@@ -264,7 +253,7 @@ int main(int argc, char **argv)
     names[1] = name;
     if ((gcm_lco_create(&tx) != GCM_OK) ||
         (gcm_lco_add_send_slots(tx, 2, names, rslots) != GCM_OK)) {
-        fail("sender LCO: %s", gcm_last_error());
+        gcm_test_fail("sender LCO: %s", gcm_last_error());
         return 1;
     }
     /* Interleaved on the two slots: one connection, so one order. All
@@ -288,11 +277,11 @@ int main(int argc, char **argv)
                  item ? 0 : (int64_t)(g_me + 1) * (seq + 1));
             if (gcm_isend(tx, bufs[j], msg_size(seq), item,
                           item ? ITEM_TAG : INC_TAG, &reqs[j]) != GCM_OK) {
-                fail("send %d: %s", j, gcm_last_error());
+                gcm_test_fail("send %d: %s", j, gcm_last_error());
             }
         }
         if (gcm_waitall(2 * k, reqs, NULL) != GCM_OK) {
-            fail("sends: %s", gcm_last_error());
+            gcm_test_fail("sends: %s", gcm_last_error());
         }
         for (j = 0; j < 2 * k; j++) {
             free(bufs[j]);
@@ -304,7 +293,7 @@ int main(int argc, char **argv)
     if ((gcm_lco_isend_x(tx, buf, msg_size(k), 0, DONE_TAG, GCM_LCO_SEND_SYNC,
                          &req) != GCM_OK) ||
         (gcm_wait(&req, NULL) != GCM_OK)) {
-        fail("synchronous DONE: %s", gcm_last_error());
+        gcm_test_fail("synchronous DONE: %s", gcm_last_error());
     } else {
         printf("p2p_handlers: P%d sync send to a handler slot completed\n",
                g_me);
@@ -317,32 +306,33 @@ int main(int argc, char **argv)
 
         /* The handlers run inside this wait. */
         if (gcm_recv(obj, &one, sizeof(one), 2, WAKE_TAG, &ms) != GCM_OK) {
-            fail("wake-up: %s", gcm_last_error());
+            gcm_test_fail("wake-up: %s", gcm_last_error());
         }
         for (i = 0; i < n; i++) {
             for (j = 0; j < k; j++) {
                 expect += (int64_t)(i + 1) * (j + 1);
             }
             if (st.incs[i] != k) {
-                fail("%d increments from P%d, expected %d", st.incs[i], i, k);
+                gcm_test_fail("%d increments from P%d, expected %d",
+                              st.incs[i], i, k);
             }
             last[i] = -1;
         }
         if (st.total != expect) {
-            fail("counter %lld, expected %lld", (long long)st.total,
-                 (long long)expect);
+            gcm_test_fail("counter %lld, expected %lld", (long long)st.total,
+                          (long long)expect);
         }
         if (st.qlen != n * k) {
-            fail("queue has %d items, expected %d", st.qlen, n * k);
+            gcm_test_fail("queue has %d items, expected %d", st.qlen, n * k);
         }
         for (i = 0; i < st.qlen; i++) {
             int s = st.queue[i] / 1000000, q = st.queue[i] % 1000000;
             if (q != last[s] + 1) {
-                fail("queue: P%d item %d after %d", s, q, last[s]);
+                gcm_test_fail("queue: P%d item %d after %d", s, q, last[s]);
             }
             last[s] = q;
         }
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_handlers: counter %lld and queue of %d in order, "
                    "%zu-byte%s messages\n", (long long)st.total, st.qlen,
                    size, g_mixed ? " and 16-byte" : "");
@@ -352,11 +342,5 @@ int main(int argc, char **argv)
     }
     gcm_lco_free(&tx);
     free(buf);
-    if (gcm_finalize() != GCM_OK) {
-        fail("finalize");
-    }
-    if (g_failures == 0) {
-        printf("p2p_handlers: P%d ok\n", g_me);
-    }
-    return (g_failures == 0) ? 0 : 1;
+    return gcm_test_finish();
 }

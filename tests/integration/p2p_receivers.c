@@ -20,7 +20,7 @@
  *
  * Usage: p2p_receivers [R [ROUNDS]]
  */
-#include <gencomm.h>
+#include "gcm_test.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -48,26 +48,10 @@ typedef struct rx_thread {
 static gcm_lco_h g_rx;
 static rx_thread_t g_thr[MAX_RX];
 static atomic_int g_turn;    /* the thread allowed to post next */
-static int g_failures;
-
-static void fail(const char *fmt, ...)
-{
-    va_list ap;
-
-    va_start(ap, fmt);
-    fprintf(stderr, "p2p_receivers: FAIL: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
-    va_end(ap);
-    g_failures++;
-}
-
+/* A call that must work: the test cannot go on without it. */
 static void check(gcm_status_t status, const char *what)
 {
-    if (status != GCM_OK) {
-        fprintf(stderr, "p2p_receivers: P%d: %s failed: %s (%s)\n",
-                gcm_proc_rank(), what, gcm_status_string(status),
-                gcm_last_error());
+    if (!gcm_test_ok(status, what)) {
         exit(1);
     }
 }
@@ -149,7 +133,7 @@ static void round_run(int nthreads, void (*send)(int), const char *mode,
         g_thr[k].wildcard = (k + round) % 2;
         atomic_store(&g_thr[k].done, 0);
         if (pthread_create(&threads[k], NULL, rx_main, &g_thr[k]) != 0) {
-            fprintf(stderr, "p2p_receivers: pthread_create failed\n");
+            gcm_test_fail("pthread_create failed");
             exit(1);
         }
     }
@@ -163,9 +147,9 @@ static void round_run(int nthreads, void (*send)(int), const char *mode,
                     break;
                 }
             }
-            fail("%s round %d: message %d went to receiver %d, not to "
-                 "receiver %d, which posted before it", mode, round, k, j,
-                 k);
+            gcm_test_fail("%s round %d: message %d went to receiver %d, "
+                          "not to receiver %d, which posted before it",
+                          mode, round, k, j, k);
             /* The others still get theirs: send the rest, then stop. */
             for (j = k + 1; j < nthreads; j++) {
                 send(j);
@@ -174,18 +158,20 @@ static void round_run(int nthreads, void (*send)(int), const char *mode,
         }
         for (j = k + 1; j < nthreads; j++) {
             if (atomic_load(&g_thr[j].done)) {
-                fail("%s round %d: receiver %d completed with message %d's "
-                     "turn", mode, round, j, k);
+                gcm_test_fail("%s round %d: receiver %d completed with "
+                              "message %d's turn", mode, round, j, k);
             }
         }
         if ((g_thr[k].result != GCM_OK) || (g_thr[k].value != k) ||
             (g_thr[k].st.slot != 0) || (g_thr[k].st.tag != DATA_TAG) ||
             (g_thr[k].st.count != sizeof(int))) {
-            fail("%s round %d: receiver %d (%s) got value %d, slot %d, tag "
-                 "%d, %zu bytes, %s", mode, round, k,
-                 g_thr[k].wildcard ? "wildcard" : "exact", g_thr[k].value,
-                 g_thr[k].st.slot, g_thr[k].st.tag, g_thr[k].st.count,
-                 gcm_status_string(g_thr[k].result));
+            gcm_test_fail("%s round %d: receiver %d (%s) got value %d, "
+                          "slot %d, tag %d, %zu bytes, %s",
+                          mode, round, k,
+                          g_thr[k].wildcard ? "wildcard" : "exact",
+                          g_thr[k].value, g_thr[k].st.slot, g_thr[k].st.tag,
+                          g_thr[k].st.count,
+                          gcm_status_string(g_thr[k].result));
         }
     }
     for (k = 0; k < nthreads; k++) {
@@ -214,14 +200,14 @@ int main(int argc, char **argv)
     gcm_name_t name;
     int me, n, r, zero = 0;
 
-    check(gcm_init(&argc, &argv), "gcm_init");
+    if (!gcm_test_init(&argc, &argv, "p2p_receivers")) {
+        return 1;
+    }
     me = gcm_proc_rank();
     n  = gcm_proc_count();
     if ((nthreads < 1) || (nthreads > MAX_RX) || (rounds < 1)) {
-        fprintf(stderr, "p2p_receivers: R must be in 1..%d and ROUNDS "
-                "positive\n", MAX_RX);
-        gcm_finalize();
-        return 1;
+        gcm_test_fail("R must be in 1..%d and ROUNDS positive", MAX_RX);
+        return gcm_test_finish();
     }
 
     if (me == 0) {
@@ -234,7 +220,7 @@ int main(int argc, char **argv)
         for (r = 0; r < rounds; r++) {
             round_run(nthreads, send_local, "same process", r);
         }
-        if (g_failures == 0) {
+        if (gcm_test_failed() == 0) {
             printf("p2p_receivers: same process: %d receivers, %d rounds: "
                    "first posted first served\n", nthreads, rounds);
         }
@@ -244,7 +230,7 @@ int main(int argc, char **argv)
             for (r = 0; r < rounds; r++) {
                 round_run(nthreads, send_remote, "other process", r);
             }
-            if (g_failures == 0) {
+            if (gcm_test_failed() == 0) {
                 printf("p2p_receivers: other process: %d receivers, %d "
                        "rounds: first posted first served\n", nthreads,
                        rounds);
@@ -269,9 +255,5 @@ int main(int argc, char **argv)
         }
         check(gcm_lco_free(&tx), "gcm_lco_free");
     }
-    check(gcm_finalize(), "gcm_finalize");
-    if (g_failures == 0) {
-        printf("p2p_receivers: P%d ok\n", me);
-    }
-    return (g_failures == 0) ? 0 : 1;
+    return gcm_test_finish();
 }

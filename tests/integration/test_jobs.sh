@@ -2,6 +2,8 @@
 # Names across separately launched jobs (tests/integration/jobs_names.c):
 # two gcrun jobs at once, one serving on LCOs whose names it writes to
 # files, the other asking through those names; a forged token refused; a
+# message to a pattern LCO never made refused after the receiver's
+# GENCOMM_CONNECT_TIMEOUT (2 s here); a
 # name of a job that has ended refused at once; two jobs started in the
 # same second have different identities. Exit 0 pass, 1 fail, 77 skip.
 set -u
@@ -19,7 +21,8 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/gcm-jobs.XXXXXX") || exit 1
 trap 'rm -rf "$dir"' EXIT
 
 # --- one job asks another, through names in files --------------------------
-timeout 60 "$gcrun" -n 2 "$prog" serve "$dir/a" 1 >"$dir/serve.out" 2>&1 &
+GENCOMM_CONNECT_TIMEOUT=2 timeout 60 "$gcrun" -n 2 "$prog" serve "$dir/a" 1 \
+    >"$dir/serve.out" 2>&1 &
 server=$!
 timeout 60 "$gcrun" -n 2 "$prog" ask "$dir/a" 2 >"$dir/ask.out" 2>&1
 rc=$?
@@ -33,6 +36,9 @@ expect_file "$dir/serve.out" 2 \
 expect_file "$dir/ask.out" 2 \
     'jobs_names: P[01] asked another job and got its answer'
 expect_file "$dir/ask.out" 2 'jobs_names: P[01] forged name refused: .*token'
+expect_file "$dir/ask.out" 2 \
+    'jobs_names: P[01] message to a pattern never made refused after'
+grep -E 'never made' "$dir/ask.out" | sed 's/^/   /'
 grep -E 'asked another job' "$dir/ask.out" | sed 's/^/   /'
 
 # --- the serving job has ended: its name is refused at once ---------------

@@ -15,7 +15,8 @@
  * Datatypes too (MPI-3.1 4.1.9, and MPICH's test of it): two receives
  * with a derived type, the type freed, then MPI_Waitall must unpack into
  * the right places; a persistent receive whose type was freed still
- * receives at every start.
+ * receives at every start, and a persistent send whose type was freed
+ * before its first MPI_Start still sends that layout at every start.
  */
 #include <mpi.h>
 
@@ -114,8 +115,8 @@ int main(int argc, char **argv)
     /* Receives with a derived type freed before they complete. */
     {
         MPI_Datatype vec;
-        MPI_Request reqs[2], preq;
-        int in[2][6], out[3] = { 1, 2, 3 }, i, k, ok = 1;
+        MPI_Request reqs[2], preq, psend;
+        int in[2][6], out[3] = { 1, 2, 3 }, sv[6] = { 0 }, i, k, ok = 1;
 
         MPI_Type_vector(3, 1, 2, MPI_INT, &vec);
         MPI_Type_commit(&vec);
@@ -152,6 +153,8 @@ int main(int argc, char **argv)
             }
             MPI_Request_free(&preq);
         } else if (rank == 1) {
+            /* The persistent send holds its type as the receive does. */
+            MPI_Send_init(sv, 1, vec, 0, 10, MPI_COMM_WORLD, &psend);
             MPI_Type_free(&vec);
             MPI_Recv(&go, 1, MPI_INT, 0, 11, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
@@ -160,12 +163,18 @@ int main(int argc, char **argv)
                 out[k] += 10;
             }
             MPI_Send(out, 3, MPI_INT, 0, 9, MPI_COMM_WORLD);
-            out[1] = 2;
-            out[2] = 3;
+            sv[2] = 2;
+            sv[4] = 3;
             for (k = 0; k < 2; k++) {
-                out[0] = 100 + k;
-                MPI_Send(out, 3, MPI_INT, 0, 10, MPI_COMM_WORLD);
+                sv[0] = 100 + k;
+                rc = MPI_Start(&psend);
+                if (rc == MPI_SUCCESS) {
+                    rc = MPI_Wait(&psend, MPI_STATUS_IGNORE);
+                }
+                CHECK(rc == MPI_SUCCESS, "persistent send %d with a freed "
+                      "type: rc %d", k, rc);
             }
+            MPI_Request_free(&psend);
         } else {
             MPI_Type_free(&vec);
         }

@@ -44,9 +44,16 @@
  *                                must arrive (it may come before rank 0
  *                                has made its side of the communicator)
  *   dpm_connect victim FILE      accepts one connection, then is killed
+ *   dpm_connect silent FILE      accepts one connection, writes its pid
+ *                                to FILE.pid and waits in pause(), never
+ *                                progressing (its contact still answers),
+ *                                for the test to kill once the survivors
+ *                                wait for it
  *   dpm_connect survivor FILE    connects to the victim and waits for a
  *                                message from it: the receive must fail
- *                                with MPI_ERR_PROC_FAILED, not hang
+ *                                with MPI_ERR_PROC_FAILED, not hang (each
+ *                                rank makes FILE.wait<rank> once its
+ *                                receive is posted)
  *
  * Prints "dpm_connect: ..." lines for the checks that passed.
  */
@@ -484,9 +491,11 @@ static void inner(int n)
     }
 }
 
-/* The victim's port is FILE's; the victim dies once connected. */
-static void victim(const char *file, int is_victim)
+/* The victim's port is FILE's; the victim dies once connected (silent:
+ * it waits for the test to kill it, progressing nothing). */
+static void victim(const char *file, int is_victim, int stop)
 {
+    MPI_Request req;
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm inter;
     double t;
@@ -504,6 +513,20 @@ static void victim(const char *file, int is_victim)
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
+        if (stop) {
+            /* Alive but silent while the other side connects to it and
+             * waits (UCX never completes the set-up of their connections
+             * to it); the test kills it then. */
+            snprintf(tmp, sizeof(tmp), "%s.pid", file);
+            f = fopen(tmp, "w");
+            if ((f == NULL) || (fprintf(f, "%d\n", (int)getpid()) < 0) ||
+                (fclose(f) != 0)) {
+                MPI_Abort(MPI_COMM_WORLD, 1);
+            }
+            for (;;) {
+                pause();
+            }
+        }
         /* Connected: now it is gone, whatever the other side waits for. */
         raise(SIGKILL);
     }
@@ -522,7 +545,16 @@ static void victim(const char *file, int is_victim)
     MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter);
     MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
     t = MPI_Wtime();
-    rc = MPI_Recv(&v, 1, MPI_INT, 0, 9, inter, MPI_STATUS_IGNORE);
+    rc = MPI_Irecv(&v, 1, MPI_INT, 0, 9, inter, &req);
+    if (rc == MPI_SUCCESS) {
+        char mark[4200];
+        FILE *f;
+
+        snprintf(mark, sizeof(mark), "%s.wait%d", file, me);
+        f = fopen(mark, "w");
+        CHECK((f != NULL) && (fclose(f) == 0), "cannot make %s", mark);
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
     t = MPI_Wtime() - t;
     CHECK(error_class(rc) == MPI_ERR_PROC_FAILED, "receive from a killed "
           "job: class %d", error_class(rc));
@@ -543,8 +575,10 @@ int main(int argc, char **argv)
     } else if ((argc >= 4) && (strcmp(argv[1], "connect") == 0)) {
         cycles(argv[2], atoi(argv[3]), 0);
     } else if ((argc >= 3) && ((strcmp(argv[1], "victim") == 0) ||
+                               (strcmp(argv[1], "silent") == 0) ||
                                (strcmp(argv[1], "survivor") == 0))) {
-        victim(argv[2], argv[1][0] == 'v');
+        victim(argv[2], strcmp(argv[1], "survivor") != 0,
+               strcmp(argv[1], "silent") == 0);
     } else if ((argc >= 3) && (strcmp(argv[1], "inner") == 0)) {
         inner(atoi(argv[2]));
     } else if ((argc >= 2) && (strcmp(argv[1], "join") == 0)) {

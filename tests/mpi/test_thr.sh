@@ -11,52 +11,45 @@
 # - thr_progress: the progress thread completes a receive during a
 #   computation (checked with it on; run with it off too).
 set -u
+. "${top_srcdir:-.}/tests/lib.sh"
 dir="${top_builddir:-.}/tests/mpi"
-gcrun="${top_builddir:-.}/tools/gcrun"
-status=0
 
-# run LABEL NP [GCRUN OPTIONS] -- PROG [ARGS]: one run through gcrun.
-run() {
-    label=$1
-    np=$2
+# thr LABEL NP [GCRUN OPTIONS] -- PROG [ARGS]: one run through gcrun.
+thr() {
+    _label=$1
+    _np=$2
     shift 2
-    opts=""
+    _opts=""
     while [ "$1" != "--" ]; do
-        opts="$opts $1"
+        _opts="$_opts $1"
         shift
     done
     shift
-    out=$(timeout 120 "$gcrun" -n "$np" $opts --tag-output "$@" 2>&1)
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        echo "FAIL: $(basename "$1") $label with $np processes$opts (exit $rc)"
-        echo "$out" | tail -30
-        status=1
-    else
-        echo "ok: $(basename "$1") $label with $np processes$opts"
-    fi
+    # shellcheck disable=SC2086 # the options are words
+    run "$(basename "$1") $_label with $_np processes$_opts" \
+        "$gcrun" -n "$_np" $_opts --tag-output "$@"
 }
 
 for shm in 1 0; do
     for np in 2 3; do
-        GENCOMM_SHM=$shm run "shm=$shm" "$np" -- "$dir/thr_orphan"
+        GENCOMM_SHM=$shm thr "shm=$shm" "$np" -- "$dir/thr_orphan"
     done
-    GENCOMM_SHM=$shm run "shm=$shm" 2 --nodes 2 -- "$dir/thr_orphan"
+    GENCOMM_SHM=$shm thr "shm=$shm" 2 --nodes 2 -- "$dir/thr_orphan"
 done
-GENCOMM_MAX_ENDPOINTS=1 GENCOMM_SHM=0 run "one endpoint" 2 -- \
+GENCOMM_MAX_ENDPOINTS=1 GENCOMM_SHM=0 thr "one endpoint" 2 -- \
     "$dir/thr_orphan"
 
 for shm in 1 0; do
-    GENCOMM_SHM=$shm run "shm=$shm" 3 -- "$dir/thr_comms"
+    GENCOMM_SHM=$shm thr "shm=$shm" 3 -- "$dir/thr_comms"
 done
-GENCOMM_PROGRESS_THREAD=1 run "progress thread" 3 -- "$dir/thr_comms"
-run "" 2 --nodes 2 -- "$dir/thr_comms"
+GENCOMM_PROGRESS_THREAD=1 thr "progress thread" 3 -- "$dir/thr_comms"
+thr "" 2 --nodes 2 -- "$dir/thr_comms"
 
 for shm in 1 0; do
     for pt in 1 0; do
         GENCOMM_SHM=$shm GENCOMM_PROGRESS_THREAD=$pt \
-            run "shm=$shm progress thread=$pt" 2 -- "$dir/thr_progress"
+            thr "shm=$shm progress thread=$pt" 2 -- "$dir/thr_progress"
     done
 done
-GENCOMM_PROGRESS_THREAD=1 run "progress thread" 3 -- "$dir/thr_progress"
-exit $status
+GENCOMM_PROGRESS_THREAD=1 thr "progress thread" 3 -- "$dir/thr_progress"
+finish

@@ -113,6 +113,16 @@ START_TEST(test_shm_cell_decode_bounds_lengths_and_kinds)
                                                GCM_SLOTS_SHM_CELL_HDR + 1,
                                                &msg), GCM_OK);
     ck_assert_int_ne(gcm_slots_shm_cell_decode(cell, 10, &msg), GCM_OK);
+    /* A cooperative copy's offer: whole, or refused. */
+    hdr->kind = GCM_SLOTS_SHM_COOP;
+    ((gcm_slots_shm_coop_t *)(cell + GCM_SLOTS_SHM_CELL_HDR))->len = 12345;
+    ck_assert_int_eq(gcm_slots_shm_cell_decode(cell, sizeof(cell), &msg),
+                     GCM_OK);
+    ck_assert_uint_eq(msg.coop.len, 12345);
+    ck_assert_int_ne(gcm_slots_shm_cell_decode(cell,
+                                               GCM_SLOTS_SHM_CELL_HDR +
+                                               sizeof(gcm_slots_shm_coop_t) -
+                                               1, &msg), GCM_OK);
 }
 END_TEST
 

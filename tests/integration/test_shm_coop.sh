@@ -1,0 +1,63 @@
+#!/bin/bash
+# Large same-host messages copied by sender and receiver together
+# (GENCOMM_SHM_COOP_MIN, slots/slot_shm_coop.c): content at sizes around
+# the threshold, many at once both ways, truncation, the senders' share
+# of the chunks (from the debug log's count at finalize), the
+# receiver-only read when the path is off, and a sender that dies while
+# it is copied. Exit 0 pass, 1 fail, 77 skip.
+set -u
+
+. "${top_srcdir:-.}/tests/lib.sh"
+progs="${builddir}/tests/integration"
+need_progs "$gcrun" "$progs/p2p_coop"
+
+phases() {
+    for phase in a b c d; do
+        expect_count 2 "p2p_coop: P[01] \\($phase\\) .* ok"
+    done
+    expect_count 1 'p2p_coop: all checks passed'
+}
+
+# The default threshold and a smaller one (more sizes around it), with 2
+# and 3 processes (the third only joins finalize).
+for min in 262144 40000; do
+    for n in 2 3; do
+        launch_for 120 "$n" env GENCOMM_SHM_COOP_MIN=$min \
+            GENCOMM_LOG_LEVEL=debug "$progs/p2p_coop"
+        if expect_rc 0; then
+            phases
+            # Process 0 received cooperatively, and its sender, waiting
+            # in gcm_send during (c), wrote some of the chunks.
+            expect_match 'shm endpoint 0: [1-9][0-9]* cooperative copies to it'
+            helped=$(printf '%s\n' "$out" |
+                sed -n 's/.*copies to it, \([0-9]*\) of their.*/\1/p' |
+                awk '{ s += $1 } END { print s + 0 }')
+            if [ "$helped" -eq 0 ]; then
+                fail_out "no sender wrote a chunk (GENCOMM_SHM_COOP_MIN=$min)"
+            fi
+        fi
+    done
+done
+
+# Off: the receiver reads alone, and says nothing of cooperative copies.
+launch_for 120 2 env GENCOMM_SHM_COOP_MIN=0 GENCOMM_LOG_LEVEL=debug \
+    "$progs/p2p_coop"
+if expect_rc 0; then
+    phases
+    expect_count 0 'cooperative copies'
+fi
+
+# A sender killed while its 128 MiB message is copied: the receive fails,
+# it does not hang, and the job ends with the kill.
+export GENCOMM_KILL_GRACE_MS=5000
+launch_for 60 2 "$progs/p2p_coop" die
+if expect_rc 137; then
+    expect_match 'rank 1.*killed by signal 9'
+    expect_count 1 'p2p_coop: P0 sender died: '
+fi
+unset GENCOMM_KILL_GRACE_MS
+
+if [ "$status" -eq 0 ]; then
+    echo "all cooperative copy checks passed"
+fi
+finish
