@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <sched.h>
+#include <string.h>
 #include <time.h>
 
 #define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
@@ -50,6 +51,24 @@ static inline int bind_thread(int index)
             CPU_SET(cpu, &mine);
             return pthread_setaffinity_np(pthread_self(), sizeof(mine),
                                           &mine);
+        }
+    }
+    return 0;
+}
+
+/* The arguments of the MPI programs that take no option but these: NAME
+ * (*impl, the implementation's label in the rows) and --quick (*quick
+ * set). 0, or -1 on anything else (the caller says its usage). */
+static inline int bench_args(int argc, char **argv, const char **impl,
+                             int *quick)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--quick") == 0) {
+            *quick = 1;
+        } else if (argv[i][0] != '-') {
+            *impl = argv[i];
+        } else {
+            return -1;
         }
     }
     return 0;

@@ -366,19 +366,13 @@ int main(int argc, char **argv)
     check(MPI_Init(&argc, &argv), "MPI_Init");
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            quick = 1;
-        } else if (argv[i][0] != '-') {
-            impl = argv[i];
-        } else {
-            if (rank == 0) {
-                fprintf(stderr, "usage: mpirun -np N mpi_bench NAME "
-                                "[--quick]\n");
-            }
-            MPI_Finalize();
-            return 2;
+    if (bench_args(argc, argv, &impl, &quick) != 0) {
+        if (rank == 0) {
+            fprintf(stderr, "usage: mpirun -np N mpi_bench NAME "
+                            "[--quick]\n");
         }
+        MPI_Finalize();
+        return 2;
     }
     /* With 2 processes, each is the other's peer; otherwise unused. */
     peer = 1 - rank;

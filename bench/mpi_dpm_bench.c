@@ -250,17 +250,11 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            quick = 1;
-        } else if (argv[i][0] != '-') {
-            impl = argv[i];
-        } else {
-            fprintf(stderr, "usage: mpirun -np 1 mpi_dpm_bench NAME "
-                            "[--quick]\n");
-            MPI_Finalize();
-            return 2;
-        }
+    if (bench_args(argc, argv, &impl, &quick) != 0) {
+        fprintf(stderr, "usage: mpirun -np 1 mpi_dpm_bench NAME "
+                        "[--quick]\n");
+        MPI_Finalize();
+        return 2;
     }
     check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
     len = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);

@@ -409,19 +409,13 @@ int main(int argc, char **argv)
           "MPI_Init_thread");
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
     check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--quick") == 0) {
-            quick = 1;
-        } else if (argv[i][0] != '-') {
-            impl = argv[i];
-        } else {
-            if (rank == 0) {
-                fprintf(stderr, "usage: mpirun -np 1|2 mpi_thread_bench "
-                                "NAME [--quick]\n");
-            }
-            MPI_Finalize();
-            return 2;
+    if (bench_args(argc, argv, &impl, &quick) != 0) {
+        if (rank == 0) {
+            fprintf(stderr, "usage: mpirun -np 1|2 mpi_thread_bench "
+                            "NAME [--quick]\n");
         }
+        MPI_Finalize();
+        return 2;
     }
     if (nprocs != 1 && nprocs != 2) {
         if (rank == 0) {

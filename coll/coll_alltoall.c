@@ -5,6 +5,10 @@
  *   bytes, more than two ranks, alltoall only): ceil(log2 p) steps, each
  *   moving about half of the data, so the latency term is log p instead
  *   of p - 1;
+ * - linear over a few ranks (at most GENCOMM_COLL_ALLTOALL_LINEAR_MAX),
+ *   alltoall only: every receive and send posted at once in the pairwise
+ *   order, one wait for all, so that no rank waits for a step of its
+ *   partners before it hands out the rest of its blocks;
  * - pairwise exchange otherwise (every block crosses the network once, one
  *   partner each way per step): alltoallv, alltoallw, large blocks.
  */
@@ -40,6 +44,38 @@ void gcm_coll_alltoall_pairwise(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                       src);
         gcm_coll_fence(s);
     }
+}
+
+/*
+ * The pairwise order without its steps: the receives first (a block that
+ * arrives finds its buffer posted instead of waiting as unexpected), then
+ * the sends to rank + 1, rank + 2, ..., and one fence. Over 4 processes
+ * on 2 cores a step of the pairwise form waits for its partner to be
+ * scheduled, p - 1 times; here a rank hands out all its blocks at once.
+ */
+static void coll_alltoall_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                                 const gcm_coll_blocks_t *sb,
+                                 const gcm_coll_blocks_t *rb, int in_place)
+{
+    int rank = g->rank, size = g->size, k;
+
+    if (in_place == 0) {
+        gcm_coll_copy(s, sb->ptr[rank], sb->count[rank], sb->type[rank], 0,
+                      rb->ptr[rank], rb->count[rank], rb->type[rank], 0);
+    }
+    for (k = 1; k < size; k++) {
+        int src = (rank - k + size) % size;
+
+        gcm_coll_recv(s, g, rb->ptr[src], rb->count[src], rb->type[src],
+                      src);
+    }
+    for (k = 1; k < size; k++) {
+        int dst = (rank + k) % size;
+
+        gcm_coll_send(s, g, sb->ptr[dst], sb->count[dst], sb->type[dst],
+                      dst);
+    }
+    gcm_coll_fence(s);
 }
 
 /*
@@ -118,10 +154,17 @@ void gcm_coll_alltoall(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         return;
     }
     if (algo == GCM_COLL_AUTO) {
-        algo = (blk <= gcm_coll_config.alltoall_small && g->size > 2) ?
-               GCM_COLL_ALLTOALL_BRUCK : GCM_COLL_ALLTOALL_PAIRWISE;
+        if ((unsigned)g->size <= gcm_coll_config.alltoall_linear_max) {
+            algo = GCM_COLL_ALLTOALL_LINEAR;
+        } else {
+            algo = (blk <= gcm_coll_config.alltoall_small) ?
+                   GCM_COLL_ALLTOALL_BRUCK : GCM_COLL_ALLTOALL_PAIRWISE;
+        }
     }
-    if (algo == GCM_COLL_ALLTOALL_BRUCK) {
+    if (algo == GCM_COLL_ALLTOALL_LINEAR) {
+        gcm_coll_trace("alltoall", "linear", g, blk);
+        coll_alltoall_linear(s, g, sb, rb, in_place);
+    } else if (algo == GCM_COLL_ALLTOALL_BRUCK) {
         gcm_coll_trace("alltoall", "bruck", g, blk);
         coll_alltoall_bruck(s, g, sb, rb);
     } else {

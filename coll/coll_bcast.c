@@ -4,9 +4,9 @@
  * - barrier: linear over 3 to a few ranks (every rank tells rank 0,
  *   which then releases them all), else dissemination (ceil(log2 p)
  *   rounds of zero-byte messages);
- * - bcast: linear (the root sends to each) over a few ranks and binomial
- *   tree beyond for small data; for large data (at least
- *   GENCOMM_COLL_BCAST_LARGE bytes, more than two ranks) van de Geijn's
+ * - bcast: linear (the root sends to each) over a few ranks at every
+ *   size; beyond, binomial tree for small data and, for large data (at
+ *   least GENCOMM_COLL_BCAST_LARGE bytes) van de Geijn's
  *   scatter along a binomial tree followed by a ring allgather, which
  *   moves about 2m bytes through the root instead of m log p.
  */
@@ -219,13 +219,16 @@ void gcm_coll_bcast_bytes(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     if (g->size == 1) {
         return;
     }
+    /* Over a few ranks the root sends to each at every size: the
+     * receivers read from the root's buffer at once, one hop each,
+     * where scatter + allgather takes 1 + (p - 1) steps that each wait
+     * for a partner (coll/README.md has the measurements). */
     if (algo == GCM_COLL_AUTO) {
-        if (len >= gcm_coll_config.bcast_large) {
-            algo = (g->size > 2) ? GCM_COLL_BCAST_SCATTER_ALLGATHER :
-                                   GCM_COLL_BCAST_BINOMIAL;
+        if ((unsigned)g->size <= gcm_coll_config.bcast_linear_max) {
+            algo = GCM_COLL_BCAST_LINEAR;
         } else {
-            algo = ((unsigned)g->size <= gcm_coll_config.bcast_linear_max) ?
-                   GCM_COLL_BCAST_LINEAR : GCM_COLL_BCAST_BINOMIAL;
+            algo = (len >= gcm_coll_config.bcast_large) ?
+                   GCM_COLL_BCAST_SCATTER_ALLGATHER : GCM_COLL_BCAST_BINOMIAL;
         }
     }
     if (algo == GCM_COLL_BCAST_SCATTER_ALLGATHER && len > 0) {

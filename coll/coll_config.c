@@ -53,7 +53,8 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
                   gcm_coll_config.alltoall, "alltoall algorithm"),
     GCM_CFG("GENCOMM_COLL_BCAST_LARGE", GCM_STR(GCM_COLL_BCAST_LARGE),
             GCM_CFG_SIZE, gcm_coll_config.bcast_large,
-            "broadcasts of this many bytes and more: scatter + allgather"),
+            "broadcasts of this many bytes and more over more than "
+            "GENCOMM_COLL_BCAST_LINEAR_MAX processes: scatter + allgather"),
     GCM_CFG("GENCOMM_COLL_REDUCE_LARGE", GCM_STR(GCM_COLL_REDUCE_LARGE),
             GCM_CFG_SIZE, gcm_coll_config.reduce_large,
             "reduce and allreduce of this many bytes and more: recursive "
@@ -75,8 +76,24 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
     GCM_CFG("GENCOMM_COLL_BCAST_LINEAR_MAX",
             GCM_STR(GCM_COLL_BCAST_LINEAR_MAX), GCM_CFG_INT,
             gcm_coll_config.bcast_linear_max,
-            "broadcasts below GENCOMM_COLL_BCAST_LARGE over at most this "
-            "many processes: linear (the root sends to each)"),
+            "broadcasts over at most this many processes: linear (the "
+            "root sends to each), whatever their size"),
+    GCM_CFG("GENCOMM_COLL_REDUCE_TREE_MAX",
+            GCM_STR(GCM_COLL_REDUCE_TREE_MAX), GCM_CFG_INT,
+            gcm_coll_config.reduce_tree_max,
+            "reduce over at most this many processes: binomial tree at "
+            "every size"),
+    GCM_CFG("GENCOMM_COLL_ALLGATHER_LINEAR_MAX",
+            GCM_STR(GCM_COLL_ALLGATHER_LINEAR_MAX), GCM_CFG_INT,
+            gcm_coll_config.allgather_linear_max,
+            "allgather below GENCOMM_COLL_ALLGATHER_LARGE over at most "
+            "this many processes: linear (every block to every process "
+            "at once)"),
+    GCM_CFG("GENCOMM_COLL_ALLTOALL_LINEAR_MAX",
+            GCM_STR(GCM_COLL_ALLTOALL_LINEAR_MAX), GCM_CFG_INT,
+            gcm_coll_config.alltoall_linear_max,
+            "alltoall over at most this many processes: linear (every "
+            "block posted at once)"),
     GCM_CFG("GENCOMM_COLL_BARRIER_LINEAR_MAX",
             GCM_STR(GCM_COLL_BARRIER_LINEAR_MAX), GCM_CFG_INT,
             gcm_coll_config.barrier_linear_max,

@@ -35,9 +35,10 @@
 #define GCM_COLL_GATHER_CHOICES(_, _p) \
     _(_p, BINOMIAL, binomial) _(_p, LINEAR, linear)
 #define GCM_COLL_ALLGATHER_CHOICES(_, _p) \
-    _(_p, RECDBL, recursive_doubling) _(_p, BRUCK, bruck) _(_p, RING, ring)
+    _(_p, RECDBL, recursive_doubling) _(_p, BRUCK, bruck) _(_p, RING, ring) \
+    _(_p, LINEAR, linear)
 #define GCM_COLL_ALLTOALL_CHOICES(_, _p) \
-    _(_p, BRUCK, bruck) _(_p, PAIRWISE, pairwise)
+    _(_p, BRUCK, bruck) _(_p, PAIRWISE, pairwise) _(_p, LINEAR, linear)
 
 #define GCM_COLL_CHOICE_ENUM(_p, _name, _word) _p##_##_name,
 #define GCM_COLL_CHOICE_WORD(_p, _name, _word) "|" #_word
@@ -65,20 +66,27 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * scan): coll/README.md says where they come from. Data of at least
  * BCAST_LARGE bytes is broadcast by scatter and allgather; reductions of
  * at least REDUCE_LARGE bytes use recursive halving (commutative
- * operators); gather and scatter blocks of at least GATHER_LARGE bytes go
+ * operators), except reduce over at most REDUCE_TREE_MAX processes,
+ * which keeps the binomial tree; gather and scatter blocks of at least GATHER_LARGE bytes go
  * straight to and from the root; allgather of a total of at least
- * ALLGATHER_LARGE bytes runs in a ring; all-to-all blocks of at most
- * ALLTOALL_SMALL bytes take Bruck's algorithm; scans over at most
+ * ALLGATHER_LARGE bytes runs in a ring (a smaller one over at most
+ * ALLGATHER_LINEAR_MAX processes: linearly); all-to-all blocks of at most
+ * ALLTOALL_SMALL bytes take Bruck's algorithm, except over at most
+ * ALLTOALL_LINEAR_MAX processes, where every block is posted at once
+ * (linear) whatever its size; scans over at most
  * SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte pieces;
  * barriers over 3 to BARRIER_LINEAR_MAX processes gather at rank 0, which
- * releases the others; broadcasts below BCAST_LARGE bytes over at most
- * BCAST_LINEAR_MAX processes go from the root to each.
+ * releases the others; broadcasts over at most BCAST_LINEAR_MAX
+ * processes go from the root to each, whatever their size.
  */
 #define GCM_COLL_BCAST_LARGE      32768
 #define GCM_COLL_REDUCE_LARGE     16384
 #define GCM_COLL_GATHER_LARGE     65536
 #define GCM_COLL_ALLGATHER_LARGE  65536
 #define GCM_COLL_ALLTOALL_SMALL   256
+#define GCM_COLL_ALLTOALL_LINEAR_MAX 4
+#define GCM_COLL_ALLGATHER_LINEAR_MAX 4
+#define GCM_COLL_REDUCE_TREE_MAX  4
 #define GCM_COLL_SCAN_LINEAR_MAX  4
 #define GCM_COLL_BARRIER_LINEAR_MAX 4
 #define GCM_COLL_BCAST_LINEAR_MAX 4
@@ -105,6 +113,9 @@ typedef struct gcm_coll_config {
     unsigned scan_linear_max;     /* GENCOMM_COLL_SCAN_LINEAR_MAX */
     unsigned barrier_linear_max;  /* GENCOMM_COLL_BARRIER_LINEAR_MAX */
     unsigned bcast_linear_max;    /* GENCOMM_COLL_BCAST_LINEAR_MAX */
+    unsigned alltoall_linear_max; /* GENCOMM_COLL_ALLTOALL_LINEAR_MAX */
+    unsigned allgather_linear_max; /* GENCOMM_COLL_ALLGATHER_LINEAR_MAX */
+    unsigned reduce_tree_max;     /* GENCOMM_COLL_REDUCE_TREE_MAX */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */
 } gcm_coll_config_t;
 

@@ -40,6 +40,13 @@ static void coll_reduce_binomial(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     const void *acc = sbuf;
     void *w[2] = { NULL, NULL };
     int wi = 0, mask;
+    /* The root's last child's data can land in rbuf itself, combined
+     * there with what the root holds (rbuf = acc op rbuf keeps the rank
+     * order): no temporary and no copy into rbuf at the end, one pass
+     * over the vector less (1 MiB over 2 processes: a third of the
+     * root's memory traffic). Not when sbuf is rbuf (in place). */
+    int last = (vr == 0 && troot == root && sbuf != rbuf &&
+                sbuf != GCM_COLL_IN_PLACE) ? gcm_coll_pof2(size - 1) : 0;
 
     /* Children are always higher in the tree's numbering; for
      * non-commutative operations that numbering is the ranks themselves
@@ -50,6 +57,13 @@ static void coll_reduce_binomial(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
             void *x;
 
             if (src >= size) {
+                continue;
+            }
+            if (mask == last) {
+                gcm_coll_recv(s, g, rbuf, count, type, (src + troot) % size);
+                gcm_coll_fence(s);
+                gcm_coll_combine(s, op, acc, rbuf, count, type);
+                acc = rbuf;
                 continue;
             }
             if (w[wi] == NULL) {
@@ -373,8 +387,13 @@ void gcm_coll_reduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     size_t len = gcm_coll_bytes(s, type, count, 0);
     int algo = gcm_coll_config.reduce;
 
+    /* Over a few ranks the binomial tree takes log p steps; halving and
+     * gathering take twice as many, each waiting for a partner, to
+     * spread bytes that shared memory moves fast anyway (coll/README.md
+     * has the measurements). */
     if (algo == GCM_COLL_AUTO) {
         algo = (len >= gcm_coll_config.reduce_large &&
+                (unsigned)g->size > gcm_coll_config.reduce_tree_max &&
                 count >= gcm_coll_pof2(g->size)) ?
                GCM_COLL_REDUCE_RABENSEIFNER : GCM_COLL_REDUCE_BINOMIAL;
     }

@@ -20,10 +20,11 @@ B="GENCOMM_COLL_BARRIER=linear
    GENCOMM_COLL_REDUCE_SCATTER=reduce_scatterv
    GENCOMM_COLL_SCAN=recursive_doubling GENCOMM_COLL_GATHER=linear
    GENCOMM_COLL_ALLGATHER=bruck GENCOMM_COLL_ALLTOALL=pairwise"
-# The ring, the scan pipeline in many small pieces, the linear bcast at
-# every size.
+# The ring, the scan pipeline in many small pieces, the linear bcast and
+# alltoall at every size.
 C="GENCOMM_COLL_ALLGATHER=ring GENCOMM_COLL_SCAN=linear
-   GENCOMM_COLL_SEGMENT=1000 GENCOMM_COLL_BCAST=linear"
+   GENCOMM_COLL_SEGMENT=1000 GENCOMM_COLL_BCAST=linear
+   GENCOMM_COLL_ALLTOALL=linear"
 
 coll_run "1 process, A" "$A" "-n 1" "" "" ""
 coll_run "1 process, B" "$B" "-n 1" "" "" ""
@@ -38,9 +39,12 @@ for np in 2 3 4 5 6 7 8 9; do
     coll_run "$np processes, B" "$B" "-n $np" "" \
         "barrier linear|bcast scatter_allgather|reduce rabenseifner|allreduce rabenseifner|reduce_scatter reduce_scatterv|scan recursive_doubling|exscan recursive_doubling|gather linear|scatter linear|allgather bruck|alltoall pairwise" \
         "barrier dissemination|bcast binomial, $np ranks, 262144|alltoall bruck|hier"
-    coll_run "$np processes, C" "$C" "-n $np" "allgather scan bcast repeat" \
-        "allgather ring|scan linear|exscan linear|bcast linear" \
-        "bcast binomial|bcast scatter_allgather"
+    coll_run "$np processes, allgather linear" "GENCOMM_COLL_ALLGATHER=linear" \
+        "-n $np" "allgather" "allgather linear" "allgather recursive_doubling|allgather bruck"
+    coll_run "$np processes, C" "$C" "-n $np" \
+        "allgather scan bcast alltoall repeat" \
+        "allgather ring|scan linear|exscan linear|bcast linear|alltoall linear" \
+        "bcast binomial|bcast scatter_allgather|alltoall bruck"
 done
 # Non-commutative operators keep rank order whatever is forced: the
 # halving algorithms are not run for them (their elements are 8 bytes; the
@@ -51,27 +55,37 @@ coll_run "5 processes, non-commutative under B" "$B" "-n 5" noncomm \
 
 # The automatic choice.
 coll_run "4 processes, auto" "" "-n 4" "" \
-    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast scatter_allgather, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce rabenseifner, 4 ranks, 262144 bytes|alltoall bruck, 4 ranks, 4 bytes|alltoall pairwise, 4 ranks, 1200 bytes|allgather recursive_doubling, 4 ranks, 16 bytes|allgather ring, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
-    "barrier dissemination|bcast binomial|hier"
+    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather linear, 4 ranks, 16 bytes|allgather ring, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
+    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|allgather recursive_doubling|hier"
 coll_run "5 processes, auto" "" "-n 5" "" \
-    "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes" \
-    "barrier linear|bcast linear|scan linear|hier"
+    "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|reduce rabenseifner, 5 ranks, 262144 bytes" \
+    "barrier linear|bcast linear|scan linear|alltoall linear|hier"
+coll_run "4 processes, GENCOMM_COLL_REDUCE_TREE_MAX=3" \
+    "GENCOMM_COLL_REDUCE_TREE_MAX=3" "-n 4" "reduce" \
+    "reduce rabenseifner, 4 ranks, 262144 bytes" \
+    "reduce binomial, 4 ranks, 262144 "
+coll_run "5 processes, GENCOMM_COLL_ALLGATHER_LINEAR_MAX=5" \
+    "GENCOMM_COLL_ALLGATHER_LINEAR_MAX=5" "-n 5" "allgather" \
+    "allgather linear, 5 ranks, 20 bytes" "allgather bruck"
+coll_run "5 processes, GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" \
+    "GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" "-n 5" "alltoall" \
+    "alltoall linear, 5 ranks, 4 bytes" "alltoall bruck"
 coll_run "5 processes, GENCOMM_COLL_BARRIER_LINEAR_MAX=5" \
     "GENCOMM_COLL_BARRIER_LINEAR_MAX=5" "-n 5" "barrier" \
     "barrier linear, 5 ranks" "barrier dissemination"
-coll_run "2 processes, auto" "" "-n 2" "bcast barrier" \
-    "bcast binomial, 2 ranks, 262144 bytes|barrier dissemination, 2 ranks" \
-    "bcast scatter_allgather|barrier linear"
-coll_run "4 processes, GENCOMM_COLL_BCAST_LARGE=1" \
-    "GENCOMM_COLL_BCAST_LARGE=1" "-n 4" "bcast" \
-    "bcast scatter_allgather, 4 ranks, 4 bytes" \
-    "bcast linear, 4 ranks, 4 |bcast binomial, 4 ranks, 4 "
+coll_run "2 processes, auto" "" "-n 2" "bcast barrier reduce" \
+    "bcast linear, 2 ranks, 262144 bytes|barrier dissemination, 2 ranks|reduce binomial, 2 ranks, 262144 bytes" \
+    "bcast scatter_allgather|bcast binomial|barrier linear|reduce rabenseifner"
+coll_run "5 processes, GENCOMM_COLL_BCAST_LARGE=1" \
+    "GENCOMM_COLL_BCAST_LARGE=1" "-n 5" "bcast" \
+    "bcast scatter_allgather, 5 ranks, 4 bytes" \
+    "bcast linear, 5 ranks, 4 |bcast binomial, 5 ranks, 4 "
 coll_run "5 processes, GENCOMM_COLL_BCAST_LINEAR_MAX=5" \
     "GENCOMM_COLL_BCAST_LINEAR_MAX=5" "-n 5" "bcast" \
     "bcast linear, 5 ranks, 4 bytes" "bcast binomial, 5 ranks, 4 "
 coll_run "3 processes, GENCOMM_COLL_BCAST=nonsense" \
     "GENCOMM_COLL_BCAST=nonsense" "-n 3" "bcast" \
-    "bcast linear, 3 ranks, 4 bytes|bcast scatter_allgather, 3 ranks, 262144 bytes" ""
+    "bcast linear, 3 ranks, 4 bytes|bcast linear, 3 ranks, 262144 bytes" ""
 if ! printf '%s\n' "$out" | grep -q "GENCOMM_COLL_BCAST='nonsense' is not one of"; then
     echo "FAIL: GENCOMM_COLL_BCAST=nonsense gave no warning"
     status=1
