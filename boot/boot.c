@@ -30,8 +30,6 @@ static struct {
     uint64_t                   job_ident;
 } gcm_boot;
 
-#define GCM_BOOT_SECRET_KEY "gcm-sec"
-
 typedef struct gcm_boot_kv {
     struct gcm_boot_kv *next;
     char               *key;
@@ -42,7 +40,7 @@ typedef struct gcm_boot_kv {
 gcm_boot_config_t gcm_boot_config;
 
 static const gcm_config_entry_t gcm_boot_config_entries[] = {
-    GCM_CFG_WORDS("GENCOMM_BOOT", "detect|pmix|pmi1|singleton",
+    GCM_CFG_WORDS("GENCOMM_BOOT", "detect|pmix|pmi1|singleton|sim",
                   gcm_boot_config.boot,
                   "the bootstrap: detect the launcher, or force one"),
     GCM_CFG_TEXT("GENCOMM_HOSTNAME", gcm_boot_config.hostname,
@@ -59,6 +57,8 @@ static gcm_boot_kind_t gcm_boot_choose(void)
         return GCM_BOOT_PMI1;
     case GCM_BOOT_FORCE_SINGLETON:
         return GCM_BOOT_SINGLETON;
+    case GCM_BOOT_FORCE_SIM:
+        return GCM_BOOT_SIM;
     default:
         break;
     }
@@ -97,6 +97,15 @@ gcm_status_t gcm_boot_init(void)
         status = gcm_boot_pmix_init(&gcm_boot.rank, &gcm_boot.size,
                                     gcm_boot.jobid, sizeof(gcm_boot.jobid),
                                     &gcm_boot.ops);
+        break;
+    case GCM_BOOT_SIM:
+        status = gcm_boot_sim_init(&gcm_boot.rank, &gcm_boot.size,
+                                   gcm_boot.jobid, sizeof(gcm_boot.jobid),
+                                   &gcm_boot.ops);
+        if (status == GCM_OK) {
+            status = gcm_boot_sim_host(gcm_boot.rank, gcm_boot.hostname,
+                                       sizeof(gcm_boot.hostname));
+        }
         break;
     default:
         gcm_boot.rank = 0;
@@ -201,6 +210,8 @@ const char *gcm_boot_kind_name(void)
         return "pmi1";
     case GCM_BOOT_PMIX:
         return "pmix";
+    case GCM_BOOT_SIM:
+        return "sim";
     default:
         return "singleton";
     }
@@ -216,13 +227,28 @@ const char *gcm_boot_hostname(void)
     return gcm_boot.hostname;
 }
 
+gcm_status_t gcm_boot_host_of(int rank, char *buf, size_t len)
+{
+    if ((gcm_boot.kind != GCM_BOOT_SIM) || (rank < 0) ||
+        (rank >= gcm_boot.size)) {
+        return GCM_ERR_BOOT;
+    }
+    return gcm_boot_sim_host(rank, buf, len);
+}
+
 gcm_status_t gcm_boot_put(const char *key, const void *value, size_t len)
 {
-    gcm_boot_kv_t *kv;
-
     if (gcm_boot.ops != NULL) {
         return gcm_boot.ops->put(key, value, len);
     }
+    return gcm_boot_local_put(key, value, len);
+}
+
+gcm_status_t gcm_boot_local_put(const char *key, const void *value,
+                                size_t len)
+{
+    gcm_boot_kv_t *kv;
+
     kv = malloc(sizeof(*kv) + len);
     if (kv == NULL) {
         return GCM_ERR_NO_MEMORY;
@@ -247,14 +273,19 @@ gcm_status_t gcm_boot_fence(void)
 gcm_status_t gcm_boot_get(int rank, const char *key, void *buf,
                           size_t *len_p)
 {
-    gcm_boot_kv_t *kv;
-
     if ((rank < 0) || (rank >= gcm_boot.size)) {
         return GCM_ERR_INVALID_PARAM;
     }
     if (gcm_boot.ops != NULL) {
         return gcm_boot.ops->get(rank, key, buf, len_p);
     }
+    return gcm_boot_local_get(key, buf, len_p);
+}
+
+gcm_status_t gcm_boot_local_get(const char *key, void *buf, size_t *len_p)
+{
+    gcm_boot_kv_t *kv;
+
     for (kv = gcm_boot.local_kvs; kv != NULL; kv = kv->next) {
         if (strcmp(kv->key, key) == 0) {
             if (kv->len > *len_p) {

@@ -2,9 +2,11 @@
  * boot/: how a process learns its place in the job and exchanges the data
  * (UCX worker addresses, host names) the other layers need to connect.
  *
- * Three backends behind one interface: a PMIx client (Open MPI's mpirun,
+ * Four backends behind one interface: a PMIx client (Open MPI's mpirun,
  * Slurm srun --mpi=pmix), a PMI-1 "simple" wire-protocol client (gcrun,
- * MPICH's Hydra mpiexec) and a singleton (started alone: size 1).
+ * MPICH's Hydra mpiexec), a singleton (started alone: size 1) and a
+ * simulation (GENCOMM_BOOT=sim: one process that believes it is rank r
+ * of a job of any size, reaching no other; boot_sim.c).
  *
  * Thread-safe: the backends serialize their calls with one lock.
  */
@@ -16,7 +18,8 @@
 typedef enum {
     GCM_BOOT_SINGLETON,
     GCM_BOOT_PMI1,
-    GCM_BOOT_PMIX
+    GCM_BOOT_PMIX,
+    GCM_BOOT_SIM
 } gcm_boot_kind_t;
 
 /* Called (from gcm_boot_poll_events) when the launcher reports that a
@@ -54,8 +57,13 @@ enum {
     GCM_BOOT_PRF_TOKEN = 2    /* the token of the job's own patterns */
 };
 
-/* This process's host name: GENCOMM_HOSTNAME if set, else gethostname(). */
+/* This process's host name: GENCOMM_HOSTNAME if set, else gethostname();
+ * under the simulation, its simulated host. */
 const char *gcm_boot_hostname(void) GCM_INTERNAL;
+/* The host name of process rank when the bootstrap knows it without
+ * asking anyone (the simulation's layout): GCM_OK, or GCM_ERR_BOOT for
+ * every other backend (the host names are then exchanged by messages). */
+gcm_status_t gcm_boot_host_of(int rank, char *buf, size_t len) GCM_INTERNAL;
 
 /* Publish key = value (binary, any length) for the other processes; it
  * becomes visible to them after the next gcm_boot_fence(). */

@@ -12,7 +12,8 @@ enum {
     GCM_BOOT_DETECT = 0,
     GCM_BOOT_FORCE_PMIX,
     GCM_BOOT_FORCE_PMI1,
-    GCM_BOOT_FORCE_SINGLETON
+    GCM_BOOT_FORCE_SINGLETON,
+    GCM_BOOT_FORCE_SIM
 };
 typedef struct gcm_boot_config {
     int         boot;       /* GENCOMM_BOOT: GCM_BOOT_DETECT or FORCE_* */
@@ -21,7 +22,17 @@ typedef struct gcm_boot_config {
 
 extern gcm_boot_config_t gcm_boot_config GCM_INTERNAL;
 
-/* ---- backends (boot_pmi1.c, boot_pmix.c) -------------------------------- */
+/* The key under which process 0 publishes the job's secret. */
+#define GCM_BOOT_SECRET_KEY "gcm-sec"
+
+/* This process's own key-value store (boot.c): the singleton's whole
+ * exchange, and what the simulation reads back of its own values. */
+gcm_status_t gcm_boot_local_put(const char *key, const void *value,
+                                size_t len) GCM_INTERNAL;
+gcm_status_t gcm_boot_local_get(const char *key, void *buf, size_t *len_p)
+    GCM_INTERNAL;
+
+/* ---- backends (boot_pmi1.c, boot_pmix.c, boot_sim.c) -------------------------------- */
 
 typedef struct gcm_boot_ops {
     gcm_status_t (*put)(const char *key, const void *value, size_t len);
@@ -51,6 +62,13 @@ gcm_status_t gcm_boot_pmi1_init(int *rank_p, int *size_p, char *jobid,
 gcm_status_t gcm_boot_pmix_init(int *rank_p, int *size_p, char *jobid,
                                 size_t jobid_len, const gcm_boot_ops_t **ops_p)
     GCM_INTERNAL;
+/* The simulation (boot_sim.c): one process as rank r of a job of any
+ * size; gcm_boot_sim_host gives the simulated host of any rank (valid
+ * after a successful gcm_boot_sim_init). */
+gcm_status_t gcm_boot_sim_init(int *rank_p, int *size_p, char *jobid,
+                               size_t jobid_len, const gcm_boot_ops_t **ops_p)
+    GCM_INTERNAL;
+gcm_status_t gcm_boot_sim_host(int rank, char *buf, size_t len) GCM_INTERNAL;
 /* Backends report a dead peer through this. */
 void gcm_boot_report_peer_died(int rank) GCM_INTERNAL;
 

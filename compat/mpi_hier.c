@@ -118,6 +118,22 @@ static int gcm_mpi_hier_cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Whether raw level raw groups the processes exactly as level below
+ * does (every process has the same key at both): then it has as many
+ * groups, found without a sort. Levels without hwloc objects (unbound
+ * processes) and hosts whose names hold no cluster are such. */
+static int gcm_mpi_hier_same(int raw, int below)
+{
+    int n = gcm_mpi_hier.nprocs, p;
+
+    for (p = 0; p < n; p++) {
+        if (gcm_mpi_hier_key(p, raw) != gcm_mpi_hier_key(p, below)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* How many groups raw level raw has (keys refine level by level, so equal
  * counts mean equal partitions). */
 static int gcm_mpi_hier_ngroups(int raw, uint64_t *scratch)
@@ -159,15 +175,17 @@ static void gcm_mpi_hier_choose_levels(uint64_t *scratch)
 
     gcm_mpi_hier.nlevels   = 0;
     gcm_mpi_hier.raw_of[gcm_mpi_hier.nlevels++] = 0;
-    clusters = gcm_mpi_hier_ngroups(GCM_HIER_CLUSTER, scratch);
     prev = gcm_mpi_hier_ngroups(GCM_HIER_HOST, scratch);
+    clusters = gcm_mpi_hier_same(GCM_HIER_CLUSTER, GCM_HIER_HOST) ? prev :
+               gcm_mpi_hier_ngroups(GCM_HIER_CLUSTER, scratch);
     if ((clusters > 1) && (clusters < prev)) {
         gcm_mpi_hier.raw_of[gcm_mpi_hier.nlevels++] = GCM_HIER_CLUSTER;
     }
     gcm_mpi_hier.raw_of[gcm_mpi_hier.nlevels++] = GCM_HIER_HOST;
     last = prev;
     for (raw = GCM_HIER_HW0; raw < GCM_HIER_SELF; raw++) {
-        count = gcm_mpi_hier_ngroups(raw, scratch);
+        count = gcm_mpi_hier_same(raw, raw - 1) ? prev :
+                gcm_mpi_hier_ngroups(raw, scratch);
         if ((count > prev) && (count < n)) {
             gcm_mpi_hier.raw_of[gcm_mpi_hier.nlevels++] = raw;
             last = count;
@@ -252,25 +270,60 @@ void gcm_mpi_hier_finalize(void)
     gcm_mpi_hier.ready = 0;
 }
 
+/* A record's host and cluster from a host name. */
+static void gcm_mpi_hier_rec_host(gcm_mpi_hier_rec_t *rec, const char *host)
+{
+    const char *colon = strrchr(host, ':');
+
+    rec->host = gcm_hash64(host, strlen(host));
+    /* The seed's cluster:node names: the cluster is the part before the
+     * last ':' (the whole name without one). */
+    rec->cluster = gcm_hash64(host, (colon != NULL) ?
+                              (size_t)(colon - host) : strlen(host));
+}
+
+/*
+ * Simulation (GENCOMM_BOOT=sim, boot/boot_sim.c): no other process exists
+ * to take part in the allgather, so each record is made here as process p
+ * would have sent it: its host from the simulated layout
+ * (gcm_boot_host_of), and this process's own place inside its host (every
+ * simulated process taken to be bound alike). 1 when the records were
+ * made; 0 when the bootstrap is not a simulation.
+ */
+static int gcm_mpi_hier_sim_gather(gcm_mpi_hier_rec_t *all, int n)
+{
+    char host[256], prev[256] = "";
+    gcm_mpi_hier_rec_t rec = gcm_mpi_hier.mine;
+    int p;
+
+    if (gcm_boot_host_of(0, host, sizeof(host)) != GCM_OK) {
+        return 0;
+    }
+    for (p = 0; p < n; p++) {
+        if (gcm_boot_host_of(p, host, sizeof(host)) != GCM_OK) {
+            snprintf(host, sizeof(host), "%s", gcm_boot_hostname());
+        }
+        if (strcmp(host, prev) != 0) {
+            gcm_mpi_hier_rec_host(&rec, host);
+            memcpy(prev, host, sizeof(prev));
+        }
+        all[p] = rec;
+    }
+    return 1;
+}
+
 int gcm_mpi_hier_init(void)
 {
     static const char *call = "MPI_Init";
     MPI_Comm world = MPI_COMM_WORLD;
     gcm_mpi_hier_rec_t *all;
-    const char *host = gcm_boot_hostname(), *colon;
     uint64_t *scratch;
     int *procs;
-    int n = world->size, p, level, rc;
+    int n = world->size, p, level, rc = MPI_SUCCESS;
 
     memset(&gcm_mpi_hier, 0, sizeof(gcm_mpi_hier));
     gcm_mpi_hier.nprocs    = n;
-    gcm_mpi_hier.mine.host = gcm_hash64(host, strlen(host));
-    /* The seed's cluster:node names: the cluster is the part before the
-     * last ':' (the whole name without one). */
-    colon = strrchr(host, ':');
-    gcm_mpi_hier.mine.cluster = gcm_hash64(host, (colon != NULL) ?
-                                           (size_t)(colon - host) :
-                                           strlen(host));
+    gcm_mpi_hier_rec_host(&gcm_mpi_hier.mine, gcm_boot_hostname());
     gcm_lco_hier_hw_indices(gcm_mpi_hier.mine.idx);
 
     all     = malloc((size_t)n * sizeof(*all));
@@ -283,9 +336,11 @@ int gcm_mpi_hier_init(void)
         goto out;
     }
     /* The collective raises its own failure on the world. */
-    rc = PMPI_Allgather(&gcm_mpi_hier.mine, (int)sizeof(gcm_mpi_hier.mine),
-                        MPI_BYTE, all, (int)sizeof(gcm_mpi_hier.mine), MPI_BYTE,
-                        world);
+    if (!gcm_mpi_hier_sim_gather(all, n)) {
+        rc = PMPI_Allgather(&gcm_mpi_hier.mine,
+                            (int)sizeof(gcm_mpi_hier.mine), MPI_BYTE, all,
+                            (int)sizeof(gcm_mpi_hier.mine), MPI_BYTE, world);
+    }
     if (rc != MPI_SUCCESS) {
         goto out;
     }

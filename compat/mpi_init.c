@@ -111,8 +111,18 @@ static int gcm_mpi_layer_up(int *argc, char ***argv, MPI_Errhandler errh,
     if (rc == MPI_SUCCESS) {
         gcm_mpi_graph_auto(MPI_COMM_WORLD);
         gcm_mpi_graph_auto(MPI_COMM_SELF);
-        /* External communicators (GENCOMM_EXTERNAL): collective too. */
-        rc = gcm_mpi_ext_init(call);
+        /* External communicators (GENCOMM_EXTERNAL): collective too.
+         * A simulation (GENCOMM_BOOT=sim) has no other process to agree
+         * with: without a file it has nothing to do, with one it cannot
+         * learn the others' processor names. */
+        if (gcm_boot_kind() != GCM_BOOT_SIM) {
+            rc = gcm_mpi_ext_init(call);
+        } else if (gcm_mpi_config.external != NULL) {
+            rc = gcm_mpi_raise(NULL, MPI_ERR_OTHER, call, "GENCOMM_EXTERNAL "
+                               "needs the other processes' names, which a "
+                               "simulation (GENCOMM_BOOT=sim) does not "
+                               "have");
+        }
     }
     MPI_COMM_WORLD->errh = MPI_ERRORS_ARE_FATAL;
     return rc;

@@ -58,7 +58,7 @@ gcm_status_t gcm_lco_create_pattern_x(uint32_t id, uint32_t gen,
     static const char *call = "gcm_lco_create_pattern";
     gcm_thr_endpoint_t *endpoint;
     gcm_slots_pattern_t group;
-    int i;
+    int i, identity = (procs != NULL) && (n == gcm_lco_proc.size);
 
     GCM_CHECK_INIT(call);
     if (lco_p == NULL) {
@@ -97,6 +97,7 @@ gcm_status_t gcm_lco_create_pattern_x(uint32_t id, uint32_t gen,
                             gcm_lco_proc.size,
                             (token == 0) ? "" : " nor a known one of another");
         }
+        identity = identity && (procs[i] == i);
     }
     /* Every member puts it on the endpoint its home key gives for its
      * own endpoint count, and senders compute the same from the count
@@ -109,7 +110,9 @@ gcm_status_t gcm_lco_create_pattern_x(uint32_t id, uint32_t gen,
                         gen);
     }
     group.size   = n;
-    group.procs  = procs;
+    /* The whole job in order (a duplicate of the world) is stored as the
+     * world is: as nothing, whatever the job's size. */
+    group.procs  = identity ? NULL : procs;
     group.myrank = myrank;
     group.home   = home;
     gcm_debug("pattern LCO %#x of %d processes on endpoint %d (home %u)",

@@ -216,6 +216,7 @@ gcm_status_t gcm_slots_init(void)
     int i;
 
     gcm_slots_proc.myproc    = gcm_boot_rank();
+    gcm_slots_proc.simulated = (gcm_boot_kind() == GCM_BOOT_SIM);
     /* Drawn from the job's secret once the launcher has handed it round
      * (gcm_slots_job_ready); until then no message is taken. */
     gcm_slots_proc.job_token = 0;
@@ -268,6 +269,9 @@ gcm_status_t gcm_slots_barrier(void)
     char token = 0;
     int dist, round = 0, i;
 
+    if (gcm_slots_proc.simulated) {
+        return GCM_OK;
+    }
     /* Every endpoint may still owe its peers answers and rendezvous
      * pulls: while the barrier waits on endpoint 0, the others count as
      * having pending requests, so the wait progresses them all. */

@@ -480,6 +480,15 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
     peer = (slot == GCM_ANY_SLOT) ? -1 :
            (port->pattern ? gcm_slots_pattern_proc(port, slot) :
                             port->rpeer[slot]);
+    if (gcm_unlikely(gcm_slots_proc.simulated) && (peer >= 0) &&
+        (peer != gcm_slots_proc.myproc)) {
+        req->info.slot = slot;
+        gcm_slots_req_complete(req, gcm_fail(GCM_ERR_BOOT, call,
+                               "simulation (GENCOMM_BOOT=sim): process %d "
+                               "does not exist, so nothing can be received "
+                               "from it", peer));
+        goto out;
+    }
     if (peer >= 0) {
         gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, peer, 0);
         if ((conn != NULL) && (conn->failed != GCM_OK)) {

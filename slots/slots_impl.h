@@ -90,6 +90,8 @@ struct gcm_slots_proc {
     uint64_t     job_token;
     atomic_uint  next_id;
     int          myproc;
+    /* A simulation (GENCOMM_BOOT=sim): no other process exists. */
+    int          simulated;
     gcm_port_t  *internal;
 };
 extern struct gcm_slots_proc gcm_slots_proc GCM_INTERNAL;
