@@ -202,9 +202,24 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
     expect_file "$dir/ompi.acc" 2 'dpm_connect: rank [01] ok'
     expect_file "$dir/ompi.con" 2 'dpm_connect: rank [01] ok'
     why="Open MPI's mpirun ends the whole job when a program cannot start"
-    DPM_SPAWN_NO_MISSING=$why timeout 120 $ompi -x DPM_SPAWN_NO_MISSING \
-        -np 2 "$sprog" parent 2 >"$dir/ompi.spawn" 2>&1
+    ompi_spawn() {
+        DPM_SPAWN_NO_MISSING=$why timeout 120 $ompi -x DPM_SPAWN_NO_MISSING \
+            -np 2 "$sprog" parent 2 >"$dir/ompi.spawn" 2>&1
+    }
+    ompi_spawn
     rc=$?
+    # Under load, Open MPI's mpirun sometimes never starts a job asked of
+    # PMIx_Spawn (no process of it ever boots; seen in about 1 run
+    # in 25 with three mpiruns at once, on older trees too): the parents'
+    # accept then times out. That is the launcher's, so it is tried once
+    # more, and said; any other failure counts at once.
+    if [ "$rc" -ne 0 ] &&
+        grep -q 'spawned processes did not connect' "$dir/ompi.spawn"; then
+        echo "   RETRY: mpirun did not start a spawned job within the" \
+             "connect timeout; once more"
+        ompi_spawn
+        rc=$?
+    fi
     echo "== Open MPI: spawn from 2 parents: exit $rc"
     [ "$rc" -eq 0 ] || { fail "Open MPI spawn exited $rc";
                          sed 's/^/   | /' "$dir/ompi.spawn"; }
