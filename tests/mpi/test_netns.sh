@@ -24,6 +24,7 @@ builddir=$(cd "${top_builddir:-.}" && pwd)
 srcdir=$(cd "${top_srcdir:-$builddir}" && pwd)
 prog="$builddir/tests/mpi/netns_check"
 wrap="$srcdir/tests/mpi/netns_ssh.sh"
+. "$srcdir/tests/mpi/netns_hosts.sh"
 bytes=1048576          # per pair of ranks; 2 x 2 pairs cross each way
 
 skip() {
@@ -45,46 +46,12 @@ ns0="$tag-gcns0"
 ns1="$tag-gcns1"
 
 cleanup() {
-    for ns in "$ns0" "$ns1" "$head"; do
-        if [ -e "/run/netns/$ns" ]; then
-            # What the launchers left behind (after a timeout): only
-            # processes inside this test's namespaces.
-            pids=$(ip netns pids "$ns" 2>/dev/null)
-            if [ -n "$pids" ]; then
-                # shellcheck disable=SC2086 # one pid per word
-                kill -KILL $pids 2>/dev/null
-            fi
-            ip netns del "$ns"
-        fi
-    done
+    netns_hosts_remove "$ns0" "$ns1" "$head"
 }
 trap cleanup EXIT
 trap 'exit 129' HUP INT PIPE TERM
 
-make_net() {
-    # (set -e does not hold inside an if's condition: every step checks.)
-    ip netns add "$head" &&
-    ip netns add "$ns0" &&
-    ip netns add "$ns1" &&
-    ip -n "$head" link add br0 type bridge &&
-    ip -n "$head" link add h0 type veth peer name gcm0 netns "$ns0" &&
-    ip -n "$head" link add h1 type veth peer name gcm0 netns "$ns1" &&
-    ip -n "$head" link set h0 master br0 &&
-    ip -n "$head" link set h1 master br0 &&
-    ip -n "$head" addr add 10.77.0.254/24 dev br0 &&
-    ip -n "$ns0" addr add 10.77.0.1/24 dev gcm0 &&
-    ip -n "$ns1" addr add 10.77.0.2/24 dev gcm0 &&
-    ip -n "$head" link set lo up &&
-    ip -n "$ns0" link set lo up &&
-    ip -n "$ns1" link set lo up &&
-    ip -n "$head" link set br0 up &&
-    ip -n "$head" link set h0 up &&
-    ip -n "$head" link set h1 up &&
-    ip -n "$ns0" link set gcm0 up &&
-    ip -n "$ns1" link set gcm0 up &&
-    unshare --uts true
-}
-if ! err=$(make_net 2>&1); then
+if ! err=$(netns_hosts_make "$head" "$ns0" "$ns1" 10.77.0 --uts 2>&1); then
     skip "cannot make network namespaces, veth pairs and a bridge:" \
         "$(echo "$err" | tail -1)"
 fi

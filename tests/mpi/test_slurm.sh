@@ -25,6 +25,7 @@
 # started is ended and everything it made removed, whatever happens.
 set -u
 . "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/mpi/netns_hosts.sh"
 builddir=$(cd "$builddir" && pwd)
 mpiprog="$builddir/tests/mpi/netns_check"
 natprog="$builddir/tests/integration/p2p_stress"
@@ -47,18 +48,7 @@ hns="$tag-head"
 dir=$(mktemp -d "$builddir/tests/mpi/slurm.XXXXXX") || exit 99
 
 cleanup() {
-    for ns in "$tag-gcsl0" "$tag-gcsl1" "$hns"; do
-        if [ -e "/run/netns/$ns" ]; then
-            # The daemons and what they started: only processes inside
-            # this test's namespaces.
-            pids=$(ip netns pids "$ns" 2>/dev/null)
-            if [ -n "$pids" ]; then
-                # shellcheck disable=SC2086 # one pid per word
-                kill -KILL $pids 2>/dev/null
-            fi
-            ip netns del "$ns"
-        fi
-    done
+    netns_hosts_remove "$tag-gcsl0" "$tag-gcsl1" "$hns"
     if [ -s "$dir/munged.pid" ]; then
         # It writes its seed file as it exits: wait for that.
         mpid=$(cat "$dir/munged.pid")
@@ -73,29 +63,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 129' HUP INT PIPE TERM
 
-make_net() {
-    ip netns add "$hns" &&
-    ip netns add "$tag-gcsl0" &&
-    ip netns add "$tag-gcsl1" &&
-    ip -n "$hns" link add br0 type bridge &&
-    ip -n "$hns" link add h0 type veth peer name gcm0 netns "$tag-gcsl0" &&
-    ip -n "$hns" link add h1 type veth peer name gcm0 netns "$tag-gcsl1" &&
-    ip -n "$hns" link set h0 master br0 &&
-    ip -n "$hns" link set h1 master br0 &&
-    ip -n "$hns" addr add 10.77.1.254/24 dev br0 &&
-    ip -n "$tag-gcsl0" addr add 10.77.1.1/24 dev gcm0 &&
-    ip -n "$tag-gcsl1" addr add 10.77.1.2/24 dev gcm0 &&
-    for ns in "$hns" "$tag-gcsl0" "$tag-gcsl1"; do
-        ip -n "$ns" link set lo up || return 1
-    done &&
-    ip -n "$hns" link set br0 up &&
-    ip -n "$hns" link set h0 up &&
-    ip -n "$hns" link set h1 up &&
-    ip -n "$tag-gcsl0" link set gcm0 up &&
-    ip -n "$tag-gcsl1" link set gcm0 up &&
-    unshare --uts --mount true
-}
-if ! err=$(make_net 2>&1); then
+if ! err=$(netns_hosts_make "$hns" "$tag-gcsl0" "$tag-gcsl1" 10.77.1 \
+        --uts --mount 2>&1); then
     skip "cannot make network namespaces, veth pairs and a bridge:" \
         "$(echo "$err" | tail -1)"
 fi
