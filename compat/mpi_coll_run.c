@@ -9,6 +9,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -260,6 +261,9 @@ struct gcm_mpi_coll_nb {
     int          failed;
     char        *text;
     int          held;     /* coll_nb_hold took its references */
+    int          owns;     /* 0: not known yet; 1: its steps use only
+                            * predefined types and operators (nothing to
+                            * hold); 2: some step uses another */
 };
 
 /*
@@ -270,12 +274,41 @@ struct gcm_mpi_coll_nb {
  * own references (steps do not change once built), so releasing walks
  * the same steps.
  */
+/* Does a step of s use a datatype or an operator that the program may
+ * free (one not predefined)? */
+static int coll_sched_uses_derived(const coll_sched_t *s)
+{
+    int i;
+
+    for (i = 0; i < s->nsteps; i++) {
+        const gcm_coll_step_t *st = &s->steps[i];
+
+        if ((st->type != NULL &&
+             !gcm_mpi_type_is_predefined((MPI_Datatype)st->type)) ||
+            (st->stype != NULL &&
+             !gcm_mpi_type_is_predefined((MPI_Datatype)st->stype)) ||
+            (st->op != NULL && gcm_mpi_op_id((MPI_Op)st->op) < 0)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void coll_nb_hold(coll_nb_t *nb, int take)
 {
     const coll_sched_t *s = &nb->s;
     int i;
 
     if (take == nb->held) {
+        return;
+    }
+    /* Predefined handles are never freed: a schedule of only those (a
+     * kept one runs again and again) holds nothing, and need not walk its
+     * steps at every request. Its steps do not change once built. */
+    if (nb->owns == 0) {
+        nb->owns = coll_sched_uses_derived(s) ? 2 : 1;
+    }
+    if (nb->owns == 1) {
         return;
     }
     nb->held = take;
@@ -330,22 +363,53 @@ static int coll_nb_advance(coll_nb_t *nb)
     return gcm_coll_sched_advance(&nb->s, 0);
 }
 
+/*
+ * The running list's lock is a flag rather than a mutex: a nonblocking
+ * collective waited at once takes it twice (listed when it starts,
+ * unlisted when its wait runs it), and the mutex's lock and unlock cost
+ * about as much as the rest of the request's set-up together. It is held
+ * for a list operation, or by the hook while it advances the listed
+ * schedules; a thread that finds it held spins briefly, then yields.
+ */
 static struct {
-    pthread_mutex_t lock;
-    gcm_list_t      active;
-    atomic_int      n;
-} coll_nb_reg = { .lock = PTHREAD_MUTEX_INITIALIZER,
-                  .active = { &coll_nb_reg.active, &coll_nb_reg.active } };
+    atomic_int lock;
+    gcm_list_t active;
+    atomic_int n;
+    int        hooked;   /* the wait hook is set (under lock) */
+} coll_nb_reg = { .active = { &coll_nb_reg.active, &coll_nb_reg.active } };
 
-static _Thread_local int coll_nb_in_hook;
+static int coll_nb_reg_trylock(void)
+{
+    return atomic_load_explicit(&coll_nb_reg.lock, memory_order_relaxed) == 0 &&
+           atomic_exchange_explicit(&coll_nb_reg.lock, 1,
+                                    memory_order_acquire) == 0;
+}
+
+static void coll_nb_reg_lock(void)
+{
+    int spins = 0;
+
+    while (!coll_nb_reg_trylock()) {
+        if (++spins >= 64) {
+            sched_yield();
+            spins = 0;
+        }
+    }
+}
+
+static void coll_nb_reg_unlock(void)
+{
+    atomic_store_explicit(&coll_nb_reg.lock, 0, memory_order_release);
+}
+
+static _Thread_local int coll_nb_in_hook GCM_TLS_HOT;
 
 static void coll_nb_hook(void)
 {
     gcm_list_t *e;
 
     if ((atomic_load_explicit(&coll_nb_reg.n, memory_order_relaxed) == 0) ||
-        coll_nb_in_hook ||
-        (pthread_mutex_trylock(&coll_nb_reg.lock) != 0)) {
+        coll_nb_in_hook || !coll_nb_reg_trylock()) {
         return;
     }
     /* A user reduction may wait in the library: no recursion. */
@@ -360,7 +424,7 @@ static void coll_nb_hook(void)
         atomic_store_explicit(&nb->busy, 0, memory_order_release);
     }
     coll_nb_in_hook = 0;
-    pthread_mutex_unlock(&coll_nb_reg.lock);
+    coll_nb_reg_unlock();
 }
 
 static void coll_nb_list(coll_nb_t *nb)
@@ -368,13 +432,19 @@ static void coll_nb_list(coll_nb_t *nb)
     if (nb->listed) {
         return;
     }
-    pthread_mutex_lock(&coll_nb_reg.lock);
+    coll_nb_reg_lock();
     gcm_list_push_back(&coll_nb_reg.active, &nb->elem);
     nb->listed = 1;
-    if (atomic_fetch_add(&coll_nb_reg.n, 1) == 0) {
+    atomic_store_explicit(&coll_nb_reg.n,
+                          atomic_load_explicit(&coll_nb_reg.n,
+                                               memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (!coll_nb_reg.hooked) {
+        /* Once: the hook returns at its first test while n is 0. */
         gcm_lco_set_wait_hook(coll_nb_hook);
+        coll_nb_reg.hooked = 1;
     }
-    pthread_mutex_unlock(&coll_nb_reg.lock);
+    coll_nb_reg_unlock();
 }
 
 static void coll_nb_unlist(coll_nb_t *nb)
@@ -382,11 +452,14 @@ static void coll_nb_unlist(coll_nb_t *nb)
     if (!nb->listed) {
         return;
     }
-    pthread_mutex_lock(&coll_nb_reg.lock);
+    coll_nb_reg_lock();
     gcm_list_del(&nb->elem);
     nb->listed = 0;
-    atomic_fetch_sub(&coll_nb_reg.n, 1);
-    pthread_mutex_unlock(&coll_nb_reg.lock);
+    atomic_store_explicit(&coll_nb_reg.n,
+                          atomic_load_explicit(&coll_nb_reg.n,
+                                               memory_order_relaxed) - 1,
+                          memory_order_relaxed);
+    coll_nb_reg_unlock();
 }
 
 /* The status of req, whose schedule nb is over. */
@@ -441,6 +514,11 @@ static int coll_req_wait(gcm_mpi_req_t *req)
         atomic_store_explicit(&nb->busy, 0, memory_order_release);
         return 0;
     }
+    /* This thread runs it to its end now: the wait hook need not visit
+     * it while this wait spins (with no other schedule running, the hook
+     * then returns at its first test). Unlisted here rather than at the
+     * end (coll_req_over), so no lock pair is added. */
+    coll_nb_unlist(nb);
     if (nb->failed == 0) {
         (void)gcm_coll_sched_advance(&nb->s, 1);
     }
@@ -626,8 +704,8 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
 
 /* Set while a persistent collective is built by this thread: its groups
  * then take persistent tags (and ptag_nomem says one could not be). */
-static _Thread_local int coll_ptags;
-static _Thread_local int coll_ptag_nomem;
+static _Thread_local int coll_ptags GCM_TLS_HOT;
+static _Thread_local int coll_ptag_nomem GCM_TLS_HOT;
 
 int gcm_mpi_coll_call_tag(MPI_Comm comm)
 {

@@ -79,6 +79,8 @@ void gcm_mpi_status_empty_single(MPI_Status *status)
 
 static __thread gcm_mpi_req_t *gcm_mpi_req_cache GCM_TLS_HOT;
 static __thread int gcm_mpi_req_cache_len GCM_TLS_HOT;
+/* The exit destructor of this thread's cache is registered. */
+static __thread int gcm_mpi_req_cache_reg GCM_TLS_HOT;
 static pthread_key_t gcm_mpi_req_cache_key;
 static pthread_once_t gcm_mpi_req_cache_once = PTHREAD_ONCE_INIT;
 
@@ -88,9 +90,13 @@ static gcm_handle_pool_t gcm_mpi_req_spare =
 /* Not a constant to the compiler: see gcm_mpi_req_alloc. */
 static volatile size_t gcm_mpi_req_size = sizeof(struct gcm_mpi_request);
 
-static void gcm_mpi_req_cache_drain(void *unused)
+static void gcm_mpi_req_cache_drain(void *key_value)
 {
-    (void)unused;
+    if (key_value != NULL) {
+        /* The thread exits (the key's value is cleared): a request freed
+         * after this, by another key's destructor, registers again. */
+        gcm_mpi_req_cache_reg = 0;
+    }
     gcm_handle_pool_put(&gcm_mpi_req_spare, gcm_mpi_req_cache);
     gcm_mpi_req_cache = NULL;
     gcm_mpi_req_cache_len = 0;
@@ -151,10 +157,13 @@ void gcm_mpi_req_free(gcm_mpi_req_t *req)
         gcm_handle_pool_put(&gcm_mpi_req_spare, req);
         return;
     }
-    if (gcm_mpi_req_cache_len == 0) {
-        /* Registers the exit destructor for this thread's cache. */
+    if (gcm_unlikely(!gcm_mpi_req_cache_reg)) {
+        /* Registers the exit destructor for this thread's cache, once
+         * (a request allocated and freed per call empties the cache at
+         * every call). */
         pthread_once(&gcm_mpi_req_cache_once, gcm_mpi_req_cache_key_create);
         (void)pthread_setspecific(gcm_mpi_req_cache_key, &gcm_mpi_req_cache);
+        gcm_mpi_req_cache_reg = 1;
     }
     req->next_free = gcm_mpi_req_cache;
     gcm_mpi_req_cache = req;

@@ -1,8 +1,10 @@
 /*
  * tests/mpi/coll_nb.c: nonblocking collectives overlapped with each other,
- * with computation and with blocking collectives; and collectives of
- * every kind while the user has MPI_ANY_SOURCE / MPI_ANY_TAG receives
- * pending, which must not take collective traffic.
+ * with computation and with blocking collectives; every completion call
+ * on the requests of calls repeated with the same arguments (which run
+ * the schedule their communicator kept); and collectives of every kind
+ * while the user has MPI_ANY_SOURCE / MPI_ANY_TAG receives pending, which
+ * must not take collective traffic.
  */
 #include <mpi.h>
 
@@ -113,6 +115,98 @@ static void test_waitall_testloop(void)
     CHECK(req[0] == MPI_REQUEST_NULL, "tested ibarrier not freed");
 }
 
+/*
+ * The same call made again and again runs the schedule its communicator
+ * kept from the last one: each way of completing a request must work on
+ * such requests, a handle must die with its request (a copy of it is no
+ * request once it completed), a second call with the same arguments
+ * while the first is pending must run on its own, and a request freed
+ * while its collective runs must leave the next calls of the same
+ * arguments working (its schedule finishes in the waits that follow).
+ */
+static void test_kept(void)
+{
+    MPI_Request req[3], stale;
+    MPI_Status st[3];
+    int in = rank + 1, out, flag, idx, n, i, k, sum = size * (size + 1) / 2;
+    int bc = -1, cls = MPI_SUCCESS, freed_out = -1;
+
+    for (k = 0; k < 8; k++) {
+        /* Wait, then a copy of the completed handle. */
+        out = -1;
+        OK(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                          &req[0]));
+        stale = req[0];
+        OK(MPI_Wait(&req[0], &st[0]));
+        CHECK(out == sum && req[0] == MPI_REQUEST_NULL,
+              "kept iallreduce %d: %d", k, out);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Error_class(MPI_Wait(&stale, MPI_STATUS_IGNORE), &cls);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+        CHECK(cls == MPI_ERR_REQUEST, "completed handle still waits: %d",
+              cls);
+        /* Test to completion. */
+        bc = (rank == 0) ? 100 + k : -1;
+        OK(MPI_Ibcast(&bc, 1, MPI_INT, 0, MPI_COMM_WORLD, &req[0]));
+        for (flag = 0; flag == 0;) {
+            OK(MPI_Test(&req[0], &flag, &st[0]));
+        }
+        CHECK(bc == 100 + k && req[0] == MPI_REQUEST_NULL,
+              "kept ibcast %d: %d", k, bc);
+        /* Waitany and Waitsome, two barriers of the same arguments in
+         * flight with an allreduce. */
+        out = -1;
+        OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+        OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[1]));
+        OK(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                          &req[2]));
+        OK(MPI_Waitany(3, req, &idx, &st[0]));
+        CHECK(idx >= 0 && idx < 3 && req[idx] == MPI_REQUEST_NULL,
+              "waitany %d", idx);
+        for (n = 1; n < 3;) {
+            int got, ids[3];
+
+            OK(MPI_Waitsome(3, req, &got, ids, st));
+            CHECK(got >= 1 && got <= 3 - n, "waitsome %d", got);
+            n += (got > 0) ? got : 3;
+        }
+        for (i = 0; i < 3; i++) {
+            CHECK(req[i] == MPI_REQUEST_NULL, "waitsome left %d", i);
+        }
+        CHECK(out == sum, "iallreduce beside barriers %d", out);
+        /* Testall, Testany, Testsome. */
+        OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+        OK(MPI_Iallreduce(&in, &out, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                          &req[1]));
+        for (flag = 0; flag == 0;) {
+            OK(MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE));
+        }
+        OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+        for (flag = 0; flag == 0;) {
+            OK(MPI_Testany(1, req, &idx, &flag, MPI_STATUS_IGNORE));
+        }
+        OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+        for (n = 0; n == 0;) {
+            int ids[1];
+
+            OK(MPI_Testsome(1, req, &n, ids, MPI_STATUSES_IGNORE));
+        }
+        CHECK(req[0] == MPI_REQUEST_NULL, "testsome left the request");
+        /* Freed while it may still run; then the next calls of the same
+         * arguments. */
+        OK(MPI_Iallreduce(&in, &freed_out, 1, MPI_INT, MPI_SUM,
+                          MPI_COMM_WORLD, &req[0]));
+        OK(MPI_Request_free(&req[0]));
+        CHECK(req[0] == MPI_REQUEST_NULL, "request_free left the handle");
+        OK(MPI_Barrier(MPI_COMM_WORLD));
+        OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+        OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+        OK(MPI_Ibarrier(MPI_COMM_WORLD, &req[0]));
+        OK(MPI_Request_free(&req[0]));
+    }
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
 /* A wildcard receive posted before many collectives must still get the
  * user message sent after them, and nothing else. */
 static void test_wildcard_p2p(void)
@@ -185,6 +279,7 @@ int main(int argc, char **argv)
         test_overlap(round);
     }
     test_waitall_testloop();
+    test_kept();
     test_wildcard_p2p();
     return mpitest_finish();
 }
