@@ -185,6 +185,11 @@ void gcm_thr_pt_stop(void) GCM_INTERNAL;
 gcm_thr_endpoint_t *gcm_thr_endpoint_current(void) GCM_INTERNAL;
 gcm_thr_endpoint_t *gcm_thr_endpoint_get(int index) GCM_INTERNAL;
 int gcm_thr_num_endpoints(void) GCM_INTERNAL;
+
+/* Endpoints made for GENCOMM_MAX_ENDPOINTS = asked: asked itself when
+ * 1..GCM_MAX_ENDPOINTS, else (0) one more than the CPUs of this
+ * process's affinity mask, at least 8. */
+int gcm_thr_default_endpoints(unsigned asked) GCM_INTERNAL;
 /* An endpoint for a new thread LCO: one no thread and no earlier
  * reservation uses while there is one (1 and up), then the least used
  * ones, round robin; 0 when it is the only one. */
