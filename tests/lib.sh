@@ -25,6 +25,9 @@
 #   expect_count N RE   exactly N lines of out match RE (grep -E).
 #   expect_match RE     some line of out matches RE (grep -E).
 #   expect_line TEXT    some line of out contains TEXT.
+#   out_has RE          true when some line of out matches RE (grep -E);
+#                       prints nothing and fails nothing (for tests of
+#                       their own).
 #   expect_file FILE N RE  exactly N lines of FILE match RE (grep -E); if
 #                       not, fail and show FILE.
 #
@@ -140,6 +143,10 @@ expect_file() {
         fail "$_got lines of $(basename "$1") match '$3', expected $2"
         sed 's/^/   | /' "$1"
     fi
+}
+
+out_has() {
+    printf '%s\n' "$out" | grep -q -E -- "$1"
 }
 
 expect_line() {
