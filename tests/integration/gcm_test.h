@@ -62,12 +62,8 @@ static void gcm_test_fail_at(int line, const char *fmt, ...)
 }
 
 /* cond must hold; the rest is printf's format and arguments. */
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            gcm_test_fail_at(__LINE__, __VA_ARGS__);                       \
-        }                                                                  \
-    } while (0)
+#define CHECK(cond, ...) \
+    ((cond) ? (void)0 : gcm_test_fail_at(__LINE__, __VA_ARGS__))
 
 /* This process's failures so far. */
 static int gcm_test_failed(void) __attribute__((unused));
