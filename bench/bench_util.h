@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
 
@@ -108,6 +109,17 @@ static inline void bench_p2p_sweep(int quick, const size_t *lat, size_t nlat,
             bandwidth(bw[i], 2, (int)n);
         }
     }
+}
+
+/*
+ * Whether the thread benchmarks measure T threads in each of two processes
+ * here: up to 4 always (the rule that 2 and 4 never fall below 1 is
+ * checked on a 2-core machine too), more only where the machine has a
+ * core for each of the 2 x T threads.
+ */
+static inline int bench_threads_fit(int t)
+{
+    return (t <= 4) || (2L * t <= sysconf(_SC_NPROCESSORS_ONLN));
 }
 
 #endif

@@ -53,14 +53,14 @@
 #define WINDOW 64
 /* Message-rate message size, and the most threads per process. */
 #define RATE_SIZE   8
-#define MAX_THREADS 4
+#define MAX_THREADS 8
 /* At most this many windows per measurement, shared among the threads, and
  * at most about this many seconds. */
 #define RATE_WINDOWS  10000
 #define RATE_BUDGET_S 0.5
 
 static const size_t lat_sizes[] = { 8, 1024 };
-static const int thread_counts[] = { 1, 2, 4 };
+static const int thread_counts[] = { 1, 2, 4, 8 };
 
 static int rank;
 static int peer;
@@ -380,6 +380,9 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < NELEMS(thread_counts); i++) {
             int t = thread_counts[i];
 
+            if (!bench_threads_fit(t)) {
+                continue;
+            }
             if (quick) {
                 msgrate(t, 1, 2);
             } else {

@@ -58,7 +58,7 @@
 #define WINDOW 64
 /* Message-rate message size, and the most threads per process. */
 #define RATE_SIZE   8
-#define MAX_THREADS 4
+#define MAX_THREADS 8
 /* At most this many windows per measurement, shared among the threads, and
  * at most about this many seconds. */
 #define RATE_WINDOWS  10000
@@ -69,7 +69,7 @@
 #define STALL_S 5
 
 static const size_t lat_sizes[] = { 8, 1024 };
-static const int thread_counts[] = { 1, 2, 4 };
+static const int thread_counts[] = { 1, 2, 4, 8 };
 
 static const char *impl = "mpi";
 static int rank;
@@ -440,6 +440,9 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < NELEMS(thread_counts); i++) {
                 char bench[32];
 
+                if (!bench_threads_fit(thread_counts[i])) {
+                    continue;
+                }
                 snprintf(bench, sizeof(bench), "msgrate_t%d",
                          thread_counts[i]);
                 missing(bench, RATE_SIZE, impl, why);
@@ -457,6 +460,9 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < NELEMS(thread_counts); i++) {
             int t = thread_counts[i];
 
+            if (!bench_threads_fit(t)) {
+                continue;
+            }
             if (quick) {
                 msgrate(t, 1, 2);
             } else {
@@ -467,6 +473,9 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < NELEMS(thread_counts); i++) {
             int t = thread_counts[i];
 
+            if (!bench_threads_fit(t)) {
+                continue;
+            }
             if (quick) {
                 msgrate_mpix(t, 1, 2);
             } else {

@@ -34,10 +34,11 @@ static const gcm_config_entry_t gcm_thr_config_entries[] = {
             gcm_thr_config.poll_yield_us,
             "with more processes than cores: microseconds of polls that "
             "found nothing before each further empty poll yields the core"),
-    GCM_CFG_RANGE("GENCOMM_MAX_ENDPOINTS", "8", gcm_thr_config.max_endpoints,
-                  1, GCM_MAX_ENDPOINTS,
+    GCM_CFG_RANGE("GENCOMM_MAX_ENDPOINTS", "0", gcm_thr_config.max_endpoints,
+                  0, GCM_MAX_ENDPOINTS,
                   "endpoints (UCX workers) per process, made at init: "
-                  "threads and communicators spread over them"),
+                  "threads and communicators spread over them; 0: one "
+                  "more than the CPUs the process may run on, at least 8"),
     GCM_CFG("GENCOMM_PROGRESS_THREAD", "0", GCM_CFG_INT,
             gcm_thr_config.progress_thread,
             "1: a thread per process progresses the endpoints nobody "

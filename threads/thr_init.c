@@ -103,6 +103,30 @@ static int gcm_thr_count_cpus(void)
     return (int)sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+/*
+ * How many endpoints to make for the setting `asked` (0: automatic). One
+ * per thread that may run at once keeps threads off each other's locks:
+ * the CPUs this process may run on, plus endpoint 0, which the world and
+ * the main thread use (communicator homes spread over 1..K-1). At least
+ * 8, the count that served before the machine was asked, and at most
+ * GCM_MAX_ENDPOINTS. A process bound to one core gets 8.
+ */
+int gcm_thr_default_endpoints(unsigned asked)
+{
+    cpu_set_t set;
+    int n;
+
+    if ((asked >= 1) && (asked <= GCM_MAX_ENDPOINTS)) {
+        return (int)asked;
+    }
+    n = 8;
+    if ((sched_getaffinity(0, sizeof(set), &set) == 0) &&
+        (CPU_COUNT(&set) + 1 > n)) {
+        n = CPU_COUNT(&set) + 1;
+    }
+    return (n > GCM_MAX_ENDPOINTS) ? GCM_MAX_ENDPOINTS : n;
+}
+
 /* Puts endpoint's worker address where boot/ exchanges it. */
 const void *gcm_thr_self_address(int index, size_t *len_p)
 {
@@ -217,10 +241,7 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
      * the fence never becomes visible to processes of other hosts, so an
      * endpoint made later could not be reached. Unused workers cost some
      * memory and nothing else (nobody progresses them). */
-    neps = (int)gcm_thr_config.max_endpoints;
-    if ((neps < 1) || (neps > GCM_MAX_ENDPOINTS)) {
-        neps = 1;
-    }
+    neps = gcm_thr_default_endpoints(gcm_thr_config.max_endpoints);
     (void)gcm_thr_procs_init(gcm_boot_size());
     gcm_thr.remote_neps = calloc((size_t)gcm_thr_procs_cap(),
                                  sizeof(*gcm_thr.remote_neps));

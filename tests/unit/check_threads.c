@@ -4,12 +4,14 @@
  * between LCOs of different endpoints, and a request whose endpoint nobody
  * waits on. UCX is set up in the checked fixture, so in the forked child.
  */
+#define _GNU_SOURCE /* sched_getaffinity, CPU_COUNT */
 #include "config.h"
 
 #include "lco/lco.h"
 #include "check_main.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,19 +49,42 @@ END_TEST
 
 START_TEST(test_threads_max_endpoints_setting)
 {
-    /* Default 8; out-of-range values are clamped to 1..64. */
+    /* Default (unset or 0): one per CPU of the affinity mask plus
+     * endpoint 0, at least 8; out-of-range values are clamped to 0..64. */
+    cpu_set_t set, one;
+    int expect;
+
+    ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+    expect = (CPU_COUNT(&set) + 1 > 8) ? CPU_COUNT(&set) + 1 : 8;
+    if (expect > GCM_MAX_ENDPOINTS) {
+        expect = GCM_MAX_ENDPOINTS;
+    }
     setenv("GENCOMM_BOOT", "singleton", 1);
     unsetenv("GENCOMM_MAX_ENDPOINTS");
     ck_assert_int_eq(gcm_init(NULL, NULL), GCM_OK);
-    ck_assert_int_eq(gcm_thr_num_endpoints(), 8);
-    ck_assert_int_eq(gcm_thr_remote_endpoints(0), 8);
+    ck_assert_int_eq(gcm_thr_num_endpoints(), expect);
+    ck_assert_int_eq(gcm_thr_remote_endpoints(0), expect);
     ck_assert_int_eq(gcm_finalize(), GCM_OK);
+    init_with("0");
+    ck_assert_int_eq(gcm_thr_num_endpoints(), expect);
+    ck_assert_int_eq(gcm_finalize(), GCM_OK);
+
+    /* The automatic count follows the mask: 8 for a process on one CPU,
+     * one more than the CPUs when there are more than 7 of them. */
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    ck_assert_int_eq(gcm_thr_default_endpoints(5), 5);
+    if (sched_setaffinity(0, sizeof(one), &one) == 0) {
+        ck_assert_int_eq(gcm_thr_default_endpoints(0), 8);
+        (void)sched_setaffinity(0, sizeof(set), &set);
+    }
+    ck_assert_int_eq(gcm_thr_default_endpoints(0), expect);
 
     init_with("100");
     ck_assert_int_eq(gcm_thr_num_endpoints(), 64);
     ck_assert_int_eq(gcm_finalize(), GCM_OK);
 
-    init_with("0");
+    init_with("1");
     ck_assert_int_eq(gcm_thr_num_endpoints(), 1);
     /* One endpoint: every thread and every reservation shares it. */
     ck_assert_int_eq(gcm_thr_endpoint_reserve(), 0);
