@@ -13,7 +13,7 @@
  * the same, and so that bytes that are not a name are recognised as such.
  * The job identity tells a name of this job from one of another; the
  * contact is where a process of another job asks for the worker address
- * of the named endpoint (threads/thr_procs.c).
+ * of the named endpoint (threads/thr_ask.c).
  */
 #include "config.h"
 

@@ -31,7 +31,7 @@ enum {
     GCM_AM_MSG   = 1,  /* a message: envelope header + payload */
     GCM_AM_CTRL  = 2,  /* acknowledgement or refusal of a message */
     GCM_AM_HELLO = 3,  /* who opened this connection (another job's
-                        * process: thr_procs.c); handled by this layer */
+                        * process: thr_hello.c); handled by this layer */
     GCM_AM_LAST
 };
 
@@ -79,7 +79,7 @@ typedef struct gcm_thr_conn {
     /* A connection to another job's process until UCX has finished
      * setting it up (the flush started at connect completed): UCX
      * watches the peer's life only from then on, so until then its
-     * contact is asked now and then whether it lives (thr_procs.c).
+     * contact is asked now and then whether it lives (thr_watch.c).
      * NULL once set up. */
     struct gcm_thr_conn_flush *flush;
     double               probe_at;
@@ -281,7 +281,7 @@ uint64_t gcm_thr_connections(void) GCM_INTERNAL;
 unsigned gcm_thr_connect_timeout(void) GCM_INTERNAL;
 
 /* The HELLO header another job's process sends first on a connection it
- * opened (thr_procs.c); its data is the sender's worker address. */
+ * opened (thr_hello.c); its data is the sender's worker address. */
 typedef struct gcm_thr_hello {
     uint32_t magic;
     uint16_t version;
@@ -434,7 +434,7 @@ gcm_thr_conn_t *gcm_thr_conn_identify(gcm_thr_endpoint_t *endpoint,
                                       int rep,
                                       int other) GCM_INTERNAL;
 
-/* ---- processes of other jobs (thr_procs.c) -------------------------------
+/* ---- processes of other jobs (thr_procs.c and the files of thr_procs.h) --
  *
  * Process indices 0..job size - 1 are this job's ranks. A process of
  * another job this one learns of (from a name, a port, a spawn, or a

@@ -116,7 +116,7 @@ ucs_status_t gcm_thr_am_cb(void *arg, const void *header,
 /* The UCX context (thr_rma.c registers memory with it). */
 ucp_context_h gcm_thr_context(void) GCM_INTERNAL;
 
-/* The UCX handler of GCM_AM_HELLO (thr_procs.c; arg: the endpoint). */
+/* The UCX handler of GCM_AM_HELLO (thr_hello.c; arg: the endpoint). */
 ucs_status_t gcm_thr_hello_in(void *arg, const void *header,
                               size_t header_length, void *data,
                               size_t length,

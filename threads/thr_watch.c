@@ -1,0 +1,140 @@
+/*
+ * threads/thr_watch.c: watching new connections to other jobs' processes
+ * until UCX has set them up (a flush), asking their contacts meanwhile
+ * whether they live.
+ */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include "threads/thr_procs.h"
+#include "boot/boot.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int gcm_thr_proc_gone(int proc, double wait_s)
+{
+    double deadline = gcm_time_now() + wait_s;
+    unsigned char rep[GCM_CONTACT_REP_SIZE];
+    gcm_thr_contact_t contact;
+    gcm_status_t status;
+    uint64_t job;
+    uint32_t rank;
+    int fd, err = 0;
+
+    gcm_thr_proc_ident(proc, &job, &rank, &contact);
+    if (contact.port == 0) {
+        return 0;
+    }
+    fd = gcm_thr_contact_open(&contact, deadline, &err);
+    if (fd < 0) {
+        /* Refused: nobody listens there any more. */
+        return (fd == -1) && (err == ECONNREFUSED);
+    }
+    status = gcm_thr_contact_request(fd, 0, rep, deadline);
+    close(fd);
+    if (status != GCM_OK) {
+        /* Closed without a reply (a process ending), else too slow to
+         * tell. */
+        return gcm_time_now() < deadline;
+    }
+    /* A contact that answers for another process: the port was reused. */
+    return (gcm_get_le(rep + 8, 8) != job) ||
+           (gcm_get_le(rep + 16, 4) != rank);
+}
+
+/*
+ * UCX sets a connection up (wire-up) and watches its peer (keepalive,
+ * UCP_ERR_HANDLING_MODE_PEER) only as traffic goes on it: a connection
+ * made only to wait for a receive from a process that then dies may
+ * never hear of its death. So a new connection to another job's process
+ * is flushed at once (the flush completes when the set-up has), and
+ * until then its peer's contact is asked every GCM_THR_PROBE_S whether
+ * the process lives. Within a job the launcher reports deaths.
+ */
+struct gcm_thr_conn_flush {
+    gcm_thr_conn_t *conn;    /* NULL once the connection is closed */
+};
+
+static void gcm_thr_conn_flushed(void *ucx_req, ucs_status_t ucs,
+                                 void *user_data)
+{
+    struct gcm_thr_conn_flush *flush = user_data;
+
+    (void)ucs;   /* a failure reaches the connection's error handler */
+    if (flush->conn != NULL) {
+        gcm_thr_conn_unwatch(flush->conn);
+    }
+    free(flush);
+    ucp_request_free(ucx_req);
+}
+
+gcm_status_t gcm_thr_conn_watch(gcm_thr_endpoint_t *endpoint,
+                                gcm_thr_conn_t *conn)
+{
+    struct gcm_thr_conn_flush *flush;
+    ucp_request_param_t param;
+    void *ucx_req;
+
+    if ((conn->flush != NULL) || (conn->ucp_ep == NULL)) {
+        return GCM_OK;
+    }
+    flush = calloc(1, sizeof(*flush));
+    if (flush == NULL) {
+        return GCM_ERR_NO_MEMORY;
+    }
+    memset(&param, 0, sizeof(param));
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK |
+                         UCP_OP_ATTR_FIELD_USER_DATA;
+    param.cb.send      = gcm_thr_conn_flushed;
+    param.user_data    = flush;
+    ucx_req = ucp_ep_flush_nbx(conn->ucp_ep, &param);
+    if (!UCS_PTR_IS_PTR(ucx_req)) {
+        /* Set up already (or failed: its error handler says so). */
+        free(flush);
+        return GCM_OK;
+    }
+    flush->conn    = conn;
+    conn->flush    = flush;
+    conn->probe_at = gcm_time_now() + GCM_THR_PROBE_S;
+    endpoint->nflushing++;
+    return GCM_OK;
+}
+
+void gcm_thr_conn_unwatch(gcm_thr_conn_t *conn)
+{
+    if (conn->flush != NULL) {
+        /* Its callback, whenever UCX runs it, frees it. */
+        conn->flush->conn = NULL;
+        conn->flush = NULL;
+        conn->owner->nflushing--;
+    }
+}
+
+void gcm_thr_conns_probe(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_thr_conn_t *conn;
+    double now;
+
+    if (gcm_likely(endpoint->nflushing == 0)) {
+        return;
+    }
+    now = gcm_time_now();
+    for (conn = endpoint->others; conn != NULL; conn = conn->next_other) {
+        if ((conn->flush == NULL) || (conn->failed != GCM_OK) ||
+            (now < conn->probe_at)) {
+            continue;
+        }
+        conn->probe_at = now + GCM_THR_PROBE_S;
+        if (gcm_thr_proc_gone(conn->proc, GCM_THR_PROBE_WAIT_S)) {
+            gcm_debug("process %d of another job is gone (its contact "
+                      "says so) before its connection was set up",
+                      conn->proc);
+            gcm_thr_peer_failed(endpoint, conn->proc, GCM_ERR_PEER_FAILED);
+            /* The list may have changed under the failure's upcalls. */
+            return;
+        }
+    }
+}
