@@ -11,11 +11,11 @@ TSAN_OPTIONS="halt_on_error=1 exitcode=66 ${TSAN_OPTIONS:-}"
 export TSAN_OPTIONS
 GENCOMM_LOG_LEVEL=error; export GENCOMM_LOG_LEVEL
 status=0
-run() {
+# judge WHAT RC OUT: a failure, or a report of ThreadSanitizer in OUT.
+judge() {
     what=$1
-    shift
-    out=$(timeout 300 "$@" 2>&1)
-    rc=$?
+    rc=$2
+    out=$3
     if [ $rc -ne 0 ] || printf '%s\n' "$out" | grep -q 'ThreadSanitizer'; then
         echo "FAIL: $what (exit $rc)"
         if printf '%s\n' "$out" | grep -q 'ThreadSanitizer'; then
@@ -27,6 +27,12 @@ run() {
     else
         echo "ok: $what"
     fi
+}
+run() {
+    what=$1
+    shift
+    out=$(timeout 300 "$@" 2>&1)
+    judge "$what" $? "$out"
 }
 for shm in 1 0; do
     run "p2p_threads shm=$shm" env GENCOMM_SHM=$shm \
@@ -81,6 +87,23 @@ run "rma_acc -n 3 --nodes 2" env UCX_TLS=self,tcp \
 run "rma_sync -n 2 --nodes 2" env UCX_TLS=self,tcp \
     UCX_WARN_UNUSED_ENV_VARS=n "$gcrun" -n 2 --nodes 2 \
     "$b/tests/mpi/rma_sync"
+# Dynamic processes: connect/accept between two jobs (the contact
+# service's thread answers while the main thread connects; a connection to
+# another job is watched until UCX has set it up), and spawn (gcrun starts
+# the children, which connect to their parents; a child spawns in turn).
+# Three cycles: from four on, dpm_connect also counts the heap, which
+# ThreadSanitizer's allocator does not keep as glibc's does.
+dpmdir=$(mktemp -d "${TMPDIR:-/tmp}/gcm-tsan-dpm.XXXXXX")
+timeout 300 "$gcrun" -n 2 "$b/tests/mpi/dpm_connect" accept "$dpmdir/port" 3 \
+    >"$dpmdir/accept.out" 2>&1 &
+acc=$!
+run "dpm_connect connect -n 2 to an accepting job of 2" \
+    "$gcrun" -n 2 "$b/tests/mpi/dpm_connect" connect "$dpmdir/port" 3
+wait $acc
+judge "dpm_connect accept -n 2" $? "$(cat "$dpmdir/accept.out")"
+run "dpm_connect inner -n 2" "$gcrun" -n 2 "$b/tests/mpi/dpm_connect" inner 5
+run "dpm_spawn parent 2 -n 2" "$gcrun" -n 2 "$b/tests/mpi/dpm_spawn" parent 2
+rm -rf "$dpmdir"
 if [ $status -eq 0 ]; then
     echo "tsan: no data race reported"
 fi
