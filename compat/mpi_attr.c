@@ -85,77 +85,48 @@ static int gcm_keyvals_cap;
 
 /* ---- predefined callbacks ------------------------------------------------ */
 
-int gcm_mpi_comm_null_copy_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
-                              void *attribute_val_in, void *attribute_val_out,
-                              int *flag)
-{
-    (void)oldcomm;
-    (void)keyval;
-    (void)extra_state;
-    (void)attribute_val_in;
-    (void)attribute_val_out;
-    *flag = 0;
-    return MPI_SUCCESS;
-}
+/* MPI_<KIND>_NULL_COPY_FN (copies nothing), MPI_<KIND>_DUP_FN (copies the
+ * value) and MPI_<KIND>_NULL_DELETE_FN of one kind of host, whose handle
+ * type is _host. Windows are never duplicated: their copy callbacks exist
+ * for the standard's sake and never run. */
+#define GCM_MPI_ATTR_PREDEFINED_FNS(_kind, _host) \
+    int gcm_mpi_##_kind##_null_copy_fn(_host old, int keyval, \
+                                       void *extra_state, void *value_in, \
+                                       void *value_out, int *flag) \
+    { \
+        (void)old; \
+        (void)keyval; \
+        (void)extra_state; \
+        (void)value_in; \
+        (void)value_out; \
+        *flag = 0; \
+        return MPI_SUCCESS; \
+    } \
+    \
+    int gcm_mpi_##_kind##_dup_fn(_host old, int keyval, void *extra_state, \
+                                 void *value_in, void *value_out, int *flag) \
+    { \
+        (void)old; \
+        (void)keyval; \
+        (void)extra_state; \
+        *(void **)value_out = value_in; \
+        *flag = 1; \
+        return MPI_SUCCESS; \
+    } \
+    \
+    int gcm_mpi_##_kind##_null_delete_fn(_host handle, int keyval, \
+                                         void *value, void *extra_state) \
+    { \
+        (void)handle; \
+        (void)keyval; \
+        (void)value; \
+        (void)extra_state; \
+        return MPI_SUCCESS; \
+    }
 
-int gcm_mpi_comm_dup_fn(MPI_Comm oldcomm, int keyval, void *extra_state,
-                        void *attribute_val_in, void *attribute_val_out,
-                        int *flag)
-{
-    (void)oldcomm;
-    (void)keyval;
-    (void)extra_state;
-    *(void **)attribute_val_out = attribute_val_in;
-    *flag                       = 1;
-    return MPI_SUCCESS;
-}
-
-int gcm_mpi_comm_null_delete_fn(MPI_Comm comm, int keyval,
-                                void *attribute_val, void *extra_state)
-{
-    (void)comm;
-    (void)keyval;
-    (void)attribute_val;
-    (void)extra_state;
-    return MPI_SUCCESS;
-}
-
-/* Windows are never duplicated: their copy callbacks exist for the
- * standard's sake (MPI_WIN_DUP_FN and friends) and never run. */
-int gcm_mpi_win_null_copy_fn(MPI_Win oldwin, int keyval, void *extra_state,
-                             void *attribute_val_in, void *attribute_val_out,
-                             int *flag)
-{
-    (void)oldwin;
-    (void)keyval;
-    (void)extra_state;
-    (void)attribute_val_in;
-    (void)attribute_val_out;
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-
-int gcm_mpi_win_dup_fn(MPI_Win oldwin, int keyval, void *extra_state,
-                       void *attribute_val_in, void *attribute_val_out,
-                       int *flag)
-{
-    (void)oldwin;
-    (void)keyval;
-    (void)extra_state;
-    *(void **)attribute_val_out = attribute_val_in;
-    *flag                       = 1;
-    return MPI_SUCCESS;
-}
-
-int gcm_mpi_win_null_delete_fn(MPI_Win win, int keyval, void *attribute_val,
-                               void *extra_state)
-{
-    (void)win;
-    (void)keyval;
-    (void)attribute_val;
-    (void)extra_state;
-    return MPI_SUCCESS;
-}
+GCM_MPI_ATTR_PREDEFINED_FNS(comm, MPI_Comm)
+GCM_MPI_ATTR_PREDEFINED_FNS(win, MPI_Win)
+GCM_MPI_ATTR_PREDEFINED_FNS(type, MPI_Datatype)
 
 /* ---- predefined attributes ----------------------------------------------- */
 

@@ -183,7 +183,9 @@ typedef void gcm_mpi_reduce_fn_t(gcm_mpi_opidx_t op, const void *in,
         _stmt; \
     }
 
-#define GCM_MPI_GEN_INT(_kind, _ctype, _mpi, _cls) \
+/* A reduction function of a kind (a and b the two arrays), from its
+ * head, the cases of the ops it applies, and its tail. */
+#define GCM_MPI_REDUCE_HEAD(_kind, _ctype) \
 static void gcm_mpi_reduce_##_kind(gcm_mpi_opidx_t op, const void *in, \
                                    void *inout, size_t n) \
 { \
@@ -191,13 +193,47 @@ static void gcm_mpi_reduce_##_kind(gcm_mpi_opidx_t op, const void *in, \
     _ctype *b = inout; \
     size_t i; \
     \
-    switch (op) { \
+    switch (op) {
+
+/* gcm_mpi_op_check let no other op through. */
+#define GCM_MPI_REDUCE_TAIL \
+    default: \
+        break; \
+    } \
+}
+
+#define GCM_MPI_CASES_MINMAX \
     case GCM_MPI_OPIDX_max: \
         GCM_MPI_LOOP(b[i] = (a[i] > b[i]) ? a[i] : b[i]) \
         break; \
     case GCM_MPI_OPIDX_min: \
         GCM_MPI_LOOP(b[i] = (a[i] < b[i]) ? a[i] : b[i]) \
+        break;
+
+#define GCM_MPI_CASES_SUMPROD \
+    case GCM_MPI_OPIDX_sum: \
+        GCM_MPI_LOOP(b[i] = a[i] + b[i]) \
         break; \
+    case GCM_MPI_OPIDX_prod: \
+        GCM_MPI_LOOP(b[i] = a[i] * b[i]) \
+        break;
+
+#define GCM_MPI_CASES_LOGICAL(_ctype) \
+    case GCM_MPI_OPIDX_land: \
+        GCM_MPI_LOOP(b[i] = (_ctype)((a[i] != 0) && (b[i] != 0))) \
+        break; \
+    case GCM_MPI_OPIDX_lor: \
+        GCM_MPI_LOOP(b[i] = (_ctype)((a[i] != 0) || (b[i] != 0))) \
+        break; \
+    case GCM_MPI_OPIDX_lxor: \
+        GCM_MPI_LOOP(b[i] = (_ctype)((a[i] != 0) != (b[i] != 0))) \
+        break;
+
+/* Integers wrap in sums and products (through unsigned arithmetic, where
+ * overflow is defined). */
+#define GCM_MPI_GEN_INT(_kind, _ctype, _mpi, _cls) \
+GCM_MPI_REDUCE_HEAD(_kind, _ctype) \
+    GCM_MPI_CASES_MINMAX \
     case GCM_MPI_OPIDX_sum: \
         if (sizeof(_ctype) <= sizeof(unsigned)) { \
             GCM_MPI_LOOP(b[i] = (_ctype)((unsigned)a[i] + (unsigned)b[i])) \
@@ -210,15 +246,7 @@ static void gcm_mpi_reduce_##_kind(gcm_mpi_opidx_t op, const void *in, \
         GCM_MPI_LOOP(b[i] = (_ctype)((unsigned long long)a[i] * \
                                      (unsigned long long)b[i])) \
         break; \
-    case GCM_MPI_OPIDX_land: \
-        GCM_MPI_LOOP(b[i] = (_ctype)((a[i] != 0) && (b[i] != 0))) \
-        break; \
-    case GCM_MPI_OPIDX_lor: \
-        GCM_MPI_LOOP(b[i] = (_ctype)((a[i] != 0) || (b[i] != 0))) \
-        break; \
-    case GCM_MPI_OPIDX_lxor: \
-        GCM_MPI_LOOP(b[i] = (_ctype)((a[i] != 0) != (b[i] != 0))) \
-        break; \
+    GCM_MPI_CASES_LOGICAL(_ctype) \
     case GCM_MPI_OPIDX_band: \
         GCM_MPI_LOOP(b[i] = (_ctype)(a[i] & b[i])) \
         break; \
@@ -228,80 +256,23 @@ static void gcm_mpi_reduce_##_kind(gcm_mpi_opidx_t op, const void *in, \
     case GCM_MPI_OPIDX_bxor: \
         GCM_MPI_LOOP(b[i] = (_ctype)(a[i] ^ b[i])) \
         break; \
-    default: \
-        /* gcm_mpi_op_check let no other op through */ \
-        break; \
-    } \
-}
+GCM_MPI_REDUCE_TAIL
 
 #define GCM_MPI_GEN_BOOL(_kind, _ctype, _mpi, _cls) \
-static void gcm_mpi_reduce_##_kind(gcm_mpi_opidx_t op, const void *in, \
-                                   void *inout, size_t n) \
-{ \
-    const _ctype *a = in; \
-    _ctype *b = inout; \
-    size_t i; \
-    \
-    switch (op) { \
-    case GCM_MPI_OPIDX_land: \
-        GCM_MPI_LOOP(b[i] = a[i] && b[i]) \
-        break; \
-    case GCM_MPI_OPIDX_lor: \
-        GCM_MPI_LOOP(b[i] = a[i] || b[i]) \
-        break; \
-    case GCM_MPI_OPIDX_lxor: \
-        GCM_MPI_LOOP(b[i] = a[i] != b[i]) \
-        break; \
-    default: \
-        break; \
-    } \
-}
+GCM_MPI_REDUCE_HEAD(_kind, _ctype) \
+    GCM_MPI_CASES_LOGICAL(_ctype) \
+GCM_MPI_REDUCE_TAIL
 
 #define GCM_MPI_GEN_FLOAT(_kind, _ctype, _mpi, _cls) \
-static void gcm_mpi_reduce_##_kind(gcm_mpi_opidx_t op, const void *in, \
-                                   void *inout, size_t n) \
-{ \
-    const _ctype *a = in; \
-    _ctype *b = inout; \
-    size_t i; \
-    \
-    switch (op) { \
-    case GCM_MPI_OPIDX_max: \
-        GCM_MPI_LOOP(b[i] = (a[i] > b[i]) ? a[i] : b[i]) \
-        break; \
-    case GCM_MPI_OPIDX_min: \
-        GCM_MPI_LOOP(b[i] = (a[i] < b[i]) ? a[i] : b[i]) \
-        break; \
-    case GCM_MPI_OPIDX_sum: \
-        GCM_MPI_LOOP(b[i] = a[i] + b[i]) \
-        break; \
-    case GCM_MPI_OPIDX_prod: \
-        GCM_MPI_LOOP(b[i] = a[i] * b[i]) \
-        break; \
-    default: \
-        break; \
-    } \
-}
+GCM_MPI_REDUCE_HEAD(_kind, _ctype) \
+    GCM_MPI_CASES_MINMAX \
+    GCM_MPI_CASES_SUMPROD \
+GCM_MPI_REDUCE_TAIL
 
 #define GCM_MPI_GEN_COMPLEX(_kind, _ctype, _mpi, _cls) \
-static void gcm_mpi_reduce_##_kind(gcm_mpi_opidx_t op, const void *in, \
-                                   void *inout, size_t n) \
-{ \
-    const _ctype *a = in; \
-    _ctype *b = inout; \
-    size_t i; \
-    \
-    switch (op) { \
-    case GCM_MPI_OPIDX_sum: \
-        GCM_MPI_LOOP(b[i] = a[i] + b[i]) \
-        break; \
-    case GCM_MPI_OPIDX_prod: \
-        GCM_MPI_LOOP(b[i] = a[i] * b[i]) \
-        break; \
-    default: \
-        break; \
-    } \
-}
+GCM_MPI_REDUCE_HEAD(_kind, _ctype) \
+    GCM_MPI_CASES_SUMPROD \
+GCM_MPI_REDUCE_TAIL
 
 /* Pairs are read with memcpy: in packed data (see gcm_mpi_op_apply) they
  * lie at sizeof(value) + sizeof(int) apart, not at their C alignment.

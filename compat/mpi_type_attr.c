@@ -1,9 +1,9 @@
 /*
  * compat/mpi_type_attr.c: attribute caching on datatypes (MPI-3.1 6.7.4):
- * type keyvals, MPI_Type_set_attr/get_attr/delete_attr, and the
- * predefined callbacks MPI_TYPE_NULL_COPY_FN, MPI_TYPE_DUP_FN and
- * MPI_TYPE_NULL_DELETE_FN. The keyvals and lists are mpi_attr.c's (a
- * datatype is one more kind of host). MPI_Type_dup copies the attributes
+ * type keyvals and MPI_Type_set_attr/get_attr/delete_attr. The keyvals,
+ * the lists and the predefined callbacks (MPI_TYPE_NULL_COPY_FN,
+ * MPI_TYPE_DUP_FN, MPI_TYPE_NULL_DELETE_FN) are mpi_attr.c's (a datatype
+ * is one more kind of host). MPI_Type_dup copies the attributes
  * by their copy callbacks, and the free of a type's last handle runs
  * their delete callbacks (mpi_type_create.c). Predefined types hold
  * attributes too.
@@ -11,43 +11,6 @@
 #include "config.h"
 
 #include "compat/mpi_type_impl.h"
-
-/* ---- predefined callbacks ------------------------------------------------ */
-
-int gcm_mpi_type_null_copy_fn(MPI_Datatype oldtype, int keyval,
-                              void *extra_state, void *attribute_val_in,
-                              void *attribute_val_out, int *flag)
-{
-    (void)oldtype;
-    (void)keyval;
-    (void)extra_state;
-    (void)attribute_val_in;
-    (void)attribute_val_out;
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-
-int gcm_mpi_type_dup_fn(MPI_Datatype oldtype, int keyval, void *extra_state,
-                        void *attribute_val_in, void *attribute_val_out,
-                        int *flag)
-{
-    (void)oldtype;
-    (void)keyval;
-    (void)extra_state;
-    *(void **)attribute_val_out = attribute_val_in;
-    *flag                       = 1;
-    return MPI_SUCCESS;
-}
-
-int gcm_mpi_type_null_delete_fn(MPI_Datatype datatype, int keyval,
-                                void *attribute_val, void *extra_state)
-{
-    (void)datatype;
-    (void)keyval;
-    (void)attribute_val;
-    (void)extra_state;
-    return MPI_SUCCESS;
-}
 
 /* ---- hosts --------------------------------------------------------------- */
 

@@ -70,23 +70,69 @@ static int check_common(int count, MPI_Datatype oldtype,
     return rc;
 }
 
+/* check_common, then the arrays (nblocks blocklengths, ndispl
+ * displacements) and every blocklength. A constructor of one blocklength
+ * for all blocks passes it as an array of one. */
+static int check_blocks(int count, int nblocks, const int blocklengths[],
+                        int ndispl, const void *displacements,
+                        MPI_Datatype oldtype, MPI_Datatype *newtype,
+                        const char *call)
+{
+    int rc = check_common(count, oldtype, newtype, call);
+    int i;
+
+    if (rc == MPI_SUCCESS) {
+        rc = check_array(blocklengths, nblocks, "blocklengths", call);
+    }
+    if (rc == MPI_SUCCESS) {
+        rc = check_array(displacements, ndispl, "displacements", call);
+    }
+    for (i = 0; i < nblocks && rc == MPI_SUCCESS; i++) {
+        rc = check_blocklength(blocklengths[i], i, call);
+    }
+    return rc;
+}
+
+/* A new type of combiner with ni integers (count too large when ni does
+ * not fit an int), na addresses and nt types; ints[0] = first and
+ * types[0] = oldtype where there are such. In *tp, else the error raised
+ * for call. */
+static int new_type(int combiner, long long ni, int na, int nt, int first,
+                    MPI_Datatype oldtype, struct gcm_mpi_datatype **tp,
+                    const char *call)
+{
+    struct gcm_mpi_datatype *t;
+
+    if (ni > INT_MAX) {
+        return gcm_mpi_raise(NULL, MPI_ERR_COUNT, call,
+                             "count %d too large", first);
+    }
+    t = gcm_mpi_type_alloc(combiner, (int)ni, na, nt);
+    if (t == NULL) {
+        return gcm_mpi_type_no_mem(call);
+    }
+    if (ni > 0) {
+        t->ints[0] = first;
+    }
+    if (nt > 0) {
+        t->types[0] = oldtype;
+    }
+    *tp = t;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Type_contiguous(int count, MPI_Datatype oldtype,
                          MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_contiguous";
-    struct gcm_mpi_datatype *t;
+    struct gcm_mpi_datatype *t = NULL;
     int rc = check_common(count, oldtype, newtype, call);
 
-    if (rc != MPI_SUCCESS) {
-        return rc;
+    if (rc == MPI_SUCCESS) {
+        rc = new_type(MPI_COMBINER_CONTIGUOUS, 1, 0, 1, count, oldtype, &t,
+                      call);
     }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_CONTIGUOUS, 1, 0, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->ints[0] = count;
-    t->types[0] = oldtype;
-    return gcm_mpi_type_finish(t, newtype, call);
+    return (rc == MPI_SUCCESS) ? gcm_mpi_type_finish(t, newtype, call) : rc;
 }
 GCM_MPI_ALIAS(Type_contiguous)
 
@@ -94,23 +140,19 @@ int PMPI_Type_vector(int count, int blocklength, int stride,
                      MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_vector";
-    struct gcm_mpi_datatype *t;
-    int rc = check_common(count, oldtype, newtype, call);
+    struct gcm_mpi_datatype *t = NULL;
+    int rc = check_blocks(count, 1, &blocklength, 0, NULL, oldtype, newtype,
+                          call);
 
     if (rc == MPI_SUCCESS) {
-        rc = check_blocklength(blocklength, 0, call);
+        rc = new_type(MPI_COMBINER_VECTOR, 3, 0, 1, count, oldtype, &t,
+                      call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_VECTOR, 3, 0, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->ints[0] = count;
     t->ints[1] = blocklength;
     t->ints[2] = stride;
-    t->types[0] = oldtype;
     return gcm_mpi_type_finish(t, newtype, call);
 }
 GCM_MPI_ALIAS(Type_vector)
@@ -119,23 +161,19 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride,
                              MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_hvector";
-    struct gcm_mpi_datatype *t;
-    int rc = check_common(count, oldtype, newtype, call);
+    struct gcm_mpi_datatype *t = NULL;
+    int rc = check_blocks(count, 1, &blocklength, 0, NULL, oldtype, newtype,
+                          call);
 
     if (rc == MPI_SUCCESS) {
-        rc = check_blocklength(blocklength, 0, call);
+        rc = new_type(MPI_COMBINER_HVECTOR, 2, 1, 1, count, oldtype, &t,
+                      call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_HVECTOR, 2, 1, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->ints[0] = count;
     t->ints[1] = blocklength;
     t->addrs[0] = stride;
-    t->types[0] = oldtype;
     return gcm_mpi_type_finish(t, newtype, call);
 }
 GCM_MPI_ALIAS(Type_create_hvector)
@@ -145,36 +183,22 @@ int PMPI_Type_indexed(int count, const int blocklengths[],
                       MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_indexed";
-    struct gcm_mpi_datatype *t;
-    int rc = check_common(count, oldtype, newtype, call);
+    struct gcm_mpi_datatype *t = NULL;
+    int rc = check_blocks(count, count, blocklengths, count, displacements,
+                          oldtype, newtype, call);
     int i;
 
     if (rc == MPI_SUCCESS) {
-        rc = check_array(blocklengths, count, "blocklengths", call);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = check_array(displacements, count, "displacements", call);
-    }
-    for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
-        rc = check_blocklength(blocklengths[i], i, call);
+        rc = new_type(MPI_COMBINER_INDEXED, 2LL * count + 1, 0, 1, count,
+                      oldtype, &t, call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (count > (INT_MAX - 1) / 2) {
-        return gcm_mpi_raise(NULL, MPI_ERR_COUNT, call,
-                             "count %d too large", count);
-    }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_INDEXED, 2 * count + 1, 0, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->ints[0] = count;
     for (i = 0; i < count; i++) {
         t->ints[1 + i] = blocklengths[i];
         t->ints[1 + count + i] = displacements[i];
     }
-    t->types[0] = oldtype;
     return gcm_mpi_type_finish(t, newtype, call);
 }
 GCM_MPI_ALIAS(Type_indexed)
@@ -184,36 +208,22 @@ int PMPI_Type_create_hindexed(int count, const int blocklengths[],
                               MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_hindexed";
-    struct gcm_mpi_datatype *t;
-    int rc = check_common(count, oldtype, newtype, call);
+    struct gcm_mpi_datatype *t = NULL;
+    int rc = check_blocks(count, count, blocklengths, count, displacements,
+                          oldtype, newtype, call);
     int i;
 
     if (rc == MPI_SUCCESS) {
-        rc = check_array(blocklengths, count, "blocklengths", call);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = check_array(displacements, count, "displacements", call);
-    }
-    for (i = 0; i < count && rc == MPI_SUCCESS; i++) {
-        rc = check_blocklength(blocklengths[i], i, call);
+        rc = new_type(MPI_COMBINER_HINDEXED, count + 1LL, count, 1, count,
+                      oldtype, &t, call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (count == INT_MAX) {
-        return gcm_mpi_raise(NULL, MPI_ERR_COUNT, call,
-                             "count %d too large", count);
-    }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_HINDEXED, count + 1, count, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->ints[0] = count;
     for (i = 0; i < count; i++) {
         t->ints[1 + i] = blocklengths[i];
         t->addrs[i] = displacements[i];
     }
-    t->types[0] = oldtype;
     return gcm_mpi_type_finish(t, newtype, call);
 }
 GCM_MPI_ALIAS(Type_create_hindexed)
@@ -224,33 +234,22 @@ int PMPI_Type_create_indexed_block(int count, int blocklength,
                                    MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_indexed_block";
-    struct gcm_mpi_datatype *t;
-    int rc = check_common(count, oldtype, newtype, call);
+    struct gcm_mpi_datatype *t = NULL;
+    int rc = check_blocks(count, 1, &blocklength, count, displacements,
+                          oldtype, newtype, call);
     int i;
 
     if (rc == MPI_SUCCESS) {
-        rc = check_blocklength(blocklength, 0, call);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = check_array(displacements, count, "displacements", call);
+        rc = new_type(MPI_COMBINER_INDEXED_BLOCK, count + 2LL, 0, 1, count,
+                      oldtype, &t, call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (count > INT_MAX - 2) {
-        return gcm_mpi_raise(NULL, MPI_ERR_COUNT, call,
-                             "count %d too large", count);
-    }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_INDEXED_BLOCK, count + 2, 0, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->ints[0] = count;
     t->ints[1] = blocklength;
     for (i = 0; i < count; i++) {
         t->ints[2 + i] = displacements[i];
     }
-    t->types[0] = oldtype;
     return gcm_mpi_type_finish(t, newtype, call);
 }
 GCM_MPI_ALIAS(Type_create_indexed_block)
@@ -261,29 +260,22 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_hindexed_block";
-    struct gcm_mpi_datatype *t;
-    int rc = check_common(count, oldtype, newtype, call);
+    struct gcm_mpi_datatype *t = NULL;
+    int rc = check_blocks(count, 1, &blocklength, count, displacements,
+                          oldtype, newtype, call);
     int i;
 
     if (rc == MPI_SUCCESS) {
-        rc = check_blocklength(blocklength, 0, call);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = check_array(displacements, count, "displacements", call);
+        rc = new_type(MPI_COMBINER_HINDEXED_BLOCK, 2, count, 1, count,
+                      oldtype, &t, call);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_HINDEXED_BLOCK, 2, count, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->ints[0] = count;
     t->ints[1] = blocklength;
     for (i = 0; i < count; i++) {
         t->addrs[i] = displacements[i];
     }
-    t->types[0] = oldtype;
     return gcm_mpi_type_finish(t, newtype, call);
 }
 GCM_MPI_ALIAS(Type_create_hindexed_block)
@@ -294,7 +286,7 @@ int PMPI_Type_create_struct(int count, const int blocklengths[],
                             MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_struct";
-    struct gcm_mpi_datatype *t;
+    struct gcm_mpi_datatype *t = NULL;
     int rc = gcm_mpi_type_check_count(count, call);
     int i;
 
@@ -319,18 +311,13 @@ int PMPI_Type_create_struct(int count, const int blocklengths[],
                                why);
         }
     }
+    if (rc == MPI_SUCCESS) {
+        rc = new_type(MPI_COMBINER_STRUCT, count + 1LL, count, count, count,
+                      MPI_DATATYPE_NULL, &t, call);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (count == INT_MAX) {
-        return gcm_mpi_raise(NULL, MPI_ERR_COUNT, call,
-                             "count %d too large", count);
-    }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_STRUCT, count + 1, count, count);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->ints[0] = count;
     for (i = 0; i < count; i++) {
         t->ints[1 + i] = blocklengths[i];
         t->addrs[i] = displacements[i];
@@ -346,7 +333,7 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[],
                               MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_subarray";
-    struct gcm_mpi_datatype *t;
+    struct gcm_mpi_datatype *t = NULL;
     int rc = gcm_mpi_type_check_valid(oldtype, call);
     int i;
 
@@ -384,18 +371,17 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[],
                                  starts[i]);
         }
     }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
+    rc = new_type(MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1, ndims, oldtype,
+                  &t, call);
+    if (rc != MPI_SUCCESS) {
+        return rc;
     }
-    t->ints[0] = ndims;
     for (i = 0; i < ndims; i++) {
         t->ints[1 + i] = sizes[i];
         t->ints[1 + ndims + i] = subsizes[i];
         t->ints[1 + 2 * ndims + i] = starts[i];
     }
     t->ints[1 + 3 * ndims] = order;
-    t->types[0] = oldtype;
     return gcm_mpi_type_finish(t, newtype, call);
 }
 GCM_MPI_ALIAS(Type_create_subarray)
@@ -404,19 +390,17 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb,
                              MPI_Aint extent, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_resized";
-    struct gcm_mpi_datatype *t;
+    struct gcm_mpi_datatype *t = NULL;
     int rc = check_common(0, oldtype, newtype, call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = new_type(MPI_COMBINER_RESIZED, 0, 2, 1, 0, oldtype, &t, call);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_RESIZED, 0, 2, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
     t->addrs[0] = lb;
     t->addrs[1] = extent;
-    t->types[0] = oldtype;
     return gcm_mpi_type_finish(t, newtype, call);
 }
 GCM_MPI_ALIAS(Type_create_resized)
@@ -424,18 +408,16 @@ GCM_MPI_ALIAS(Type_create_resized)
 int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_dup";
-    struct gcm_mpi_datatype *t;
+    struct gcm_mpi_datatype *t = NULL;
     MPI_Datatype dup;
     int rc = check_common(0, oldtype, newtype, call);
 
+    if (rc == MPI_SUCCESS) {
+        rc = new_type(MPI_COMBINER_DUP, 0, 0, 1, 0, oldtype, &t, call);
+    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    t = gcm_mpi_type_alloc(MPI_COMBINER_DUP, 0, 0, 1);
-    if (t == NULL) {
-        return gcm_mpi_type_no_mem(call);
-    }
-    t->types[0] = oldtype;
     rc = gcm_mpi_type_finish(t, &dup, call);
     if (rc != MPI_SUCCESS) {
         return rc;

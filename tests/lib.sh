@@ -10,6 +10,9 @@
 #                       it hung and the limit ended it, which always fails).
 #   fail MESSAGE...     prints "FAIL: MESSAGE" and sets status to 1.
 #   need_progs PROG...  exits 77 (skipped) when a program was not built.
+#   on_hosts WHAT HOSTS CMD...  run WHAT through gcrun -n N --hosts HOSTS
+#                       --tag-output CMD..., one process per name in the
+#                       comma-separated HOSTS (N, also in nhosts).
 #   finish              exits with status.
 #
 # For scripts that run a program through gcrun and then look at its lines:
@@ -25,6 +28,10 @@
 #   expect_count N RE   exactly N lines of out match RE (grep -E).
 #   expect_match RE     some line of out matches RE (grep -E).
 #   expect_line TEXT    some line of out contains TEXT.
+#   out_has RE          true when some line of out matches RE (grep -E);
+#                       prints nothing and fails nothing (for tests of
+#                       their own).
+#   out_has_text TEXT   the same for a line containing TEXT (grep -F).
 #   expect_file FILE N RE  exactly N lines of FILE match RE (grep -E); if
 #                       not, fail and show FILE.
 #
@@ -71,6 +78,15 @@ expect() {
     fi
     show_out
     return 1
+}
+
+on_hosts() {
+    _oh_what=$1
+    _oh_hosts=$2
+    shift 2
+    nhosts=$(printf '%s\n' "$_oh_hosts" | tr ',' '\n' | grep -c .)
+    run "$_oh_what" "$gcrun" -n "$nhosts" --hosts "$_oh_hosts" --tag-output \
+        "$@"
 }
 
 need_progs() {
@@ -140,6 +156,14 @@ expect_file() {
         fail "$_got lines of $(basename "$1") match '$3', expected $2"
         sed 's/^/   | /' "$1"
     fi
+}
+
+out_has() {
+    printf '%s\n' "$out" | grep -q -E -- "$1"
+}
+
+out_has_text() {
+    printf '%s\n' "$out" | grep -q -F -- "$1"
 }
 
 expect_line() {

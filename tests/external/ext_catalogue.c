@@ -17,24 +17,13 @@
  */
 #include <mpi.h>
 
+#include "../mpi/mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int rank;
-static int failures;
 static char myname[MPI_MAX_PROCESSOR_NAME];
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL: ");                                              \
-            printf(__VA_ARGS__);                                           \
-            printf(" (rank %d, %s)\n", rank, myname);                      \
-            fflush(stdout);                                                \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
 
 static int is_who(const char *who)
 {
@@ -84,9 +73,7 @@ int main(int argc, char **argv)
     MPI_Comm c;
     int i, n, rc, flag, kv, len;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "ext_catalogue", 1);
     MPI_Get_processor_name(myname, &len);
     for (i = 1; i < argc; i++) {
         char *spec = strdup(argv[i]);
@@ -111,8 +98,7 @@ int main(int argc, char **argv)
             rc = MPIX_Keyval_external(&kv, field[1], &flag);
             check_message(rc, field[1], field[2]);
         } else {
-            printf("FAIL: bad spec %s (rank %d)\n", argv[i], rank);
-            failures++;
+            mpitest_fail(__LINE__, "bad spec %s", argv[i]);
         }
         if (c != MPI_COMM_NULL && c != MPI_COMM_WORLD) {
             MPI_Comm_free(&c);
@@ -122,6 +108,5 @@ int main(int argc, char **argv)
     /* Nobody was left behind: the world still works. */
     rc = MPI_Barrier(MPI_COMM_WORLD);
     CHECK(rc == MPI_SUCCESS, "the closing barrier failed");
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

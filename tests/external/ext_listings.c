@@ -23,25 +23,15 @@
  */
 #include <mpi.h>
 
+#include "../mpi/mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank, size;
-static int failures;
 static int want_cut = -1;   /* listing 4's CUT, or -1 */
 static char names[16][MPI_MAX_PROCESSOR_NAME];
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL: ");                                              \
-            printf(__VA_ARGS__);                                           \
-            printf(" (rank %d, %s)\n", rank, names[rank]);                 \
-            fflush(stdout);                                                \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
 
 static int in_cluster(int p, const char *cluster)
 {
@@ -692,10 +682,9 @@ int main(int argc, char **argv)
 {
     int len, p;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "ext_listings", 1);
+    rank = mpitest_rank;
+    size = mpitest_size;
     if (argc == 3 && strcmp(argv[1], "4") == 0) {
         want_cut = atoi(argv[2]);
         argc--;
@@ -722,6 +711,5 @@ int main(int argc, char **argv)
     } else {
         extras();
     }
-    MPI_Finalize();
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -22,24 +22,14 @@
  */
 #include <mpi.h>
 
+#include "../mpi/mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank = -1, size;
-static int failures;
 static char names[16][MPI_MAX_PROCESSOR_NAME];
-
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            printf("FAIL: ");                                              \
-            printf(__VA_ARGS__);                                           \
-            printf(" (rank %d)\n", rank);                                  \
-            fflush(stdout);                                                \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
 
 static int in_cluster(int p, const char *cluster)
 {
@@ -135,6 +125,8 @@ static MPI_Comm start(MPI_Session s)
 
     MPI_Comm_rank(world, &rank);
     MPI_Comm_size(world, &size);
+    mpitest_rank = rank;
+    mpitest_size = size;
     if (size > 16) {
         printf("FAIL: at most 16 processes\n");
         exit(1);
@@ -428,7 +420,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(argv[1], "mix") == 0) {
         mode_mix(&argc, &argv);
-        return (failures == 0) ? 0 : 1;
+        return (mpitest_failures == 0) ? 0 : 1;
     }
     rc = MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s);
     if (strcmp(argv[1], "initfail") == 0) {
@@ -455,5 +447,5 @@ int main(int argc, char **argv)
     }
     MPI_Comm_free(&world);
     MPI_Session_finalize(&s);
-    return (failures == 0) ? 0 : 1;
+    return (mpitest_failures == 0) ? 0 : 1;
 }

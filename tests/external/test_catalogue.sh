@@ -6,33 +6,27 @@
 # missing, different files on different processes, a file on some
 # processes only), which fail MPI_Init on every process.
 set -u
-builddir=${top_builddir:-.}
+. "${top_srcdir:-.}/tests/lib.sh"
 srcdir=${top_srcdir:-.}
-gcrun="$builddir/tools/gcrun"
 prog="$builddir/tests/external/ext_catalogue"
 wrap="$srcdir/tests/external/per_rank.sh"
 broken="$srcdir/tests/external/broken"
 hosts=a:00,a:01,b:00,b:01
 unset GENCOMM_HOSTNAME GENCOMM_EXTERNAL
-status=0
+limit=60
 tab=$(printf '\t')
 
 # run_init WHAT TEXT FILES [ALT]: MPI_Init must fail (exit not 0, within
 # the timeout) and say TEXT (or ALT: whichever process ends the job
 # first speaks); FILES gives each rank its GENCOMM_EXTERNAL.
 run_init() {
-    out=$(timeout 60 "$gcrun" -n 4 --tag-output --hosts "$hosts" "$wrap" \
-          GENCOMM_EXTERNAL "$3" "$prog" 2>&1 </dev/null)
-    rc=$?
+    launch 4 --tag-output --hosts "$hosts" "$wrap" GENCOMM_EXTERNAL "$3" \
+        "$prog" </dev/null
     if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
-        echo "FAIL: $1: exit $rc, expected MPI_Init to fail"
-        echo "$out" | tail -20
-        status=1
-    elif ! printf '%s\n' "$out" | grep -qF -- "$2" &&
-         { [ -z "${4:-}" ] || ! printf '%s\n' "$out" | grep -qF -- "$4"; }; then
-        echo "FAIL: $1: the output lacks \"$2\""
-        echo "$out" | tail -20
-        status=1
+        fail_out "$1: exit $rc, expected MPI_Init to fail"
+    elif ! out_has_text "$2" &&
+         { [ -z "${4:-}" ] || ! out_has_text "$4"; }; then
+        fail_out "$1: the output lacks \"$2\""
     else
         echo "ok: $1: MPI_Init fails (exit $rc)"
     fi
@@ -64,21 +58,12 @@ while IFS="$tab" read -r file first rest; do
         set -- "$@" "$spec"
         i=$((i + 1))
     done
-    out=$(GENCOMM_EXTERNAL="$path" timeout 60 "$gcrun" -n 4 --tag-output \
-          --hosts "$hosts" "$prog" "$@" 2>&1 </dev/null)
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        echo "FAIL: $file (exit $rc)"
-        echo "$out" | tail -20
-        status=1
-    else
-        echo "ok: $file"
-    fi
+    GENCOMM_EXTERNAL="$path" on_hosts "$file" "$hosts" "$prog" "$@" \
+        </dev/null
 done < "$srcdir/tests/external/catalogue.txt"
 nfiles=$(ls "$broken" | grep -c '\.xml$')
 if [ "$checked" -ne "$nfiles" ]; then
-    echo "FAIL: catalogue.txt checks $checked files, broken/ has $nfiles"
-    status=1
+    fail "catalogue.txt checks $checked files, broken/ has $nfiles"
 fi
 
 good="$srcdir/tests/external/listings/listing1.xml"
@@ -95,4 +80,4 @@ run_init "different files on different processes" \
     "$good,$good,$good,$srcdir/tests/external/listings/listing3.xml"
 run_init "a file on some processes only" "read different definitions" \
     "$good,$good,$good,"
-exit $status
+finish

@@ -5,13 +5,11 @@
 # clusters in order, smaller, shuffled with a process in neither
 # cluster, two processes on one node, an odd number in foo.
 set -u
-builddir=${top_builddir:-.}
+. "${top_srcdir:-.}/tests/lib.sh"
 srcdir=${top_srcdir:-.}
-gcrun="$builddir/tools/gcrun"
 prog="$builddir/tests/external/ext_listings"
 listings="$srcdir/tests/external/listings"
 unset GENCOMM_HOSTNAME
-status=0
 
 L8=foo:00,foo:01,foo:02,foo:03,bar:00,bar:01,bar:02,bar:03
 L4=foo:00,foo:01,bar:00,bar:01
@@ -19,40 +17,31 @@ L9=bar:03,foo:00,baz:00,bar:00,foo:01,foo:03,bar:01,foo:02,bar:02
 L6=foo:01,foo:00,foo:01,bar:00,bar:00,bar:02
 L5=foo:00,foo:01,foo:02,bar:01,bar:00
 
-run() {
-    # run WHICH FILE LAYOUT [ARG]
-    np=$(echo "$3" | tr ',' '\n' | grep -c .)
-    out=$(GENCOMM_EXTERNAL="$listings/$2" timeout 120 "$gcrun" -n "$np" \
-          --tag-output --hosts "$3" "$prog" "$1" ${4:+"$4"} 2>&1 </dev/null)
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        echo "FAIL: ext_listings $1 ($2) on $3 (exit $rc)"
-        echo "$out" | tail -30
-        status=1
-    else
-        echo "ok: ext_listings $1 ($2) on $np processes: $3"
-    fi
+# listing WHICH FILE LAYOUT [ARG]
+listing() {
+    GENCOMM_EXTERNAL="$listings/$2" on_hosts "ext_listings $1 ($2) on $3" \
+        "$3" "$prog" "$1" ${4:+"$4"} </dev/null
 }
 
 for layout in "$L8" "$L4" "$L9" "$L6"; do
-    run 1 listing1.xml "$layout"
+    listing 1 listing1.xml "$layout"
 done
 for layout in "$L8" "$L5" "$L6" "$L9"; do
-    run 3 listing3.xml "$layout"
+    listing 3 listing3.xml "$layout"
 done
 for layout in "$L8" "$L4" "$L9"; do
-    run 4 listing4.xml "$layout"
+    listing 4 listing4.xml "$layout"
 done
 # Each cluster's processes alternate between its two nodes: in the order
 # given each chain crosses between nodes 3 times, placed (reorder="true")
 # once.
 L8m=foo:00,bar:00,foo:01,bar:01,foo:00,bar:00,foo:01,bar:01
-run 4 listing4.xml "$L8m" 1
+listing 4 listing4.xml "$L8m" 1
 L8r=bar:02,foo:00,bar:00,foo:03,foo:01,bar:03,foo:02,bar:01
 for layout in "$L8" "$L8r" "$L4" "$L5"; do
-    run 5 listing5.xml "$layout"
+    listing 5 listing5.xml "$layout"
 done
 for layout in "$L8" "$L9"; do
-    run extras extras.xml "$layout"
+    listing extras extras.xml "$layout"
 done
-exit $status
+finish

@@ -5,42 +5,25 @@
 # MPI_Session_init failing on every process, each saying why, when the
 # definitions cannot be parsed or differ between processes.
 set -u
-builddir=${top_builddir:-.}
+. "${top_srcdir:-.}/tests/lib.sh"
 srcdir=${top_srcdir:-.}
-gcrun="$builddir/tools/gcrun"
 prog="$builddir/tests/external/ext_sessions"
 wrap="$srcdir/tests/external/per_rank.sh"
 listings="$srcdir/tests/external/listings"
 broken="$srcdir/tests/external/broken"
 unset GENCOMM_HOSTNAME GENCOMM_EXTERNAL
-status=0
 
 L8=foo:00,foo:01,foo:02,foo:03,bar:00,bar:01,bar:02,bar:03
 L6=foo:01,foo:00,foo:01,bar:00,bar:00,bar:02
 L5=foo:00,foo:01,foo:02,bar:01,bar:00
 
-# run MODE LAYOUT FILES [TEXT]: FILES gives each rank its file.
-run() {
-    np=$(echo "$2" | tr ',' '\n' | grep -c .)
-    out=$(timeout 120 "$gcrun" -n "$np" --tag-output --hosts "$2" "$wrap" \
-          GENCOMM_EXTERNAL "$3" "$prog" "$1" ${4:+"$4"} 2>&1 </dev/null)
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        echo "FAIL: ext_sessions $1 on $2 (exit $rc)"
-        echo "$out" | tail -30
-        status=1
-        return
-    fi
-    if [ "$1" = initfail ]; then
-        n=$(printf '%s\n' "$out" | grep -c "failed as expected")
-        if [ "$n" -ne "$np" ]; then
-            echo "FAIL: ext_sessions initfail: $n of $np processes said why"
-            echo "$out" | tail -30
-            status=1
-            return
-        fi
-    fi
-    echo "ok: ext_sessions $1 on $np processes: $2"
+# sessions MODE LAYOUT FILES [TEXT]: FILES gives each rank its file;
+# with MODE initfail every process must say why.
+sessions() {
+    on_hosts "ext_sessions $1 on $2" "$2" "$wrap" GENCOMM_EXTERNAL "$3" \
+        "$prog" "$1" ${4:+"$4"} </dev/null &&
+        { [ "$1" != initfail ] ||
+              expect_count "$nhosts" "failed as expected"; }
 }
 
 # each FILE N: FILE N times, comma-separated.
@@ -54,19 +37,19 @@ each() {
     echo "$list"
 }
 
-run 1 "$L8" "$(each "$listings/listing1.xml" 8)"
-run 1 "$L6" "$(each "$listings/listing1.xml" 6)"
-run 3 "$L8" "$(each "$listings/listing3.xml" 8)"
-run 3 "$L5" "$(each "$listings/listing3.xml" 5)"
-run 4 "$L8" "$(each "$listings/listing4.xml" 8)"
+sessions 1 "$L8" "$(each "$listings/listing1.xml" 8)"
+sessions 1 "$L6" "$(each "$listings/listing1.xml" 6)"
+sessions 3 "$L8" "$(each "$listings/listing3.xml" 8)"
+sessions 3 "$L5" "$(each "$listings/listing3.xml" 5)"
+sessions 4 "$L8" "$(each "$listings/listing4.xml" 8)"
 # bar's processes alternate between two nodes: the set's order is the
 # placed one, crossing once (3 times in the order given).
-run 4 foo:00,bar:00,foo:01,bar:01,foo:00,bar:00,foo:01,bar:01 \
+sessions 4 foo:00,bar:00,foo:01,bar:01,foo:00,bar:00,foo:01,bar:01 \
     "$(each "$listings/listing4.xml" 8)" 1
-run mix "$L5" "$(each "$listings/listing1.xml" 5)"
-run initfail "$L5" "$(each "$broken/not-well-formed.xml" 5)" \
+sessions mix "$L5" "$(each "$listings/listing1.xml" 5)"
+sessions initfail "$L5" "$(each "$broken/not-well-formed.xml" 5)" \
     "not-well-formed.xml:6: Opening and ending tag mismatch"
-run initfail "$L5" \
+sessions initfail "$L5" \
     "$(each "$listings/listing1.xml" 4),$listings/listing4.xml" \
     "read different definitions"
-exit $status
+finish

@@ -9,23 +9,14 @@
  */
 #include <gencomm.h>
 
+#include "gcm_test.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int me, n, failures;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: P%d: ", me);                                   \
-            printf(__VA_ARGS__);                                         \
-            printf(" (line %d)\n", __LINE__);                            \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
+static int me, n;
 
 typedef struct aff {
     unsigned a, b;
@@ -160,8 +151,7 @@ int main(int argc, char **argv)
     int *all = NULL, *rev = NULL, *odd = NULL, *even = NULL;
     int nodd = 0, neven = 0, i, rep;
 
-    if (gcm_init(&argc, &argv) != GCM_OK) {
-        printf("FAIL: gcm_init: %s\n", gcm_last_error());
+    if (!gcm_test_init(&argc, &argv, "coll_general")) {
         return 1;
     }
     world = gcm_world();
@@ -217,9 +207,5 @@ int main(int argc, char **argv)
     free(rev);
     free(odd);
     free(even);
-    if (failures == 0) {
-        printf("coll_general: P%d of %d ok\n", me, n);
-    }
-    gcm_finalize();
-    return (failures == 0) ? 0 : 1;
+    return gcm_test_finish();
 }

@@ -2,7 +2,8 @@
  * tests/integration/gcm_test.h: what the native multi-process tests
  * share. A program calls gcm_test_init, reports with gcm_test_fail (one
  * line on stderr naming the program and the process, counted from any
- * thread), checks calls with gcm_test_ok and gcm_test_expect_err (the
+ * thread) or CHECK (the same with the line, when a condition fails),
+ * checks calls with gcm_test_ok and gcm_test_expect_err (the
  * status, and gcm_last_error() naming the call), trades names or other
  * fixed-size data with every process through gcm_test_exchange, and
  * returns gcm_test_finish(), which prints the one pass line on process 0
@@ -44,6 +45,25 @@ static void gcm_test_fail(const char *fmt, ...)
     fprintf(stderr, "%s: P%d: %s\n", gcm_test_prog, gcm_test_me, msg);
     atomic_fetch_add(&gcm_test_failures, 1);
 }
+
+/* gcm_test_fail with the line of the check added. */
+static void gcm_test_fail_at(int line, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), unused));
+
+static void gcm_test_fail_at(int line, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    gcm_test_fail("%s (line %d)", msg, line);
+}
+
+/* cond must hold; the rest is printf's format and arguments. */
+#define CHECK(cond, ...) \
+    ((cond) ? (void)0 : gcm_test_fail_at(__LINE__, __VA_ARGS__))
 
 /* This process's failures so far. */
 static int gcm_test_failed(void) __attribute__((unused));

@@ -41,6 +41,8 @@
  */
 #include <gencomm.h>
 
+#include "gcm_test.h"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -64,18 +66,6 @@ typedef struct {
     int        value;
     gcm_name_t reply;
 } request_t;
-
-static int failures;
-
-#define CHECK(_cond, ...)                                              \
-    do {                                                               \
-        if (!(_cond)) {                                                \
-            fprintf(stderr, "jobs_names: P%d: ", gcm_proc_rank());     \
-            fprintf(stderr, __VA_ARGS__);                              \
-            fprintf(stderr, " (%s)\n", gcm_last_error());              \
-            failures++;                                                \
-        }                                                              \
-    } while (0)
 
 static double now(void)
 {
@@ -118,7 +108,7 @@ static int read_name(const char *file, int rank, gcm_name_t *name)
         }
         usleep(20000);
     }
-    fprintf(stderr, "jobs_names: no name in %s\n", path);
+    gcm_test_fail("no name in %s", path);
     return -1;
 }
 
@@ -149,9 +139,9 @@ static void serve(const char *file, int n)
     request_t req;
     int i, answer;
 
-    CHECK(gcm_lco_create(&rx) == GCM_OK, "create");
-    CHECK(gcm_lco_add_recv_slots(rx, 1) == GCM_OK, "add recv slots");
-    CHECK(gcm_lco_name(rx, &name) == GCM_OK, "name");
+    gcm_test_ok(gcm_lco_create(&rx), "create");
+    gcm_test_ok(gcm_lco_add_recv_slots(rx, 1), "add recv slots");
+    gcm_test_ok(gcm_lco_name(rx, &name), "name");
     write_name(file, gcm_proc_rank(), &name);
     for (i = 0; i < n; i++) {
         CHECK(gcm_recv(rx, &req, sizeof(req), 0, T_REQ, NULL) == GCM_OK,
@@ -164,7 +154,7 @@ static void serve(const char *file, int n)
         CHECK(gcm_recv(rx, &req, sizeof(req), 0, T_BYE, NULL) == GCM_OK,
               "receive goodbye %d", i);
     }
-    if (failures == 0) {
+    if (gcm_test_failed() == 0) {
         printf("jobs_names: P%d served %d requests from another job\n",
                gcm_proc_rank(), n);
     }
@@ -181,14 +171,13 @@ static void ask(const char *file, int n)
     double t0;
 
     if (read_name(file, gcm_proc_rank() % n, &name) != 0) {
-        failures++;
         return;
     }
-    CHECK(gcm_lco_create(&rx) == GCM_OK, "create");
-    CHECK(gcm_lco_add_recv_slots(rx, 1) == GCM_OK, "add recv slots");
+    gcm_test_ok(gcm_lco_create(&rx), "create");
+    gcm_test_ok(gcm_lco_add_recv_slots(rx, 1), "add recv slots");
     memset(&req, 0, sizeof(req));
     req.value = 1000 + gcm_proc_rank();
-    CHECK(gcm_lco_name(rx, &req.reply) == GCM_OK, "name");
+    gcm_test_ok(gcm_lco_name(rx, &req.reply), "name");
     t0 = now();
     status = send_to(&name, &req, sizeof(req), T_REQ);
     CHECK(status == GCM_OK, "request to the other job: %s",
@@ -197,7 +186,7 @@ static void ask(const char *file, int n)
           "receive the answer");
     CHECK(answer == req.value + 1, "answer %d, expected %d", answer,
           req.value + 1);
-    if (failures == 0) {
+    if (gcm_test_failed() == 0) {
         printf("jobs_names: P%d asked another job and got its answer "
                "(%.1f ms)\n", gcm_proc_rank(), (now() - t0) * 1e3);
     }
@@ -227,7 +216,7 @@ static void ask(const char *file, int n)
                "after %.1f s: %s\n", gcm_proc_rank(), now() - t0,
                gcm_last_error());
     }
-    CHECK(send_to(&name, &req, sizeof(req), T_BYE) == GCM_OK, "goodbye");
+    gcm_test_ok(send_to(&name, &req, sizeof(req), T_BYE), "goodbye");
     gcm_lco_free(&rx);
 }
 
@@ -239,7 +228,6 @@ static void stale(const char *file)
     double t0;
 
     if (read_name(file, 0, &name) != 0) {
-        failures++;
         return;
     }
     t0 = now();
@@ -318,7 +306,7 @@ static void impostor(const char *file, const char *how, pid_t listener,
     double t0;
 
     if ((listener < 0) || (read_name(file, 0, &name) != 0)) {
-        failures++;
+        gcm_test_fail("impostor: no listener or no name");
         return;
     }
     ((unsigned char *)&name)[PORT_OFFSET]     = (unsigned char)port;
@@ -336,7 +324,7 @@ static void impostor(const char *file, const char *how, pid_t listener,
                       (strcmp(how, "garbage") == 0) ? "not a contact reply" :
                       "did not send its reply within 1 s") != NULL,
           "%s: the error does not say what happened", how);
-    if (failures == 0) {
+    if (gcm_test_failed() == 0) {
         printf("jobs_names: P%d %s contact refused in %.1f ms: %s\n",
                gcm_proc_rank(), how, (now() - t0) * 1e3, err);
     }
@@ -347,14 +335,17 @@ int main(int argc, char **argv)
     pid_t listener = -1;
     uint16_t port = 0;
 
+    if (argc < 3) {
+        fprintf(stderr, "usage: jobs_names serve|ask|stale FILE [N] | "
+                        "impostor FILE close|silent|garbage\n");
+        return 2;
+    }
     /* The impostor listens from a child forked before the library
      * starts its threads. */
     if ((argc > 3) && (strcmp(argv[1], "impostor") == 0)) {
         listener = impostor_start(argv[2], argv[3], &port);
     }
-    if ((argc < 3) || (gcm_init(&argc, &argv) != GCM_OK)) {
-        fprintf(stderr, "usage: jobs_names serve|ask|stale FILE [N] | "
-                        "impostor FILE close|silent|garbage\n");
+    if (!gcm_test_init(&argc, &argv, "jobs_names")) {
         if (listener > 0) {
             kill(listener, SIGKILL);
         }
@@ -373,6 +364,5 @@ int main(int argc, char **argv)
         kill(listener, SIGKILL);
         waitpid(listener, NULL, 0);
     }
-    gcm_finalize();
-    return (failures == 0) ? 0 : 1;
+    return gcm_test_finish();
 }

@@ -10,9 +10,6 @@
 #include "gcm_test.h"
 
 /* Reports what (printf's format) unless cond holds. */
-#define EXPECT(cond, ...) \
-    ((cond) ? (void)0 : gcm_test_fail(__VA_ARGS__))
-
 /* The graph of lco as text (malloc'd). */
 static char *draw(gcm_lco_h lco)
 {
@@ -26,7 +23,7 @@ static char *draw(gcm_lco_h lco)
     }
     status = gcm_lco_graph_write(lco, fp);
     fclose(fp);
-    EXPECT(status == GCM_OK, "gcm_lco_graph_write: %s", gcm_last_error());
+    CHECK(status == GCM_OK, "gcm_lco_graph_write: %s", gcm_last_error());
     return text;
 }
 
@@ -56,49 +53,49 @@ int main(int argc, char **argv)
     n  = gcm_proc_count();
 
     text = draw(gcm_world());
-    EXPECT((text != NULL) && (strncmp(text, "digraph gencomm {\n", 18) == 0),
+    CHECK((text != NULL) && (strncmp(text, "digraph gencomm {\n", 18) == 0),
            "not a digraph");
     if (text != NULL) {
-        EXPECT(count(text, "<<TABLE") == 1, "%d nodes in the world's graph",
+        CHECK(count(text, "<<TABLE") == 1, "%d nodes in the world's graph",
                count(text, "<<TABLE"));
-        EXPECT(count(text, " -> ") == n, "%d edges, expected %d",
+        CHECK(count(text, " -> ") == n, "%d edges, expected %d",
                count(text, " -> "), n);
         for (i = 0; i < n; i++) {
             /* Send slot i reaches process i, at receive slot me. */
             snprintf(want, sizeof(want), ":s%d -> \"L%d_0_", i, i);
-            EXPECT(strstr(text, want) != NULL, "no edge %s", want);
+            CHECK(strstr(text, want) != NULL, "no edge %s", want);
         }
         /* The others' LCOs are only named (an edge label gives the
          * receive slot); its own is drawn (the edge reaches the port). */
         snprintf(want, sizeof(want), "[label=\"r%d\"]", me);
         i = count(text, want);
         snprintf(want, sizeof(want), ":r%d;", me);
-        EXPECT(i + count(text, want) == n,
+        CHECK(i + count(text, want) == n,
                "edges do not reach receive slot %d", me);
         free(text);
     }
 
     /* A ring of new LCOs, names passed over the world. */
-    EXPECT(gcm_lco_create(&lco) == GCM_OK, "gcm_lco_create");
-    EXPECT(gcm_lco_add_recv_slots(lco, 2) == GCM_OK, "add_recv_slots");
-    EXPECT(gcm_lco_name(lco, &mine) == GCM_OK, "gcm_lco_name");
-    EXPECT(gcm_send(gcm_world(), &mine, sizeof(mine), (me + 1) % n, 5) ==
+    CHECK(gcm_lco_create(&lco) == GCM_OK, "gcm_lco_create");
+    CHECK(gcm_lco_add_recv_slots(lco, 2) == GCM_OK, "add_recv_slots");
+    CHECK(gcm_lco_name(lco, &mine) == GCM_OK, "gcm_lco_name");
+    CHECK(gcm_send(gcm_world(), &mine, sizeof(mine), (me + 1) % n, 5) ==
            GCM_OK, "send name");
-    EXPECT(gcm_recv(gcm_world(), &next, sizeof(next), (me + n - 1) % n, 5,
+    CHECK(gcm_recv(gcm_world(), &next, sizeof(next), (me + n - 1) % n, 5,
                     &st) == GCM_OK, "recv name");
-    EXPECT(gcm_lco_add_send_slots(lco, 1, &next, &rslot) == GCM_OK,
+    CHECK(gcm_lco_add_send_slots(lco, 1, &next, &rslot) == GCM_OK,
            "add_send_slots");
     text = draw(lco);
     if (text != NULL) {
-        EXPECT(count(text, "<<TABLE") == 1, "ring: %d nodes",
+        CHECK(count(text, "<<TABLE") == 1, "ring: %d nodes",
                count(text, "<<TABLE"));
-        EXPECT(count(text, "PORT=\"r") == 2, "ring: not 2 receive slots");
-        EXPECT(count(text, "PORT=\"s") == 1, "ring: not 1 send slot");
-        EXPECT(count(text, " -> ") == 1, "ring: %d edges",
+        CHECK(count(text, "PORT=\"r") == 2, "ring: not 2 receive slots");
+        CHECK(count(text, "PORT=\"s") == 1, "ring: not 1 send slot");
+        CHECK(count(text, " -> ") == 1, "ring: %d edges",
                count(text, " -> "));
         snprintf(want, sizeof(want), ":s0 -> \"L%d_", (me + n - 1) % n);
-        EXPECT(strstr(text, want) != NULL, "ring: no edge %s", want);
-        EXPECT(strstr(text, "[label=\"r1\"]") != NULL,
+        CHECK(strstr(text, want) != NULL, "ring: no edge %s", want);
+        CHECK(strstr(text, "[label=\"r1\"]") != NULL,
                "ring: the edge does not reach receive slot 1");
         free(text);
     }
@@ -120,10 +117,10 @@ int main(int argc, char **argv)
     }
 
     /* Nobody sends on the ring: free it once all drew. */
-    EXPECT(gcm_send(gcm_world(), &me, sizeof(me), (me + 1) % n, 6) == GCM_OK,
+    CHECK(gcm_send(gcm_world(), &me, sizeof(me), (me + 1) % n, 6) == GCM_OK,
            "barrier send");
-    EXPECT(gcm_recv(gcm_world(), &i, sizeof(i), (me + n - 1) % n, 6, &st) ==
+    CHECK(gcm_recv(gcm_world(), &i, sizeof(i), (me + n - 1) % n, 6, &st) ==
            GCM_OK, "barrier recv");
-    EXPECT(gcm_lco_free(&lco) == GCM_OK, "gcm_lco_free");
+    CHECK(gcm_lco_free(&lco) == GCM_OK, "gcm_lco_free");
     return gcm_test_finish();
 }

@@ -23,6 +23,8 @@
  */
 #include <gencomm.h>
 
+#include "gcm_test.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,18 +35,6 @@
 #define T_DATA  3
 #define WORLD_ID  2   /* slots/slots.h: GCM_PORT_ID_WORLD */
 #define WORLD_GEN 1
-
-static int failures;
-
-#define CHECK(_cond, ...)                                          \
-    do {                                                           \
-        if (!(_cond)) {                                            \
-            fprintf(stderr, "p2p_forge: P%d: ", gcm_proc_rank());  \
-            fprintf(stderr, __VA_ARGS__);                          \
-            fprintf(stderr, " (line %d)\n", __LINE__);             \
-            failures++;                                            \
-        }                                                          \
-    } while (0)
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -152,7 +142,7 @@ static void victim(void)
     CHECK(own == 1003, "slot 1 received %d, expected 1003", own);
     gcm_iprobe(gcm_world(), 2, GCM_ANY_TAG, &flag, NULL);
     CHECK(flag == 0, "another message waits on slot 2");
-    if (failures == 0) {
+    if (gcm_test_failed() == 0) {
         printf("p2p_forge: P0 received only process 2's message on slot 2\n");
     }
 }
@@ -161,12 +151,11 @@ int main(int argc, char **argv)
 {
     int token = 0, value = 2;
 
-    if (gcm_init(&argc, &argv) != GCM_OK) {
-        fprintf(stderr, "p2p_forge: gcm_init: %s\n", gcm_last_error());
+    if (!gcm_test_init(&argc, &argv, "p2p_forge")) {
         return 1;
     }
     if (gcm_proc_count() != 3) {
-        fprintf(stderr, "p2p_forge: needs 3 processes\n");
+        gcm_test_fail("needs 3 processes");
         gcm_finalize();
         return 1;
     }
@@ -182,9 +171,5 @@ int main(int argc, char **argv)
         gcm_send(gcm_world(), &value, sizeof(value), 0, T_DATA);
         break;
     }
-    gcm_finalize();
-    if (failures == 0) {
-        printf("p2p_forge: P%d ok\n", gcm_proc_rank());
-    }
-    return (failures == 0) ? 0 : 1;
+    return gcm_test_finish();
 }

@@ -8,6 +8,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,14 +19,12 @@
 #define NKEEP    32    /* keyvals each thread holds at the end */
 #define NITER    200   /* create/use/free rounds per thread */
 
-static int rank;
-
 typedef struct thread_arg {
-    int id;
+    int t;                  /* the thread's number (for TCHECK) */
+    int failures;
     MPI_Comm comm;          /* the thread's own duplicate */
     int keep[NKEEP];
     int deletes;            /* delete callbacks run for this thread */
-    int failures;
 } thread_arg_t;
 
 static int count_delete(MPI_Comm comm, int keyval, void *value, void *extra)
@@ -38,14 +38,6 @@ static int count_delete(MPI_Comm comm, int keyval, void *value, void *extra)
     return MPI_SUCCESS;
 }
 
-static void fail(thread_arg_t *t, const char *what, int i)
-{
-    printf("FAIL: %s (thread %d, round %d) (rank %d)\n", what, t->id, i,
-           rank);
-    fflush(stdout);
-    t->failures++;
-}
-
 static void *worker(void *p)
 {
     thread_arg_t *t = p;
@@ -55,7 +47,7 @@ static void *worker(void *p)
     for (i = 0; i < NITER; i++) {
         if (MPI_Comm_create_keyval(MPI_COMM_DUP_FN, count_delete, &k, t) !=
             MPI_SUCCESS) {
-            fail(t, "create_keyval", i);
+            TCHECK(t, 0, "create_keyval (round %d)", i);
             return NULL;
         }
         MPI_Comm_set_attr(MPI_COMM_SELF, k, (void *)(intptr_t)(i + 1));
@@ -63,19 +55,16 @@ static void *worker(void *p)
         MPI_Comm_set_attr(MPI_COMM_SELF, k, (void *)(intptr_t)(i + 3));
         v = NULL;
         MPI_Comm_get_attr(MPI_COMM_SELF, k, &v, &flag);
-        if (flag != 1 || (intptr_t)v != i + 3) {
-            fail(t, "get on MPI_COMM_SELF", i);
-        }
+        TCHECK(t, flag == 1 && (intptr_t)v == i + 3,
+               "get on MPI_COMM_SELF (round %d)", i);
         MPI_Comm_get_attr(t->comm, k, &v, &flag);
-        if (flag != 1 || (intptr_t)v != i + 2) {
-            fail(t, "get on the thread's comm", i);
-        }
+        TCHECK(t, flag == 1 && (intptr_t)v == i + 2,
+               "get on the thread's comm (round %d)", i);
         /* Free the keyval before the attributes go: they still work. */
         if (i % 2 == 0) {
             MPI_Comm_free_keyval(&k);
-            if (MPI_Comm_delete_attr(MPI_COMM_SELF, k) == MPI_SUCCESS) {
-                fail(t, "delete_attr with MPI_KEYVAL_INVALID", i);
-            }
+            TCHECK(t, MPI_Comm_delete_attr(MPI_COMM_SELF, k) != MPI_SUCCESS,
+                   "delete_attr with MPI_KEYVAL_INVALID (round %d)", i);
         } else {
             MPI_Comm_delete_attr(MPI_COMM_SELF, k);
         }
@@ -95,23 +84,17 @@ int main(int argc, char **argv)
 {
     thread_arg_t args[NTHREADS];
     pthread_t tid[NTHREADS];
-    int provided, i, j, a, b, failures = 0, expect;
+    int i, j, a, b, expect;
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (provided < MPI_THREAD_MULTIPLE) {
-        printf("skip: MPI_THREAD_MULTIPLE not provided (%d)\n", provided);
-        MPI_Finalize();
-        return 0;
-    }
+    mpitest_init_thread(&argc, &argv, "attr_threads", MPI_THREAD_MULTIPLE);
     /* Deleting with an invalid (freed) keyval is part of the workload:
      * it must return MPI_ERR_KEYVAL, not end the job. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     for (i = 0; i < NTHREADS; i++) {
-        args[i].id       = i;
-        args[i].deletes  = 0;
+        args[i].t        = i;
         args[i].failures = 0;
+        args[i].deletes  = 0;
         MPI_Comm_dup(MPI_COMM_WORLD, &args[i].comm);
     }
     for (i = 0; i < NTHREADS; i++) {
@@ -119,17 +102,14 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < NTHREADS; i++) {
         pthread_join(tid[i], NULL);
-        failures += args[i].failures;
     }
     /* Keyvals alive at the same time are distinct. */
     for (a = 0; a < NTHREADS * NKEEP; a++) {
         for (b = a + 1; b < NTHREADS * NKEEP; b++) {
-            if (args[a / NKEEP].keep[a % NKEEP] ==
-                args[b / NKEEP].keep[b % NKEEP]) {
-                printf("FAIL: keyval %d handed out twice (rank %d)\n",
-                       args[a / NKEEP].keep[a % NKEEP], rank);
-                failures++;
-            }
+            CHECK(args[a / NKEEP].keep[a % NKEEP] !=
+                  args[b / NKEEP].keep[b % NKEEP],
+                  "keyval %d handed out twice",
+                  args[a / NKEEP].keep[a % NKEEP]);
         }
     }
     /* Per thread: one delete per overwrite (NITER), one per odd round's
@@ -137,18 +117,14 @@ int main(int argc, char **argv)
      * (freed keyvals) and the comm's attributes go at free/finalize. */
     for (i = 0; i < NTHREADS; i++) {
         expect = NITER + NITER / 2;
-        if (args[i].deletes != expect) {
-            printf("FAIL: thread %d ran %d delete callbacks, want %d "
-                   "(rank %d)\n", i, args[i].deletes, expect, rank);
-            failures++;
-        }
+        CHECK(args[i].deletes == expect,
+              "thread %d ran %d delete callbacks, want %d", i,
+              args[i].deletes, expect);
         MPI_Comm_free(&args[i].comm);
         expect += NITER;
-        if (args[i].deletes != expect) {
-            printf("FAIL: freeing thread %d's comm: %d delete callbacks, "
-                   "want %d (rank %d)\n", i, args[i].deletes, expect, rank);
-            failures++;
-        }
+        CHECK(args[i].deletes == expect,
+              "freeing thread %d's comm: %d delete callbacks, want %d", i,
+              args[i].deletes, expect);
         for (j = 0; j < NKEEP; j++) {
             MPI_Comm_free_keyval(&args[i].keep[j]);
         }
@@ -156,12 +132,9 @@ int main(int argc, char **argv)
     MPI_Finalize();
     for (i = 0; i < NTHREADS; i++) {
         expect = 2 * NITER + NITER / 2 + NITER / 2;
-        if (args[i].deletes != expect) {
-            printf("FAIL: after MPI_Finalize thread %d ran %d delete "
-                   "callbacks, want %d (rank %d)\n", i, args[i].deletes,
-                   expect, rank);
-            failures++;
-        }
+        CHECK(args[i].deletes == expect,
+              "after MPI_Finalize thread %d ran %d delete callbacks, want %d",
+              i, args[i].deletes, expect);
     }
-    return (failures == 0) ? 0 : 1;
+    return (mpitest_failures == 0) ? 0 : 1;
 }

@@ -10,22 +10,11 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int failures;
-
-#define CHECK(_cond, ...)                                   \
-    do {                                                    \
-        if (!(_cond)) {                                     \
-            printf("FAIL: line %d: ", __LINE__);            \
-            printf(__VA_ARGS__);                            \
-            printf("\n");                                   \
-            fflush(stdout);                                 \
-            failures++;                                     \
-        }                                                   \
-    } while (0)
 
 typedef struct counters {
     int copy_flag;
@@ -61,14 +50,6 @@ static int count_delete(MPI_Datatype type, int keyval, void *value,
     return c->delete_rc;
 }
 
-static int errclass(int rc)
-{
-    int cls = rc;
-
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 static void *get(MPI_Datatype t, int keyval, int *flag)
 {
     void *v = NULL;
@@ -87,8 +68,7 @@ int main(int argc, char **argv)
     MPI_Aint addrs[1];
     void *v;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "attr_type", 1);
 
     rc = MPI_Type_create_keyval(count_copy, count_delete, &kv, &c);
     CHECK(rc == MPI_SUCCESS, "MPI_Type_create_keyval returned %d", rc);
@@ -161,11 +141,11 @@ int main(int argc, char **argv)
           n.last_deleted == 20, "free: %d and %d deletes", c.deletes,
           n.deletes);
     rc = MPI_Type_get_attr(stale, kv, &v, &flag);
-    CHECK(errclass(rc) == MPI_ERR_TYPE, "freed type: class %d",
-          errclass(rc));
+    CHECK(mpitest_class(rc) == MPI_ERR_TYPE, "freed type: class %d",
+          mpitest_class(rc));
     rc = MPI_Type_set_attr(stale, kv, NULL);
-    CHECK(errclass(rc) == MPI_ERR_TYPE, "freed type: class %d",
-          errclass(rc));
+    CHECK(mpitest_class(rc) == MPI_ERR_TYPE, "freed type: class %d",
+          mpitest_class(rc));
 
     /* A handle MPI_Type_get_contents gave out once more: its free is not
      * the last one, the attributes stay. */
@@ -195,25 +175,23 @@ int main(int argc, char **argv)
 
     /* Keyvals of another kind, or freed, are refused. */
     rc = MPI_Type_set_attr(MPI_INT, comm_kv, NULL);
-    CHECK(errclass(rc) == MPI_ERR_KEYVAL, "comm keyval on a type: %d",
-          errclass(rc));
+    CHECK(mpitest_class(rc) == MPI_ERR_KEYVAL, "comm keyval on a type: %d",
+          mpitest_class(rc));
     rc = MPI_Comm_set_attr(MPI_COMM_WORLD, kv, NULL);
-    CHECK(errclass(rc) == MPI_ERR_KEYVAL, "type keyval on a comm: %d",
-          errclass(rc));
+    CHECK(mpitest_class(rc) == MPI_ERR_KEYVAL, "type keyval on a comm: %d",
+          mpitest_class(rc));
     rc = MPI_Type_free_keyval(&kv);
     CHECK(rc == MPI_SUCCESS && kv == MPI_KEYVAL_INVALID, "free_keyval %d",
           rc);
     rc = MPI_Type_get_attr(MPI_INT, kv, &v, &flag);
-    CHECK(errclass(rc) == MPI_ERR_KEYVAL, "freed keyval: %d", errclass(rc));
+    CHECK(mpitest_class(rc) == MPI_ERR_KEYVAL, "freed keyval: %d",
+          mpitest_class(rc));
     rc = MPI_Type_free_keyval(&comm_kv);
-    CHECK(errclass(rc) == MPI_ERR_KEYVAL, "comm keyval freed as a type's");
+    CHECK(mpitest_class(rc) == MPI_ERR_KEYVAL,
+          "comm keyval freed as a type's");
     MPI_Type_free_keyval(&kv_null);
     MPI_Type_free_keyval(&kv_dup);
     MPI_Comm_free_keyval(&comm_kv);
 
-    MPI_Finalize();
-    if (failures == 0) {
-        printf("ok: attr_type\n");
-    }
-    return failures != 0;
+    return mpitest_finish();
 }

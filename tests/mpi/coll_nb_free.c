@@ -14,23 +14,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-static int rank = -1, size;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
+static int rank, size;
 
 enum { N = 4 };
 
@@ -209,17 +199,13 @@ int main(int argc, char **argv)
 {
     int round;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_init(&argc, &argv, "coll_nb_free", 0);
+    rank = mpitest_rank;
+    size = mpitest_size;
     for (round = 0; round < 3; round++) {
         test_ibcast();
         test_iallreduce();
         test_iallgather();
     }
-    MPI_Finalize();
-    if (failures == 0 && rank == 0) {
-        printf("coll_nb_free: ok\n");
-    }
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

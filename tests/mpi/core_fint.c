@@ -10,22 +10,10 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <string.h>
-
-static int failures;
-static int rank = -1;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 static void noop_fn(void *in, void *inout, int *len, MPI_Datatype *type)
 {
@@ -56,9 +44,8 @@ int main(int argc, char **argv)
     MPI_Fint fst[MPI_F_STATUS_SIZE];
     int size, x = 5, y = 0, count = -1, i;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_init(&argc, &argv, "core_fint", 0);
+    size = mpitest_size;
 
     /* Null handles and predefined ones. */
     CHECK(MPI_Comm_c2f(MPI_COMM_NULL) == 0, "MPI_COMM_NULL is not 0");
@@ -183,9 +170,5 @@ int main(int argc, char **argv)
           "freed error handler");
     CHECK(MPI_Comm_c2f(dup) == 0, "MPI_COMM_NULL after the free");
 
-    MPI_Finalize();
-    if (failures == 0) {
-        printf("core_fint: ok\n");
-    }
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -18,23 +18,11 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int failures;
-static int rank = -1;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
 
 static void test_comm(void)
 {
@@ -318,9 +306,7 @@ int main(int argc, char **argv)
 {
     int round;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "core_handles", 1);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     /* Several rounds: whatever memory a round freed is there for the
      * next one to reuse. */
@@ -334,9 +320,5 @@ int main(int argc, char **argv)
         test_request();
         test_message();
     }
-    MPI_Finalize();
-    if (failures == 0) {
-        printf("core_handles: ok\n");
-    }
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -11,29 +11,13 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
-static int failures;
-static int rank = -1;
-
-#define CHECK(cond, ...)                                                 \
-    do {                                                                 \
-        if (!(cond)) {                                                   \
-            printf("FAIL: ");                                            \
-            printf(__VA_ARGS__);                                         \
-            printf(" (rank %d, line %d)\n", rank, __LINE__);             \
-            fflush(stdout);                                              \
-            failures++;                                                  \
-        }                                                                \
-    } while (0)
-
-#define EXPECT_COUNT(call)                                               \
-    do {                                                                 \
-        int rc_ = (call);                                                \
-        CHECK(rc_ == MPI_ERR_COUNT, "%s gave %d, not MPI_ERR_COUNT",     \
-              #call, rc_);                                               \
-    } while (0)
+/* call must be refused with MPI_ERR_COUNT. */
+#define EXPECT_COUNT(call) EXPECT(MPI_ERR_COUNT, call)
 
 int main(int argc, char **argv)
 {
@@ -45,9 +29,7 @@ int main(int argc, char **argv)
     char text[MPI_MAX_ERROR_STRING];
     int n = 1 << 22, len, rc, flag;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "core_overflow", 1);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
 
     MPI_Type_contiguous(1 << 30, MPI_BYTE, &gib);
@@ -129,9 +111,5 @@ int main(int argc, char **argv)
 
     MPI_Type_free(&huge);
     MPI_Type_free(&gib);
-    MPI_Finalize();
-    if (failures == 0) {
-        printf("core_overflow: ok\n");
-    }
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

@@ -17,6 +17,9 @@
  */
 #define _GNU_SOURCE
 #include <mpi.h>
+
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -26,18 +29,7 @@
  * keeping the core gives about 1.0. */
 #define MAX_SHARE 0.5
 
-static int failures;
 static volatile double sink;
-
-#define CHECK(_cond, ...) \
-    do { \
-        if (!(_cond)) { \
-            printf("FAIL: "); \
-            printf(__VA_ARGS__); \
-            printf("\n"); \
-            failures++; \
-        } \
-    } while (0)
 
 static double cpu_s(void)
 {
@@ -103,23 +95,13 @@ static void round_of(int rank, int use_test, const char *what)
 
 int main(int argc, char **argv)
 {
-    int rank, size;
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) {
+    mpitest_init(&argc, &argv, "core_poll", 0);
+    if (mpitest_size < 2) {
         printf("core_poll: SKIPPED (needs 2 processes)\n");
         MPI_Finalize();
         return 0;
     }
-    round_of(rank, 0, "MPI_Iprobe");
-    round_of(rank, 1, "MPI_Test");
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Finalize();
-    if (failures > 0) {
-        printf("FAIL: core_poll rank %d: %d failures\n", rank, failures);
-        return 1;
-    }
-    return 0;
+    round_of(mpitest_rank, 0, "MPI_Iprobe");
+    round_of(mpitest_rank, 1, "MPI_Test");
+    return mpitest_finish();
 }

@@ -5,8 +5,8 @@
  * and returns mpitest_finish(), which sums the failures over
  * MPI_COMM_WORLD, prints the one pass line on rank 0 when there are none,
  * and finalizes. A program that reports on its own adds to
- * mpitest_failures. Threads check with TCHECK (each counts, and the
- * report names the thread).
+ * mpitest_failures. Threads check with TCHECK and TOK (each counts, and
+ * the report names the thread).
  *
  * Header only (every function static): a test is one .c file.
  */
@@ -106,6 +106,9 @@ typedef struct mpitest_thread {
 
 /* call must return MPI_SUCCESS. */
 #define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
+
+/* OK in a thread (rec as for TCHECK). */
+#define TOK(rec, call) TCHECK(rec, (call) == MPI_SUCCESS, "%s", #call)
 
 /* The error class of rc (MPI_SUCCESS for MPI_SUCCESS). */
 static int mpitest_class(int rc) __attribute__((unused));

@@ -15,6 +15,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,26 +24,13 @@
 
 enum { THREADS = 2, ADDS = 10 };
 
-static int me, np;
-
+/* A thread's record (t, its LCO rank, and failures for TCHECK) and its
+ * LCO. */
 typedef struct targ {
-    MPI_Comm lcomm;
+    int      t;
     int      failures;
+    MPI_Comm lcomm;
 } targ_t;
-
-#define TCHECK(a, g, cond, ...)                                           \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, LCO %d, line %d)\n", me, (g), __LINE__);   \
-            fflush(stdout);                                               \
-            (a)->failures++;                                              \
-        }                                                                 \
-    } while (0)
-
-#define TOK(a, g, call) TCHECK(a, g, (call) == MPI_SUCCESS, "%s failed", \
-                               #call)
 
 static void *thread_main(void *arg)
 {
@@ -52,52 +41,53 @@ static void *thread_main(void *arg)
     int *own;
 
     MPIX_Comm_lco_rank(c, &g);
+    a->t = g;
     MPIX_Num_send_slots(c, &total);
-    TOK(a, g, MPI_Win_allocate((MPI_Aint)(total + 2) * (MPI_Aint)sizeof(int),
-                               sizeof(int), MPI_INFO_NULL, c, &mem, &win));
+    TOK(a, MPI_Win_allocate((MPI_Aint)(total + 2) * (MPI_Aint)sizeof(int),
+                            sizeof(int), MPI_INFO_NULL, c, &mem, &win));
     memset(mem, 0, (size_t)(total + 2) * sizeof(int));
-    TOK(a, g, MPI_Win_fence(0, win));
+    TOK(a, MPI_Win_fence(0, win));
     for (i = 0; i < total; i++) {
-        TOK(a, g, MPI_Put(&g, 1, MPI_INT, i, g, 1, MPI_INT, win));
+        TOK(a, MPI_Put(&g, 1, MPI_INT, i, g, 1, MPI_INT, win));
     }
-    TOK(a, g, MPI_Win_fence(0, win));
+    TOK(a, MPI_Win_fence(0, win));
     for (i = 0; i < total; i++) {
-        TCHECK(a, g, mem[i] == i, "fence put: slot %d holds %d", i, mem[i]);
+        TCHECK(a, mem[i] == i, "fence put: slot %d holds %d", i, mem[i]);
     }
 
     fetched = malloc(ADDS * sizeof(int));
-    TOK(a, g, MPI_Win_lock_all(0, win));
+    TOK(a, MPI_Win_lock_all(0, win));
     for (i = 0; i < ADDS; i++) {
-        TOK(a, g, MPI_Fetch_and_op(&one, &fetched[i], MPI_INT, 0, total,
-                                   MPI_SUM, win));
-        TOK(a, g, MPI_Win_flush(0, win));
+        TOK(a, MPI_Fetch_and_op(&one, &fetched[i], MPI_INT, 0, total,
+                                MPI_SUM, win));
+        TOK(a, MPI_Win_flush(0, win));
     }
-    TOK(a, g, MPI_Win_unlock_all(win));
+    TOK(a, MPI_Win_unlock_all(win));
     for (i = 0; i < ADDS; i++) {
-        TOK(a, g, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
-        TOK(a, g, MPI_Get(&v, 1, MPI_INT, 0, total + 1, 1, MPI_INT, win));
-        TOK(a, g, MPI_Win_flush(0, win));
+        TOK(a, MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win));
+        TOK(a, MPI_Get(&v, 1, MPI_INT, 0, total + 1, 1, MPI_INT, win));
+        TOK(a, MPI_Win_flush(0, win));
         v++;
-        TOK(a, g, MPI_Put(&v, 1, MPI_INT, 0, total + 1, 1, MPI_INT, win));
-        TOK(a, g, MPI_Win_unlock(0, win));
+        TOK(a, MPI_Put(&v, 1, MPI_INT, 0, total + 1, 1, MPI_INT, win));
+        TOK(a, MPI_Win_unlock(0, win));
     }
     if (g == 0) {
         all = calloc((size_t)total * ADDS, sizeof(int));
     }
-    TOK(a, g, MPI_Gather(fetched, ADDS, MPI_INT, all, ADDS, MPI_INT, 0, c));
-    TOK(a, g, MPI_Win_fence(0, win));
+    TOK(a, MPI_Gather(fetched, ADDS, MPI_INT, all, ADDS, MPI_INT, 0, c));
+    TOK(a, MPI_Win_fence(0, win));
     if (g == 0) {
         char *seen = calloc((size_t)total * ADDS, 1);
 
         for (i = 0; i < total * ADDS; i++) {
-            TCHECK(a, g, all[i] >= 0 && all[i] < total * ADDS &&
+            TCHECK(a, all[i] >= 0 && all[i] < total * ADDS &&
                    !seen[all[i]], "fetched value %d twice or out of range",
                    all[i]);
             if (all[i] >= 0 && all[i] < total * ADDS) {
                 seen[all[i]] = 1;
             }
         }
-        TCHECK(a, g, mem[total] == total * ADDS &&
+        TCHECK(a, mem[total] == total * ADDS &&
                mem[total + 1] == total * ADDS,
                "counters %d and %d, expected %d", mem[total],
                mem[total + 1], total * ADDS);
@@ -105,18 +95,18 @@ static void *thread_main(void *arg)
         free(all);
     }
     free(fetched);
-    TOK(a, g, MPI_Win_free(&win));
+    TOK(a, MPI_Win_free(&win));
 
     own = calloc((size_t)total, sizeof(int));
-    TOK(a, g, MPI_Win_create(own, (MPI_Aint)total * (MPI_Aint)sizeof(int),
-                             sizeof(int), MPI_INFO_NULL, c, &win));
-    TOK(a, g, MPI_Win_fence(0, win));
+    TOK(a, MPI_Win_create(own, (MPI_Aint)total * (MPI_Aint)sizeof(int),
+                          sizeof(int), MPI_INFO_NULL, c, &win));
+    TOK(a, MPI_Win_fence(0, win));
     v = 100 + g;
-    TOK(a, g, MPI_Put(&v, 1, MPI_INT, (g + 1) % total, g, 1, MPI_INT, win));
-    TOK(a, g, MPI_Win_fence(0, win));
-    TCHECK(a, g, own[(g + total - 1) % total] == 100 + (g + total - 1) % total,
+    TOK(a, MPI_Put(&v, 1, MPI_INT, (g + 1) % total, g, 1, MPI_INT, win));
+    TOK(a, MPI_Win_fence(0, win));
+    TCHECK(a, own[(g + total - 1) % total] == 100 + (g + total - 1) % total,
            "MPI_Win_create put: %d", own[(g + total - 1) % total]);
-    TOK(a, g, MPI_Win_free(&win));
+    TOK(a, MPI_Win_free(&win));
     free(own);
     return NULL;
 }
@@ -126,15 +116,14 @@ int main(int argc, char **argv)
     MPI_Comm lcomms[THREADS];
     pthread_t tid[THREADS];
     targ_t args[THREADS];
-    int provided, i, rc, failures = 0;
+    int i, rc;
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    mpitest_init_thread(&argc, &argv, "rma_threads", MPI_THREAD_MULTIPLE);
     MPIX_Comm_create_threads(MPI_COMM_WORLD, THREADS, lcomms);
     for (i = 0; i < THREADS; i++) {
-        args[i].lcomm = lcomms[i];
+        args[i].t = -1;
         args[i].failures = 0;
+        args[i].lcomm = lcomms[i];
         rc = pthread_create(&tid[i], NULL, thread_main, &args[i]);
         if (rc != 0) {
             fprintf(stderr, "rma_threads: pthread_create: %s\n",
@@ -144,13 +133,7 @@ int main(int argc, char **argv)
     }
     for (i = 0; i < THREADS; i++) {
         pthread_join(tid[i], NULL);
-        failures += args[i].failures;
         MPI_Comm_free(&lcomms[i]);
     }
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }

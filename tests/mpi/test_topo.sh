@@ -6,9 +6,9 @@
 # under verification mode. Topologies that map (MPIX_Graph_create,
 # MPIX_Cart_create, reorder: tests/mpi/topo_map.c) on one host and on
 # emulated ones.
-d="${top_builddir:-.}/tests/mpi"
+. "${top_srcdir:-.}/tests/lib.sh"
+d="$builddir/tests/mpi"
 run="$(dirname "$0")/run_mpi.sh"
-status=0
 sh "$run" "$d/topo_cart" 1 2 3 4 6 || status=1
 sh "$run" "$d/topo_graph" 1 2 3 4 || status=1
 sh "$run" "$d/topo_errors" 1 3 || status=1
@@ -21,23 +21,13 @@ sh "$run" "$d/topo_map" 1 2 3 4 9 || status=1
 # hosts (3 x 3 on 2 hosts: 4, the identity 12; 4 x 2 on 4 hosts: 6, the
 # identity 10; the 4 x 4 grid of 16 processes on 2 and 4 hosts: 4 and 8,
 # the identity 12).
-gcrun="${top_builddir:-.}/tools/gcrun"
 run_hosts() {
     # run_hosts HOSTS ARGS...: one process per listed host name
-    hosts=$1
+    _hosts=$1
     shift
-    np=$(echo "$hosts" | tr ',' '\n' | grep -c .)
-    out=$(timeout 120 "$gcrun" -n "$np" --hosts "$hosts" --bind-to none \
-        --tag-output "$d/topo_map" "$@" 2>&1)
-    rc=$?
-    if [ $rc -ne 0 ]; then
-        echo "FAIL: topo_map $* on --hosts $hosts (exit $rc)"
-        echo "$out" | tail -30
-        status=1
-    else
-        echo "ok: topo_map $* on --hosts $hosts"
-        echo "$out" | grep "edges between hosts"
-    fi
+    on_hosts "topo_map $* on --hosts $_hosts" "$_hosts" --bind-to none \
+        "$d/topo_map" "$@" &&
+        printf '%s\n' "$out" | grep "edges between hosts"
 }
 run_hosts a,b,a,b,a,b,a,b,a
 run_hosts a,b,c,a,b,c,a
@@ -45,4 +35,4 @@ run_hosts a,b,a,b,a,b,a,b,a grid 3 3 4
 run_hosts a,b,c,d,a,b,c,d grid 4 2 6
 run_hosts a,b,a,b,a,b,a,b,a,b,a,b,a,b,a,b grid 4 4 4
 run_hosts a,b,c,d,a,b,c,d,a,b,c,d,a,b,c,d grid 4 4 8
-exit $status
+finish

@@ -11,12 +11,12 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 
 enum { BIG = 4 << 20, ROUNDS = 4 };
-
-static int failures;
 
 static void fill(unsigned char *buf, int round)
 {
@@ -27,18 +27,15 @@ static void fill(unsigned char *buf, int round)
     }
 }
 
-static void check(const unsigned char *buf, int round, int rank)
+static void check(const unsigned char *buf, int round)
 {
-    size_t i;
+    size_t i = 0;
 
-    for (i = 0; i < BIG; i++) {
-        if (buf[i] != (unsigned char)(i * 13 + (size_t)round)) {
-            printf("FAIL: round %d byte %zu is %u (rank %d)\n", round, i,
-                   buf[i], rank);
-            failures++;
-            return;
-        }
+    while ((i < BIG) && (buf[i] == (unsigned char)(i * 13 + (size_t)round))) {
+        i++;
     }
+    CHECK(i == BIG, "round %d byte %zu is %u", round, i,
+          (i < BIG) ? buf[i] : 0u);
 }
 
 int main(int argc, char **argv)
@@ -48,9 +45,9 @@ int main(int argc, char **argv)
     MPI_Comm dup;
     MPI_Request req;
 
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_init(&argc, &argv, "thr_orphan", 0);
+    rank = mpitest_rank;
+    size = mpitest_size;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     buf = malloc(BIG);
     if (buf == NULL) {
@@ -66,26 +63,18 @@ int main(int argc, char **argv)
             MPI_Isend(buf, BIG, MPI_BYTE, other, 1, dup, &req);
             MPI_Recv(&token, 1, MPI_INT, other, 2, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
-            if (token != round) {
-                printf("FAIL: round %d: token %d (rank %d)\n", round, token,
-                       rank);
-                failures++;
-            }
+            CHECK(token == round, "round %d: token %d", round, token);
             MPI_Wait(&req, MPI_STATUS_IGNORE);
         } else if (rank == other) {
             MPI_Recv(buf, BIG, MPI_BYTE, big_sender, 1, dup,
                      MPI_STATUS_IGNORE);
-            check(buf, round, rank);
+            check(buf, round);
             token = round;
             MPI_Send(&token, 1, MPI_INT, big_sender, 2, MPI_COMM_WORLD);
         }
     }
     MPI_Barrier(dup);
-    if ((rank == 0) && (failures == 0)) {
-        printf("thr_orphan: %d rounds ok\n", ROUNDS);
-    }
     free(buf);
     MPI_Comm_free(&dup);
-    MPI_Finalize();
-    return failures ? 1 : 0;
+    return mpitest_finish();
 }

@@ -18,6 +18,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,19 +39,19 @@ int main(int argc, char **argv)
 {
     const char *pt = getenv("GENCOMM_PROGRESS_THREAD");
     int with_pt = (pt != NULL) && (atoi(pt) == 1);
-    int rank, size, go = 1, flag = 0, failures = 0;
+    int rank, size, go = 1, flag = 0;
     unsigned char *buf;
     MPI_Request req;
     MPI_Status st;
     double until, cpu_until, t0, ms = COMPUTE_MS;
     size_t i;
 
-    MPI_Init(&argc, &argv);
+    mpitest_init(&argc, &argv, "thr_progress", 0);
     if (argc > 1) {
         ms = atof(argv[1]);
     }
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    rank = mpitest_rank;
+    size = mpitest_size;
     if (size < 2) {
         printf("thr_progress: needs 2 processes, skipped\n");
         MPI_Finalize();
@@ -96,24 +98,16 @@ int main(int argc, char **argv)
         printf("thr_progress: first MPI_Test after %.0f ms of computation "
                "(a waited transfer took %.1f ms): flag %d (progress thread "
                "%s)\n", ms, t0, flag, with_pt ? "on" : "off");
-        if (with_pt && !flag) {
-            printf("FAIL: the progress thread did not complete the "
-                   "receive during the computation\n");
-            failures++;
-        }
+        CHECK(!with_pt || flag, "the progress thread did not complete the "
+              "receive during the computation");
         if (!flag) {
             MPI_Wait(&req, &st);
         }
-        for (i = 0; i < BIG; i++) {
-            if (buf[i] != (unsigned char)(i * 7 + 3)) {
-                printf("FAIL: byte %zu is %u\n", i, buf[i]);
-                failures++;
-                break;
-            }
+        for (i = 0; (i < BIG) && (buf[i] == (unsigned char)(i * 7 + 3));
+             i++) {
         }
+        CHECK(i == BIG, "byte %zu is %u", i, (i < BIG) ? buf[i] : 0u);
     }
     free(buf);
-    MPI_Barrier(MPI_COMM_WORLD);
-    MPI_Finalize();
-    return failures ? 1 : 0;
+    return mpitest_finish();
 }

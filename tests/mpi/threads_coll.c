@@ -27,6 +27,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -37,7 +39,10 @@ enum { P2P_TAG = 21, ANY_TAG = 22, BIG = 1 << 20, MANY = 1000 };
 
 static int me, np;
 
+/* A thread's record (t and failures for TCHECK) and what it checks. */
 typedef struct targ {
+    int      t;             /* the LCO rank */
+    int      failures;
     MPI_Comm lcomm;
     int      expect_rank;   /* by (process, index) */
     int      total;
@@ -47,20 +52,7 @@ typedef struct targ {
     MPI_Comm parent;
     int      first;         /* LCO ranks of this process: first.. */
     int      mine;          /* ..first + mine - 1 */
-    int      failures;
 } targ_t;
-
-#define TCHECK(a, cond, ...)                                              \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, LCO %d, line %d)\n", me, (a)->expect_rank, \
-                   __LINE__);                                             \
-            fflush(stdout);                                               \
-            (a)->failures++;                                              \
-        }                                                                 \
-    } while (0)
 
 static int count_of(int r, int n)
 {
@@ -342,7 +334,7 @@ static void *thread_main(void *arg)
 }
 
 /* Runs nthreads threads per process (counts[r] for rank r of parent). */
-static int run(MPI_Comm parent, const int counts[], const char *what)
+static void run(MPI_Comm parent, const int counts[], const char *what)
 {
     int pr, pn, r, first = 0, total = 0, nprocs = 0, myproc = -1, i;
     int failures = 0, mine, rc, *holders;
@@ -368,11 +360,11 @@ static int run(MPI_Comm parent, const int counts[], const char *what)
     threads = malloc(((size_t)mine + 1) * sizeof(*threads));
     args    = calloc((size_t)mine + 1, sizeof(*args));
     if (MPIX_Comm_create_threads(parent, mine, lcomms) != MPI_SUCCESS) {
-        printf("FAIL: %s: MPIX_Comm_create_threads failed (rank %d)\n",
-               what, me);
-        return 1;
+        mpitest_fail(__LINE__, "%s: MPIX_Comm_create_threads failed", what);
+        return;
     }
     for (i = 0; i < mine; i++) {
+        args[i].t           = first + i;
         args[i].lcomm       = lcomms[i];
         args[i].expect_rank = first + i;
         args[i].total       = total;
@@ -400,18 +392,17 @@ static int run(MPI_Comm parent, const int counts[], const char *what)
     free(lcomms);
     free(threads);
     free(args);
-    return failures;
 }
 
 int main(int argc, char **argv)
 {
-    int provided, failures = 0, r, half_rank, half_size;
+    int r, half_rank, half_size;
     int counts[64];
     MPI_Comm half;
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    mpitest_init_thread(&argc, &argv, "threads_coll", MPI_THREAD_MULTIPLE);
+    me = mpitest_rank;
+    np = mpitest_size;
     if (np > 64) {
         printf("FAIL: at most 64 processes\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
@@ -419,7 +410,7 @@ int main(int argc, char **argv)
     for (r = 0; r < np; r++) {
         counts[r] = count_of(r, np);
     }
-    failures += run(MPI_COMM_WORLD, counts, "world");
+    run(MPI_COMM_WORLD, counts, "world");
 
     /* Over a subcommunicator: even and odd world ranks, 2 threads each. */
     MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
@@ -428,7 +419,7 @@ int main(int argc, char **argv)
     for (r = 0; r < half_size; r++) {
         counts[r] = 2;
     }
-    failures += run(half, counts, (me % 2 == 0) ? "even half" : "odd half");
+    run(half, counts, (me % 2 == 0) ? "even half" : "odd half");
     MPI_Comm_free(&half);
 
     if (np >= 2) {
@@ -443,10 +434,8 @@ int main(int argc, char **argv)
             MPI_Recv(&go, 1, MPI_INT, 0, P2P_TAG, MPI_COMM_WORLD,
                      MPI_STATUS_IGNORE);
             MPI_Recv(&got, 1, MPI_INT, 0, P2P_TAG, l, MPI_STATUS_IGNORE);
-            if (got != 41) {
-                printf("FAIL: first message: got %d (rank %d)\n", got, me);
-                failures++;
-            } else {
+            CHECK(got == 41, "first message: got %d", got);
+            if (got == 41) {
                 printf("threads_coll: a first message completed before "
                        "its receiver called\n");
             }
@@ -457,10 +446,5 @@ int main(int argc, char **argv)
         }
     }
 
-    MPI_Finalize();
-    if (failures != 0) {
-        printf("FAIL: %d check(s) failed (rank %d)\n", failures, me);
-        return 1;
-    }
-    return 0;
+    return mpitest_finish();
 }
