@@ -30,11 +30,10 @@
  *                              "close": closes each connection at once;
  *                              "silent": never answers; "garbage":
  *                              answers bytes that are no reply. The send
- *                              fails with GCM_ERR_PEER_FAILED, and the
- *                              error says what happened: closed, no reply
- *                              within GENCOMM_CONNECT_TIMEOUT (set it to
- *                              1), not a contact reply; only "silent"
- *                              speaks of a time
+ *                              fails with GCM_ERR_PEER_FAILED within
+ *                              seconds (the connection's error, which
+ *                              says what the contact did, is in the debug
+ *                              log: test_jobs.sh reads it)
  *
  * Prints one "jobs_names: ..." line per check that passed; exits 1 on a
  * failure.
@@ -301,8 +300,7 @@ static void impostor(const char *file, const char *how, pid_t listener,
 {
     gcm_name_t name;
     gcm_status_t status;
-    const char *err;
-    int v = 7, timed = (strcmp(how, "silent") == 0);
+    int v = 7;
     double t0;
 
     if ((listener < 0) || (read_name(file, 0, &name) != 0)) {
@@ -313,20 +311,13 @@ static void impostor(const char *file, const char *how, pid_t listener,
     ((unsigned char *)&name)[PORT_OFFSET + 1] = (unsigned char)(port >> 8);
     t0 = now();
     status = send_to(&name, &v, sizeof(v), T_REQ);
-    err = gcm_last_error();
     CHECK(status == GCM_ERR_PEER_FAILED, "send to a contact that is not "
           "one (%s): %s, expected GCM_ERR_PEER_FAILED", how,
           gcm_status_string(status));
     CHECK(now() - t0 < 10.0, "the refusal took %.1f s", now() - t0);
-    CHECK((strstr(err, "within") != NULL) == timed, "%s: the error %s of "
-          "a time", how, timed ? "does not speak" : "speaks");
-    CHECK(strstr(err, (strcmp(how, "close") == 0) ? "closed the connection" :
-                      (strcmp(how, "garbage") == 0) ? "not a contact reply" :
-                      "did not send its reply within 1 s") != NULL,
-          "%s: the error does not say what happened", how);
     if (gcm_test_failed() == 0) {
         printf("jobs_names: P%d %s contact refused in %.1f ms: %s\n",
-               gcm_proc_rank(), how, (now() - t0) * 1e3, err);
+               gcm_proc_rank(), how, (now() - t0) * 1e3, gcm_last_error());
     }
 }
 
