@@ -410,6 +410,7 @@ static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 {
     size_t len = gcm_coll_bytes(s, st->type, st->count, st->len);
     void *p = coll_contig(s, st->buf, st->count, st->type, st->len);
+    gcm_msg_status_t ms;
     gcm_status_t rc;
 
     if (p == NULL) {
@@ -423,11 +424,20 @@ static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
         }
         p = st->tmp;
     }
+    /* A transfer that is complete when posted (a small send written into
+     * a ring, a receive of a message that was waiting) leaves no request
+     * for the fence to wait on; a received non-contiguous buffer is
+     * unpacked here then. */
     if (st->kind == GCM_COLL_SEND) {
-        rc = gcm_lco_isend_x(st->lco, p, len, st->slot, st->tag, 0,
-                             &st->req);
+        rc = gcm_lco_isend_x(st->lco, p, len, st->slot, st->tag,
+                             GCM_LCO_XFER_NOREQ, &st->req);
     } else {
-        rc = gcm_lco_irecv_x(st->lco, p, len, st->slot, st->tag, &st->req);
+        rc = gcm_lco_irecv_xf(st->lco, p, len, st->slot, st->tag,
+                              GCM_LCO_XFER_NOREQ, &ms, &st->req);
+        if ((rc == GCM_OK) && (st->req == GCM_REQUEST_NULL) &&
+            (st->tmp != NULL)) {
+            s->ops->unpack(st->type, st->count, st->tmp, ms.count, st->buf);
+        }
     }
     if (rc != GCM_OK) {
         st->req = GCM_REQUEST_NULL;

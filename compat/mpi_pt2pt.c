@@ -312,12 +312,13 @@ static int gcm_mpi_isend_fast(const void *buf, int count,
 
     status = gcm_lco_isend_x(comm->lco, buf,
                              gcm_mpi_fast_len(count, datatype), dest, tag,
-                             flags, &nreq);
+                             flags | GCM_LCO_XFER_NOREQ, &nreq);
     if (gcm_unlikely(status != GCM_OK)) {
         return gcm_mpi_native_error(comm, status, call);
     }
-    if (gcm_lco_req_done(nreq)) {
-        status = gcm_lco_req_take(&nreq, &info);
+    if ((nreq == GCM_REQUEST_NULL) || gcm_lco_req_done(nreq)) {
+        status = (nreq == GCM_REQUEST_NULL) ? GCM_OK :
+                 gcm_lco_req_take(&nreq, &info);
         if (gcm_likely(status == GCM_OK)) {
             req = gcm_mpi_req_alloc();
             if (gcm_unlikely(req == NULL)) {
@@ -591,9 +592,10 @@ static int gcm_mpi_send_mode(const void *buf, int count,
         }
     }
     status = gcm_lco_isend_x(comm->lco, data, len, dest, tag,
-                             (mode == GCM_MPI_MODE_SYNC) ?
-                             GCM_LCO_SEND_SYNC : 0, &nreq);
-    if (gcm_likely(status == GCM_OK)) {
+                             ((mode == GCM_MPI_MODE_SYNC) ?
+                              GCM_LCO_SEND_SYNC : 0) | GCM_LCO_XFER_NOREQ,
+                             &nreq);
+    if (gcm_likely(status == GCM_OK) && (nreq != GCM_REQUEST_NULL)) {
         status = gcm_lco_req_done(nreq) ? gcm_lco_req_take(&nreq, NULL) :
                  gcm_wait(&nreq, NULL);
     }
@@ -819,17 +821,19 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
             return gcm_mpi_raise(comm, rc, call, "out of memory");
         }
     }
-    result = gcm_lco_irecv_x(comm->lco, data, len,
-                             (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
-                             source,
-                             (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
-                             &nreq);
+    result = gcm_lco_irecv_xf(comm->lco, data, len,
+                              (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                              source,
+                              (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
+                              GCM_LCO_XFER_NOREQ, &info, &nreq);
     if (gcm_unlikely(result != GCM_OK)) {
         free(tmp);
         return gcm_mpi_native_error(comm, result, call);
     }
-    result = gcm_lco_req_done(nreq) ? gcm_lco_req_take(&nreq, &info) :
-             gcm_wait(&nreq, &info);
+    if (nreq != GCM_REQUEST_NULL) {
+        result = gcm_lco_req_done(nreq) ? gcm_lco_req_take(&nreq, &info) :
+                 gcm_wait(&nreq, &info);
+    }
     if (tmp != NULL) {
         gcm_mpi_type_unpack(datatype, count, tmp, info.count, buf);
         free(tmp);

@@ -49,15 +49,22 @@ gcm_status_t gcm_lco_slotname_decode(const gcm_slotname_t *name,
  * receive or probe never matches them.
  */
 
-/* Send flags. SYNC: the request completes only once a receive on the
- * destination has matched the message (MPI_Ssend). */
-enum { GCM_LCO_SEND_SYNC = 0x1 };
+/* Transfer flags. SYNC (sends): the request completes only once a
+ * receive on the destination has matched the message (MPI_Ssend). NOREQ:
+ * a transfer that completed without error while it was posted returns
+ * GCM_REQUEST_NULL instead of a request (a receive's status in *info_p of
+ * gcm_lco_irecv_xf); nothing is left to wait for. */
+enum { GCM_LCO_SEND_SYNC = 0x1, GCM_LCO_XFER_NOREQ = 0x2 };
 
 gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
                              int slot, int tag, int flags,
                              gcm_request_h *req_p) GCM_INTERNAL;
 gcm_status_t gcm_lco_irecv_x(gcm_lco_h lco, void *buf, size_t len, int slot,
                              int tag, gcm_request_h *req_p) GCM_INTERNAL;
+gcm_status_t gcm_lco_irecv_xf(gcm_lco_h lco, void *buf, size_t len,
+                              int slot, int tag, int flags,
+                              gcm_msg_status_t *info_p,
+                              gcm_request_h *req_p) GCM_INTERNAL;
 gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
                               gcm_msg_status_t *status_p) GCM_INTERNAL;
 

@@ -40,7 +40,7 @@ gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
                         "buf is NULL but len is %zu", len);
     }
-    if (flags & ~GCM_LCO_SEND_SYNC) {
+    if (flags & ~(GCM_LCO_SEND_SYNC | GCM_LCO_XFER_NOREQ)) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
                         "unknown send flags %#x", flags);
     }
@@ -49,12 +49,21 @@ gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
         return status;
     }
     return gcm_slots_isend_x(lco->port, buf, len, slot, tag,
-                             (flags & GCM_LCO_SEND_SYNC) ?
-                             GCM_SLOTS_SEND_SYNC : 0, call, req_p);
+                             ((flags & GCM_LCO_SEND_SYNC) ?
+                              GCM_SLOTS_SEND_SYNC : 0) |
+                             ((flags & GCM_LCO_XFER_NOREQ) ?
+                              GCM_SLOTS_XFER_NOREQ : 0), call, req_p);
 }
 
 gcm_status_t gcm_lco_irecv_x(gcm_lco_h lco, void *buf, size_t len, int slot,
                              int tag, gcm_request_h *req_p)
+{
+    return gcm_lco_irecv_xf(lco, buf, len, slot, tag, 0, NULL, req_p);
+}
+
+gcm_status_t gcm_lco_irecv_xf(gcm_lco_h lco, void *buf, size_t len,
+                              int slot, int tag, int flags,
+                              gcm_msg_status_t *info_p, gcm_request_h *req_p)
 {
     static const char *call = "gcm_lco_irecv_x";
     gcm_status_t status;
@@ -67,11 +76,20 @@ gcm_status_t gcm_lco_irecv_x(gcm_lco_h lco, void *buf, size_t len, int slot,
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
                         "buf is NULL but len is %zu", len);
     }
+    if ((flags & ~GCM_LCO_XFER_NOREQ) ||
+        ((flags & GCM_LCO_XFER_NOREQ) && (info_p == NULL))) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "receive flags %#x unknown or NOREQ without a "
+                        "status", flags);
+    }
     status = gcm_check_tag_x(call, tag, 1);
     if (status != GCM_OK) {
         return status;
     }
-    return gcm_slots_irecv_x(lco->port, buf, len, slot, tag, call, req_p);
+    return gcm_slots_irecv_xf(lco->port, buf, len, slot, tag,
+                              (flags & GCM_LCO_XFER_NOREQ) ?
+                              GCM_SLOTS_XFER_NOREQ : 0, call, info_p,
+                              req_p);
 }
 
 /* The checks of a probe: tag (internal range) and receive slot. */

@@ -24,8 +24,11 @@ static gcm_status_t gcm_check_tag(const char *call, int tag, int wildcard)
 
 /* ---- point to point ----------------------------------------------------------- */
 
-gcm_status_t gcm_isend(gcm_lco_h lco, const void *buf, size_t len, int slot,
-                       int tag, gcm_request_h *req_p)
+/* gcm_isend with the data path's flags (GCM_SLOTS_XFER_NOREQ for the
+ * blocking calls, which need no request for a send done when posted). */
+static gcm_status_t gcm_isend_f(gcm_lco_h lco, const void *buf, size_t len,
+                                int slot, int tag, int flags,
+                                gcm_request_h *req_p)
 {
     gcm_status_t status;
 
@@ -41,11 +44,20 @@ gcm_status_t gcm_isend(gcm_lco_h lco, const void *buf, size_t len, int slot,
     if (status != GCM_OK) {
         return status;
     }
-    return gcm_slots_isend(lco->port, buf, len, slot, tag, req_p);
+    return gcm_slots_isend_x(lco->port, buf, len, slot, tag, flags,
+                             "gcm_isend", req_p);
 }
 
-gcm_status_t gcm_irecv(gcm_lco_h lco, void *buf, size_t len, int slot,
+gcm_status_t gcm_isend(gcm_lco_h lco, const void *buf, size_t len, int slot,
                        int tag, gcm_request_h *req_p)
+{
+    return gcm_isend_f(lco, buf, len, slot, tag, 0, req_p);
+}
+
+static gcm_status_t gcm_irecv_f(gcm_lco_h lco, void *buf, size_t len,
+                                int slot, int tag, int flags,
+                                gcm_msg_status_t *info_p,
+                                gcm_request_h *req_p)
 {
     gcm_status_t status;
 
@@ -61,7 +73,14 @@ gcm_status_t gcm_irecv(gcm_lco_h lco, void *buf, size_t len, int slot,
     if (status != GCM_OK) {
         return status;
     }
-    return gcm_slots_irecv(lco->port, buf, len, slot, tag, req_p);
+    return gcm_slots_irecv_xf(lco->port, buf, len, slot, tag, flags,
+                              "gcm_irecv", info_p, req_p);
+}
+
+gcm_status_t gcm_irecv(gcm_lco_h lco, void *buf, size_t len, int slot,
+                       int tag, gcm_request_h *req_p)
+{
+    return gcm_irecv_f(lco, buf, len, slot, tag, 0, NULL, req_p);
 }
 
 /* A handle that names no live request: released already (a stale copy
@@ -320,19 +339,34 @@ gcm_status_t gcm_send(gcm_lco_h lco, const void *buf, size_t len, int slot,
                       int tag)
 {
     gcm_request_h req;
-    gcm_status_t status = gcm_isend(lco, buf, len, slot, tag, &req);
+    gcm_status_t status = gcm_isend_f(lco, buf, len, slot, tag,
+                                      GCM_SLOTS_XFER_NOREQ, &req);
 
-    return (status != GCM_OK) ? status : gcm_wait_as("gcm_send", &req, NULL);
+    if ((status != GCM_OK) || (req == GCM_REQUEST_NULL)) {
+        return status;
+    }
+    return gcm_wait_as("gcm_send", &req, NULL);
 }
 
 gcm_status_t gcm_recv(gcm_lco_h lco, void *buf, size_t len, int slot,
                       int tag, gcm_msg_status_t *status_p)
 {
+    gcm_msg_status_t info;
     gcm_request_h req;
-    gcm_status_t status = gcm_irecv(lco, buf, len, slot, tag, &req);
+    gcm_status_t status = gcm_irecv_f(lco, buf, len, slot, tag,
+                                      GCM_SLOTS_XFER_NOREQ, &info, &req);
 
-    return (status != GCM_OK) ? status :
-           gcm_wait_as("gcm_recv", &req, status_p);
+    if (status != GCM_OK) {
+        return status;
+    }
+    if (req == GCM_REQUEST_NULL) {
+        /* The message was waiting: received when posted. */
+        if (status_p != NULL) {
+            *status_p = info;
+        }
+        return GCM_OK;
+    }
+    return gcm_wait_as("gcm_recv", &req, status_p);
 }
 
 gcm_status_t gcm_progress(void)

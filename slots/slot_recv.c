@@ -436,6 +436,15 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
                                int slot, int tag, const char *call,
                                gcm_request_h *req_p)
 {
+    return gcm_slots_irecv_xf(port, buf, len, slot, tag, 0, call, NULL,
+                              req_p);
+}
+
+gcm_status_t gcm_slots_irecv_xf(gcm_port_t *port, void *buf, size_t len,
+                                int slot, int tag, int flags,
+                                const char *call, gcm_msg_status_t *info_p,
+                                gcm_request_h *req_p)
+{
     gcm_thr_endpoint_t *endpoint = port->endpoint;
     struct gcm_request *req;
     gcm_list_t *pos, *tmp;
@@ -515,7 +524,7 @@ gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
 out:
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
-    *req_p = gcm_slots_req_handle(req);
+    gcm_slots_req_hand_out(req, flags, info_p, req_p);
     return GCM_OK;
 }
 

@@ -155,6 +155,24 @@ void gcm_slots_req_posted(struct gcm_request *req)
     }
 }
 
+void gcm_slots_req_hand_out(struct gcm_request *req, int flags,
+                            gcm_msg_status_t *info_p, gcm_request_h *req_p)
+{
+    /* Acquire: a completion on another thread (a large in-process send
+     * copied by its receive) wrote what is read and released here. */
+    if ((flags & GCM_SLOTS_XFER_NOREQ) &&
+        atomic_load_explicit(&req->done, memory_order_acquire) &&
+        (req->status == GCM_OK)) {
+        if (info_p != NULL) {
+            *info_p = req->info;
+        }
+        gcm_slots_req_free(req);
+        *req_p = GCM_REQUEST_NULL;
+        return;
+    }
+    *req_p = gcm_slots_req_handle(req);
+}
+
 /* One part of a send finished (local completion or the answer). */
 void gcm_slots_send_part_done(struct gcm_request *req, gcm_status_t status)
 {

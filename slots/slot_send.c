@@ -146,6 +146,31 @@ static void gcm_slots_isend_shm(gcm_thr_endpoint_t *endpoint,
     gcm_slots_shm_send_msg(endpoint, conn, req, buf, len);
 }
 
+/* The request-free send over shared memory (gcm_slots_shm_send_now):
+ * returns 1 if the message left, 0 if it must go with a request. */
+static int gcm_slots_isend_now(gcm_thr_endpoint_t *endpoint,
+                               const gcm_slots_dest_t *dest,
+                               gcm_slots_env_t *env, const void *buf,
+                               size_t len)
+{
+    gcm_thr_conn_t *conn;
+    int sent = 0;
+
+    gcm_thr_lock(endpoint);
+    conn = gcm_thr_conn_get(endpoint, (int)dest->proc, dest->ep);
+    if ((conn != NULL) && (conn->failed == GCM_OK) &&
+        gcm_slots_shm_usable(endpoint, conn)) {
+        env->seq = conn->tx_seq;
+        sent = gcm_slots_shm_send_now(conn, env, buf, len);
+        if (sent) {
+            conn->tx_seq++;
+            gcm_slots_count(endpoint, GCM_STAT_REMOTE);
+        }
+    }
+    gcm_thr_unlock(endpoint);
+    return sent;
+}
+
 gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
                              int slot, int tag, gcm_request_h *req_p)
 {
@@ -161,6 +186,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     gcm_thr_endpoint_t *endpoint = port->endpoint;
     gcm_slots_edge_t *edge = NULL;
     gcm_slots_dest_t dest = { 0 };
+    gcm_slots_env_t env = { 0 };
     struct gcm_request *req;
     gcm_thr_conn_t *conn;
     gcm_status_t status;
@@ -193,6 +219,28 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
                         slot, nsend);
     }
 
+    env.dst_id   = dest.id;
+    env.dst_gen  = dest.gen;
+    env.token    = dest.token;
+    env.rslot    = dest.rslot;
+    env.tag      = tag;
+    env.src_proc = (uint32_t)gcm_slots_proc.myproc;
+    env.src_ep   = (uint16_t)endpoint->index;
+    env.src_id   = port->id;
+    env.src_slot = slot;
+    env.size     = len;
+    /* A small message to another process of the host, on an edge that
+     * needs no answer, leaves at once when its ring has room: asked for
+     * no request, it gets none. */
+    if ((flags & GCM_SLOTS_XFER_NOREQ) && !sync &&
+        (state == GCM_EDGE_VALIDATED) &&
+        (len <= GCM_SLOTS_SHM_CELL_DATA) &&
+        ((int)dest.proc != gcm_slots_proc.myproc) &&
+        (gcm_slots_isend_now(endpoint, &dest, &env, buf, len) == 1)) {
+        *req_p = GCM_REQUEST_NULL;
+        return GCM_OK;
+    }
+
     req = gcm_slots_req_alloc(endpoint, GCM_REQ_SEND);
     if (req == NULL) {
         return GCM_ERR_NO_MEMORY;
@@ -200,28 +248,20 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     req->info.slot  = slot;
     req->info.tag   = tag;
     req->info.count = len;
-    *req_p = gcm_slots_req_handle(req);
     if (state < 0) {
         gcm_fail((gcm_status_t)state, call, "send slot %d was refused "
                  "by its receiver earlier", slot);
         gcm_slots_req_complete(req, (gcm_status_t)state);
+        *req_p = gcm_slots_req_handle(req);
         return GCM_OK;
     }
-    req->edge            = edge;
-    req->dest_proc       = (int)dest.proc;
-    req->env.dst_id      = dest.id;
-    req->env.dst_gen     = dest.gen;
-    req->env.token       = dest.token;
-    req->env.rslot       = dest.rslot;
-    req->env.tag         = tag;
-    req->env.src_proc    = (uint32_t)gcm_slots_proc.myproc;
-    req->env.src_ep      = (uint16_t)endpoint->index;
-    req->env.src_id      = port->id;
-    req->env.src_slot    = slot;
-    req->env.size        = len;
+    req->edge      = edge;
+    req->dest_proc = (int)dest.proc;
+    req->env       = env;
 
     if ((int)dest.proc == gcm_slots_proc.myproc) {
         gcm_slots_send_local(req, &dest, buf, len, sync);
+        gcm_slots_req_hand_out(req, flags, NULL, req_p);
         return GCM_OK;
     }
 
@@ -235,6 +275,7 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
         gcm_slots_isend_shm(endpoint, conn, req, buf, len, sync);
         gcm_slots_req_posted(req);
         gcm_thr_unlock(endpoint);
+        gcm_slots_req_hand_out(req, flags, NULL, req_p);
         return GCM_OK;
     }
     status = gcm_thr_conn_connect(endpoint, conn);
@@ -279,10 +320,12 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     }
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
+    gcm_slots_req_hand_out(req, flags, NULL, req_p);
     return GCM_OK;
 
 err_unlock:
     gcm_thr_unlock(endpoint);
     gcm_slots_req_complete(req, status);
+    *req_p = gcm_slots_req_handle(req);
     return GCM_OK;
 }

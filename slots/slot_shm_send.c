@@ -30,12 +30,12 @@ void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
     }
 }
 
-static void gcm_shm_write_msg(gcm_shm_tx_t *tx, struct gcm_request *req,
+static void gcm_shm_write_env(gcm_shm_tx_t *tx, const gcm_slots_env_t *env,
                               const void *buf, size_t len)
 {
     gcm_slots_shm_cell_t *cell = gcm_slots_shm_cell_at(tx->ring, tx->head);
 
-    cell->env = req->env;
+    cell->env = *env;
     if (len <= GCM_SLOTS_SHM_CELL_DATA) {
         cell->kind = GCM_SLOTS_SHM_EAGER;
         cell->len  = (uint32_t)len;
@@ -49,6 +49,12 @@ static void gcm_shm_write_msg(gcm_shm_tx_t *tx, struct gcm_request *req,
         cell->addr = (uint64_t)(uintptr_t)buf;
     }
     gcm_slots_shm_publish(tx, cell);
+}
+
+static void gcm_shm_write_msg(gcm_shm_tx_t *tx, struct gcm_request *req,
+                              const void *buf, size_t len)
+{
+    gcm_shm_write_env(tx, &req->env, buf, len);
 }
 
 static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
@@ -108,6 +114,19 @@ void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
     req->shmq.len = len;
     gcm_list_push_back(&tx->pending, &req->shmq.elem);
     gcm_shm_ep(endpoint)->nqueued++;
+}
+
+int gcm_slots_shm_send_now(gcm_thr_conn_t *conn, const gcm_slots_env_t *env,
+                           const void *buf, size_t len)
+{
+    gcm_shm_tx_t *tx = conn->shm_tx;
+
+    if ((len > GCM_SLOTS_SHM_CELL_DATA) || !gcm_list_empty(&tx->pending) ||
+        !gcm_slots_shm_room(tx)) {
+        return 0;
+    }
+    gcm_shm_write_env(tx, env, buf, len);
+    return 1;
 }
 
 void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,

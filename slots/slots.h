@@ -382,9 +382,14 @@ gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
 gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,
                              int slot, int tag, gcm_request_h *req_p)
     GCM_INTERNAL;
-/* The same with send flags (GCM_SLOTS_SEND_SYNC) and the name of the
- * public call for error texts. */
-enum { GCM_SLOTS_SEND_SYNC = 0x1 };
+/* The same with flags and the name of the public call for error texts.
+ * SYNC (sends): complete only once a receive matched the message.
+ * NOREQ: a transfer that completed without error while it was posted (a
+ * small send written into a shared-memory ring or copied in-process, a
+ * receive of a message that was waiting) hands out no request: *req_p
+ * is GCM_REQUEST_NULL, and a receive's status goes to *info_p (not
+ * NULL). Any other transfer gets its request as without the flag. */
+enum { GCM_SLOTS_SEND_SYNC = 0x1, GCM_SLOTS_XFER_NOREQ = 0x2 };
 gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
                                int slot, int tag, int flags,
                                const char *call, gcm_request_h *req_p)
@@ -392,6 +397,10 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
 gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
                                int slot, int tag, const char *call,
                                gcm_request_h *req_p) GCM_INTERNAL;
+gcm_status_t gcm_slots_irecv_xf(gcm_port_t *port, void *buf, size_t len,
+                                int slot, int tag, int flags,
+                                const char *call, gcm_msg_status_t *info_p,
+                                gcm_request_h *req_p) GCM_INTERNAL;
 /* Sets (fn not NULL) or removes the handler of receive slot rslot; owner
  * is the LCO handle handlers get. Messages queued on the slot go to the
  * new handler in order. Takes the lock; runs ready handlers after. */

@@ -135,6 +135,14 @@ void gcm_slots_req_complete(struct gcm_request *req,
  */
 void gcm_slots_req_posted(struct gcm_request *req) GCM_INTERNAL;
 
+/* Hands out the request of a transfer just posted (lock not held): its
+ * handle, or, when flags hold GCM_SLOTS_XFER_NOREQ and it completed
+ * without error already, none (GCM_REQUEST_NULL; the request is released
+ * and its status copied to *info_p unless info_p is NULL). */
+void gcm_slots_req_hand_out(struct gcm_request *req, int flags,
+                            gcm_msg_status_t *info_p,
+                            gcm_request_h *req_p) GCM_INTERNAL;
+
 /* Derived ids are unique as (id, generation) pairs; local ones by id
  * alone, whose generation then tells a stale name. So: find by id and
  * generation for derived ids, by id for the others. */
@@ -293,6 +301,12 @@ int gcm_slots_shm_usable(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn)
 void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
                             gcm_thr_conn_t *conn, struct gcm_request *req,
                             const void *buf, size_t len) GCM_INTERNAL;
+/* Writes a small message (env filled, len at most GCM_SLOTS_SHM_CELL_DATA)
+ * into conn's ring if nothing waits before it and a cell is free; returns
+ * 1 if it did (the message has left: no request is needed), 0 if the
+ * caller must send it with a request. Lock held. */
+int gcm_slots_shm_send_now(gcm_thr_conn_t *conn, const gcm_slots_env_t *env,
+                           const void *buf, size_t len) GCM_INTERNAL;
 void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
                              gcm_thr_conn_t *conn,
                              const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;

@@ -13,6 +13,13 @@
  *   3. matched probes: improbe takes messages (16 B, 1 MiB, and a
  *      synchronous one) out of the queue, imrecv receives them; the
  *      synchronous sender completes at imrecv, not at improbe.
+ *   4. transfers posted with GCM_LCO_XFER_NOREQ: a 16-byte send over
+ *      shared memory and a receive of a 16-byte message that waits
+ *      already hand out no request (the receive's status comes back);
+ *      a 1 MiB send, a receive posted before its message is sent and a
+ *      receive that truncates get requests as without the flag (the
+ *      truncation is reported by the wait); NOREQ without a status is
+ *      refused.
  *
  * Process 0 sends, process 1 receives; more processes idle.
  */
@@ -268,6 +275,115 @@ static void mprobe_receiver(gcm_lco_h w, char *big)
     note(w, 0, NOTE_TAG);
 }
 
+/* ---- 4: transfers complete at posting hand out no request -------------- */
+
+static void noreq_sender(gcm_lco_h w, char *big)
+{
+    gcm_request_h req = GCM_REQUEST_NULL;
+    char small[SMALL];
+
+    fill(small, SMALL, 4);
+    if (gcm_test_ok(gcm_lco_isend_x(w, small, SMALL, 1, 31,
+                                    GCM_LCO_XFER_NOREQ, &req),
+                    "NOREQ send 16 B") && (req != GCM_REQUEST_NULL)) {
+        gcm_test_fail("a 16-byte send over shared memory returned a "
+                      "request though it was complete when posted");
+        gcm_test_ok(gcm_wait(&req, NULL), "NOREQ send 16 B wait");
+    }
+    fill(big, BIG, 5);
+    if (gcm_test_ok(gcm_lco_isend_x(w, big, BIG, 1, 32, GCM_LCO_XFER_NOREQ,
+                                    &req), "NOREQ send 1 MiB")) {
+        if (req == GCM_REQUEST_NULL) {
+            gcm_test_fail("a 1 MiB send returned no request though its "
+                          "receiver had not read it");
+        } else {
+            gcm_test_ok(gcm_wait(&req, NULL), "NOREQ send 1 MiB wait");
+        }
+    }
+    await(w, 1, NOTE_TAG);      /* its receive of tag 33 is posted */
+    gcm_test_ok(gcm_send(w, small, SMALL, 1, 33), "send 16 B tag 33");
+    gcm_test_ok(gcm_send(w, small, SMALL, 1, 34), "send 16 B tag 34");
+    await(w, 1, NOTE_TAG);
+}
+
+static void noreq_receiver(gcm_lco_h w, char *big)
+{
+    gcm_request_h req = GCM_REQUEST_NULL;
+    gcm_msg_status_t st;
+    char small[SMALL], tiny[SMALL / 2];
+    int flag = 0;
+
+    if (gcm_lco_irecv_xf(w, small, SMALL, 0, 31, GCM_LCO_XFER_NOREQ, NULL,
+                         &req) != GCM_ERR_INVALID_PARAM) {
+        gcm_test_fail("a NOREQ receive without a status was not refused");
+    }
+    while (!flag) {
+        if (!gcm_test_ok(gcm_lco_iprobe_x(w, 0, 31, &flag, NULL),
+                         "iprobe_x")) {
+            return;
+        }
+    }
+    memset(small, 0, SMALL);
+    memset(&st, 0, sizeof(st));
+    if (gcm_test_ok(gcm_lco_irecv_xf(w, small, SMALL, 0, 31,
+                                     GCM_LCO_XFER_NOREQ, &st, &req),
+                    "NOREQ receive of a waiting message")) {
+        if (req != GCM_REQUEST_NULL) {
+            gcm_test_fail("a receive of a waiting 16-byte message returned "
+                          "a request");
+            gcm_test_ok(gcm_wait(&req, &st), "NOREQ receive wait");
+        } else if ((st.count != SMALL) || (st.tag != 31) || (st.slot != 0) ||
+                   !check(small, SMALL, 4)) {
+            gcm_test_fail("NOREQ receive: %zu bytes, tag %d, slot %d, "
+                          "data %s", st.count, st.tag, st.slot,
+                          check(small, SMALL, 4) ? "right" : "corrupted");
+        }
+    }
+    memset(big, 0, BIG);
+    if (gcm_test_ok(gcm_lco_irecv_xf(w, big, BIG, 0, 32, GCM_LCO_XFER_NOREQ,
+                                     &st, &req), "NOREQ receive 1 MiB") &&
+        (req != GCM_REQUEST_NULL)) {
+        gcm_test_ok(gcm_wait(&req, &st), "NOREQ receive 1 MiB wait");
+    }
+    if ((st.count != BIG) || !check(big, BIG, 5)) {
+        gcm_test_fail("NOREQ 1 MiB message corrupted (%zu bytes)", st.count);
+    }
+    /* Nothing is sent on tag 33 before the note: a request. */
+    if (gcm_test_ok(gcm_lco_irecv_xf(w, small, SMALL, 0, 33,
+                                     GCM_LCO_XFER_NOREQ, &st, &req),
+                    "NOREQ receive posted early")) {
+        if (req == GCM_REQUEST_NULL) {
+            gcm_test_fail("a receive posted before its message was sent "
+                          "returned no request");
+        }
+        note(w, 0, NOTE_TAG);
+        if (req != GCM_REQUEST_NULL) {
+            gcm_test_ok(gcm_wait(&req, &st), "early receive wait");
+        }
+    }
+    /* A waiting message larger than the buffer: the error is kept. */
+    for (flag = 0; !flag;) {
+        if (!gcm_test_ok(gcm_lco_iprobe_x(w, 0, 34, &flag, NULL),
+                         "iprobe_x")) {
+            return;
+        }
+    }
+    if (gcm_test_ok(gcm_lco_irecv_xf(w, tiny, sizeof(tiny), 0, 34,
+                                     GCM_LCO_XFER_NOREQ, &st, &req),
+                    "NOREQ truncating receive")) {
+        if (req == GCM_REQUEST_NULL) {
+            gcm_test_fail("a truncating receive returned no request: its "
+                          "error is lost");
+        } else if (gcm_wait(&req, &st) != GCM_ERR_TRUNCATED) {
+            gcm_test_fail("a truncating NOREQ receive did not report "
+                          "GCM_ERR_TRUNCATED");
+        }
+    }
+    printf("p2p_internal: NOREQ: done at posting without a request, "
+           "others with one\n");
+    note(w, 0, NOTE_TAG);
+}
+
 int main(int argc, char **argv)
 {
     gcm_lco_h w;
@@ -289,11 +405,13 @@ int main(int argc, char **argv)
         sync_sender(w, big, BIG, 21);
         itag_sender(w);
         mprobe_sender(w, big);
+        noreq_sender(w, big);
     } else if (g_me == 1) {
         sync_receiver(w, big, SMALL, ITAG + 1);
         sync_receiver(w, big, BIG, 21);
         itag_receiver(w);
         mprobe_receiver(w, big);
+        noreq_receiver(w, big);
     }
     free(big);
     if (gcm_finalize() != GCM_OK) {

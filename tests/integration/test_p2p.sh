@@ -105,6 +105,7 @@ if expect_rc 0; then
     expect_count 1 'p2p_internal: sync 1048576 bytes: pending until matched'
     expect_count 1 'p2p_internal: internal tags: skipped by GCM_ANY_TAG'
     expect_count 1 'p2p_internal: matched probes: 16 B, 1 MiB and sync'
+    expect_count 1 'p2p_internal: NOREQ: done at posting without a request'
     expect_count 1 'p2p_internal: all checks passed'
 fi
 
