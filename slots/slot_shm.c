@@ -128,54 +128,60 @@ gcm_status_t gcm_slots_shm_note_decode(const void *buf, size_t len,
     return GCM_ERR_INVALID_PARAM;
 }
 
+/* Copies field of the cell out (once: see below). */
+#define GCM_SHM_FIELD(dst, cell, field) \
+    memcpy((dst), (const char *)(cell) + \
+           offsetof(gcm_slots_shm_cell_t, field), \
+           sizeof(((gcm_slots_shm_cell_t *)0)->field))
+
 gcm_status_t gcm_slots_shm_cell_decode(const void *cell, size_t len,
                                        gcm_slots_shm_cell_msg_t *msg_p)
 {
-    gcm_slots_shm_cell_t hdr;
-    gcm_slots_shm_cell_msg_t msg;
+    uint32_t kind, n;
 
     if ((cell == NULL) || (len < GCM_SLOTS_SHM_CELL_HDR)) {
         return GCM_ERR_INVALID_PARAM;
     }
-    /* One copy of the header: the producer may write the cell while we
-     * read it, and each field is to be read once. */
-    memcpy(&hdr, cell, sizeof(hdr));
-    memset(&msg, 0, sizeof(msg));
-    msg.kind = hdr.kind;
-    switch (hdr.kind) {
+    /* The producer may write the cell while we read it: each field is
+     * copied out once, and only the fields of its kind (a small message
+     * costs the kind, its length and the envelope, not a copy of the
+     * whole header and of every kind's fields). */
+    GCM_SHM_FIELD(&kind, cell, kind);
+    switch (kind) {
     case GCM_SLOTS_SHM_EAGER:
-        msg.env      = hdr.env;
-        msg.data_off = GCM_SLOTS_SHM_CELL_HDR;
-        msg.len      = hdr.len;
-        if (msg.len > len - GCM_SLOTS_SHM_CELL_HDR) {
-            msg.len = len - GCM_SLOTS_SHM_CELL_HDR;
+        GCM_SHM_FIELD(&n, cell, len);
+        GCM_SHM_FIELD(&msg_p->env, cell, env);
+        msg_p->data_off = GCM_SLOTS_SHM_CELL_HDR;
+        msg_p->len      = n;
+        if (msg_p->len > len - GCM_SLOTS_SHM_CELL_HDR) {
+            msg_p->len = len - GCM_SLOTS_SHM_CELL_HDR;
         }
-        if (msg.len > GCM_SLOTS_SHM_CELL_DATA) {
-            msg.len = GCM_SLOTS_SHM_CELL_DATA;
+        if (msg_p->len > GCM_SLOTS_SHM_CELL_DATA) {
+            msg_p->len = GCM_SLOTS_SHM_CELL_DATA;
         }
         break;
     case GCM_SLOTS_SHM_CMA:
-        msg.env  = hdr.env;
-        msg.addr = hdr.addr;
+        GCM_SHM_FIELD(&msg_p->env, cell, env);
+        GCM_SHM_FIELD(&msg_p->addr, cell, addr);
         break;
     case GCM_SLOTS_SHM_CTRL:
-        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg.ctrl)) {
+        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg_p->ctrl)) {
             return GCM_ERR_INVALID_PARAM;
         }
-        memcpy(&msg.ctrl, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
-               sizeof(msg.ctrl));
+        memcpy(&msg_p->ctrl, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
+               sizeof(msg_p->ctrl));
         break;
     case GCM_SLOTS_SHM_COOP:
-        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg.coop)) {
+        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg_p->coop)) {
             return GCM_ERR_INVALID_PARAM;
         }
-        memcpy(&msg.coop, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
-               sizeof(msg.coop));
+        memcpy(&msg_p->coop, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
+               sizeof(msg_p->coop));
         break;
     default:
         return GCM_ERR_INVALID_PARAM;
     }
-    *msg_p = msg;
+    msg_p->kind = kind;
     return GCM_OK;
 }
 

@@ -165,8 +165,9 @@ typedef struct gcm_slots_shm_cell_msg {
 
 /* Decodes the cell at cell (len bytes mapped there: a whole cell) into
  * *msg_p. GCM_ERR_INVALID_PARAM for an unknown kind or a cell shorter
- * than its header. The sender's identity in the envelope is not believed:
- * the caller sets it from the ring the cell came through. */
+ * than its header, and *msg_p is left as it was. Only kind and the fields
+ * of that kind are written. The sender's identity in the envelope is not
+ * believed: the caller sets it from the ring the cell came through. */
 gcm_status_t gcm_slots_shm_cell_decode(const void *cell, size_t len,
                                        gcm_slots_shm_cell_msg_t *msg_p)
     GCM_INTERNAL;
