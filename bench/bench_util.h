@@ -5,18 +5,88 @@
  * only: the MPI programs include it too, built by bench/run with each
  * MPI's own mpicc (found next to the source, no -I needed).
  *
- * Include it after defining _GNU_SOURCE (pthread_setaffinity_np, CPU_*).
+ * Include it after defining _GNU_SOURCE (pthread_setaffinity_np, CPU_*),
+ * and after mpi.h or gencomm.h (the programs get check() for their calls).
  */
 #ifndef BENCH_UTIL_H
 #define BENCH_UTIL_H
 
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #define NELEMS(_a) (sizeof(_a) / sizeof((_a)[0]))
+
+/* The program's name and this process's rank (-1: not known yet) that
+ * begin bench_say's lines; the program sets them. */
+static const char *bench_name = "bench";
+static int bench_rank = -1;
+
+/* Prints "<name>[<rank>]: <message>" on stderr. */
+static inline void bench_vsay(const char *fmt, va_list ap)
+    __attribute__((format(printf, 1, 0)));
+
+static inline void bench_vsay(const char *fmt, va_list ap)
+{
+    fprintf(stderr, "%s[%d]: ", bench_name, bench_rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
+static inline void bench_say(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2)));
+
+static inline void bench_say(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    bench_vsay(fmt, ap);
+    va_end(ap);
+}
+
+/* bench_say, then exit(1). */
+static inline void bench_die(const char *fmt, ...)
+    __attribute__((format(printf, 1, 2), noreturn));
+
+static inline void bench_die(const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    bench_vsay(fmt, ap);
+    va_end(ap);
+    exit(1);
+}
+
+#if defined(GENCOMM_H) && !defined(MPI_VERSION)
+/* A gencomm call's status must be GCM_OK; else names the call (what) and
+ * gencomm's own explanation, and exits. */
+static inline void check(gcm_status_t st, const char *what)
+{
+    if (st != GCM_OK) {
+        bench_die("%s: %s (%s)", what, gcm_status_string(st),
+                  gcm_last_error());
+    }
+}
+#endif
+
+#ifdef MPI_VERSION
+/* rc, what an MPI call (what) returned, must be MPI_SUCCESS; else says so
+ * and ends the job. */
+static inline void check(int rc, const char *what)
+{
+    if (rc != MPI_SUCCESS) {
+        bench_say("%s failed (error %d)", what, rc);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+}
+#endif
 
 /* Seconds on the monotonic clock; the MPI programs use it too, not
  * MPI_Wtime, so that every implementation is timed by the same clock. */

@@ -55,26 +55,6 @@ static gcm_lco_h world;
 static char *sbuf;
 static char *rbuf;
 
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-
-    fprintf(stderr, "gcm_bench[%d]: ", rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
-
-/* Check a gencomm call; name the call and gencomm's own explanation. */
-static void check(gcm_status_t st, const char *what)
-{
-    if (st != GCM_OK) {
-        die("%s: %s (%s)", what, gcm_status_string(st), gcm_last_error());
-    }
-}
-
 static void report(const char *bench, size_t size, double value,
                    const char *unit)
 {
@@ -90,7 +70,7 @@ static void recv_exact(void *buf, size_t size, int tag)
 
     check(gcm_recv(world, buf, size, peer, tag, &st), "gcm_recv");
     if (st.count != size) {
-        die("gcm_recv: got %zu bytes, expected %zu", st.count, size);
+        bench_die("gcm_recv: got %zu bytes, expected %zu", st.count, size);
     }
 }
 
@@ -143,7 +123,7 @@ static void bandwidth(size_t size, int warmup, int windows)
             check(gcm_waitall(WINDOW, reqs, stats), "gcm_waitall (recvs)");
             for (int k = 0; k < WINDOW; k++) {
                 if (stats[k].count != size) {
-                    die("window receive got %zu bytes, expected %zu",
+                    bench_die("window receive got %zu bytes, expected %zu",
                         stats[k].count, size);
                 }
             }
@@ -216,6 +196,8 @@ int main(int argc, char **argv)
         }
     }
     rank = gcm_proc_rank();
+    bench_name = "gcm_bench";
+    bench_rank = rank;
     if (gcm_proc_count() != 2) {
         if (rank == 0) {
             fprintf(stderr, "gcm_bench: needs exactly 2 processes, got %d\n",
@@ -230,7 +212,7 @@ int main(int argc, char **argv)
     sbuf = malloc(buf_size);
     rbuf = malloc(buf_size);
     if (sbuf == NULL || rbuf == NULL) {
-        die("out of memory");
+        bench_die("out of memory");
     }
     /* Fault the pages in now, not inside a timed loop. */
     memset(sbuf, 'a' + rank, buf_size);

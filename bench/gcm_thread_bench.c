@@ -65,30 +65,10 @@ static const int thread_counts[] = { 1, 2, 4, 8 };
 static int rank;
 static int peer;
 
-static void die(const char *fmt, ...)
-{
-    va_list ap;
-
-    fprintf(stderr, "gcm_thread_bench[%d]: ", rank);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    exit(1);
-}
-
-/* Check a gencomm call; name the call and gencomm's own explanation. */
-static void check(gcm_status_t st, const char *what)
-{
-    if (st != GCM_OK) {
-        die("%s: %s (%s)", what, gcm_status_string(st), gcm_last_error());
-    }
-}
-
 static void check_pthread(int rc, const char *what)
 {
     if (rc != 0) {
-        die("%s: %s", what, strerror(rc));
+        bench_die("%s: %s", what, strerror(rc));
     }
 }
 
@@ -128,7 +108,7 @@ static void recv_exact(gcm_lco_h lco, int slot, void *buf, size_t size,
 
     check(gcm_recv(lco, buf, size, slot, tag, &st), "gcm_recv");
     if (st.count != size) {
-        die("gcm_recv: got %zu bytes, expected %zu", st.count, size);
+        bench_die("gcm_recv: got %zu bytes, expected %zu", st.count, size);
     }
 }
 
@@ -160,7 +140,7 @@ static void *pingpong_thread(void *varg)
     check_pthread(bind_thread(me), "pthread_setaffinity_np");
     buf = calloc(1, pp->size);
     if (buf == NULL) {
-        die("out of memory");
+        bench_die("out of memory");
     }
     lco = thread_lco(&pp->names[me]);
     pthread_barrier_wait(&pp->ready);
@@ -366,6 +346,8 @@ int main(int argc, char **argv)
         }
     }
     rank = gcm_proc_rank();
+    bench_name = "gcm_thread_bench";
+    bench_rank = rank;
     nprocs = gcm_proc_count();
     if (nprocs == 1) {
         for (size_t i = 0; i < NELEMS(lat_sizes); i++) {

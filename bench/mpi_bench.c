@@ -76,15 +76,6 @@ static int peer;
 static char *sbuf;
 static char *rbuf;
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "mpi_bench[%d]: %s failed (error %d)\n", rank, what,
-                rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 static void report(const char *bench, size_t size, double value,
                    const char *unit)
 {
@@ -365,6 +356,8 @@ int main(int argc, char **argv)
 
     check(MPI_Init(&argc, &argv), "MPI_Init");
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+    bench_name = "mpi_bench";
+    bench_rank = rank;
     check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
     if (bench_args(argc, argv, &impl, &quick) != 0) {
         if (rank == 0) {

@@ -63,15 +63,6 @@ static int nprocs;
 static char *sbuf;
 static char *rbuf;
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "mpi_coll_bench[%d]: %s failed (error %d)\n", rank,
-                what, rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 /* One call of op with size bytes per process. */
 static void run_op(op_t op, size_t size)
 {
@@ -235,6 +226,8 @@ int main(int argc, char **argv)
 
     check(MPI_Init(&argc, &argv), "MPI_Init");
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+    bench_name = "mpi_coll_bench";
+    bench_rank = rank;
     check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
     snprintf(label, sizeof(label), "np%d", nprocs);
     for (int i = 1; i < argc; i++) {

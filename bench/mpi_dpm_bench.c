@@ -49,14 +49,6 @@
 static const char *impl = "mpi";
 static char self_exe[PATH_MAX];
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "mpi_dpm_bench: %s failed (error %d)\n", what, rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 static void report(const char *bench, double value)
 {
     printf("%s,0,%s,%.3f,us\n", bench, impl, value);
@@ -231,6 +223,7 @@ int main(int argc, char **argv)
     int quick = 0, nprocs;
     ssize_t len;
 
+    bench_name = "mpi_dpm_bench";
     check(MPI_Init(&argc, &argv), "MPI_Init");
     check(MPI_Comm_get_parent(&parent), "MPI_Comm_get_parent");
     if (parent != MPI_COMM_NULL) {

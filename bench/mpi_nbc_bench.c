@@ -73,15 +73,6 @@ static MPI_Aint *nadispls;
 static MPI_Datatype *types;
 static MPI_Comm ring;
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "mpi_nbc_bench[%d]: %s failed (error %d)\n", rank,
-                what, rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 /* The v and w arrays for blocks of n bytes. */
 static void set_layout(int n)
 {
@@ -420,6 +411,8 @@ int main(int argc, char **argv)
 
     check(MPI_Init(&argc, &argv), "MPI_Init");
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+    bench_name = "mpi_nbc_bench";
+    bench_rank = rank;
     check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
     snprintf(label, sizeof(label), "np%d", nprocs);
     for (int i = 1; i < argc; i++) {

@@ -47,15 +47,6 @@ static int rank;
 static int nprocs;
 static double sink;
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "mpi_poll_bench[%d]: %s failed (error %d)\n", rank,
-                what, rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 /* n multiply-adds on a small array, kept from being optimized away. */
 static void compute(long n)
 {
@@ -126,6 +117,8 @@ int main(int argc, char **argv)
 
     check(MPI_Init(&argc, &argv), "MPI_Init");
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    bench_name = "mpi_poll_bench";
+    bench_rank = rank;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     for (s = 2; s < argc; s++) {
         if (strcmp(argv[s], "--quick") == 0) {

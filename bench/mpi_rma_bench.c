@@ -42,14 +42,6 @@ static const size_t bw_sizes[] = { 65536, 1048576 };
 static const char *impl = "mpi";
 static int rank;
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "mpi_rma_bench: %s failed (%d)\n", what, rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 static void emit(const char *bench, size_t size, double value,
                  const char *unit)
 {
@@ -109,6 +101,8 @@ int main(int argc, char **argv)
 
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    bench_name = "mpi_rma_bench";
+    bench_rank = rank;
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;

@@ -77,15 +77,6 @@ static int peer;
 /* Bumped by the measuring threads as they go; the main thread watches it. */
 static atomic_long watched;
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "mpi_thread_bench[%d]: %s failed (error %d)\n", rank,
-                what, rc);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 static void check_pthread(int rc, const char *what)
 {
     if (rc != 0) {
@@ -408,6 +399,8 @@ int main(int argc, char **argv)
     check(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided),
           "MPI_Init_thread");
     check(MPI_Comm_rank(MPI_COMM_WORLD, &rank), "MPI_Comm_rank");
+    bench_name = "mpi_thread_bench";
+    bench_rank = rank;
     check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
     if (bench_args(argc, argv, &impl, &quick) != 0) {
         if (rank == 0) {

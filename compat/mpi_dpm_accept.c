@@ -148,34 +148,29 @@ int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root,
 }
 GCM_MPI_ALIAS(Comm_accept)
 
+/* The root's part (gcm_mpi_dpm_root_fn): the port must be one this
+ * process opened; a timeout (spawn's) sets a deadline. */
+static void accept_root(const char *port_name, double timeout,
+                        MPI_Comm comm, const unsigned char *group,
+                        gcm_mpi_dpm_outcome_t *out, unsigned char **remote_p,
+                        char *why, size_t whylen)
+{
+    gcm_lco_h port =
+        (port_name != NULL) ? gcm_mpi_dpm_port_lco(port_name) : NULL;
+
+    if (port == NULL) {
+        out->errclass = MPI_ERR_PORT;
+        snprintf(why, whylen, "'%.64s' is not a port this process opened",
+                 (port_name != NULL) ? port_name : "(null)");
+        return;
+    }
+    dpm_accept_root(port, (timeout > 0) ? gcm_time_now() + timeout : 0, comm,
+                    group, out, remote_p, why, whylen);
+}
+
 int gcm_mpi_dpm_accept(const char *port_name, double timeout, int root,
                        MPI_Comm comm, const char *call, MPI_Comm *newcomm)
 {
-    unsigned char *group = NULL, *remote = NULL;
-    gcm_mpi_dpm_outcome_t out;
-    char why[200] = "";
-    gcm_lco_h port;
-    int rc;
-
-    *newcomm = MPI_COMM_NULL;
-    memset(&out, 0, sizeof(out));
-    rc = gcm_mpi_dpm_gather_group(comm, &group);
-    if (rc != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, rc, call, "cannot gather the group's "
-                             "contacts");
-    }
-    if (comm->rank == root) {
-        port = (port_name != NULL) ? gcm_mpi_dpm_port_lco(port_name) : NULL;
-        if (port == NULL) {
-            out.errclass = MPI_ERR_PORT;
-            snprintf(why, sizeof(why), "'%.64s' is not a port this process "
-                     "opened", (port_name != NULL) ? port_name : "(null)");
-        } else {
-            dpm_accept_root(port, (timeout > 0) ? gcm_time_now() + timeout :
-                            0, comm, group, &out, &remote, why, sizeof(why));
-        }
-    }
-    free(group);
-    return gcm_mpi_dpm_finish(comm, root, &out, remote, why, "accept", call,
-                              newcomm);
+    return gcm_mpi_dpm_pair(port_name, timeout, root, comm, accept_root,
+                            "accept", call, newcomm);
 }

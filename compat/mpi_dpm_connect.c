@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The root's side: out and the remote group, or out->errclass and why. */
+/* The root's part (gcm_mpi_dpm_root_fn): a timeout below 0 is a bad info
+ * value. */
 static void dpm_connect_root(const char *port_name, double timeout,
                              MPI_Comm comm, const unsigned char *group,
                              gcm_mpi_dpm_outcome_t *out,
@@ -26,6 +27,12 @@ static void dpm_connect_root(const char *port_name, double timeout,
     gcm_status_t status;
 
     memset(out, 0, sizeof(*out));
+    if (timeout < 0) {
+        out->errclass = MPI_ERR_INFO_VALUE;
+        snprintf(why, whylen, "info key \"timeout\" is not a positive "
+                 "number of seconds");
+        return;
+    }
     out->errclass = MPI_ERR_PORT;
     if (gcm_mpi_dpm_port_parse(port_name, &target) != 0) {
         snprintf(why, whylen, "'%.64s' is not a port name", port_name);
@@ -163,29 +170,6 @@ GCM_MPI_ALIAS(Comm_connect)
 int gcm_mpi_dpm_connect(const char *port_name, double timeout, int root,
                         MPI_Comm comm, const char *call, MPI_Comm *newcomm)
 {
-    unsigned char *group = NULL, *remote = NULL;
-    gcm_mpi_dpm_outcome_t out;
-    char why[200] = "";
-    int rc;
-
-    *newcomm = MPI_COMM_NULL;
-    memset(&out, 0, sizeof(out));
-    rc = gcm_mpi_dpm_gather_group(comm, &group);
-    if (rc != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, rc, call, "cannot gather the group's "
-                             "contacts");
-    }
-    if (comm->rank == root) {
-        if (timeout < 0) {
-            out.errclass = MPI_ERR_INFO_VALUE;
-            snprintf(why, sizeof(why), "info key \"timeout\" is not a "
-                     "positive number of seconds");
-        } else {
-            dpm_connect_root(port_name, timeout, comm, group, &out, &remote,
-                             why, sizeof(why));
-        }
-    }
-    free(group);
-    return gcm_mpi_dpm_finish(comm, root, &out, remote, why, "connect", call,
-                              newcomm);
+    return gcm_mpi_dpm_pair(port_name, timeout, root, comm, dpm_connect_root,
+                            "connect", call, newcomm);
 }

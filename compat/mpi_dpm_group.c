@@ -219,3 +219,28 @@ int gcm_mpi_dpm_check(const char *call, MPI_Info info, int root,
     }
     return MPI_SUCCESS;
 }
+
+int gcm_mpi_dpm_pair(const char *port_name, double timeout, int root,
+                     MPI_Comm comm, gcm_mpi_dpm_root_fn *root_part,
+                     const char *verb, const char *call, MPI_Comm *newcomm)
+{
+    unsigned char *group = NULL, *remote = NULL;
+    gcm_mpi_dpm_outcome_t out;
+    char why[200] = "";
+    int rc;
+
+    *newcomm = MPI_COMM_NULL;
+    memset(&out, 0, sizeof(out));
+    rc = gcm_mpi_dpm_gather_group(comm, &group);
+    if (rc != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, rc, call, "cannot gather the group's "
+                             "contacts");
+    }
+    if (comm->rank == root) {
+        root_part(port_name, timeout, comm, group, &out, &remote, why,
+                  sizeof(why));
+    }
+    free(group);
+    return gcm_mpi_dpm_finish(comm, root, &out, remote, why, verb, call,
+                              newcomm);
+}

@@ -126,6 +126,20 @@ int gcm_mpi_dpm_gather_group(MPI_Comm comm, unsigned char **out_p)
 /* The seconds connect waits (info "timeout", else
  * GENCOMM_CONNECT_TIMEOUT); -1 for a bad value. */
 double gcm_mpi_dpm_timeout(MPI_Info info) GCM_INTERNAL;
+/* The root's part of accept or connect, from the call's port name and
+ * timeout: out and the remote group in *remote_p, or out->errclass and
+ * why. */
+typedef void gcm_mpi_dpm_root_fn(const char *port_name, double timeout,
+                                 MPI_Comm comm, const unsigned char *group,
+                                 gcm_mpi_dpm_outcome_t *out,
+                                 unsigned char **remote_p, char *why,
+                                 size_t whylen);
+/* Accept or connect (verb) on comm: the members' identities gathered,
+ * root_part at the root, then gcm_mpi_dpm_finish. */
+int gcm_mpi_dpm_pair(const char *port_name, double timeout, int root,
+                     MPI_Comm comm, gcm_mpi_dpm_root_fn *root_part,
+                     const char *verb, const char *call, MPI_Comm *newcomm)
+    GCM_INTERNAL;
 /* After the root's part: every member learns the outcome and makes the
  * intercommunicator. */
 int gcm_mpi_dpm_finish(MPI_Comm comm, int root, gcm_mpi_dpm_outcome_t *out,

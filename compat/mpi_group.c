@@ -112,6 +112,18 @@ static int check_group(MPI_Group group, const char *call, const char *what)
     return MPI_SUCCESS;
 }
 
+/* check_group, then out (the argument named what) must not be NULL. */
+static int check_group_out(MPI_Group group, const void *out,
+                           const char *what, const char *call)
+{
+    int err = check_group(group, call, "group");
+
+    if ((err == MPI_SUCCESS) && (out == NULL)) {
+        err = gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "%s is NULL", what);
+    }
+    return err;
+}
+
 static inline int group_proc(MPI_Group group, int rank)
 {
     if (group->procs != NULL) {
@@ -412,32 +424,24 @@ void gcm_mpi_group_handles_add(MPI_Group group, int delta)
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     static const char call[] = "MPI_Group_size";
-    int err = check_group(group, call, "group");
+    int err = check_group_out(group, size, "size", call);
 
-    if (err != MPI_SUCCESS) {
-        return err;
+    if (err == MPI_SUCCESS) {
+        *size = group->size;
     }
-    if (size == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "size is NULL");
-    }
-    *size = group->size;
-    return MPI_SUCCESS;
+    return err;
 }
 GCM_MPI_ALIAS(Group_size)
 
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     static const char call[] = "MPI_Group_rank";
-    int err = check_group(group, call, "group");
+    int err = check_group_out(group, rank, "rank", call);
 
-    if (err != MPI_SUCCESS) {
-        return err;
+    if (err == MPI_SUCCESS) {
+        *rank = group->myrank;
     }
-    if (rank == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "rank is NULL");
-    }
-    *rank = group->myrank;
-    return MPI_SUCCESS;
+    return err;
 }
 GCM_MPI_ALIAS(Group_rank)
 

@@ -267,6 +267,23 @@ static void info_ready(MPI_Info info)
     }
 }
 
+/* check_info, then out (the argument named what) must not be NULL; the
+ * info is ready to read. */
+static int check_info_out(MPI_Info info, const void *out, const char *what,
+                          const char *call)
+{
+    int rc = check_info(info, call);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (out == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "%s is NULL", what);
+    }
+    info_ready(info);
+    return MPI_SUCCESS;
+}
+
 /* Appends s to buf (of size cap, holding len characters), truncating at
  * the end of the buffer. Returns the new length. */
 static size_t append(char *buf, size_t cap, size_t len, const char *s)
@@ -503,14 +520,10 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
     static const char call[] = "MPI_Info_get_nkeys";
     int rc;
 
-    rc = check_info(info, call);
+    rc = check_info_out(info, nkeys, "nkeys", call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (nkeys == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "nkeys is NULL");
-    }
-    info_ready(info);
     *nkeys = info->nkeys;
     return MPI_SUCCESS;
 }
@@ -521,14 +534,10 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
     static const char call[] = "MPI_Info_get_nthkey";
     int rc;
 
-    rc = check_info(info, call);
+    rc = check_info_out(info, key, "key", call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (key == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "key is NULL");
-    }
-    info_ready(info);
     if (n < 0 || n >= info->nkeys) {
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "n %d is out of range (the info has %d keys)",
@@ -575,14 +584,10 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     MPI_Info obj;
     int rc, i;
 
-    rc = check_info(info, call);
+    rc = check_info_out(info, newinfo, "newinfo", call);
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (newinfo == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "newinfo is NULL");
-    }
-    info_ready(info);
     obj = gcm_mpi_handle_alloc(sizeof(*obj));
     if (obj == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call, "out of memory");

@@ -320,6 +320,44 @@ static int lco_check_room(MPI_Comm lcomm, int count, int n, const char *what,
     return MPI_SUCCESS;
 }
 
+/* Takes gcm_mpi_lco_lock for adding count send slots, if there is room
+ * for them (else releases it and returns the error). The MPIX_ calls add
+ * slots under this lock: the count read here stays true until the
+ * addition. */
+static int lco_lock_send_room(MPI_Comm lcomm, int count, const char *call)
+{
+    int n = 0;
+    int rc;
+
+    pthread_mutex_lock(&gcm_mpi_lco_lock);
+    (void)gcm_lco_num_send_slots(lcomm->lco, &n);
+    rc = lco_check_room(lcomm, count, n, "send", call);
+    if (rc != MPI_SUCCESS) {
+        pthread_mutex_unlock(&gcm_mpi_lco_lock);
+    }
+    return rc;
+}
+
+/* After the addition of send slots (status) under gcm_mpi_lco_lock: the
+ * group made again, or the error raised, and the lock released. Bytes
+ * that are no name (or a name from another job) are a bad argument,
+ * whatever the native class. */
+static int lco_sends_added(MPI_Comm lcomm, gcm_status_t status,
+                           const char *call)
+{
+    int rc;
+
+    if (status == GCM_OK) {
+        rc = lco_regroup(lcomm, call);
+    } else {
+        rc = gcm_mpi_raise(lcomm, (status == GCM_ERR_INVALID_PARAM) ?
+                           MPI_ERR_ARG : gcm_mpi_errclass(status), call,
+                           "%s", gcm_last_error());
+    }
+    pthread_mutex_unlock(&gcm_mpi_lco_lock);
+    return rc;
+}
+
 /*
  * MPI_ADD_SEND_SLOTS(lcomm, count, lcos, slots): send slot n+i targets
  * receive slot slots[i] of the LCO named lcos[i] (which need not exist
@@ -358,30 +396,14 @@ int PMPIX_Add_send_slots(MPI_Comm lcomm, int count, const MPIX_Cname lcos[],
                                  "slots[%d] = %d is negative", i, slots[i]);
         }
     }
-    pthread_mutex_lock(&gcm_mpi_lco_lock);
-    /* The MPIX_ calls add slots under this lock: the count read here
-     * stays true until the addition. */
-    (void)gcm_lco_num_send_slots(lcomm->lco, &i);
-    if ((rc = lco_check_room(lcomm, count, i, "send", call)) !=
-        MPI_SUCCESS) {
-        pthread_mutex_unlock(&gcm_mpi_lco_lock);
+    if ((rc = lco_lock_send_room(lcomm, count, call)) != MPI_SUCCESS) {
         return rc;
     }
     /* MPIX_Cname is gcm_name_t byte for byte (checked above). */
     status = gcm_lco_add_send_slots(lcomm->lco, count,
                                     (const gcm_name_t *)(const void *)lcos,
                                     slots);
-    if (status == GCM_OK) {
-        rc = lco_regroup(lcomm, call);
-    } else {
-        /* Bytes that are no name (or a name from another job) are a bad
-         * argument, whatever the native class. */
-        rc = gcm_mpi_raise(lcomm, (status == GCM_ERR_INVALID_PARAM) ?
-                           MPI_ERR_ARG : gcm_mpi_errclass(status), call,
-                           "%s", gcm_last_error());
-    }
-    pthread_mutex_unlock(&gcm_mpi_lco_lock);
-    return rc;
+    return lco_sends_added(lcomm, status, call);
 }
 GCM_MPIX_ALIAS(Add_send_slots)
 
@@ -391,7 +413,7 @@ int PMPIX_Add_send_slot(MPI_Comm lcomm, const MPIX_Slotname *name)
 {
     static const char *call = "MPIX_Add_send_slot";
     gcm_status_t status;
-    int rc, n;
+    int rc;
 
     rc = lco_check_lco(lcomm, call);
     if (rc != MPI_SUCCESS) {
@@ -400,23 +422,12 @@ int PMPIX_Add_send_slot(MPI_Comm lcomm, const MPIX_Slotname *name)
     if (name == NULL) {
         return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "name is NULL");
     }
-    pthread_mutex_lock(&gcm_mpi_lco_lock);
-    (void)gcm_lco_num_send_slots(lcomm->lco, &n);
-    if ((rc = lco_check_room(lcomm, 1, n, "send", call)) != MPI_SUCCESS) {
-        pthread_mutex_unlock(&gcm_mpi_lco_lock);
+    if ((rc = lco_lock_send_room(lcomm, 1, call)) != MPI_SUCCESS) {
         return rc;
     }
     status = gcm_lco_add_send_slot(lcomm->lco,
                                    (const gcm_slotname_t *)(const void *)name);
-    if (status == GCM_OK) {
-        rc = lco_regroup(lcomm, call);
-    } else {
-        rc = gcm_mpi_raise(lcomm, (status == GCM_ERR_INVALID_PARAM) ?
-                           MPI_ERR_ARG : gcm_mpi_errclass(status), call,
-                           "%s", gcm_last_error());
-    }
-    pthread_mutex_unlock(&gcm_mpi_lco_lock);
-    return rc;
+    return lco_sends_added(lcomm, status, call);
 }
 GCM_MPIX_ALIAS(Add_send_slot)
 

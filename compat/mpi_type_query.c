@@ -55,12 +55,13 @@ static int extent_query(MPI_Datatype datatype, int true_bounds,
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
-                         MPI_Aint *extent)
+/* extent_query into MPI_Aint results. */
+static int extent_query_aint(MPI_Datatype datatype, int true_bounds,
+                             MPI_Aint *lb, MPI_Aint *extent,
+                             const char *call)
 {
     MPI_Count l, e;
-    int rc = extent_query(datatype, 0, lb, extent, &l, &e,
-                          "MPI_Type_get_extent");
+    int rc = extent_query(datatype, true_bounds, lb, extent, &l, &e, call);
 
     if (rc == MPI_SUCCESS) {
         *lb     = (MPI_Aint)l;
@@ -68,20 +69,19 @@ int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
     }
     return rc;
 }
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb,
+                         MPI_Aint *extent)
+{
+    return extent_query_aint(datatype, 0, lb, extent, "MPI_Type_get_extent");
+}
 GCM_MPI_ALIAS(Type_get_extent)
 
 int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb,
                               MPI_Aint *true_extent)
 {
-    MPI_Count l, e;
-    int rc = extent_query(datatype, 1, true_lb, true_extent, &l, &e,
-                          "MPI_Type_get_true_extent");
-
-    if (rc == MPI_SUCCESS) {
-        *true_lb     = (MPI_Aint)l;
-        *true_extent = (MPI_Aint)e;
-    }
-    return rc;
+    return extent_query_aint(datatype, 1, true_lb, true_extent,
+                             "MPI_Type_get_true_extent");
 }
 GCM_MPI_ALIAS(Type_get_true_extent)
 

@@ -24,6 +24,7 @@
 #include <mpi.h>
 
 #include "../mpi/mpitest.h"
+#include "ext_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,14 +32,6 @@
 
 static int rank, size;
 static int want_cut = -1;   /* listing 4's CUT, or -1 */
-static char names[16][MPI_MAX_PROCESSOR_NAME];
-
-static int in_cluster(int p, const char *cluster)
-{
-    size_t n = strlen(cluster);
-
-    return strncmp(names[p], cluster, n) == 0 && names[p][n] == ':';
-}
 
 static int comm_size(MPI_Comm c)
 {
@@ -54,20 +47,6 @@ static int comm_rank(MPI_Comm c)
 
     MPI_Comm_rank(c, &r);
     return r;
-}
-
-/* The value of external attribute key on c, or NULL. */
-static const char *attr(MPI_Comm c, const char *key)
-{
-    char *value = NULL;
-    int kv, flag = 0;
-
-    MPIX_Keyval_external(&kv, key, &flag);
-    if (!flag) {
-        return NULL;
-    }
-    MPI_Comm_get_attr(c, kv, &value, &flag);
-    return flag ? value : NULL;
 }
 
 static void check_attr(MPI_Comm c, const char *key, const char *want,
@@ -680,7 +659,6 @@ static void extras(void)
 
 int main(int argc, char **argv)
 {
-    int len, p;
 
     mpitest_init(&argc, &argv, "ext_listings", 1);
     rank = mpitest_rank;
@@ -694,12 +672,7 @@ int main(int argc, char **argv)
                "processes\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    MPI_Get_processor_name(names[rank], &len);
-    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, names,
-                  MPI_MAX_PROCESSOR_NAME, MPI_CHAR, MPI_COMM_WORLD);
-    for (p = 0; p < size; p++) {
-        names[p][MPI_MAX_PROCESSOR_NAME - 1] = '\0';
-    }
+    gather_names(MPI_COMM_WORLD, rank, size);
     if (strcmp(argv[1], "1") == 0) {
         listing1();
     } else if (strcmp(argv[1], "3") == 0) {

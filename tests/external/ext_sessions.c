@@ -23,20 +23,13 @@
 #include <mpi.h>
 
 #include "../mpi/mpitest.h"
+#include "ext_util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int rank = -1, size;
-static char names[16][MPI_MAX_PROCESSOR_NAME];
-
-static int in_cluster(int p, const char *cluster)
-{
-    size_t n = strlen(cluster);
-
-    return strncmp(names[p], cluster, n) == 0 && names[p][n] == ':';
-}
 
 static int same_cluster(int a, int b)
 {
@@ -103,25 +96,11 @@ static int members(MPI_Session s, const char *pset, int out[16])
     return n;
 }
 
-static const char *attr(MPI_Comm c, const char *key)
-{
-    char *value = NULL;
-    int kv, flag = 0;
-
-    MPIX_Keyval_external(&kv, key, &flag);
-    if (!flag) {
-        return NULL;
-    }
-    MPI_Comm_get_attr(c, kv, &value, &flag);
-    return flag ? value : NULL;
-}
-
 /* Rank, size and every processor name, from a communicator of
  * mpi://WORLD. */
 static MPI_Comm start(MPI_Session s)
 {
     MPI_Comm world = comm_of(s, "mpi://WORLD", "org.gencomm.test.world");
-    int len, p;
 
     MPI_Comm_rank(world, &rank);
     MPI_Comm_size(world, &size);
@@ -131,12 +110,7 @@ static MPI_Comm start(MPI_Session s)
         printf("FAIL: at most 16 processes\n");
         exit(1);
     }
-    MPI_Get_processor_name(names[rank], &len);
-    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, names,
-                  MPI_MAX_PROCESSOR_NAME, MPI_CHAR, world);
-    for (p = 0; p < size; p++) {
-        names[p][MPI_MAX_PROCESSOR_NAME - 1] = '\0';
-    }
+    gather_names(world, rank, size);
     return world;
 }
 

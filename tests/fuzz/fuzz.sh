@@ -40,12 +40,15 @@ objs=""
 for f in $FUZZ_LIB_SOURCES; do
     case "$f" in *.c) ;; *) continue ;; esac
     o="$out/lib/$(echo "$f" | tr / _ | sed 's/\.c$/.o/')"
-    if [ ! -f "$o" ] || [ "$src/$f" -nt "$o" ] || \
+    # A source make generates (nodist) lies in the build tree.
+    c="$src/$f"
+    [ -f "$c" ] || c="$build/$f"
+    if [ ! -f "$o" ] || [ "$c" -nt "$o" ] || \
        [ "$build/config.h" -nt "$o" ]; then
         echo "  FUZZCC   $f"
         # shellcheck disable=SC2086
         $FUZZ_CC $cflags $san -fsanitize=fuzzer-no-link $FUZZ_CPPFLAGS \
-            -c "$src/$f" -o "$o" || exit 1
+            -c "$c" -o "$o" || exit 1
     fi
     objs="$objs $o"
 done

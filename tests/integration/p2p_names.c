@@ -844,11 +844,7 @@ int main(int argc, char **argv)
     int peer_failures = 0;
     int mine;
 
-    gcm_test_prog = "p2p_names";
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "p2p_names: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (!gcm_test_init(&argc, &argv, "p2p_names")) {
         return 1;
     }
     g_me = gcm_proc_rank();

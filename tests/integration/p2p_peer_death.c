@@ -240,11 +240,7 @@ int main(int argc, char **argv)
     gcm_status_t status;
     int nprocs;
 
-    gcm_test_prog = "p2p_peer_death";
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "p2p_peer_death: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (!gcm_test_init(&argc, &argv, "p2p_peer_death")) {
         return 1;
     }
     g_me = gcm_proc_rank();

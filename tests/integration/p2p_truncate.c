@@ -255,11 +255,7 @@ int main(int argc, char **argv)
     gcm_status_t status;
     int done = 0;
 
-    gcm_test_prog = "p2p_truncate";
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "p2p_truncate: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (!gcm_test_init(&argc, &argv, "p2p_truncate")) {
         return 1;
     }
     g_me = gcm_proc_rank();

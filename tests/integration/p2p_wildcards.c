@@ -507,11 +507,7 @@ int main(int argc, char **argv)
     gcm_status_t status;
     int rc;
 
-    gcm_test_prog = "p2p_wildcards";
-    status = gcm_init(&argc, &argv);
-    if (status != GCM_OK) {
-        fprintf(stderr, "p2p_wildcards: gcm_init failed: %s\n",
-                gcm_status_string(status));
+    if (!gcm_test_init(&argc, &argv, "p2p_wildcards")) {
         return 1;
     }
     g_me = gcm_proc_rank();

@@ -10,17 +10,10 @@
 # more than a bound of them wait.
 # Exit status: 0 passed, 1 failed, 77 skipped.
 set -u
-builddir=${top_builddir:-.}
-GCRUN=$builddir/tools/gcrun
+. "${top_srcdir:-.}/tests/lib.sh"
 GUARD=$builddir/tests/integration/shm_guard
 INTRUDER=$builddir/tests/integration/shm_intruder
-
-for f in "$GCRUN" "$GUARD" "$INTRUDER"; do
-    if [ ! -x "$f" ]; then
-        echo "SKIP: $f has not been built"
-        exit 77
-    fi
-done
+need_progs "$gcrun" "$GUARD" "$INTRUDER"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_shm_guard.XXXXXX") || exit 1
 job=
@@ -33,7 +26,6 @@ cleanup() {
 trap cleanup EXIT
 
 unset GENCOMM_LOG_LEVEL GENCOMM_SHM GENCOMM_HOSTNAME
-status=0
 
 # attack MODE: one job, one intruder run against its rank 0; sets $out.
 attack() {
@@ -42,14 +34,13 @@ attack() {
     extra=
     [ "$1" = park ] && extra=park
     # shellcheck disable=SC2086 # $extra is one word or none
-    timeout -k 5 60 "$GCRUN" -n 2 "$GUARD" "$dir" $extra >"$dir/out" 2>&1 &
+    timeout -k 5 60 "$gcrun" -n 2 "$GUARD" "$dir" $extra >"$dir/out" 2>&1 &
     job=$!
     waited=0
     while [ ! -f "$dir/ready" ]; do
         if ! kill -0 "$job" 2>/dev/null || [ $waited -ge 3000 ]; then
-            echo "FAIL: $1: the job never got ready"
+            fail "$1: the job never got ready"
             cat "$dir/out"
-            status=1
             return 1
         fi
         sleep 0.01
@@ -69,13 +60,11 @@ attack() {
         exit 77
     fi
     if [ $irc -ne 0 ]; then
-        echo "FAIL: $1: the intruder failed (exit $irc)"
-        status=1
+        fail "$1: the intruder failed (exit $irc)"
     fi
     if ! grep -q "shm_guard: OK" "$out"; then
-        echo "FAIL: $1: the job (exit $rc) did not receive only the real" \
+        fail "$1: the job (exit $rc) did not receive only the real" \
             "message"
-        status=1
         return 1
     fi
     return 0
@@ -84,13 +73,11 @@ attack() {
 # A ring, a message, a claim and wakeups in another rank's name.
 if attack forge; then
     if ! grep -q "warn.*claim of ring .* refused" "$out"; then
-        echo "FAIL: forge: no warning that the forged claim was refused"
-        status=1
+        fail "forge: no warning that the forged claim was refused"
     fi
     if ! grep -q "warn.*wakeup socket from pid .* refused" "$out"; then
-        echo "FAIL: forge: no warning that datagrams from outside the job" \
+        fail "forge: no warning that datagrams from outside the job" \
             "were dropped"
-        status=1
     fi
 fi
 # A segment header whose ring count and size do not fit the segment.
@@ -99,10 +86,9 @@ attack header
 # parked up to a bound, then the connection fails with an error.
 if attack park; then
     if ! grep -q "error.*ahead of their turn.*the connection fails" "$out"; then
-        echo "FAIL: park: no error naming the connection that failed"
-        status=1
+        fail "park: no error naming the connection that failed"
     fi
 fi
 
 [ $status -eq 0 ] && echo "ok: nothing from outside the job was delivered"
-exit $status
+finish

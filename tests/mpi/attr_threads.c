@@ -83,7 +83,6 @@ static void *worker(void *p)
 int main(int argc, char **argv)
 {
     thread_arg_t args[NTHREADS];
-    pthread_t tid[NTHREADS];
     int i, j, a, b, expect;
 
     mpitest_init_thread(&argc, &argv, "attr_threads", MPI_THREAD_MULTIPLE);
@@ -97,12 +96,7 @@ int main(int argc, char **argv)
         args[i].deletes  = 0;
         MPI_Comm_dup(MPI_COMM_WORLD, &args[i].comm);
     }
-    for (i = 0; i < NTHREADS; i++) {
-        pthread_create(&tid[i], NULL, worker, &args[i]);
-    }
-    for (i = 0; i < NTHREADS; i++) {
-        pthread_join(tid[i], NULL);
-    }
+    mpitest_threads(NTHREADS, worker, args, sizeof(args[0]));
     /* Keyvals alive at the same time are distinct. */
     for (a = 0; a < NTHREADS * NKEEP; a++) {
         for (b = a + 1; b < NTHREADS * NKEEP; b++) {

@@ -37,6 +37,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -91,20 +93,8 @@ static MPI_Datatype mat_type, vmat_type;
 static MPI_Op       mat_op, vmat_op;
 static long         op_type_errors;
 
-typedef struct {
-    uint32_t a, b, c, d;
-} mat_t;
-
-static mat_t mat_mul(mat_t x, mat_t y)
-{
-    mat_t z;
-
-    z.a = x.a * y.a + x.b * y.c;
-    z.b = x.a * y.b + x.b * y.d;
-    z.c = x.c * y.a + x.d * y.c;
-    z.d = x.c * y.b + x.d * y.d;
-    return z;
-}
+/* 2x2 matrices mod 2^32 (mpitest.h). */
+typedef mpitest_mat_t mat_t;
 
 /* MPI calls user functions with inoutvec = invec op inoutvec, invec
  * holding the lower ranks: so the product keeps invec on the left. */
@@ -118,7 +108,7 @@ static void mat_apply(void *in, void *inout, int len, int ext,
         uint32_t *p = x + (size_t)i * ext, *q = y + (size_t)i * ext;
         mat_t l = {p[pos[0]], p[pos[1]], p[pos[2]], p[pos[3]]};
         mat_t r = {q[pos[0]], q[pos[1]], q[pos[2]], q[pos[3]]};
-        mat_t z = mat_mul(l, r);
+        mat_t z = mpitest_mat_mul(l, r);
 
         q[pos[0]] = z.a;
         q[pos[1]] = z.b;
@@ -229,7 +219,7 @@ static void fold(const kind_t *k, int64_t *acc, const int64_t *x)
                    (uint32_t)acc[3]};
         mat_t r = {(uint32_t)x[0], (uint32_t)x[1], (uint32_t)x[2],
                    (uint32_t)x[3]};
-        mat_t z = mat_mul(l, r);
+        mat_t z = mpitest_mat_mul(l, r);
 
         acc[0] = z.a;
         acc[1] = z.b;

@@ -17,20 +17,7 @@ static int rank, size;
 
 /* ---- 2x2 matrices mod 2^32: a non-commutative, associative op */
 
-typedef struct mat {
-    unsigned a, b, c, d;
-} mat_t;
-
-static mat_t mat_mul(mat_t x, mat_t y)
-{
-    mat_t z;
-
-    z.a = x.a * y.a + x.b * y.c;
-    z.b = x.a * y.b + x.b * y.d;
-    z.c = x.c * y.a + x.d * y.c;
-    z.d = x.c * y.b + x.d * y.d;
-    return z;
-}
+typedef mpitest_mat_t mat_t;
 
 static int mat_eq(mat_t x, mat_t y)
 {
@@ -60,7 +47,7 @@ static mat_t mat_prod(int lo, int hi, int k)
     int r;
 
     for (r = lo; r < hi; r++) {
-        m = mat_mul(m, mat_of(r, k));
+        m = mpitest_mat_mul(m, mat_of(r, k));
     }
     return m;
 }
@@ -80,7 +67,7 @@ static void mat_op(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
     user_calls++;
     for (i = 0; i < *len; i++) {
-        y[i] = mat_mul(x[i], y[i]);
+        y[i] = mpitest_mat_mul(x[i], y[i]);
     }
 }
 

@@ -16,9 +16,7 @@ static int rank = -1, size;
 
 #define RUN(test)                                                        \
     do {                                                                 \
-        if (getenv("CORE_VERBOSE") != NULL) {                            \
-            fprintf(stderr, "[%d] %s\n", rank, #test);                   \
-        }                                                                \
+        mpitest_announce(#test);                                         \
         test();                                                          \
     } while (0)
 

@@ -20,22 +20,10 @@
 #include <string.h>
 
 static int rank = -1, size, peer;
-/* Each test runs on its own duplicate of the world, so that a process
- * running ahead into the next test cannot have its messages taken by a
- * wildcard receive of the one before. */
+/* Each test runs on its own duplicate of the world. */
 static MPI_Comm comm = MPI_COMM_NULL;
 
-/* CORE_VERBOSE=1 in the environment: say which test runs (to find a
- * hang). */
-#define RUN(test)                                                        \
-    do {                                                                 \
-        if (getenv("CORE_VERBOSE") != NULL) {                            \
-            fprintf(stderr, "[%d] %s\n", rank, #test);                   \
-        }                                                                \
-        MPI_Comm_dup(MPI_COMM_WORLD, &comm);                             \
-        test();                                                          \
-        MPI_Comm_free(&comm);                                            \
-    } while (0)
+#define RUN(test) MPITEST_RUN_ON_DUP(test, comm)
 
 /* The value of byte i of a message seeded by seed. */
 static unsigned char pattern(int seed, size_t i)

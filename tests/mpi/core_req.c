@@ -21,16 +21,8 @@
 static int rank = -1, size, peer;
 static MPI_Comm comm = MPI_COMM_NULL;
 
-/* Each test on its own duplicate of the world (see core_p2p.c). */
-#define RUN(test)                                                        \
-    do {                                                                 \
-        if (getenv("CORE_VERBOSE") != NULL) {                            \
-            fprintf(stderr, "[%d] %s\n", rank, #test);                   \
-        }                                                                \
-        MPI_Comm_dup(MPI_COMM_WORLD, &comm);                             \
-        test();                                                          \
-        MPI_Comm_free(&comm);                                            \
-    } while (0)
+/* Each test on its own duplicate of the world. */
+#define RUN(test) MPITEST_RUN_ON_DUP(test, comm)
 
 enum { TAG_GO = 1000, TAG_D = 1001 };
 

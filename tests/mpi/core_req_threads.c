@@ -12,6 +12,8 @@
  */
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,6 @@ enum { N = 600, ROUNDS = 6 };
 static MPI_Comm comm;
 static MPI_Request reqs[N];
 static int bufs[N];
-static int failures;
 
 static void *producer(void *arg)
 {
@@ -43,16 +44,14 @@ static void *consumer(void *arg)
         v = round * N + i;
         MPI_Send(&v, 1, MPI_INT, 0, i, comm);
     }
-    if (MPI_Waitall(N, reqs, MPI_STATUSES_IGNORE) != MPI_SUCCESS) {
-        failures++;
+    CHECK(MPI_Waitall(N, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS,
+          "round %d: MPI_Waitall failed", round);
+    for (i = 0; (i < N) && (bufs[i] == round * N + i) &&
+                (reqs[i] == MPI_REQUEST_NULL);
+         i++) {
     }
-    for (i = 0; i < N; i++) {
-        if (bufs[i] != round * N + i || reqs[i] != MPI_REQUEST_NULL) {
-            printf("FAIL: round %d message %d: %d\n", round, i, bufs[i]);
-            failures++;
-            break;
-        }
-    }
+    CHECK(i == N, "round %d message %d: %d", round, i,
+          (i < N) ? bufs[i] : 0);
     return NULL;
 }
 
@@ -60,9 +59,10 @@ int main(int argc, char **argv)
 {
     MPI_Request stale = MPI_REQUEST_NULL;
     pthread_t p, c;
-    int provided, round, flag, rc;
+    int round, flag;
 
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    mpitest_init_thread(&argc, &argv, "core_req_threads",
+                        MPI_THREAD_MULTIPLE);
     MPI_Comm_dup(MPI_COMM_SELF, &comm);
     MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -75,15 +75,8 @@ int main(int argc, char **argv)
         pthread_create(&c, NULL, consumer, &round);
         pthread_join(c, NULL);
     }
-    rc = MPI_Test(&stale, &flag, MPI_STATUS_IGNORE);
-    if (rc != MPI_ERR_REQUEST) {
-        printf("FAIL: a handle of round 1 gave %d\n", rc);
-        failures++;
-    }
+    /* A handle of round 1. */
+    EXPECT(MPI_ERR_REQUEST, MPI_Test(&stale, &flag, MPI_STATUS_IGNORE));
     MPI_Comm_free(&comm);
-    MPI_Finalize();
-    if (failures == 0) {
-        printf("core_req_threads: ok\n");
-    }
-    return (failures == 0) ? 0 : 1;
+    return mpitest_finish();
 }

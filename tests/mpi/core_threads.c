@@ -68,7 +68,6 @@ static void *thread_main(void *p)
 
 int main(int argc, char **argv)
 {
-    pthread_t thr[NTHREADS];
     mpitest_thread_t args[NTHREADS];
     int t;
 
@@ -85,11 +84,8 @@ int main(int argc, char **argv)
     for (t = 0; t < NTHREADS; t++) {
         args[t].t = t;
         args[t].failures = 0;
-        pthread_create(&thr[t], NULL, thread_main, &args[t]);
     }
-    for (t = 0; t < NTHREADS; t++) {
-        pthread_join(thr[t], NULL);
-    }
+    mpitest_threads(NTHREADS, thread_main, args, sizeof(args[0]));
     for (t = 0; t < NTHREADS; t++) {
         MPI_Comm_free(&comms[t]);
     }

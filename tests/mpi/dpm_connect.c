@@ -60,6 +60,8 @@
 #include <gencomm.h>
 #include <mpi.h>
 
+#include "mpitest.h"
+
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <netinet/in.h>
@@ -71,27 +73,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int me, np, failures;
-
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            printf("FAIL: ");                                             \
-            printf(__VA_ARGS__);                                          \
-            printf(" (rank %d, line %d)\n", me, __LINE__);                \
-            failures++;                                                   \
-        }                                                                 \
-    } while (0)
-
-static int error_class(int rc)
-{
-    int cls = MPI_SUCCESS;
-
-    if (rc != MPI_SUCCESS) {
-        MPI_Error_class(rc, &cls);
-    }
-    return cls;
-}
+static int me, np;
 
 static int count_fds(void)
 {
@@ -293,14 +275,14 @@ static void cycles(const char *file, int n, int accepting)
         CHECK(after.conns == before.conns, "%llu connections before the "
               "last %d cycles, %llu after", before.conns, n - 1 - warm,
               after.conns);
-        if (failures == 0) {
+        if (mpitest_failures == 0) {
             printf("dpm_connect: rank %d: %d cycles, %d fds, %zu/%zu heap "
                    "bytes, %llu connections before and after the last %d\n",
                    me, n, after.fds, before.heap, after.heap, after.conns,
                    n - 1 - warm);
         }
     }
-    if ((failures == 0) && (me == 0)) {
+    if ((mpitest_failures == 0) && (me == 0)) {
         printf("dpm_connect: %s %d times (%.1f us per cycle with its use)\n",
                accepting ? "accepted" : "connected", n, t * 1e6 / n);
     }
@@ -327,11 +309,11 @@ static void expect_port_error(const char *what, const char *port,
     if (rc != MPI_SUCCESS) {
         MPI_Error_string(rc, text, &len);
     }
-    CHECK(error_class(rc) == MPI_ERR_PORT, "%s: class %d (%s), expected "
-          "MPI_ERR_PORT", what, error_class(rc), text);
+    CHECK(mpitest_class(rc) == MPI_ERR_PORT, "%s: class %d (%s), expected "
+          "MPI_ERR_PORT", what, mpitest_class(rc), text);
     CHECK(inter == MPI_COMM_NULL, "%s: a communicator came back", what);
     CHECK(t < limit, "%s: took %.1f s", what, t);
-    if ((error_class(rc) == MPI_ERR_PORT) && (me == 0)) {
+    if ((mpitest_class(rc) == MPI_ERR_PORT) && (me == 0)) {
         printf("dpm_connect: %s refused in %.2f s: %s\n", what, t, text);
     }
 }
@@ -360,16 +342,16 @@ static void errors(const char *file)
     MPI_Info_set(info, "timeout", "soon");
     {
         int rc = MPI_Comm_connect(port, info, 0, MPI_COMM_WORLD, &inter);
-        CHECK(error_class(rc) == MPI_ERR_INFO_VALUE, "timeout 'soon': "
-              "class %d", error_class(rc));
+        CHECK(mpitest_class(rc) == MPI_ERR_INFO_VALUE, "timeout 'soon': "
+              "class %d", mpitest_class(rc));
     }
     MPI_Info_free(&info);
     CHECK(MPI_Close_port(port) == MPI_SUCCESS, "close");
     expect_port_error("a closed port", port, MPI_INFO_NULL, 5.0);
-    CHECK(error_class(MPI_Comm_accept(port, MPI_INFO_NULL, 0,
+    CHECK(mpitest_class(MPI_Comm_accept(port, MPI_INFO_NULL, 0,
                                       MPI_COMM_WORLD, &inter)) ==
           MPI_ERR_PORT, "accept on a port not opened");
-    CHECK(error_class(MPI_Close_port(port)) == MPI_ERR_PORT,
+    CHECK(mpitest_class(MPI_Close_port(port)) == MPI_ERR_PORT,
           "closing a closed port");
     /* The name service. */
     {
@@ -377,27 +359,27 @@ static void errors(const char *file)
 
         snprintf(service, sizeof(service), "dpm-errors-%ld-%d",
                  (long)getpid(), me);
-        CHECK(error_class(MPI_Lookup_name(service, MPI_INFO_NULL, found)) ==
+        CHECK(mpitest_class(MPI_Lookup_name(service, MPI_INFO_NULL, found)) ==
               MPI_ERR_NAME, "lookup of an unknown name");
         CHECK(MPI_Publish_name(service, MPI_INFO_NULL, "some-port") ==
               MPI_SUCCESS, "publish");
-        CHECK(error_class(MPI_Publish_name(service, MPI_INFO_NULL,
+        CHECK(mpitest_class(MPI_Publish_name(service, MPI_INFO_NULL,
                                            "some-port")) == MPI_ERR_SERVICE,
               "publishing a name twice");
         CHECK((MPI_Lookup_name(service, MPI_INFO_NULL, found) ==
                MPI_SUCCESS) && (strcmp(found, "some-port") == 0),
               "lookup of a published name");
-        CHECK(error_class(MPI_Unpublish_name(service, MPI_INFO_NULL,
+        CHECK(mpitest_class(MPI_Unpublish_name(service, MPI_INFO_NULL,
                                              "other-port")) ==
               MPI_ERR_SERVICE, "unpublishing with another port");
         CHECK(MPI_Unpublish_name(service, MPI_INFO_NULL, "some-port") ==
               MPI_SUCCESS, "unpublish");
-        CHECK(error_class(MPI_Lookup_name(service, MPI_INFO_NULL, found)) ==
+        CHECK(mpitest_class(MPI_Lookup_name(service, MPI_INFO_NULL, found)) ==
               MPI_ERR_NAME, "lookup of an unpublished name");
-        CHECK(error_class(MPI_Unpublish_name(service, MPI_INFO_NULL,
+        CHECK(mpitest_class(MPI_Unpublish_name(service, MPI_INFO_NULL,
                                              "some-port")) ==
               MPI_ERR_SERVICE, "unpublishing a name not published");
-        if ((failures == 0) && (me == 0)) {
+        if ((mpitest_failures == 0) && (me == 0)) {
             printf("dpm_connect: name service errors ok\n");
         }
     }
@@ -457,7 +439,7 @@ static void join(void)
                  MPI_STATUS_IGNORE);
     CHECK(got == 1 - me, "got %d from the joined process", got);
     CHECK(MPI_Comm_disconnect(&inter) == MPI_SUCCESS, "disconnect");
-    if ((failures == 0) && (me == 0)) {
+    if ((mpitest_failures == 0) && (me == 0)) {
         printf("dpm_connect: joined over a socket\n");
     }
 }
@@ -485,7 +467,7 @@ static void inner(int n)
         }
         MPI_Comm_disconnect(&inter);
     }
-    if ((failures == 0) && (me == 0)) {
+    if ((mpitest_failures == 0) && (me == 0)) {
         printf("dpm_connect: %d connections within a job, each used at "
                "once\n", n);
     }
@@ -556,9 +538,9 @@ static void victim(const char *file, int is_victim, int stop)
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
     t = MPI_Wtime() - t;
-    CHECK(error_class(rc) == MPI_ERR_PROC_FAILED, "receive from a killed "
-          "job: class %d", error_class(rc));
-    if (error_class(rc) == MPI_ERR_PROC_FAILED) {
+    CHECK(mpitest_class(rc) == MPI_ERR_PROC_FAILED, "receive from a killed "
+          "job: class %d", mpitest_class(rc));
+    if (mpitest_class(rc) == MPI_ERR_PROC_FAILED) {
         printf("dpm_connect: receive from a killed job failed in %.2f s "
                "with MPI_ERR_PROC_FAILED\n", t);
     }
@@ -587,11 +569,11 @@ int main(int argc, char **argv)
         errors((argc >= 3) ? argv[2] : NULL);
     } else {
         printf("usage: dpm_connect accept|connect FILE N | errors [FILE]\n");
-        failures++;
+        mpitest_failures++;
     }
     MPI_Finalize();
-    if (failures == 0) {
+    if (mpitest_failures == 0) {
         printf("dpm_connect: rank %d ok\n", me);
     }
-    return (failures == 0) ? 0 : 1;
+    return (mpitest_failures == 0) ? 0 : 1;
 }

@@ -15,8 +15,10 @@
 
 #include <mpi.h>
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *mpitest_name = "mpitest";
@@ -104,6 +106,34 @@ typedef struct mpitest_thread {
         }                                                                  \
     } while (0)
 
+/* Runs fn in n threads, the one numbered t with the record at recs +
+ * t * size (the caller fills the records), and waits for them all. A
+ * thread that cannot start ends the job. */
+static void mpitest_threads(int n, void *(*fn)(void *), void *recs,
+                            size_t size) __attribute__((unused));
+
+static void mpitest_threads(int n, void *(*fn)(void *), void *recs,
+                            size_t size)
+{
+    pthread_t th[64];
+    int t, rc;
+
+    if (n > 64) {
+        mpitest_fail(__LINE__, "%d threads, at most 64", n);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    for (t = 0; t < n; t++) {
+        rc = pthread_create(&th[t], NULL, fn, (char *)recs + (size_t)t * size);
+        if (rc != 0) {
+            mpitest_fail(__LINE__, "pthread_create: %s", strerror(rc));
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+    for (t = 0; t < n; t++) {
+        pthread_join(th[t], NULL);
+    }
+}
+
 /* call must return MPI_SUCCESS. */
 #define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
 
@@ -165,6 +195,48 @@ static void mpitest_expect_err(int line, int rc, int cls, const char *call,
  * printf's format and arguments for the report). */
 #define EXPECT_ERR(rc, cls, call, ...) \
     mpitest_expect_err(__LINE__, (rc), (cls), (call), __VA_ARGS__)
+
+/* With CORE_VERBOSE set in the environment, says on stderr which test
+ * starts (to find a hang). */
+static void mpitest_announce(const char *test) __attribute__((unused));
+
+static void mpitest_announce(const char *test)
+{
+    if (getenv("CORE_VERBOSE") != NULL) {
+        fprintf(stderr, "[%d] %s\n", mpitest_rank, test);
+    }
+}
+
+/* Runs test() (announced) with comm a duplicate of the world of its own,
+ * so that a process running ahead into the next test cannot have its
+ * messages taken by a wildcard receive of the one before. */
+#define MPITEST_RUN_ON_DUP(test, comm)                                     \
+    do {                                                                   \
+        mpitest_announce(#test);                                           \
+        MPI_Comm_dup(MPI_COMM_WORLD, &(comm));                             \
+        test();                                                            \
+        MPI_Comm_free(&(comm));                                            \
+    } while (0)
+
+/* 2x2 matrices of unsigned ints multiplied mod 2^32: an associative,
+ * non-commutative operation, for reductions whose order must show. */
+typedef struct mpitest_mat {
+    unsigned a, b, c, d;
+} mpitest_mat_t;
+
+static mpitest_mat_t mpitest_mat_mul(mpitest_mat_t x, mpitest_mat_t y)
+    __attribute__((unused));
+
+static mpitest_mat_t mpitest_mat_mul(mpitest_mat_t x, mpitest_mat_t y)
+{
+    mpitest_mat_t z;
+
+    z.a = x.a * y.a + x.b * y.c;
+    z.b = x.a * y.b + x.b * y.d;
+    z.c = x.c * y.a + x.d * y.c;
+    z.d = x.c * y.b + x.d * y.d;
+    return z;
+}
 
 /* What MPI_Init or MPI_Init_thread (what) returned, rc: the rank and size
  * in mpitest_rank and mpitest_size, or a failure. name starts the pass

@@ -114,9 +114,8 @@ static void *thread_main(void *arg)
 int main(int argc, char **argv)
 {
     MPI_Comm lcomms[THREADS];
-    pthread_t tid[THREADS];
     targ_t args[THREADS];
-    int i, rc;
+    int i;
 
     mpitest_init_thread(&argc, &argv, "rma_threads", MPI_THREAD_MULTIPLE);
     MPIX_Comm_create_threads(MPI_COMM_WORLD, THREADS, lcomms);
@@ -124,15 +123,9 @@ int main(int argc, char **argv)
         args[i].t = -1;
         args[i].failures = 0;
         args[i].lcomm = lcomms[i];
-        rc = pthread_create(&tid[i], NULL, thread_main, &args[i]);
-        if (rc != 0) {
-            fprintf(stderr, "rma_threads: pthread_create: %s\n",
-                    strerror(rc));
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
     }
+    mpitest_threads(THREADS, thread_main, args, sizeof(args[0]));
     for (i = 0; i < THREADS; i++) {
-        pthread_join(tid[i], NULL);
         MPI_Comm_free(&lcomms[i]);
     }
     return mpitest_finish();

@@ -78,9 +78,8 @@ static void *thread_main(void *p)
 
 int main(int argc, char **argv)
 {
-    pthread_t th[NTHREADS];
     mpitest_thread_t args[NTHREADS];
-    int t, rc;
+    int t;
 
     mpitest_init_thread(&argc, &argv, "thr_comms", MPI_THREAD_MULTIPLE);
     rank = mpitest_rank;
@@ -92,15 +91,9 @@ int main(int argc, char **argv)
     for (t = 0; t < NTHREADS; t++) {
         args[t].t        = t;
         args[t].failures = 0;
-        rc = pthread_create(&th[t], NULL, thread_main, &args[t]);
-        if (rc != 0) {
-            printf("FAIL: pthread_create: %s (rank %d)\n", strerror(rc),
-                   rank);
-            MPI_Abort(MPI_COMM_WORLD, 1);
-        }
     }
+    mpitest_threads(NTHREADS, thread_main, args, sizeof(args[0]));
     for (t = 0; t < NTHREADS; t++) {
-        pthread_join(th[t], NULL);
         MPI_Comm_free(&comms[t]);
     }
     return mpitest_finish();
