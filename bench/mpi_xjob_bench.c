@@ -35,21 +35,6 @@
 
 static const char *impl = "mpi";
 
-static void check(int rc, const char *what)
-{
-    if (rc != MPI_SUCCESS) {
-        char text[MPI_MAX_ERROR_STRING];
-        int len = 0;
-
-        if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) {
-            len = 0;
-        }
-        text[len] = '\0';
-        fprintf(stderr, "mpi_xjob_bench: %s failed: %s\n", what, text);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-}
-
 static void accept_side(const char *file, int cycles)
 {
     char port[MPI_MAX_PORT_NAME], tmp[4096];
