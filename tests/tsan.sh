@@ -75,6 +75,32 @@ tsan "rma_acc -n 3 --nodes 2" env UCX_TLS=self,tcp \
 tsan "rma_sync -n 2 --nodes 2" env UCX_TLS=self,tcp \
     UCX_WARN_UNUSED_ENV_VARS=n "$gcrun" -n 2 --nodes 2 \
     "$b/tests/mpi/rma_sync"
+# Dynamic processes: connect/accept between two jobs (the contact
+# service's thread answers while the main thread connects; a connection to
+# another job is watched until UCX has set it up), and spawn (gcrun starts
+# the children, which connect to their parents; a child spawns in turn).
+# Three cycles: from four on, dpm_connect also counts the heap, which
+# ThreadSanitizer's allocator does not keep as glibc's does.
+dpmdir=$(mktemp -d "${TMPDIR:-/tmp}/gcm-tsan-dpm.XXXXXX")
+timeout "$limit" "$gcrun" -n 2 "$b/tests/mpi/dpm_connect" accept \
+    "$dpmdir/port" 3 >"$dpmdir/accept.out" 2>&1 &
+acc=$!
+tsan "dpm_connect connect -n 2 to an accepting job of 2" \
+    "$gcrun" -n 2 "$b/tests/mpi/dpm_connect" connect "$dpmdir/port" 3
+wait $acc
+rc=$?
+out=$(cat "$dpmdir/accept.out")
+if [ "$rc" -ne 0 ] || out_has 'ThreadSanitizer'; then
+    fail "dpm_connect accept -n 2 (exit $rc)"
+    show_out
+else
+    echo "ok: dpm_connect accept -n 2"
+fi
+tsan "dpm_connect inner -n 2" "$gcrun" -n 2 "$b/tests/mpi/dpm_connect" \
+    inner 5
+tsan "dpm_spawn parent 2 -n 2" "$gcrun" -n 2 "$b/tests/mpi/dpm_spawn" \
+    parent 2
+rm -rf "$dpmdir"
 if [ $status -eq 0 ]; then
     echo "tsan: no data race reported"
 fi

@@ -39,8 +39,15 @@ static int gcm_thr_contact_wait(int fd, short events, double deadline)
     }
 }
 
-gcm_status_t gcm_thr_contact_read(int fd, void *buf, size_t len,
-                                  double deadline)
+/* Why a wait for fd gave up: the deadline, or an error of poll. */
+static gcm_thr_contact_end_t gcm_thr_contact_gave_up(double deadline)
+{
+    return (gcm_time_now() >= deadline) ? GCM_THR_CONTACT_TIMEOUT :
+                                          GCM_THR_CONTACT_CLOSED;
+}
+
+gcm_thr_contact_end_t gcm_thr_contact_read(int fd, void *buf, size_t len,
+                                           double deadline)
 {
     unsigned char *p = buf;
 
@@ -52,23 +59,23 @@ gcm_status_t gcm_thr_contact_read(int fd, void *buf, size_t len,
             continue;
         }
         if (n == 0) {
-            return GCM_ERR_PEER_FAILED;
+            return GCM_THR_CONTACT_CLOSED;
         }
         if (errno == EINTR) {
             continue;
         }
         if ((errno != EAGAIN) && (errno != EWOULDBLOCK)) {
-            return GCM_ERR_PEER_FAILED;
+            return GCM_THR_CONTACT_CLOSED;
         }
         if (!gcm_thr_contact_wait(fd, POLLIN, deadline)) {
-            return GCM_ERR_PEER_FAILED;
+            return gcm_thr_contact_gave_up(deadline);
         }
     }
-    return GCM_OK;
+    return GCM_THR_CONTACT_DONE;
 }
 
-gcm_status_t gcm_thr_contact_write(int fd, const void *buf, size_t len,
-                                   double deadline)
+gcm_thr_contact_end_t gcm_thr_contact_write(int fd, const void *buf,
+                                            size_t len, double deadline)
 {
     const unsigned char *p = buf;
 
@@ -82,13 +89,15 @@ gcm_status_t gcm_thr_contact_write(int fd, const void *buf, size_t len,
         if ((n < 0) && (errno == EINTR)) {
             continue;
         }
-        if ((n < 0) && ((errno == EAGAIN) || (errno == EWOULDBLOCK)) &&
-            gcm_thr_contact_wait(fd, POLLOUT, deadline)) {
-            continue;
+        if ((n < 0) && ((errno == EAGAIN) || (errno == EWOULDBLOCK))) {
+            if (gcm_thr_contact_wait(fd, POLLOUT, deadline)) {
+                continue;
+            }
+            return gcm_thr_contact_gave_up(deadline);
         }
-        return GCM_ERR_PEER_FAILED;
+        return GCM_THR_CONTACT_CLOSED;
     }
-    return GCM_OK;
+    return GCM_THR_CONTACT_DONE;
 }
 
 int gcm_thr_contact_open(const gcm_thr_contact_t *contact, double deadline,
@@ -123,25 +132,60 @@ int gcm_thr_contact_open(const gcm_thr_contact_t *contact, double deadline,
     return fd;
 }
 
-gcm_status_t gcm_thr_contact_request(int fd, int ep, unsigned char *rep,
-                                     double deadline)
+gcm_thr_contact_end_t gcm_thr_contact_request(int fd, int ep,
+                                              unsigned char *rep,
+                                              double deadline)
 {
     unsigned char req[GCM_CONTACT_REQ_SIZE];
-    gcm_status_t status;
+    gcm_thr_contact_end_t end;
 
     memcpy(req, "GCMC", 4);
     gcm_put_le(req + 4, GCM_CONTACT_VERSION, 2);
     gcm_put_le(req + 6, (uint64_t)ep, 2);
-    status = gcm_thr_contact_write(fd, req, sizeof(req), deadline);
-    if (status == GCM_OK) {
-        status = gcm_thr_contact_read(fd, rep, GCM_CONTACT_REP_SIZE, deadline);
+    end = gcm_thr_contact_write(fd, req, sizeof(req), deadline);
+    if (end == GCM_THR_CONTACT_DONE) {
+        end = gcm_thr_contact_read(fd, rep, GCM_CONTACT_REP_SIZE, deadline);
     }
-    if ((status == GCM_OK) && ((memcmp(rep, "GCMR", 4) != 0) ||
-                               (gcm_get_le(rep + 4, 2) !=
-                                GCM_CONTACT_VERSION))) {
-        status = GCM_ERR_PEER_FAILED;
+    if ((end == GCM_THR_CONTACT_DONE) &&
+        ((memcmp(rep, "GCMR", 4) != 0) ||
+         (gcm_get_le(rep + 4, 2) != GCM_CONTACT_VERSION))) {
+        end = GCM_THR_CONTACT_MALFORMED;
     }
-    return status;
+    return end;
+}
+
+/* What an exchange that did not end well says happened (the contact
+ * of rank of job, at ip:port; printf arguments after the format). */
+#define GCM_CONTACT_FMT "the contact of rank %u of job %016llx at " \
+                        "%u.%u.%u.%u:%u"
+#define GCM_CONTACT_ARGS(_c, _job, _rank) \
+    (_rank), (unsigned long long)(_job), (_c)->ip4 >> 24, \
+    ((_c)->ip4 >> 16) & 0xff, ((_c)->ip4 >> 8) & 0xff, (_c)->ip4 & 0xff, \
+    (_c)->port
+
+static gcm_status_t gcm_contact_fail(gcm_thr_contact_end_t end,
+                                     const gcm_thr_contact_t *contact,
+                                     uint64_t job, uint32_t rank,
+                                     const char *what)
+{
+    switch (end) {
+    case GCM_THR_CONTACT_TIMEOUT:
+        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", GCM_CONTACT_FMT
+                        " did not send its %s within %u s "
+                        "(GENCOMM_CONNECT_TIMEOUT)",
+                        GCM_CONTACT_ARGS(contact, job, rank), what,
+                        gcm_thr_config.connect_timeout);
+    case GCM_THR_CONTACT_MALFORMED:
+        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", GCM_CONTACT_FMT
+                        " answered something that is not a contact reply: "
+                        "another program listens there now",
+                        GCM_CONTACT_ARGS(contact, job, rank));
+    default:
+        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", GCM_CONTACT_FMT
+                        " closed the connection before its %s: the process "
+                        "is ending, or another program listens there now",
+                        GCM_CONTACT_ARGS(contact, job, rank), what);
+    }
 }
 
 /* Asks process (job, rank) at contact for the worker address of its
@@ -153,7 +197,7 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
 {
     double deadline = gcm_time_now() + gcm_thr_config.connect_timeout;
     unsigned char rep[GCM_CONTACT_REP_SIZE];
-    gcm_status_t status;
+    gcm_thr_contact_end_t end;
     const char *why;
     size_t alen;
     uint32_t len;
@@ -170,23 +214,24 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
         return gcm_fail(GCM_ERR_TRANSPORT, "connect", "socket: %s",
                         strerror(err));
     }
-    if (fd < 0) {
-        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", "rank %u of job "
-                        "%016llx does not answer at %u.%u.%u.%u:%u (%s): "
-                        "it has ended, or never existed", rank,
-                        (unsigned long long)job, contact->ip4 >> 24,
-                        (contact->ip4 >> 16) & 0xff,
-                        (contact->ip4 >> 8) & 0xff, contact->ip4 & 0xff,
-                        contact->port, strerror(err));
-    }
-    status = gcm_thr_contact_request(fd, ep, rep, deadline);
-    if (status != GCM_OK) {
-        close(fd);
-        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", "no valid answer "
-                        "from the contact of rank %u of job %016llx within "
-                        "%u s (GENCOMM_CONNECT_TIMEOUT)", rank,
-                        (unsigned long long)job,
+    if ((fd < 0) && (err == ETIMEDOUT)) {
+        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", GCM_CONTACT_FMT
+                        " took no connection within %u s "
+                        "(GENCOMM_CONNECT_TIMEOUT)",
+                        GCM_CONTACT_ARGS(contact, job, rank),
                         gcm_thr_config.connect_timeout);
+    }
+    if (fd < 0) {
+        return gcm_fail(GCM_ERR_PEER_FAILED, "connect", GCM_CONTACT_FMT
+                        " refused the connection (%s): the process has "
+                        "ended, or never existed",
+                        GCM_CONTACT_ARGS(contact, job, rank),
+                        strerror(err));
+    }
+    end = gcm_thr_contact_request(fd, ep, rep, deadline);
+    if (end != GCM_THR_CONTACT_DONE) {
+        close(fd);
+        return gcm_contact_fail(end, contact, job, rank, "reply");
     }
     if ((gcm_get_le(rep + 8, 8) != job) ||
         (gcm_get_le(rep + 16, 4) != rank)) {
@@ -216,13 +261,11 @@ static gcm_status_t gcm_contact_ask(const gcm_thr_contact_t *contact,
         close(fd);
         return GCM_ERR_NO_MEMORY;
     }
-    status = gcm_thr_contact_read(fd, addr, len, deadline);
+    end = gcm_thr_contact_read(fd, addr, len, deadline);
     close(fd);
-    if (status != GCM_OK) {
+    if (end != GCM_THR_CONTACT_DONE) {
         free(addr);
-        return gcm_fail(status, "connect", "the contact of rank %u of job "
-                        "%016llx closed before its whole reply", rank,
-                        (unsigned long long)job);
+        return gcm_contact_fail(end, contact, job, rank, "whole reply");
     }
     if (gcm_thr_addr_decode(addr, len, &alen, &why) != GCM_OK) {
         free(addr);

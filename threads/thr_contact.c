@@ -77,7 +77,8 @@ static void gcm_contact_serve(int fd)
     size_t len = 0;
     int ep;
 
-    if ((gcm_thr_contact_read(fd, req, sizeof(req), deadline) != GCM_OK) ||
+    if ((gcm_thr_contact_read(fd, req, sizeof(req), deadline) !=
+         GCM_THR_CONTACT_DONE) ||
         (memcmp(req, "GCMC", 4) != 0) ||
         (gcm_get_le(req + 4, 2) != GCM_CONTACT_VERSION)) {
         return;
@@ -95,7 +96,8 @@ static void gcm_contact_serve(int fd)
     gcm_put_le(rep + 20, (uint64_t)gcm_thr_num_endpoints(), 2);
     gcm_put_le(rep + 24, (uint64_t)getpid(), 4);
     gcm_put_le(rep + 28, (uint64_t)len, 4);
-    if ((gcm_thr_contact_write(fd, rep, sizeof(rep), deadline) == GCM_OK) &&
+    if ((gcm_thr_contact_write(fd, rep, sizeof(rep), deadline) ==
+         GCM_THR_CONTACT_DONE) &&
         (len > 0)) {
         (void)gcm_thr_contact_write(fd, addr, len, deadline);
     }

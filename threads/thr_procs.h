@@ -105,22 +105,32 @@ static inline uint64_t gcm_get_le(const unsigned char *p, int n)
  * thr_procs.c). */
 gcm_thr_other_t *gcm_thr_other_of(int proc) GCM_INTERNAL;
 
+/* How an exchange with a contact ended: the error says which. */
+typedef enum {
+    GCM_THR_CONTACT_DONE = 0,
+    GCM_THR_CONTACT_CLOSED,     /* closed or reset by the other side */
+    GCM_THR_CONTACT_TIMEOUT,    /* the deadline passed first */
+    GCM_THR_CONTACT_MALFORMED   /* an answer that is no reply of ours */
+} gcm_thr_contact_end_t;
+
 /* Asking a contact (thr_ask.c). Reads exactly len bytes before the
  * deadline. */
-gcm_status_t gcm_thr_contact_read(int fd, void *buf, size_t len,
-                                  double deadline) GCM_INTERNAL;
-gcm_status_t gcm_thr_contact_write(int fd, const void *buf, size_t len,
-                                   double deadline) GCM_INTERNAL;
+gcm_thr_contact_end_t gcm_thr_contact_read(int fd, void *buf, size_t len,
+                                           double deadline) GCM_INTERNAL;
+gcm_thr_contact_end_t gcm_thr_contact_write(int fd, const void *buf,
+                                            size_t len, double deadline)
+    GCM_INTERNAL;
 /* A connection to contact, made before the deadline: the socket, or -1
  * and *err_p the errno that says why (ETIMEDOUT if time ran out), or -2
  * and *err_p if no socket could be made. */
 int gcm_thr_contact_open(const gcm_thr_contact_t *contact, double deadline,
                          int *err_p) GCM_INTERNAL;
 /* Sends the request for endpoint ep on a contact connection and reads
- * the reply's fixed part into rep: GCM_OK if it is a reply of this
- * version. */
-gcm_status_t gcm_thr_contact_request(int fd, int ep, unsigned char *rep,
-                                     double deadline) GCM_INTERNAL;
+ * the reply's fixed part into rep: GCM_THR_CONTACT_DONE if it is a reply
+ * of this version. */
+gcm_thr_contact_end_t gcm_thr_contact_request(int fd, int ep,
+                                              unsigned char *rep,
+                                              double deadline) GCM_INTERNAL;
 
 /* Stops the contact service (finalize; thr_contact.c). */
 void gcm_thr_contact_stop(void) GCM_INTERNAL;

@@ -19,7 +19,7 @@ int gcm_thr_proc_gone(int proc, double wait_s)
     double deadline = gcm_time_now() + wait_s;
     unsigned char rep[GCM_CONTACT_REP_SIZE];
     gcm_thr_contact_t contact;
-    gcm_status_t status;
+    gcm_thr_contact_end_t end;
     uint64_t job;
     uint32_t rank;
     int fd, err = 0;
@@ -33,12 +33,12 @@ int gcm_thr_proc_gone(int proc, double wait_s)
         /* Refused: nobody listens there any more. */
         return (fd == -1) && (err == ECONNREFUSED);
     }
-    status = gcm_thr_contact_request(fd, 0, rep, deadline);
+    end = gcm_thr_contact_request(fd, 0, rep, deadline);
     close(fd);
-    if (status != GCM_OK) {
-        /* Closed without a reply (a process ending), else too slow to
-         * tell. */
-        return gcm_time_now() < deadline;
+    if (end != GCM_THR_CONTACT_DONE) {
+        /* Closed without a reply (a process ending) or answered by
+         * another program, else too slow to tell. */
+        return end != GCM_THR_CONTACT_TIMEOUT;
     }
     /* A contact that answers for another process: the port was reused. */
     return (gcm_get_le(rep + 8, 8) != job) ||

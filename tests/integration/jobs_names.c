@@ -22,6 +22,18 @@
  *   jobs_names stale FILE      reads FILE.0 of a job that has ended: the
  *                              send must fail with GCM_ERR_PEER_FAILED
  *                              within seconds, never hang
+ *   jobs_names impostor FILE HOW  the same, but the name's contact leads
+ *                              to another program (a child of this one,
+ *                              listening on the contact's address at a
+ *                              port of its own, written into the name),
+ *                              which, HOW:
+ *                              "close": closes each connection at once;
+ *                              "silent": never answers; "garbage":
+ *                              answers bytes that are no reply. The send
+ *                              fails with GCM_ERR_PEER_FAILED within
+ *                              seconds (the connection's error, which
+ *                              says what the contact did, is in the debug
+ *                              log: test_jobs.sh reads it)
  *
  * Prints one "jobs_names: ..." line per check that passed; exits 1 on a
  * failure.
@@ -30,9 +42,14 @@
 
 #include "gcm_test.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -41,6 +58,8 @@
 #define T_BYE 3
 #define TOKEN_OFFSET 20   /* lco/lco_name.c */
 #define ID_OFFSET    12
+#define PORT_OFFSET  10
+#define IP4_OFFSET   28
 
 typedef struct {
     int        value;
@@ -221,21 +240,120 @@ static void stale(const char *file)
     }
 }
 
+/* Listens on the contact's address in the name in FILE.0, at a port of
+ * its own (in *port_p, so that the name can be made to lead there: the
+ * ended process's port may still be held by its closed connections), and
+ * serves each connection as how says, until killed: the listener's pid,
+ * or -1. */
+static pid_t impostor_start(const char *file, const char *how,
+                            uint16_t *port_p)
+{
+    const unsigned char *b;
+    struct sockaddr_in sa;
+    socklen_t salen = sizeof(sa);
+    gcm_name_t name;
+    int lfd;
+    pid_t pid;
+
+    if (read_name(file, 0, &name) != 0) {
+        return -1;
+    }
+    b = (const unsigned char *)&name;
+    memset(&sa, 0, sizeof(sa));
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl((uint32_t)b[IP4_OFFSET] |
+                               ((uint32_t)b[IP4_OFFSET + 1] << 8) |
+                               ((uint32_t)b[IP4_OFFSET + 2] << 16) |
+                               ((uint32_t)b[IP4_OFFSET + 3] << 24));
+    lfd = socket(AF_INET, SOCK_STREAM, 0);
+    if ((lfd < 0) || (bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) != 0) ||
+        (listen(lfd, 8) != 0) ||
+        (getsockname(lfd, (struct sockaddr *)&sa, &salen) != 0)) {
+        perror("jobs_names: impostor: listening on the contact address");
+        return -1;
+    }
+    *port_p = ntohs(sa.sin_port);
+    pid = fork();
+    if (pid != 0) {
+        close(lfd);
+        return pid;
+    }
+    for (;;) {
+        static const char junk[64] = "HTTP/1.0 400 Bad Request\r\n\r\n";
+        int fd = accept(lfd, NULL, NULL);
+
+        if (fd < 0) {
+            continue;
+        }
+        if (strcmp(how, "garbage") == 0) {
+            (void)!write(fd, junk, sizeof(junk));
+        } else if (strcmp(how, "silent") == 0) {
+            /* Held open, never answered. */
+            continue;
+        }
+        close(fd);
+    }
+}
+
+static void impostor(const char *file, const char *how, pid_t listener,
+                     uint16_t port)
+{
+    gcm_name_t name;
+    gcm_status_t status;
+    int v = 7;
+    double t0;
+
+    if ((listener < 0) || (read_name(file, 0, &name) != 0)) {
+        gcm_test_fail("impostor: no listener or no name");
+        return;
+    }
+    ((unsigned char *)&name)[PORT_OFFSET]     = (unsigned char)port;
+    ((unsigned char *)&name)[PORT_OFFSET + 1] = (unsigned char)(port >> 8);
+    t0 = now();
+    status = send_to(&name, &v, sizeof(v), T_REQ);
+    CHECK(status == GCM_ERR_PEER_FAILED, "send to a contact that is not "
+          "one (%s): %s, expected GCM_ERR_PEER_FAILED", how,
+          gcm_status_string(status));
+    CHECK(now() - t0 < 10.0, "the refusal took %.1f s", now() - t0);
+    if (gcm_test_failed() == 0) {
+        printf("jobs_names: P%d %s contact refused in %.1f ms: %s\n",
+               gcm_proc_rank(), how, (now() - t0) * 1e3, gcm_last_error());
+    }
+}
+
 int main(int argc, char **argv)
 {
+    pid_t listener = -1;
+    uint16_t port = 0;
+
     if (argc < 3) {
-        fprintf(stderr, "usage: jobs_names serve|ask|stale FILE [N]\n");
+        fprintf(stderr, "usage: jobs_names serve|ask|stale FILE [N] | "
+                        "impostor FILE close|silent|garbage\n");
         return 2;
     }
+    /* The impostor listens from a child forked before the library
+     * starts its threads. */
+    if ((argc > 3) && (strcmp(argv[1], "impostor") == 0)) {
+        listener = impostor_start(argv[2], argv[3], &port);
+    }
     if (!gcm_test_init(&argc, &argv, "jobs_names")) {
+        if (listener > 0) {
+            kill(listener, SIGKILL);
+        }
         return 2;
     }
     if (strcmp(argv[1], "serve") == 0) {
         serve(argv[2], (argc > 3) ? atoi(argv[3]) : 1);
     } else if (strcmp(argv[1], "ask") == 0) {
         ask(argv[2], (argc > 3) ? atoi(argv[3]) : 1);
+    } else if (strcmp(argv[1], "impostor") == 0) {
+        impostor(argv[2], (argc > 3) ? argv[3] : "", listener, port);
     } else {
         stale(argv[2]);
+    }
+    if (listener > 0) {
+        kill(listener, SIGKILL);
+        waitpid(listener, NULL, 0);
     }
     return gcm_test_finish();
 }

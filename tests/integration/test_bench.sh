@@ -260,4 +260,28 @@ for r in spawn_1 spawn_4 chan_create_xjob chan_create_sjob; do
     grep -qE "^$r,0,gencomm-mpi,[0-9.]+,us$" <<<"$out" ||
         { echo "FAIL: mpi_dpm_bench: no $r row"; fail=1; }
 done
+
+# Connect/accept between two jobs launched separately, as bench/run starts
+# them (bench/xjob_pair.sh): a comm_connect_xjob row, and a row saying why
+# where the pair cannot run (here: a program that does not exist).
+exe=$work/mpi_xjob_bench.gencomm
+if ! "$b/tools/mpicc" -std=gnu11 -O2 -Wall -Werror -o "$exe" \
+        "$s/bench/mpi_xjob_bench.c"; then
+    echo "FAIL: mpi_xjob_bench.c does not build with tools/mpicc"
+    exit 1
+fi
+mkdir "$work/xjob" "$work/xjob-missing"
+out=$(timeout 120 "$s/bench/xjob_pair.sh" "$work/xjob" gencomm-mpi \
+      "$b/tools/gcrun" -n 1 -- "$exe" --quick 2>&1)
+rc=$?
+[ $rc -eq 0 ] || { echo "FAIL: xjob_pair.sh exit $rc"; echo "$out"; fail=1; }
+check_rows "mpi_xjob_bench gencomm-mpi --quick, 2 jobs" gencomm-mpi 1 "$out"
+grep -qE "^comm_connect_xjob,0,gencomm-mpi,[0-9.]+,us$" <<<"$out" ||
+    { echo "FAIL: mpi_xjob_bench: no comm_connect_xjob row"; fail=1; }
+out=$(timeout 120 "$s/bench/xjob_pair.sh" "$work/xjob-missing" gencomm-mpi \
+      "$b/tools/gcrun" -n 1 -- "$work/no-such-program" --quick 2>&1)
+grep -qE '^comm_connect_xjob,0,gencomm-mpi,,missing \(the accepting job wrote no port name: .+\)$' \
+    <<<"$out" ||
+    { echo "FAIL: xjob_pair.sh: no missing row for a pair that cannot run"
+      echo "$out"; fail=1; }
 exit $fail

@@ -4,8 +4,10 @@
 # files, the other asking through those names; a forged token refused; a
 # message to a pattern LCO never made refused after the receiver's
 # GENCOMM_CONNECT_TIMEOUT (2 s here); a
-# name of a job that has ended refused at once; two jobs started in the
-# same second have different identities. Exit 0 pass, 1 fail, 77 skip.
+# name of a job that has ended refused at once, and one whose contact
+# address another program took refused with an error that says what that
+# program did; two jobs started in the same second have different
+# identities. Exit 0 pass, 1 fail, 77 skip.
 set -u
 
 top_builddir=${top_builddir:-.}
@@ -48,6 +50,39 @@ echo "== stale exit $rc"
 [ "$rc" -eq 0 ] || fail "stale-name job exited $rc"
 expect_file "$dir/stale.out" 1 \
     'jobs_names: P0 stale name refused in .*peer process failed'
+
+# --- another program listens where the ended process's contact was: the
+# error says what it did (closed at once, said nothing within the 1 s
+# GENCOMM_CONNECT_TIMEOUT, answered garbage) ---------------------------------
+# The connection's error is in the debug log; only the silent one may
+# speak of a time.
+for how in close silent garbage; do
+    GENCOMM_LOG_LEVEL=debug GENCOMM_CONNECT_TIMEOUT=1 timeout 60 \
+        "$gcrun" -n 1 "$prog" impostor "$dir/a" "$how" \
+        >"$dir/impostor.$how" 2>&1
+    rc=$?
+    echo "== impostor ($how) exit $rc"
+    [ "$rc" -eq 0 ] || fail "impostor-contact job ($how) exited $rc"
+    expect_file "$dir/impostor.$how" 1 \
+        "jobs_names: P0 $how contact refused in .*peer process failed"
+    case $how in
+        close) said='closed the connection before its reply' ;;
+        silent) said='did not send its reply within 1 s' ;;
+        garbage) said='answered something that is not a contact reply' ;;
+    esac
+    pat="connect: the contact of rank 0 of job [0-9a-f]+ at [0-9.]+:[0-9]+ $said"
+    if grep -E "$pat" "$dir/impostor.$how" | head -n 1 | sed 's/^/   /' |
+        grep -q .; then
+        grep -E "$pat" "$dir/impostor.$how" | head -n 1 | sed 's/^/   /'
+    else
+        fail "impostor ($how): no error says '$said'"
+        sed 's/^/   | /' "$dir/impostor.$how"
+    fi
+    if [ "$how" != silent ] &&
+        grep -E 'connect: the contact .*within' "$dir/impostor.$how"; then
+        fail "impostor ($how): the error speaks of a time that did not pass"
+    fi
+done
 
 # --- two jobs started in the same second: different identities -------------
 timeout 60 "$gcrun" -n 1 "$prog" serve "$dir/b" 0 >/dev/null 2>&1 &
