@@ -126,6 +126,14 @@ for entry in $progs; do
             echo "FAIL: $what under gencomm: sanitizer report"
             grep -E -A8 'runtime error:|Sanitizer' "$tmp/gc.err" | head -20
             fail=1
+        elif ! diff "$ref" "$out" >"$tmp/diff" &&
+            [ "$how" = "Open MPI" ] && [ -f "$exp" ] &&
+            expected_section "$exp" "$np" | cmp -s - "$out"; then
+            # Open MPI's own run strayed from the recorded output (seen
+            # under load: a sum printed with another rounding) while
+            # gencomm's matches the record: the record is the reference.
+            expected_section "$exp" "$np" >"$ref"
+            echo "ok: $what (as $p.expected; Open MPI's run differed)"
         elif ! diff "$ref" "$out" >"$tmp/diff"; then
             echo "FAIL: $what: gencomm output differs from $how" \
                 "(< $how, > gencomm)"
