@@ -51,12 +51,6 @@ static void gcm_shm_write_env(gcm_shm_tx_t *tx, const gcm_slots_env_t *env,
     gcm_slots_shm_publish(tx, cell);
 }
 
-static void gcm_shm_write_msg(gcm_shm_tx_t *tx, struct gcm_request *req,
-                              const void *buf, size_t len)
-{
-    gcm_shm_write_env(tx, &req->env, buf, len);
-}
-
 static void gcm_shm_write_ctrl(gcm_shm_tx_t *tx, const gcm_slots_ctrl_t *ctrl)
 {
     gcm_slots_shm_cell_t *cell = gcm_slots_shm_cell_at(tx->ring, tx->head);
@@ -86,7 +80,7 @@ unsigned gcm_slots_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)
         sep->nqueued--;
         n++;
         if (pend->req != NULL) {
-            gcm_shm_write_msg(tx, pend->req, pend->buf, pend->len);
+            gcm_shm_write_env(tx, &pend->req->env, pend->buf, pend->len);
             gcm_slots_send_part_done(pend->req, GCM_OK);
         } else {
             gcm_shm_write_ctrl(tx, &pend->ctrl);
@@ -103,7 +97,7 @@ void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
     gcm_shm_tx_t *tx = conn->shm_tx;
 
     if (gcm_list_empty(&tx->pending) && gcm_slots_shm_room(tx)) {
-        gcm_shm_write_msg(tx, req, buf, len);
+        gcm_shm_write_env(tx, &req->env, buf, len);
         /* Called from gcm_slots_isend_x only, before it posts req. */
         gcm_slots_send_part_done_unposted(req);
         return;
