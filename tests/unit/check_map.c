@@ -563,27 +563,24 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("map");
-    TCase *grids = tcase_create("grids");
-    TCase *rules = tcase_create("rules");
-    TCase *args = tcase_create("args");
+    const TTest *grids[] = {test_map_grid_4x4_two_hosts_round_robin,
+        test_map_grid_4x4_four_hosts_round_robin,
+        test_map_grid_larger_round_robin, test_map_unbalanced_tree,
+        test_map_two_levels_hosts_before_packages, test_map_machine_graph,
+        NULL};
+    const TTest *rules[] = {test_map_weights_keep_heavy_edges_inside,
+        test_map_repeated_and_one_sided_entries_add,
+        test_map_fixed_vertices_keep_their_slot,
+        test_map_identity_when_asked_or_no_time,
+        test_map_random_never_worse_and_deterministic, NULL};
+    const TTest *args[] = {test_map_bad_arguments, test_map_sizes_zero_and_one,
+        NULL};
+    const struct gcm_check_case cases[] = {
+        {"grids", .tests = grids},
+        {"rules", .tests = rules, .timeout = 60},
+        {"args", .tests = args},
+        {0},
+    };
 
-    tcase_add_test(grids, test_map_grid_4x4_two_hosts_round_robin);
-    tcase_add_test(grids, test_map_grid_4x4_four_hosts_round_robin);
-    tcase_add_test(grids, test_map_grid_larger_round_robin);
-    tcase_add_test(grids, test_map_unbalanced_tree);
-    tcase_add_test(grids, test_map_two_levels_hosts_before_packages);
-    tcase_add_test(grids, test_map_machine_graph);
-    suite_add_tcase(s, grids);
-    tcase_add_test(rules, test_map_weights_keep_heavy_edges_inside);
-    tcase_add_test(rules, test_map_repeated_and_one_sided_entries_add);
-    tcase_add_test(rules, test_map_fixed_vertices_keep_their_slot);
-    tcase_add_test(rules, test_map_identity_when_asked_or_no_time);
-    tcase_add_test(rules, test_map_random_never_worse_and_deterministic);
-    tcase_set_timeout(rules, 60);
-    suite_add_tcase(s, rules);
-    tcase_add_test(args, test_map_bad_arguments);
-    tcase_add_test(args, test_map_sizes_zero_and_one);
-    suite_add_tcase(s, args);
-    return s;
+    return gcm_check_suite("map", cases);
 }
