@@ -194,15 +194,11 @@ static void test_inter(void)
 int main(int argc, char **argv)
 {
     int st;
+    const mpitest_fn tests[] = {test_dims, test_cart, test_graph, test_dist,
+        test_neighbor, test_inter, NULL};
 
     mpitest_init(&argc, &argv, "topo_errors", 1);
     EXPECT(MPI_ERR_COMM, MPI_Topo_test(MPI_COMM_NULL, &st));
-    test_dims();
-    test_cart();
-    test_graph();
-    test_dist();
-    test_neighbor();
-    test_inter();
 
-    return mpitest_finish();
+    return mpitest_run(tests);
 }
