@@ -41,6 +41,20 @@ build() {
 work=$(mktemp -d "${TMPDIR:-/tmp}/gencomm-bench-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+# bench/run also builds the MPI benchmarks with Open MPI's and MPICH's
+# wrappers under -Werror, where gencomm's MPIX_ extensions are missing.
+for cc in mpicc.openmpi mpicc.mpich; do
+    command -v "$cc" >/dev/null 2>&1 || { echo "skip: no $cc"; continue; }
+    built=ok
+    for src in "$s"/bench/mpi_*.c; do
+        "$cc" -std=gnu11 -O2 -Wall -Werror -pthread -c -o "$work/x.o" \
+            "$src" >"$work/cc.log" 2>&1 ||
+            { fail "$(basename "$src") does not build with $cc"
+              cat "$work/cc.log"; built=; }
+    done
+    [ -z "$built" ] || echo "ok: bench/mpi_*.c build with $cc"
+done
+
 run "gcm_bench" "$gcrun" -n 2 "$b/bench/gcm_bench" --quick
 rows "gcm_bench --quick" gencomm 8
 has '^chan_create,0,gencomm,' "gcm_bench printed no chan_create row"
