@@ -13,6 +13,71 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- running a call, its schedule kept or built -------------------------- */
+
+/* What builds an allgather(v) (a2a 0) or an alltoall(v,w) (a2a 1). */
+typedef struct coll_all_build {
+    int                    a2a;
+    const void            *sbuf;
+    int                    scount;
+    MPI_Datatype           stype;
+    void                  *rbuf;
+    int                    rcount;
+    const int             *rcounts;
+    const int             *displs;
+    MPI_Datatype           rtype;
+    const coll_a2a_side_t *sd, *rd;
+} coll_all_build_t;
+
+static void coll_all_build(coll_sched_t *s, const coll_all_build_t *b,
+                           MPI_Comm comm)
+{
+    if (b->a2a != 0) {
+        gcm_mpi_coll_build_alltoall(s, b->sd, b->rd, comm);
+    } else {
+        gcm_mpi_coll_build_allgather(s, b->sbuf, b->scount, b->stype,
+                                     b->rbuf, b->rcount, b->rcounts,
+                                     b->displs, b->rtype, comm);
+    }
+}
+
+/* Runs a checked call in mode: blocking and nonblocking calls of a
+ * kept collective (which >= 0) take the schedule kept from an earlier
+ * call with the same arguments (key), or build it and keep it (as
+ * MPI_Allreduce does: mpi_coll_run.c, "schedules kept between calls");
+ * the rest build theirs. */
+static int coll_all_run(MPI_Comm comm, int which, const coll_key_t *key,
+                        const coll_all_build_t *b, int mode,
+                        MPI_Request *request, const char *call)
+{
+    coll_sched_t stack, *s;
+    unsigned seq0;
+    int hit = 0, rc = MPI_SUCCESS;
+
+    if (which >= 0 && mode == COLL_BLOCKING) {
+        seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
+        s = gcm_mpi_coll_kept_get(comm, which, key, &stack, &hit);
+        if (!hit) {
+            coll_all_build(s, b, comm);
+        }
+        return gcm_mpi_coll_finish_kept(s, comm, which, hit, seq0, call);
+    }
+    if (which >= 0 && mode == COLL_NONBLOCKING) {
+        s = gcm_mpi_coll_nb_get(comm, which, key, &hit, call, &rc);
+    } else {
+        s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    }
+    if (s == NULL) {
+        return rc;
+    }
+    if (!hit) {
+        coll_all_build(s, b, comm);
+    }
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+}
+
+/* ---- allgather ------------------------------------------------------------ */
+
 /* Checks of allgather(v): rcounts NULL for allgather. */
 static int coll_check_allgather(const void *sendbuf, int sendcount,
                                 MPI_Datatype sendtype, void *recvbuf,
@@ -68,7 +133,10 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
                               MPI_Comm comm, int mode, MPI_Info info,
                               MPI_Request *request, const char *call)
 {
-    coll_sched_t stack, *s;
+    coll_all_build_t kb = { 0, sendbuf, sendcount, sendtype, recvbuf,
+                            recvcount, recvcounts, displs, recvtype, NULL,
+                            NULL };
+    coll_key_t key;
     int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                   recvcount, recvcounts, displs, is_v,
                                   recvtype, comm, call);
@@ -83,14 +151,15 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
             .stype = sendtype, .rcount = recvcount, .rcounts = recvcounts,
             .rtype = recvtype);
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    gcm_mpi_coll_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf,
-                                 recvcount, recvcounts, displs, recvtype,
-                                 comm);
-    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, sendcount, sendtype,
+                           MPI_OP_NULL, 0);
+    key.rcount = recvcount;
+    key.rtype = recvtype;
+    return coll_all_run(comm, is_v ? -1 : COLL_KEPT_ALLGATHER, &key, &kb,
+                        mode, request, call);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount,
@@ -166,6 +235,8 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount,
 }
 GCM_MPI_ALIAS(Allgatherv_init)
 
+/* ---- alltoall ------------------------------------------------------------- */
+
 /* Checks of one side of alltoall(v,w): counts/displs/types NULL select
  * the simpler forms. */
 static int coll_check_a2a_side(MPI_Comm comm, const char *call,
@@ -214,7 +285,9 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
                              MPI_Comm comm, int mode, MPI_Info info,
                              MPI_Request *request, const char *call)
 {
-    coll_sched_t *s, stack;
+    coll_all_build_t kb = { 1, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, NULL,
+                            NULL, MPI_DATATYPE_NULL, sd, rd };
+    coll_key_t key;
     int rc = gcm_mpi_coll_check_comm(comm, call), n;
 
     if (rc == MPI_SUCCESS) {
@@ -241,12 +314,15 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
             .stypes = sd->types, .rbuf = rd->buf, .rcount = rd->count,
             .rcounts = rd->counts, .rtype = rd->type, .rtypes = rd->types);
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    gcm_mpi_coll_build_alltoall(s, sd, rd, comm);
-    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+    key = gcm_mpi_coll_key(comm, sd->buf, (void *)rd->buf, sd->count,
+                           sd->type, MPI_OP_NULL, 0);
+    key.rcount = rd->count;
+    key.rtype = rd->type;
+    return coll_all_run(comm, (is_v || is_w) ? -1 : COLL_KEPT_ALLTOALL, &key,
+                        &kb, mode, request, call);
 }
 
 /* The sides of alltoall, alltoallv and alltoallw from their arguments. */

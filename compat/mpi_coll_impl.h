@@ -14,9 +14,9 @@
  * Each communicator caches its node structure for the hierarchical
  * algorithms, built on its first collective from the host names of
  * MPI_Init (mpi_hier.c), and the schedules of its last barrier, bcast,
- * reduce and allreduce, blocking and nonblocking (mpi_coll_run.c,
- * "schedules kept between calls"), in comm->coll_cache, freed with the
- * communicator.
+ * reduce, allreduce, allgather and alltoall, blocking and nonblocking
+ * (mpi_coll_run.c, "schedules kept between calls"), in comm->coll_cache,
+ * freed with the communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
  * the intercommunicator by remote rank; work inside a group runs the
@@ -42,6 +42,8 @@ enum {
     COLL_KEPT_BCAST,
     COLL_KEPT_REDUCE,
     COLL_KEPT_ALLREDUCE,
+    COLL_KEPT_ALLGATHER,
+    COLL_KEPT_ALLTOALL,
     COLL_KEPT_N
 };
 
@@ -52,6 +54,10 @@ typedef struct gcm_mpi_coll_key {
     MPI_Datatype           type;
     MPI_Op                 op;
     int                    root;
+    /* The receive side where it has its own (allgather, alltoall: count
+     * and type above are the send side's); else 0 and MPI_DATATYPE_NULL. */
+    int                    rcount;
+    MPI_Datatype           rtype;
     const gcm_coll_hier_t *h;     /* the node structure the build saw */
 } coll_key_t;
 

@@ -63,7 +63,9 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
  * theirs the same way (gcm_mpi_coll_nb_get): the finished schedule goes
  * back to its communicator when its request is freed, for the next call
  * with the same arguments; a call that finds it taken (two in flight)
- * builds its own.
+ * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather
+ * and alltoall; not the v and w forms, whose count and displacement
+ * arrays may hold other values under the same pointers at the next call.
  */
 
 typedef struct gcm_mpi_coll_nb coll_nb_t;
@@ -73,7 +75,21 @@ static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
 {
     return a->sbuf == b->sbuf && a->rbuf == b->rbuf &&
            a->count == b->count && a->type == b->type && a->op == b->op &&
-           a->root == b->root && a->h == b->h;
+           a->root == b->root && a->rcount == b->rcount &&
+           a->rtype == b->rtype && a->h == b->h;
+}
+
+/* May a call with arguments key on comm keep its schedule? Only when its
+ * handles always mean the same (predefined datatypes and operator), on an
+ * intracommunicator. */
+static int coll_key_keepable(MPI_Comm comm, const coll_key_t *key)
+{
+    return !gcm_mpi_coll_is_inter(comm) &&
+           (key->type == MPI_DATATYPE_NULL ||
+            gcm_mpi_type_is_predefined(key->type)) &&
+           (key->rtype == MPI_DATATYPE_NULL ||
+            gcm_mpi_type_is_predefined(key->rtype)) &&
+           (key->op == MPI_OP_NULL || gcm_mpi_op_id(key->op) >= 0);
 }
 
 /* The schedule for a blocking call of collective which with arguments
@@ -88,10 +104,7 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
     int i, tag;
 
     *hit_p = 0;
-    if (gcm_mpi_coll_is_inter(comm) ||
-        (key->type != MPI_DATATYPE_NULL &&
-         !gcm_mpi_type_is_predefined(key->type)) ||
-        (key->op != MPI_OP_NULL && gcm_mpi_op_id(key->op) < 0)) {
+    if (!coll_key_keepable(comm, key)) {
         gcm_mpi_coll_sched_init(s_stack);
         return s_stack;
     }
@@ -224,6 +237,8 @@ coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
     key.type = type;
     key.op = op;
     key.root = root;
+    key.rcount = 0;
+    key.rtype = MPI_DATATYPE_NULL;
     key.h = gcm_mpi_coll_is_inter(comm) ? NULL : gcm_mpi_coll_hier_of(comm);
     return key;
 }
@@ -587,10 +602,7 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
 
     *hit_p = 0;
     /* What the same handles always mean, as for blocking calls. */
-    if (gcm_mpi_coll_is_inter(comm) ||
-        (key->type != MPI_DATATYPE_NULL &&
-         !gcm_mpi_type_is_predefined(key->type)) ||
-        (key->op != MPI_OP_NULL && gcm_mpi_op_id(key->op) < 0) ||
+    if (!coll_key_keepable(comm, key) ||
         (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
         return gcm_mpi_coll_new(comm, call, rc_p);
     }

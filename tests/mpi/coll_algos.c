@@ -8,8 +8,9 @@
  * algorithm it forced is the one that ran.
  *
  * Usage: coll_algos [WHAT...], WHAT among bcast reduce allreduce
- * reduce_scatter scan gather allgather alltoall barrier repeat nonblocking
- * noncomm (only the non-commutative reductions); none: all but noncomm.
+ * reduce_scatter scan gather allgather alltoall barrier repeat kept
+ * nonblocking noncomm (only the non-commutative reductions); none: all but
+ * noncomm.
  */
 #include <mpi.h>
 
@@ -697,6 +698,118 @@ static void test_repeat(void)
     free(b);
 }
 
+/* Allgather and alltoall called again and again with the same arguments
+ * (their schedules are kept between calls): new data in the same
+ * buffers, blocking and nonblocking, in place with another receive count
+ * behind the same send arguments, and the v form with other counts in
+ * the same arrays. test_coll_algos.sh counts from the trace how often
+ * the 13-int allgather and alltoall were built. */
+static void test_kept(void)
+{
+    enum { N = 13, ROUNDS = 10 };
+    int *a = ints(N * size), *r = ints(N * size);
+    int *rc = ints(size), *dp = ints(size);
+    int round, i, j, bad = 0;
+    MPI_Request req;
+
+    for (round = 0; round < ROUNDS; round++) {
+        int nb = (round % 2 == 1);
+
+        for (i = 0; i < N; i++) {
+            a[i] = val(rank, i) + round;
+        }
+        for (i = 0; i < N * size; i++) {
+            r[i] = -1;
+        }
+        if (nb) {
+            OK(MPI_Iallgather(a, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD,
+                              &req));
+            OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        } else {
+            OK(MPI_Allgather(a, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD));
+        }
+        for (j = 0; j < size; j++) {
+            for (i = 0; i < N; i++) {
+                bad += (r[j * N + i] != val(j, i) + round);
+            }
+        }
+        /* Block for j: val(rank * size + j, i) + round. */
+        for (j = 0; j < size; j++) {
+            for (i = 0; i < N; i++) {
+                a[j * N + i] = val(rank * size + j, i) + round;
+                r[j * N + i] = -1;
+            }
+        }
+        if (nb) {
+            OK(MPI_Ialltoall(a, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD,
+                             &req));
+            OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        } else {
+            OK(MPI_Alltoall(a, N, MPI_INT, r, N, MPI_INT, MPI_COMM_WORLD));
+        }
+        for (j = 0; j < size; j++) {
+            for (i = 0; i < N; i++) {
+                bad += (r[j * N + i] != val(j * size + rank, i) + round);
+            }
+        }
+    }
+    CHECK(bad == 0, "allgather and alltoall with the same arguments: "
+          "%d wrong", bad);
+    bad = 0;
+    for (round = 0; round < 4; round++) {
+        /* In place: the send arguments are ignored and stay the same; the
+         * receive count changes. */
+        int m = (round % 2 == 0) ? 5 : 3;
+
+        for (i = 0; i < N * size; i++) {
+            r[i] = (i / m == rank) ? val(rank, i % m) + round : -1;
+        }
+        OK(MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, m, MPI_INT,
+                         MPI_COMM_WORLD));
+        for (j = 0; j < size; j++) {
+            for (i = 0; i < m; i++) {
+                bad += (r[j * m + i] != val(j, i) + round);
+            }
+        }
+        for (j = 0; j < size; j++) {
+            for (i = 0; i < m; i++) {
+                r[j * m + i] = val(rank * size + j, i) + round;
+            }
+        }
+        OK(MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, m, MPI_INT,
+                        MPI_COMM_WORLD));
+        for (j = 0; j < size; j++) {
+            for (i = 0; i < m; i++) {
+                bad += (r[j * m + i] != val(j * size + rank, i) + round);
+            }
+        }
+        /* The v form: other counts in the same arrays. */
+        for (j = 0; j < size; j++) {
+            rc[j] = m;
+            dp[j] = j * N;
+        }
+        for (i = 0; i < m; i++) {
+            a[i] = val(rank, i) - round;
+        }
+        for (i = 0; i < N * size; i++) {
+            r[i] = -1;
+        }
+        OK(MPI_Allgatherv(a, m, MPI_INT, r, rc, dp, MPI_INT,
+                          MPI_COMM_WORLD));
+        for (j = 0; j < size; j++) {
+            for (i = 0; i < N; i++) {
+                bad += (r[j * N + i] != ((i < m) ? val(j, i) - round : -1));
+            }
+        }
+    }
+    CHECK(bad == 0, "in place with other receive counts, allgatherv with "
+          "other counts: %d wrong", bad);
+    free(a);
+    free(r);
+    free(rc);
+    free(dp);
+}
+
 static int wanted(int argc, char **argv, const char *what)
 {
     int i;
@@ -733,6 +846,9 @@ int main(int argc, char **argv)
     }
     if (wanted(argc, argv, "repeat")) {
         test_repeat();
+    }
+    if (wanted(argc, argv, "kept")) {
+        test_kept();
     }
     if (wanted(argc, argv, "bcast")) {
         test_bcast();

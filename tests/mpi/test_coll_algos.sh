@@ -90,4 +90,21 @@ if ! printf '%s\n' "$out" | grep -q "GENCOMM_COLL_BCAST='nonsense' is not one of
     echo "FAIL: GENCOMM_COLL_BCAST=nonsense gave no warning"
     status=1
 fi
+# Kept schedules: 10 allgathers and 10 alltoalls of 13 ints with the same
+# arguments, every other one nonblocking, are built once blocking and once
+# nonblocking in each process; each later call runs its kept schedule.
+for np in 2 4 5; do
+    out=$(env GENCOMM_LOG_LEVEL=debug timeout 180 "$gcrun" --bind-to none \
+          -n $np "$prog" kept 2>&1)
+    rc=$?
+    ag=$(printf '%s\n' "$out" | grep -c "coll: allgather [a-z_]*, $np ranks, $((52 * np)) bytes")
+    aa=$(printf '%s\n' "$out" | grep -c "coll: alltoall [a-z_]*, $np ranks, 52 bytes")
+    if [ $rc -ne 0 ] || [ "$ag" -ne $((2 * np)) ] || [ "$aa" -ne $((2 * np)) ]; then
+        echo "FAIL: $np processes, kept schedules: exit $rc, allgather built $ag times, alltoall $aa times (want $((2 * np)) each)"
+        printf '%s\n' "$out" | grep -v "debug:" | tail -20
+        status=1
+    else
+        echo "ok: $np processes, kept schedules"
+    fi
+done
 exit $status
