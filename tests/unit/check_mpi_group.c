@@ -7,37 +7,13 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "check_heap.h"
 #include "check_main.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
-#define __SANITIZE_ADDRESS__ 1
-#endif
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-/* From ASan's runtime; declared here since not every compiler installs
- * <sanitizer/allocator_interface.h>. */
-size_t __sanitizer_get_current_allocated_bytes(void);
-#else
-#include <malloc.h>
-#endif
-
 #define NELEMS(_a) ((int)(sizeof(_a) / sizeof((_a)[0])))
-
-/* Bytes the heap holds now, to show that a group does not copy a big
- * range. ASan's allocator keeps its own books; glibc's otherwise. */
-static size_t heap_in_use(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-    return __sanitizer_get_current_allocated_bytes();
-#else
-    return mallinfo2().uordblks;
-#endif
-}
 
 static MPI_Group make(int n, const int procs[], int myproc)
 {
