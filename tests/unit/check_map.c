@@ -170,7 +170,7 @@ static void grid4_two_hosts(gcm_lco_map_graph_t *mg,
 
 START_TEST(test_map_grid_4x4_two_hosts_round_robin)
 {
-    /* The target: 12 edges cut by the identity, 4 at best. */
+    /* 12 edges cut by the identity, 4 at best (two 4 x 2 halves). */
     grid_round_robin(4, 4, 2, 12, 4, 0);
 }
 END_TEST
