@@ -92,6 +92,21 @@ static int coll_key_keepable(MPI_Comm comm, const coll_key_t *key)
            (key->op == MPI_OP_NULL || gcm_mpi_op_id(key->op) >= 0);
 }
 
+/* Was the schedule kept for blocking calls of collective which on comm
+ * (a valid communicator) built and run by a call with arguments key?
+ * Those arguments passed their checks then, and would pass them again:
+ * the checks depend only on the communicator and the arguments, and a
+ * kept schedule's datatypes and operator are predefined, so their handles
+ * always mean the same. A call that finds its arguments so skips them. */
+int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, const coll_key_t *key)
+{
+    const struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    const coll_kept_t *k;
+
+    return c != NULL && (k = c->kept[which]) != NULL && k->valid &&
+           coll_key_eq(&k->key, key);
+}
+
 /* The schedule for a blocking call of collective which with arguments
  * key: kept (*hit_p set: built already, under this call's tag), or
  * empty, to build in (kept when the call can be, else s_stack). */
