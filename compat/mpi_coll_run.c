@@ -66,6 +66,9 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
  * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather
  * and alltoall; not the v and w forms, whose count and displacement
  * arrays may hold other values under the same pointers at the next call.
+ * A blocking call whose arguments are those of the kept schedule checks
+ * only its communicator (gcm_mpi_coll_kept_same): the call that built the
+ * schedule passed the same checks.
  */
 
 typedef struct gcm_mpi_coll_nb coll_nb_t;
