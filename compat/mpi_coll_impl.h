@@ -76,6 +76,11 @@ struct gcm_mpi_coll_cache {
      * the next call with the same arguments (taken and given back with
      * atomic exchanges: its request may end in another thread). */
     struct gcm_mpi_coll_nb *_Atomic nbkept[COLL_KEPT_N];
+    /* One emptied schedule object of a nonblocking call, for the next
+     * call that does not find a kept one: allocating and clearing it
+     * (inline steps and bytes, some 2 KiB) cost more than the rest of an
+     * 8-byte call. */
+    struct gcm_mpi_coll_nb *_Atomic nbspare;
     /* Persistent collectives made on the communicator: the number picks
      * each one's tag (MPI orders their _init calls like collectives). */
     unsigned         pseq;

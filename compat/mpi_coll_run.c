@@ -8,6 +8,7 @@
 #include "compat/mpi_coll_impl.h"
 
 #include <limits.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -211,6 +212,8 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
             coll_nb_free(nb);
         }
     }
+    /* Last: the frees above may have left one here. */
+    free(atomic_exchange(&c->nbspare, NULL));
     free(c);
     comm->coll_cache = NULL;
 }
@@ -287,6 +290,9 @@ struct gcm_mpi_coll_nb {
     unsigned     seq0;
     coll_key_t   key;
     MPI_Comm     comm;
+    /* The cache of comm when the call made it (NULL: none): the object
+     * goes back there as its spare when freed. */
+    struct gcm_mpi_coll_cache *cache;
     /* Verification mode: the check of the call (NULL: none, or over);
      * failed: the class of its mismatch (the schedule never runs), and
      * text why (malloc'd, may be NULL). */
@@ -562,14 +568,19 @@ static int coll_req_wait(gcm_mpi_req_t *req)
 
 static void coll_nb_free(coll_nb_t *nb)
 {
+    coll_nb_t *none = NULL;
+
     coll_nb_unlist(nb);
     coll_nb_hold(nb, 0);
     if (nb->gate != NULL) {
         gcm_mpi_coll_gate_free(nb->gate);
     }
     free(nb->text);
-    gcm_coll_sched_free(&nb->s);
-    free(nb);
+    gcm_coll_sched_free(&nb->s);   /* empty again, ready for another */
+    if (nb->cache == NULL ||
+        !atomic_compare_exchange_strong(&nb->cache->nbspare, &none, nb)) {
+        free(nb);
+    }
 }
 
 static void coll_req_cleanup(void *state)
@@ -593,19 +604,30 @@ static void coll_req_cleanup(void *state)
     coll_nb_free(nb);
 }
 
-/* A new schedule for a nonblocking call (NULL: raised). */
+/* A new schedule for a nonblocking call (NULL: raised): the spare of
+ * comm's cache (emptied when it was freed), or a new one. Only the
+ * fields before the schedule's steps are set: a step is cleared when it
+ * is added, and builders never read bytes they did not write. */
 coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
 {
-    coll_nb_t *nb = calloc(1, sizeof(*nb));
+    struct gcm_mpi_coll_cache *c = gcm_mpi_coll_cache_of(comm);
+    coll_nb_t *nb = (c != NULL) ? atomic_exchange(&c->nbspare, NULL) : NULL;
 
     if (nb == NULL) {
-        *rc_p = gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
-                              "cannot allocate a schedule");
-        return NULL;
+        nb = malloc(sizeof(*nb));
+        if (nb == NULL) {
+            *rc_p = gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                                  "cannot allocate a schedule");
+            return NULL;
+        }
+        gcm_mpi_coll_sched_init(&nb->s);
     }
+    memset((char *)nb + offsetof(coll_nb_t, elem), 0,
+           sizeof(*nb) - offsetof(coll_nb_t, elem));
     atomic_init(&nb->busy, 0);
     nb->which = -1;
-    gcm_mpi_coll_sched_init(&nb->s);
+    nb->comm = comm;
+    nb->cache = c;
     return &nb->s;
 }
 

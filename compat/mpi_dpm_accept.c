@@ -70,8 +70,8 @@ static void dpm_accept_root(gcm_lco_h port, double deadline, MPI_Comm comm,
         buf = gcm_mpi_dpm_msg_build(&m, &len);
         r = NULL;
         /* Once connect's root has the reply its side may send at once:
-         * its messages wait here for the intercommunicator (within a
-         * job too, where an unknown token is refused). */
+         * its messages wait here for the intercommunicator, with no
+         * deadline since the token is held. */
         status = (buf == NULL) ? GCM_ERR_NO_MEMORY :
                  gcm_lco_token_expect(m.token);
         if (status == GCM_OK) {

@@ -11,8 +11,9 @@
  * GENCOMM_NAME_DIR names another (a directory shared between hosts gives
  * reach across them). One file per service name, holding the port name,
  * the publisher's host name and pid: a name whose publisher is gone (same
- * host, pid not running) is dropped at lookup. Names a process published
- * and did not unpublish are removed by its MPI_Finalize.
+ * host, pid not running) is not found, and the next publish of that name
+ * replaces it. Names a process published and did not unpublish are
+ * removed by its MPI_Finalize.
  *
  * Either way the same rules hold: publishing a name that is published
  * already, or unpublishing one this process did not publish with that
@@ -362,7 +363,9 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info,
                              "published as '%.64s'", service_name);
     }
     if (names_stale(host, pid)) {
-        unlink(path);
+        /* Left for the next publisher of the name to replace: removing
+         * it here could remove that publisher's record instead, written
+         * between our read and the removal. */
         return gcm_mpi_raise(NULL, MPI_ERR_NAME, call, "'%.64s' was "
                              "published by process %ld, which is gone",
                              service_name, pid);

@@ -230,8 +230,8 @@ gcm_status_t gcm_slots_port_create(gcm_thr_endpoint_t *endpoint,
                                                   elem);
         if ((umsg->env.dst_id == id) && (umsg->env.dst_gen == gen)) {
             gcm_list_del(&umsg->elem);
-            sep->orphans_other -= umsg->payload.orphan_other;
-            umsg->payload.orphan_other = 0;
+            sep->orphans_unknown -= umsg->payload.orphan_unknown;
+            umsg->payload.orphan_unknown = 0;
             if ((umsg->env.token != port->token) ||
                 ((umsg->env.rslot < 0) || (umsg->env.rslot >= port->nrecv)) ||
                 !gcm_slots_sender_ok(port, &umsg->env)) {

@@ -120,6 +120,29 @@ int gcm_slots_sleep_prepare(gcm_thr_endpoint_t *endpoint)
 }
 
 /*
+ * Whether a message for derived port env->dst_id, not made here, waits
+ * for it. With a token a port here holds (the job's, or one of a pattern
+ * shared with another job), it does. With one no port here holds yet (a
+ * pattern of connect, accept, spawn or join whose token reached the
+ * sender first), bounded and for a time only: from another job, whatever
+ * sent it; from this job, only from a member of that pattern (its LCO
+ * has the destination's identity), whose root told it the token before
+ * ours told us. A name forged within the job (an LCO of its own sending
+ * to a derived id) is refused at once.
+ */
+static int gcm_slots_orphan_keep(gcm_thr_endpoint_t *endpoint,
+                                 const gcm_slots_env_t *env)
+{
+    if (gcm_slots_token_known(env->token)) {
+        return 1;
+    }
+    return (gcm_slots_ep(endpoint)->orphans_unknown <
+            GCM_SLOTS_ORPHANS_UNKNOWN) &&
+           (gcm_thr_proc_other((int)env->src_proc) ||
+            (env->src_id == env->dst_id));
+}
+
+/*
  * Takes one in-sequence message: validates, answers if asked, matches a
  * posted receive or queues it as unexpected. Lock held.
  */
@@ -135,10 +158,7 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
     int kept;
 
     if ((port == NULL) && (env->dst_id & GCM_PORT_ID_DERIVED) &&
-        (gcm_slots_token_known(env->token) ||
-         (gcm_thr_proc_other((int)env->src_proc) &&
-          (gcm_slots_ep(endpoint)->orphans_other <
-           GCM_SLOTS_ORPHANS_OTHER)))) {
+        gcm_slots_orphan_keep(endpoint, env)) {
         /* A duplicate the sender made already and we not yet: keep the
          * message for it (design: parked, not refused). */
         int other = !gcm_slots_token_known(env->token);
@@ -148,18 +168,18 @@ int gcm_slots_accept(gcm_thr_endpoint_t *endpoint,
             gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
             return GCM_ACCEPT_LOST;
         }
-        umsg->payload.orphan_other = other;
+        umsg->payload.orphan_unknown = other;
         if (other) {
             gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
 
             umsg->payload.orphan_expiry = gcm_time_now() +
                                           gcm_thr_connect_timeout();
-            if ((sep->orphans_other == 0) ||
+            if ((sep->orphans_unknown == 0) ||
                 (umsg->payload.orphan_expiry < sep->orphans_next)) {
                 sep->orphans_next = umsg->payload.orphan_expiry;
             }
         }
-        gcm_slots_ep(endpoint)->orphans_other += other;
+        gcm_slots_ep(endpoint)->orphans_unknown += other;
         gcm_list_push_back(&gcm_slots_ep(endpoint)->orphans, &umsg->elem);
         gcm_debug("message for duplicate LCO %x from proc %u waits for it",
                   env->dst_id, env->src_proc);
@@ -219,7 +239,7 @@ void gcm_slots_orphans_expire(gcm_thr_endpoint_t *endpoint)
     gcm_list_t *pos, *tmp;
     double now, next = 0;
 
-    if (gcm_likely(sep->orphans_other == 0)) {
+    if (gcm_likely(sep->orphans_unknown == 0)) {
         return;
     }
     now = gcm_time_now();
@@ -229,7 +249,7 @@ void gcm_slots_orphans_expire(gcm_thr_endpoint_t *endpoint)
     gcm_list_for_each_safe(pos, tmp, &sep->orphans) {
         gcm_slots_umsg_t *umsg = gcm_container_of(pos, gcm_slots_umsg_t,
                                                   elem);
-        if (!umsg->payload.orphan_other) {
+        if (!umsg->payload.orphan_unknown) {
             continue;
         }
         if (now < umsg->payload.orphan_expiry) {
@@ -239,9 +259,9 @@ void gcm_slots_orphans_expire(gcm_thr_endpoint_t *endpoint)
             continue;
         }
         gcm_list_del(&umsg->elem);
-        sep->orphans_other--;
-        gcm_debug("a message from process %u of another job for LCO %x, "
-                  "which was not made here within %u s "
+        sep->orphans_unknown--;
+        gcm_debug("a message from process %u for LCO %x, with a token "
+                  "no LCO here holds, which was not made here within %u s "
                   "(GENCOMM_CONNECT_TIMEOUT), is refused",
                   umsg->env.src_proc, umsg->env.dst_id,
                   gcm_thr_connect_timeout());

@@ -175,9 +175,9 @@ typedef struct gcm_payload {
     uint32_t            proc;
     uint16_t            ep;
     uint64_t            cookie;
-    /* Kept as an orphan under the other-job bound (slots_impl.h), until
+    /* Kept as an orphan with an unknown token (slots_impl.h), until
      * orphan_expiry (gcm_time_now()), when it is refused. */
-    int                 orphan_other;
+    int                 orphan_unknown;
     double              orphan_expiry;
 } gcm_payload_t;
 

@@ -9,7 +9,7 @@
 #include "slots/slots.h"
 
 #define GCM_SLOTS_BUCKETS 256
-#define GCM_SLOTS_ORPHANS_OTHER 1024
+#define GCM_SLOTS_ORPHANS_UNKNOWN 1024
 
 /* Counters for gcm_get_stats(), kept per endpoint so that threads on
  * different endpoints never write a common cache line per message. */
@@ -27,15 +27,16 @@ typedef struct gcm_slots_ep {
     /* Messages for derived ports not created here yet (the sender ran its
      * dup first), in arrival order; a new derived port adopts its own. */
     gcm_list_t  orphans;
-    /* Of those, how many came from processes of other jobs with a token
-     * no port here holds yet (a pattern made by connect and accept, spawn
-     * or join, whose other side made it first: its token is only checked
-     * when the port adopts them): at most GCM_SLOTS_ORPHANS_OTHER. Within
-     * a job an unknown token is refused: connect and accept hold the
-     * token before the other side can use it. They wait at most
-     * GENCOMM_CONNECT_TIMEOUT, then are refused (GCM_ERR_NO_SUCH_LCO);
-     * orphans_next: the earliest such expiry (or earlier). */
-    int         orphans_other;
+    /* Of those, how many have a token no port here holds yet (a pattern
+     * made by connect and accept, spawn or join, whose token reached its
+     * sender first: from the other side, or from the root of our side
+     * before the root's outcome reached us; the token is only checked
+     * when the port adopts them; gcm_slots_orphan_keep() says which are
+     * kept): at most GCM_SLOTS_ORPHANS_UNKNOWN. They
+     * wait at most GENCOMM_CONNECT_TIMEOUT, then are refused
+     * (GCM_ERR_NO_SUCH_LCO); orphans_next: the earliest such expiry (or
+     * earlier). */
+    int         orphans_unknown;
     double      orphans_next;
     gcm_list_t  ackwait;    /* send requests waiting for an answer */
     /* Messages taken by gcm_slots_improbe and not received yet: kept here

@@ -20,6 +20,14 @@
  *      receive that truncates get requests as without the flag (the
  *      truncation is reported by the wait); NOREQ without a status is
  *      refused.
+ *   5. a message for a pattern LCO (derived id) that the receiver makes
+ *      only later, with a token the receiver holds only later (as the
+ *      members of connect and accept learn the intercommunicator's token
+ *      from their root, after the root may already have sent on what it
+ *      derived from it): the receiver gets it once it makes the LCO; one
+ *      for such an LCO made here with another token is refused. Ordered,
+ *      not timed: both go on the world's endpoint before the world
+ *      message that tells process 1 the identities and tokens.
  *
  * Process 0 sends, process 1 receives; more processes idle.
  */
@@ -40,6 +48,14 @@
 #define ITAG      (GCM_TAG_UB + 100)
 #define BIG       (1024 * 1024)
 #define SMALL     16
+#define EARLY_TAG 6
+#define EARLY_ID   0x8000e417u  /* derived (high bit): may arrive early */
+#define EARLY_ID2  0x8000e418u
+
+typedef struct {
+    uint64_t token;     /* the token of the LCO EARLY_ID */
+    uint64_t token2;    /* a token for EARLY_ID2 other than its sender's */
+} early_t;
 
 static int g_me;
 
@@ -384,6 +400,94 @@ static void noreq_receiver(gcm_lco_h w, char *big)
     note(w, 0, NOTE_TAG);
 }
 
+/* ---- 5: a message that comes before its LCO's token ------------------- */
+
+static const int early_procs[2] = { 0, 1 };
+
+static gcm_lco_h early_lco(uint32_t id, uint64_t token)
+{
+    gcm_lco_h lco = NULL;
+
+    /* Home 0: the world's endpoint, whose messages stay in order. */
+    gcm_test_ok(gcm_lco_create_pattern_x(id, 1, 0, token, 2, early_procs,
+                                         g_me, &lco),
+                "gcm_lco_create_pattern_x");
+    return lco;
+}
+
+static void early_sender(gcm_lco_h w)
+{
+    early_t e = { 0x7e57e417c0ffee01ULL, 0x7e57e417c0ffee03ULL };
+    gcm_lco_h p = early_lco(EARLY_ID, e.token);
+    gcm_lco_h q = early_lco(EARLY_ID2, 0x7e57e417c0ffee02ULL);
+    int v = 4242;
+
+    if ((p == NULL) || (q == NULL)) {
+        return;
+    }
+    gcm_test_ok(gcm_send(p, &v, sizeof(v), 1, EARLY_TAG), "early send");
+    gcm_test_ok(gcm_send(q, &v, sizeof(v), 1, EARLY_TAG),
+                "early send, other token");
+    gcm_test_ok(gcm_send(w, &e, sizeof(e), 1, EARLY_TAG), "tokens send");
+    await(w, 1, NOTE_TAG);
+    gcm_test_ok(gcm_lco_free(&p), "gcm_lco_free");
+    gcm_test_ok(gcm_lco_free(&q), "gcm_lco_free");
+}
+
+static void early_receiver(gcm_lco_h w)
+{
+    gcm_request_h req = GCM_REQUEST_NULL;
+    gcm_msg_status_t st;
+    gcm_lco_h p, q;
+    early_t e;
+    int v = 0, flag = 0, i;
+
+    /* Both early messages were taken before this one. */
+    if (!gcm_test_ok(gcm_recv(w, &e, sizeof(e), 0, EARLY_TAG, NULL),
+                     "tokens receive")) {
+        return;
+    }
+    p = early_lco(EARLY_ID, e.token);
+    q = early_lco(EARLY_ID2, e.token2);
+    if ((p != NULL) && (q != NULL) &&
+        gcm_test_ok(gcm_irecv(p, &v, sizeof(v), 0, EARLY_TAG, &req),
+                    "early receive")) {
+        /* It waited here already: a few rounds of progress at most. */
+        for (i = 0; (i < 100000) && !flag; i++) {
+            gcm_test_ok(gcm_test(&req, &flag, NULL), "gcm_test");
+        }
+        if (!flag) {
+            gcm_test_fail("a message for an LCO made after it arrived, "
+                          "with a token held only then, was lost");
+        } else if (v != 4242) {
+            gcm_test_fail("early message: got %d, want 4242", v);
+        }
+        if (flag) {
+            gcm_test_ok(gcm_iprobe(q, GCM_ANY_SLOT, GCM_ANY_TAG, &flag, &st),
+                        "iprobe");
+            if (flag) {
+                gcm_test_fail("a message with another LCO's token was "
+                              "delivered");
+            } else {
+                printf("p2p_internal: early message for a token held "
+                       "later: kept, delivered; with another token: "
+                       "refused\n");
+            }
+        }
+    }
+    note(w, 0, NOTE_TAG);
+    /* Freeing cancels the receive if its message never came. */
+    if (p != NULL) {
+        gcm_test_ok(gcm_lco_free(&p), "gcm_lco_free");
+    }
+    if (q != NULL) {
+        gcm_test_ok(gcm_lco_free(&q), "gcm_lco_free");
+    }
+    if ((req != GCM_REQUEST_NULL) && !flag) {
+        gcm_wait(&req, NULL);
+    }
+}
+
 int main(int argc, char **argv)
 {
     gcm_lco_h w;
@@ -406,12 +510,14 @@ int main(int argc, char **argv)
         itag_sender(w);
         mprobe_sender(w, big);
         noreq_sender(w, big);
+        early_sender(w);
     } else if (g_me == 1) {
         sync_receiver(w, big, SMALL, ITAG + 1);
         sync_receiver(w, big, BIG, 21);
         itag_receiver(w);
         mprobe_receiver(w, big);
         noreq_receiver(w, big);
+        early_receiver(w);
     }
     free(big);
     if (gcm_finalize() != GCM_OK) {

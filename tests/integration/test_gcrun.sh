@@ -519,6 +519,60 @@ if [ "$ncores" -ge 2 ]; then
     finish
 fi
 
+# The processes of this user bound by a gcrun (GENCOMM_BIND=core in their
+# environment), but pid $1.
+count_bound_others() {
+    local f n=0
+    for f in /proc/[0-9]*/environ; do
+        [ "$f" = "/proc/$1/environ" ] && continue
+        { tr '\0' '\n' <"$f"; } 2>/dev/null |
+            grep -qx 'GENCOMM_BIND=core' && n=$((n + 1))
+    done
+    echo "$n"
+}
+
+if [ "$ncores" -ge 2 ]; then
+    # Two jobs started one after the other must not share a core while
+    # another idles. Other gcrun jobs on the machine (tests running beside
+    # these) may leave no better core: then the try says nothing, and is
+    # made again.
+    begin "a second job binds beside the core of a job already bound"
+    for try in 1 2 3; do
+        "$GCRUN" -n 1 sleep 30 >/dev/null 2>&1 </dev/null &
+        bgpid=$!
+        sleeper=
+        for ((i = 0; i < 200; i++)); do
+            sleeper=$(grep -l "^PPid:[[:space:]]*$bgpid\$" \
+                      /proc/[0-9]*/status 2>/dev/null | head -n 1 |
+                      cut -d/ -f3)
+            [ -n "$sleeper" ] && break
+            sleep 0.05
+        done
+        first=
+        [ -n "$sleeper" ] && first=$(sed -n \
+            's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$sleeper/status")
+        run -n 1 "$PROBE" --print-bind
+        others=$(count_bound_others "${sleeper:-0}")
+        kill "$bgpid" 2>/dev/null
+        wait "$bgpid" 2>/dev/null
+        bgpid=
+        want_rc 0
+        if [ -z "$first" ]; then
+            problem "the first job's process never appeared"
+            break
+        fi
+        [ "$(canon "$(expand_cpus "$first")")" != \
+          "$(canon "$(expand_cpus "$(cpus_of 0)")")" ] && break
+        if [ "$others" -eq 0 ] || [ "$try" -eq 3 ]; then
+            [ "$others" -eq 0 ] &&
+                problem "both jobs are bound to cpus $first"
+            break
+        fi
+        sleep 1
+    done
+    finish
+fi
+
 over=$((nproc + 1))
 begin "-n $over (more than the cores) leaves the ranks unbound"
 run -n "$over" "$PROBE" --print-bind

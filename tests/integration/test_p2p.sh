@@ -106,6 +106,7 @@ if expect_rc 0; then
     expect_count 1 'p2p_internal: internal tags: skipped by GCM_ANY_TAG'
     expect_count 1 'p2p_internal: matched probes: 16 B, 1 MiB and sync'
     expect_count 1 'p2p_internal: NOREQ: done at posting without a request'
+    expect_count 1 'p2p_internal: early message for a token held later: kept'
     expect_count 1 'p2p_internal: all checks passed'
 fi
 

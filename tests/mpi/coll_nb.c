@@ -2,7 +2,8 @@
  * tests/mpi/coll_nb.c: nonblocking collectives overlapped with each other,
  * with computation and with blocking collectives; every completion call
  * on the requests of calls repeated with the same arguments (which run
- * the schedule their communicator kept); and collectives of every kind
+ * the schedule their communicator kept); calls that build their schedule
+ * in an object the last call left; and collectives of every kind
  * while the user has MPI_ANY_SOURCE / MPI_ANY_TAG receives pending, which
  * must not take collective traffic.
  */
@@ -207,6 +208,87 @@ static void test_kept(void)
     OK(MPI_Barrier(MPI_COMM_WORLD));
 }
 
+/*
+ * Calls whose schedules are not kept between calls (the v and w forms,
+ * scans) build theirs in an object their communicator hands from one call
+ * to the next: each call must start clean whatever the last one left
+ * there (other steps, other counts, a request freed while it ran), two in
+ * flight must not share one, and a communicator freed while a freed
+ * request still runs on it must end well.
+ */
+static void test_reused(void)
+{
+    MPI_Comm dup;
+    MPI_Request req[2];
+    MPI_Datatype types[64];
+    int *cnt = malloc((size_t)size * sizeof(int));
+    int *dsp = malloc((size_t)size * sizeof(int));
+    int *wcnt = malloc((size_t)size * sizeof(int));
+    int *wdsp = malloc((size_t)size * sizeof(int));
+    int *all = malloc((size_t)size * 4 * sizeof(int));
+    int *sw = malloc((size_t)size * sizeof(int));
+    int *rw = malloc((size_t)size * sizeof(int));
+    static int freed_all[64 * 4];
+    int mine[4], scan, r, i, j, k, total;
+
+    CHECK(size <= 64, "at most 64 processes here");
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    for (k = 0; k < 6; k++) {
+        /* Rank r gives 1 + (r + k) % 4 ints. */
+        for (r = 0, total = 0; r < size; r++) {
+            cnt[r] = 1 + (r + k) % 4;
+            dsp[r] = total;
+            total += cnt[r];
+            wcnt[r] = 1;
+            wdsp[r] = r * (int)sizeof(int);
+            types[r] = MPI_INT;
+        }
+        for (i = 0; i < cnt[rank]; i++) {
+            mine[i] = 1000 * rank + 10 * k + i;
+        }
+        for (r = 0; r < size; r++) {
+            sw[r] = 100 * rank + r + k;
+            rw[r] = -1;
+        }
+        memset(all, 0xff, (size_t)size * 4 * sizeof(int));
+        /* Two in flight, completed in the other order. */
+        OK(MPI_Iallgatherv(mine, cnt[rank], MPI_INT, all, cnt, dsp, MPI_INT,
+                           dup, &req[0]));
+        OK(MPI_Ialltoallw(sw, wcnt, wdsp, types, rw, wcnt, wdsp, types, dup,
+                          &req[1]));
+        OK(MPI_Wait(&req[1], MPI_STATUS_IGNORE));
+        OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+        for (r = 0; r < size; r++) {
+            for (j = 0; j < cnt[r]; j++) {
+                CHECK(all[dsp[r] + j] == 1000 * r + 10 * k + j,
+                      "reused iallgatherv %d: rank %d item %d: %d", k, r, j,
+                      all[dsp[r] + j]);
+            }
+            CHECK(rw[r] == 100 * r + rank + k,
+                  "reused ialltoallw %d: from %d: %d", k, r, rw[r]);
+        }
+        /* A scan after them, in the object one of them left. */
+        i = rank + k;
+        OK(MPI_Iscan(&i, &scan, 1, MPI_INT, MPI_SUM, dup, &req[0]));
+        OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+        CHECK(scan == rank * (rank + 1) / 2 + (rank + 1) * k,
+              "reused iscan %d: %d", k, scan);
+    }
+    /* Freed while it may run, then the communicator freed under it. */
+    OK(MPI_Iallgatherv(mine, cnt[rank], MPI_INT, freed_all, cnt, dsp,
+                       MPI_INT, dup, &req[0]));
+    OK(MPI_Request_free(&req[0]));
+    OK(MPI_Comm_free(&dup));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    free(cnt);
+    free(dsp);
+    free(wcnt);
+    free(wdsp);
+    free(all);
+    free(sw);
+    free(rw);
+}
+
 /* A wildcard receive posted before many collectives must still get the
  * user message sent after them, and nothing else. */
 static void test_wildcard_p2p(void)
@@ -280,6 +362,7 @@ int main(int argc, char **argv)
     }
     test_waitall_testloop();
     test_kept();
+    test_reused();
     test_wildcard_p2p();
     return mpitest_finish();
 }

@@ -43,6 +43,15 @@
  *                                connects and sends at once; the message
  *                                must arrive (it may come before rank 0
  *                                has made its side of the communicator)
+ *   dpm_connect stale DIR N      (two processes of one job, DIR the
+ *                                name directory, GENCOMM_NAME_DIR) N
+ *                                times: a record of a service whose
+ *                                publisher is gone lies in DIR; rank 0
+ *                                publishes that service while rank 1
+ *                                looks it up without pause: rank 1 must
+ *                                find rank 0's port within 5 s (a lookup
+ *                                that met the gone publisher's record
+ *                                must never remove the new one)
  *   dpm_connect victim FILE      accepts one connection, then is killed
  *   dpm_connect silent FILE      accepts one connection, writes its pid
  *                                to FILE.pid and waits in pause(), never
@@ -473,6 +482,65 @@ static void inner(int n)
     }
 }
 
+/* A record of service "stale" in dir as a publisher on this host that
+ * is gone (no process has pid 999999999) would leave it. */
+static void stale_record(const char *dir)
+{
+    char host[MPI_MAX_PROCESSOR_NAME], tmp[4200], path[4200];
+    FILE *f;
+    int len;
+
+    MPI_Get_processor_name(host, &len);
+    snprintf(tmp, sizeof(tmp), "%s/.stale.tmp", dir);
+    snprintf(path, sizeof(path), "%s/stale", dir);
+    f = fopen(tmp, "w");
+    CHECK(f != NULL, "cannot write %s", tmp);
+    if (f != NULL) {
+        fprintf(f, "gencomm-port-of-the-dead\n%s 999999999\n", host);
+        fclose(f);
+        CHECK(rename(tmp, path) == 0, "cannot rename %s", tmp);
+    }
+}
+
+static void stale_names(const char *dir, int n)
+{
+    char port[MPI_MAX_PORT_NAME], found[MPI_MAX_PORT_NAME];
+    double t0;
+    int i, got;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (i = 0; (i < n) && (me < 2) && (mpitest_failures == 0); i++) {
+        snprintf(port, sizeof(port), "stale-test-port-%d", i);
+        if (me == 0) {
+            stale_record(dir);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) {
+            CHECK(MPI_Publish_name("stale", MPI_INFO_NULL, port) ==
+                  MPI_SUCCESS, "round %d: publishing over a gone "
+                  "publisher's record failed", i);
+        } else {
+            got = 0;
+            t0 = MPI_Wtime();
+            while (!got && (MPI_Wtime() - t0 < 5.0)) {
+                got = (MPI_Lookup_name("stale", MPI_INFO_NULL, found) ==
+                       MPI_SUCCESS) && (strcmp(found, port) == 0);
+            }
+            CHECK(got, "round %d: the port published never became "
+                  "visible (a lookup removed it)", i);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (me == 0) {
+            CHECK(MPI_Unpublish_name("stale", MPI_INFO_NULL, port) ==
+                  MPI_SUCCESS, "round %d: unpublish", i);
+        }
+    }
+    if ((mpitest_failures == 0) && (me == 0)) {
+        printf("dpm_connect: %d names published over a gone publisher's "
+               "record, found by a concurrent lookup\n", n);
+    }
+}
+
 /* The victim's port is FILE's; the victim dies once connected (silent:
  * it waits for the test to kill it, progressing nothing). */
 static void victim(const char *file, int is_victim, int stop)
@@ -563,6 +631,8 @@ int main(int argc, char **argv)
                strcmp(argv[1], "silent") == 0);
     } else if ((argc >= 3) && (strcmp(argv[1], "inner") == 0)) {
         inner(atoi(argv[2]));
+    } else if ((argc >= 4) && (strcmp(argv[1], "stale") == 0)) {
+        stale_names(argv[2], atoi(argv[3]));
     } else if ((argc >= 2) && (strcmp(argv[1], "join") == 0)) {
         join();
     } else if ((argc >= 2) && (strcmp(argv[1], "errors") == 0)) {

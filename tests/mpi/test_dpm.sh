@@ -5,9 +5,11 @@
 # connection of groups of 2 and 3 processes found through
 # MPI_Publish_name / MPI_Lookup_name; the errors (MPI_ERR_PORT for a bad,
 # wrong, closed, unanswered and dead port, on every process; MPI_ERR_NAME,
-# MPI_ERR_SERVICE); MPI_Comm_join; a job killed while connected, at once
-# or silent while the other connects to it, then killed (the other's
-# receives fail with MPI_ERR_PROC_FAILED); MPI_Comm_spawn and
+# MPI_ERR_SERVICE); a name published over a gone publisher's record while
+# another process looks it up (found, never removed); MPI_Comm_join; a
+# job killed while connected, at once or silent while the other connects
+# to it, then killed (the other's receives fail with
+# MPI_ERR_PROC_FAILED); MPI_Comm_spawn and
 # spawn_multiple from 1, 2 and 4 parents (tests/mpi/dpm_spawn.c), with
 # gcrun's --universe; a spawned child that dies, and a parent that dies;
 # under Open MPI's mpirun (when installed) the PMIx name service's errors,
@@ -84,6 +86,15 @@ rc=$?
 echo "== within a job: exit $rc"
 [ "$rc" -eq 0 ] || { fail "inner exited $rc"; sed 's/^/   | /' "$dir/inner"; }
 expect_file "$dir/inner" 1 'dpm_connect: 20 connections within a job'
+
+# --- a gone publisher's record, replaced while another process looks ------
+mkdir -m 700 "$dir/names"
+timeout 60 "$gcrun" -n 2 env GENCOMM_NAME_DIR="$dir/names" \
+    "$prog" stale "$dir/names" 1000 >"$dir/stale" 2>&1
+rc=$?
+echo "== publish over a gone publisher's record: exit $rc"
+[ "$rc" -eq 0 ] || { fail "stale exited $rc"; sed 's/^/   | /' "$dir/stale"; }
+expect_file "$dir/stale" 1 'dpm_connect: 1000 names published over a gone'
 
 # --- join ----------------------------------------------------------------
 timeout 60 "$gcrun" -n 2 "$prog" join >"$dir/join" 2>&1
