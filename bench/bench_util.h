@@ -1,6 +1,7 @@
 /*
- * bench_util.h: the clock, the thread binding and the point-to-point
- * sweep the benchmark programs share, so that their figures are taken
+ * bench_util.h: the clock, the thread binding, the point-to-point
+ * sweep, the rows of missing figures and (MPI programs) the chan_create
+ * cycle the benchmark programs share, so that their figures are taken
  * the same way. Plain C and POSIX
  * only: the MPI programs include it too, built by bench/run with each
  * MPI's own mpicc (found next to the source, no -I needed).
@@ -86,7 +87,42 @@ static inline void check(int rc, const char *what)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
 }
+
+/* Why the MPI call what failed with rc, in why: "<what> failed: <text>",
+ * the text's last line (MPICH's is a stack of lines; the last says why). */
+static inline void bench_mpi_why(int rc, const char *what, char *why,
+                                 size_t why_size)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    const char *last;
+    int len = 0;
+
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) {
+        len = 0;
+    }
+    text[len] = '\0';
+    last = strrchr(text, '\n');
+    snprintf(why, why_size, "%s failed: %s", what,
+             last != NULL ? last + 1 : text);
+}
 #endif
+
+/* Prints the row "<bench>,0,<impl>,,missing (<why>)" of a figure this
+ * implementation cannot give; why goes into a CSV field, so its commas and
+ * line breaks become semicolons. */
+static inline void bench_missing(const char *bench, const char *impl,
+                                 const char *why)
+{
+    char clean[256];
+    size_t i;
+
+    for (i = 0; why[i] != '\0' && i + 1 < sizeof(clean); i++) {
+        clean[i] = (why[i] == ',' || why[i] == '\n') ? ';' : why[i];
+    }
+    clean[i] = '\0';
+    printf("%s,0,%s,,missing (%s)\n", bench, impl, clean);
+    fflush(stdout);
+}
 
 /* Seconds on the monotonic clock; the MPI programs use it too, not
  * MPI_Wtime, so that every implementation is timed by the same clock. */
@@ -191,5 +227,49 @@ static inline int bench_threads_fit(int t)
 {
     return (t <= 4) || (2L * t <= sysconf(_SC_NPROCESSORS_ONLN));
 }
+
+#ifdef MPIX_CNAME
+/* The chan_create cycle of the MPI programs with peer over via: an LCO
+ * with one receive slot, its name sent (tag 3) to the peer, which adds a
+ * send slot to it and sends one 8-byte message (tag 1), then both free
+ * it. The time per cycle on the side that makes the LCO (creator), in
+ * microseconds. */
+static inline double bench_chan_cycle(MPI_Comm via, int peer, int creator,
+                                      int warmup, int cycles)
+{
+    enum { CHAN_DATA = 1, CHAN_NAME = 3 };
+    char msg[8] = { 0 };
+    double t0 = 0.0;
+
+    for (int c = 0; c < warmup + cycles; c++) {
+        MPI_Comm lco;
+        MPIX_Cname name;
+
+        if (c == warmup) {
+            t0 = now_s();
+        }
+        check(MPIX_Comm_create_local(&lco), "MPIX_Comm_create_local");
+        if (creator) {
+            check(MPIX_Add_receive_slots(lco, 1), "MPIX_Add_receive_slots");
+            check(MPIX_Comm_name(lco, &name), "MPIX_Comm_name");
+            check(MPI_Send(&name, 1, MPIX_CNAME, peer, CHAN_NAME, via),
+                  "MPI_Send (name)");
+            check(MPI_Recv(msg, (int)sizeof(msg), MPI_BYTE, 0, CHAN_DATA, lco,
+                           MPI_STATUS_IGNORE), "MPI_Recv (first message)");
+        } else {
+            const int rslot = 0;
+
+            check(MPI_Recv(&name, 1, MPIX_CNAME, peer, CHAN_NAME, via,
+                           MPI_STATUS_IGNORE), "MPI_Recv (name)");
+            check(MPIX_Add_send_slots(lco, 1, &name, &rslot),
+                  "MPIX_Add_send_slots");
+            check(MPI_Send(msg, (int)sizeof(msg), MPI_BYTE, 0, CHAN_DATA, lco),
+                  "MPI_Send (first message)");
+        }
+        check(MPI_Comm_free(&lco), "MPI_Comm_free");
+    }
+    return (now_s() - t0) * 1e6 / cycles;
+}
+#endif
 
 #endif

@@ -174,17 +174,8 @@ static void comm_dup(int warmup, int batches, int batch)
 
 static void missing(const char *bench, const char *why)
 {
-    char clean[256];
-    size_t i;
-
-    /* The reason goes into a CSV field: no commas, no line breaks. */
-    for (i = 0; why[i] != '\0' && i + 1 < sizeof(clean); i++) {
-        clean[i] = (why[i] == ',' || why[i] == '\n') ? ';' : why[i];
-    }
-    clean[i] = '\0';
     if (rank == 0) {
-        printf("%s,0,%s,,missing (%s)\n", bench, impl, clean);
-        fflush(stdout);
+        bench_missing(bench, impl, why);
     }
 }
 
@@ -193,8 +184,6 @@ static void missing(const char *bench, const char *why)
  * MPI_COMM_WORLD or MPI_COMM_SELF, depending on the MPI version). */
 static int open_port(char *port, char *why, size_t why_size)
 {
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
     int rc;
 
     check(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN),
@@ -207,16 +196,7 @@ static int open_port(char *port, char *why, size_t why_size)
     check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL),
           "MPI_Comm_set_errhandler");
     if (rc != MPI_SUCCESS) {
-        const char *last;
-
-        if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) {
-            len = 0;
-        }
-        text[len] = '\0';
-        /* MPICH's text is a stack of lines; the last says why. */
-        last = strrchr(text, '\n');
-        snprintf(why, why_size, "MPI_Open_port failed: %s",
-                 last != NULL ? last + 1 : text);
+        bench_mpi_why(rc, "MPI_Open_port", why, why_size);
     }
     return rc;
 }
@@ -281,38 +261,9 @@ static void comm_connect(int warmup, int cycles)
 #ifdef MPIX_CNAME
 static void chan_create(int warmup, int cycles)
 {
-    char msg[8] = { 0 };
-    double t0 = 0.0;
-
-    for (int c = 0; c < warmup + cycles; c++) {
-        MPI_Comm lco;
-        MPIX_Cname name;
-
-        if (c == warmup) {
-            t0 = now_s();
-        }
-        check(MPIX_Comm_create_local(&lco), "MPIX_Comm_create_local");
-        if (rank == 0) {
-            check(MPIX_Add_receive_slots(lco, 1), "MPIX_Add_receive_slots");
-            check(MPIX_Comm_name(lco, &name), "MPIX_Comm_name");
-            check(MPI_Send(&name, 1, MPIX_CNAME, peer, TAG_NAME,
-                           MPI_COMM_WORLD), "MPI_Send (name)");
-            check(MPI_Recv(msg, (int)sizeof(msg), MPI_BYTE, 0, TAG_DATA, lco,
-                           MPI_STATUS_IGNORE), "MPI_Recv (first message)");
-        } else {
-            const int rslot = 0;
-
-            check(MPI_Recv(&name, 1, MPIX_CNAME, peer, TAG_NAME,
-                           MPI_COMM_WORLD, MPI_STATUS_IGNORE),
-                  "MPI_Recv (name)");
-            check(MPIX_Add_send_slots(lco, 1, &name, &rslot),
-                  "MPIX_Add_send_slots");
-            check(MPI_Send(msg, (int)sizeof(msg), MPI_BYTE, 0, TAG_DATA, lco),
-                  "MPI_Send (first message)");
-        }
-        check(MPI_Comm_free(&lco), "MPI_Comm_free");
-    }
-    report("chan_create", 0, (now_s() - t0) * 1e6 / cycles, "us");
+    report("chan_create", 0,
+           bench_chan_cycle(MPI_COMM_WORLD, peer, rank == 0, warmup, cycles),
+           "us");
 }
 #endif
 

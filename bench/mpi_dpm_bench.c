@@ -41,8 +41,6 @@
 
 #include "bench_util.h"
 
-#define TAG_NAME 3
-#define TAG_DATA 1
 #define TAG_HELLO 4
 #define TAG_FIGURE 5
 
@@ -57,16 +55,7 @@ static void report(const char *bench, double value)
 
 static void missing(const char *bench, const char *why)
 {
-    char clean[256];
-    size_t i;
-
-    /* The reason goes into a CSV field: no commas, no line breaks. */
-    for (i = 0; why[i] != '\0' && i + 1 < sizeof(clean); i++) {
-        clean[i] = (why[i] == ',' || why[i] == '\n') ? ';' : why[i];
-    }
-    clean[i] = '\0';
-    printf("%s,0,%s,,missing (%s)\n", bench, impl, clean);
-    fflush(stdout);
+    bench_missing(bench, impl, why);
 }
 
 static void pause_s(double s)
@@ -82,9 +71,7 @@ static void pause_s(double s)
 static int spawn(int n, char *argv[], MPI_Comm *inter, char *why,
                  size_t why_size)
 {
-    char text[MPI_MAX_ERROR_STRING];
-    const char *last;
-    int len = 0, rc;
+    int rc;
 
     check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN),
           "MPI_Comm_set_errhandler");
@@ -93,13 +80,7 @@ static int spawn(int n, char *argv[], MPI_Comm *inter, char *why,
     check(MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_ARE_FATAL),
           "MPI_Comm_set_errhandler");
     if (rc != MPI_SUCCESS) {
-        if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) {
-            len = 0;
-        }
-        text[len] = '\0';
-        last = strrchr(text, '\n');
-        snprintf(why, why_size, "MPI_Comm_spawn failed: %s",
-                 last != NULL ? last + 1 : text);
+        bench_mpi_why(rc, "MPI_Comm_spawn", why, why_size);
     }
     return rc;
 }
@@ -136,43 +117,6 @@ static int spawn_bench(int n, int warmup, int cycles)
 }
 
 #ifdef MPIX_CNAME
-/* The chan_create cycle with peer over via; the time per cycle on the
- * side that makes the LCO (creator), in microseconds. */
-static double chan_cycle(MPI_Comm via, int peer, int creator, int warmup,
-                         int cycles)
-{
-    char msg[8] = { 0 };
-    double t0 = 0.0;
-
-    for (int c = 0; c < warmup + cycles; c++) {
-        MPI_Comm lco;
-        MPIX_Cname name;
-
-        if (c == warmup) {
-            t0 = now_s();
-        }
-        check(MPIX_Comm_create_local(&lco), "MPIX_Comm_create_local");
-        if (creator) {
-            check(MPIX_Add_receive_slots(lco, 1), "MPIX_Add_receive_slots");
-            check(MPIX_Comm_name(lco, &name), "MPIX_Comm_name");
-            check(MPI_Send(&name, 1, MPIX_CNAME, peer, TAG_NAME, via),
-                  "MPI_Send (name)");
-            check(MPI_Recv(msg, (int)sizeof(msg), MPI_BYTE, 0, TAG_DATA, lco,
-                           MPI_STATUS_IGNORE), "MPI_Recv (first message)");
-        } else {
-            const int rslot = 0;
-
-            check(MPI_Recv(&name, 1, MPIX_CNAME, peer, TAG_NAME, via,
-                           MPI_STATUS_IGNORE), "MPI_Recv (name)");
-            check(MPIX_Add_send_slots(lco, 1, &name, &rslot),
-                  "MPIX_Add_send_slots");
-            check(MPI_Send(msg, (int)sizeof(msg), MPI_BYTE, 0, TAG_DATA, lco),
-                  "MPI_Send (first message)");
-        }
-        check(MPI_Comm_free(&lco), "MPI_Comm_free");
-    }
-    return (now_s() - t0) * 1e6 / cycles;
-}
 
 static void chan_bench(int warmup, int cycles)
 {
@@ -188,7 +132,7 @@ static void chan_bench(int warmup, int cycles)
         return;
     }
     check(MPI_Send(n, 2, MPI_INT, 0, TAG_HELLO, inter), "MPI_Send (counts)");
-    report("chan_create_xjob", chan_cycle(inter, 0, 1, warmup, cycles));
+    report("chan_create_xjob", bench_chan_cycle(inter, 0, 1, warmup, cycles));
     check(MPI_Recv(&us, 1, MPI_DOUBLE, 0, TAG_FIGURE, inter,
                    MPI_STATUS_IGNORE), "MPI_Recv (figure)");
     report("chan_create_sjob", us);
@@ -206,10 +150,10 @@ static void chan_child(MPI_Comm parent)
     if (me == 0) {
         check(MPI_Recv(n, 2, MPI_INT, 0, TAG_HELLO, parent,
                        MPI_STATUS_IGNORE), "MPI_Recv (counts)");
-        (void)chan_cycle(parent, 0, 0, n[0], n[1]);
+        (void)bench_chan_cycle(parent, 0, 0, n[0], n[1]);
     }
     check(MPI_Bcast(n, 2, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
-    us = chan_cycle(MPI_COMM_WORLD, 1 - me, me == 0, n[0], n[1]);
+    us = bench_chan_cycle(MPI_COMM_WORLD, 1 - me, me == 0, n[0], n[1]);
     if (me == 0) {
         check(MPI_Send(&us, 1, MPI_DOUBLE, 0, TAG_FIGURE, parent),
               "MPI_Send (figure)");

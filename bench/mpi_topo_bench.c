@@ -81,6 +81,7 @@ int main(int argc, char **argv)
         }
 #else
         (void)quick;
+        (void)nb;
         if (rank == 0) {
             printf("graph_create_r%d_np%d,0,%s,,missing (no "
                    "MPIX_Graph_create)\n", reorder, size, impl);

@@ -173,8 +173,10 @@ static int names_stale(const char *host, long pid)
            (kill((pid_t)pid, 0) != 0) && (errno == ESRCH);
 }
 
+/* The arguments every name call takes: port_name must not be NULL, and
+ * where it is the call's input (port_in) it must be a port name. */
 static int names_check(const char *call, const char *service_name,
-                       const char *port_name, MPI_Info info)
+                       const char *port_name, int port_in, MPI_Info info)
 {
     int rc;
 
@@ -193,7 +195,10 @@ static int names_check(const char *call, const char *service_name,
                              "name is longer than %d bytes",
                              MPI_MAX_PORT_NAME - 1);
     }
-    if ((port_name != NULL) &&
+    if (port_name == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "port_name is NULL");
+    }
+    if (port_in &&
         ((port_name[0] == '\0') || (strchr(port_name, '\n') != NULL) ||
          (strnlen(port_name, MPI_MAX_PORT_NAME) >= MPI_MAX_PORT_NAME))) {
         return gcm_mpi_raise(NULL, MPI_ERR_PORT, call, "the port name is "
@@ -262,12 +267,9 @@ int PMPI_Publish_name(const char *service_name, MPI_Info info,
     long opid;
     int rc, fd, len, tries;
 
-    if ((rc = names_check(call, service_name, port_name, info)) !=
+    if ((rc = names_check(call, service_name, port_name, 1, info)) !=
         MPI_SUCCESS) {
         return rc;
-    }
-    if (port_name == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "port_name is NULL");
     }
     if (names_escape(service_name, file) != 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "service name "
@@ -336,11 +338,9 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info,
     long pid;
     int rc;
 
-    if ((rc = names_check(call, service_name, NULL, info)) != MPI_SUCCESS) {
+    if ((rc = names_check(call, service_name, port_name, 0, info)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    if (port_name == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "port_name is NULL");
     }
     if (gcm_lco_launcher_names()) {
         status = gcm_lco_name_lookup(service_name, port_name,
@@ -402,12 +402,9 @@ int PMPI_Unpublish_name(const char *service_name, MPI_Info info,
     gcm_names_pub_t **link, *pub = NULL;
     int rc;
 
-    if ((rc = names_check(call, service_name, port_name, info)) !=
+    if ((rc = names_check(call, service_name, port_name, 1, info)) !=
         MPI_SUCCESS) {
         return rc;
-    }
-    if (port_name == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "port_name is NULL");
     }
     if (names_escape(service_name, file) != 0) {
         return gcm_mpi_raise(NULL, MPI_ERR_SERVICE, call, "'%.64s' is not "

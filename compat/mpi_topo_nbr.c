@@ -263,54 +263,57 @@ static int neighbor_coll(MPI_Comm comm, int kind, int mode, MPI_Info info,
 
 static const int nbr_none[1] = { 0 };
 
-static int nbr_allgather(const void *sendbuf, int sendcount,
-                         MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                         MPI_Datatype recvtype, MPI_Comm comm, int mode,
-                         MPI_Info info, MPI_Request *request,
-                         const char *call)
+#define NBR_UNPAREN(...) __VA_ARGS__
+
+/* MPI_Neighbor_<name>, MPI_Ineighbor_<name> and MPI_Neighbor_<name>_init,
+ * each raising errors under its own name: params are the parameters
+ * before comm, and each form returns fn(args, comm, mode, info, request,
+ * call). */
+#define NBR_FORMS(name, fn, params, args)                                    \
+    int PMPI_Neighbor_##name(NBR_UNPAREN params, MPI_Comm comm)              \
+    {                                                                        \
+        return fn(NBR_UNPAREN args, comm, COLL_BLOCKING, MPI_INFO_NULL,      \
+                  NULL, "MPI_Neighbor_" #name);                              \
+    }                                                                        \
+    GCM_MPI_ALIAS(Neighbor_##name)                                           \
+                                                                             \
+    int PMPI_Ineighbor_##name(NBR_UNPAREN params, MPI_Comm comm,             \
+                              MPI_Request *request)                          \
+    {                                                                        \
+        return fn(NBR_UNPAREN args, comm, COLL_NONBLOCKING, MPI_INFO_NULL,   \
+                  request, "MPI_Ineighbor_" #name);                          \
+    }                                                                        \
+    GCM_MPI_ALIAS(Ineighbor_##name)                                          \
+                                                                             \
+    int PMPI_Neighbor_##name##_init(NBR_UNPAREN params, MPI_Comm comm,       \
+                                    MPI_Info info, MPI_Request *request)     \
+    {                                                                        \
+        return fn(NBR_UNPAREN args, comm, COLL_PERSISTENT, info, request,    \
+                  "MPI_Neighbor_" #name "_init");                            \
+    }                                                                        \
+    GCM_MPI_ALIAS(Neighbor_##name##_init)
+
+/* Neighbour allgather (gather: every neighbour gets the one send block)
+ * and alltoall (block k to out[k]). */
+static int nbr_all(int gather, const void *sendbuf, int sendcount,
+                   MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, int mode,
+                   MPI_Info info, MPI_Request *request, const char *call)
 {
     nbr_side_t send = { sendbuf, sendtype, NULL, 0, NULL, sendcount, NULL,
-                        NULL, 0 };
+                        NULL, gather ? 0 : sendcount };
     nbr_side_t recv = { recvbuf, recvtype, NULL, 0, NULL, recvcount, NULL,
                         NULL, recvcount };
 
-    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLGATHER, mode, info,
-                         request, call, &send, 1, &recv);
+    return neighbor_coll(comm, gather ? GCM_MPI_COLL_NEIGHBOR_ALLGATHER :
+                                        GCM_MPI_COLL_NEIGHBOR_ALLTOALL,
+                         mode, info, request, call, &send, gather, &recv);
 }
 
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf,
-                            int recvcount, MPI_Datatype recvtype,
-                            MPI_Comm comm)
-{
-    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                         recvtype, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
-                         "MPI_Neighbor_allgather");
-}
-GCM_MPI_ALIAS(Neighbor_allgather)
-
-int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, void *recvbuf,
-                             int recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm, MPI_Request *request)
-{
-    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                         recvtype, comm, COLL_NONBLOCKING, MPI_INFO_NULL,
-                         request, "MPI_Ineighbor_allgather");
-}
-GCM_MPI_ALIAS(Ineighbor_allgather)
-
-int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount,
-                                 MPI_Datatype sendtype, void *recvbuf,
-                                 int recvcount, MPI_Datatype recvtype,
-                                 MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request)
-{
-    return nbr_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                         recvtype, comm, COLL_PERSISTENT, info, request,
-                         "MPI_Neighbor_allgather_init");
-}
-GCM_MPI_ALIAS(Neighbor_allgather_init)
+NBR_FORMS(allgather, nbr_all,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+           void *recvbuf, int recvcount, MPI_Datatype recvtype),
+          (1, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
 
 static int nbr_allgatherv(const void *sendbuf, int sendcount,
                           MPI_Datatype sendtype, void *recvbuf,
@@ -340,88 +343,30 @@ static int nbr_allgatherv(const void *sendbuf, int sendcount,
                          request, call, &send, 1, &recv);
 }
 
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, void *recvbuf,
-                             const int recvcounts[], const int displs[],
-                             MPI_Datatype recvtype, MPI_Comm comm)
-{
-    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                          displs, recvtype, comm, COLL_BLOCKING,
-                          MPI_INFO_NULL, NULL, "MPI_Neighbor_allgatherv");
-}
-GCM_MPI_ALIAS(Neighbor_allgatherv)
+NBR_FORMS(allgatherv, nbr_allgatherv,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+           void *recvbuf, const int recvcounts[], const int displs[],
+           MPI_Datatype recvtype),
+          (sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs,
+           recvtype))
 
-int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount,
-                              MPI_Datatype sendtype, void *recvbuf,
-                              const int recvcounts[], const int displs[],
-                              MPI_Datatype recvtype, MPI_Comm comm,
-                              MPI_Request *request)
-{
-    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                          displs, recvtype, comm, COLL_NONBLOCKING,
-                          MPI_INFO_NULL, request, "MPI_Ineighbor_allgatherv");
-}
-GCM_MPI_ALIAS(Ineighbor_allgatherv)
+NBR_FORMS(alltoall, nbr_all,
+          (const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+           void *recvbuf, int recvcount, MPI_Datatype recvtype),
+          (0, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype))
 
-int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount,
-                                  MPI_Datatype sendtype, void *recvbuf,
-                                  const int recvcounts[], const int displs[],
-                                  MPI_Datatype recvtype, MPI_Comm comm,
-                                  MPI_Info info, MPI_Request *request)
+/* A side with no neighbours, whose arrays the caller may have left NULL:
+ * empty arrays of its own (w: byte displacements too). */
+static void nbr_side_empty(nbr_side_t *side, int w)
 {
-    return nbr_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                          displs, recvtype, comm, COLL_PERSISTENT, info,
-                          request, "MPI_Neighbor_allgatherv_init");
-}
-GCM_MPI_ALIAS(Neighbor_allgatherv_init)
+    static const MPI_Aint none[1] = { 0 };
 
-static int nbr_alltoall(const void *sendbuf, int sendcount,
-                        MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                        MPI_Datatype recvtype, MPI_Comm comm, int mode,
-                        MPI_Info info, MPI_Request *request, const char *call)
-{
-    nbr_side_t send = { sendbuf, sendtype, NULL, 0, NULL, sendcount, NULL,
-                        NULL, sendcount };
-    nbr_side_t recv = { recvbuf, recvtype, NULL, 0, NULL, recvcount, NULL,
-                        NULL, recvcount };
-
-    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLTOALL, mode, info,
-                         request, call, &send, 0, &recv);
+    side->counts = nbr_none;
+    side->displs = nbr_none;
+    side->bdispls = w ? none : NULL;
+    side->types = NULL;
+    side->type = MPI_BYTE;
 }
-
-int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount,
-                           MPI_Datatype sendtype, void *recvbuf,
-                           int recvcount, MPI_Datatype recvtype,
-                           MPI_Comm comm)
-{
-    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
-                        "MPI_Neighbor_alltoall");
-}
-GCM_MPI_ALIAS(Neighbor_alltoall)
-
-int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount,
-                            MPI_Datatype sendtype, void *recvbuf,
-                            int recvcount, MPI_Datatype recvtype,
-                            MPI_Comm comm, MPI_Request *request)
-{
-    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, comm, COLL_NONBLOCKING, MPI_INFO_NULL,
-                        request, "MPI_Ineighbor_alltoall");
-}
-GCM_MPI_ALIAS(Ineighbor_alltoall)
-
-int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount,
-                                MPI_Datatype sendtype, void *recvbuf,
-                                int recvcount, MPI_Datatype recvtype,
-                                MPI_Comm comm, MPI_Info info,
-                                MPI_Request *request)
-{
-    return nbr_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                        recvtype, comm, COLL_PERSISTENT, info, request,
-                        "MPI_Neighbor_alltoall_init");
-}
-GCM_MPI_ALIAS(Neighbor_alltoall_init)
 
 /* The v (types NULL, element displacements) and w (byte displacements)
  * forms of neighbour alltoall. */
@@ -436,7 +381,6 @@ static int nbr_alltoallvw(int w, const void *sendbuf,
                           int mode, MPI_Info info, MPI_Request *request,
                           const char *call)
 {
-    static const MPI_Aint none[1] = { 0 };
     nbr_side_t send = { sendbuf, sendtype, sendtypes, 0, sendcounts, 0,
                         sdispls, sbdispls, 0 };
     nbr_side_t recv = { recvbuf, recvtype, recvtypes, 0, recvcounts, 0,
@@ -455,104 +399,27 @@ static int nbr_alltoallvw(int w, const void *sendbuf,
                              "array");
     }
     if (l.outdeg == 0) {
-        send.counts = nbr_none;
-        send.displs = nbr_none;
-        send.bdispls = w ? none : NULL;
-        send.types = NULL;
-        send.type = MPI_BYTE;
+        nbr_side_empty(&send, w);
     }
     if (l.indeg == 0) {
-        recv.counts = nbr_none;
-        recv.displs = nbr_none;
-        recv.bdispls = w ? none : NULL;
-        recv.types = NULL;
-        recv.type = MPI_BYTE;
+        nbr_side_empty(&recv, w);
     }
     return neighbor_coll(comm, w ? GCM_MPI_COLL_NEIGHBOR_ALLTOALLW :
                                GCM_MPI_COLL_NEIGHBOR_ALLTOALLV,
                          mode, info, request, call, &send, 0, &recv);
 }
 
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[],
-                            const int sdispls[], MPI_Datatype sendtype,
-                            void *recvbuf, const int recvcounts[],
-                            const int rdispls[], MPI_Datatype recvtype,
-                            MPI_Comm comm)
-{
-    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
-                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
-                          NULL, comm, COLL_BLOCKING, MPI_INFO_NULL, NULL,
-                          "MPI_Neighbor_alltoallv");
-}
-GCM_MPI_ALIAS(Neighbor_alltoallv)
+NBR_FORMS(alltoallv, nbr_alltoallvw,
+          (const void *sendbuf, const int sendcounts[], const int sdispls[],
+           MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+           const int rdispls[], MPI_Datatype recvtype),
+          (0, sendbuf, sendcounts, sdispls, NULL, sendtype, NULL, recvbuf,
+           recvcounts, rdispls, NULL, recvtype, NULL))
 
-int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[],
-                             const int sdispls[], MPI_Datatype sendtype,
-                             void *recvbuf, const int recvcounts[],
-                             const int rdispls[], MPI_Datatype recvtype,
-                             MPI_Comm comm, MPI_Request *request)
-{
-    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
-                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
-                          NULL, comm, COLL_NONBLOCKING, MPI_INFO_NULL, request,
-                          "MPI_Ineighbor_alltoallv");
-}
-GCM_MPI_ALIAS(Ineighbor_alltoallv)
-
-int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
-                                 const int sdispls[], MPI_Datatype sendtype,
-                                 void *recvbuf, const int recvcounts[],
-                                 const int rdispls[], MPI_Datatype recvtype,
-                                 MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request)
-{
-    return nbr_alltoallvw(0, sendbuf, sendcounts, sdispls, NULL, sendtype,
-                          NULL, recvbuf, recvcounts, rdispls, NULL, recvtype,
-                          NULL, comm, COLL_PERSISTENT, info, request,
-                          "MPI_Neighbor_alltoallv_init");
-}
-GCM_MPI_ALIAS(Neighbor_alltoallv_init)
-
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                            const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void *recvbuf,
-                            const int recvcounts[], const MPI_Aint rdispls[],
-                            const MPI_Datatype recvtypes[], MPI_Comm comm)
-{
-    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
-                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
-                          MPI_BYTE, recvtypes, comm, COLL_BLOCKING,
-                          MPI_INFO_NULL, NULL, "MPI_Neighbor_alltoallw");
-}
-GCM_MPI_ALIAS(Neighbor_alltoallw)
-
-int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                             const MPI_Aint sdispls[],
-                             const MPI_Datatype sendtypes[], void *recvbuf,
-                             const int recvcounts[],
-                             const MPI_Aint rdispls[],
-                             const MPI_Datatype recvtypes[], MPI_Comm comm,
-                             MPI_Request *request)
-{
-    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
-                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
-                          MPI_BYTE, recvtypes, comm, COLL_NONBLOCKING,
-                          MPI_INFO_NULL, request, "MPI_Ineighbor_alltoallw");
-}
-GCM_MPI_ALIAS(Ineighbor_alltoallw)
-
-int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
-                                 const MPI_Aint sdispls[],
-                                 const MPI_Datatype sendtypes[],
-                                 void *recvbuf, const int recvcounts[],
-                                 const MPI_Aint rdispls[],
-                                 const MPI_Datatype recvtypes[],
-                                 MPI_Comm comm, MPI_Info info,
-                                 MPI_Request *request)
-{
-    return nbr_alltoallvw(1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE,
-                          sendtypes, recvbuf, recvcounts, NULL, rdispls,
-                          MPI_BYTE, recvtypes, comm, COLL_PERSISTENT, info,
-                          request, "MPI_Neighbor_alltoallw_init");
-}
-GCM_MPI_ALIAS(Neighbor_alltoallw_init)
+NBR_FORMS(alltoallw, nbr_alltoallvw,
+          (const void *sendbuf, const int sendcounts[],
+           const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+           void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+           const MPI_Datatype recvtypes[]),
+          (1, sendbuf, sendcounts, NULL, sdispls, MPI_BYTE, sendtypes,
+           recvbuf, recvcounts, NULL, rdispls, MPI_BYTE, recvtypes))

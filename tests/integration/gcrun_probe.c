@@ -189,11 +189,25 @@ static void sleep_ms(long ms)
     }
 }
 
+/* A put of key=value into kvsname, which must answer with rc want. */
+static void put(const char *kvsname, const char *key, const char *value,
+                const char *want)
+{
+    char reply[LINE_MAX_LEN];
+    char req[LINE_MAX_LEN + 64];
+
+    snprintf(req, sizeof(req), "cmd=put kvsname=%s key=%s value=%s\n",
+             kvsname, key, value);
+    call(req, "put_result", reply, sizeof(reply));
+    expect_field(reply, "rc", want);
+}
+
 static void pmi_exchange(char *kvsname, size_t kcap)
 {
     char reply[LINE_MAX_LEN];
     char req[LINE_MAX_LEN + 64];
     char big[1100];
+    char key[32];
     char v[32];
     int r;
 
@@ -231,24 +245,17 @@ static void pmi_exchange(char *kvsname, size_t kcap)
              size);
     }
 
-    snprintf(req, sizeof(req), "cmd=put kvsname=%s key=key-%d value=val-%d\n",
-             kvsname, rank, rank);
-    call(req, "put_result", reply, sizeof(reply));
-    expect_field(reply, "rc", "0");
+    snprintf(key, sizeof(key), "key-%d", rank);
+    snprintf(v, sizeof(v), "val-%d", rank);
+    put(kvsname, key, v, "0");
 
     if (rank == 0) {
         memset(big, 'x', 1024);
         big[1024] = '\0';
-        snprintf(req, sizeof(req), "cmd=put kvsname=%s key=big value=%s\n",
-                 kvsname, big);
-        call(req, "put_result", reply, sizeof(reply));
-        expect_field(reply, "rc", "0");
+        put(kvsname, "big", big, "0");
         memset(big, 'y', 1025);
         big[1025] = '\0';
-        snprintf(req, sizeof(req), "cmd=put kvsname=%s key=big2 value=%s\n",
-                 kvsname, big);
-        call(req, "put_result", reply, sizeof(reply));
-        expect_field(reply, "rc", "-1");
+        put(kvsname, "big2", big, "-1");
     }
 
     call("cmd=barrier_in\n", "barrier_out", reply, sizeof(reply));
@@ -406,6 +413,40 @@ static void spam(int count)
     }
 }
 
+/* The options that set a flag, and those that take a whole number. */
+typedef struct {
+    const char *name;
+    bool       *set;
+} probe_flag_t;
+
+typedef struct {
+    const char *name;
+    int        *value;
+} probe_int_t;
+
+/* Argument a (val: the one after it, or NULL) as one of these options:
+ * how many arguments after a it used (0 or 1), or -1 if it is none. */
+static int probe_option(const char *a, const char *val,
+                        const probe_flag_t *flags, size_t nflags,
+                        const probe_int_t *ints, size_t nints)
+{
+    size_t k;
+
+    for (k = 0; k < nflags; k++) {
+        if (strcmp(a, flags[k].name) == 0) {
+            *flags[k].set = true;
+            return 0;
+        }
+    }
+    for (k = 0; k < nints && val != NULL; k++) {
+        if (strcmp(a, ints[k].name) == 0) {
+            *ints[k].value = atoi(val);
+            return 1;
+        }
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     bool echo = false, env = false, bind = false, fds = false;
@@ -417,56 +458,37 @@ int main(int argc, char **argv)
     double sleep_s = 0;
     char kvsname[300];
     char reply[LINE_MAX_LEN];
+    const probe_flag_t flags[] = {
+        { "--echo-stdin", &echo }, { "--print-env", &env },
+        { "--print-bind", &bind }, { "--check-fds", &fds },
+        { "--ready", &ready }, { "--wait-peer-died", &wait_died },
+        { "--tail", &tail }, { "--finalize-first", &finalize_first },
+    };
+    const probe_int_t ints[] = {
+        { "--fail-rank", &fail_rank }, { "--exit-code", &exit_code },
+        { "--signal", &sig }, { "--abort", &abort_code },
+        { "--abort-cause", &abort_cause },
+        { "--abort-on-peer-died", &abort_on_died },
+        { "--spam", &spam_count },
+    };
     int i;
 
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        int used = probe_option(a, val, flags,
+                                sizeof(flags) / sizeof(flags[0]), ints,
+                                sizeof(ints) / sizeof(ints[0]));
 
-        if (strcmp(a, "--echo-stdin") == 0) {
-            echo = true;
-        } else if (strcmp(a, "--print-env") == 0) {
-            env = true;
-        } else if (strcmp(a, "--print-bind") == 0) {
-            bind = true;
-        } else if (strcmp(a, "--check-fds") == 0) {
-            fds = true;
-        } else if (strcmp(a, "--ready") == 0) {
-            ready = true;
-        } else if (strcmp(a, "--wait-peer-died") == 0) {
-            wait_died = true;
-        } else if (strcmp(a, "--tail") == 0) {
-            tail = true;
+        if (used >= 0) {
+            i += used;
         } else if (strcmp(a, "--ignore-term") == 0) {
             signal(SIGTERM, SIG_IGN);
-        } else if (val != NULL && strcmp(a, "--fail-rank") == 0) {
-            fail_rank = atoi(val);
-            i++;
-        } else if (val != NULL && strcmp(a, "--exit-code") == 0) {
-            exit_code = atoi(val);
-            i++;
-        } else if (val != NULL && strcmp(a, "--signal") == 0) {
-            sig = atoi(val);
-            i++;
-        } else if (val != NULL && strcmp(a, "--abort") == 0) {
-            abort_code = atoi(val);
-            i++;
-        } else if (val != NULL && strcmp(a, "--abort-cause") == 0) {
-            abort_cause = atoi(val);
-            i++;
-        } else if (strcmp(a, "--finalize-first") == 0) {
-            finalize_first = true;
-        } else if (val != NULL && strcmp(a, "--abort-on-peer-died") == 0) {
-            abort_on_died = atoi(val);
-            i++;
         } else if (val != NULL && i + 2 < argc &&
                    strcmp(a, "--die-later") == 0) {
             die_rank = atoi(val);
             die_ms = atoi(argv[i + 2]);
             i += 2;
-        } else if (val != NULL && strcmp(a, "--spam") == 0) {
-            spam_count = atoi(val);
-            i++;
         } else if (val != NULL && strcmp(a, "--sleep") == 0) {
             sleep_s = atof(val);
             i++;

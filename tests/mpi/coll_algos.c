@@ -827,10 +827,8 @@ static int wanted(int argc, char **argv, const char *what)
 
 int main(int argc, char **argv)
 {
-    mpitest_init(&argc, &argv, "coll_algos", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "coll_algos", 1);
+    mpitest_world(&rank, &size);
     MPI_Type_contiguous(2, MPI_UNSIGNED, &aff_type);
     MPI_Type_commit(&aff_type);
     MPI_Op_create(aff_fn, 0, &aff_op);

@@ -573,6 +573,22 @@ static long rev_displs(const int *cnt, int *displs, int size)
     return at;
 }
 
+/* The counts (vcount, shifted by shift) and the rev_displs
+ * displacements of a v form, in the case's arrays 0 and 1; returns the
+ * buffer's length in elements. */
+static long v_blocks(case_t *c, const ctx_t *x, long n, int shift,
+                     int **cnt, int **displs)
+{
+    int r;
+
+    *cnt = c->arrays[0] = ints(x->size);
+    *displs = c->arrays[1] = ints(x->size);
+    for (r = 0; r < x->size; r++) {
+        (*cnt)[r] = vcount(r, n, shift);
+    }
+    return rev_displs(*cnt, *displs, x->size);
+}
+
 static void case_bcast(case_t *c, const ctx_t *x, const kind_t *ks,
                        const kind_t *kr, long n, int root, int mode)
 {
@@ -610,12 +626,7 @@ static void case_gather(case_t *c, const ctx_t *x, const kind_t *ks,
               form_name(v ? "Gatherv" : "Gather", mode, nm), ks->name,
               kr->name, inplace ? ", in place" : "");
     if (v) {
-        cnt = c->arrays[0] = ints(x->size);
-        displs = c->arrays[1] = ints(x->size);
-        for (r = 0; r < x->size; r++) {
-            cnt[r] = vcount(r, n, (int)(n % 5) + root);
-        }
-        total = rev_displs(cnt, displs, x->size);
+        total = v_blocks(c, x, n, (int)(n % 5) + root, &cnt, &displs);
     }
     c->sbuf = sentinels(ks, v ? cnt[me] : n);
     fill(ks, c->sbuf, 0, v ? cnt[me] : n, t, me);
@@ -672,12 +683,7 @@ static void case_scatter(case_t *c, const ctx_t *x, const kind_t *ks,
               form_name(v ? "Scatterv" : "Scatter", mode, nm), ks->name,
               kr->name, inplace ? ", in place" : "");
     if (v) {
-        cnt = c->arrays[0] = ints(x->size);
-        displs = c->arrays[1] = ints(x->size);
-        for (r = 0; r < x->size; r++) {
-            cnt[r] = vcount(r, n, (int)(n % 7) + root);
-        }
-        total = rev_displs(cnt, displs, x->size);
+        total = v_blocks(c, x, n, (int)(n % 7) + root, &cnt, &displs);
     }
     mine = v ? cnt[me] : n;
     if (isroot) {
@@ -733,12 +739,7 @@ static void case_allgather(case_t *c, const ctx_t *x, const kind_t *ks,
               form_name(v ? "Allgatherv" : "Allgather", mode, nm),
               ks->name, kr->name, inplace ? ", in place" : "");
     if (v) {
-        cnt = c->arrays[0] = ints(x->size);
-        displs = c->arrays[1] = ints(x->size);
-        for (r = 0; r < x->size; r++) {
-            cnt[r] = vcount(r, n, (int)(n % 3));
-        }
-        total = rev_displs(cnt, displs, x->size);
+        total = v_blocks(c, x, n, (int)(n % 3), &cnt, &displs);
         mine = cnt[me];
     }
     c->sbuf = sentinels(ks, mine);
@@ -1525,6 +1526,22 @@ static void check_user_msg(const ctx_t *x, const char *what, const int *got,
     }
 }
 
+/* The two user messages check_user_msg expects, to right with tags. */
+static void send_user_msgs(const ctx_t *x, const char *what, int sbuf[2][4],
+                           const int tags[2], int right, MPI_Request sr[2])
+{
+    int i;
+
+    for (i = 0; i < 2; i++) {
+        sbuf[i][0] = x->rank;
+        sbuf[i][1] = tags[i];
+        sbuf[i][2] = i;
+        sbuf[i][3] = 0x5eed;
+        called(x, what, 4, -1, MPI_Isend(sbuf[i], 4, MPI_INT, right,
+                                         tags[i], x->comm, &sr[i]));
+    }
+}
+
 /*
  * User point-to-point on the communicator of the collectives: wildcard
  * receives posted before the collectives must match only the user's
@@ -1564,14 +1581,7 @@ static void test_p2p_interleaved(const ctx_t *x)
     }
     /* Everyone has tested before anyone sends. */
     called(x, what, 4, -1, MPI_Barrier(x->comm));
-    for (i = 0; i < 2; i++) {
-        sbuf[i][0] = x->rank;
-        sbuf[i][1] = tags_a[i];
-        sbuf[i][2] = i;
-        sbuf[i][3] = 0x5eed;
-        called(x, what, 4, -1, MPI_Isend(sbuf[i], 4, MPI_INT, right,
-                                         tags_a[i], x->comm, &sr[i]));
-    }
+    send_user_msgs(x, what, sbuf, tags_a, right, sr);
     called(x, what, 4, -1, MPI_Waitall(2, rr, st));
     for (i = 0; i < 2; i++) {
         check_user_msg(x, what, rbuf[i], &st[i], left, tags_a[i], i);
@@ -1581,14 +1591,7 @@ static void test_p2p_interleaved(const ctx_t *x)
     /* Unexpected user messages, with a nonblocking collective pending
      * across the receives. */
     called(x, what, 4, -1, MPI_Barrier(x->comm));
-    for (i = 0; i < 2; i++) {
-        sbuf[i][0] = x->rank;
-        sbuf[i][1] = tags_b[i];
-        sbuf[i][2] = i;
-        sbuf[i][3] = 0x5eed;
-        called(x, what, 4, -1, MPI_Isend(sbuf[i], 4, MPI_INT, right,
-                                         tags_b[i], x->comm, &sr[i]));
-    }
+    send_user_msgs(x, what, sbuf, tags_b, right, sr);
     case_allreduce(&pending, x, &kinds[K_MAT], 7, 0, 1);
     some_collectives(x);
     for (i = 0; i < 2; i++) {

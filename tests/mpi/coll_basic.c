@@ -441,17 +441,12 @@ static void test_alltoall_vector(void)
 
 int main(int argc, char **argv)
 {
+    const mpitest_fn tests[] = {test_barrier, test_bcast, test_bcast_vector,
+        test_bcast_large, test_gather_scatter, test_gatherv_scatterv,
+        test_allgather, test_alltoall, test_alltoall_vector, NULL};
+
     mpitest_init(&argc, &argv, "coll_basic", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    test_barrier();
-    test_bcast();
-    test_bcast_vector();
-    test_bcast_large();
-    test_gather_scatter();
-    test_gatherv_scatterv();
-    test_allgather();
-    test_alltoall();
-    test_alltoall_vector();
-    return mpitest_finish();
+    mpitest_world(&rank, &size);
+
+    return mpitest_run(tests);
 }

@@ -698,8 +698,7 @@ int main(int argc, char **argv)
     int x = 0;
 
     mpitest_init(&argc, &argv, "coll_check", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_world(&rank, &size);
     odd = size - 1;
     if (size < 2) {
         printf("FAIL: coll_check needs 2 or more processes\n");

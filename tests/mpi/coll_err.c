@@ -19,10 +19,8 @@ int main(int argc, char **argv)
     MPI_Request req;
     MPI_Datatype uncommitted;
 
-    mpitest_init(&argc, &argv, "coll_err", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "coll_err", 1);
+    mpitest_world(&rank, &size);
 
     EXPECT(MPI_ERR_ROOT, MPI_Bcast(buf, 1, MPI_INT, size, MPI_COMM_WORLD));
     EXPECT(MPI_ERR_ROOT, MPI_Bcast(buf, 1, MPI_INT, -1, MPI_COMM_WORLD));

@@ -421,8 +421,7 @@ int main(int argc, char **argv)
     int g;
 
     mpitest_init(&argc, &argv, "coll_inter", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    mpitest_world(&wrank, &wsize);
     if (wsize < 2) {
         if (wrank == 0) {
             printf("coll_inter: SKIPPED (needs 2 processes)\n");

@@ -101,8 +101,7 @@ int main(int argc, char **argv)
     aff_t ain[K], aout[K], want = { 1u, 0u };
 
     mpitest_init(&argc, &argv, "coll_lcos", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    mpitest_world(&me, &n);
     interleaved = (argc > 1 && strcmp(argv[1], "interleaved") == 0);
     total = K * n;
     MPI_Type_contiguous(2, MPI_UNSIGNED, &aff_type);

@@ -355,8 +355,7 @@ int main(int argc, char **argv)
     int round;
 
     mpitest_init(&argc, &argv, "coll_nb", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_world(&rank, &size);
     for (round = 0; round < 3; round++) {
         test_overlap(round);
     }

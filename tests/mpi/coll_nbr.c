@@ -329,13 +329,11 @@ static void test_dist_graph(void)
 
 int main(int argc, char **argv)
 {
+    const mpitest_fn tests[] = {test_cart, test_graph_ring, test_dist_graph,
+        NULL};
+
     mpitest_init(&argc, &argv, "coll_nbr", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_world(&rank, &size);
 
-    test_cart();
-    test_graph_ring();
-    test_dist_graph();
-
-    return mpitest_finish();
+    return mpitest_run(tests);
 }

@@ -256,10 +256,8 @@ int main(int argc, char **argv)
 {
     MPI_Comm dup;
 
-    mpitest_init(&argc, &argv, "coll_persist", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "coll_persist", 1);
+    mpitest_world(&rank, &size);
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
 
     test_steps(MPI_COMM_WORLD);

@@ -365,15 +365,11 @@ static void test_large(void)
 
 int main(int argc, char **argv)
 {
+    const mpitest_fn tests[] = {test_sum, test_scan_sum, test_noncommutative,
+        test_reduce_scatter_sum, test_loc, test_vector_type, test_large, NULL};
+
     mpitest_init(&argc, &argv, "coll_reduce", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    test_sum();
-    test_scan_sum();
-    test_noncommutative();
-    test_reduce_scatter_sum();
-    test_loc();
-    test_vector_type();
-    test_large();
-    return mpitest_finish();
+    mpitest_world(&rank, &size);
+
+    return mpitest_run(tests);
 }

@@ -572,10 +572,8 @@ static void test_many(void)
 
 int main(int argc, char **argv)
 {
-    mpitest_init(&argc, &argv, "core_comm", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "core_comm", 1);
+    mpitest_world(&rank, &size);
 
     RUN(test_basics);
     RUN(test_dup_isolation);

@@ -31,10 +31,8 @@ int main(int argc, char **argv)
     MPI_Request req, preq;
     MPI_Status st;
 
-    mpitest_init(&argc, &argv, "core_free_pending", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "core_free_pending", 1);
+    mpitest_world(&rank, &size);
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     if (size < 2) {
         printf("core_free_pending: SKIPPED (needs 2 processes)\n");

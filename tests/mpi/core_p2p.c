@@ -920,8 +920,7 @@ static void test_errors(void)
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv, "core_p2p", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_world(&rank, &size);
     /* Duplicates inherit it. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     peer = rank ^ 1;

@@ -716,8 +716,7 @@ static void test_errors(void)
 int main(int argc, char **argv)
 {
     mpitest_init_thread(&argc, &argv, "core_req", MPI_THREAD_MULTIPLE);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_world(&rank, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     peer = rank ^ 1;
     if (peer >= size) {

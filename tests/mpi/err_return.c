@@ -180,10 +180,8 @@ int main(int argc, char **argv)
 {
     int size;
 
-    mpitest_init(&argc, &argv, "err_return", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "err_return", 1);
+    mpitest_world(&rank, &size);
 
     test_send_args(size);
     test_recv_args(size);

@@ -412,19 +412,13 @@ static void test_set_elements(void)
 
 int main(int argc, char **argv)
 {
+    const mpitest_fn tests[] = {test_wait, test_waitall_mixed, test_waitany,
+        test_test_and_get_status, test_free, test_cancel, test_errors,
+        test_set_elements, NULL};
+
     mpitest_init_thread(&argc, &argv, "ext_grequest", MPI_THREAD_MULTIPLE);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    mpitest_world(&rank, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
 
-    test_wait();
-    test_waitall_mixed();
-    test_waitany();
-    test_test_and_get_status();
-    test_free();
-    test_cancel();
-    test_errors();
-    test_set_elements();
-
-    return mpitest_finish();
+    return mpitest_run(tests);
 }

@@ -421,10 +421,8 @@ static void errors(void)
 
 int main(int argc, char **argv)
 {
-    mpitest_init(&argc, &argv, "inter_basic", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "inter_basic", 1);
+    mpitest_world(&me, &n);
 
     if (n > 64) {
         if (me == 0) {

@@ -258,8 +258,7 @@ int main(int argc, char **argv)
     int n;
 
     mpitest_init(&argc, &argv, "lco_calls", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    mpitest_world(&me, &n);
     /* Set before any LCO exists: LCOs take the world's handler. */
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     /* Calls on MPI_COMM_SELF raise on it. */

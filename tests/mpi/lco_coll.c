@@ -106,8 +106,7 @@ int main(int argc, char **argv)
     MPI_Comm fwd, rev;
 
     mpitest_init(&argc, &argv, "lco_coll", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    mpitest_world(&me, &n);
 
     fwd = build(0);
     rev = build(1);

@@ -104,8 +104,7 @@ int main(int argc, char **argv)
     MPI_Status st;
 
     mpitest_init(&argc, &argv, "lco_group", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    mpitest_world(&me, &n);
     slots = malloc(2 * (size_t)n * sizeof(int));
     procs = malloc(2 * (size_t)n * sizeof(int));
 

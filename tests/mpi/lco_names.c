@@ -211,13 +211,10 @@ static void forged_names(void)
 
 int main(int argc, char **argv)
 {
-    mpitest_init(&argc, &argv, "lco_names", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    const mpitest_fn tests[] = {ring_of_slot_names, forged_names, NULL};
 
-    ring_of_slot_names();
-    forged_names();
+    mpitest_init(&argc, &argv, "lco_names", 1);
+    mpitest_world(&me, &n);
 
-    return mpitest_finish();
+    return mpitest_run(tests);
 }

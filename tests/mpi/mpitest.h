@@ -293,6 +293,16 @@ static void mpitest_init_thread(int *argc, char ***argv, const char *name,
     }
 }
 
+/* The rank and the size of MPI_COMM_WORLD, as mpitest_init found them,
+ * into the program's own variables. */
+static void mpitest_world(int *rank, int *size) __attribute__((unused));
+
+static void mpitest_world(int *rank, int *size)
+{
+    *rank = mpitest_rank;
+    *size = mpitest_size;
+}
+
 /* Sums the failures of every rank; rank 0 prints "<name>: all passed at
  * N processes" when there are none. Finalizes. Returns main's status:
  * 0 when this rank saw no failure. */
@@ -316,6 +326,21 @@ static int mpitest_finish(void)
     fflush(stdout);
     MPI_Finalize();
     return (mpitest_failures == 0) ? 0 : 1;
+}
+
+/* A program's tests, run in order by mpitest_run; the list ends with
+ * NULL. */
+typedef void (*mpitest_fn)(void);
+
+/* Runs each test of the list in order, then returns mpitest_finish(). */
+static int mpitest_run(const mpitest_fn tests[]) __attribute__((unused));
+
+static int mpitest_run(const mpitest_fn tests[])
+{
+    for (; *tests != NULL; tests++) {
+        (*tests)();
+    }
+    return mpitest_finish();
 }
 
 #endif /* GCM_MPITEST_H */

@@ -373,8 +373,7 @@ static void test_cas(void)
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv, "rma_acc", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    mpitest_world(&me, &n);
     for (use_create = 0; use_create < 2; use_create++) {
         test_ops();
         test_special();

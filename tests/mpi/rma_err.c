@@ -48,10 +48,8 @@ int main(int argc, char **argv)
     MPI_Group world;
     MPI_Comm half, inter;
 
-    mpitest_init(&argc, &argv, "rma_err", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpitest_init(&argc, &argv, "rma_err", 1);
+    mpitest_world(&me, &n);
     right = (me + 1) % n;
 
     OK(MPI_Win_allocate(4 * sizeof(int), sizeof(int), MPI_INFO_NULL,

@@ -106,8 +106,7 @@ static void run(int create)
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv, "rma_passive", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    mpitest_world(&me, &n);
     run(0);
     run(1);
     return mpitest_finish();

@@ -313,8 +313,7 @@ int main(int argc, char **argv)
     int flavor;
 
     mpitest_init(&argc, &argv, "rma_sync", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    mpitest_world(&me, &n);
     for (flavor = 0; flavor < NFLAVORS; flavor++) {
         test_fence(flavor);
         test_pscw(flavor);

@@ -359,13 +359,11 @@ static void test_errhandler(void)
 
 int main(int argc, char **argv)
 {
+    const mpitest_fn tests[] = {test_shared, test_dynamic, test_attrs,
+        test_keyvals, test_errhandler, NULL};
+
     mpitest_init(&argc, &argv, "rma_win", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
-    test_shared();
-    test_dynamic();
-    test_attrs();
-    test_keyvals();
-    test_errhandler();
-    return mpitest_finish();
+    mpitest_world(&me, &n);
+
+    return mpitest_run(tests);
 }

@@ -45,8 +45,7 @@ int main(int argc, char **argv)
     int rc, v;
 
     mpitest_init(&argc, &argv, "threads_err", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    mpitest_world(&me, &np);
 
     if ((argc > 1) && (strcmp(argv[1], "fatal") == 0)) {
         /* MPI_ERRORS_ARE_FATAL: the job ends here, no process goes on. */

@@ -488,8 +488,7 @@ int main(int argc, char **argv)
     static const int mixed[2] = { 0, 1 };
 
     mpitest_init(&argc, &argv, "topo_cart", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    mpitest_world(&wrank, &wsize);
 
     test_dims_create();
     OK(MPI_Dims_create(wsize, 2, dims));

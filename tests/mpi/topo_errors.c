@@ -6,6 +6,8 @@
  */
 #include "mpitest.h"
 
+#include <ctype.h>
+
 static void test_dims(void)
 {
     int d2[2] = { 5, 0 }, d3[2] = { 3, 3 }, dn[2] = { -1, 0 };
@@ -168,6 +170,67 @@ static void test_neighbor(void)
     OK(MPI_Comm_free(&cart));
 }
 
+/* rc is MPI_ERR_COMM and its text names call itself (not a longer name
+ * that starts with it). */
+static void expect_comm_err(int line, int rc, const char *call)
+{
+    char text[MPI_MAX_ERROR_STRING] = "";
+    const char *at;
+    int len = 0, cls = -1;
+
+    MPI_Error_class(rc, &cls);
+    MPI_Error_string(rc, text, &len);
+    at = strstr(text, call);
+    while (at != NULL && (at[strlen(call)] == '_' ||
+                          isalnum((unsigned char)at[strlen(call)]))) {
+        at = strstr(at + 1, call);
+    }
+    if (cls != MPI_ERR_COMM || at == NULL) {
+        mpitest_fail(line, "%s on MPI_COMM_NULL: class %d, text \"%s\"",
+                     call, cls, text);
+    }
+}
+
+#define EXPECT_NBR(call, ...)                                                \
+    expect_comm_err(__LINE__, call(__VA_ARGS__), #call)
+
+/* Each of the fifteen neighbour collectives raises under its own name. */
+static void test_neighbor_names(void)
+{
+    int s[2] = { 0, 0 }, r[2], cnt[1] = { 1 }, dis[1] = { 0 };
+    MPI_Aint bdis[1] = { 0 };
+    MPI_Datatype ty[1] = { MPI_INT };
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Request q;
+
+    EXPECT_NBR(MPI_Neighbor_allgather, s, 1, MPI_INT, r, 1, MPI_INT, c);
+    EXPECT_NBR(MPI_Ineighbor_allgather, s, 1, MPI_INT, r, 1, MPI_INT, c, &q);
+    EXPECT_NBR(MPI_Neighbor_allgather_init, s, 1, MPI_INT, r, 1, MPI_INT, c,
+               MPI_INFO_NULL, &q);
+    EXPECT_NBR(MPI_Neighbor_allgatherv, s, 1, MPI_INT, r, cnt, dis, MPI_INT,
+               c);
+    EXPECT_NBR(MPI_Ineighbor_allgatherv, s, 1, MPI_INT, r, cnt, dis,
+               MPI_INT, c, &q);
+    EXPECT_NBR(MPI_Neighbor_allgatherv_init, s, 1, MPI_INT, r, cnt, dis,
+               MPI_INT, c, MPI_INFO_NULL, &q);
+    EXPECT_NBR(MPI_Neighbor_alltoall, s, 1, MPI_INT, r, 1, MPI_INT, c);
+    EXPECT_NBR(MPI_Ineighbor_alltoall, s, 1, MPI_INT, r, 1, MPI_INT, c, &q);
+    EXPECT_NBR(MPI_Neighbor_alltoall_init, s, 1, MPI_INT, r, 1, MPI_INT, c,
+               MPI_INFO_NULL, &q);
+    EXPECT_NBR(MPI_Neighbor_alltoallv, s, cnt, dis, MPI_INT, r, cnt, dis,
+               MPI_INT, c);
+    EXPECT_NBR(MPI_Ineighbor_alltoallv, s, cnt, dis, MPI_INT, r, cnt, dis,
+               MPI_INT, c, &q);
+    EXPECT_NBR(MPI_Neighbor_alltoallv_init, s, cnt, dis, MPI_INT, r, cnt,
+               dis, MPI_INT, c, MPI_INFO_NULL, &q);
+    EXPECT_NBR(MPI_Neighbor_alltoallw, s, cnt, bdis, ty, r, cnt, bdis, ty,
+               c);
+    EXPECT_NBR(MPI_Ineighbor_alltoallw, s, cnt, bdis, ty, r, cnt, bdis, ty,
+               c, &q);
+    EXPECT_NBR(MPI_Neighbor_alltoallw_init, s, cnt, bdis, ty, r, cnt, bdis,
+               ty, c, MPI_INFO_NULL, &q);
+}
+
 /* Topologies live on intracommunicators only. */
 static void test_inter(void)
 {
@@ -194,15 +257,11 @@ static void test_inter(void)
 int main(int argc, char **argv)
 {
     int st;
+    const mpitest_fn tests[] = {test_dims, test_cart, test_graph, test_dist,
+        test_neighbor, test_neighbor_names, test_inter, NULL};
 
     mpitest_init(&argc, &argv, "topo_errors", 1);
     EXPECT(MPI_ERR_COMM, MPI_Topo_test(MPI_COMM_NULL, &st));
-    test_dims();
-    test_cart();
-    test_graph();
-    test_dist();
-    test_neighbor();
-    test_inter();
 
-    return mpitest_finish();
+    return mpitest_run(tests);
 }

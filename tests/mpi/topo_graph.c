@@ -353,8 +353,7 @@ static void test_dist_empty(void)
 int main(int argc, char **argv)
 {
     mpitest_init(&argc, &argv, "topo_graph", 0);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    mpitest_world(&wrank, &wsize);
     if (wsize > MAXP) {
         if (wrank == 0) {
             printf("FAIL: at most %d processes\n", MAXP);

@@ -552,22 +552,21 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("boot");
-    TCase *good = tcase_create("good");
-    TCase *bad = tcase_create("bad");
+    const TTest *good[] = {test_boot_pmi1_good_exchange,
+        test_boot_pmi1_small_values, test_boot_pmi1_events_between_replies,
+        test_boot_pmi1_abort_line, NULL};
+    const TTest *bad_init[] = {test_boot_pmi1_init_bad_reply, NULL};
+    const TTest *bad_get[] = {test_boot_pmi1_get_bad_reply, NULL};
+    const TTest *bad[] = {test_boot_pmi1_bad_environment, NULL};
+    const struct gcm_check_case cases[] = {
+        {"good", .tests = good, .timeout = 20},
+        {"bad init", .tests = bad_init, .timeout = 20,
+            .loop_end = (int)(sizeof(init_cases) / sizeof(init_cases[0]))},
+        {"bad get", .tests = bad_get, .timeout = 20,
+            .loop_end = (int)(sizeof(get_cases) / sizeof(get_cases[0]))},
+        {"bad", .tests = bad, .timeout = 20},
+        {0},
+    };
 
-    tcase_set_timeout(good, 20);
-    tcase_add_test(good, test_boot_pmi1_good_exchange);
-    tcase_add_test(good, test_boot_pmi1_small_values);
-    tcase_add_test(good, test_boot_pmi1_events_between_replies);
-    tcase_add_test(good, test_boot_pmi1_abort_line);
-    suite_add_tcase(s, good);
-    tcase_set_timeout(bad, 20);
-    tcase_add_loop_test(bad, test_boot_pmi1_init_bad_reply, 0,
-                        (int)(sizeof(init_cases) / sizeof(init_cases[0])));
-    tcase_add_loop_test(bad, test_boot_pmi1_get_bad_reply, 0,
-                        (int)(sizeof(get_cases) / sizeof(get_cases[0])));
-    tcase_add_test(bad, test_boot_pmi1_bad_environment);
-    suite_add_tcase(s, bad);
-    return s;
+    return gcm_check_suite("boot", cases);
 }

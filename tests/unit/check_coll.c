@@ -1061,27 +1061,20 @@ END_TEST
 /* CHECK_COLL_RANKS=n runs the group of n ranks only (1..9). */
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("coll");
-    TCase *tc = tcase_create("schedules");
+    const TTest *schedules[] = {test_coll_barrier, test_coll_bcast,
+        test_coll_reduce, test_coll_allreduce, test_coll_reduce_scatter,
+        test_coll_scan, test_coll_gather_scatter, test_coll_allgather,
+        test_coll_alltoall, NULL};
+    struct gcm_check_case cases[] = {
+        {"schedules", .tests = schedules, .timeout = 120, .setup = setup,
+            .teardown = teardown, .loop_start = 0, .loop_end = CT_MAX_RANKS},
+        {0},
+    };
     const char *only = getenv("CHECK_COLL_RANKS");
-    int lo = 0, hi = CT_MAX_RANKS;
 
     if (only != NULL && atoi(only) >= 1 && atoi(only) <= CT_MAX_RANKS) {
-        lo = atoi(only) - 1;
-        hi = lo + 1;
+        cases[0].loop_start = atoi(only) - 1;
+        cases[0].loop_end = atoi(only);
     }
-
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, test_coll_barrier, lo, hi);
-    tcase_add_loop_test(tc, test_coll_bcast, lo, hi);
-    tcase_add_loop_test(tc, test_coll_reduce, lo, hi);
-    tcase_add_loop_test(tc, test_coll_allreduce, lo, hi);
-    tcase_add_loop_test(tc, test_coll_reduce_scatter, lo, hi);
-    tcase_add_loop_test(tc, test_coll_scan, lo, hi);
-    tcase_add_loop_test(tc, test_coll_gather_scatter, lo, hi);
-    tcase_add_loop_test(tc, test_coll_allgather, lo, hi);
-    tcase_add_loop_test(tc, test_coll_alltoall, lo, hi);
-    suite_add_tcase(s, tc);
-    return s;
+    return gcm_check_suite("coll", cases);
 }

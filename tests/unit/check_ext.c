@@ -376,18 +376,13 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("ext");
-    TCase *tc = tcase_create("ext");
+    const TTest *tests[] = {test_ext_expr_values, test_ext_expr_errors,
+        test_ext_listing1, test_ext_listing3, test_ext_listing4,
+        test_ext_listing5, test_ext_not_well_formed, test_ext_prefixes, NULL};
+    const struct gcm_check_case cases[] = {
+        {"ext", .tests = tests, .timeout = 120},
+        {0},
+    };
 
-    tcase_set_timeout(tc, 120);
-    tcase_add_test(tc, test_ext_expr_values);
-    tcase_add_test(tc, test_ext_expr_errors);
-    tcase_add_test(tc, test_ext_listing1);
-    tcase_add_test(tc, test_ext_listing3);
-    tcase_add_test(tc, test_ext_listing4);
-    tcase_add_test(tc, test_ext_listing5);
-    tcase_add_test(tc, test_ext_not_well_formed);
-    tcase_add_test(tc, test_ext_prefixes);
-    suite_add_tcase(s, tc);
-    return s;
+    return gcm_check_suite("ext", cases);
 }

@@ -133,14 +133,13 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("handle");
-    TCase *tc = tcase_create("handle");
+    const TTest *tests[] = {test_handle_addresses_unique,
+        test_handle_memory_returned, test_handle_limits, test_handle_stable,
+        NULL};
+    const struct gcm_check_case cases[] = {
+        {"handle", .tests = tests, .timeout = 60},
+        {0},
+    };
 
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_handle_addresses_unique);
-    tcase_add_test(tc, test_handle_memory_returned);
-    tcase_add_test(tc, test_handle_limits);
-    tcase_add_test(tc, test_handle_stable);
-    suite_add_tcase(s, tc);
-    return s;
+    return gcm_check_suite("handle", cases);
 }

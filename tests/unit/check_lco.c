@@ -248,22 +248,19 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("lco");
-    TCase *tc = tcase_create("names");
-    TCase *random;
+    const TTest *names[] = {test_lco_name_round_trip,
+        test_lco_name_layout_is_little_endian, test_lco_name_rejects_garbage,
+        test_lco_slotname_round_trip_and_kind, test_lco_status_strings,
+        test_lco_fail_records_call_and_reason,
+        test_lco_calls_before_init_fail_cleanly, NULL};
+    const TTest *random[] = {test_lco_chacha20_block_vector,
+        test_lco_random_draws_never_repeat, test_lco_random_differs_after_fork,
+        NULL};
+    const struct gcm_check_case cases[] = {
+        {"names", .tests = names},
+        {"random", .tests = random},
+        {0},
+    };
 
-    tcase_add_test(tc, test_lco_name_round_trip);
-    tcase_add_test(tc, test_lco_name_layout_is_little_endian);
-    tcase_add_test(tc, test_lco_name_rejects_garbage);
-    tcase_add_test(tc, test_lco_slotname_round_trip_and_kind);
-    tcase_add_test(tc, test_lco_status_strings);
-    tcase_add_test(tc, test_lco_fail_records_call_and_reason);
-    tcase_add_test(tc, test_lco_calls_before_init_fail_cleanly);
-    suite_add_tcase(s, tc);
-    random = tcase_create("random");
-    tcase_add_test(random, test_lco_chacha20_block_vector);
-    tcase_add_test(random, test_lco_random_draws_never_repeat);
-    tcase_add_test(random, test_lco_random_differs_after_fork);
-    suite_add_tcase(s, random);
-    return s;
+    return gcm_check_suite("lco", cases);
 }

@@ -1249,43 +1249,27 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("mpi_datatype");
-    TCase *pre = tcase_create("predefined");
-    TCase *ctor = tcase_create("constructors");
-    TCase *data = tcase_create("pack");
-    TCase *life = tcase_create("lifetime");
+    const TTest *pre[] = {test_predefined_sizes_and_bounds,
+        test_predefined_all_valid_named_unfreeable, test_predefined_basic_kinds,
+        test_predefined_pair_packs_without_hole, NULL};
+    const TTest *ctor[] = {test_contiguous, test_vector_and_negative_stride,
+        test_hvector, test_indexed_family_negative_displacements,
+        test_struct_padding_matches_c, test_struct_from_addresses, test_resized,
+        test_dup_keeps_committed_state, test_subarray_c_and_fortran_order,
+        test_subarray_3d_of_pairs, NULL};
+    const TTest *data[] = {test_nested_round_trip, test_partial_unpack,
+        test_overlapping_unpack_last_wins, test_pack_positions_and_truncation,
+        test_get_count_and_elements, test_signature_hash, NULL};
+    const TTest *life[] = {test_free_inner_type_keeps_outer_usable,
+        test_struct_with_repeated_type_refcount, test_threads_share_a_child,
+        test_names, test_errors, NULL};
+    const struct gcm_check_case cases[] = {
+        {"predefined", .tests = pre},
+        {"constructors", .tests = ctor},
+        {"pack", .tests = data},
+        {"lifetime", .tests = life},
+        {0},
+    };
 
-    tcase_add_test(pre, test_predefined_sizes_and_bounds);
-    tcase_add_test(pre, test_predefined_all_valid_named_unfreeable);
-    tcase_add_test(pre, test_predefined_basic_kinds);
-    tcase_add_test(pre, test_predefined_pair_packs_without_hole);
-    suite_add_tcase(s, pre);
-
-    tcase_add_test(ctor, test_contiguous);
-    tcase_add_test(ctor, test_vector_and_negative_stride);
-    tcase_add_test(ctor, test_hvector);
-    tcase_add_test(ctor, test_indexed_family_negative_displacements);
-    tcase_add_test(ctor, test_struct_padding_matches_c);
-    tcase_add_test(ctor, test_struct_from_addresses);
-    tcase_add_test(ctor, test_resized);
-    tcase_add_test(ctor, test_dup_keeps_committed_state);
-    tcase_add_test(ctor, test_subarray_c_and_fortran_order);
-    tcase_add_test(ctor, test_subarray_3d_of_pairs);
-    suite_add_tcase(s, ctor);
-
-    tcase_add_test(data, test_nested_round_trip);
-    tcase_add_test(data, test_partial_unpack);
-    tcase_add_test(data, test_overlapping_unpack_last_wins);
-    tcase_add_test(data, test_pack_positions_and_truncation);
-    tcase_add_test(data, test_get_count_and_elements);
-    tcase_add_test(data, test_signature_hash);
-    suite_add_tcase(s, data);
-
-    tcase_add_test(life, test_free_inner_type_keeps_outer_usable);
-    tcase_add_test(life, test_struct_with_repeated_type_refcount);
-    tcase_add_test(life, test_threads_share_a_child);
-    tcase_add_test(life, test_names);
-    tcase_add_test(life, test_errors);
-    suite_add_tcase(s, life);
-    return s;
+    return gcm_check_suite("mpi_datatype", cases);
 }

@@ -7,37 +7,13 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "check_heap.h"
 #include "check_main.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
-#define __SANITIZE_ADDRESS__ 1
-#endif
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-/* From ASan's runtime; declared here since not every compiler installs
- * <sanitizer/allocator_interface.h>. */
-size_t __sanitizer_get_current_allocated_bytes(void);
-#else
-#include <malloc.h>
-#endif
-
 #define NELEMS(_a) ((int)(sizeof(_a) / sizeof((_a)[0])))
-
-/* Bytes the heap holds now, to show that a group does not copy a big
- * range. ASan's allocator keeps its own books; glibc's otherwise. */
-static size_t heap_in_use(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-    return __sanitizer_get_current_allocated_bytes();
-#else
-    return mallinfo2().uordblks;
-#endif
-}
 
 static MPI_Group make(int n, const int procs[], int myproc)
 {
@@ -800,36 +776,25 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("mpi_group");
-    TCase *basic = tcase_create("basic");
-    TCase *ops = tcase_create("ops");
-    TCase *handles = tcase_create("handles");
-    TCase *scale = tcase_create("scale");
+    const TTest *basic[] = {test_group_size_and_rank,
+        test_group_translate_ranks, test_group_translate_ranks_errors,
+        test_group_compare, NULL};
+    const TTest *ops[] = {test_group_union_intersection_difference,
+        test_group_incl_excl, test_group_incl_excl_errors,
+        test_group_range_incl_excl, test_group_range_errors,
+        test_group_range_last_may_overshoot, NULL};
+    const TTest *handles[] = {test_group_bad_handles, test_group_free_empty,
+        test_group_refcount, test_group_create_errors, NULL};
+    const TTest *scale[] = {test_group_big_range_is_compact,
+        test_group_big_shuffled_is_fast, NULL};
+    const struct gcm_check_case cases[] = {
+        {"basic", .tests = basic},
+        {"ops", .tests = ops},
+        {"handles", .tests = handles},
+        /* Generous for sanitizer builds; an O(n^2) path needs far more. */
+        {"scale", .tests = scale, .timeout = 30},
+        {0},
+    };
 
-    tcase_add_test(basic, test_group_size_and_rank);
-    tcase_add_test(basic, test_group_translate_ranks);
-    tcase_add_test(basic, test_group_translate_ranks_errors);
-    tcase_add_test(basic, test_group_compare);
-    suite_add_tcase(s, basic);
-
-    tcase_add_test(ops, test_group_union_intersection_difference);
-    tcase_add_test(ops, test_group_incl_excl);
-    tcase_add_test(ops, test_group_incl_excl_errors);
-    tcase_add_test(ops, test_group_range_incl_excl);
-    tcase_add_test(ops, test_group_range_errors);
-    tcase_add_test(ops, test_group_range_last_may_overshoot);
-    suite_add_tcase(s, ops);
-
-    tcase_add_test(handles, test_group_bad_handles);
-    tcase_add_test(handles, test_group_free_empty);
-    tcase_add_test(handles, test_group_refcount);
-    tcase_add_test(handles, test_group_create_errors);
-    suite_add_tcase(s, handles);
-
-    /* Generous for sanitizer builds; an O(n^2) path needs far more. */
-    tcase_set_timeout(scale, 30);
-    tcase_add_test(scale, test_group_big_range_is_compact);
-    tcase_add_test(scale, test_group_big_shuffled_is_fast);
-    suite_add_tcase(s, scale);
-    return s;
+    return gcm_check_suite("mpi_group", cases);
 }

@@ -162,15 +162,13 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("mpi_info");
-    TCase *objects = tcase_create("objects");
-    TCase *env = tcase_create("env");
+    const TTest *objects[] = {test_info_many_keys, test_info_check, NULL};
+    const TTest *env[] = {test_info_env_argv, test_info_env_long_argv, NULL};
+    const struct gcm_check_case cases[] = {
+        {"objects", .tests = objects},
+        {"env", .tests = env},
+        {0},
+    };
 
-    tcase_add_test(objects, test_info_many_keys);
-    tcase_add_test(objects, test_info_check);
-    suite_add_tcase(s, objects);
-    tcase_add_test(env, test_info_env_argv);
-    tcase_add_test(env, test_info_env_long_argv);
-    suite_add_tcase(s, env);
-    return s;
+    return gcm_check_suite("mpi_info", cases);
 }

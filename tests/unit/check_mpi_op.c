@@ -718,33 +718,25 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("mpi_op");
-    TCase *predef = tcase_create("predefined");
-    TCase *user = tcase_create("user");
-    TCase *derived = tcase_create("derived");
-    TCase *errors = tcase_create("errors");
+    const TTest *predef[] = {test_op_signed_integers_every_op,
+        test_op_unsigned_and_wraparound, test_op_multi_language_and_byte,
+        test_op_floating_point, test_op_complex_sum_prod,
+        test_op_c_bool_logicals, test_op_char_and_opaque_types,
+        test_op_minloc_maxloc_with_ties, test_op_minloc_many_pairs_in_chunks,
+        NULL};
+    const TTest *user[] = {test_op_user_noncommutative_order,
+        test_op_commutative_flags, NULL};
+    const TTest *derived[] = {test_op_vector_of_doubles_strided,
+        test_op_derived_contiguous_and_large, NULL};
+    const TTest *errors[] = {test_op_argument_errors,
+        test_op_predefined_handles_are_constants, NULL};
+    const struct gcm_check_case cases[] = {
+        {"predefined", .tests = predef},
+        {"user", .tests = user},
+        {"derived", .tests = derived},
+        {"errors", .tests = errors},
+        {0},
+    };
 
-    tcase_add_test(predef, test_op_signed_integers_every_op);
-    tcase_add_test(predef, test_op_unsigned_and_wraparound);
-    tcase_add_test(predef, test_op_multi_language_and_byte);
-    tcase_add_test(predef, test_op_floating_point);
-    tcase_add_test(predef, test_op_complex_sum_prod);
-    tcase_add_test(predef, test_op_c_bool_logicals);
-    tcase_add_test(predef, test_op_char_and_opaque_types);
-    tcase_add_test(predef, test_op_minloc_maxloc_with_ties);
-    tcase_add_test(predef, test_op_minloc_many_pairs_in_chunks);
-    suite_add_tcase(s, predef);
-
-    tcase_add_test(user, test_op_user_noncommutative_order);
-    tcase_add_test(user, test_op_commutative_flags);
-    suite_add_tcase(s, user);
-
-    tcase_add_test(derived, test_op_vector_of_doubles_strided);
-    tcase_add_test(derived, test_op_derived_contiguous_and_large);
-    suite_add_tcase(s, derived);
-
-    tcase_add_test(errors, test_op_argument_errors);
-    tcase_add_test(errors, test_op_predefined_handles_are_constants);
-    suite_add_tcase(s, errors);
-    return s;
+    return gcm_check_suite("mpi_op", cases);
 }

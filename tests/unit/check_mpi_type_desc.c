@@ -12,33 +12,13 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "check_heap.h"
 #include "check_main.h"
 
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) && !defined(__SANITIZE_ADDRESS__)
-#define __SANITIZE_ADDRESS__ 1
-#endif
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-size_t __sanitizer_get_current_allocated_bytes(void);
-#else
-#include <malloc.h>
-#endif
-
-static size_t heap_in_use(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-    return __sanitizer_get_current_allocated_bytes();
-#else
-    return mallinfo2().uordblks;
-#endif
-}
 
 /* ---- descriptions, not elements ------------------------------------------ */
 
@@ -606,21 +586,16 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("mpi_type_desc");
-    TCase *big = tcase_create("descriptions");
-    TCase *calls = tcase_create("calls");
+    const TTest *big[] = {test_huge_vectors_cost_their_description,
+        test_walked_vector, test_walked_nested, NULL};
+    const TTest *calls[] = {test_darray_distributions, test_darray_errors,
+        test_contents_round_trip_every_constructor,
+        test_contents_errors_and_extent_x, test_external32, NULL};
+    const struct gcm_check_case cases[] = {
+        {"descriptions", .tests = big, .timeout = 60},
+        {"calls", .tests = calls, .timeout = 60},
+        {0},
+    };
 
-    tcase_set_timeout(big, 60);
-    tcase_add_test(big, test_huge_vectors_cost_their_description);
-    tcase_add_test(big, test_walked_vector);
-    tcase_add_test(big, test_walked_nested);
-    suite_add_tcase(s, big);
-    tcase_set_timeout(calls, 60);
-    tcase_add_test(calls, test_darray_distributions);
-    tcase_add_test(calls, test_darray_errors);
-    tcase_add_test(calls, test_contents_round_trip_every_constructor);
-    tcase_add_test(calls, test_contents_errors_and_extent_x);
-    tcase_add_test(calls, test_external32);
-    suite_add_tcase(s, calls);
-    return s;
+    return gcm_check_suite("mpi_type_desc", cases);
 }

@@ -168,14 +168,12 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("pmi1_line");
-    TCase *tc = tcase_create("words");
+    const TTest *words[] = {test_pmi1_words, test_pmi1_parse_in_place,
+        test_pmi1_field, test_pmi1_field_bounds, test_pmi1_number, NULL};
+    const struct gcm_check_case cases[] = {
+        {"words", .tests = words},
+        {0},
+    };
 
-    tcase_add_test(tc, test_pmi1_words);
-    tcase_add_test(tc, test_pmi1_parse_in_place);
-    tcase_add_test(tc, test_pmi1_field);
-    tcase_add_test(tc, test_pmi1_field_bounds);
-    tcase_add_test(tc, test_pmi1_number);
-    suite_add_tcase(s, tc);
-    return s;
+    return gcm_check_suite("pmi1_line", cases);
 }

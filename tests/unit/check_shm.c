@@ -171,14 +171,14 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("shm");
-    TCase *decode = tcase_create("decode");
+    const TTest *decode[] = {test_shm_note_decode_takes_well_formed_notes,
+        test_shm_note_decode_refuses_malformed_notes,
+        test_shm_cell_decode_bounds_lengths_and_kinds,
+        test_shm_seg_check_refuses_sizes_beyond_the_mapping, NULL};
+    const struct gcm_check_case cases[] = {
+        {"decode", .tests = decode},
+        {0},
+    };
 
-    tcase_add_test(decode, test_shm_note_decode_takes_well_formed_notes);
-    tcase_add_test(decode, test_shm_note_decode_refuses_malformed_notes);
-    tcase_add_test(decode, test_shm_cell_decode_bounds_lengths_and_kinds);
-    tcase_add_test(decode,
-                   test_shm_seg_check_refuses_sizes_beyond_the_mapping);
-    suite_add_tcase(s, decode);
-    return s;
+    return gcm_check_suite("shm", cases);
 }

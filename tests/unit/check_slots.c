@@ -1093,43 +1093,35 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("slots");
-    TCase *pure = tcase_create("pure");
-    TCase *local = tcase_create("local");
+    const TTest *pure[] = {test_slots_matches_truth_table,
+        test_slots_park_keeps_sequence_order,
+        test_slots_pid_dying_tells_dead_from_alive, NULL};
+    const TTest *local[] = {test_slots_order_and_any_slot,
+        test_slots_tag_selects_among_unexpected,
+        test_slots_first_posted_receive_wins,
+        test_slots_released_request_refused,
+        test_slots_truncation_then_next_intact,
+        test_slots_large_local_send_waits_for_receive,
+        test_slots_stale_name_refused_and_sticky,
+        test_slots_forged_token_refused, test_slots_slot_name_reaches_one_slot,
+        test_slots_slot_name_does_not_open_other_slots,
+        test_slots_unnamed_slot_refuses_zero_token,
+        test_slots_bad_input_is_refused, test_slots_building_sends_no_message,
+        test_slots_probe_reports_size_and_waitany,
+        test_slots_free_cancels_pending_receive,
+        test_slots_dup_is_separate_and_silent, test_slots_dup_refuses_built_lco,
+        test_slots_pattern_with_given_identity,
+        test_slots_any_tag_skips_internal_tags,
+        test_slots_sync_send_waits_for_receive,
+        test_slots_sync_send_to_freed_lco_while_queued, test_slots_cancel,
+        test_slots_improbe_imrecv, test_slots_handler_takes_messages_in_order,
+        test_slots_handler_may_send, test_slots_offer_and_accept, NULL};
+    const struct gcm_check_case cases[] = {
+        {"pure", .tests = pure},
+        {"local", .tests = local, .timeout = 30, .setup = setup,
+            .teardown = teardown},
+        {0},
+    };
 
-    tcase_add_test(pure, test_slots_matches_truth_table);
-    tcase_add_test(pure, test_slots_park_keeps_sequence_order);
-    tcase_add_test(pure, test_slots_pid_dying_tells_dead_from_alive);
-    suite_add_tcase(s, pure);
-
-    tcase_add_checked_fixture(local, setup, teardown);
-    tcase_set_timeout(local, 30);
-    tcase_add_test(local, test_slots_order_and_any_slot);
-    tcase_add_test(local, test_slots_tag_selects_among_unexpected);
-    tcase_add_test(local, test_slots_first_posted_receive_wins);
-    tcase_add_test(local, test_slots_released_request_refused);
-    tcase_add_test(local, test_slots_truncation_then_next_intact);
-    tcase_add_test(local, test_slots_large_local_send_waits_for_receive);
-    tcase_add_test(local, test_slots_stale_name_refused_and_sticky);
-    tcase_add_test(local, test_slots_forged_token_refused);
-    tcase_add_test(local, test_slots_slot_name_reaches_one_slot);
-    tcase_add_test(local, test_slots_slot_name_does_not_open_other_slots);
-    tcase_add_test(local, test_slots_unnamed_slot_refuses_zero_token);
-    tcase_add_test(local, test_slots_bad_input_is_refused);
-    tcase_add_test(local, test_slots_building_sends_no_message);
-    tcase_add_test(local, test_slots_probe_reports_size_and_waitany);
-    tcase_add_test(local, test_slots_free_cancels_pending_receive);
-    tcase_add_test(local, test_slots_dup_is_separate_and_silent);
-    tcase_add_test(local, test_slots_dup_refuses_built_lco);
-    tcase_add_test(local, test_slots_pattern_with_given_identity);
-    tcase_add_test(local, test_slots_any_tag_skips_internal_tags);
-    tcase_add_test(local, test_slots_sync_send_waits_for_receive);
-    tcase_add_test(local, test_slots_sync_send_to_freed_lco_while_queued);
-    tcase_add_test(local, test_slots_cancel);
-    tcase_add_test(local, test_slots_improbe_imrecv);
-    tcase_add_test(local, test_slots_handler_takes_messages_in_order);
-    tcase_add_test(local, test_slots_handler_may_send);
-    tcase_add_test(local, test_slots_offer_and_accept);
-    suite_add_tcase(s, local);
-    return s;
+    return gcm_check_suite("slots", cases);
 }

@@ -359,25 +359,18 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("threads");
-    TCase *pure = tcase_create("pure");
-    TCase *setting = tcase_create("setting");
-    TCase *four = tcase_create("four");
+    const TTest *pure[] = {test_threads_home_index, NULL};
+    const TTest *setting[] = {test_threads_max_endpoints_setting, NULL};
+    const TTest *four[] = {test_threads_binding,
+        test_threads_reserve_prefers_unused, test_threads_between_endpoints,
+        test_threads_pending_count, test_threads_pattern_homes, NULL};
+    const struct gcm_check_case cases[] = {
+        {"pure", .tests = pure},
+        {"setting", .tests = setting, .timeout = 30},
+        {"four", .tests = four, .timeout = 30, .setup = setup4,
+            .teardown = teardown},
+        {0},
+    };
 
-    tcase_add_test(pure, test_threads_home_index);
-    suite_add_tcase(s, pure);
-
-    tcase_set_timeout(setting, 30);
-    tcase_add_test(setting, test_threads_max_endpoints_setting);
-    suite_add_tcase(s, setting);
-
-    tcase_add_checked_fixture(four, setup4, teardown);
-    tcase_set_timeout(four, 30);
-    tcase_add_test(four, test_threads_binding);
-    tcase_add_test(four, test_threads_reserve_prefers_unused);
-    tcase_add_test(four, test_threads_between_endpoints);
-    tcase_add_test(four, test_threads_pending_count);
-    tcase_add_test(four, test_threads_pattern_homes);
-    suite_add_tcase(s, four);
-    return s;
+    return gcm_check_suite("threads", cases);
 }

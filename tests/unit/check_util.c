@@ -378,22 +378,17 @@ END_TEST
 
 static Suite *make_suite(void)
 {
-    Suite *s = suite_create("util");
-    TCase *config = tcase_create("config");
-    TCase *misc = tcase_create("misc");
+    const TTest *config[] = {test_util_config_defaults,
+        test_util_config_good_values, test_util_config_bad_values_keep_default,
+        test_util_config_range_clamped, test_util_config_print, NULL};
+    const TTest *misc[] = {test_util_log_levels, test_util_log_file,
+        test_util_log_file_unopenable, test_util_list, test_util_hash64,
+        test_util_time_monotonic, NULL};
+    const struct gcm_check_case cases[] = {
+        {"config", .tests = config},
+        {"misc", .tests = misc},
+        {0},
+    };
 
-    tcase_add_test(config, test_util_config_defaults);
-    tcase_add_test(config, test_util_config_good_values);
-    tcase_add_test(config, test_util_config_bad_values_keep_default);
-    tcase_add_test(config, test_util_config_range_clamped);
-    tcase_add_test(config, test_util_config_print);
-    suite_add_tcase(s, config);
-    tcase_add_test(misc, test_util_log_levels);
-    tcase_add_test(misc, test_util_log_file);
-    tcase_add_test(misc, test_util_log_file_unopenable);
-    tcase_add_test(misc, test_util_list);
-    tcase_add_test(misc, test_util_hash64);
-    tcase_add_test(misc, test_util_time_monotonic);
-    suite_add_tcase(s, misc);
-    return s;
+    return gcm_check_suite("util", cases);
 }
