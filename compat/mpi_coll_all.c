@@ -137,10 +137,21 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
                             recvcount, recvcounts, displs, recvtype, NULL,
                             NULL };
     coll_key_t key;
-    int rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
+    int rc = gcm_mpi_coll_check_comm(comm, call);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, sendcount, sendtype,
+                           MPI_OP_NULL, 0);
+    key.rcount = recvcount;
+    key.rtype = recvtype;
+    if (mode != COLL_BLOCKING || is_v ||
+        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLGATHER, &key)) {
+        rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                   recvcount, recvcounts, displs, is_v,
                                   recvtype, comm, call);
-
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
@@ -154,10 +165,6 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, sendcount, sendtype,
-                           MPI_OP_NULL, 0);
-    key.rcount = recvcount;
-    key.rtype = recvtype;
     return coll_all_run(comm, is_v ? -1 : COLL_KEPT_ALLGATHER, &key, &kb,
                         mode, request, call);
 }
@@ -280,19 +287,13 @@ static int coll_check_a2a_side(MPI_Comm comm, const char *call,
     return rc;
 }
 
-static int coll_alltoall_any(const coll_a2a_side_t *sd,
-                             const coll_a2a_side_t *rd, int is_v, int is_w,
-                             MPI_Comm comm, int mode, MPI_Info info,
-                             MPI_Request *request, const char *call)
+/* The checks of alltoall(v,w) after the communicator's. */
+static int coll_check_a2a(const coll_a2a_side_t *sd,
+                          const coll_a2a_side_t *rd, int is_v, int is_w,
+                          MPI_Comm comm, const char *call)
 {
-    coll_all_build_t kb = { 1, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, NULL,
-                            NULL, MPI_DATATYPE_NULL, sd, rd };
-    coll_key_t key;
-    int rc = gcm_mpi_coll_check_comm(comm, call), n;
+    int rc = gcm_mpi_coll_no_inter_in_place(comm, call, sd->buf, rd->buf), n;
 
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_no_inter_in_place(comm, call, sd->buf, rd->buf);
-    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -301,6 +302,30 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
     if (rc == MPI_SUCCESS) {
         rc = coll_check_a2a_side(comm, call, sd, n, is_v, is_w, 1,
                                  "sendbuf");
+    }
+    return rc;
+}
+
+static int coll_alltoall_any(const coll_a2a_side_t *sd,
+                             const coll_a2a_side_t *rd, int is_v, int is_w,
+                             MPI_Comm comm, int mode, MPI_Info info,
+                             MPI_Request *request, const char *call)
+{
+    coll_all_build_t kb = { 1, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, NULL,
+                            NULL, MPI_DATATYPE_NULL, sd, rd };
+    coll_key_t key;
+    int rc = gcm_mpi_coll_check_comm(comm, call);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, sd->buf, (void *)rd->buf, sd->count,
+                           sd->type, MPI_OP_NULL, 0);
+    key.rcount = rd->count;
+    key.rtype = rd->type;
+    if (mode != COLL_BLOCKING || is_v || is_w ||
+        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLTOALL, &key)) {
+        rc = coll_check_a2a(sd, rd, is_v, is_w, comm, call);
     }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
@@ -317,10 +342,6 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    key = gcm_mpi_coll_key(comm, sd->buf, (void *)rd->buf, sd->count,
-                           sd->type, MPI_OP_NULL, 0);
-    key.rcount = rd->count;
-    key.rtype = rd->type;
     return coll_all_run(comm, (is_v || is_w) ? -1 : COLL_KEPT_ALLTOALL, &key,
                         &kb, mode, request, call);
 }

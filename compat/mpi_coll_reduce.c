@@ -53,9 +53,16 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     coll_key_t key;
     unsigned seq0;
     int hit;
-    int rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
-                               comm, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, root);
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_REDUCE, &key)) {
+        rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
+                               comm, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_REDUCE,
                                  .root = root, .op = op, .scount = count,
@@ -64,7 +71,6 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, root);
     seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
     sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_REDUCE, &key, &s, &hit);
     if (!hit) {
@@ -175,9 +181,16 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     coll_key_t key;
     unsigned seq0;
     int hit;
-    int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
-                                  comm, 1, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, 0);
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLREDUCE, &key)) {
+        rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
+                                  comm, 1, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_ALLREDUCE,
                                  .op = op, .scount = count,
@@ -186,7 +199,6 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, 0);
     seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
     sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_ALLREDUCE, &key, &s, &hit);
     if (!hit) {

@@ -117,8 +117,16 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     coll_key_t key;
     unsigned seq0;
     int hit;
-    int rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
+                           root);
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, &key)) {
+        rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BCAST,
                                  .root = root, .scount = count,
@@ -127,8 +135,6 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    key  = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
-                            root);
     seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
     sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_BCAST, &key, &s, &hit);
     if (!hit) {

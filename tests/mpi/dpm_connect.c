@@ -43,6 +43,15 @@
  *                                connects and sends at once; the message
  *                                must arrive (it may come before rank 0
  *                                has made its side of the communicator)
+ *   dpm_connect merged N         (three processes of one job) N times:
+ *                                ranks 0 and 1 accept together, rank 2
+ *                                connects, and all three merge the
+ *                                intercommunicator and run an
+ *                                MPI_Allreduce over it at once: the root
+ *                                of the accepting side may send on the
+ *                                merged communicator before rank 1 has
+ *                                heard from it (the message must wait for
+ *                                rank 1's side, never be lost)
  *   dpm_connect stale DIR N      (two processes of one job, DIR the
  *                                name directory, GENCOMM_NAME_DIR) N
  *                                times: a record of a service whose
@@ -482,6 +491,44 @@ static void inner(int n)
     }
 }
 
+static void merged(int n)
+{
+    char port[MPI_MAX_PORT_NAME];
+    MPI_Comm side, inter, all;
+    int i, sum;
+
+    MPI_Comm_split(MPI_COMM_WORLD, me < 2, me, &side);
+    for (i = 0; (i < n) && (np == 3); i++) {
+        if (me == 0) {
+            MPI_Open_port(MPI_INFO_NULL, port);
+            MPI_Send(port, MPI_MAX_PORT_NAME, MPI_CHAR, 2, 9, MPI_COMM_WORLD);
+        }
+        if (me < 2) {
+            MPI_Comm_accept(port, MPI_INFO_NULL, 0, side, &inter);
+        } else {
+            MPI_Recv(port, MPI_MAX_PORT_NAME, MPI_CHAR, 0, 9, MPI_COMM_WORLD,
+                     MPI_STATUS_IGNORE);
+            MPI_Comm_connect(port, MPI_INFO_NULL, 0, side, &inter);
+        }
+        MPI_Intercomm_merge(inter, me == 2, &all);
+        sum = -1;
+        MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, all);
+        CHECK(sum == 3, "cycle %d: the sum over the merged group is %d", i,
+              sum);
+        MPI_Comm_free(&all);
+        MPI_Comm_disconnect(&inter);
+        if (me == 0) {
+            MPI_Close_port(port);
+        }
+    }
+    MPI_Comm_free(&side);
+    CHECK(np == 3, "merged needs 3 processes, not %d", np);
+    if ((mpitest_failures == 0) && (me == 0)) {
+        printf("dpm_connect: %d connections within a job merged and "
+               "reduced at once\n", n);
+    }
+}
+
 /* A record of service "stale" in dir as a publisher on this host that
  * is gone (no process has pid 999999999) would leave it. */
 static void stale_record(const char *dir)
@@ -631,6 +678,8 @@ int main(int argc, char **argv)
                strcmp(argv[1], "silent") == 0);
     } else if ((argc >= 3) && (strcmp(argv[1], "inner") == 0)) {
         inner(atoi(argv[2]));
+    } else if ((argc >= 3) && (strcmp(argv[1], "merged") == 0)) {
+        merged(atoi(argv[2]));
     } else if ((argc >= 4) && (strcmp(argv[1], "stale") == 0)) {
         stale_names(argv[2], atoi(argv[3]));
     } else if ((argc >= 2) && (strcmp(argv[1], "join") == 0)) {

@@ -2,13 +2,16 @@
  * tests/mpi/err_coll.c: under MPI_ERRORS_RETURN, collectives refuse an
  * invalid root (MPI_ERR_ROOT) and operation (MPI_ERR_OP), naming the call
  * in the error text. All processes make the same erroneous calls, so none
- * waits for another.
+ * waits for another. A call with the arguments of the last one runs its
+ * kept schedule without checking them again: calls that differ from a
+ * kept one in a single argument are still refused.
  */
 #include <mpi.h>
 
 #include "mpitest.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
@@ -39,5 +42,55 @@ int main(int argc, char **argv)
     rc = MPI_Reduce(&in, &out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
     CHECK(rc == MPI_SUCCESS && (rank != 0 || out == size * (size + 1) / 2),
           "reduce after errors: rc %d sum %d", rc, out);
+    {
+        int *sb = calloc((size_t)size, sizeof(int));
+        int *rb = calloc((size_t)size, sizeof(int));
+        int round;
+
+        /* Twice each: the second call runs the kept schedule. */
+        for (round = 0; round < 2; round++) {
+            OK(MPI_Bcast(sb, 1, MPI_INT, 0, MPI_COMM_WORLD));
+            OK(MPI_Reduce(sb, rb, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD));
+            OK(MPI_Allreduce(sb, rb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+            OK(MPI_Allgather(sb, 1, MPI_INT, rb, 1, MPI_INT,
+                             MPI_COMM_WORLD));
+            OK(MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT,
+                            MPI_COMM_WORLD));
+        }
+        rc = MPI_Bcast(sb, -1, MPI_INT, 0, MPI_COMM_WORLD);
+        EXPECT_ERR(rc, MPI_ERR_COUNT, "MPI_Bcast", "kept, then count -1");
+        rc = MPI_Bcast(sb, 1, MPI_INT, 0, MPI_COMM_NULL);
+        EXPECT_ERR(rc, MPI_ERR_COMM, "MPI_Bcast", "kept, then no comm");
+        rc = MPI_Reduce(sb, rb, 1, MPI_INT, MPI_SUM, size, MPI_COMM_WORLD);
+        EXPECT_ERR(rc, MPI_ERR_ROOT, "MPI_Reduce", "kept, then root = size");
+        rc = MPI_Reduce(sb, rb, 1, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD);
+        EXPECT_ERR(rc, MPI_ERR_OP, "MPI_Reduce", "kept, then MPI_OP_NULL");
+        rc = MPI_Allreduce(sb, rb, 1, MPI_DATATYPE_NULL, MPI_SUM,
+                           MPI_COMM_WORLD);
+        EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Allreduce",
+                   "kept, then MPI_DATATYPE_NULL");
+        rc = MPI_Allgather(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
+                           MPI_COMM_WORLD);
+        EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Allgather",
+                   "kept, then recvtype MPI_DATATYPE_NULL");
+        rc = MPI_Allgather(sb, 1, MPI_INT, rb, -1, MPI_INT, MPI_COMM_WORLD);
+        EXPECT_ERR(rc, MPI_ERR_COUNT, "MPI_Allgather",
+                   "kept, then recvcount -1");
+        rc = MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
+                          MPI_COMM_WORLD);
+        EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Alltoall",
+                   "kept, then recvtype MPI_DATATYPE_NULL");
+        rc = MPI_Alltoall(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
+                          MPI_COMM_WORLD);
+        EXPECT_ERR(rc, MPI_ERR_BUFFER, "MPI_Alltoall",
+                   "kept, then recvbuf MPI_IN_PLACE");
+        /* And the kept calls still run. */
+        sb[0] = rank + 1;
+        OK(MPI_Allreduce(sb, rb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(rb[0] == size * (size + 1) / 2, "allreduce after errors: %d",
+              rb[0]);
+        free(sb);
+        free(rb);
+    }
     return mpitest_finish();
 }
