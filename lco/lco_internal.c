@@ -25,13 +25,12 @@ static gcm_status_t gcm_check_tag_x(const char *call, int tag, int wildcard)
                     wildcard ? " and not GCM_ANY_TAG" : "");
 }
 
-gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
-                             int slot, int tag, int flags,
-                             gcm_request_h *req_p)
+/* The checks an internal send and receive share: the LCO, the request
+ * pointer and the buffer. */
+static gcm_status_t gcm_lco_xfer_check(const char *call, gcm_lco_h lco,
+                                       const void *buf, size_t len,
+                                       gcm_request_h *req_p)
 {
-    static const char *call = "gcm_lco_isend_x";
-    gcm_status_t status;
-
     GCM_CHECK_LCO(call, lco);
     if (req_p == NULL) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
@@ -39,6 +38,20 @@ gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
     if ((buf == NULL) && (len > 0)) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
                         "buf is NULL but len is %zu", len);
+    }
+    return GCM_OK;
+}
+
+gcm_status_t gcm_lco_isend_x(gcm_lco_h lco, const void *buf, size_t len,
+                             int slot, int tag, int flags,
+                             gcm_request_h *req_p)
+{
+    static const char *call = "gcm_lco_isend_x";
+    gcm_status_t status;
+
+    status = gcm_lco_xfer_check(call, lco, buf, len, req_p);
+    if (status != GCM_OK) {
+        return status;
     }
     if (flags & ~(GCM_LCO_SEND_SYNC | GCM_LCO_XFER_NOREQ)) {
         return gcm_fail(GCM_ERR_INVALID_PARAM, call,
@@ -68,13 +81,9 @@ gcm_status_t gcm_lco_irecv_xf(gcm_lco_h lco, void *buf, size_t len,
     static const char *call = "gcm_lco_irecv_x";
     gcm_status_t status;
 
-    GCM_CHECK_LCO(call, lco);
-    if (req_p == NULL) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call, "req_p is NULL");
-    }
-    if ((buf == NULL) && (len > 0)) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "buf is NULL but len is %zu", len);
+    status = gcm_lco_xfer_check(call, lco, buf, len, req_p);
+    if (status != GCM_OK) {
+        return status;
     }
     if ((flags & ~GCM_LCO_XFER_NOREQ) ||
         ((flags & GCM_LCO_XFER_NOREQ) && (info_p == NULL))) {

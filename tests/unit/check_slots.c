@@ -727,6 +727,32 @@ START_TEST(test_slots_any_tag_skips_internal_tags)
                      GCM_ERR_NO_SUCH_SLOT);
     ck_assert_int_eq(gcm_lco_iprobe_x(rx, 0, -2, &flag, NULL),
                      GCM_ERR_INVALID_PARAM);
+
+    /* The checks both internal transfers share: LCO, request, buffer. */
+    ck_assert_int_eq(gcm_lco_isend_x(NULL, &a, sizeof(a), 0, itag, 0, &sreq),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(),
+                                 "gcm_lco_isend_x: not a valid LCO"));
+    ck_assert_int_eq(gcm_lco_isend_x(tx, &a, sizeof(a), 0, itag, 0, NULL),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(),
+                                 "gcm_lco_isend_x: req_p is NULL"));
+    ck_assert_int_eq(gcm_lco_isend_x(tx, NULL, 4, 0, itag, 0, &sreq),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(),
+                                 "gcm_lco_isend_x: buf is NULL but len is 4"));
+    ck_assert_int_eq(gcm_lco_irecv_x(NULL, &v, sizeof(v), 0, itag, &any),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(),
+                                 "gcm_lco_irecv_x: not a valid LCO"));
+    ck_assert_int_eq(gcm_lco_irecv_x(rx, &v, sizeof(v), 0, itag, NULL),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(),
+                                 "gcm_lco_irecv_x: req_p is NULL"));
+    ck_assert_int_eq(gcm_lco_irecv_x(rx, NULL, 4, 0, itag, &any),
+                     GCM_ERR_INVALID_PARAM);
+    ck_assert_ptr_nonnull(strstr(gcm_last_error(),
+                                 "gcm_lco_irecv_x: buf is NULL but len is 4"));
 }
 END_TEST
 
