@@ -10,6 +10,10 @@
 #                       it hung and the limit ended it, which always fails).
 #   fail MESSAGE...     prints "FAIL: MESSAGE" and sets status to 1.
 #   need_progs PROG...  exits 77 (skipped) when a program was not built.
+#   make_tmp NAME       makes a private folder, its path in tmp, removed
+#                       when the script exits, together with the
+#                       background process whose pid is in job (none
+#                       while job is empty) if it still runs.
 #   on_hosts WHAT HOSTS CMD...  run WHAT through gcrun -n N --hosts HOSTS
 #                       --tag-output CMD..., one process per name in the
 #                       comma-separated HOSTS (N, also in nhosts).
@@ -96,6 +100,20 @@ need_progs() {
             exit 77
         fi
     done
+}
+
+make_tmp() {
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 1
+    job=
+    trap _tmp_cleanup EXIT
+}
+
+# shellcheck disable=SC2317 # called through the trap
+_tmp_cleanup() {
+    if [ -n "$job" ] && kill -0 "$job" 2>/dev/null; then
+        kill -KILL "$job" 2>/dev/null
+    fi
+    rm -rf "$tmp"
 }
 
 finish() {

@@ -8,15 +8,9 @@
 # Exit status: 0 all passed, 1 some failed, 77 skipped.
 
 set -u
-
-builddir=${top_builddir:-.}
-GCRUN=$builddir/tools/gcrun
+. "${top_srcdir:-.}/tests/lib.sh"
 PROBE=$builddir/tests/integration/gcrun_probe
-
-if [ ! -x "$GCRUN" ] || [ ! -x "$PROBE" ]; then
-    echo "SKIP: $GCRUN or $PROBE has not been built"
-    exit 77
-fi
+need_progs "$gcrun" "$PROBE"
 if ! command -v timeout >/dev/null 2>&1; then
     echo "SKIP: timeout(1) is not available"
     exit 77
@@ -25,16 +19,7 @@ fi
 # Settings from the calling environment must not change the timings.
 unset GENCOMM_KILL_GRACE_MS MPIEXEC_TIMEOUT
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_gcrun.XXXXXX") || exit 1
-bgpid=
-# shellcheck disable=SC2317 # called through the trap
-cleanup() {
-    if [ -n "$bgpid" ] && kill -0 "$bgpid" 2>/dev/null; then
-        kill -KILL "$bgpid" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+make_tmp test_gcrun
 
 # Every single gcrun run is bounded by this; the tests that check that
 # something happens promptly use much tighter limits of their own.
@@ -96,7 +81,7 @@ finish() {
 run() {
     local t0
     t0=$(now_ms)
-    timeout -k 5 "$RUN_LIMIT" "$GCRUN" "$@" >"$tmp/out" 2>"$tmp/err" \
+    timeout -k 5 "$RUN_LIMIT" "$gcrun" "$@" >"$tmp/out" 2>"$tmp/err" \
         </dev/null
     rc=$?
     ms=$(($(now_ms) - t0))
@@ -258,7 +243,7 @@ finish
 
 begin "stdin goes to rank 0; rank 1 sees EOF at once"
 t0=$(now_ms)
-echo hello | timeout -k 5 "$RUN_LIMIT" "$GCRUN" -n 2 "$PROBE" --echo-stdin \
+echo hello | timeout -k 5 "$RUN_LIMIT" "$gcrun" -n 2 "$PROBE" --echo-stdin \
     >"$tmp/out" 2>"$tmp/err"
 rc=${PIPESTATUS[1]}
 ms=$(($(now_ms) - t0))
@@ -426,8 +411,8 @@ finish
 
 # start_bg ARGS...: gcrun in the background, for the signal tests.
 start_bg() {
-    "$GCRUN" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
-    bgpid=$!
+    "$gcrun" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null &
+    job=$!
 }
 
 # wait_ready N: waits up to 10 s until N ranks have printed "ready".
@@ -448,24 +433,24 @@ wait_ready() {
 wait_bg() {
     local t0 i
     t0=$(now_ms)
-    while kill -0 "$bgpid" 2>/dev/null; do
+    while kill -0 "$job" 2>/dev/null; do
         if [ $(($(now_ms) - t0)) -ge "$1" ]; then
             problem "gcrun still running $1 ms after the signal"
-            kill -KILL "$bgpid" 2>/dev/null
+            kill -KILL "$job" 2>/dev/null
             break
         fi
         sleep 0.02
     done
-    wait "$bgpid"
+    wait "$job"
     rc=$?
     ms=$(($(now_ms) - t0))
-    bgpid=
+    job=
 }
 
 begin "SIGTERM to gcrun ends the job promptly with exit 143"
 start_bg -n 2 "$PROBE" --ready --sleep 60
 if wait_ready 2; then
-    kill -TERM "$bgpid"
+    kill -TERM "$job"
 fi
 wait_bg 5000
 want_rc 143
@@ -477,7 +462,7 @@ finish
 begin "SIGINT to gcrun: ranks ignoring SIGTERM get SIGKILL 2 s later"
 start_bg -n 2 "$PROBE" --ready --ignore-term --sleep 60
 if wait_ready 2; then
-    kill -INT "$bgpid"
+    kill -INT "$job"
 fi
 wait_bg 8000
 want_rc 130
@@ -538,11 +523,11 @@ if [ "$ncores" -ge 2 ]; then
     # made again.
     begin "a second job binds beside the core of a job already bound"
     for try in 1 2 3; do
-        "$GCRUN" -n 1 sleep 30 >/dev/null 2>&1 </dev/null &
-        bgpid=$!
+        "$gcrun" -n 1 sleep 30 >/dev/null 2>&1 </dev/null &
+        job=$!
         sleeper=
         for ((i = 0; i < 200; i++)); do
-            sleeper=$(grep -l "^PPid:[[:space:]]*$bgpid\$" \
+            sleeper=$(grep -l "^PPid:[[:space:]]*$job\$" \
                       /proc/[0-9]*/status 2>/dev/null | head -n 1 |
                       cut -d/ -f3)
             [ -n "$sleeper" ] && break
@@ -553,9 +538,9 @@ if [ "$ncores" -ge 2 ]; then
             's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$sleeper/status")
         run -n 1 "$PROBE" --print-bind
         others=$(count_bound_others "${sleeper:-0}")
-        kill "$bgpid" 2>/dev/null
-        wait "$bgpid" 2>/dev/null
-        bgpid=
+        kill "$job" 2>/dev/null
+        wait "$job" 2>/dev/null
+        job=
         want_rc 0
         if [ -z "$first" ]; then
             problem "the first job's process never appeared"

@@ -15,15 +15,7 @@ GUARD=$builddir/tests/integration/shm_guard
 INTRUDER=$builddir/tests/integration/shm_intruder
 need_progs "$gcrun" "$GUARD" "$INTRUDER"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_shm_guard.XXXXXX") || exit 1
-job=
-cleanup() {
-    if [ -n "$job" ] && kill -0 "$job" 2>/dev/null; then
-        kill -KILL "$job" 2>/dev/null
-    fi
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
+make_tmp test_shm_guard
 
 unset GENCOMM_LOG_LEVEL GENCOMM_SHM GENCOMM_HOSTNAME
 

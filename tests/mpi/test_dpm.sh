@@ -24,99 +24,95 @@ top_builddir=${top_builddir:-.}
 prog="${top_builddir}/tests/mpi/dpm_connect"
 sprog="${top_builddir}/tests/mpi/dpm_spawn"
 
-if [ ! -x "$gcrun" ] || [ ! -x "$prog" ]; then
-    echo "SKIP: gcrun or dpm_connect is not built"
-    exit 77
-fi
+need_progs "$gcrun" "$prog"
 
-dir=$(mktemp -d "${TMPDIR:-/tmp}/gcm-dpm.XXXXXX") || exit 1
-trap 'rm -rf "$dir"' EXIT
+make_tmp gcm-dpm
 
 # pair LABEL NACC NCONN WHERE CYCLES: an accepting and a connecting job.
 pair() {
     local label=$1 nacc=$2 ncon=$3 where=$4 cycles=$5 arc crc
     timeout 120 "$gcrun" -n "$nacc" "$prog" accept "$where" "$cycles" \
-        >"$dir/$label.acc" 2>&1 &
+        >"$tmp/$label.acc" 2>&1 &
     local acc=$!
     timeout 120 "$gcrun" -n "$ncon" "$prog" connect "$where" "$cycles" \
-        >"$dir/$label.con" 2>&1
+        >"$tmp/$label.con" 2>&1
     crc=$?
     wait "$acc"
     arc=$?
     echo "== $label: accepting job ($nacc) exit $arc, connecting job" \
          "($ncon) exit $crc"
     [ "$arc" -eq 0 ] || { fail "$label: accepting job exited $arc";
-                          sed 's/^/   | /' "$dir/$label.acc"; }
+                          sed 's/^/   | /' "$tmp/$label.acc"; }
     [ "$crc" -eq 0 ] || { fail "$label: connecting job exited $crc";
-                          sed 's/^/   | /' "$dir/$label.con"; }
+                          sed 's/^/   | /' "$tmp/$label.con"; }
     grep -h -E 'first|times|before and after' \
-        "$dir/$label.acc" "$dir/$label.con" |
+        "$tmp/$label.acc" "$tmp/$label.con" |
         sed 's/^/   /'
 }
 
 # --- 100 cycles, leaks checked (malloc's per-thread caches off, so that the
 # heap in use is exact) ---------------------------------------------------
-GLIBC_TUNABLES=glibc.malloc.tcache_count=0 pair cycles 1 1 "$dir/port" 100
-expect_file "$dir/cycles.acc" 1 \
+GLIBC_TUNABLES=glibc.malloc.tcache_count=0 pair cycles 1 1 "$tmp/port" 100
+expect_file "$tmp/cycles.acc" 1 \
     'dpm_connect: rank 0: 100 cycles, .* before and after'
-expect_file "$dir/cycles.con" 1 \
+expect_file "$tmp/cycles.con" 1 \
     'dpm_connect: rank 0: 100 cycles, .* before and after'
 
 # --- groups of 2 and 3, through the name service ---------------------------
 pair names 2 3 "name:gcm-dpm-test-$$" 3
-expect_file "$dir/names.con" 1 'dpm_connect: looked up gcm-dpm-test'
-expect_file "$dir/names.acc" 2 'dpm_connect: rank [01] ok'
-expect_file "$dir/names.con" 3 'dpm_connect: rank [012] ok'
+expect_file "$tmp/names.con" 1 'dpm_connect: looked up gcm-dpm-test'
+expect_file "$tmp/names.acc" 2 'dpm_connect: rank [01] ok'
+expect_file "$tmp/names.con" 3 'dpm_connect: rank [012] ok'
 
 # --- errors, on one process and on two (every process reports them) -------
 for n in 1 2; do
-    timeout 60 "$gcrun" -n "$n" "$prog" errors "$dir/port" \
-        >"$dir/errors$n" 2>&1
+    timeout 60 "$gcrun" -n "$n" "$prog" errors "$tmp/port" \
+        >"$tmp/errors$n" 2>&1
     rc=$?
     echo "== errors on $n process(es): exit $rc"
     [ "$rc" -eq 0 ] || { fail "errors with $n exited $rc";
-                         sed 's/^/   | /' "$dir/errors$n"; }
-    expect_file "$dir/errors$n" 5 \
+                         sed 's/^/   | /' "$tmp/errors$n"; }
+    expect_file "$tmp/errors$n" 5 \
         'dpm_connect: .* refused in .*MPI_Comm_connect'
-    expect_file "$dir/errors$n" 1 'dpm_connect: name service errors ok'
+    expect_file "$tmp/errors$n" 1 'dpm_connect: name service errors ok'
 done
-grep -E 'refused in' "$dir/errors1" | sed 's/^/   /'
+grep -E 'refused in' "$tmp/errors1" | sed 's/^/   /'
 
 # --- connect and accept within one job, used at once ----------------------
-timeout 60 "$gcrun" -n 2 "$prog" inner 20 >"$dir/inner" 2>&1
+timeout 60 "$gcrun" -n 2 "$prog" inner 20 >"$tmp/inner" 2>&1
 rc=$?
 echo "== within a job: exit $rc"
-[ "$rc" -eq 0 ] || { fail "inner exited $rc"; sed 's/^/   | /' "$dir/inner"; }
-expect_file "$dir/inner" 1 'dpm_connect: 20 connections within a job'
+[ "$rc" -eq 0 ] || { fail "inner exited $rc"; sed 's/^/   | /' "$tmp/inner"; }
+expect_file "$tmp/inner" 1 'dpm_connect: 20 connections within a job'
 
 # --- within a job: two accept, one connects, all merge and reduce at once --
 # The accepting root may send on the merged communicator before the other
 # accepting process has heard from it. A lost message hangs a cycle: about
 # 1 run in 6 did before such a message waited for its communicator.
 for run in 1 2 3 4 5; do
-    timeout 60 "$gcrun" -n 3 "$prog" merged 1000 >"$dir/merged" 2>&1
+    timeout 60 "$gcrun" -n 3 "$prog" merged 1000 >"$tmp/merged" 2>&1
     rc=$?
     [ "$rc" -eq 0 ] || break
 done
 echo "== merged within a job: exit $rc"
-[ "$rc" -eq 0 ] || { fail "merged exited $rc"; sed 's/^/   | /' "$dir/merged"; }
-expect_file "$dir/merged" 1 'dpm_connect: 1000 connections within a job merged'
+[ "$rc" -eq 0 ] || { fail "merged exited $rc"; sed 's/^/   | /' "$tmp/merged"; }
+expect_file "$tmp/merged" 1 'dpm_connect: 1000 connections within a job merged'
 
 # --- a gone publisher's record, replaced while another process looks ------
-mkdir -m 700 "$dir/names"
-timeout 60 "$gcrun" -n 2 env GENCOMM_NAME_DIR="$dir/names" \
-    "$prog" stale "$dir/names" 1000 >"$dir/stale" 2>&1
+mkdir -m 700 "$tmp/names"
+timeout 60 "$gcrun" -n 2 env GENCOMM_NAME_DIR="$tmp/names" \
+    "$prog" stale "$tmp/names" 1000 >"$tmp/stale" 2>&1
 rc=$?
 echo "== publish over a gone publisher's record: exit $rc"
-[ "$rc" -eq 0 ] || { fail "stale exited $rc"; sed 's/^/   | /' "$dir/stale"; }
-expect_file "$dir/stale" 1 'dpm_connect: 1000 names published over a gone'
+[ "$rc" -eq 0 ] || { fail "stale exited $rc"; sed 's/^/   | /' "$tmp/stale"; }
+expect_file "$tmp/stale" 1 'dpm_connect: 1000 names published over a gone'
 
 # --- join ----------------------------------------------------------------
-timeout 60 "$gcrun" -n 2 "$prog" join >"$dir/join" 2>&1
+timeout 60 "$gcrun" -n 2 "$prog" join >"$tmp/join" 2>&1
 rc=$?
 echo "== join: exit $rc"
 [ "$rc" -eq 0 ] || fail "join exited $rc"
-expect_file "$dir/join" 1 'dpm_connect: joined over a socket'
+expect_file "$tmp/join" 1 'dpm_connect: joined over a socket'
 
 # --- a job killed while connected -----------------------------------------
 # Both ranks of the survivor's job connect to the victim and wait for a
@@ -126,24 +122,24 @@ expect_file "$dir/join" 1 'dpm_connect: joined over a socket'
 # once both survivors wait, so that their connections are made to a live
 # process that never completes their set-up.
 killed_job() {
-    local mode=$1 out="$dir/survivor.$1" spid vpid vrc i
-    rm -f "$dir/vport" "$dir/vport.pid" "$dir/vport.wait0" "$dir/vport.wait1"
-    timeout 60 "$gcrun" -n 1 "$prog" "$mode" "$dir/vport" \
-        >"$dir/$mode" 2>&1 &
+    local mode=$1 out="$tmp/survivor.$1" spid vpid vrc i
+    rm -f "$tmp/vport" "$tmp/vport.pid" "$tmp/vport.wait0" "$tmp/vport.wait1"
+    timeout 60 "$gcrun" -n 1 "$prog" "$mode" "$tmp/vport" \
+        >"$tmp/$mode" 2>&1 &
     vpid=$!
     # A ucp_ep_create that fails (UCX's shared memory to a process that
     # has ended) leaves what UCX allocated for it: the survivors' leaks
     # are not checked (those of the 100 cycles are).
     ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-        timeout 60 "$gcrun" -n 2 "$prog" survivor "$dir/vport" >"$out" 2>&1 &
+        timeout 60 "$gcrun" -n 2 "$prog" survivor "$tmp/vport" >"$out" 2>&1 &
     spid=$!
     if [ "$mode" = silent ]; then
         for i in $(seq 1 250); do
-            [ -s "$dir/vport.pid" ] && [ -e "$dir/vport.wait0" ] &&
-                [ -e "$dir/vport.wait1" ] && break
+            [ -s "$tmp/vport.pid" ] && [ -e "$tmp/vport.wait0" ] &&
+                [ -e "$tmp/vport.wait1" ] && break
             sleep 0.1
         done
-        kill -KILL "$(cat "$dir/vport.pid" 2>/dev/null)" 2>/dev/null
+        kill -KILL "$(cat "$tmp/vport.pid" 2>/dev/null)" 2>/dev/null
     fi
     wait "$spid"
     rc=$?
@@ -162,39 +158,39 @@ killed_job silent
 # --- spawn -------------------------------------------------------------------
 for pc in "1 1" "2 3" "4 2"; do
     set -- $pc
-    timeout 120 "$gcrun" -n "$1" "$sprog" parent "$2" >"$dir/spawn$1" 2>&1
+    timeout 120 "$gcrun" -n "$1" "$sprog" parent "$2" >"$tmp/spawn$1" 2>&1
     rc=$?
     echo "== spawn: $1 parent(s), $2 children: exit $rc"
     [ "$rc" -eq 0 ] || { fail "spawn from $1 exited $rc";
-                         sed 's/^/   | /' "$dir/spawn$1"; }
-    expect_file "$dir/spawn$1" 1 "dpm_spawn: $1 parents spawned $2 children"
-    expect_file "$dir/spawn$1" 1 'dpm_spawn: spawn_multiple of two commands'
-    expect_file "$dir/spawn$1" 1 'dpm_spawn: a child spawned a grandchild'
-    expect_file "$dir/spawn$1" 1 'dpm_spawn: a missing program refused, nothing'
-    expect_file "$dir/spawn$1" "$1" 'dpm_spawn: rank [0-9]+ ok'
+                         sed 's/^/   | /' "$tmp/spawn$1"; }
+    expect_file "$tmp/spawn$1" 1 "dpm_spawn: $1 parents spawned $2 children"
+    expect_file "$tmp/spawn$1" 1 'dpm_spawn: spawn_multiple of two commands'
+    expect_file "$tmp/spawn$1" 1 'dpm_spawn: a child spawned a grandchild'
+    expect_file "$tmp/spawn$1" 1 'dpm_spawn: a missing program refused, nothing'
+    expect_file "$tmp/spawn$1" "$1" 'dpm_spawn: rank [0-9]+ ok'
 done
 timeout 120 "$gcrun" -n 2 --universe 7 "$sprog" parent 1 7 \
-    >"$dir/universe" 2>&1
+    >"$tmp/universe" 2>&1
 rc=$?
 echo "== spawn with --universe 7: exit $rc"
 [ "$rc" -eq 0 ] || { fail "--universe 7 exited $rc";
-                     sed 's/^/   | /' "$dir/universe"; }
+                     sed 's/^/   | /' "$tmp/universe"; }
 
 # --- a spawned child dies, or its parent: the other's receive fails with
 # MPI_ERR_PROC_FAILED and the job's status says so (a grace long enough
 # for the orphan to see its parent's death before gcrun ends it) ---------
 for m in dies orphan; do
     GENCOMM_KILL_GRACE_MS=5000 timeout 60 "$gcrun" -n 1 "$sprog" "$m" \
-        >"$dir/$m" 2>&1
+        >"$tmp/$m" 2>&1
     rc=$?
     echo "== spawn, $m: exit $rc"
     [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] ||
         { fail "spawn $m: exit $rc, expected the job to fail";
-          sed 's/^/   | /' "$dir/$m"; }
-    expect_file "$dir/$m" 1 'failed in .* s with MPI_ERR_PROC_FAILED'
-    grep -h 'failed in' "$dir/$m" | sed 's/^/   /'
+          sed 's/^/   | /' "$tmp/$m"; }
+    expect_file "$tmp/$m" 1 'failed in .* s with MPI_ERR_PROC_FAILED'
+    grep -h 'failed in' "$tmp/$m" | sed 's/^/   /'
 done
-expect_file "$dir/dies" 1 'gcrun: spawned job 1 failed'
+expect_file "$tmp/dies" 1 'gcrun: spawned job 1 failed'
 
 # --- under Open MPI's mpirun (PMIx): its name service, two mpirun jobs
 # connected through a port file, spawn by PMIx_Spawn --------------------
@@ -203,20 +199,20 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
     # Open MPI's session directories under this test's own folder: two
     # mpiruns starting at once elsewhere in make check race to create the
     # shared /tmp/ompi.HOST.UID ("File exists") and one of them fails.
-    OMPI_MCA_orte_tmpdir_base=$dir
+    OMPI_MCA_orte_tmpdir_base=$tmp
     export OMPI_MCA_orte_tmpdir_base
-    timeout 120 $ompi -np 2 "$prog" errors >"$dir/ompi.errors" 2>&1
+    timeout 120 $ompi -np 2 "$prog" errors >"$tmp/ompi.errors" 2>&1
     rc=$?
     echo "== Open MPI: errors on 2 processes (PMIx name service): exit $rc"
     [ "$rc" -eq 0 ] || { fail "Open MPI errors exited $rc";
-                         sed 's/^/   | /' "$dir/ompi.errors"; }
-    expect_file "$dir/ompi.errors" 1 'dpm_connect: name service errors ok'
-    rm -f "$dir/ompi.port"
-    timeout 120 $ompi -np 2 "$prog" accept "$dir/ompi.port" 3 \
-        >"$dir/ompi.acc" 2>&1 &
+                         sed 's/^/   | /' "$tmp/ompi.errors"; }
+    expect_file "$tmp/ompi.errors" 1 'dpm_connect: name service errors ok'
+    rm -f "$tmp/ompi.port"
+    timeout 120 $ompi -np 2 "$prog" accept "$tmp/ompi.port" 3 \
+        >"$tmp/ompi.acc" 2>&1 &
     acc=$!
-    timeout 120 $ompi -np 2 "$prog" connect "$dir/ompi.port" 3 \
-        >"$dir/ompi.con" 2>&1
+    timeout 120 $ompi -np 2 "$prog" connect "$tmp/ompi.port" 3 \
+        >"$tmp/ompi.con" 2>&1
     crc=$?
     wait "$acc"
     arc=$?
@@ -224,13 +220,13 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
          "connecting exit $crc"
     [ "$arc" -eq 0 ] && [ "$crc" -eq 0 ] ||
         { fail "Open MPI pair: exits $arc and $crc";
-          sed 's/^/   | /' "$dir/ompi.acc" "$dir/ompi.con"; }
-    expect_file "$dir/ompi.acc" 2 'dpm_connect: rank [01] ok'
-    expect_file "$dir/ompi.con" 2 'dpm_connect: rank [01] ok'
+          sed 's/^/   | /' "$tmp/ompi.acc" "$tmp/ompi.con"; }
+    expect_file "$tmp/ompi.acc" 2 'dpm_connect: rank [01] ok'
+    expect_file "$tmp/ompi.con" 2 'dpm_connect: rank [01] ok'
     why="Open MPI's mpirun ends the whole job when a program cannot start"
     ompi_spawn() {
         DPM_SPAWN_NO_MISSING=$why timeout 120 $ompi -x DPM_SPAWN_NO_MISSING \
-            -np 2 "$sprog" parent 2 >"$dir/ompi.spawn" 2>&1
+            -np 2 "$sprog" parent 2 >"$tmp/ompi.spawn" 2>&1
     }
     ompi_spawn
     rc=$?
@@ -240,7 +236,7 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
     # accept then times out. That is the launcher's, so it is tried once
     # more, and said; any other failure counts at once.
     if [ "$rc" -ne 0 ] &&
-        grep -q 'spawned processes did not connect' "$dir/ompi.spawn"; then
+        grep -q 'spawned processes did not connect' "$tmp/ompi.spawn"; then
         echo "   RETRY: mpirun did not start a spawned job within the" \
              "connect timeout; once more"
         ompi_spawn
@@ -248,11 +244,11 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
     fi
     echo "== Open MPI: spawn from 2 parents: exit $rc"
     [ "$rc" -eq 0 ] || { fail "Open MPI spawn exited $rc";
-                         sed 's/^/   | /' "$dir/ompi.spawn"; }
-    expect_file "$dir/ompi.spawn" 1 'dpm_spawn: 2 parents spawned 2 children'
-    expect_file "$dir/ompi.spawn" 1 'dpm_spawn: spawn_multiple of two commands'
-    expect_file "$dir/ompi.spawn" 1 'dpm_spawn: a child spawned a grandchild'
-    expect_file "$dir/ompi.spawn" 2 'dpm_spawn: rank [0-9]+ ok'
+                         sed 's/^/   | /' "$tmp/ompi.spawn"; }
+    expect_file "$tmp/ompi.spawn" 1 'dpm_spawn: 2 parents spawned 2 children'
+    expect_file "$tmp/ompi.spawn" 1 'dpm_spawn: spawn_multiple of two commands'
+    expect_file "$tmp/ompi.spawn" 1 'dpm_spawn: a child spawned a grandchild'
+    expect_file "$tmp/ompi.spawn" 2 'dpm_spawn: rank [0-9]+ ok'
     echo "   skipped under Open MPI: the name service between two mpirun" \
          "jobs (each has its own PMIx server), a missing program and a" \
          "dying process (mpirun ends the whole job), the leak counts" \
