@@ -666,13 +666,13 @@ static inline int bit_test(const uint8_t *bits, int r)
     return ((bits[(unsigned)r / 8u] >> ((unsigned)r % 8u)) & 1u) != 0;
 }
 
-/* Checks group, n, ranks and newgroup of incl/excl and marks the ranks in
- * a new bitmap (*bits_p): each must be a valid, distinct rank. */
-static int mark_ranks(MPI_Group group, int n, const int ranks[],
-                      MPI_Group *newgroup, const char *call, uint8_t **bits_p)
+/* The arguments incl/excl and range_incl/range_excl share: the group,
+ * newgroup, n and the list of n entries (named what). */
+static int check_subset_args(MPI_Group group, int n, const void *list,
+                             const char *what, MPI_Group *newgroup,
+                             const char *call)
 {
-    uint8_t *bits;
-    int err, i;
+    int err;
 
     err = check_group(group, call, "group");
     if (err != MPI_SUCCESS) {
@@ -685,8 +685,23 @@ static int mark_ranks(MPI_Group group, int n, const int ranks[],
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "n = %d is negative",
                              n);
     }
-    if (n > 0 && ranks == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "ranks is NULL");
+    if (n > 0 && list == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "%s is NULL", what);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Checks group, n, ranks and newgroup of incl/excl and marks the ranks in
+ * a new bitmap (*bits_p): each must be a valid, distinct rank. */
+static int mark_ranks(MPI_Group group, int n, const int ranks[],
+                      MPI_Group *newgroup, const char *call, uint8_t **bits_p)
+{
+    uint8_t *bits;
+    int err, i;
+
+    err = check_subset_args(group, n, ranks, "ranks", newgroup, call);
+    if (err != MPI_SUCCESS) {
+        return err;
     }
     bits = bitmap_alloc(group->size, call, &err);
     if (bits == NULL) {
@@ -801,19 +816,9 @@ static int mark_ranges(MPI_Group group, int n, int ranges[][3],
     long long total = 0;
     int err, i;
 
-    err = check_group(group, call, "group");
+    err = check_subset_args(group, n, ranges, "ranges", newgroup, call);
     if (err != MPI_SUCCESS) {
         return err;
-    }
-    if (newgroup == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "newgroup is NULL");
-    }
-    if (n < 0) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "n = %d is negative",
-                             n);
-    }
-    if (n > 0 && ranges == NULL) {
-        return gcm_mpi_raise(NULL, MPI_ERR_ARG, call, "ranges is NULL");
     }
     /* Shape and bounds of every triplet first, in O(n): a triplet may
      * name billions of ranks, which must be refused without walking. */
