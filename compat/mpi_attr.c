@@ -337,6 +337,30 @@ static int attr_call_delete(const gcm_mpi_attr_host_t *h, int keyval,
     }
 }
 
+/* Deletes the attribute keyval (in keyval slot slot) of h, whose value is
+ * value: called with gcm_attr_lock held, it returns with the lock
+ * released. The delete callback runs unlocked, the keyval held by a
+ * reference meanwhile; the attribute goes only if the callback agrees
+ * (its error is returned). */
+static int attr_delete_held(const gcm_mpi_attr_host_t *h, int keyval,
+                            int slot, void *value)
+{
+    gcm_mpi_attr_delete_fn_t delete_fn = gcm_keyvals[slot].delete_fn;
+    void *extra_state = gcm_keyvals[slot].extra_state;
+    int rc;
+
+    gcm_keyvals[slot].refs++;
+    pthread_mutex_unlock(&gcm_attr_lock);
+    rc = attr_call_delete(h, keyval, delete_fn, value, extra_state);
+    pthread_mutex_lock(&gcm_attr_lock);
+    if (rc == MPI_SUCCESS) {
+        attr_unlink(h, keyval, value);
+    }
+    kv_unref(slot);
+    pthread_mutex_unlock(&gcm_attr_lock);
+    return rc;
+}
+
 /* Raises an error on the host object (its error handler). */
 static int attr_raise(const gcm_mpi_attr_host_t *h, int errclass,
                       const char *call, const char *fmt, ...)
@@ -561,9 +585,7 @@ int gcm_mpi_attr_get(const gcm_mpi_attr_host_t *h, int keyval,
 int gcm_mpi_attr_delete(const gcm_mpi_attr_host_t *h, int keyval,
                         const char *call)
 {
-    gcm_mpi_attr_delete_fn_t delete_fn;
     struct gcm_mpi_attr_list *a;
-    void *value, *extra_state;
     int rc, slot;
 
     pthread_mutex_lock(&gcm_attr_lock);
@@ -580,18 +602,7 @@ int gcm_mpi_attr_delete(const gcm_mpi_attr_host_t *h, int keyval,
         pthread_mutex_unlock(&gcm_attr_lock);
         return MPI_SUCCESS;
     }
-    value       = a->value;
-    delete_fn   = gcm_keyvals[slot].delete_fn;
-    extra_state = gcm_keyvals[slot].extra_state;
-    gcm_keyvals[slot].refs++;
-    pthread_mutex_unlock(&gcm_attr_lock);
-    rc = attr_call_delete(h, keyval, delete_fn, value, extra_state);
-    pthread_mutex_lock(&gcm_attr_lock);
-    if (rc == MPI_SUCCESS) {
-        attr_unlink(h, keyval, value);
-    }
-    kv_unref(slot);
-    pthread_mutex_unlock(&gcm_attr_lock);
+    rc = attr_delete_held(h, keyval, slot, a->value);
     if (rc != MPI_SUCCESS) {
         /* The attribute stays: the callback refused to let it go. */
         return attr_raise(h, rc, call, "the delete callback of keyval %d "
@@ -810,9 +821,7 @@ int gcm_mpi_attr_copy_all(const gcm_mpi_attr_host_t *old,
 
 int gcm_mpi_attr_delete_every(const gcm_mpi_attr_host_t *h)
 {
-    gcm_mpi_attr_delete_fn_t delete_fn;
-    void *value, *extra_state;
-    int keyval, slot, rc;
+    int keyval, rc;
 
     for (;;) {
         pthread_mutex_lock(&gcm_attr_lock);
@@ -820,20 +829,9 @@ int gcm_mpi_attr_delete_every(const gcm_mpi_attr_host_t *h)
             pthread_mutex_unlock(&gcm_attr_lock);
             return MPI_SUCCESS;
         }
-        keyval      = (*h->attrs)->keyval;
-        value       = (*h->attrs)->value;
-        slot        = kv_slot(keyval, h->kind);
-        delete_fn   = gcm_keyvals[slot].delete_fn;
-        extra_state = gcm_keyvals[slot].extra_state;
-        gcm_keyvals[slot].refs++;
-        pthread_mutex_unlock(&gcm_attr_lock);
-        rc = attr_call_delete(h, keyval, delete_fn, value, extra_state);
-        pthread_mutex_lock(&gcm_attr_lock);
-        if (rc == MPI_SUCCESS) {
-            attr_unlink(h, keyval, value);
-        }
-        kv_unref(slot);
-        pthread_mutex_unlock(&gcm_attr_lock);
+        keyval = (*h->attrs)->keyval;
+        rc = attr_delete_held(h, keyval, kv_slot(keyval, h->kind),
+                              (*h->attrs)->value);
         if (rc != MPI_SUCCESS) {
             return rc;
         }
