@@ -86,6 +86,18 @@ static int lco_check_lco(MPI_Comm comm, const char *call)
     return MPI_SUCCESS;
 }
 
+/* lco_check_lco, and the name argument (either way) is not NULL. */
+static int lco_check_lco_name(MPI_Comm comm, const void *name,
+                              const char *call)
+{
+    int rc = lco_check_lco(comm, call);
+
+    if ((rc == MPI_SUCCESS) && (name == NULL)) {
+        rc = gcm_mpi_raise(comm, MPI_ERR_ARG, call, "name is NULL");
+    }
+    return rc;
+}
+
 /* Raises the error of a failed native call (its text names the reason). */
 static int lco_raise_native(MPI_Comm comm, gcm_status_t status,
                             const char *call)
@@ -254,12 +266,9 @@ int PMPIX_Comm_name(MPI_Comm lcomm, MPIX_Cname *name)
     gcm_status_t status;
     int rc;
 
-    rc = lco_check_lco(lcomm, call);
+    rc = lco_check_lco_name(lcomm, name, call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (name == NULL) {
-        return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "name is NULL");
     }
     status = gcm_lco_name(lcomm->lco, &native);
     if (status != GCM_OK) {
@@ -280,12 +289,9 @@ int PMPIX_Slot_name(MPI_Comm lcomm, int recv_slot, MPIX_Slotname *name)
     int rc;
     int nrecv = 0;
 
-    rc = lco_check_lco(lcomm, call);
+    rc = lco_check_lco_name(lcomm, name, call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (name == NULL) {
-        return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "name is NULL");
     }
     gcm_lco_num_recv_slots(lcomm->lco, &nrecv);
     if ((recv_slot < 0) || (recv_slot >= nrecv)) {
@@ -415,12 +421,9 @@ int PMPIX_Add_send_slot(MPI_Comm lcomm, const MPIX_Slotname *name)
     gcm_status_t status;
     int rc;
 
-    rc = lco_check_lco(lcomm, call);
+    rc = lco_check_lco_name(lcomm, name, call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (name == NULL) {
-        return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "name is NULL");
     }
     if ((rc = lco_lock_send_room(lcomm, 1, call)) != MPI_SUCCESS) {
         return rc;
