@@ -54,24 +54,12 @@ END_TEST
 
 START_TEST(test_pmi1_parse_in_place)
 {
-    /* What gcrun does: NULs at the end of each key and value, then the
-     * next word is still found. */
+    /* What gcrun does (gcm_boot_pmi1_split): NULs at the end of each key
+     * and value, then the next word is still found. */
     char line[] = "cmd=put key=k value=v=1 flag";
-    const char *pos = line;
-    const char *keys[4], *vals[4];
-    gcm_boot_pmi1_word_t w;
-    int n = 0;
+    char *keys[4], *vals[4];
+    int n = gcm_boot_pmi1_split(line, keys, vals, 4);
 
-    while ((n < 4) && gcm_boot_pmi1_word_next(&pos, &w)) {
-        char *key = line + (w.key - line);
-        char *val = line + (w.val - line);
-
-        key[w.klen] = '\0';
-        val[w.vlen] = '\0';
-        keys[n] = key;
-        vals[n] = val;
-        n++;
-    }
     ck_assert_int_eq(n, 4);
     ck_assert_str_eq(keys[0], "cmd");
     ck_assert_str_eq(vals[0], "put");
@@ -79,6 +67,14 @@ START_TEST(test_pmi1_parse_in_place)
     ck_assert_str_eq(vals[2], "v=1");
     ck_assert_str_eq(keys[3], "flag");
     ck_assert_str_eq(vals[3], "");
+    /* At most max words; the rest of the line stays as it was. */
+    {
+        char three[] = "a=1 b=2 c=3";
+
+        ck_assert_int_eq(gcm_boot_pmi1_split(three, keys, vals, 2), 2);
+        ck_assert_str_eq(vals[1], "2");
+        ck_assert_str_eq(three + 8, "c=3");
+    }
 }
 END_TEST
 
