@@ -47,20 +47,6 @@ int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
     return err;
 }
 
-/* gcm_mpi_req_finish for the calls with an array of statuses, which set
- * MPI_ERROR in each (they may return MPI_ERR_IN_STATUS). Nonzero if the
- * request failed. */
-static int gcm_mpi_req_finish_multi(gcm_mpi_req_t *req, MPI_Request *req_p,
-                                    MPI_Status *status)
-{
-    int err = gcm_mpi_req_finish(req, req_p, status);
-
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_ERROR = err;
-    }
-    return err != MPI_SUCCESS;
-}
-
 /* A request that waits and tests treat as done at once with an empty
  * status: MPI_REQUEST_NULL (NULL) or an inactive persistent request. */
 static int gcm_mpi_req_is_null(const gcm_mpi_req_t *req)
@@ -213,6 +199,69 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
 }
 GCM_MPI_ALIAS(Request_get_status)
 
+/* A send or receive of the fast path: nothing packed, no type or text
+ * held, not persistent. Once its native request is done, a wait turns
+ * the native status into the caller's and frees both in one step
+ * (gcm_mpi_all_finish_one), with no MPI status staged in between. */
+static inline int gcm_mpi_req_is_plain(const gcm_mpi_req_t *req)
+{
+    return ((req->kind == GCM_MPI_REQ_SEND) ||
+            (req->kind == GCM_MPI_REQ_RECV)) &&
+           !req->persistent && (req->tmp == NULL) &&
+           (req->datatype == MPI_DATATYPE_NULL) && (req->errtext == NULL);
+}
+
+/* Is req complete? The scans of Waitall and Testall ask each round: a
+ * send or receive is only looked at (its native request done), and
+ * completed when it is finished; every other kind is completed here, as
+ * it can only be advanced by the check itself. */
+static inline int gcm_mpi_req_done_now(gcm_mpi_req_t *req)
+{
+    if (req->complete) {
+        return 1;
+    }
+    if ((req->kind == GCM_MPI_REQ_SEND) || (req->kind == GCM_MPI_REQ_RECV)) {
+        return gcm_lco_req_done(req->native);
+    }
+    return gcm_mpi_req_check(req, 0);
+}
+
+/* Finishes one request that gcm_mpi_req_done_now found complete, for the
+ * calls with an array of statuses: status out with MPI_ERROR set,
+ * request freed (or made inactive). Returns its error code. */
+static int gcm_mpi_all_finish_one(gcm_mpi_req_t *req, MPI_Request *req_p,
+                                  MPI_Status *st)
+{
+    gcm_msg_status_t info;
+    gcm_status_t status;
+    int err;
+
+    if (!req->complete) {
+        if (!gcm_mpi_req_is_plain(req)) {
+            (void)gcm_mpi_req_check(req, 0);   /* its native one is done */
+        } else if ((status = gcm_lco_req_take(&req->native, &info)) !=
+                   GCM_OK) {
+            gcm_mpi_req_result(req, status, &info);
+        } else {
+            if (st != MPI_STATUS_IGNORE) {
+                gcm_mpi_status_native(st, req->kind, &info);
+                st->MPI_ERROR = MPI_SUCCESS;
+            }
+            if (!req->comm->predefined) {
+                gcm_mpi_comm_unref(req->comm);
+            }
+            gcm_mpi_req_free(req);
+            *req_p = MPI_REQUEST_NULL;
+            return MPI_SUCCESS;
+        }
+    }
+    err = gcm_mpi_req_finish(req, req_p, st);
+    if (st != MPI_STATUS_IGNORE) {
+        st->MPI_ERROR = err;
+    }
+    return err;
+}
+
 /* Waitall and Testall once every request is complete: statuses out,
  * requests freed, MPI_ERR_IN_STATUS raised if any failed. */
 static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
@@ -225,15 +274,17 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
         MPI_Status *st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[i] :
                          MPI_STATUS_IGNORE;
         gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+        MPI_Comm comm;
 
         if (gcm_mpi_req_is_null(req)) {
             gcm_mpi_status_empty(st);
             continue;
         }
-        if (req->status.MPI_ERROR != MPI_SUCCESS) {
-            errcomm = req->comm;
+        comm = req->comm;
+        if (gcm_mpi_all_finish_one(req, &reqs[i], st) != MPI_SUCCESS) {
+            errcomm   = comm;
+            any_error = 1;
         }
-        any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
     }
     if (!any_error) {
         return MPI_SUCCESS;
@@ -271,7 +322,7 @@ static int gcm_mpi_all_scan(gcm_mpi_all_t *all)
     for (i = all->first; i < all->count; i++) {
         gcm_mpi_req_t *req = gcm_mpi_req_of(all->reqs[i]);
 
-        if (gcm_mpi_req_is_null(req) || gcm_mpi_req_check_done(req)) {
+        if (gcm_mpi_req_is_null(req) || gcm_mpi_req_done_now(req)) {
             if (done) {
                 all->first = i + 1;
             }
@@ -350,7 +401,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
     for (i = 0; i < count; i++) {
         gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
 
-        if (!gcm_mpi_req_is_null(req) && !gcm_mpi_req_check_done(req)) {
+        if (!gcm_mpi_req_is_null(req) && !gcm_mpi_req_done_now(req)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -503,7 +554,8 @@ static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
             if (req->status.MPI_ERROR != MPI_SUCCESS) {
                 errcomm = req->comm;
             }
-            any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
+            any_error |= (gcm_mpi_all_finish_one(req, &reqs[i], st) !=
+                          MPI_SUCCESS);
             indices[n++] = i;
         }
     }
