@@ -74,9 +74,10 @@ int gcm_mpi_req_bad(const char *call, const char *what)
 }
 
 /* Checks an array of handles once: after this, gcm_mpi_req_of opens
- * them. */
-static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
-                               const char *call)
+ * them. With generic not NULL, *generic becomes 1 if one of them is an
+ * active generic request (a collective's schedule). */
+static int gcm_mpi_check_reqs(int count, const MPI_Request reqs[],
+                              const char *call, int *generic)
 {
     char what[32];
     int rc, i;
@@ -93,13 +94,27 @@ static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
                              "array_of_requests is NULL");
     }
     for (i = 0; i < count; i++) {
-        if ((reqs[i] != MPI_REQUEST_NULL) &&
-            (gcm_mpi_req_get(reqs[i]) == NULL)) {
+        const gcm_mpi_req_t *req;
+
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            continue;
+        }
+        if ((req = gcm_mpi_req_get(reqs[i])) == NULL) {
             snprintf(what, sizeof(what), "request %d", i);
             return gcm_mpi_req_bad(call, what);
         }
+        if ((generic != NULL) && (req->kind == GCM_MPI_REQ_GENERIC) &&
+            !gcm_mpi_req_is_null(req)) {
+            *generic = 1;
+        }
     }
     return MPI_SUCCESS;
+}
+
+static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
+                               const char *call)
+{
+    return gcm_mpi_check_reqs(count, reqs, call, NULL);
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -226,40 +241,50 @@ static inline int gcm_mpi_req_done_now(gcm_mpi_req_t *req)
     return gcm_mpi_req_check(req, 0);
 }
 
-/* Finishes one request that gcm_mpi_req_done_now found complete, for the
- * calls with an array of statuses: status out with MPI_ERROR set,
- * request freed (or made inactive). Returns its error code. */
-static int gcm_mpi_all_finish_one(gcm_mpi_req_t *req, MPI_Request *req_p,
-                                  MPI_Status *st)
+/* gcm_mpi_all_finish_one for every request but a plain one whose native
+ * transfer succeeded. */
+static int gcm_mpi_all_finish_checked(gcm_mpi_req_t *req, MPI_Request *req_p,
+                                      MPI_Status *st)
 {
-    gcm_msg_status_t info;
-    gcm_status_t status;
     int err;
 
     if (!req->complete) {
-        if (!gcm_mpi_req_is_plain(req)) {
-            (void)gcm_mpi_req_check(req, 0);   /* its native one is done */
-        } else if ((status = gcm_lco_req_take(&req->native, &info)) !=
-                   GCM_OK) {
-            gcm_mpi_req_result(req, status, &info);
-        } else {
-            if (st != MPI_STATUS_IGNORE) {
-                gcm_mpi_status_native(st, req->kind, &info);
-                st->MPI_ERROR = MPI_SUCCESS;
-            }
-            if (!req->comm->predefined) {
-                gcm_mpi_comm_unref(req->comm);
-            }
-            gcm_mpi_req_free(req);
-            *req_p = MPI_REQUEST_NULL;
-            return MPI_SUCCESS;
-        }
+        (void)gcm_mpi_req_check(req, 0);   /* its native one is done */
     }
     err = gcm_mpi_req_finish(req, req_p, st);
     if (st != MPI_STATUS_IGNORE) {
         st->MPI_ERROR = err;
     }
     return err;
+}
+
+/* Finishes one request that gcm_mpi_req_done_now found complete, for the
+ * calls with an array of statuses: status out with MPI_ERROR set,
+ * request freed (or made inactive). Returns its error code. */
+static inline int gcm_mpi_all_finish_one(gcm_mpi_req_t *req,
+                                         MPI_Request *req_p, MPI_Status *st)
+{
+    gcm_msg_status_t info;
+    gcm_status_t status;
+
+    if (!req->complete && gcm_mpi_req_is_plain(req)) {
+        status = gcm_lco_req_take(&req->native, &info);
+        if (gcm_unlikely(status != GCM_OK)) {
+            gcm_mpi_req_result(req, status, &info);
+            return gcm_mpi_all_finish_checked(req, req_p, st);
+        }
+        if (st != MPI_STATUS_IGNORE) {
+            gcm_mpi_status_native(st, req->kind, &info);
+            st->MPI_ERROR = MPI_SUCCESS;
+        }
+        if (!req->comm->predefined) {
+            gcm_mpi_comm_unref(req->comm);
+        }
+        gcm_mpi_req_free(req);
+        *req_p = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_all_finish_checked(req, req_p, st);
 }
 
 /* Waitall and Testall once every request is complete: statuses out,
@@ -363,17 +388,11 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     static const char *call = "MPI_Waitall";
     gcm_mpi_all_t all = { count, reqs, 0, 0, NULL, 0 };
-    int rc, i;
+    int rc;
 
-    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_check_reqs(count, reqs, call, &all.poll_all)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    for (i = 0; i < count; i++) {
-        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
-
-        if (!gcm_mpi_req_is_null(req) && (req->kind == GCM_MPI_REQ_GENERIC)) {
-            all.poll_all = 1;
-        }
     }
     while (!gcm_mpi_all_scan(&all)) {
         all.lco   = gcm_mpi_req_lco(gcm_mpi_req_of(reqs[all.first]));
