@@ -74,10 +74,24 @@ static void take_panel(char *panel, int root)
     }
 }
 
+/* One look for the panel from prev (MPI_Iprobe); takes it if it is there.
+ * Returns whether it was. */
+static int panel_arrived(int prev, char *panel, int root)
+{
+    int flag;
+
+    check(MPI_Iprobe(prev, PANEL_TAG, MPI_COMM_WORLD, &flag,
+                     MPI_STATUS_IGNORE), "MPI_Iprobe");
+    if (flag) {
+        take_panel(panel, root);
+    }
+    return flag;
+}
+
 static void step(char *panel, int root)
 {
     int prev = (rank + nprocs - 1) % nprocs;
-    int have = 0, flag, piece;
+    int have = 0, piece;
 
     if (rank == root) {
         compute(FACTOR_FLOPS);
@@ -89,22 +103,12 @@ static void step(char *panel, int root)
     }
     for (piece = 0; piece < PIECES; piece++) {
         if (!have) {
-            check(MPI_Iprobe(prev, PANEL_TAG, MPI_COMM_WORLD, &flag,
-                             MPI_STATUS_IGNORE), "MPI_Iprobe");
-            if (flag) {
-                take_panel(panel, root);
-                have = 1;
-            }
+            have = panel_arrived(prev, panel, root);
         }
         compute(PIECE_FLOPS);
     }
     while (!have) {
-        check(MPI_Iprobe(prev, PANEL_TAG, MPI_COMM_WORLD, &flag,
-                         MPI_STATUS_IGNORE), "MPI_Iprobe");
-        if (flag) {
-            take_panel(panel, root);
-            have = 1;
-        }
+        have = panel_arrived(prev, panel, root);
     }
 }
 

@@ -58,21 +58,24 @@ static pthread_mutex_t gcm_mpi_lco_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- helpers --------------------------------------------------------- */
 
-/* Checks that comm is live (MPI_ERR_COMM on MPI_COMM_WORLD if not). */
-static int lco_check_comm(MPI_Comm comm, const char *call)
+/* Checks that comm is live (MPI_ERR_COMM on MPI_COMM_WORLD if not) and,
+ * where what names it, that the argument out is not NULL. */
+static int lco_check_comm(MPI_Comm comm, const void *out, const char *what,
+                          const char *call)
 {
     int rc = gcm_mpi_check_init(call);
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    return gcm_mpi_comm_check(comm, call);
+    return (what == NULL) ? gcm_mpi_comm_check(comm, call) :
+           gcm_mpi_comm_check_ptr(comm, out, what, call);
 }
 
 /* As lco_check_comm, and comm must be an LCO built slot by slot. */
 static int lco_check_lco(MPI_Comm comm, const char *call)
 {
-    int rc = lco_check_comm(comm, call);
+    int rc = lco_check_comm(comm, NULL, NULL, call);
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -474,12 +477,9 @@ static int lco_num_slots(MPI_Comm lcomm, int *count,
     gcm_status_t status;
     int rc;
 
-    rc = lco_check_comm(lcomm, call);
+    rc = lco_check_comm(lcomm, count, "count", call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (count == NULL) {
-        return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "count is NULL");
     }
     status = query(lcomm->lco, count);
     if (status != GCM_OK) {
@@ -514,12 +514,9 @@ int PMPIX_Comm_lco_rank(MPI_Comm lcomm, int *rank)
     static const char *call = "MPIX_Comm_lco_rank";
     int rc;
 
-    rc = lco_check_comm(lcomm, call);
+    rc = lco_check_comm(lcomm, rank, "rank", call);
     if (rc != MPI_SUCCESS) {
         return rc;
-    }
-    if (rank == NULL) {
-        return gcm_mpi_raise(lcomm, MPI_ERR_ARG, call, "rank is NULL");
     }
     switch (lcomm->kind) {
     case GCM_MPI_COMM_LCO:
