@@ -69,7 +69,6 @@ static void *thread_main(void *p)
 int main(int argc, char **argv)
 {
     mpitest_thread_t args[NTHREADS];
-    int t;
 
     mpitest_init_thread(&argc, &argv, "core_threads", MPI_THREAD_MULTIPLE);
     rank = mpitest_rank;
@@ -78,16 +77,6 @@ int main(int argc, char **argv)
     if (peer >= size) {
         peer = rank;
     }
-    for (t = 0; t < NTHREADS; t++) {
-        MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
-    }
-    for (t = 0; t < NTHREADS; t++) {
-        args[t].t = t;
-        args[t].failures = 0;
-    }
-    mpitest_threads(NTHREADS, thread_main, args, sizeof(args[0]));
-    for (t = 0; t < NTHREADS; t++) {
-        MPI_Comm_free(&comms[t]);
-    }
+    mpitest_threads_dup(NTHREADS, thread_main, args, comms);
     return mpitest_finish();
 }

@@ -134,6 +134,29 @@ static void mpitest_threads(int n, void *(*fn)(void *), void *recs,
     }
 }
 
+/* mpitest_threads on plain records (recs[t] numbered t, no failures
+ * yet), each thread with a duplicate of MPI_COMM_WORLD of its own in
+ * comms[t], freed when all have ended. */
+static void mpitest_threads_dup(int n, void *(*fn)(void *),
+                                mpitest_thread_t *recs, MPI_Comm *comms)
+    __attribute__((unused));
+
+static void mpitest_threads_dup(int n, void *(*fn)(void *),
+                                mpitest_thread_t *recs, MPI_Comm *comms)
+{
+    int t;
+
+    for (t = 0; t < n; t++) {
+        recs[t].t        = t;
+        recs[t].failures = 0;
+        MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
+    }
+    mpitest_threads(n, fn, recs, sizeof(*recs));
+    for (t = 0; t < n; t++) {
+        MPI_Comm_free(&comms[t]);
+    }
+}
+
 /* call must return MPI_SUCCESS. */
 #define OK(call) CHECK((call) == MPI_SUCCESS, "%s", #call)
 

@@ -79,22 +79,11 @@ static void *thread_main(void *p)
 int main(int argc, char **argv)
 {
     mpitest_thread_t args[NTHREADS];
-    int t;
 
     mpitest_init_thread(&argc, &argv, "thr_comms", MPI_THREAD_MULTIPLE);
     rank = mpitest_rank;
     size = mpitest_size;
     rounds = (argc > 1) ? atoi(argv[1]) : 300;
-    for (t = 0; t < NTHREADS; t++) {
-        MPI_Comm_dup(MPI_COMM_WORLD, &comms[t]);
-    }
-    for (t = 0; t < NTHREADS; t++) {
-        args[t].t        = t;
-        args[t].failures = 0;
-    }
-    mpitest_threads(NTHREADS, thread_main, args, sizeof(args[0]));
-    for (t = 0; t < NTHREADS; t++) {
-        MPI_Comm_free(&comms[t]);
-    }
+    mpitest_threads_dup(NTHREADS, thread_main, args, comms);
     return mpitest_finish();
 }
