@@ -124,7 +124,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     }
     key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
                            root);
-    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, &key)) {
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, COLL_BLOCKING, &key)) {
         rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
     }
     if (rc == MPI_SUCCESS) {
@@ -151,8 +151,16 @@ static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
     coll_sched_t stack, *s;
     coll_key_t key;
     int hit = 0;
-    int rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
+                           root);
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, mode, &key)) {
+        rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
@@ -165,8 +173,6 @@ static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
         return rc;
     }
     if (mode == COLL_NONBLOCKING) {
-        key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype,
-                               MPI_OP_NULL, root);
         s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_BCAST, &key, &hit, call,
                                 &rc);
     } else {

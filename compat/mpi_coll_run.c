@@ -67,9 +67,10 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
  * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather
  * and alltoall; not the v and w forms, whose count and displacement
  * arrays may hold other values under the same pointers at the next call.
- * A blocking call whose arguments are those of the kept schedule checks
- * only its communicator (gcm_mpi_coll_kept_same): the call that built the
- * schedule passed the same checks.
+ * A blocking or nonblocking call whose arguments are those of a kept
+ * schedule (of either form) checks only its communicator and its request
+ * (gcm_mpi_coll_kept_same): the call that built the schedule passed the
+ * same checks.
  */
 
 typedef struct gcm_mpi_coll_nb coll_nb_t;
@@ -94,21 +95,6 @@ static int coll_key_keepable(MPI_Comm comm, const coll_key_t *key)
            (key->rtype == MPI_DATATYPE_NULL ||
             gcm_mpi_type_is_predefined(key->rtype)) &&
            (key->op == MPI_OP_NULL || gcm_mpi_op_id(key->op) >= 0);
-}
-
-/* Was the schedule kept for blocking calls of collective which on comm
- * (a valid communicator) built and run by a call with arguments key?
- * Those arguments passed their checks then, and would pass them again:
- * the checks depend only on the communicator and the arguments, and a
- * kept schedule's datatypes and operator are predefined, so their handles
- * always mean the same. A call that finds its arguments so skips them. */
-int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, const coll_key_t *key)
-{
-    const struct gcm_mpi_coll_cache *c = comm->coll_cache;
-    const coll_kept_t *k;
-
-    return c != NULL && (k = c->kept[which]) != NULL && k->valid &&
-           coll_key_eq(&k->key, key);
 }
 
 /* The schedule for a blocking call of collective which with arguments
@@ -304,6 +290,35 @@ struct gcm_mpi_coll_nb {
                             * predefined types and operators (nothing to
                             * hold); 2: some step uses another */
 };
+
+/* Was a schedule kept for calls of collective which on comm (a valid
+ * communicator), blocking or nonblocking, built and run by a call with
+ * arguments key? Those arguments passed their checks then, and would pass
+ * them again: the checks depend only on the communicator and the
+ * arguments, and a kept schedule's datatypes and operator are predefined,
+ * so their handles always mean the same. A blocking or nonblocking call
+ * (mode) that finds its arguments so skips them; a persistent one checks
+ * them (it is made once). The nonblocking schedule read here stays put:
+ * only a call on comm takes it (this thread: MPI orders the collectives
+ * on a communicator), and a request's end only puts one where there was
+ * none, after setting its key. */
+int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, int mode,
+                           const coll_key_t *key)
+{
+    const struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    const coll_kept_t *k;
+    const coll_nb_t *nb;
+
+    if (c == NULL || mode == COLL_PERSISTENT) {
+        return 0;
+    }
+    if ((k = c->kept[which]) != NULL && k->valid &&
+        coll_key_eq(&k->key, key)) {
+        return 1;
+    }
+    nb = atomic_load_explicit(&c->nbkept[which], memory_order_acquire);
+    return nb != NULL && coll_key_eq(&nb->key, key);
+}
 
 /*
  * A nonblocking (or persistent) collective holds the datatypes and the
