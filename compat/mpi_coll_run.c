@@ -75,6 +75,7 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
 
 typedef struct gcm_mpi_coll_nb coll_nb_t;
 static void coll_nb_free(coll_nb_t *nb);
+static void coll_nb_dispose(coll_nb_t *nb);
 
 static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
 {
@@ -199,7 +200,7 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
         }
     }
     /* Last: the frees above may have left one here. */
-    free(atomic_exchange(&c->nbspare, NULL));
+    coll_nb_dispose(atomic_exchange(&c->nbspare, NULL));
     free(c);
     comm->coll_cache = NULL;
 }
@@ -266,6 +267,12 @@ coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
  */
 struct gcm_mpi_coll_nb {
     coll_sched_t s;
+    /* The request object of its calls, kept with it (allocated at its
+     * first request, freed with it): gcm_mpi_req_generic_kept. Released,
+     * it comes back with the schedule (coll_req_cleanup, the release's
+     * last step), so a call that takes the schedule takes a request no
+     * other thread touches any more. */
+    gcm_mpi_req_t *req;
     gcm_list_t   elem;
     atomic_int   busy;     /* a thread advances the check or s */
     int          listed;
@@ -581,6 +588,15 @@ static int coll_req_wait(gcm_mpi_req_t *req)
     return 1;
 }
 
+/* Frees an emptied schedule object and the request kept with it. */
+static void coll_nb_dispose(coll_nb_t *nb)
+{
+    if (nb != NULL && nb->req != NULL) {
+        gcm_mpi_req_free(nb->req);
+    }
+    free(nb);
+}
+
 static void coll_nb_free(coll_nb_t *nb)
 {
     coll_nb_t *none = NULL;
@@ -594,7 +610,7 @@ static void coll_nb_free(coll_nb_t *nb)
     gcm_coll_sched_free(&nb->s);   /* empty again, ready for another */
     if (nb->cache == NULL ||
         !atomic_compare_exchange_strong(&nb->cache->nbspare, &none, nb)) {
-        free(nb);
+        coll_nb_dispose(nb);
     }
 }
 
@@ -636,6 +652,7 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
             return NULL;
         }
         gcm_mpi_coll_sched_init(&nb->s);
+        nb->req = NULL;
     }
     memset((char *)nb + offsetof(coll_nb_t, elem), 0,
            sizeof(*nb) - offsetof(coll_nb_t, elem));
@@ -707,8 +724,8 @@ static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
                              "cannot allocate the collective's schedule");
     }
     coll_nb_hold(nb, 1);
-    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
-                             req_p);
+    rc = gcm_mpi_req_generic_kept(&nb->req, comm, coll_req_poll,
+                                  coll_req_cleanup, nb, req_p);
     if (rc != MPI_SUCCESS) {
         coll_req_cleanup(nb);
         return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");

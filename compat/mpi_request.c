@@ -185,15 +185,12 @@ gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
     return req;
 }
 
-int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
-                        void (*cleanup)(void *state), void *state,
-                        MPI_Request *req_p)
+/* Sets req up as a generic request on comm. */
+static void gcm_mpi_req_generic_set(gcm_mpi_req_t *req, MPI_Comm comm,
+                                    gcm_mpi_req_poll_func_t poll,
+                                    void (*cleanup)(void *state),
+                                    void *state)
 {
-    gcm_mpi_req_t *req = gcm_mpi_req_alloc();
-
-    if (req == NULL) {
-        return MPI_ERR_NO_MEM;
-    }
     gcm_mpi_comm_ref(comm);
     req->magic   = GCM_MPI_MAGIC_REQ;
     req->kind    = (poll != NULL) ? GCM_MPI_REQ_GENERIC : GCM_MPI_REQ_DONE;
@@ -204,6 +201,38 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     req->state   = state;
     gcm_mpi_status_empty(&req->status);
     req->complete = (poll == NULL);
+}
+
+int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
+                        void (*cleanup)(void *state), void *state,
+                        MPI_Request *req_p)
+{
+    gcm_mpi_req_t *req = gcm_mpi_req_alloc();
+
+    if (req == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    gcm_mpi_req_generic_set(req, comm, poll, cleanup, state);
+    *req_p = gcm_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
+                             gcm_mpi_req_poll_func_t poll,
+                             void (*cleanup)(void *state), void *state,
+                             MPI_Request *req_p)
+{
+    gcm_mpi_req_t *req = *kept_p;
+
+    if (req == NULL) {
+        req = gcm_mpi_req_alloc();
+        if (req == NULL) {
+            return MPI_ERR_NO_MEM;
+        }
+        req->kept = 1;
+        *kept_p = req;
+    }
+    gcm_mpi_req_generic_set(req, comm, poll, cleanup, state);
     *req_p = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
 }
@@ -350,11 +379,45 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req)
     }
 }
 
+/*
+ * The release of a request kept by its state (gcm_mpi_req_generic_kept).
+ * Once cleanup hands it back, another thread may take the state and the
+ * request with it for its next call at once (a collective's schedule goes
+ * back to its communicator, where the next caller finds it): so the
+ * request is left ready for that (handle dead, fields as a new request
+ * has them) before, and never touched after. The communicator's reference
+ * goes last: the state may still use the communicator, and the request
+ * holds it alive until then.
+ */
+static void gcm_mpi_req_release_kept(gcm_mpi_req_t *req)
+{
+    void (*cleanup)(void *state) = req->cleanup;
+    void *state = req->state;
+    MPI_Comm comm = req->comm;
+
+    req->magic = 0;
+    gcm_mpi_req_kill_handle(req);
+    req->errtext    = NULL;
+    req->persistent = 0;
+    req->freed      = 0;
+    req->cancelled  = 0;
+    req->start      = NULL;
+    req->wait       = NULL;
+    cleanup(state);
+    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
+        gcm_mpi_comm_unref(comm);
+    }
+}
+
 void gcm_mpi_req_release(gcm_mpi_req_t *req)
 {
     /* A small message's request has none of these: no call for them. */
     if (gcm_unlikely(req->errtext != NULL)) {
         free(req->errtext);
+    }
+    if (req->kept) {
+        gcm_mpi_req_release_kept(req);
+        return;
     }
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
