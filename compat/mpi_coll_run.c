@@ -758,10 +758,16 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
      * the caller does next; in verification mode only once the check of
      * the call has passed at every member. Local either way. A schedule
      * that ran to its end here (its peers' data had come) needs no
-     * progress from other waits: it is never listed, and its request
-     * completes at its first test without a lock. */
+     * progress from other waits: it is never listed, and its request is
+     * complete already (its wait or test finds it so at once, without
+     * advancing the schedule again). */
     if (!coll_nb_advance(nb)) {
         coll_nb_list(nb);
+    } else {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(*request);
+
+        coll_req_over(req, nb);
+        req->complete = 1;
     }
     return MPI_SUCCESS;
 }
