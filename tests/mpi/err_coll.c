@@ -21,8 +21,15 @@ static void nonblocking_kept(int rank, int size)
 {
     int *sb = calloc((size_t)size, sizeof(int));
     int *rb = calloc((size_t)size, sizeof(int));
+    /* Allgather and alltoall take the same arguments. */
+    static const struct {
+        int (*fn)(const void *, int, MPI_Datatype, void *, int,
+                  MPI_Datatype, MPI_Comm, MPI_Request *);
+        const char *name;
+    } all[2] = { { MPI_Iallgather, "MPI_Iallgather" },
+                 { MPI_Ialltoall, "MPI_Ialltoall" } };
     MPI_Request r;
-    int round, rc;
+    int round, rc, k;
 
     for (round = 0; round < 2; round++) {
         OK(MPI_Ibarrier(MPI_COMM_WORLD, &r));
@@ -56,21 +63,18 @@ static void nonblocking_kept(int rank, int size)
                         MPI_COMM_WORLD, &r);
     EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Iallreduce",
                "kept, then MPI_DATATYPE_NULL");
-    rc = MPI_Iallgather(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
-                        MPI_COMM_WORLD, &r);
-    EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Iallgather",
-               "kept, then recvtype MPI_DATATYPE_NULL");
-    rc = MPI_Iallgather(sb, 1, MPI_INT, rb, -1, MPI_INT, MPI_COMM_WORLD, &r);
-    EXPECT_ERR(rc, MPI_ERR_COUNT, "MPI_Iallgather",
-               "kept, then recvcount -1");
-    rc = MPI_Ialltoall(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
+    for (k = 0; k < 2; k++) {
+        rc = all[k].fn(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
                        MPI_COMM_WORLD, &r);
-    EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Ialltoall",
-               "kept, then recvtype MPI_DATATYPE_NULL");
-    rc = MPI_Ialltoall(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
+        EXPECT_ERR(rc, MPI_ERR_TYPE, all[k].name,
+                   "kept, then recvtype MPI_DATATYPE_NULL");
+        rc = all[k].fn(sb, 1, MPI_INT, rb, -1, MPI_INT, MPI_COMM_WORLD, &r);
+        EXPECT_ERR(rc, MPI_ERR_COUNT, all[k].name, "kept, then recvcount -1");
+        rc = all[k].fn(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
                        MPI_COMM_WORLD, &r);
-    EXPECT_ERR(rc, MPI_ERR_BUFFER, "MPI_Ialltoall",
-               "kept, then recvbuf MPI_IN_PLACE");
+        EXPECT_ERR(rc, MPI_ERR_BUFFER, all[k].name,
+                   "kept, then recvbuf MPI_IN_PLACE");
+    }
     /* And the kept calls still run. */
     sb[0] = rank + 1;
     OK(MPI_Iallreduce(sb, rb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
