@@ -21,13 +21,27 @@
 #include <string.h>
 
 /* Requests freed with MPI_Request_free while still running: completed
- * (and really freed) whenever requests are tested, and at MPI_Finalize. */
+ * (and really freed) whenever requests are tested, and at MPI_Finalize.
+ * n changes under the lock, and is read without it first (atomic: a
+ * test in another thread looks whether there is anything to reap). */
 static struct {
     pthread_mutex_t lock;
     gcm_mpi_req_t **reqs;
-    int             n;
+    atomic_int      n;
     int             cap;
 } gcm_mpi_orphans = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+/* The number of orphans (the lock held, or a hint without it). */
+static int gcm_mpi_orphans_n(void)
+{
+    return atomic_load_explicit(&gcm_mpi_orphans.n, memory_order_relaxed);
+}
+
+/* Sets it (the lock held). */
+static void gcm_mpi_orphans_set_n(int n)
+{
+    atomic_store_explicit(&gcm_mpi_orphans.n, n, memory_order_relaxed);
+}
 
 void gcm_mpi_status_empty(MPI_Status *status)
 {
@@ -439,12 +453,11 @@ void gcm_mpi_orphans_reap(int wait)
 {
     int i;
 
-    if (atomic_load_explicit((_Atomic int *)&gcm_mpi_orphans.n,
-                             memory_order_relaxed) == 0) {
+    if (gcm_mpi_orphans_n() == 0) {
         return;   /* a stale zero only delays the reaping to a later call */
     }
     pthread_mutex_lock(&gcm_mpi_orphans.lock);
-    for (i = 0; i < gcm_mpi_orphans.n;) {
+    for (i = 0; i < gcm_mpi_orphans_n();) {
         gcm_mpi_req_t *req = gcm_mpi_orphans.reqs[i];
 
         if (wait && (req->kind == GCM_MPI_REQ_RECV) && !req->complete) {
@@ -457,8 +470,9 @@ void gcm_mpi_orphans_reap(int wait)
         }
         if (gcm_mpi_req_check(req, 0)) {
             gcm_mpi_req_release(req);
+            gcm_mpi_orphans_set_n(gcm_mpi_orphans_n() - 1);
             gcm_mpi_orphans.reqs[i] =
-                gcm_mpi_orphans.reqs[--gcm_mpi_orphans.n];
+                gcm_mpi_orphans.reqs[gcm_mpi_orphans_n()];
         } else {
             i++;
         }
@@ -549,7 +563,7 @@ int PMPI_Request_free(MPI_Request *request)
     req->freed      = 1;
     gcm_mpi_req_kill_handle(req);
     pthread_mutex_lock(&gcm_mpi_orphans.lock);
-    if (gcm_mpi_orphans.n == gcm_mpi_orphans.cap) {
+    if (gcm_mpi_orphans_n() == gcm_mpi_orphans.cap) {
         int cap = (gcm_mpi_orphans.cap > 0) ? 2 * gcm_mpi_orphans.cap : 16;
 
         grown = realloc(gcm_mpi_orphans.reqs, (size_t)cap * sizeof(*grown));
@@ -562,7 +576,8 @@ int PMPI_Request_free(MPI_Request *request)
         gcm_mpi_orphans.reqs = grown;
         gcm_mpi_orphans.cap  = cap;
     }
-    gcm_mpi_orphans.reqs[gcm_mpi_orphans.n++] = req;
+    gcm_mpi_orphans.reqs[gcm_mpi_orphans_n()] = req;
+    gcm_mpi_orphans_set_n(gcm_mpi_orphans_n() + 1);
     pthread_mutex_unlock(&gcm_mpi_orphans.lock);
     return MPI_SUCCESS;
 }

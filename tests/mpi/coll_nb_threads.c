@@ -15,8 +15,9 @@
  *   with a mutex (MPI-3.1 5.12): each posts an MPI_Ibarrier under the
  *   mutex and completes it outside (one thread with MPI_Wait, the other
  *   with MPI_Test), so one thread frees its request while the other
- *   posts the next call; then MPI_Iallreduce the same way, each thread
- *   with buffers of its own, its sum checked.
+ *   posts the next call; then, once both are through (every process
+ *   makes the same sequence of calls on it), MPI_Iallreduce the same way,
+ *   each thread with buffers of its own, its sum checked.
  * Run under ThreadSanitizer by tests/tsan.sh.
  */
 #include <mpi.h>
@@ -33,6 +34,9 @@ static int me, np;
 static MPI_Comm dups[NT];
 static MPI_Comm shared;
 static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+/* Between the barriers and the allreduces on shared: every process must
+ * make the same sequence of collectives on it. */
+static pthread_barrier_t phase;
 
 static void own_round(MPI_Comm comm, int t, int i, int *sb, int *rb)
 {
@@ -131,6 +135,7 @@ static void *serialized(void *arg)
             }
         }
     }
+    pthread_barrier_wait(&phase);
     for (i = 0; i < SHARED_ROUNDS / 4; i++) {
         out = -1;
         pthread_mutex_lock(&turn);
@@ -163,6 +168,7 @@ int main(int argc, char **argv)
         MPI_Comm_set_errhandler(dups[t], MPI_ERRORS_RETURN);
     }
     OK(MPI_Comm_dup(MPI_COMM_WORLD, &shared));
+    pthread_barrier_init(&phase, NULL, NT);
     MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN);
     both(own);
     both(serialized);
@@ -170,5 +176,6 @@ int main(int argc, char **argv)
         OK(MPI_Comm_free(&dups[t]));
     }
     OK(MPI_Comm_free(&shared));
+    pthread_barrier_destroy(&phase);
     return mpitest_finish();
 }
