@@ -630,6 +630,22 @@ static inline gcm_lco_h gcm_mpi_req_lco(const gcm_mpi_req_t *req)
 {
     return (req->comm != NULL) ? req->comm->lco : NULL;
 }
+/* The status of a send or receive whose native transfer ended (info:
+ * its native status), but for MPI_ERROR and the cancelled flag. */
+static inline void gcm_mpi_status_native(MPI_Status *status, int kind,
+                                         const gcm_msg_status_t *info)
+{
+    if (kind == GCM_MPI_REQ_RECV) {
+        status->MPI_SOURCE = info->slot;
+        status->MPI_TAG    = info->tag;
+        status->gcm_count  = (MPI_Count)info->count;
+    } else {
+        status->MPI_SOURCE = MPI_ANY_SOURCE;
+        status->MPI_TAG    = MPI_ANY_TAG;
+        status->gcm_count  = 0;
+    }
+    status->gcm_cancelled = 0;
+}
 /* Progresses the endpoint of each active request's communicator once. */
 void gcm_mpi_reqs_progress(int count, MPI_Request reqs[]) GCM_INTERNAL;
 /* Reaps orphaned requests (freed while running) that have completed;

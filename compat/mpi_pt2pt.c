@@ -751,10 +751,13 @@ static int gcm_mpi_irecv_req(void *buf, int count, MPI_Datatype datatype,
     return MPI_SUCCESS;
 }
 
-static int gcm_mpi_irecv_common(void *buf, int count, MPI_Datatype datatype,
-                                int source, int tag, MPI_Comm comm,
-                                MPI_Request *request, int persistent,
-                                const char *call)
+static GCM_NOINLINE int gcm_mpi_irecv_common(void *buf, int count,
+                                             MPI_Datatype datatype,
+                                             int source, int tag,
+                                             MPI_Comm comm,
+                                             MPI_Request *request,
+                                             int persistent,
+                                             const char *call)
 {
     gcm_mpi_req_t *req = NULL;
     int rc;

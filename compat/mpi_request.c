@@ -288,6 +288,7 @@ static void gcm_mpi_req_complete_native(gcm_mpi_req_t *req)
 void gcm_mpi_req_result(gcm_mpi_req_t *req, gcm_status_t status,
                         const gcm_msg_status_t *info)
 {
+    gcm_mpi_status_native(&req->status, req->kind, info);
     req->status.MPI_ERROR     = gcm_likely(status == GCM_OK) ? MPI_SUCCESS :
                                 gcm_mpi_errclass(status);
     req->status.gcm_cancelled = (status == GCM_ERR_CANCELED);
@@ -299,18 +300,10 @@ void gcm_mpi_req_result(gcm_mpi_req_t *req, gcm_status_t status,
         free(req->errtext);
         req->errtext = strdup(gcm_last_error());
     }
-    if (req->kind == GCM_MPI_REQ_RECV) {
-        req->status.MPI_SOURCE = info->slot;
-        req->status.MPI_TAG    = info->tag;
-        req->status.gcm_count  = (MPI_Count)info->count;
-        if ((req->tmp != NULL) && (status != GCM_ERR_CANCELED)) {
-            gcm_mpi_type_unpack(req->datatype, req->count, req->tmp,
-                                info->count, req->buf);
-        }
-    } else {
-        req->status.MPI_SOURCE = MPI_ANY_SOURCE;
-        req->status.MPI_TAG    = MPI_ANY_TAG;
-        req->status.gcm_count  = 0;
+    if ((req->kind == GCM_MPI_REQ_RECV) && (req->tmp != NULL) &&
+        (status != GCM_ERR_CANCELED)) {
+        gcm_mpi_type_unpack(req->datatype, req->count, req->tmp,
+                            info->count, req->buf);
     }
     if (req->tmp != NULL) {
         free(req->tmp);

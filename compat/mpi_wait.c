@@ -47,20 +47,6 @@ int gcm_mpi_req_finish(gcm_mpi_req_t *req, MPI_Request *req_p,
     return err;
 }
 
-/* gcm_mpi_req_finish for the calls with an array of statuses, which set
- * MPI_ERROR in each (they may return MPI_ERR_IN_STATUS). Nonzero if the
- * request failed. */
-static int gcm_mpi_req_finish_multi(gcm_mpi_req_t *req, MPI_Request *req_p,
-                                    MPI_Status *status)
-{
-    int err = gcm_mpi_req_finish(req, req_p, status);
-
-    if (status != MPI_STATUS_IGNORE) {
-        status->MPI_ERROR = err;
-    }
-    return err != MPI_SUCCESS;
-}
-
 /* A request that waits and tests treat as done at once with an empty
  * status: MPI_REQUEST_NULL (NULL) or an inactive persistent request. */
 static int gcm_mpi_req_is_null(const gcm_mpi_req_t *req)
@@ -88,9 +74,10 @@ int gcm_mpi_req_bad(const char *call, const char *what)
 }
 
 /* Checks an array of handles once: after this, gcm_mpi_req_of opens
- * them. */
-static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
-                               const char *call)
+ * them. With generic not NULL, *generic becomes 1 if one of them is an
+ * active generic request (a collective's schedule). */
+static int gcm_mpi_check_reqs(int count, const MPI_Request reqs[],
+                              const char *call, int *generic)
 {
     char what[32];
     int rc, i;
@@ -107,13 +94,27 @@ static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
                              "array_of_requests is NULL");
     }
     for (i = 0; i < count; i++) {
-        if ((reqs[i] != MPI_REQUEST_NULL) &&
-            (gcm_mpi_req_get(reqs[i]) == NULL)) {
+        const gcm_mpi_req_t *req;
+
+        if (reqs[i] == MPI_REQUEST_NULL) {
+            continue;
+        }
+        if ((req = gcm_mpi_req_get(reqs[i])) == NULL) {
             snprintf(what, sizeof(what), "request %d", i);
             return gcm_mpi_req_bad(call, what);
         }
+        if ((generic != NULL) && (req->kind == GCM_MPI_REQ_GENERIC) &&
+            !gcm_mpi_req_is_null(req)) {
+            *generic = 1;
+        }
     }
     return MPI_SUCCESS;
+}
+
+static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
+                               const char *call)
+{
+    return gcm_mpi_check_reqs(count, reqs, call, NULL);
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
@@ -213,6 +214,79 @@ int PMPI_Request_get_status(MPI_Request request, int *flag,
 }
 GCM_MPI_ALIAS(Request_get_status)
 
+/* A send or receive of the fast path: nothing packed, no type or text
+ * held, not persistent. Once its native request is done, a wait turns
+ * the native status into the caller's and frees both in one step
+ * (gcm_mpi_all_finish_one), with no MPI status staged in between. */
+static inline int gcm_mpi_req_is_plain(const gcm_mpi_req_t *req)
+{
+    return ((req->kind == GCM_MPI_REQ_SEND) ||
+            (req->kind == GCM_MPI_REQ_RECV)) &&
+           !req->persistent && (req->tmp == NULL) &&
+           (req->datatype == MPI_DATATYPE_NULL) && (req->errtext == NULL);
+}
+
+/* Is req complete? The scans of Waitall and Testall ask each round: a
+ * send or receive is only looked at (its native request done), and
+ * completed when it is finished; every other kind is completed here, as
+ * it can only be advanced by the check itself. */
+static inline int gcm_mpi_req_done_now(gcm_mpi_req_t *req)
+{
+    if (req->complete) {
+        return 1;
+    }
+    if ((req->kind == GCM_MPI_REQ_SEND) || (req->kind == GCM_MPI_REQ_RECV)) {
+        return gcm_lco_req_done(req->native);
+    }
+    return gcm_mpi_req_check(req, 0);
+}
+
+/* gcm_mpi_all_finish_one for every request but a plain one whose native
+ * transfer succeeded. */
+static int gcm_mpi_all_finish_checked(gcm_mpi_req_t *req, MPI_Request *req_p,
+                                      MPI_Status *st)
+{
+    int err;
+
+    if (!req->complete) {
+        (void)gcm_mpi_req_check(req, 0);   /* its native one is done */
+    }
+    err = gcm_mpi_req_finish(req, req_p, st);
+    if (st != MPI_STATUS_IGNORE) {
+        st->MPI_ERROR = err;
+    }
+    return err;
+}
+
+/* Finishes one request that gcm_mpi_req_done_now found complete, for the
+ * calls with an array of statuses: status out with MPI_ERROR set,
+ * request freed (or made inactive). Returns its error code. */
+static inline int gcm_mpi_all_finish_one(gcm_mpi_req_t *req,
+                                         MPI_Request *req_p, MPI_Status *st)
+{
+    gcm_msg_status_t info;
+    gcm_status_t status;
+
+    if (!req->complete && gcm_mpi_req_is_plain(req)) {
+        status = gcm_lco_req_take(&req->native, &info);
+        if (gcm_unlikely(status != GCM_OK)) {
+            gcm_mpi_req_result(req, status, &info);
+            return gcm_mpi_all_finish_checked(req, req_p, st);
+        }
+        if (st != MPI_STATUS_IGNORE) {
+            gcm_mpi_status_native(st, req->kind, &info);
+            st->MPI_ERROR = MPI_SUCCESS;
+        }
+        if (!req->comm->predefined) {
+            gcm_mpi_comm_unref(req->comm);
+        }
+        gcm_mpi_req_free(req);
+        *req_p = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_all_finish_checked(req, req_p, st);
+}
+
 /* Waitall and Testall once every request is complete: statuses out,
  * requests freed, MPI_ERR_IN_STATUS raised if any failed. */
 static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
@@ -225,15 +299,17 @@ static int gcm_mpi_finish_all(int count, MPI_Request reqs[],
         MPI_Status *st = (statuses != MPI_STATUSES_IGNORE) ? &statuses[i] :
                          MPI_STATUS_IGNORE;
         gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
+        MPI_Comm comm;
 
         if (gcm_mpi_req_is_null(req)) {
             gcm_mpi_status_empty(st);
             continue;
         }
-        if (req->status.MPI_ERROR != MPI_SUCCESS) {
-            errcomm = req->comm;
+        comm = req->comm;
+        if (gcm_mpi_all_finish_one(req, &reqs[i], st) != MPI_SUCCESS) {
+            errcomm   = comm;
+            any_error = 1;
         }
-        any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
     }
     if (!any_error) {
         return MPI_SUCCESS;
@@ -271,7 +347,7 @@ static int gcm_mpi_all_scan(gcm_mpi_all_t *all)
     for (i = all->first; i < all->count; i++) {
         gcm_mpi_req_t *req = gcm_mpi_req_of(all->reqs[i]);
 
-        if (gcm_mpi_req_is_null(req) || gcm_mpi_req_check_done(req)) {
+        if (gcm_mpi_req_is_null(req) || gcm_mpi_req_done_now(req)) {
             if (done) {
                 all->first = i + 1;
             }
@@ -312,17 +388,11 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[])
 {
     static const char *call = "MPI_Waitall";
     gcm_mpi_all_t all = { count, reqs, 0, 0, NULL, 0 };
-    int rc, i;
+    int rc;
 
-    if ((rc = gcm_mpi_check_array(count, reqs, call)) != MPI_SUCCESS) {
+    if ((rc = gcm_mpi_check_reqs(count, reqs, call, &all.poll_all)) !=
+        MPI_SUCCESS) {
         return rc;
-    }
-    for (i = 0; i < count; i++) {
-        gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
-
-        if (!gcm_mpi_req_is_null(req) && (req->kind == GCM_MPI_REQ_GENERIC)) {
-            all.poll_all = 1;
-        }
     }
     while (!gcm_mpi_all_scan(&all)) {
         all.lco   = gcm_mpi_req_lco(gcm_mpi_req_of(reqs[all.first]));
@@ -350,7 +420,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag,
     for (i = 0; i < count; i++) {
         gcm_mpi_req_t *req = gcm_mpi_req_of(reqs[i]);
 
-        if (!gcm_mpi_req_is_null(req) && !gcm_mpi_req_check_done(req)) {
+        if (!gcm_mpi_req_is_null(req) && !gcm_mpi_req_done_now(req)) {
             *flag = 0;
             return MPI_SUCCESS;
         }
@@ -503,7 +573,8 @@ static int gcm_mpi_some(int incount, MPI_Request reqs[], int *outcount,
             if (req->status.MPI_ERROR != MPI_SUCCESS) {
                 errcomm = req->comm;
             }
-            any_error |= gcm_mpi_req_finish_multi(req, &reqs[i], st);
+            any_error |= (gcm_mpi_all_finish_one(req, &reqs[i], st) !=
+                          MPI_SUCCESS);
             indices[n++] = i;
         }
     }

@@ -28,6 +28,9 @@
 
 #define gcm_likely(_x)   __builtin_expect(!!(_x), 1)
 #define gcm_unlikely(_x) __builtin_expect(!!(_x), 0)
+/* A function kept out of its callers: a fast path that inlined its
+ * slow one would save and restore the slow one's registers every call. */
+#define GCM_NOINLINE __attribute__((noinline))
 
 /* ---- logging ---------------------------------------------------------- */
 

@@ -107,6 +107,72 @@ static void test_waitall(void)
           "Waitall of nothing");
 }
 
+/* A window as a message-rate loop keeps it: W receives of one tag from
+ * the peer (every fourth by MPI_ANY_SOURCE and MPI_ANY_TAG), a receive
+ * nobody sends to, cancelled, W sends, and MPI_REQUEST_NULL between them,
+ * in one Waitall, twice over (the second round reuses the freed request
+ * objects). The receives match in the order they were posted (MPI-3.1
+ * 3.5), each status says its own source, tag and count, the cancelled
+ * one's says cancelled, the null ones' are empty. */
+static void test_waitall_window(void)
+{
+    enum { W = 64, N = 2 * W + 3 };
+    MPI_Request reqs[N];
+    MPI_Status st[N];
+    int in[W], out[W], never = -1, i, k, round, count, cancelled, bad;
+
+    for (round = 0; round < 2; round++) {
+        k = 0;
+        reqs[k++] = MPI_REQUEST_NULL;
+        for (i = 0; i < W; i++) {
+            in[i]  = -1;
+            out[i] = rank * 1000 + round * 100 + i;
+            MPI_Irecv(&in[i], 1, MPI_INT, (i % 4 == 3) ? MPI_ANY_SOURCE : peer,
+                      (i % 4 == 3) ? MPI_ANY_TAG : 30, comm, &reqs[k++]);
+        }
+        MPI_Irecv(&never, 1, MPI_INT, peer, 31, comm, &reqs[k]);
+        CHECK(MPI_Cancel(&reqs[k]) == MPI_SUCCESS, "Cancel in a window");
+        k++;
+        reqs[k++] = MPI_REQUEST_NULL;
+        for (i = 0; i < W; i++) {
+            MPI_Isend(&out[i], 1, MPI_INT, peer, 30, comm, &reqs[k++]);
+        }
+        poison(st, N);
+        CHECK(MPI_Waitall(N, reqs, st) == MPI_SUCCESS, "Waitall of a window");
+        for (i = 0, bad = 0; i < N; i++) {
+            bad += (reqs[i] != MPI_REQUEST_NULL);
+        }
+        CHECK(bad == 0, "Waitall of a window: %d requests not NULL", bad);
+        for (i = 0, bad = -1; (i < W) && (bad < 0); i++) {
+            MPI_Get_count(&st[1 + i], MPI_INT, &count);
+            MPI_Test_cancelled(&st[1 + i], &cancelled);
+            if ((in[i] != peer * 1000 + round * 100 + i) ||
+                (st[1 + i].MPI_SOURCE != peer) || (st[1 + i].MPI_TAG != 30) ||
+                (count != 1) || cancelled ||
+                (st[1 + i].MPI_ERROR != MPI_SUCCESS)) {
+                bad = i;
+            }
+        }
+        CHECK(bad < 0, "window receive %d: data %d, status (%d, %d, %d)",
+              bad, (bad < 0) ? 0 : in[bad], (bad < 0) ? 0 : st[1 + bad].MPI_SOURCE,
+              (bad < 0) ? 0 : st[1 + bad].MPI_TAG,
+              (bad < 0) ? 0 : st[1 + bad].MPI_ERROR);
+        MPI_Test_cancelled(&st[1 + W], &cancelled);
+        CHECK(cancelled && (never == -1) &&
+              (st[1 + W].MPI_ERROR == MPI_SUCCESS),
+              "the cancelled receive of a window");
+        CHECK(is_empty_multi(&st[0]) && is_empty_multi(&st[2 + W]),
+              "Waitall of a window: null requests' statuses");
+        for (i = 0, bad = -1; (i < W) && (bad < 0); i++) {
+            MPI_Test_cancelled(&st[3 + W + i], &cancelled);
+            if ((st[3 + W + i].MPI_ERROR != MPI_SUCCESS) || cancelled) {
+                bad = i;
+            }
+        }
+        CHECK(bad < 0, "window send %d's status", bad);
+    }
+}
+
 /* Waitall over requests on three communicators, which live on different
  * endpoints (the world's duplicates are homed 1, 2, ...): the receives
  * come first, on communicators in the reverse order of their sends, so
@@ -724,6 +790,7 @@ int main(int argc, char **argv)
     }
 
     RUN(test_waitall);
+    RUN(test_waitall_window);
     RUN(test_waitall_comms);
     RUN(test_testall);
     RUN(test_any);
