@@ -146,8 +146,8 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
                            MPI_OP_NULL, 0);
     key.rcount = recvcount;
     key.rtype = recvtype;
-    if (mode != COLL_BLOCKING || is_v ||
-        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLGATHER, &key)) {
+    if (is_v || !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLGATHER, mode,
+                                        &key)) {
         rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                   recvcount, recvcounts, displs, is_v,
                                   recvtype, comm, call);
@@ -323,8 +323,8 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
                            sd->type, MPI_OP_NULL, 0);
     key.rcount = rd->count;
     key.rtype = rd->type;
-    if (mode != COLL_BLOCKING || is_v || is_w ||
-        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLTOALL, &key)) {
+    if (is_v || is_w ||
+        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLTOALL, mode, &key)) {
         rc = coll_check_a2a(sd, rd, is_v, is_w, comm, call);
     }
     if (rc == MPI_SUCCESS) {

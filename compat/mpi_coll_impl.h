@@ -278,11 +278,12 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
                                     coll_sched_t *s_stack, int *hit_p)
     GCM_INTERNAL;
 
-/* Was the schedule kept for blocking calls of collective which on comm
- * (checked valid) built and run by a call with arguments key? Then they
- * passed their checks, and the call may skip them. */
-int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, const coll_key_t *key)
-    GCM_INTERNAL;
+/* Was a schedule kept for blocking or nonblocking calls of collective
+ * which on comm (checked valid) built and run by a call with arguments
+ * key? Then they passed their checks, and a blocking or nonblocking call
+ * (mode) may skip them (0 for a persistent one). */
+int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, int mode,
+                           const coll_key_t *key) GCM_INTERNAL;
 
 /* A new schedule for a nonblocking call (NULL: raised). */
 coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)

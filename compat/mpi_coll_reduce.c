@@ -59,7 +59,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, root);
-    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_REDUCE, &key)) {
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_REDUCE, COLL_BLOCKING,
+                                &key)) {
         rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                comm, call);
     }
@@ -92,9 +93,16 @@ static int coll_reduce_any(const void *sendbuf, void *recvbuf, int count,
     coll_sched_t stack, *s;
     coll_key_t key;
     int hit = 0;
-    int rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
-                               comm, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, root);
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_REDUCE, mode, &key)) {
+        rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
+                               comm, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
@@ -107,8 +115,6 @@ static int coll_reduce_any(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     if (mode == COLL_NONBLOCKING) {
-        key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op,
-                               root);
         s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_REDUCE, &key, &hit, call,
                                 &rc);
     } else {
@@ -187,7 +193,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, 0);
-    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLREDUCE, &key)) {
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLREDUCE, COLL_BLOCKING,
+                                &key)) {
         rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
                                   comm, 1, call);
     }
@@ -221,9 +228,17 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
     coll_sched_t stack, *s;
     coll_key_t key;
     int hit = 0;
-    int rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
-                                  comm, scan == 0, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, 0);
+    if (scan != 0 ||
+        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLREDUCE, mode, &key)) {
+        rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
+                                  comm, scan == 0, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
@@ -238,8 +253,6 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     if (mode == COLL_NONBLOCKING && scan == 0) {
-        key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op,
-                               0);
         s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_ALLREDUCE, &key, &hit, call,
                                 &rc);
     } else {

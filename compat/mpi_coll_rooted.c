@@ -109,6 +109,26 @@ static int coll_check_bcast(void *buffer, int count, MPI_Datatype datatype,
     return rc;
 }
 
+/* The communicator, then *key (the call's arguments), then the other
+ * checks unless a kept schedule has that key (gcm_mpi_coll_kept_same). */
+static int coll_check_bcast_key(void *buffer, int count,
+                                MPI_Datatype datatype, int root,
+                                MPI_Comm comm, int mode, coll_key_t *key,
+                                const char *call)
+{
+    int rc = gcm_mpi_coll_check_comm(comm, call);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    *key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
+                            root);
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, mode, key)) {
+        rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+    }
+    return rc;
+}
+
 int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
                MPI_Comm comm)
 {
@@ -117,16 +137,9 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     coll_key_t key;
     unsigned seq0;
     int hit;
-    int rc = gcm_mpi_coll_check_comm(comm, call);
+    int rc = coll_check_bcast_key(buffer, count, datatype, root, comm,
+                                  COLL_BLOCKING, &key, call);
 
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
-                           root);
-    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, &key)) {
-        rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
-    }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BCAST,
                                  .root = root, .scount = count,
@@ -151,7 +164,8 @@ static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
     coll_sched_t stack, *s;
     coll_key_t key;
     int hit = 0;
-    int rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+    int rc = coll_check_bcast_key(buffer, count, datatype, root, comm, mode,
+                                  &key, call);
 
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
@@ -165,8 +179,6 @@ static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
         return rc;
     }
     if (mode == COLL_NONBLOCKING) {
-        key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype,
-                               MPI_OP_NULL, root);
         s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_BCAST, &key, &hit, call,
                                 &rc);
     } else {

@@ -67,13 +67,15 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
  * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather
  * and alltoall; not the v and w forms, whose count and displacement
  * arrays may hold other values under the same pointers at the next call.
- * A blocking call whose arguments are those of the kept schedule checks
- * only its communicator (gcm_mpi_coll_kept_same): the call that built the
- * schedule passed the same checks.
+ * A blocking or nonblocking call whose arguments are those of a kept
+ * schedule (of either form) checks only its communicator and its request
+ * (gcm_mpi_coll_kept_same): the call that built the schedule passed the
+ * same checks.
  */
 
 typedef struct gcm_mpi_coll_nb coll_nb_t;
 static void coll_nb_free(coll_nb_t *nb);
+static void coll_nb_dispose(coll_nb_t *nb);
 
 static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
 {
@@ -94,21 +96,6 @@ static int coll_key_keepable(MPI_Comm comm, const coll_key_t *key)
            (key->rtype == MPI_DATATYPE_NULL ||
             gcm_mpi_type_is_predefined(key->rtype)) &&
            (key->op == MPI_OP_NULL || gcm_mpi_op_id(key->op) >= 0);
-}
-
-/* Was the schedule kept for blocking calls of collective which on comm
- * (a valid communicator) built and run by a call with arguments key?
- * Those arguments passed their checks then, and would pass them again:
- * the checks depend only on the communicator and the arguments, and a
- * kept schedule's datatypes and operator are predefined, so their handles
- * always mean the same. A call that finds its arguments so skips them. */
-int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, const coll_key_t *key)
-{
-    const struct gcm_mpi_coll_cache *c = comm->coll_cache;
-    const coll_kept_t *k;
-
-    return c != NULL && (k = c->kept[which]) != NULL && k->valid &&
-           coll_key_eq(&k->key, key);
 }
 
 /* The schedule for a blocking call of collective which with arguments
@@ -213,7 +200,7 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
         }
     }
     /* Last: the frees above may have left one here. */
-    free(atomic_exchange(&c->nbspare, NULL));
+    coll_nb_dispose(atomic_exchange(&c->nbspare, NULL));
     free(c);
     comm->coll_cache = NULL;
 }
@@ -280,6 +267,12 @@ coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
  */
 struct gcm_mpi_coll_nb {
     coll_sched_t s;
+    /* The request object of its calls, kept with it (allocated at its
+     * first request, freed with it): gcm_mpi_req_generic_kept. Released,
+     * it comes back with the schedule (coll_req_cleanup, the release's
+     * last step), so a call that takes the schedule takes a request no
+     * other thread touches any more. */
+    gcm_mpi_req_t *req;
     gcm_list_t   elem;
     atomic_int   busy;     /* a thread advances the check or s */
     int          listed;
@@ -304,6 +297,35 @@ struct gcm_mpi_coll_nb {
                             * predefined types and operators (nothing to
                             * hold); 2: some step uses another */
 };
+
+/* Was a schedule kept for calls of collective which on comm (a valid
+ * communicator), blocking or nonblocking, built and run by a call with
+ * arguments key? Those arguments passed their checks then, and would pass
+ * them again: the checks depend only on the communicator and the
+ * arguments, and a kept schedule's datatypes and operator are predefined,
+ * so their handles always mean the same. A blocking or nonblocking call
+ * (mode) that finds its arguments so skips them; a persistent one checks
+ * them (it is made once). The nonblocking schedule read here stays put:
+ * only a call on comm takes it (this thread: MPI orders the collectives
+ * on a communicator), and a request's end only puts one where there was
+ * none, after setting its key. */
+int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, int mode,
+                           const coll_key_t *key)
+{
+    const struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    const coll_kept_t *k;
+    const coll_nb_t *nb;
+
+    if (c == NULL || mode == COLL_PERSISTENT) {
+        return 0;
+    }
+    if ((k = c->kept[which]) != NULL && k->valid &&
+        coll_key_eq(&k->key, key)) {
+        return 1;
+    }
+    nb = atomic_load_explicit(&c->nbkept[which], memory_order_acquire);
+    return nb != NULL && coll_key_eq(&nb->key, key);
+}
 
 /*
  * A nonblocking (or persistent) collective holds the datatypes and the
@@ -566,6 +588,15 @@ static int coll_req_wait(gcm_mpi_req_t *req)
     return 1;
 }
 
+/* Frees an emptied schedule object and the request kept with it. */
+static void coll_nb_dispose(coll_nb_t *nb)
+{
+    if (nb != NULL && nb->req != NULL) {
+        gcm_mpi_req_free(nb->req);
+    }
+    free(nb);
+}
+
 static void coll_nb_free(coll_nb_t *nb)
 {
     coll_nb_t *none = NULL;
@@ -579,7 +610,7 @@ static void coll_nb_free(coll_nb_t *nb)
     gcm_coll_sched_free(&nb->s);   /* empty again, ready for another */
     if (nb->cache == NULL ||
         !atomic_compare_exchange_strong(&nb->cache->nbspare, &none, nb)) {
-        free(nb);
+        coll_nb_dispose(nb);
     }
 }
 
@@ -621,6 +652,7 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
             return NULL;
         }
         gcm_mpi_coll_sched_init(&nb->s);
+        nb->req = NULL;
     }
     memset((char *)nb + offsetof(coll_nb_t, elem), 0,
            sizeof(*nb) - offsetof(coll_nb_t, elem));
@@ -692,8 +724,8 @@ static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
                              "cannot allocate the collective's schedule");
     }
     coll_nb_hold(nb, 1);
-    rc = gcm_mpi_req_generic(comm, coll_req_poll, coll_req_cleanup, nb,
-                             req_p);
+    rc = gcm_mpi_req_generic_kept(&nb->req, comm, coll_req_poll,
+                                  coll_req_cleanup, nb, req_p);
     if (rc != MPI_SUCCESS) {
         coll_req_cleanup(nb);
         return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");
@@ -726,10 +758,16 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
      * the caller does next; in verification mode only once the check of
      * the call has passed at every member. Local either way. A schedule
      * that ran to its end here (its peers' data had come) needs no
-     * progress from other waits: it is never listed, and its request
-     * completes at its first test without a lock. */
+     * progress from other waits: it is never listed, and its request is
+     * complete already (its wait or test finds it so at once, without
+     * advancing the schedule again). */
     if (!coll_nb_advance(nb)) {
         coll_nb_list(nb);
+    } else {
+        gcm_mpi_req_t *req = gcm_mpi_req_of(*request);
+
+        coll_req_over(req, nb);
+        req->complete = 1;
     }
     return MPI_SUCCESS;
 }

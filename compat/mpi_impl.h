@@ -493,6 +493,10 @@ struct gcm_mpi_request {
     uint32_t         magic;
     uint16_t         gen;         /* bumped each time the object is freed */
     uint8_t          has_fint;    /* MPI_Request_c2f gave it an integer */
+    /* The object belongs to its state, which uses it again for its next
+     * request (gcm_mpi_req_generic_kept): released, it goes back there
+     * through cleanup rather than to the allocator. */
+    uint8_t          kept;
     int              kind;        /* gcm_mpi_req_kind_t */
     int              persistent;  /* Send_init, Recv_init */
     int              active;      /* started and not yet completed */
@@ -560,6 +564,16 @@ void gcm_mpi_req_cache_flush(void) GCM_INTERNAL;
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
                         void (*cleanup)(void *state), void *state,
                         MPI_Request *req_p) GCM_INTERNAL;
+/* The same in the object *kept_p, which state keeps between its requests
+ * (allocated here on first use): it is not cleared, since its release
+ * left it as this sets it up (only poll, cleanup and state change), and
+ * its release hands it back to state through cleanup, as the very last
+ * step, rather than to the allocator. state frees it with
+ * gcm_mpi_req_free when it is done with it. */
+int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
+                             gcm_mpi_req_poll_func_t poll,
+                             void (*cleanup)(void *state), void *state,
+                             MPI_Request *req_p) GCM_INTERNAL;
 /* Is it complete? Advances it (never blocks). */
 int gcm_mpi_req_test(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Is it complete? Looks without advancing anything; completes it (status

@@ -21,13 +21,27 @@
 #include <string.h>
 
 /* Requests freed with MPI_Request_free while still running: completed
- * (and really freed) whenever requests are tested, and at MPI_Finalize. */
+ * (and really freed) whenever requests are tested, and at MPI_Finalize.
+ * n changes under the lock, and is read without it first (atomic: a
+ * test in another thread looks whether there is anything to reap). */
 static struct {
     pthread_mutex_t lock;
     gcm_mpi_req_t **reqs;
-    int             n;
+    atomic_int      n;
     int             cap;
 } gcm_mpi_orphans = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+/* The number of orphans (the lock held, or a hint without it). */
+static int gcm_mpi_orphans_n(void)
+{
+    return atomic_load_explicit(&gcm_mpi_orphans.n, memory_order_relaxed);
+}
+
+/* Sets it (the lock held). */
+static void gcm_mpi_orphans_set_n(int n)
+{
+    atomic_store_explicit(&gcm_mpi_orphans.n, n, memory_order_relaxed);
+}
 
 void gcm_mpi_status_empty(MPI_Status *status)
 {
@@ -185,15 +199,12 @@ gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
     return req;
 }
 
-int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
-                        void (*cleanup)(void *state), void *state,
-                        MPI_Request *req_p)
+/* Sets req up as a generic request on comm. */
+static void gcm_mpi_req_generic_set(gcm_mpi_req_t *req, MPI_Comm comm,
+                                    gcm_mpi_req_poll_func_t poll,
+                                    void (*cleanup)(void *state),
+                                    void *state)
 {
-    gcm_mpi_req_t *req = gcm_mpi_req_alloc();
-
-    if (req == NULL) {
-        return MPI_ERR_NO_MEM;
-    }
     gcm_mpi_comm_ref(comm);
     req->magic   = GCM_MPI_MAGIC_REQ;
     req->kind    = (poll != NULL) ? GCM_MPI_REQ_GENERIC : GCM_MPI_REQ_DONE;
@@ -204,6 +215,38 @@ int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
     req->state   = state;
     gcm_mpi_status_empty(&req->status);
     req->complete = (poll == NULL);
+}
+
+int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
+                        void (*cleanup)(void *state), void *state,
+                        MPI_Request *req_p)
+{
+    gcm_mpi_req_t *req = gcm_mpi_req_alloc();
+
+    if (req == NULL) {
+        return MPI_ERR_NO_MEM;
+    }
+    gcm_mpi_req_generic_set(req, comm, poll, cleanup, state);
+    *req_p = gcm_mpi_req_handle(req);
+    return MPI_SUCCESS;
+}
+
+int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
+                             gcm_mpi_req_poll_func_t poll,
+                             void (*cleanup)(void *state), void *state,
+                             MPI_Request *req_p)
+{
+    gcm_mpi_req_t *req = *kept_p;
+
+    if (req == NULL) {
+        req = gcm_mpi_req_alloc();
+        if (req == NULL) {
+            return MPI_ERR_NO_MEM;
+        }
+        req->kept = 1;
+        *kept_p = req;
+    }
+    gcm_mpi_req_generic_set(req, comm, poll, cleanup, state);
     *req_p = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
 }
@@ -343,11 +386,45 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req)
     }
 }
 
+/*
+ * The release of a request kept by its state (gcm_mpi_req_generic_kept).
+ * Once cleanup hands it back, another thread may take the state and the
+ * request with it for its next call at once (a collective's schedule goes
+ * back to its communicator, where the next caller finds it): so the
+ * request is left ready for that (handle dead, fields as a new request
+ * has them) before, and never touched after. The communicator's reference
+ * goes last: the state may still use the communicator, and the request
+ * holds it alive until then.
+ */
+static void gcm_mpi_req_release_kept(gcm_mpi_req_t *req)
+{
+    void (*cleanup)(void *state) = req->cleanup;
+    void *state = req->state;
+    MPI_Comm comm = req->comm;
+
+    req->magic = 0;
+    gcm_mpi_req_kill_handle(req);
+    req->errtext    = NULL;
+    req->persistent = 0;
+    req->freed      = 0;
+    req->cancelled  = 0;
+    req->start      = NULL;
+    req->wait       = NULL;
+    cleanup(state);
+    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
+        gcm_mpi_comm_unref(comm);
+    }
+}
+
 void gcm_mpi_req_release(gcm_mpi_req_t *req)
 {
     /* A small message's request has none of these: no call for them. */
     if (gcm_unlikely(req->errtext != NULL)) {
         free(req->errtext);
+    }
+    if (req->kept) {
+        gcm_mpi_req_release_kept(req);
+        return;
     }
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
@@ -369,12 +446,11 @@ void gcm_mpi_orphans_reap(int wait)
 {
     int i;
 
-    if (atomic_load_explicit((_Atomic int *)&gcm_mpi_orphans.n,
-                             memory_order_relaxed) == 0) {
+    if (gcm_mpi_orphans_n() == 0) {
         return;   /* a stale zero only delays the reaping to a later call */
     }
     pthread_mutex_lock(&gcm_mpi_orphans.lock);
-    for (i = 0; i < gcm_mpi_orphans.n;) {
+    for (i = 0; i < gcm_mpi_orphans_n();) {
         gcm_mpi_req_t *req = gcm_mpi_orphans.reqs[i];
 
         if (wait && (req->kind == GCM_MPI_REQ_RECV) && !req->complete) {
@@ -387,8 +463,9 @@ void gcm_mpi_orphans_reap(int wait)
         }
         if (gcm_mpi_req_check(req, 0)) {
             gcm_mpi_req_release(req);
+            gcm_mpi_orphans_set_n(gcm_mpi_orphans_n() - 1);
             gcm_mpi_orphans.reqs[i] =
-                gcm_mpi_orphans.reqs[--gcm_mpi_orphans.n];
+                gcm_mpi_orphans.reqs[gcm_mpi_orphans_n()];
         } else {
             i++;
         }
@@ -479,7 +556,7 @@ int PMPI_Request_free(MPI_Request *request)
     req->freed      = 1;
     gcm_mpi_req_kill_handle(req);
     pthread_mutex_lock(&gcm_mpi_orphans.lock);
-    if (gcm_mpi_orphans.n == gcm_mpi_orphans.cap) {
+    if (gcm_mpi_orphans_n() == gcm_mpi_orphans.cap) {
         int cap = (gcm_mpi_orphans.cap > 0) ? 2 * gcm_mpi_orphans.cap : 16;
 
         grown = realloc(gcm_mpi_orphans.reqs, (size_t)cap * sizeof(*grown));
@@ -492,7 +569,8 @@ int PMPI_Request_free(MPI_Request *request)
         gcm_mpi_orphans.reqs = grown;
         gcm_mpi_orphans.cap  = cap;
     }
-    gcm_mpi_orphans.reqs[gcm_mpi_orphans.n++] = req;
+    gcm_mpi_orphans.reqs[gcm_mpi_orphans_n()] = req;
+    gcm_mpi_orphans_set_n(gcm_mpi_orphans_n() + 1);
     pthread_mutex_unlock(&gcm_mpi_orphans.lock);
     return MPI_SUCCESS;
 }

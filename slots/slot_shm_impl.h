@@ -87,6 +87,9 @@ typedef struct gcm_shm_rx {
     uint64_t            tail;
     int                 proc;
     int                 ep;        /* the sending endpoint */
+    /* The connection its messages come in on, once looked up (they live
+     * until the endpoints close, after the same-host path). */
+    gcm_thr_conn_t     *conn;
     int                 pid;       /* 0 once found gone */
     struct sockaddr_un  wake;      /* the sending endpoint's wakeups */
     socklen_t           wake_len;

@@ -78,6 +78,7 @@ static void gcm_shm_claim(gcm_shm_ep_t *sep, const gcm_slots_shm_note_t *note,
     }
     rx->proc     = note->proc;
     rx->ep       = note->ep;
+    rx->conn     = NULL;
     rx->pid      = (int)cred->pid;
     rx->wake_len = gcm_slots_shm_sock_addr(info->seg[note->ep].sock, 'w',
                                            &rx->wake);
@@ -250,9 +251,12 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
         return;
     }
     /* Its sender is the ring's owner, whatever the cell says. */
-    conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
-    if (conn == NULL) {
-        return;
+    if (gcm_unlikely((conn = rx->conn) == NULL)) {
+        conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
+        if (conn == NULL) {
+            return;
+        }
+        rx->conn = conn;
     }
     if (msg.kind == GCM_SLOTS_SHM_CTRL) {
         gcm_slots_ctrl_in(endpoint, conn, &msg.ctrl);

@@ -3,8 +3,9 @@
  * invalid root (MPI_ERR_ROOT) and operation (MPI_ERR_OP), naming the call
  * in the error text. All processes make the same erroneous calls, so none
  * waits for another. A call with the arguments of the last one runs its
- * kept schedule without checking them again: calls that differ from a
- * kept one in a single argument are still refused.
+ * kept schedule without checking them again, in the blocking and the
+ * nonblocking forms: calls that differ from a kept one in a single
+ * argument are still refused.
  */
 #include <mpi.h>
 
@@ -12,6 +13,77 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+
+/* The nonblocking forms, on buffers of their own (no blocking call's kept
+ * schedule has their arguments): each twice, waited, so the second finds
+ * the schedule the first left; then each with one argument changed. */
+static void nonblocking_kept(int rank, int size)
+{
+    int *sb = calloc((size_t)size, sizeof(int));
+    int *rb = calloc((size_t)size, sizeof(int));
+    /* Allgather and alltoall take the same arguments. */
+    static const struct {
+        int (*fn)(const void *, int, MPI_Datatype, void *, int,
+                  MPI_Datatype, MPI_Comm, MPI_Request *);
+        const char *name;
+    } all[2] = { { MPI_Iallgather, "MPI_Iallgather" },
+                 { MPI_Ialltoall, "MPI_Ialltoall" } };
+    MPI_Request r;
+    int round, rc, k;
+
+    for (round = 0; round < 2; round++) {
+        OK(MPI_Ibarrier(MPI_COMM_WORLD, &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Ibcast(sb, 1, MPI_INT, 0, MPI_COMM_WORLD, &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Ireduce(sb, rb, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Iallreduce(sb, rb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Iallgather(sb, 1, MPI_INT, rb, 1, MPI_INT, MPI_COMM_WORLD,
+                          &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+        OK(MPI_Ialltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, MPI_COMM_WORLD,
+                         &r));
+        OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    }
+    rc = MPI_Ibarrier(MPI_COMM_WORLD, NULL);
+    EXPECT_ERR(rc, MPI_ERR_ARG, "MPI_Ibarrier", "kept, then request NULL");
+    rc = MPI_Ibcast(sb, 1, MPI_INT, 0, MPI_COMM_WORLD, NULL);
+    EXPECT_ERR(rc, MPI_ERR_ARG, "MPI_Ibcast", "kept, then request NULL");
+    rc = MPI_Ibcast(sb, -1, MPI_INT, 0, MPI_COMM_WORLD, &r);
+    EXPECT_ERR(rc, MPI_ERR_COUNT, "MPI_Ibcast", "kept, then count -1");
+    rc = MPI_Ibcast(sb, 1, MPI_INT, 0, MPI_COMM_NULL, &r);
+    EXPECT_ERR(rc, MPI_ERR_COMM, "MPI_Ibcast", "kept, then no comm");
+    rc = MPI_Ireduce(sb, rb, 1, MPI_INT, MPI_SUM, size, MPI_COMM_WORLD, &r);
+    EXPECT_ERR(rc, MPI_ERR_ROOT, "MPI_Ireduce", "kept, then root = size");
+    rc = MPI_Ireduce(sb, rb, 1, MPI_INT, MPI_OP_NULL, 0, MPI_COMM_WORLD, &r);
+    EXPECT_ERR(rc, MPI_ERR_OP, "MPI_Ireduce", "kept, then MPI_OP_NULL");
+    rc = MPI_Iallreduce(sb, rb, 1, MPI_DATATYPE_NULL, MPI_SUM,
+                        MPI_COMM_WORLD, &r);
+    EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Iallreduce",
+               "kept, then MPI_DATATYPE_NULL");
+    for (k = 0; k < 2; k++) {
+        rc = all[k].fn(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
+                       MPI_COMM_WORLD, &r);
+        EXPECT_ERR(rc, MPI_ERR_TYPE, all[k].name,
+                   "kept, then recvtype MPI_DATATYPE_NULL");
+        rc = all[k].fn(sb, 1, MPI_INT, rb, -1, MPI_INT, MPI_COMM_WORLD, &r);
+        EXPECT_ERR(rc, MPI_ERR_COUNT, all[k].name, "kept, then recvcount -1");
+        rc = all[k].fn(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
+                       MPI_COMM_WORLD, &r);
+        EXPECT_ERR(rc, MPI_ERR_BUFFER, all[k].name,
+                   "kept, then recvbuf MPI_IN_PLACE");
+    }
+    /* And the kept calls still run. */
+    sb[0] = rank + 1;
+    OK(MPI_Iallreduce(sb, rb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &r));
+    OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    CHECK(rb[0] == size * (size + 1) / 2, "iallreduce after errors: %d",
+          rb[0]);
+    free(sb);
+    free(rb);
+}
 
 int main(int argc, char **argv)
 {
@@ -92,5 +164,6 @@ int main(int argc, char **argv)
         free(sb);
         free(rb);
     }
+    nonblocking_kept(rank, size);
     return mpitest_finish();
 }

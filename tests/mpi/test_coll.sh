@@ -12,4 +12,7 @@ done
 # in verification mode (its check reads the types after the call).
 sh "$run" "$d/coll_nb_free" 1 2 3 4 || status=1
 GENCOMM_CHECK_COLLECTIVES=1 sh "$run" "$d/coll_nb_free" 3 || status=1
+# Two threads posting and completing nonblocking collectives: on a
+# communicator each, and on one the program serializes.
+sh "$run" "$d/coll_nb_threads" 1 2 3 || status=1
 exit $status
