@@ -117,7 +117,14 @@ int main(int argc, char **argv)
     {
         int *sb = calloc((size_t)size, sizeof(int));
         int *rb = calloc((size_t)size, sizeof(int));
-        int round;
+        /* Allgather and alltoall take the same arguments. */
+        static const struct {
+            int (*fn)(const void *, int, MPI_Datatype, void *, int,
+                      MPI_Datatype, MPI_Comm);
+            const char *name;
+        } all[2] = { { MPI_Allgather, "MPI_Allgather" },
+                     { MPI_Alltoall, "MPI_Alltoall" } };
+        int round, k;
 
         /* Twice each: the second call runs the kept schedule. */
         for (round = 0; round < 2; round++) {
@@ -141,21 +148,19 @@ int main(int argc, char **argv)
                            MPI_COMM_WORLD);
         EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Allreduce",
                    "kept, then MPI_DATATYPE_NULL");
-        rc = MPI_Allgather(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
+        for (k = 0; k < 2; k++) {
+            rc = all[k].fn(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
                            MPI_COMM_WORLD);
-        EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Allgather",
-                   "kept, then recvtype MPI_DATATYPE_NULL");
-        rc = MPI_Allgather(sb, 1, MPI_INT, rb, -1, MPI_INT, MPI_COMM_WORLD);
-        EXPECT_ERR(rc, MPI_ERR_COUNT, "MPI_Allgather",
-                   "kept, then recvcount -1");
-        rc = MPI_Alltoall(sb, 1, MPI_INT, rb, 1, MPI_DATATYPE_NULL,
-                          MPI_COMM_WORLD);
-        EXPECT_ERR(rc, MPI_ERR_TYPE, "MPI_Alltoall",
-                   "kept, then recvtype MPI_DATATYPE_NULL");
-        rc = MPI_Alltoall(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
-                          MPI_COMM_WORLD);
-        EXPECT_ERR(rc, MPI_ERR_BUFFER, "MPI_Alltoall",
-                   "kept, then recvbuf MPI_IN_PLACE");
+            EXPECT_ERR(rc, MPI_ERR_TYPE, all[k].name,
+                       "kept, then recvtype MPI_DATATYPE_NULL");
+            rc = all[k].fn(sb, 1, MPI_INT, rb, -1, MPI_INT, MPI_COMM_WORLD);
+            EXPECT_ERR(rc, MPI_ERR_COUNT, all[k].name,
+                       "kept, then recvcount -1");
+            rc = all[k].fn(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT,
+                           MPI_COMM_WORLD);
+            EXPECT_ERR(rc, MPI_ERR_BUFFER, all[k].name,
+                       "kept, then recvbuf MPI_IN_PLACE");
+        }
         /* And the kept calls still run. */
         sb[0] = rank + 1;
         OK(MPI_Allreduce(sb, rb, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
