@@ -136,6 +136,10 @@ typedef struct gcm_coll_sched {
     size_t           inline_used;  /* bytes of inline_bytes handed out */
     int              nomem;    /* building ran out of memory */
     gcm_status_t     err;      /* first failure met while running */
+    int              tag;      /* >= 0: the tag of every transfer (a
+                                * schedule run again for a later call,
+                                * whose transfers share one tag); -1:
+                                * each step's own */
     gcm_coll_step_t  inline_steps[GCM_COLL_INLINE_STEPS];
     union {
         max_align_t   align;

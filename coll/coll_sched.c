@@ -35,6 +35,7 @@ void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)
     s->inline_used = 0;
     s->nomem = 0;
     s->err = GCM_OK;
+    s->tag = -1;
 }
 
 static void coll_fail(gcm_coll_sched_t *s, gcm_status_t status)
@@ -408,11 +409,20 @@ static void *coll_contig(const gcm_coll_sched_t *s, void *buf, int count,
 
 static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 {
-    size_t len = gcm_coll_bytes(s, st->type, st->count, st->len);
-    void *p = coll_contig(s, st->buf, st->count, st->type, st->len);
+    int tag = (s->tag >= 0) ? s->tag : st->tag;
     gcm_msg_status_t ms;
     gcm_status_t rc;
+    size_t len;
+    void *p;
 
+    if (st->type == NULL) {
+        /* Raw bytes (every contiguous buffer: coll_raw_if_contig). */
+        len = st->len;
+        p = (len == 0) ? &coll_dummy : st->buf;
+    } else {
+        len = gcm_coll_bytes(s, st->type, st->count, st->len);
+        p = coll_contig(s, st->buf, st->count, st->type, st->len);
+    }
     if (p == NULL) {
         st->tmp = malloc((len == 0) ? 1 : len);
         if (st->tmp == NULL) {
@@ -427,13 +437,14 @@ static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
     /* A transfer that is complete when posted (a small send written into
      * a ring, a receive of a message that was waiting) leaves no request
      * for the fence to wait on; a received non-contiguous buffer is
-     * unpacked here then. */
+     * unpacked here then. The steps' arguments are right by construction
+     * (the LCO and slots of the group, a library tag), so the transfers
+     * skip the internal calls' argument checks. */
     if (st->kind == GCM_COLL_SEND) {
-        rc = gcm_lco_isend_x(st->lco, p, len, st->slot, st->tag,
-                             GCM_LCO_XFER_NOREQ, &st->req);
+        rc = gcm_lco_isend_nr(st->lco, p, len, st->slot, tag, &st->req);
     } else {
-        rc = gcm_lco_irecv_xf(st->lco, p, len, st->slot, st->tag,
-                              GCM_LCO_XFER_NOREQ, &ms, &st->req);
+        rc = gcm_lco_irecv_nr(st->lco, p, len, st->slot, tag, &ms,
+                              &st->req);
         if ((rc == GCM_OK) && (st->req == GCM_REQUEST_NULL) &&
             (st->tmp != NULL)) {
             s->ops->unpack(st->type, st->count, st->tmp, ms.count, st->buf);
@@ -478,39 +489,105 @@ static void coll_run_copy(gcm_coll_sched_t *s, gcm_coll_step_t *st)
     free(tmp);
 }
 
-/* Completes the transfers started since the last fence; without block,
- * returns 0 at the first that is not complete yet. */
-static int coll_run_fence(gcm_coll_sched_t *s, int block)
+/* Completes the transfer of st (started, not complete when posted);
+ * without block, returns 0 if it is not complete yet. Only a packed
+ * receive needs its status (to unpack what came). */
+static inline int coll_complete(gcm_coll_sched_t *s, gcm_coll_step_t *st,
+                                int block)
 {
     gcm_msg_status_t ms;
     gcm_status_t rc;
-    int i;
 
-    for (i = s->pending; i < s->next; i++) {
-        gcm_coll_step_t *st = &s->steps[i];
-
-        if (st->req != GCM_REQUEST_NULL) {
-            if ((block == 0) && (gcm_lco_req_done(st->req) == 0)) {
-                return 0;
-            }
+    if (st->req != GCM_REQUEST_NULL) {
+        if ((block == 0) && (gcm_lco_req_done(st->req) == 0)) {
+            return 0;
+        }
+        if (st->tmp == NULL) {
+            rc = gcm_lco_req_wait(&st->req, NULL);
+        } else {
             memset(&ms, 0, sizeof(ms));
-            rc = gcm_wait(&st->req, &ms);
-            st->req = GCM_REQUEST_NULL;
-            if (rc != GCM_OK) {
-                coll_fail(s, rc);
-            } else if ((st->kind == GCM_COLL_RECV) && (st->tmp != NULL)) {
+            rc = gcm_lco_req_wait(&st->req, &ms);
+            if ((rc == GCM_OK) && (st->kind == GCM_COLL_RECV)) {
                 s->ops->unpack(st->type, st->count, st->tmp, ms.count,
                                st->buf);
             }
         }
+        st->req = GCM_REQUEST_NULL;
+        if (rc != GCM_OK) {
+            coll_fail(s, rc);
+        }
+    }
+    if (st->tmp != NULL) {
         free(st->tmp);
         st->tmp = NULL;
     }
     return 1;
 }
 
+/* Completes the transfers started since the last fence; without block,
+ * returns 0 at the first that is not complete yet. */
+static int coll_run_fence(gcm_coll_sched_t *s, int block)
+{
+    int i;
+
+    for (i = s->pending; i < s->next; i++) {
+        if (coll_complete(s, &s->steps[i], block) == 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Runs a local step (COMBINE or COPY). */
+static inline void coll_run_local(gcm_coll_sched_t *s, gcm_coll_step_t *st)
+{
+    if (st->kind == GCM_COLL_COMBINE) {
+        s->ops->combine(st->op, st->sbuf, st->buf, st->count, st->type);
+    } else {
+        coll_run_copy(s, st);
+    }
+}
+
+/*
+ * A blocking run from the first step (every blocking collective, and a
+ * kept schedule run again for a later call) needs none of the
+ * bookkeeping that lets a nonblocking run stop at a fence and resume: the
+ * steps run in one pass, each fence completing the transfers since the
+ * one before. A small collective over two ranks is one exchange (local
+ * steps, a send and a receive, a fence, local steps), so this pass is
+ * most of what the library adds to its two transfers.
+ */
+static int coll_run_blocking(gcm_coll_sched_t *s)
+{
+    gcm_coll_step_t *st = s->steps, *end = st + s->nsteps, *from = st;
+
+    for (; st < end; st++) {
+        if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
+            coll_start_xfer(s, st);
+        } else if (st->kind == GCM_COLL_FENCE) {
+            for (; from < st; from++) {
+                (void)coll_complete(s, from, 1);
+            }
+            from = st + 1;
+        } else {
+            coll_run_local(s, st);
+        }
+    }
+    /* Transfers after the last fence (builders end with one, but be
+     * safe). */
+    for (; from < end; from++) {
+        (void)coll_complete(s, from, 1);
+    }
+    s->next = s->nsteps;
+    s->pending = s->nsteps;
+    return 1;
+}
+
 int gcm_coll_sched_advance(gcm_coll_sched_t *s, int block)
 {
+    if (block != 0 && s->next == 0) {
+        return coll_run_blocking(s);
+    }
     while (s->next < s->nsteps) {
         gcm_coll_step_t *st = &s->steps[s->next];
 
@@ -526,10 +603,8 @@ int gcm_coll_sched_advance(gcm_coll_sched_t *s, int block)
             s->pending = s->next + 1;
             break;
         case GCM_COLL_COMBINE:
-            s->ops->combine(st->op, st->sbuf, st->buf, st->count, st->type);
-            break;
         case GCM_COLL_COPY:
-            coll_run_copy(s, st);
+            coll_run_local(s, st);
             break;
         }
         s->next++;

@@ -322,9 +322,26 @@ void gcm_mpi_coll_sched_init(coll_sched_t *s) GCM_INTERNAL;
 int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
                        MPI_Request *request) GCM_INTERNAL;
 
-/* The arguments of a call, as kept schedules are looked up by. */
-coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
-                            int count, MPI_Datatype type, MPI_Op op,
-                            int root) GCM_INTERNAL;
+/* The arguments of a call, as kept schedules are looked up by (inline:
+ * every blocking call of a kept collective makes one). */
+static inline coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf,
+                                          void *rbuf, int count,
+                                          MPI_Datatype type, MPI_Op op,
+                                          int root)
+{
+    coll_key_t key;
+
+    key.sbuf = sbuf;
+    key.rbuf = rbuf;
+    key.count = count;
+    key.type = type;
+    key.op = op;
+    key.root = root;
+    key.rcount = 0;
+    key.rtype = MPI_DATATYPE_NULL;
+    key.h = (comm->kind == GCM_MPI_COMM_INTER) ? NULL :
+            gcm_mpi_coll_hier_of(comm);
+    return key;
+}
 
 #endif /* GCM_MPI_COLL_IMPL_H */

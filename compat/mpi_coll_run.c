@@ -105,17 +105,25 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
                                     const coll_key_t *key,
                                     coll_sched_t *s_stack, int *hit_p)
 {
-    struct gcm_mpi_coll_cache *c;
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
     coll_kept_t *k;
-    int i, tag;
 
-    *hit_p = 0;
-    if (!coll_key_keepable(comm, key)) {
-        gcm_mpi_coll_sched_init(s_stack);
-        return s_stack;
+    /* A schedule kept under key passed coll_key_keepable when it was
+     * built: the same key passes it again. */
+    if (c != NULL && (k = c->kept[which]) != NULL && k->valid &&
+        coll_key_eq(&k->key, key)) {
+        /* Every transfer under the tag a build would have taken
+         * (coll_keepable: they shared the building call's). */
+        k->s.tag = gcm_mpi_coll_tag(comm);
+        k->s.next = 0;
+        k->s.pending = 0;
+        k->s.err = GCM_OK;
+        *hit_p = 1;
+        return &k->s;
     }
-    c = gcm_mpi_coll_cache_of(comm);
-    if (c == NULL) {
+    *hit_p = 0;
+    if (!coll_key_keepable(comm, key) ||
+        (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
         gcm_mpi_coll_sched_init(s_stack);
         return s_stack;
     }
@@ -129,22 +137,6 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
         k->valid = 0;
         gcm_mpi_coll_sched_init(&k->s);
         c->kept[which] = k;
-    }
-    if (k->valid && coll_key_eq(&k->key, key)) {
-        /* The tag a build would have taken. */
-        tag = gcm_mpi_coll_tag(comm);
-        for (i = 0; i < k->s.nsteps; i++) {
-            gcm_coll_step_t *st = &k->s.steps[i];
-
-            if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
-                st->tag = tag;
-            }
-        }
-        k->s.next = 0;
-        k->s.pending = 0;
-        k->s.err = GCM_OK;
-        *hit_p = 1;
-        return &k->s;
     }
     /* Another call: its schedule replaces the one kept. */
     gcm_coll_sched_free(&k->s);
@@ -214,41 +206,26 @@ int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
     coll_kept_t *k;
     gcm_status_t err;
 
-    if (comm->coll_cache == NULL ||
-        (k = comm->coll_cache->kept[which]) == NULL || s != &k->s) {
+    if (hit) {
+        /* s is the kept one (gcm_mpi_coll_kept_get). */
+        k = gcm_container_of(s, coll_kept_t, s);
+    } else if (comm->coll_cache == NULL ||
+               (k = comm->coll_cache->kept[which]) == NULL || s != &k->s) {
         return gcm_mpi_coll_finish(s, comm, call);
-    }
-    if (!hit && !coll_keepable(comm, s, seq0)) {
+    } else if (!coll_keepable(comm, s, seq0)) {
         k->valid = 0;
         return gcm_mpi_coll_finish(s, comm, call);
     }
     (void)gcm_coll_sched_advance(s, 1);
     err = s->err;
-    /* After a failure the next call builds anew. */
-    k->valid = (err == GCM_OK);
-    if (!k->valid) {
-        gcm_coll_sched_free(s);
+    if (gcm_likely(err == GCM_OK)) {
+        k->valid = 1;
+        return MPI_SUCCESS;
     }
+    /* After a failure the next call builds anew. */
+    k->valid = 0;
+    gcm_coll_sched_free(s);
     return coll_result(comm, call, err);
-}
-
-/* The arguments of a call, as kept schedules are looked up by. */
-coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf, void *rbuf,
-                            int count, MPI_Datatype type, MPI_Op op,
-                            int root)
-{
-    coll_key_t key;
-
-    key.sbuf = sbuf;
-    key.rbuf = rbuf;
-    key.count = count;
-    key.type = type;
-    key.op = op;
-    key.root = root;
-    key.rcount = 0;
-    key.rtype = MPI_DATATYPE_NULL;
-    key.h = gcm_mpi_coll_is_inter(comm) ? NULL : gcm_mpi_coll_hier_of(comm);
-    return key;
 }
 
 /*

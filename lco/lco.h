@@ -67,6 +67,17 @@ gcm_status_t gcm_lco_irecv_xf(gcm_lco_h lco, void *buf, size_t len,
                               gcm_request_h *req_p) GCM_INTERNAL;
 gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
                               gcm_msg_status_t *status_p) GCM_INTERNAL;
+/* gcm_lco_isend_x and gcm_lco_irecv_xf with GCM_LCO_XFER_NOREQ, for
+ * callers whose arguments are right by construction (a collective's
+ * schedule: its group's LCO and slots, a library tag, a buffer wherever
+ * len > 0): only the LCO handle and the tag's sign are checked (else the
+ * checked call runs and reports); the slot is checked where it is read. */
+gcm_status_t gcm_lco_isend_nr(gcm_lco_h lco, const void *buf, size_t len,
+                              int slot, int tag, gcm_request_h *req_p)
+    GCM_INTERNAL;
+gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
+                              int slot, int tag, gcm_msg_status_t *info_p,
+                              gcm_request_h *req_p) GCM_INTERNAL;
 
 /* Creates an LCO (as gcm_lco_create) homed on endpoint endpoint_index
  * instead of the calling thread's endpoint: the thread LCOs of
@@ -95,6 +106,10 @@ int gcm_lco_req_done(gcm_request_h req) GCM_INTERNAL;
  * a failure in gcm_last_error), *status_p filled (may be NULL), the
  * request freed and *req_p GCM_REQUEST_NULL. */
 gcm_status_t gcm_lco_req_take(gcm_request_h *req_p,
+                              gcm_msg_status_t *status_p) GCM_INTERNAL;
+/* gcm_wait on a request the caller's own transfer returned and no one
+ * else has (a collective's step): the handle is not checked. */
+gcm_status_t gcm_lco_req_wait(gcm_request_h *req_p,
                               gcm_msg_status_t *status_p) GCM_INTERNAL;
 
 /* Cancels a receive no message has matched yet: it completes with

@@ -101,6 +101,40 @@ gcm_status_t gcm_lco_irecv_xf(gcm_lco_h lco, void *buf, size_t len,
                               req_p);
 }
 
+/* The unchecked forms (lco.h): anything unusual goes to the checked call,
+ * which reports it. */
+static int gcm_lco_xfer_plain(gcm_lco_h lco, int tag)
+{
+    return gcm_likely((lco != NULL) && (lco->magic == GCM_LCO_MAGIC) &&
+                      (tag >= 0) &&
+                      atomic_load_explicit(&gcm_lco_proc.initialized,
+                                           memory_order_acquire));
+}
+
+gcm_status_t gcm_lco_isend_nr(gcm_lco_h lco, const void *buf, size_t len,
+                              int slot, int tag, gcm_request_h *req_p)
+{
+    if (!gcm_lco_xfer_plain(lco, tag)) {
+        return gcm_lco_isend_x(lco, buf, len, slot, tag, GCM_LCO_XFER_NOREQ,
+                               req_p);
+    }
+    return gcm_slots_isend_x(lco->port, buf, len, slot, tag,
+                             GCM_SLOTS_XFER_NOREQ, "gcm_lco_isend_x", req_p);
+}
+
+gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
+                              int slot, int tag, gcm_msg_status_t *info_p,
+                              gcm_request_h *req_p)
+{
+    if (!gcm_lco_xfer_plain(lco, tag)) {
+        return gcm_lco_irecv_xf(lco, buf, len, slot, tag, GCM_LCO_XFER_NOREQ,
+                                info_p, req_p);
+    }
+    return gcm_slots_irecv_xf(lco->port, buf, len, slot, tag,
+                              GCM_SLOTS_XFER_NOREQ, "gcm_lco_irecv_x", info_p,
+                              req_p);
+}
+
 /* The checks of a probe: tag (internal range) and receive slot. */
 static gcm_status_t gcm_lco_probe_check(const char *call, gcm_lco_h lco,
                                         int slot, int tag, int *flag_p)

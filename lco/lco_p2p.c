@@ -120,6 +120,15 @@ gcm_status_t gcm_lco_req_take(gcm_request_h *req_p,
                       status_p);
 }
 
+gcm_status_t gcm_lco_req_wait(gcm_request_h *req_p,
+                              gcm_msg_status_t *status_p)
+{
+    struct gcm_request *req = gcm_slots_req_of(*req_p);
+
+    gcm_lco_thr_wait(req->endpoint, gcm_slots_req_done, req);
+    return gcm_finish("gcm_wait", req, req_p, status_p);
+}
+
 static void gcm_empty_status(gcm_msg_status_t *status_p)
 {
     if (status_p != NULL) {

@@ -24,6 +24,9 @@
 
 static __thread struct gcm_request *gcm_req_cache GCM_TLS_HOT;
 static __thread int gcm_req_cache_len GCM_TLS_HOT;
+/* The thread's exit destructor is registered (once: a cache that empties
+ * and fills again at every message must not pay for it each time). */
+static __thread int gcm_req_cache_keyed GCM_TLS_HOT;
 static pthread_key_t gcm_req_cache_key;
 static pthread_once_t gcm_req_cache_once = PTHREAD_ONCE_INIT;
 /* Not a constant to the compiler, so that memset calls the C library's,
@@ -40,6 +43,8 @@ static void gcm_slots_req_cache_drain(void *unused)
     gcm_handle_pool_put(&gcm_req_spare, gcm_req_cache);
     gcm_req_cache = NULL;
     gcm_req_cache_len = 0;
+    /* A request freed by a later destructor registers it again. */
+    gcm_req_cache_keyed = 0;
 }
 
 static void gcm_slots_req_cache_key_create(void)
@@ -88,10 +93,11 @@ void gcm_slots_req_free(struct gcm_request *req)
         gcm_handle_pool_put(&gcm_req_spare, req);
         return;
     }
-    if (gcm_req_cache_len == 0) {
+    if (gcm_unlikely(!gcm_req_cache_keyed)) {
         /* Registers the exit destructor for this thread's cache. */
         pthread_once(&gcm_req_cache_once, gcm_slots_req_cache_key_create);
         (void)pthread_setspecific(gcm_req_cache_key, &gcm_req_cache);
+        gcm_req_cache_keyed = 1;
     }
     req->next_free = gcm_req_cache;
     gcm_req_cache = req;

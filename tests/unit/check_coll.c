@@ -1058,6 +1058,47 @@ START_TEST(test_coll_alltoall)
 }
 END_TEST
 
+/* ---- a schedule run again under a later call's tag ------------------- */
+
+/* A schedule whose tag is set (the MPI layer's kept schedules) sends and
+ * receives under that tag, not the one its steps were built with: here
+ * rank 1 answers by hand on the later tag only. */
+START_TEST(test_coll_sched_tag)
+{
+    ct_world_t *w = &ct_w;
+    gcm_request_h rq = GCM_REQUEST_NULL, sq = GCM_REQUEST_NULL;
+    gcm_msg_status_t st;
+    char out0 = 7, got0 = 0, out1 = 9, got1 = 0;
+    int k, done = 0, tag;
+
+    ct_open(w, 2);
+    ct_begin(w);
+    tag = w->g[0].tag + 1000;
+    gcm_coll_send_raw(&w->s[0], &w->g[0], &out0, 1, 1);
+    gcm_coll_recv_raw(&w->s[0], &w->g[0], &got0, 1, 1);
+    gcm_coll_fence(&w->s[0]);
+    w->s[0].tag = tag;
+    ck_assert_int_eq(gcm_lco_irecv_x(w->lco[1], &got1, 1, 0, tag, &rq),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_lco_isend_x(w->lco[1], &out1, 1, 0, tag, 0, &sq),
+                     GCM_OK);
+    for (k = 0; k < 100000 && !done; k++) {
+        done = gcm_coll_sched_advance(&w->s[0], 0);
+        ck_assert_int_eq(gcm_progress(), GCM_OK);
+    }
+    ck_assert_msg(done, "the schedule did not end under the later tag");
+    ck_assert_int_eq(w->s[0].err, GCM_OK);
+    ck_assert_int_eq(gcm_wait(&rq, &st), GCM_OK);
+    ck_assert_int_eq(st.tag, tag);
+    ck_assert_int_eq(gcm_wait(&sq, NULL), GCM_OK);
+    ck_assert_int_eq(got0, 9);
+    ck_assert_int_eq(got1, 7);
+    gcm_coll_sched_free(&w->s[0]);
+    gcm_coll_sched_free(&w->s[1]);
+    ct_close(w);
+}
+END_TEST
+
 /* CHECK_COLL_RANKS=n runs the group of n ranks only (1..9). */
 static Suite *make_suite(void)
 {
@@ -1065,9 +1106,12 @@ static Suite *make_suite(void)
         test_coll_reduce, test_coll_allreduce, test_coll_reduce_scatter,
         test_coll_scan, test_coll_gather_scatter, test_coll_allgather,
         test_coll_alltoall, NULL};
+    const TTest *rerun[] = {test_coll_sched_tag, NULL};
     struct gcm_check_case cases[] = {
         {"schedules", .tests = schedules, .timeout = 120, .setup = setup,
             .teardown = teardown, .loop_start = 0, .loop_end = CT_MAX_RANKS},
+        {"rerun", .tests = rerun, .timeout = 60, .setup = setup,
+            .teardown = teardown},
         {0},
     };
     const char *only = getenv("CHECK_COLL_RANKS");
