@@ -55,6 +55,11 @@ static int coll_all_run(MPI_Comm comm, int which, const coll_key_t *key,
     int hit = 0, rc = MPI_SUCCESS;
 
     if (which >= 0 && mode == COLL_BLOCKING) {
+        coll_kept_t *k = gcm_mpi_coll_kept_find(comm, which, key);
+
+        if (k != NULL) {
+            return gcm_mpi_coll_kept_run(k, comm, call);
+        }
         seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
         s = gcm_mpi_coll_kept_get(comm, which, key, &stack, &hit);
         if (!hit) {

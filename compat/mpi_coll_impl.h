@@ -278,6 +278,38 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
                                     coll_sched_t *s_stack, int *hit_p)
     GCM_INTERNAL;
 
+static inline int gcm_mpi_coll_key_eq(const coll_key_t *a,
+                                      const coll_key_t *b)
+{
+    return a->sbuf == b->sbuf && a->rbuf == b->rbuf &&
+           a->count == b->count && a->type == b->type && a->op == b->op &&
+           a->root == b->root && a->rcount == b->rcount &&
+           a->rtype == b->rtype && a->h == b->h;
+}
+
+/* The schedule kept for blocking calls of collective which on comm, if
+ * a call with arguments key built it (and it ran well), else NULL: a
+ * blocking call that finds it skips its argument checks (as
+ * gcm_mpi_coll_kept_same says) and runs it (gcm_mpi_coll_kept_run).
+ * Inline: the lookup of every blocking call of a kept collective. */
+static inline coll_kept_t *gcm_mpi_coll_kept_find(MPI_Comm comm, int which,
+                                                  const coll_key_t *key)
+{
+    const struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    coll_kept_t *k;
+
+    if (c != NULL && (k = c->kept[which]) != NULL && k->valid &&
+        gcm_mpi_coll_key_eq(&k->key, key)) {
+        return k;
+    }
+    return NULL;
+}
+
+/* Runs k (from gcm_mpi_coll_kept_find) for this call, under its tag;
+ * raises what went wrong (and the next call builds anew). */
+int gcm_mpi_coll_kept_run(coll_kept_t *k, MPI_Comm comm, const char *call)
+    GCM_INTERNAL;
+
 /* Was a schedule kept for blocking or nonblocking calls of collective
  * which on comm (checked valid) built and run by a call with arguments
  * key? Then they passed their checks, and a blocking or nonblocking call

@@ -50,6 +50,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 {
     static const char call[] = "MPI_Reduce";
     coll_sched_t s, *sp;
+    coll_kept_t *k;
     coll_key_t key;
     unsigned seq0;
     int hit;
@@ -59,8 +60,9 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, root);
-    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_REDUCE, COLL_BLOCKING,
-                                &key)) {
+    k = gcm_mpi_coll_kept_find(comm, COLL_KEPT_REDUCE, &key);
+    if (k == NULL &&
+        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_REDUCE, COLL_BLOCKING, &key)) {
         rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                comm, call);
     }
@@ -71,6 +73,9 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count,
     }
     if (rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
     }
     seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
     sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_REDUCE, &key, &s, &hit);
@@ -184,6 +189,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 {
     static const char call[] = "MPI_Allreduce";
     coll_sched_t s, *sp;
+    coll_kept_t *k;
     coll_key_t key;
     unsigned seq0;
     int hit;
@@ -193,8 +199,9 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, 0);
-    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLREDUCE, COLL_BLOCKING,
-                                &key)) {
+    k = gcm_mpi_coll_kept_find(comm, COLL_KEPT_ALLREDUCE, &key);
+    if (k == NULL &&
+        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLREDUCE, COLL_BLOCKING, &key)) {
         rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
                                   comm, 1, call);
     }
@@ -205,6 +212,9 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     }
     if (rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
     }
     seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
     sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_ALLREDUCE, &key, &s, &hit);

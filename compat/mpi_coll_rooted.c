@@ -19,6 +19,7 @@ int PMPI_Barrier(MPI_Comm comm)
 {
     static const char call[] = "MPI_Barrier";
     coll_sched_t s, *sp;
+    coll_kept_t *k;
     coll_key_t key;
     unsigned seq0;
     int hit;
@@ -32,6 +33,9 @@ int PMPI_Barrier(MPI_Comm comm)
     }
     key  = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
                             0);
+    if ((k = gcm_mpi_coll_kept_find(comm, COLL_KEPT_BARRIER, &key)) != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
+    }
     seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
     sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_BARRIER, &key, &s, &hit);
     if (!hit) {
@@ -134,12 +138,22 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
 {
     static const char call[] = "MPI_Bcast";
     coll_sched_t s, *sp;
+    coll_kept_t *k;
     coll_key_t key;
     unsigned seq0;
     int hit;
-    int rc = coll_check_bcast_key(buffer, count, datatype, root, comm,
-                                  COLL_BLOCKING, &key, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
+                           root);
+    k = gcm_mpi_coll_kept_find(comm, COLL_KEPT_BCAST, &key);
+    if (k == NULL &&
+        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, COLL_BLOCKING, &key)) {
+        rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call, .kind = GCM_MPI_COLL_BCAST,
                                  .root = root, .scount = count,
@@ -147,6 +161,9 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root,
     }
     if (rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
     }
     seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
     sp = gcm_mpi_coll_kept_get(comm, COLL_KEPT_BCAST, &key, &s, &hit);

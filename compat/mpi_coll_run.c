@@ -79,10 +79,7 @@ static void coll_nb_dispose(coll_nb_t *nb);
 
 static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
 {
-    return a->sbuf == b->sbuf && a->rbuf == b->rbuf &&
-           a->count == b->count && a->type == b->type && a->op == b->op &&
-           a->root == b->root && a->rcount == b->rcount &&
-           a->rtype == b->rtype && a->h == b->h;
+    return gcm_mpi_coll_key_eq(a, b);
 }
 
 /* May a call with arguments key on comm keep its schedule? Only when its
@@ -101,27 +98,32 @@ static int coll_key_keepable(MPI_Comm comm, const coll_key_t *key)
 /* The schedule for a blocking call of collective which with arguments
  * key: kept (*hit_p set: built already, under this call's tag), or
  * empty, to build in (kept when the call can be, else s_stack). */
+/* Makes kept schedule k ready to run again for this call: every transfer
+ * under the tag a build would have taken (coll_keepable: they shared the
+ * building call's). */
+static void coll_kept_again(coll_kept_t *k, MPI_Comm comm)
+{
+    k->s.tag = gcm_mpi_coll_tag(comm);
+    k->s.next = 0;
+    k->s.pending = 0;
+    k->s.err = GCM_OK;
+}
+
 coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
                                     const coll_key_t *key,
                                     coll_sched_t *s_stack, int *hit_p)
 {
-    struct gcm_mpi_coll_cache *c = comm->coll_cache;
-    coll_kept_t *k;
+    struct gcm_mpi_coll_cache *c;
+    coll_kept_t *k = gcm_mpi_coll_kept_find(comm, which, key);
 
-    /* A schedule kept under key passed coll_key_keepable when it was
-     * built: the same key passes it again. */
-    if (c != NULL && (k = c->kept[which]) != NULL && k->valid &&
-        coll_key_eq(&k->key, key)) {
-        /* Every transfer under the tag a build would have taken
-         * (coll_keepable: they shared the building call's). */
-        k->s.tag = gcm_mpi_coll_tag(comm);
-        k->s.next = 0;
-        k->s.pending = 0;
-        k->s.err = GCM_OK;
+    if (k != NULL) {
+        coll_kept_again(k, comm);
         *hit_p = 1;
         return &k->s;
     }
     *hit_p = 0;
+    /* A schedule kept under key passed coll_key_keepable when it was
+     * built: only a new key is asked. */
     if (!coll_key_keepable(comm, key) ||
         (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
         gcm_mpi_coll_sched_init(s_stack);
@@ -143,6 +145,12 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
     k->valid = 0;
     k->key = *key;
     return &k->s;
+}
+
+int gcm_mpi_coll_kept_run(coll_kept_t *k, MPI_Comm comm, const char *call)
+{
+    coll_kept_again(k, comm);
+    return gcm_mpi_coll_finish_kept(&k->s, comm, -1, 1, 0, call);
 }
 
 /* May s, just built by one call that took seq0 as its number, run again
