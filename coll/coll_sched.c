@@ -560,9 +560,27 @@ static inline void coll_run_local(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 static int coll_run_blocking(gcm_coll_sched_t *s)
 {
     gcm_coll_step_t *st = s->steps, *end = st + s->nsteps, *from = st;
+    gcm_msg_status_t ms;
+    gcm_status_t rc;
 
     for (; st < end; st++) {
-        if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
+        if ((st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) &&
+            st->type == NULL) {
+            /* Raw bytes (every contiguous buffer), started here rather
+             * than through coll_start_xfer: nothing to pack. */
+            int tag = (s->tag >= 0) ? s->tag : st->tag;
+            void *p = (st->len == 0) ? (void *)&coll_dummy : st->buf;
+
+            rc = (st->kind == GCM_COLL_SEND) ?
+                 gcm_lco_isend_nr(st->lco, p, st->len, st->slot, tag,
+                                  &st->req) :
+                 gcm_lco_irecv_nr(st->lco, p, st->len, st->slot, tag, &ms,
+                                  &st->req);
+            if (gcm_unlikely(rc != GCM_OK)) {
+                st->req = GCM_REQUEST_NULL;
+                coll_fail(s, rc);
+            }
+        } else if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
             coll_start_xfer(s, st);
         } else if (st->kind == GCM_COLL_FENCE) {
             for (; from < st; from++) {
