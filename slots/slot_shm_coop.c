@@ -16,7 +16,10 @@
  * done. A sender that is busy elsewhere takes nothing: the receiver has
  * taken every chunk by then. The receiver waits only for the chunks the
  * sender took, then sends the data notice that completes the send, as the
- * one-sided read does.
+ * one-sided read does. A receiver whose sender is reading from it at the
+ * same time (an exchange; slot_shm_send.c) does not offer: neither has a
+ * hand free. A folded receive (slots.h) does not offer either: the
+ * pieces must land where and when its fold can use them.
  *
  * What the receiver sends is not believed: the sender copies from the
  * send's own buffer, found by the cookie among its sends to that process
