@@ -451,28 +451,6 @@ static int gcm_shm_being_read(gcm_shm_ep_t *sep)
     return 0;
 }
 
-int gcm_slots_shm_peer_reading(gcm_shm_ep_t *sep, int proc, int ep)
-{
-    int i;
-
-    for (i = 0; i < sep->nactive; i++) {
-        gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
-
-        if ((rx->proc == proc) && (rx->ep == ep)) {
-            uint64_t until = atomic_load_explicit(&rx->ring->read_until,
-                                                  memory_order_relaxed);
-            uint64_t now;
-
-            if (until == 0) {
-                return 0;
-            }
-            now = gcm_shm_now_ns();
-            return (now < until) && (until - now <= 100000000);
-        }
-    }
-    return 0;
-}
-
 int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint)
 {
     gcm_shm_ep_t *sep;

@@ -225,15 +225,13 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
         atomic_store_explicit(&tx->ring->read_until,
                               gcm_shm_now_ns() + 50000 + (uint64_t)n,
                               memory_order_relaxed);
-        /* A sender that is reading from us in turn (an exchange) has no
-         * hand free for a share: an offer would only cost both of us
-         * (1 MiB each way: 100 us against 86 alone). Both hints are set
-         * before either is read but not fenced: two readers that miss
-         * each other both offer, as they did before, only slower. */
+        /* A sender that has a large message of ours to read (an
+         * exchange) is busy reading it, or soon: it has no hand free for
+         * a share, and an offer would only cost both of us (1 MiB each
+         * way: 100 us with offers against 86 alone). */
         if ((fold == NULL) && (gcm_slots_config.shm_coop_min > 0) &&
             (n >= gcm_slots_config.shm_coop_min)) {
-            if (gcm_slots_shm_peer_reading(sep, (int)payload->proc,
-                                           payload->ep)) {
+            if (gcm_slots_shm_owed(endpoint, (int)payload->proc)) {
                 sep->coop_skipped++;
             } else if (gcm_slots_shm_coop_read(sep, tx, payload, buf, n,
                                                &status)) {

@@ -26,7 +26,7 @@ for n in 2 3 4; do
             expect_count 1 "coll_fold: \\($phase\\) ok"
         done
         expect_count 1 'coll_fold: all passed'
-        folded=$(count_sum '.*from us, [0-9]* folded reads in \([0-9]*\) pieces.*')
+        folded=$(count_sum '.*to read, [0-9]* folded reads in \([0-9]*\) pieces.*')
         if [ "$folded" -eq 0 ]; then
             fail_out "$n processes: no read was folded"
         fi
