@@ -259,14 +259,18 @@ static void coll_raw_if_contig(const gcm_coll_sched_t *s, void **buf_p,
     *type_p = NULL;
 }
 
-static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
-                      const gcm_coll_grp_t *g, const void *buf, int count,
-                      gcm_coll_type_h type, size_t len, int peer)
+/* A transfer step with its buffer as given (NULL: out of memory). */
+static gcm_coll_step_t *coll_xfer_step(gcm_coll_sched_t *s,
+                                       gcm_coll_kind_t kind,
+                                       const gcm_coll_grp_t *g,
+                                       const void *buf, int count,
+                                       gcm_coll_type_h type, size_t len,
+                                       int peer)
 {
     gcm_coll_step_t *st = coll_add(s, kind);
 
     if (st == NULL) {
-        return;
+        return NULL;
     }
     st->lco = g->lco;
     st->tag = g->tag;
@@ -275,7 +279,19 @@ static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
     st->count = count;
     st->type = type;
     st->len = len;
-    coll_raw_if_contig(s, &st->buf, &st->count, &st->type, &st->len);
+    return st;
+}
+
+static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
+                      const gcm_coll_grp_t *g, const void *buf, int count,
+                      gcm_coll_type_h type, size_t len, int peer)
+{
+    gcm_coll_step_t *st = coll_xfer_step(s, kind, g, buf, count, type, len,
+                                         peer);
+
+    if (st != NULL) {
+        coll_raw_if_contig(s, &st->buf, &st->count, &st->type, &st->len);
+    }
 }
 
 void gcm_coll_send(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
@@ -342,19 +358,13 @@ void gcm_coll_recv_combine(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                            void *x, const void *src, void *acc, int count,
                            gcm_coll_type_h type, gcm_coll_op_h op, int peer)
 {
-    gcm_coll_step_t *st = coll_add(s, GCM_COLL_RECV);
+    /* x stays typed: a fold needs the type of the combine. */
+    gcm_coll_step_t *st = coll_xfer_step(s, GCM_COLL_RECV, g, x, count, type,
+                                         0, peer);
 
     if (st == NULL) {
         return;
     }
-    st->lco = g->lco;
-    st->tag = g->tag;
-    st->slot = (g->slot != NULL) ? g->slot[peer] : peer;
-    /* x stays typed: a fold needs the type of the combine. */
-    st->buf = x;
-    st->count = count;
-    st->type = type;
-    st->len = 0;
     st->sbuf = (src == GCM_COLL_IN_PLACE) ? acc : src;
     st->acc = acc;
     st->op = op;
