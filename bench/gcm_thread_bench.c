@@ -26,8 +26,16 @@
  * Output, one line per measurement, on rank 0's stdout:
  *     benchmark,size_bytes,implementation,value,unit
  *
+ * --threads T runs msgrate_tT alone (T = 1..8). --cpu adds, after each
+ * msgrate_tT, the CPU time (user and system) both processes spent during
+ * its timed part per message, in microseconds (msgrate_tT_cpu), and the
+ * messages each process's workers passed, warm-up included
+ * (msgrate_tT_msgs: what an instruction count of the workers, as
+ * callgrind's --toggle-collect=rate_thread gives, divides by).
+ *
  * Usage: tools/gcrun -n 1 --bind-to none bench/gcm_thread_bench [--quick]
- *        tools/gcrun -n 2 bench/gcm_thread_bench [--quick]
+ *        tools/gcrun -n 2 bench/gcm_thread_bench [--quick] [--threads T]
+ *            [--cpu]
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -36,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <gencomm.h>
@@ -64,6 +73,19 @@ static const int thread_counts[] = { 1, 2, 4, 8 };
 
 static int rank;
 static int peer;
+static int cpu_report;   /* --cpu */
+
+/* CPU time (user and system) of this process so far, in seconds. */
+static double cpu_s(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0) {
+        bench_die("getrusage failed");
+    }
+    return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+}
 
 static void check_pthread(int rc, const char *what)
 {
@@ -298,6 +320,7 @@ static void msgrate(int nthreads, int warmup, int windows)
     char bench[32];
     double t0 = 0.0;
     double t1 = 0.0;
+    double cpu[2];
     long msgs = 0;
 
     meet();
@@ -316,9 +339,11 @@ static void msgrate(int nthreads, int warmup, int windows)
     recv_exact(gcm_world(), peer, rt.theirs, names, TAG_NAMES);
     pthread_barrier_wait(&rt.step);
     pthread_barrier_wait(&rt.step);
+    cpu[0] = cpu_s();
     for (int t = 0; t < nthreads; t++) {
         check_pthread(pthread_join(threads[t], NULL), "pthread_join");
     }
+    cpu[0] = cpu_s() - cpu[0];
     for (int t = 0; t < nthreads; t++) {
         msgs += (long)rt.done[t] * WINDOW;
         t0 = t == 0 || rt.begin[t] < t0 ? rt.begin[t] : t0;
@@ -326,21 +351,49 @@ static void msgrate(int nthreads, int warmup, int windows)
     }
     snprintf(bench, sizeof(bench), "msgrate_t%d", nthreads);
     report(bench, RATE_SIZE, (double)msgs / (t1 - t0) / 1e6, "Mmsg/s");
+    if (cpu_report) {
+        /* The main thread sleeps in pthread_join meanwhile: the time is
+         * the workers'. */
+        if (rank == 0) {
+            recv_exact(gcm_world(), peer, &cpu[1], sizeof(cpu[1]),
+                       TAG_SYNC);
+            snprintf(bench, sizeof(bench), "msgrate_t%d_cpu", nthreads);
+            report(bench, RATE_SIZE, (cpu[0] + cpu[1]) * 1e6 / (double)msgs,
+                   "us");
+            /* Every message each worker passed, warm-up included: what
+             * an instruction count of the workers divides by. */
+            snprintf(bench, sizeof(bench), "msgrate_t%d_msgs", nthreads);
+            report(bench, RATE_SIZE,
+                   (double)(msgs + (long)nthreads * warmup * WINDOW),
+                   "messages");
+        } else {
+            check(gcm_send(gcm_world(), &cpu[0], sizeof(cpu[0]), peer,
+                           TAG_SYNC), "gcm_send (cpu)");
+        }
+    }
     pthread_barrier_destroy(&rt.step);
 }
 
 int main(int argc, char **argv)
 {
     int quick = 0;
+    int only = 0;
     int nprocs;
 
     check(gcm_init(&argc, &argv), "gcm_init");
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--quick") == 0) {
             quick = 1;
+        } else if (strcmp(argv[i], "--cpu") == 0) {
+            cpu_report = 1;
+        } else if ((strcmp(argv[i], "--threads") == 0) && (i + 1 < argc) &&
+                   (atoi(argv[i + 1]) >= 1) &&
+                   (atoi(argv[i + 1]) <= MAX_THREADS)) {
+            only = atoi(argv[++i]);
         } else {
             fprintf(stderr, "usage: gcrun -n 1|2 gcm_thread_bench "
-                            "[--quick]\n");
+                            "[--quick] [--threads 1..%d] [--cpu]\n",
+                    MAX_THREADS);
             gcm_finalize();
             return 2;
         }
@@ -360,9 +413,12 @@ int main(int argc, char **argv)
     } else if (nprocs == 2) {
         peer = 1 - rank;
         for (size_t i = 0; i < NELEMS(thread_counts); i++) {
-            int t = thread_counts[i];
+            int t = (only > 0) ? only : thread_counts[i];
 
-            if (!bench_threads_fit(t)) {
+            if ((only > 0) && (i > 0)) {
+                break;
+            }
+            if ((only == 0) && !bench_threads_fit(t)) {
                 continue;
             }
             if (quick) {

@@ -33,6 +33,10 @@ done
 for shm in 1 0; do
     tsan "p2p_endpoints shm=$shm" env GENCOMM_SHM=$shm \
         "$gcrun" -n 2 "$b/tests/integration/p2p_endpoints" 20
+    # Spinning threads that outnumber the core progress each other's
+    # endpoints.
+    tsan "p2p_crowd shm=$shm" env GENCOMM_SHM=$shm \
+        "$gcrun" -n 2 "$b/tests/integration/p2p_crowd"
 done
 tsan "p2p_stress -n 3" "$gcrun" -n 3 "$b/tests/integration/p2p_stress" 300
 # Large messages copied by both sides: the chunk counter is atomics in

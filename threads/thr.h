@@ -214,6 +214,14 @@ int gcm_thr_remote_endpoints(int proc) GCM_INTERNAL;
  * (else the whole job). */
 int gcm_thr_count_local(void) GCM_INTERNAL;
 
+/* The cores this process's threads can count on at once (its CPU mask,
+ * at most its share of the host's), and how many of its threads spin in
+ * gcm_thr_wait now: while there are more spinners than cores, each
+ * progresses the other endpoints too and gives its core away every round
+ * (docs/design.md, "Waiting"). */
+int gcm_thr_own_cpus(void) GCM_INTERNAL;
+int gcm_thr_spinners(void) GCM_INTERNAL;
+
 void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
 static inline void gcm_thr_lock(gcm_thr_endpoint_t *endpoint)

@@ -22,12 +22,18 @@ typedef struct gcm_thr_config {
 
 extern gcm_thr_config_t gcm_thr_config GCM_INTERNAL;
 
+/* A spin round that yields the core counts as this many that do not
+ * against GENCOMM_SPIN_COUNT. */
+#define GCM_THR_YIELD_SPINS 32
+
 /* The layer's process-wide state (thr_endpoint.c): the UCX context, the
  * endpoints, thread binding and the progress thread. */
 typedef struct gcm_thr_state {
     ucp_context_h        context;
     unsigned             spin_limit;   /* spins before sleeping */
     int                  oversubscribed;
+    int                  own_cpus;     /* cores this process's threads
+                                        * can count on at once */
     gcm_thr_upcalls_t    upcalls;
     gcm_thr_endpoint_t  *endpoints[GCM_MAX_ENDPOINTS];
     int                  nendpoints;

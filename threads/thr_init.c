@@ -104,6 +104,25 @@ static int gcm_thr_count_cpus(void)
 }
 
 /*
+ * The cores this process's own threads can count on at once: those it
+ * may run on, and no more than its share of the host's (a process bound
+ * to a core has one; two unbound processes on two cores have one each).
+ * More threads than that spinning at once take turns (gcm_thr_wait).
+ */
+static int gcm_thr_count_own_cpus(void)
+{
+    int local = gcm_thr_count_local();
+    int share = gcm_thr_count_cpus() / ((local > 0) ? local : 1);
+    cpu_set_t set;
+
+    if ((sched_getaffinity(0, sizeof(set), &set) == 0) &&
+        (CPU_COUNT(&set) > 0) && (CPU_COUNT(&set) < share)) {
+        share = CPU_COUNT(&set);
+    }
+    return (share > 1) ? share : 1;
+}
+
+/*
  * How many endpoints to make for the setting `asked` (0: automatic). One
  * per thread that may run at once keeps threads off each other's locks:
  * the CPUs this process may run on, plus endpoint 0, which the world and
@@ -195,13 +214,16 @@ static gcm_status_t gcm_thr_init_ucx(const gcm_thr_upcalls_t *upcalls)
 
     gcm_thr.upcalls = *upcalls;
     gcm_thr.oversubscribed = gcm_thr_count_local() > gcm_thr_count_cpus();
+    gcm_thr.own_cpus = gcm_thr_count_own_cpus();
     /* Oversubscribed, a spin round includes a sched_yield(): fewer. */
     gcm_thr.spin_limit = gcm_thr.oversubscribed ?
-                         (gcm_thr_config.spin_count + 31) / 32 :
+                         (gcm_thr_config.spin_count + GCM_THR_YIELD_SPINS -
+                          1) / GCM_THR_YIELD_SPINS :
                          gcm_thr_config.spin_count;
-    gcm_debug("%s: spinning %u rounds before sleeping",
+    gcm_debug("%s: spinning %u rounds before sleeping; more than %d "
+              "spinning threads take turns",
               gcm_thr.oversubscribed ? "oversubscribed" : "dedicated cores",
-              gcm_thr.spin_limit);
+              gcm_thr.spin_limit, gcm_thr.own_cpus);
     /* Peer-failure handling would otherwise switch shared memory off and
      * send everything over TCP loopback; must be set before the UCX
      * configuration is read. A user's own setting wins. */

@@ -413,12 +413,79 @@ out:
     }
 }
 
+/*
+ * Threads of this process spinning in gcm_thr_wait now, on a cache line of
+ * their own (a wait that lasts changes it twice). When there are more
+ * than the cores the process can count on (gcm_thr.own_cpus: threads of a
+ * process bound to one core, or more threads than cores), the spinners
+ * take turns at a core: the thread of a pair whose data has come may not
+ * be running, while one whose data has not come spins. So each spinner
+ * then also progresses every other endpoint whose lock is free, waited on
+ * or not (drains its rings into its queues, completes its receives,
+ * sends what waited for room in a ring, receives its replies), and gives
+ * the core away after every round: whichever thread holds the core moves
+ * every thread's messages, and the threads whose waits that ended run
+ * next.
+ */
+static struct {
+    atomic_int n;
+} __attribute__((aligned(64))) gcm_thr_spinning;
+
+/* Rounds a wait spins before it counts itself among the spinners: a
+ * short wait (a ping-pong's reply) spares the two atomic operations. */
+#define GCM_THR_SPIN_COUNTED 16
+
+static int gcm_thr_crowded(void)
+{
+    return atomic_load_explicit(&gcm_thr_spinning.n, memory_order_relaxed) >
+           gcm_thr.own_cpus;
+}
+
+int gcm_thr_spinners(void)
+{
+    return atomic_load(&gcm_thr_spinning.n);
+}
+
+int gcm_thr_own_cpus(void)
+{
+    return gcm_thr.own_cpus;
+}
+
+/* Progresses every endpoint other than self whose lock is free. */
+static unsigned gcm_thr_progress_siblings(gcm_thr_endpoint_t *self)
+{
+    unsigned n = 0;
+    int i;
+
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
+        if (endpoint != self) {
+            n += gcm_thr_progress_try(endpoint);
+        }
+    }
+    return n;
+}
+
+/* One round of a spinner on a crowded core: the other endpoints too, then
+ * the core to another thread. Returns whether anything moved. */
+static unsigned gcm_thr_crowded_round(gcm_thr_endpoint_t *endpoint,
+                                      int (*done)(void *arg), void *arg)
+{
+    unsigned n = gcm_thr_progress_siblings(endpoint);
+
+    if (!done(arg)) {
+        sched_yield();
+    }
+    return n;
+}
+
 void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                   void *arg)
 {
     unsigned spins = 0, rounds = 0;
     unsigned limit = gcm_thr.spin_limit;
     int others = (gcm_thr.nendpoints > 1);
+    int counted = 0;
     /* A short wait (the reply of a ping-pong) does not say it waits: the
      * two atomic operations would cost more than what they serve, which
      * is sparing this endpoint the trylocks of other threads (harmless)
@@ -434,7 +501,8 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
         atomic_fetch_add(&endpoint->nwaiters, 1);
     }
     while (!done(arg)) {
-        gcm_thr_progress_own(endpoint);
+        unsigned n = gcm_thr_progress_own(endpoint);
+
         if (done(arg)) {
             break;
         }
@@ -445,7 +513,23 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
             }
             gcm_thr_progress_orphans(endpoint, 0);
         }
-        if (++spins < limit) {
+        if (counted && others && gcm_thr_crowded()) {
+            /* A round that moved something, here or for another
+             * endpoint, does not count towards sleeping; an empty one
+             * that yielded counts as GCM_THR_YIELD_SPINS (as one round
+             * when oversubscribed: the limit counts yields then). */
+            n += gcm_thr_crowded_round(endpoint, done, arg);
+            if (n == 0) {
+                spins += gcm_thr.oversubscribed ? 1 : GCM_THR_YIELD_SPINS;
+            }
+            if (spins < limit) {
+                continue;
+            }
+        } else if (++spins < limit) {
+            if (!counted && (spins >= GCM_THR_SPIN_COUNTED)) {
+                atomic_fetch_add(&gcm_thr_spinning.n, 1);
+                counted = 1;
+            }
             /* With a core of our own, spinning is the fastest wait; with
              * more processes than cores, give the core away each round
              * (the peer we wait for may need it) and soon sleep. */
@@ -458,6 +542,11 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
             atomic_fetch_add(&endpoint->nwaiters, 1);
             registered = 1;
         }
+        /* A sleeper needs no core. */
+        if (counted) {
+            atomic_fetch_sub(&gcm_thr_spinning.n, 1);
+            counted = 0;
+        }
         gcm_thr_sleep(endpoint, done, arg);
         if (others) {
             /* Whatever woke us may have been for another endpoint. */
@@ -465,6 +554,9 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
         }
         /* After a sleep spin a little again: the reply usually follows. */
         spins = limit / 2;
+    }
+    if (counted) {
+        atomic_fetch_sub(&gcm_thr_spinning.n, 1);
     }
     /* Sequentially consistent against the idle progress thread: an
      * endpoint left with pending requests and no waiter is its to

@@ -138,6 +138,15 @@ for shm in 1 0; do
         expect_count 2 'p2p_threads: P[01] ok'
     fi
 done
+# Threads that outnumber their process's core: the spinning ones progress
+# the endpoint of one that waits without running (shared memory, then UCX).
+for shm in 1 0; do
+    launch_for 60 2 env GENCOMM_SHM=$shm "$progs/p2p_crowd"
+    if expect_rc 0; then
+        expect_count 1 'p2p_crowd: a receive whose waiter did not run was completed'
+        expect_count 1 'p2p_crowd: all checks passed'
+    fi
+done
 # Threads on endpoints of their own: each thread's LCO has its own
 # endpoint, with its own rings (debug logging shows endpoints other than
 # 0 attaching) or its own UCX worker; oversubscribed at 4 processes.
