@@ -420,12 +420,12 @@ out:
  * process bound to one core, or more threads than cores), the spinners
  * take turns at a core: the thread of a pair whose data has come may not
  * be running, while one whose data has not come spins. So each spinner
- * then also progresses every other endpoint whose lock is free, waited on
- * or not (drains its rings into its queues, completes its receives,
- * sends what waited for room in a ring, receives its replies), and gives
- * the core away after every round: whichever thread holds the core moves
- * every thread's messages, and the threads whose waits that ended run
- * next.
+ * then also progresses every other endpoint in use whose lock is free,
+ * waited on or not (drains its rings into its queues, completes its
+ * receives, sends what waited for room in a ring, receives its replies),
+ * and gives the core away after every round: whichever thread holds the
+ * core moves every thread's messages, and the threads whose waits that
+ * ended run next.
  */
 static struct {
     atomic_int n;
@@ -451,7 +451,10 @@ int gcm_thr_own_cpus(void)
     return gcm_thr.own_cpus;
 }
 
-/* Progresses every endpoint other than self whose lock is free. */
+/* Progresses every endpoint other than self that is in use (a pending
+ * request or a waiter) and whose lock is free. One in no use is left to
+ * the thread that posts there next: a round costs an idle endpoint's
+ * progress otherwise (a process bound to one core has 8). */
 static unsigned gcm_thr_progress_siblings(gcm_thr_endpoint_t *self)
 {
     unsigned n = 0;
@@ -459,7 +462,11 @@ static unsigned gcm_thr_progress_siblings(gcm_thr_endpoint_t *self)
 
     for (i = 0; i < gcm_thr.nendpoints; i++) {
         gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
-        if (endpoint != self) {
+        if ((endpoint != self) &&
+            ((atomic_load_explicit(&endpoint->npending,
+                                   memory_order_relaxed) > 0) ||
+             (atomic_load_explicit(&endpoint->nwaiters,
+                                   memory_order_relaxed) > 0))) {
             n += gcm_thr_progress_try(endpoint);
         }
     }
