@@ -60,6 +60,10 @@ typedef struct gcm_coll_type_ops {
                       int count, gcm_coll_type_h type);
     /* May the operands of op be reordered? */
     int    (*commutative)(gcm_coll_op_h op);
+    /* May combine run on op while data arrives: from whichever thread
+     * progresses the transfer, with the library's lock held (code of the
+     * library's own, no user function)? NULL: never. */
+    int    (*foldable)(gcm_coll_op_h op);
 } gcm_coll_type_ops_t;
 
 /* Internal tags (above GCM_TAG_UB) from here to GCM_COLL_TAG_GENERAL +
@@ -114,6 +118,12 @@ typedef struct gcm_coll_step {
     gcm_coll_op_h    op;
     gcm_request_h    req;      /* a started transfer */
     void            *tmp;      /* packed data of a non-contiguous buffer */
+    /* A RECV that combines (gcm_coll_recv_combine): acc = what arrives
+     * op sbuf, count elements of type; buf is scratch. With a fold, the
+     * pieces are combined as they arrive. */
+    void            *acc;
+    const gcm_coll_type_ops_t *ops;
+    gcm_slots_fold_t fold;
 } gcm_coll_step_t;
 
 /* Steps and bytes of temporaries a schedule holds in itself: enough for
@@ -170,6 +180,16 @@ void gcm_coll_send_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                        const void *buf, size_t len, int peer) GCM_INTERNAL;
 void gcm_coll_recv_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                        void *buf, size_t len, int peer) GCM_INTERNAL;
+/* Receives count elements of type from peer and leaves, once the next
+ * fence is passed, acc = received op src (the received data on the left;
+ * src may be acc, else it is copied). x (count elements) is scratch.
+ * When the layout and op allow (contiguous, lower bound 0, op foldable),
+ * each piece is combined as it arrives, while it is in cache: no pass
+ * over a whole temporary, no separate copy of src. */
+void gcm_coll_recv_combine(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                           void *x, const void *src, void *acc, int count,
+                           gcm_coll_type_h type, gcm_coll_op_h op, int peer)
+    GCM_INTERNAL;
 void gcm_coll_fence(gcm_coll_sched_t *s) GCM_INTERNAL;
 /* inout = in op inout; in holds the lower ranks' data. */
 void gcm_coll_combine(gcm_coll_sched_t *s, gcm_coll_op_h op, const void *in,

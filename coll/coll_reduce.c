@@ -232,9 +232,11 @@ static int coll_rab_cnt(const coll_rab_t *r, int a, int b)
 }
 
 /* src is where this rank's data is at the start: acc itself, or another
- * buffer, from which the first round sends one half and copies the kept
- * half into acc while the transfers run (a copy of the whole vector into
- * acc beforehand would move twice the bytes). */
+ * buffer, from which the first round sends one half and takes the kept
+ * half into acc as it combines the partner's copy of it (a copy of the
+ * whole vector into acc beforehand would move twice the bytes). The
+ * partner's half is combined piece by piece as it arrives where the
+ * layout and operator allow (gcm_coll_recv_combine). */
 static void coll_rab_halving(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                              coll_rab_t *r, const void *src, void *acc,
                              void *x, gcm_coll_type_h type, gcm_coll_op_h op)
@@ -253,19 +255,12 @@ static void coll_rab_halving(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         }
         gcm_coll_send(s, g, coll_rab_at(s, r, (void *)src, slo, type),
                       coll_rab_cnt(r, slo, shi), type, dst);
-        gcm_coll_recv(s, g, coll_rab_at(s, r, x, klo, type),
-                      coll_rab_cnt(r, klo, khi), type, dst);
-        if (src != acc) {
-            gcm_coll_copy(s, coll_rab_at(s, r, (void *)src, klo, type),
-                          coll_rab_cnt(r, klo, khi), type, 0,
-                          coll_rab_at(s, r, acc, klo, type),
-                          coll_rab_cnt(r, klo, khi), type, 0);
-            src = acc;
-        }
+        gcm_coll_recv_combine(s, g, coll_rab_at(s, r, x, klo, type),
+                              coll_rab_at(s, r, (void *)src, klo, type),
+                              coll_rab_at(s, r, acc, klo, type),
+                              coll_rab_cnt(r, klo, khi), type, op, dst);
+        src = acc;
         gcm_coll_fence(s);
-        gcm_coll_combine(s, op, coll_rab_at(s, r, x, klo, type),
-                         coll_rab_at(s, r, acc, klo, type),
-                         coll_rab_cnt(r, klo, khi), type);
         r->lo = klo;
         r->hi = khi;
     }

@@ -259,14 +259,18 @@ static void coll_raw_if_contig(const gcm_coll_sched_t *s, void **buf_p,
     *type_p = NULL;
 }
 
-static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
-                      const gcm_coll_grp_t *g, const void *buf, int count,
-                      gcm_coll_type_h type, size_t len, int peer)
+/* A transfer step with its buffer as given (NULL: out of memory). */
+static gcm_coll_step_t *coll_xfer_step(gcm_coll_sched_t *s,
+                                       gcm_coll_kind_t kind,
+                                       const gcm_coll_grp_t *g,
+                                       const void *buf, int count,
+                                       gcm_coll_type_h type, size_t len,
+                                       int peer)
 {
     gcm_coll_step_t *st = coll_add(s, kind);
 
     if (st == NULL) {
-        return;
+        return NULL;
     }
     st->lco = g->lco;
     st->tag = g->tag;
@@ -275,7 +279,19 @@ static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
     st->count = count;
     st->type = type;
     st->len = len;
-    coll_raw_if_contig(s, &st->buf, &st->count, &st->type, &st->len);
+    return st;
+}
+
+static void coll_xfer(gcm_coll_sched_t *s, gcm_coll_kind_t kind,
+                      const gcm_coll_grp_t *g, const void *buf, int count,
+                      gcm_coll_type_h type, size_t len, int peer)
+{
+    gcm_coll_step_t *st = coll_xfer_step(s, kind, g, buf, count, type, len,
+                                         peer);
+
+    if (st != NULL) {
+        coll_raw_if_contig(s, &st->buf, &st->count, &st->type, &st->len);
+    }
 }
 
 void gcm_coll_send(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
@@ -301,6 +317,71 @@ void gcm_coll_recv_raw(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                        void *buf, size_t len, int peer)
 {
     coll_xfer(s, GCM_COLL_RECV, g, buf, 0, NULL, len, peer);
+}
+
+/* A piece of a combining receive has landed (gcm_slots_fold_t): bytes
+ * [off, off + len) of buf, which are those bytes of acc and src too (all
+ * three contiguous from their start). Landed in acc itself, it takes src
+ * in (commutative op); landed in the scratch, it goes into acc, which
+ * first takes src's piece. */
+static void coll_fold_piece(void *ctx, size_t off, size_t len)
+{
+    gcm_coll_step_t *st = ctx;
+    size_t n = len / st->fold.unit;
+    char *acc = (char *)st->acc + off;
+
+    if (n == 0) {
+        return;
+    }
+    if (st->buf == st->acc) {
+        st->ops->combine(st->op, (const char *)st->sbuf + off, acc, (int)n,
+                         st->type);
+        return;
+    }
+    if (st->sbuf != st->acc) {
+        memcpy(acc, (const char *)st->sbuf + off, n * st->fold.unit);
+    }
+    st->ops->combine(st->op, (const char *)st->buf + off, acc, (int)n,
+                     st->type);
+}
+
+/* Whether count elements of type at buf start at buf and are one run. */
+static int coll_contig_at(const gcm_coll_sched_t *s, const void *buf,
+                          int count, gcm_coll_type_h type)
+{
+    const void *start = NULL;
+
+    return (s->ops->contig(type, count, buf, &start) != 0) && (start == buf);
+}
+
+void gcm_coll_recv_combine(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                           void *x, const void *src, void *acc, int count,
+                           gcm_coll_type_h type, gcm_coll_op_h op, int peer)
+{
+    /* x stays typed: a fold needs the type of the combine. */
+    gcm_coll_step_t *st = coll_xfer_step(s, GCM_COLL_RECV, g, x, count, type,
+                                         0, peer);
+
+    if (st == NULL) {
+        return;
+    }
+    st->sbuf = (src == GCM_COLL_IN_PLACE) ? acc : src;
+    st->acc = acc;
+    st->op = op;
+    st->ops = s->ops;
+    memset(&st->fold, 0, sizeof(st->fold));
+    if ((type != NULL) && (count > 0) && (s->ops->foldable != NULL) &&
+        s->ops->foldable(op) && coll_contig_at(s, x, count, type) &&
+        coll_contig_at(s, acc, count, type) &&
+        coll_contig_at(s, st->sbuf, count, type)) {
+        st->fold.fn = coll_fold_piece;
+        st->fold.unit = s->ops->size(type);
+        /* Where the operands may swap, the data lands in acc itself and
+         * src goes into it: no pass over the scratch, no copy of src. */
+        if ((st->sbuf != acc) && s->ops->commutative(op)) {
+            st->buf = acc;
+        }
+    }
 }
 
 void gcm_coll_fence(gcm_coll_sched_t *s)
@@ -406,6 +487,37 @@ static void *coll_contig(const gcm_coll_sched_t *s, void *buf, int count,
     return (void *)start;
 }
 
+static void coll_run_copy(gcm_coll_sched_t *s, gcm_coll_step_t *st);
+
+/* count elements of type from src to dst, either contiguous or not. */
+static void coll_copy_typed(gcm_coll_sched_t *s, const void *src, void *dst,
+                            int count, gcm_coll_type_h type)
+{
+    gcm_coll_step_t cp;
+
+    memset(&cp, 0, sizeof(cp));
+    cp.sbuf = src;
+    cp.scount = count;
+    cp.stype = type;
+    cp.buf = dst;
+    cp.count = count;
+    cp.type = type;
+    coll_run_copy(s, &cp);
+}
+
+/* A receive without a fold is in: unpack a non-contiguous buffer, and
+ * combine a combining receive's data into acc. */
+static void coll_recv_done(gcm_coll_sched_t *s, gcm_coll_step_t *st,
+                           const gcm_msg_status_t *ms)
+{
+    if (st->tmp != NULL) {
+        s->ops->unpack(st->type, st->count, st->tmp, ms->count, st->buf);
+    }
+    if (st->acc != NULL) {
+        s->ops->combine(st->op, st->buf, st->acc, st->count, st->type);
+    }
+}
+
 static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 {
     size_t len = gcm_coll_bytes(s, st->type, st->count, st->len);
@@ -431,12 +543,21 @@ static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
     if (st->kind == GCM_COLL_SEND) {
         rc = gcm_lco_isend_x(st->lco, p, len, st->slot, st->tag,
                              GCM_LCO_XFER_NOREQ, &st->req);
+    } else if (st->fold.fn != NULL) {
+        st->fold.ctx = st;
+        rc = gcm_lco_irecv_fold(st->lco, p, len, st->slot, st->tag,
+                                GCM_LCO_XFER_NOREQ, &st->fold, &ms,
+                                &st->req);
     } else {
+        /* A combining receive without a fold copies src into acc while
+         * the data travels, and combines once it is in. */
+        if ((st->acc != NULL) && (st->sbuf != st->acc)) {
+            coll_copy_typed(s, st->sbuf, st->acc, st->count, st->type);
+        }
         rc = gcm_lco_irecv_xf(st->lco, p, len, st->slot, st->tag,
                               GCM_LCO_XFER_NOREQ, &ms, &st->req);
-        if ((rc == GCM_OK) && (st->req == GCM_REQUEST_NULL) &&
-            (st->tmp != NULL)) {
-            s->ops->unpack(st->type, st->count, st->tmp, ms.count, st->buf);
+        if ((rc == GCM_OK) && (st->req == GCM_REQUEST_NULL)) {
+            coll_recv_done(s, st, &ms);
         }
     }
     if (rc != GCM_OK) {
@@ -498,9 +619,9 @@ static int coll_run_fence(gcm_coll_sched_t *s, int block)
             st->req = GCM_REQUEST_NULL;
             if (rc != GCM_OK) {
                 coll_fail(s, rc);
-            } else if ((st->kind == GCM_COLL_RECV) && (st->tmp != NULL)) {
-                s->ops->unpack(st->type, st->count, st->tmp, ms.count,
-                               st->buf);
+            } else if ((st->kind == GCM_COLL_RECV) &&
+                       (st->fold.fn == NULL)) {
+                coll_recv_done(s, st, &ms);
             }
         }
         free(st->tmp);

@@ -72,6 +72,12 @@ static int coll_mpi_commutative(gcm_coll_op_h op)
     return gcm_mpi_op_is_commutative((MPI_Op)op);
 }
 
+/* The predefined operators are the library's own loops. */
+static int coll_mpi_foldable(gcm_coll_op_h op)
+{
+    return gcm_mpi_op_id((MPI_Op)op) >= 0;
+}
+
 static const gcm_coll_type_ops_t coll_mpi_ops = {
     .size        = coll_mpi_size,
     .extent      = coll_mpi_extent,
@@ -81,6 +87,7 @@ static const gcm_coll_type_ops_t coll_mpi_ops = {
     .unpack      = coll_mpi_unpack,
     .combine     = coll_mpi_combine,
     .commutative = coll_mpi_commutative,
+    .foldable    = coll_mpi_foldable,
 };
 
 void gcm_mpi_coll_sched_init(coll_sched_t *s)

@@ -65,6 +65,13 @@ gcm_status_t gcm_lco_irecv_xf(gcm_lco_h lco, void *buf, size_t len,
                               int slot, int tag, int flags,
                               gcm_msg_status_t *info_p,
                               gcm_request_h *req_p) GCM_INTERNAL;
+/* The same with a fold (slots.h, gcm_slots_fold_t): the data goes to
+ * fold->fn as it arrives, buf is scratch for it. */
+gcm_status_t gcm_lco_irecv_fold(gcm_lco_h lco, void *buf, size_t len,
+                                int slot, int tag, int flags,
+                                const gcm_slots_fold_t *fold,
+                                gcm_msg_status_t *info_p,
+                                gcm_request_h *req_p) GCM_INTERNAL;
 gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
                               gcm_msg_status_t *status_p) GCM_INTERNAL;
 

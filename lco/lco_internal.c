@@ -78,6 +78,16 @@ gcm_status_t gcm_lco_irecv_xf(gcm_lco_h lco, void *buf, size_t len,
                               int slot, int tag, int flags,
                               gcm_msg_status_t *info_p, gcm_request_h *req_p)
 {
+    return gcm_lco_irecv_fold(lco, buf, len, slot, tag, flags, NULL, info_p,
+                              req_p);
+}
+
+gcm_status_t gcm_lco_irecv_fold(gcm_lco_h lco, void *buf, size_t len,
+                                int slot, int tag, int flags,
+                                const gcm_slots_fold_t *fold,
+                                gcm_msg_status_t *info_p,
+                                gcm_request_h *req_p)
+{
     static const char *call = "gcm_lco_irecv_x";
     gcm_status_t status;
 
@@ -95,10 +105,10 @@ gcm_status_t gcm_lco_irecv_xf(gcm_lco_h lco, void *buf, size_t len,
     if (status != GCM_OK) {
         return status;
     }
-    return gcm_slots_irecv_xf(lco->port, buf, len, slot, tag,
-                              (flags & GCM_LCO_XFER_NOREQ) ?
-                              GCM_SLOTS_XFER_NOREQ : 0, call, info_p,
-                              req_p);
+    return gcm_slots_irecv_fold(lco->port, buf, len, slot, tag,
+                                (flags & GCM_LCO_XFER_NOREQ) ?
+                                GCM_SLOTS_XFER_NOREQ : 0, fold, call, info_p,
+                                req_p);
 }
 
 /* The checks of a probe: tag (internal range) and receive slot. */

@@ -74,6 +74,12 @@ static void gcm_slots_rndv_recv_done(gcm_thr_op_t *op, gcm_status_t status)
             status = GCM_ERR_TRUNCATED;
         }
     }
+    /* UCX fetched the whole message: one piece for a fold. */
+    if ((req->fold != NULL) &&
+        ((status == GCM_OK) || (status == GCM_ERR_TRUNCATED)) &&
+        (req->info.count > 0)) {
+        req->fold->fn(req->fold->ctx, 0, req->info.count);
+    }
     gcm_slots_req_complete(req, status);
 }
 
@@ -113,7 +119,7 @@ void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
         /* One copy, straight from the sender's buffer; a truncated
          * message is read up to the receive's length only. */
         gcm_status_t rstatus = gcm_slots_shm_read(endpoint, payload,
-                                                  req->buf, n);
+                                                  req->buf, n, req->fold);
         gcm_slots_shm_data_notice(endpoint, payload, rstatus);
         payload->kind = GCM_PAYLOAD_TRANSIENT;
         gcm_slots_req_complete(req, (rstatus != GCM_OK) ? rstatus : status);
@@ -122,6 +128,9 @@ void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     if (payload->kind != GCM_PAYLOAD_RNDV) {
         if (n > 0) {
             memcpy(req->buf, payload->data, n);
+            if (req->fold != NULL) {
+                req->fold->fn(req->fold->ctx, 0, n);
+            }
         }
         gcm_slots_payload_release(endpoint, payload, GCM_OK);
         gcm_slots_req_complete(req, status);

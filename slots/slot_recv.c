@@ -465,6 +465,16 @@ gcm_status_t gcm_slots_irecv_xf(gcm_port_t *port, void *buf, size_t len,
                                 const char *call, gcm_msg_status_t *info_p,
                                 gcm_request_h *req_p)
 {
+    return gcm_slots_irecv_fold(port, buf, len, slot, tag, flags, NULL, call,
+                                info_p, req_p);
+}
+
+gcm_status_t gcm_slots_irecv_fold(gcm_port_t *port, void *buf, size_t len,
+                                  int slot, int tag, int flags,
+                                  const gcm_slots_fold_t *fold,
+                                  const char *call, gcm_msg_status_t *info_p,
+                                  gcm_request_h *req_p)
+{
     gcm_thr_endpoint_t *endpoint = port->endpoint;
     struct gcm_request *req;
     gcm_list_t *pos, *tmp;
@@ -493,6 +503,7 @@ gcm_status_t gcm_slots_irecv_xf(gcm_port_t *port, void *buf, size_t len,
     req->len  = len;
     req->slot = slot;
     req->tag  = tag;
+    req->fold = fold;
 
     gcm_thr_lock(endpoint);
     gcm_list_for_each_safe(pos, tmp, &port->unexpected) {

@@ -16,7 +16,10 @@
  * done. A sender that is busy elsewhere takes nothing: the receiver has
  * taken every chunk by then. The receiver waits only for the chunks the
  * sender took, then sends the data notice that completes the send, as the
- * one-sided read does.
+ * one-sided read does. A receiver that has a large message of its own
+ * for that sender to read (an exchange; slot_shm_send.c) does not offer:
+ * neither has a hand free. A folded receive (slots.h) does not offer either: the
+ * pieces must land where and when its fold can use them.
  *
  * What the receiver sends is not believed: the sender copies from the
  * send's own buffer, found by the cookie among its sends to that process
@@ -196,6 +199,20 @@ static struct gcm_request *gcm_shm_coop_send(gcm_thr_endpoint_t *endpoint,
         }
     }
     return NULL;
+}
+
+int gcm_slots_shm_owed(gcm_thr_endpoint_t *endpoint, int proc)
+{
+    gcm_list_t *pos, *tmp;
+
+    gcm_list_for_each_safe(pos, tmp, &gcm_slots_ep(endpoint)->ackwait) {
+        struct gcm_request *req = gcm_container_of(pos, struct gcm_request,
+                                                   elem);
+        if ((req->rwait & GCM_RWAIT_DATA) && (req->dest_proc == proc)) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void gcm_slots_shm_coop_help(gcm_thr_endpoint_t *endpoint,

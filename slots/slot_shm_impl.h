@@ -131,6 +131,12 @@ typedef struct gcm_shm_ep {
     uint64_t            coop_copies;
     uint64_t            coop_chunks;
     uint64_t            coop_helped;
+    /* Large reads by us alone because their sender had one of ours to
+     * read (an exchange: it has no hand free), and folded reads
+     * (slots.h, gcm_slots_fold_t) with their pieces. */
+    uint64_t            coop_skipped;
+    uint64_t            fold_reads;
+    uint64_t            fold_pieces;
 } gcm_shm_ep_t;
 
 typedef struct gcm_slots_shm_state {
@@ -226,6 +232,10 @@ gcm_status_t gcm_slots_shm_copy(int write, int pid, uint32_t proc,
 /* Receives n bytes of a large message into buf with its sender's help
  * through tx, the ring we produce into at the sender: 1 and the outcome
  * in *status_p, or 0 when no offer could be made (read alone). */
+/* Has endpoint a large message to proc that proc has yet to read (a
+ * send waiting for its data notice)? Lock held. */
+int gcm_slots_shm_owed(gcm_thr_endpoint_t *endpoint, int proc)
+    GCM_INTERNAL;
 int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
                             const gcm_payload_t *payload, void *buf,
                             size_t n, gcm_status_t *status_p) GCM_INTERNAL;

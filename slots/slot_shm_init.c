@@ -301,6 +301,13 @@ void gcm_slots_shm_finalize(void)
                       (unsigned long long)sep->coop_helped,
                       (unsigned long long)sep->coop_chunks);
         }
+        if ((sep->coop_skipped > 0) || (sep->fold_reads > 0)) {
+            gcm_debug("shm endpoint %d: %llu large reads alone while their "
+                      "sender had one of ours to read, %llu folded reads "
+                      "in %llu pieces", i, (unsigned long long)sep->coop_skipped,
+                      (unsigned long long)sep->fold_reads,
+                      (unsigned long long)sep->fold_pieces);
+        }
         gcm_thr_unlock(endpoint);
     }
     gcm_shm_close_all();

@@ -230,6 +230,24 @@ typedef struct gcm_slots_shm_pend {
     gcm_slots_ctrl_t    ctrl;
 } gcm_slots_shm_pend_t;
 
+/*
+ * A receive's fold: fn is told of the data piece by piece as it lands in
+ * the receive buffer (bytes [off, off + len) of buf are in; in order, each
+ * byte once), so that it can use each piece while it is in cache. Every
+ * piece but a truncated message's last is a multiple of unit bytes. A
+ * same-host message read from its sender's memory is read a few dozen
+ * KiB at a time by the receiver alone (no cooperative copy: each piece is
+ * used as soon as it is in); any other message is one piece once it is
+ * whole. fn runs with the endpoint's lock held, in whichever thread
+ * progresses the endpoint, before the receive completes; it must not
+ * call the library.
+ */
+typedef struct gcm_slots_fold {
+    void  (*fn)(void *ctx, size_t off, size_t len);
+    void   *ctx;
+    size_t  unit;
+} gcm_slots_fold_t;
+
 struct gcm_request {
     atomic_int          done;
     uint32_t            magic;     /* GCM_SLOTS_REQ_MAGIC while in use */
@@ -252,6 +270,7 @@ struct gcm_request {
     int                 slot;
     int                 tag;
     void               *tmpbuf;    /* truncated rendezvous lands here */
+    const gcm_slots_fold_t *fold;  /* NULL: the data stays in buf */
     /* send */
     gcm_slots_env_t     env;       /* must live until UCX is done */
     gcm_slots_edge_t   *edge;      /* NULL for pattern ports */
@@ -401,6 +420,13 @@ gcm_status_t gcm_slots_irecv_xf(gcm_port_t *port, void *buf, size_t len,
                                 int slot, int tag, int flags,
                                 const char *call, gcm_msg_status_t *info_p,
                                 gcm_request_h *req_p) GCM_INTERNAL;
+/* The same with a fold (not NULL; it must outlive the receive): fold->fn
+ * is told of each piece of buf as it lands. */
+gcm_status_t gcm_slots_irecv_fold(gcm_port_t *port, void *buf, size_t len,
+                                  int slot, int tag, int flags,
+                                  const gcm_slots_fold_t *fold,
+                                  const char *call, gcm_msg_status_t *info_p,
+                                  gcm_request_h *req_p) GCM_INTERNAL;
 /* Sets (fn not NULL) or removes the handler of receive slot rslot; owner
  * is the LCO handle handlers get. Messages queued on the slot go to the
  * new handler in order. Takes the lock; runs ready handlers after. */

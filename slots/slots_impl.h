@@ -312,10 +312,15 @@ void gcm_slots_shm_send_ctrl(gcm_thr_endpoint_t *endpoint,
                              gcm_thr_conn_t *conn,
                              const gcm_slots_ctrl_t *ctrl) GCM_INTERNAL;
 /* Reads n bytes of a SHM_RNDV payload that arrived at endpoint into
- * buf. */
+ * buf; with a fold (not NULL), piece by piece, telling fold->fn of each
+ * (slots.h). */
 gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
                                 const gcm_payload_t *payload, void *buf,
-                                size_t n) GCM_INTERNAL;
+                                size_t n, const gcm_slots_fold_t *fold)
+    GCM_INTERNAL;
+/* Bytes a fold's read takes at a time (rounded down to its unit): small
+ * enough that the piece is still in cache when the fold uses it. */
+#define GCM_SLOTS_FOLD_PIECE (128 * 1024)
 void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                                gcm_status_t reason) GCM_INTERNAL;
 unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;

@@ -1,0 +1,69 @@
+#!/bin/sh
+# tests/mpi/test_coll_fold.sh: tests/mpi/coll_fold (large reductions that
+# combine the partner's data piece by piece as they read it; large
+# exchanges in which both processes read at once) at 2, 3 and 4
+# processes; from the debug log's counts at finalize, that the reads were
+# folded and that an exchange's readers read alone; then a peer that dies
+# while its half of a 64 MiB allreduce is read. Exit 0 pass, 1 fail, 77
+# skip.
+set -u
+
+. "${top_srcdir:-.}/tests/lib.sh"
+prog="${builddir}/tests/mpi/coll_fold"
+need_progs "$gcrun" "$prog"
+
+# The sum of the first number of every line of out that matches RE.
+count_sum() {
+    printf '%s\n' "$out" | sed -n "s/$1/\\1/p" |
+        awk '{ s += $1 } END { print s + 0 }'
+}
+
+for n in 2 3 4; do
+    launch_for 180 "$n" env GENCOMM_LOG_LEVEL=debug \
+        GENCOMM_COLL_ALLREDUCE=rabenseifner "$prog"
+    if expect_rc 0; then
+        for phase in a b c d; do
+            expect_count 1 "coll_fold: \\($phase\\) ok"
+        done
+        expect_count 1 'coll_fold: all passed'
+        folded=$(count_sum '.*to read, [0-9]* folded reads in \([0-9]*\) pieces.*')
+        if [ "$folded" -eq 0 ]; then
+            fail_out "$n processes: no read was folded"
+        fi
+        if [ "$n" -eq 2 ]; then
+            alone=$(count_sum '.*: \([0-9]*\) large reads alone while.*')
+            if [ "$alone" -eq 0 ]; then
+                fail_out "2 processes: every exchange offered a share"
+            fi
+        fi
+    fi
+done
+
+# The default choice at 2 processes folds too (Rabenseifner from 16 KiB).
+launch_for 180 2 env GENCOMM_LOG_LEVEL=debug "$prog"
+if expect_rc 0; then
+    expect_count 1 'coll_fold: all passed'
+    expect_match 'coll: allreduce rabenseifner, 2 ranks, 1048576 bytes'
+    expect_match '[1-9][0-9]* folded reads'
+fi
+
+# A peer killed while its half is read: the allreduce fails, it does not
+# hang, and the job ends as a failure (rank 0's exit 1, or rank 1's
+# SIGKILL, whichever gcrun reaps first).
+export GENCOMM_KILL_GRACE_MS=5000
+launch_for 60 2 "$prog" die
+case $rc in
+    1 | 137) ;;
+    *) expect_rc 137 ;;
+esac
+if [ "$rc" -eq 1 ] || [ "$rc" -eq 137 ]; then
+    expect_match 'rank 1.*killed by signal 9'
+    expect_count 1 'coll_fold: peer died: class [0-9]+'
+    expect_count 0 'FAIL'
+fi
+unset GENCOMM_KILL_GRACE_MS
+
+if [ "$status" -eq 0 ]; then
+    echo "all folded reduction checks passed"
+fi
+finish
