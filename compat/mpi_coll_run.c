@@ -245,10 +245,11 @@ int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
  * thread is advancing at the moment: in verification mode its check
  * first (which must pass at every member before the schedule starts, and
  * which the other members' waits may need, whatever request this member
- * waits on), then its schedule. A schedule is listed when it starts
- * (unless it ran to its end there) and unlisted once over or before it is
- * freed. A wait on its own request runs it as a blocking call does
- * (coll_req_wait).
+ * waits on), then its schedule. A schedule is listed (or parked, see
+ * coll_nb_list) when it starts (unless it ran to its end there) and
+ * unlisted once over or before it is freed. A wait on its own request
+ * runs it as a blocking call does (coll_req_wait; MPI_Wait:
+ * gcm_mpi_coll_req_wait_release).
  */
 struct gcm_mpi_coll_nb {
     coll_sched_t s;
@@ -260,7 +261,8 @@ struct gcm_mpi_coll_nb {
     gcm_mpi_req_t *req;
     gcm_list_t   elem;
     atomic_int   busy;     /* a thread advances the check or s */
-    int          listed;
+    int          listed;   /* on the list (changed under its lock) */
+    int          parked;   /* put in the parked slot (its caller's) */
     /* Kept for the next call with the same arguments (which >= 0, keep
      * set once its build proved keepable): see gcm_mpi_coll_nb_get. */
     int          which;
@@ -340,7 +342,7 @@ static int coll_sched_uses_derived(const coll_sched_t *s)
     return 0;
 }
 
-static void coll_nb_hold(coll_nb_t *nb, int take)
+static void coll_nb_hold_walk(coll_nb_t *nb, int take)
 {
     const coll_sched_t *s = &nb->s;
     int i;
@@ -384,6 +386,15 @@ static void coll_nb_hold(coll_nb_t *nb, int take)
     }
 }
 
+/* Takes (take 1) or drops the references of nb's steps; nothing to do,
+ * without a call, for a schedule known to use only predefined handles. */
+static inline void coll_nb_hold(coll_nb_t *nb, int take)
+{
+    if (nb->owns != 1) {
+        coll_nb_hold_walk(nb, take);
+    }
+}
+
 /* Advances nb's check, then its schedule, without blocking (busy held
  * or nb not shared yet); 1 once it is over: run to its end, or failed
  * its check. */
@@ -410,18 +421,27 @@ static int coll_nb_advance(coll_nb_t *nb)
 }
 
 /*
- * The running list's lock is a flag rather than a mutex: a nonblocking
- * collective waited at once takes it twice (listed when it starts,
- * unlisted when its wait runs it), and the mutex's lock and unlock cost
- * about as much as the rest of the request's set-up together. It is held
- * for a list operation, or by the hook while it advances the listed
- * schedules; a thread that finds it held spins briefly, then yields.
+ * The running list's lock is a flag rather than a mutex: the mutex's
+ * lock and unlock cost about as much as the rest of the request's set-up
+ * together. It is held for a list operation, or by the hook while it
+ * advances the listed schedules; a thread that finds it held spins
+ * briefly, then yields.
+ *
+ * A started schedule is first parked, when the slot is free, rather than
+ * listed: one compare-and-swap instead of the lock pair and the list's
+ * links. Its wait (usually the next call) takes it back the same way, so
+ * a collective waited at once never touches the list. A hook that finds
+ * one parked lists it (under the lock) before it advances the list, so
+ * every wait in the library still progresses it; once the slot is
+ * emptied by a hook, the schedule's own unlisting takes the lock, which
+ * the hook held while listing it.
  */
 static struct {
     atomic_int lock;
     gcm_list_t active;
     atomic_int n;
-    int        hooked;   /* the wait hook is set (under lock) */
+    atomic_int hooked;   /* the wait hook is set (set under lock) */
+    _Atomic(coll_nb_t *) parked;
 } coll_nb_reg = { .active = { &coll_nb_reg.active, &coll_nb_reg.active } };
 
 static int coll_nb_reg_trylock(void)
@@ -450,13 +470,34 @@ static void coll_nb_reg_unlock(void)
 
 static _Thread_local int coll_nb_in_hook GCM_TLS_HOT;
 
+/* Puts nb on the list (the lock held). */
+static void coll_nb_push(coll_nb_t *nb)
+{
+    gcm_list_push_back(&coll_nb_reg.active, &nb->elem);
+    nb->listed = 1;
+    atomic_store_explicit(&coll_nb_reg.n,
+                          atomic_load_explicit(&coll_nb_reg.n,
+                                               memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
 static void coll_nb_hook(void)
 {
+    coll_nb_t *p;
     gcm_list_t *e;
 
-    if ((atomic_load_explicit(&coll_nb_reg.n, memory_order_relaxed) == 0) ||
+    if ((atomic_load_explicit(&coll_nb_reg.n, memory_order_relaxed) == 0 &&
+         atomic_load_explicit(&coll_nb_reg.parked,
+                              memory_order_relaxed) == NULL) ||
         coll_nb_in_hook || !coll_nb_reg_trylock()) {
         return;
+    }
+    /* A parked schedule joins the list, under the lock its own
+     * unlisting then takes. */
+    p = atomic_exchange_explicit(&coll_nb_reg.parked, NULL,
+                                 memory_order_acquire);
+    if (p != NULL) {
+        coll_nb_push(p);
     }
     /* A user reduction may wait in the library: no recursion. */
     coll_nb_in_hook = 1;
@@ -473,32 +514,56 @@ static void coll_nb_hook(void)
     coll_nb_reg_unlock();
 }
 
+/* Makes nb's progress every wait's business: parked, or listed. */
 static void coll_nb_list(coll_nb_t *nb)
 {
-    if (nb->listed) {
+    coll_nb_t *none = NULL;
+
+    if (nb->listed || nb->parked) {
+        return;
+    }
+    if (atomic_load_explicit(&coll_nb_reg.hooked, memory_order_relaxed) &&
+        atomic_load_explicit(&coll_nb_reg.parked,
+                             memory_order_relaxed) == NULL &&
+        atomic_compare_exchange_strong_explicit(
+            &coll_nb_reg.parked, &none, nb, memory_order_release,
+            memory_order_relaxed)) {
+        nb->parked = 1;
         return;
     }
     coll_nb_reg_lock();
-    gcm_list_push_back(&coll_nb_reg.active, &nb->elem);
-    nb->listed = 1;
-    atomic_store_explicit(&coll_nb_reg.n,
-                          atomic_load_explicit(&coll_nb_reg.n,
-                                               memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    if (!coll_nb_reg.hooked) {
-        /* Once: the hook returns at its first test while n is 0. */
+    coll_nb_push(nb);
+    if (!atomic_load_explicit(&coll_nb_reg.hooked, memory_order_relaxed)) {
+        /* Once: the hook returns at its first test while n is 0 and
+         * nothing is parked. */
         gcm_lco_set_wait_hook(coll_nb_hook);
-        coll_nb_reg.hooked = 1;
+        atomic_store_explicit(&coll_nb_reg.hooked, 1, memory_order_relaxed);
     }
     coll_nb_reg_unlock();
 }
 
 static void coll_nb_unlist(coll_nb_t *nb)
 {
-    if (!nb->listed) {
+    coll_nb_t *self = nb;
+
+    if (nb->parked) {
+        nb->parked = 0;
+        if (atomic_compare_exchange_strong_explicit(
+                &coll_nb_reg.parked, &self, NULL, memory_order_acquire,
+                memory_order_relaxed)) {
+            return;   /* never listed */
+        }
+        /* A hook took it, and listed it under the lock it held. */
+        coll_nb_reg_lock();
+        if (!nb->listed) {
+            coll_nb_reg_unlock();
+            return;
+        }
+    } else if (!nb->listed) {
         return;
+    } else {
+        coll_nb_reg_lock();
     }
-    coll_nb_reg_lock();
     gcm_list_del(&nb->elem);
     nb->listed = 0;
     atomic_store_explicit(&coll_nb_reg.n,
@@ -570,6 +635,41 @@ static int coll_req_wait(gcm_mpi_req_t *req)
     }
     atomic_store_explicit(&nb->busy, 0, memory_order_release);
     coll_req_over(req, nb);
+    return 1;
+}
+
+/*
+ * MPI_Wait on a collective waited at once: what coll_req_wait,
+ * coll_req_over, gcm_mpi_req_finish and the release do, in one pass, for
+ * the usual case (the schedule runs to its end without failing). The
+ * running list's lock is taken once: unlisted under it, the schedule is
+ * advanced by no hook any more, and by no other thread (MPI: one request
+ * is not completed by two calls at once), so no busy flag is needed.
+ */
+int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
+{
+    coll_nb_t *nb = req->state;
+
+    if (req->poll != coll_req_poll || req->persistent) {
+        return 0;
+    }
+    if (!req->complete) {
+        coll_nb_unlist(nb);
+        if (nb->gate != NULL || nb->failed != 0) {
+            coll_nb_list(nb);   /* its check first: the general path */
+            return 0;
+        }
+        (void)gcm_coll_sched_advance(&nb->s, 1);
+        if (nb->s.err != GCM_OK) {
+            coll_req_over(req, nb);
+            req->complete = 1;
+            return 0;
+        }
+    } else if (req->status.MPI_ERROR != MPI_SUCCESS) {
+        return 0;
+    }
+    gcm_mpi_status_empty_single(status);
+    gcm_mpi_req_release(req);
     return 1;
 }
 

@@ -658,6 +658,13 @@ int gcm_mpi_req_bad(const char *call, const char *what) GCM_INTERNAL;
 /* The empty status of a single-completion call (MPI_ERROR left alone). */
 void gcm_mpi_status_empty_single(MPI_Status *status) GCM_INTERNAL;
 
+/* MPI_Wait on a collective's nonpersistent request (req->kept): runs its
+ * schedule to its end, writes status and releases req; 1 when done so
+ * (the request succeeded), 0 when the general path must complete it
+ * (nothing lost: a failure's status is kept in req). */
+int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
+    GCM_INTERNAL;
+
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;
 /* MPI_Finalize: waits for buffered sends still in flight. */

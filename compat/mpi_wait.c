@@ -141,6 +141,13 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
         gcm_mpi_status_empty_single(status);
         return MPI_SUCCESS;
     }
+    /* A collective's request, in one pass: its schedule run, its
+     * status written and the request released together. */
+    if (req->kept && gcm_mpi_coll_req_wait_release(req, status)) {
+        *request = MPI_REQUEST_NULL;
+        gcm_mpi_orphans_reap(0);
+        return MPI_SUCCESS;
+    }
     comm = req->comm;
     gcm_mpi_req_wait(req);
     err = gcm_mpi_req_finish(req, request, status);
