@@ -144,25 +144,45 @@ static void coll_unfold_result(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
 }
 
 /* Recursive doubling over the fold: partners at distance 1, 2, 4... of
- * the new numbering, which keeps contiguous rank ranges in order. */
+ * the new numbering, which keeps contiguous rank ranges in order. sbuf
+ * (GCM_COLL_IN_PLACE: rbuf already holds this rank's data) is copied
+ * into rbuf first, except where the first exchange can do without: with
+ * every rank in the doubling (no fold), it sends from sbuf and receives
+ * into rbuf, and combines sbuf into what came (sbuf op theirs, right for
+ * the lower rank of the pair, and for both under a commutative op). A
+ * commutative op also combines the partner's data into acc in every
+ * round, whichever side it came from, so that acc stays rbuf and no
+ * closing copy is needed. At 2 ranks the schedule is then one exchange
+ * and one combine. */
 static void coll_allreduce_recdbl(gcm_coll_sched_t *s,
-                                  const gcm_coll_grp_t *g, void *rbuf,
-                                  int count, gcm_coll_type_h type,
-                                  gcm_coll_op_h op)
+                                  const gcm_coll_grp_t *g, const void *sbuf,
+                                  void *rbuf, int count,
+                                  gcm_coll_type_h type, gcm_coll_op_h op)
 {
     int rank = g->rank, pof2 = gcm_coll_pof2(g->size);
-    int rem = g->size - pof2, newrank, mask;
+    int rem = g->size - pof2, newrank, mask = 1;
+    int commute = s->ops->commutative(op);
     void *acc = rbuf, *x = gcm_coll_alloc_type(s, count, type);
 
+    if (sbuf != GCM_COLL_IN_PLACE && rem == 0 &&
+        (commute || (rank ^ 1) > rank)) {
+        gcm_coll_send(s, g, sbuf, count, type, rank ^ 1);
+        gcm_coll_recv(s, g, rbuf, count, type, rank ^ 1);
+        gcm_coll_fence(s);
+        gcm_coll_combine(s, op, sbuf, rbuf, count, type);
+        mask = 2;
+    } else if (sbuf != GCM_COLL_IN_PLACE) {
+        gcm_coll_copy(s, sbuf, count, type, 0, rbuf, count, type, 0);
+    }
     newrank = coll_fold(s, g, acc, x, count, type, op, rem);
     if (newrank >= 0) {
-        for (mask = 1; mask < pof2; mask <<= 1) {
+        for (; mask < pof2; mask <<= 1) {
             int dst = coll_unfold(newrank ^ mask, rem);
 
             gcm_coll_send(s, g, acc, count, type, dst);
             gcm_coll_recv(s, g, x, count, type, dst);
             gcm_coll_fence(s);
-            if (dst < rank) {
+            if (dst < rank || commute) {
                 gcm_coll_combine(s, op, x, acc, count, type);
             } else {
                 void *t = acc;
@@ -460,14 +480,14 @@ void gcm_coll_allreduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         coll_allreduce_rabenseifner(s, g, sbuf, rbuf, count, type, op);
         return;
     }
-    if (sbuf != GCM_COLL_IN_PLACE) {
-        gcm_coll_copy(s, sbuf, count, type, 0, rbuf, count, type, 0);
-    }
     if (g->size == 1) {
+        if (sbuf != GCM_COLL_IN_PLACE) {
+            gcm_coll_copy(s, sbuf, count, type, 0, rbuf, count, type, 0);
+        }
         return;
     }
     gcm_coll_trace("allreduce", "recursive_doubling", g, len);
-    coll_allreduce_recdbl(s, g, rbuf, count, type, op);
+    coll_allreduce_recdbl(s, g, sbuf, rbuf, count, type, op);
 }
 
 void gcm_coll_allreduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,

@@ -243,6 +243,18 @@ static void test_reduce_noncomm(void)
         for (i = 0; i < n; i++) {
             bad += !aff_eq(out[i], aff_range(0, size, i));
         }
+        /* Allreduce from a separate send buffer, which stays as it was
+         * (at 2^k ranks the first exchange sends it and combines it into
+         * what came, on the left: the lower rank's side). */
+        for (i = 0; i < n; i++) {
+            in[i] = aff_of(rank, i);
+            out[i] = aff_of(size + 1, i);
+        }
+        OK(MPI_Allreduce(in, out, n, aff_type, aff_op, MPI_COMM_WORLD));
+        for (i = 0; i < n; i++) {
+            bad += !aff_eq(out[i], aff_range(0, size, i));
+            bad += !aff_eq(in[i], aff_of(rank, i));
+        }
         CHECK(bad == 0, "non-commutative reduce/allreduce of %d: %d wrong",
               n, bad);
         free(in);
