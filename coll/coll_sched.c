@@ -659,11 +659,18 @@ static int coll_run_fence(gcm_coll_sched_t *s, int block)
     return 1;
 }
 
-/* Runs a local step (COMBINE or COPY). */
+/* Runs a local step (COMBINE or COPY). A copy of raw bytes (both sides
+ * contiguous: gcm_coll_copy made them so when it was built) that fits is
+ * one memmove. */
 static inline void coll_run_local(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 {
     if (st->kind == GCM_COLL_COMBINE) {
         s->ops->combine(st->op, st->sbuf, st->buf, st->count, st->type);
+    } else if (st->stype == NULL && st->type == NULL &&
+               st->slen <= st->len) {
+        if (st->slen != 0) {
+            memmove(st->buf, st->sbuf, st->slen);
+        }
     } else {
         coll_run_copy(s, st);
     }

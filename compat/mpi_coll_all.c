@@ -43,11 +43,13 @@ static void coll_all_build(coll_sched_t *s, const coll_all_build_t *b,
 
 /* Runs a checked call in mode: blocking and nonblocking calls of a
  * kept collective (which >= 0) take the schedule kept from an earlier
- * call with the same arguments (key), or build it and keep it (as
+ * call with the same arguments (key; a blocking call's caller looked it
+ * up before its checks, which it skipped if found: k), or build it and
+ * keep it (as
  * MPI_Allreduce does: mpi_coll_run.c, "schedules kept between calls");
  * the rest build theirs. */
 static int coll_all_run(MPI_Comm comm, int which, const coll_key_t *key,
-                        const coll_all_build_t *b, int mode,
+                        coll_kept_t *k, const coll_all_build_t *b, int mode,
                         MPI_Request *request, const char *call)
 {
     coll_sched_t stack, *s;
@@ -55,8 +57,6 @@ static int coll_all_run(MPI_Comm comm, int which, const coll_key_t *key,
     int hit = 0, rc = MPI_SUCCESS;
 
     if (which >= 0 && mode == COLL_BLOCKING) {
-        coll_kept_t *k = gcm_mpi_coll_kept_find(comm, which, key);
-
         if (k != NULL) {
             return gcm_mpi_coll_kept_run(k, comm, call);
         }
@@ -141,6 +141,7 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
     coll_all_build_t kb = { 0, sendbuf, sendcount, sendtype, recvbuf,
                             recvcount, recvcounts, displs, recvtype, NULL,
                             NULL };
+    coll_kept_t *k;
     coll_key_t key;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
@@ -151,8 +152,11 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
                            MPI_OP_NULL, 0);
     key.rcount = recvcount;
     key.rtype = recvtype;
-    if (is_v || !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLGATHER, mode,
-                                        &key)) {
+    k = (is_v || mode != COLL_BLOCKING) ? NULL :
+        gcm_mpi_coll_kept_find(comm, COLL_KEPT_ALLGATHER, &key);
+    if (is_v || (k == NULL &&
+                 !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLGATHER, mode,
+                                         &key))) {
         rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                   recvcount, recvcounts, displs, is_v,
                                   recvtype, comm, call);
@@ -170,7 +174,7 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    return coll_all_run(comm, is_v ? -1 : COLL_KEPT_ALLGATHER, &key, &kb,
+    return coll_all_run(comm, is_v ? -1 : COLL_KEPT_ALLGATHER, &key, k, &kb,
                         mode, request, call);
 }
 
@@ -318,6 +322,7 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
 {
     coll_all_build_t kb = { 1, NULL, 0, MPI_DATATYPE_NULL, NULL, 0, NULL,
                             NULL, MPI_DATATYPE_NULL, sd, rd };
+    coll_kept_t *k;
     coll_key_t key;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
@@ -328,8 +333,11 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
                            sd->type, MPI_OP_NULL, 0);
     key.rcount = rd->count;
     key.rtype = rd->type;
+    k = (is_v || is_w || mode != COLL_BLOCKING) ? NULL :
+        gcm_mpi_coll_kept_find(comm, COLL_KEPT_ALLTOALL, &key);
     if (is_v || is_w ||
-        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLTOALL, mode, &key)) {
+        (k == NULL &&
+         !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLTOALL, mode, &key))) {
         rc = coll_check_a2a(sd, rd, is_v, is_w, comm, call);
     }
     if (rc == MPI_SUCCESS) {
@@ -348,7 +356,7 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
         return rc;
     }
     return coll_all_run(comm, (is_v || is_w) ? -1 : COLL_KEPT_ALLTOALL, &key,
-                        &kb, mode, request, call);
+                        k, &kb, mode, request, call);
 }
 
 /* The sides of alltoall, alltoallv and alltoallw from their arguments. */
