@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "compat/mpi_type_impl.h"
 
 #include <complex.h>
 #include <stdbool.h>
@@ -562,6 +563,7 @@ void gcm_mpi_op_apply(MPI_Op op, const void *in, void *inout, int count,
     gcm_mpi_basic_t kind;
     MPI_Count per = 0;
     size_t esize;
+    int run = 1;
 
     if (count <= 0) {
         return;
@@ -587,9 +589,18 @@ void gcm_mpi_op_apply(MPI_Op op, const void *in, void *inout, int count,
         /* Refused by gcm_mpi_op_check, or nothing to do. */
         return;
     }
-    if ((gcm_mpi_type_is_contiguous(datatype, count, in, &in_start) != 0) &&
-        (gcm_mpi_type_is_contiguous(datatype, count, inout,
-                                    &io_start) != 0) &&
+    /* A dense predefined type (every one but the pairs with a hole) is
+     * its items from the start of the buffer: no layout to look at. */
+    if (datatype->predefined && datatype->dense) {
+        in_start = in;
+        io_start = inout;
+    } else if ((gcm_mpi_type_is_contiguous(datatype, count, in,
+                                           &in_start) == 0) ||
+               (gcm_mpi_type_is_contiguous(datatype, count, inout,
+                                           &io_start) == 0)) {
+        run = 0;
+    }
+    if (run &&
         (((uintptr_t)in_start % info->align) == 0) &&
         (((uintptr_t)io_start % info->align) == 0)) {
         /* The data is already a packed run of items: operate in place. */
