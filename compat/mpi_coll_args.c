@@ -15,16 +15,6 @@
 
 /* ---- argument checks ----------------------------------------------------- */
 
-int gcm_mpi_coll_check_comm(MPI_Comm comm, const char *call)
-{
-    int rc = gcm_mpi_check_init(call);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    return gcm_mpi_comm_check(comm, call);
-}
-
 int gcm_mpi_coll_check_count(MPI_Comm comm, const char *call, int count,
                              const char *what)
 {

@@ -209,7 +209,17 @@ int gcm_mpi_coll_check_buf(MPI_Comm comm, const char *call, const void *buf,
                            int count, MPI_Datatype type, int in_place_ok,
                            const char *what) GCM_INTERNAL;
 
-int gcm_mpi_coll_check_comm(MPI_Comm comm, const char *call) GCM_INTERNAL;
+/* The communicator of a collective: a valid one passes on two
+ * comparisons (the layer up, the handle's magic); anything else takes
+ * gcm_mpi_comm_check, which says what is wrong. */
+static inline int gcm_mpi_coll_check_comm(MPI_Comm comm, const char *call)
+{
+    if (gcm_likely(gcm_mpi_is_up() && comm != MPI_COMM_NULL &&
+                   comm->magic == GCM_MPI_MAGIC_COMM)) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_comm_check(comm, call);
+}
 
 int gcm_mpi_coll_check_count(MPI_Comm comm, const char *call, int count,
                              const char *what) GCM_INTERNAL;
