@@ -17,7 +17,7 @@
  * a GENCOMM_POLL_YIELD_US longer than the test), no poll may yield.
  * Process 0 prints "p2p_poll: all checks passed" when no process failed.
  */
-#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#define _GNU_SOURCE /* gcm_test_one_cpu (gcm_test.h) */
 #include "config.h"
 
 #include "lco/lco.h"
@@ -126,18 +126,10 @@ static void worker(void)
 
 int main(int argc, char **argv)
 {
-    cpu_set_t set, one;
     int keep = (argc > 1) && (strcmp(argv[1], "keep") == 0);
-    int cpu;
 
     /* Both processes on one CPU before gcm_init counts the cores. */
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-        for (cpu = 0; !CPU_ISSET(cpu, &set); cpu++) {
-        }
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        (void)sched_setaffinity(0, sizeof(one), &one);
-    }
+    gcm_test_one_cpu();
     if (!gcm_test_init(&argc, &argv, "p2p_poll")) {
         return 1;
     }
