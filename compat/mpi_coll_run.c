@@ -752,33 +752,37 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
                                   const coll_key_t *key, int *hit_p,
                                   const char *call, int *rc_p)
 {
-    struct gcm_mpi_coll_cache *c;
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
     coll_sched_t *s;
-    coll_nb_t *nb;
-    int i, tag;
+    coll_nb_t *nb = NULL;
 
     *hit_p = 0;
-    /* What the same handles always mean, as for blocking calls. */
-    if (!coll_key_keepable(comm, key) ||
-        (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
-        return gcm_mpi_coll_new(comm, call, rc_p);
+    if (c != NULL) {
+        nb = atomic_exchange(&c->nbkept[which], NULL);
     }
-    nb = atomic_exchange(&c->nbkept[which], NULL);
     if (nb != NULL && coll_key_eq(&nb->key, key)) {
-        /* The tag a build would have taken. */
-        tag = gcm_mpi_coll_tag(comm);
-        for (i = 0; i < nb->s.nsteps; i++) {
-            gcm_coll_step_t *st = &nb->s.steps[i];
-
-            if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
-                st->tag = tag;
-            }
-        }
+        /* Kept under these arguments, so keepable (their handles mean
+         * the same); every transfer under the tag a build would have
+         * taken, as a kept blocking schedule (coll_keepable: they shared
+         * the building call's). */
+        nb->s.tag = gcm_mpi_coll_tag(comm);
         nb->s.next = 0;
         nb->s.pending = 0;
         nb->s.err = GCM_OK;
         *hit_p = 1;
         return &nb->s;
+    }
+    /* What the same handles always mean, as for blocking calls. */
+    if (!coll_key_keepable(comm, key) ||
+        (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
+        coll_nb_t *none = NULL;
+
+        /* Not this call's to replace: back for the calls it serves. */
+        if (nb != NULL &&
+            !atomic_compare_exchange_strong(&c->nbkept[which], &none, nb)) {
+            coll_nb_free(nb);
+        }
+        return gcm_mpi_coll_new(comm, call, rc_p);
     }
     if (nb != NULL) {
         coll_nb_free(nb);   /* another call's: this one replaces it */
