@@ -62,6 +62,10 @@ has '^chan_create,0,gencomm,' "gcm_bench printed no chan_create row"
 run "ucx_am_bench" "$b/bench/ucx_am_bench" --quick --no-bind
 rows "ucx_am_bench --quick" ucx 7
 
+# shm_floor checks each scheme's result itself and fails on a wrong one.
+run "shm_floor" "$b/bench/shm_floor" --quick
+rows "shm_floor --quick" "(cma_read|cma_write|staged)" 5
+
 # mpi_bench.c against gencomm's MPI layer, started by gcrun as bench/run
 # starts it: 7 point-to-point rows and comm_dup_np2 with 2 processes,
 # comm_dup_np3 alone with 3.
