@@ -542,7 +542,7 @@ static void coll_nb_list(coll_nb_t *nb)
     coll_nb_reg_unlock();
 }
 
-static void coll_nb_unlist(coll_nb_t *nb)
+static void coll_nb_unlist_slow(coll_nb_t *nb)
 {
     coll_nb_t *self = nb;
 
@@ -571,6 +571,16 @@ static void coll_nb_unlist(coll_nb_t *nb)
                                                memory_order_relaxed) - 1,
                           memory_order_relaxed);
     coll_nb_reg_unlock();
+}
+
+/* Takes nb off the list or out of the parked slot; no call when it is
+ * in neither (a schedule run to its end where it started, or unlisted
+ * already). */
+static inline void coll_nb_unlist(coll_nb_t *nb)
+{
+    if (nb->parked || nb->listed) {
+        coll_nb_unlist_slow(nb);
+    }
 }
 
 /* The status of req, whose schedule nb is over. */
@@ -646,9 +656,12 @@ static int coll_req_wait(gcm_mpi_req_t *req)
  * advanced by no hook any more, and by no other thread (MPI: one request
  * is not completed by two calls at once), so no busy flag is needed.
  */
+static void coll_req_cleanup(void *state);
+
 int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
 {
     coll_nb_t *nb = req->state;
+    MPI_Comm comm;
 
     if (req->poll != coll_req_poll || req->persistent) {
         return 0;
@@ -669,7 +682,13 @@ int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
         return 0;
     }
     gcm_mpi_status_empty_single(status);
-    gcm_mpi_req_release(req);
+    /* gcm_mpi_req_release of a kept request, its cleanup called here. */
+    comm = req->comm;
+    gcm_mpi_req_retire_kept(req);
+    coll_req_cleanup(nb);
+    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
+        gcm_mpi_comm_unref(comm);
+    }
     return 1;
 }
 
