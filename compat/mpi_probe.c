@@ -46,10 +46,11 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag,
         gcm_mpi_status_proc_null(status);
         return MPI_SUCCESS;
     }
-    result = gcm_lco_iprobe_x(comm->lco,
-                              (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
-                              source, (tag == MPI_ANY_TAG) ? GCM_ANY_TAG :
-                              tag, flag, &info);
+    /* Checked above: the poll alone. */
+    result = gcm_lco_iprobe_nr(comm->lco,
+                               (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                               source, (tag == MPI_ANY_TAG) ? GCM_ANY_TAG :
+                               tag, flag, &info);
     if (result != GCM_OK) {
         return gcm_mpi_native_error(comm, result, call);
     }
@@ -84,8 +85,8 @@ static int gcm_mpi_probe_cb(void *arg)
         p->result = gcm_lco_improbe(p->comm->lco, p->slot, p->tag, &flag,
                                     &p->msg, &p->info);
     } else {
-        p->result = gcm_lco_iprobe_x(p->comm->lco, p->slot, p->tag, &flag,
-                                     &p->info);
+        p->result = gcm_lco_iprobe_nr(p->comm->lco, p->slot, p->tag,
+                                      &flag, &p->info);
     }
     return flag || (p->result != GCM_OK);
 }

@@ -74,6 +74,11 @@ gcm_status_t gcm_lco_irecv_fold(gcm_lco_h lco, void *buf, size_t len,
                                 gcm_request_h *req_p) GCM_INTERNAL;
 gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
                               gcm_msg_status_t *status_p) GCM_INTERNAL;
+/* gcm_lco_iprobe_x for a caller that has checked the LCO, the tag and
+ * flag_p (the MPI layer's probes): one poll and a look at the queue of
+ * unexpected messages, no checks (a slot out of range matches nothing). */
+gcm_status_t gcm_lco_iprobe_nr(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                               gcm_msg_status_t *status_p) GCM_INTERNAL;
 /* gcm_lco_isend_x and gcm_lco_irecv_xf with GCM_LCO_XFER_NOREQ, for
  * callers whose arguments are right by construction (a collective's
  * schedule: its group's LCO and slots, a library tag, a buffer wherever

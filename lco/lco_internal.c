@@ -172,7 +172,6 @@ gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
                               gcm_msg_status_t *status_p)
 {
     static const char *call = "gcm_lco_iprobe_x";
-    gcm_msg_status_t info;
     gcm_status_t status;
 
     GCM_CHECK_LCO(call, lco);
@@ -180,6 +179,14 @@ gcm_status_t gcm_lco_iprobe_x(gcm_lco_h lco, int slot, int tag, int *flag_p,
     if (status != GCM_OK) {
         return status;
     }
+    return gcm_lco_iprobe_nr(lco, slot, tag, flag_p, status_p);
+}
+
+gcm_status_t gcm_lco_iprobe_nr(gcm_lco_h lco, int slot, int tag, int *flag_p,
+                               gcm_msg_status_t *status_p)
+{
+    gcm_msg_status_t info;
+
     gcm_thr_progress(lco->port->endpoint);
     *flag_p = gcm_slots_iprobe(lco->port, slot, tag, &info);
     if (*flag_p && (status_p != NULL)) {

@@ -18,6 +18,12 @@
 #                       --tag-output CMD..., one process per name in the
 #                       comma-separated HOSTS (N, also in nhosts).
 #   finish              exits with status.
+#   timed CMD...        CMD under the time limit (timeout's exit status
+#                       124 when the limit ends it); 20 s before
+#                       that (at 3/4 of limits under 80 s), the stacks of
+#                       every process CMD started are
+#                       printed (gdb, else the kernel's wait channels), so
+#                       that a hang says where it hangs.
 #
 # For scripts that run a program through gcrun and then look at its lines:
 #
@@ -54,6 +60,59 @@ fail() {
     status=1
 }
 
+# The pids of the processes below pid $1, deepest last.
+_descendants() {
+    for _c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+        echo "$_c"
+        _descendants "$_c"
+    done
+}
+
+# Prints the stacks of the processes below pid $1.
+_stacks() {
+    for _p in $(_descendants "$1"); do
+        [ -d "/proc/$_p" ] || continue
+        _cmd=$(tr '\0' ' ' 2>/dev/null <"/proc/$_p/cmdline" | cut -c1-100)
+        echo "---- stacks of pid $_p: $_cmd"
+        if command -v gdb >/dev/null 2>&1; then
+            gdb -p "$_p" -batch -nx -ex 'thread apply all bt 30' 2>&1 |
+                grep -E '^(Thread|#)' | head -n 120
+        else
+            for _t in /proc/"$_p"/task/*; do
+                echo "thread ${_t##*/}: $(cat "$_t/wchan" 2>/dev/null)"
+            done
+        fi
+    done
+}
+
+timed() {
+    timeout "$limit" "$@" &
+    _tp=$!
+    (
+        _at=$((limit - 20))
+        [ "$limit" -lt 80 ] && _at=$((limit * 3 / 4))
+        _left=$_at
+        while [ "$_left" -gt 0 ] && kill -0 "$_tp" 2>/dev/null; do
+            sleep 1 >/dev/null 2>&1
+            _left=$((_left - 1))
+        done
+        if [ "$_at" -gt 0 ] && kill -0 "$_tp" 2>/dev/null; then
+            echo "---- still running $_at s after the start:"
+            _stacks "$_tp"
+        fi
+    ) &
+    _wp=$!
+    wait "$_tp"
+    _trc=$?
+    if [ "$_trc" -eq 124 ]; then
+        wait "$_wp"
+    else
+        kill "$_wp" 2>/dev/null
+        wait "$_wp" 2>/dev/null
+    fi
+    return "$_trc"
+}
+
 # Prints the last 30 lines of out, for a failure.
 show_out() {
     printf '%s\n' "$out" | tail -30
@@ -69,7 +128,7 @@ expect() {
     _what=$1
     _want=$2
     shift 2
-    out=$(timeout "$limit" "$@" 2>&1)
+    out=$(timed "$@" 2>&1)
     rc=$?
     if [ "$rc" -eq "$_want" ] && [ "$rc" -ne 124 ]; then
         echo "ok: $_what"
@@ -77,6 +136,8 @@ expect() {
     fi
     if [ "$rc" -eq 124 ]; then
         fail "$_what (did not end within ${limit} s)"
+        printf '%s\n' "$out" | sed -n '/^---- still running/,$p' |
+            head -n 600
     else
         fail "$_what (exit $rc, expected $_want)"
     fi
@@ -125,7 +186,7 @@ launch() {
     shift
     echo "== gcrun -n $_n $* (limit ${limit}s)"
     _start=$(date +%s)
-    out=$(timeout "$limit" "$gcrun" -n "$_n" "$@" 2>&1)
+    out=$(timed "$gcrun" -n "$_n" "$@" 2>&1)
     rc=$?
     echo "   exit $rc after $(($(date +%s) - _start))s"
 }

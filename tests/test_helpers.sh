@@ -60,6 +60,11 @@ done
     limit=1
     expect "x" 124 sleep 5 >/dev/null
     [ "$status" -eq 1 ] || exit 4
+    # A hang shows the stacks of what still runs.
+    limit=4
+    expect "x" 124 sleep 30 >/dev/null
+    printf '%s\n' "$out" | grep -q '^---- stacks of pid [0-9]*: sleep 30' ||
+        exit 5
     exit 0
 )
 r=$?

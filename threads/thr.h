@@ -221,6 +221,10 @@ int gcm_thr_count_local(void) GCM_INTERNAL;
  * (docs/design.md, "Waiting"). */
 int gcm_thr_own_cpus(void) GCM_INTERNAL;
 int gcm_thr_spinners(void) GCM_INTERNAL;
+/* Empty polls of the calling thread that gave its core away, and whether
+ * the host has more of the job's processes than cores (tests). */
+unsigned long gcm_thr_poll_yields(void) GCM_INTERNAL;
+int gcm_thr_is_oversubscribed(void) GCM_INTERNAL;
 
 void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
@@ -318,9 +322,12 @@ int gcm_thr_proc_dead(int proc) GCM_INTERNAL;
 void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                          gcm_status_t reason) GCM_INTERNAL;
 
-/* One round of progress; takes the lock. Every 32nd call of a thread
- * also progresses the other endpoints that have pending requests and no
- * waiter (trying their locks, never waiting for them). */
+/* One round of progress (a poll); takes the lock. Every 32nd call of a
+ * thread also progresses the other endpoints that have pending requests
+ * and no waiter (trying their locks, never waiting for them). With more
+ * processes than cores, an empty poll after the caller was away for
+ * GENCOMM_POLL_YIELD_US, or in a run of empty polls that lasted that
+ * long, gives the core away (docs/design.md, "Polling"). */
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 
 /* Waits until done(arg) is true, progressing endpoint: spins, then sleeps

@@ -32,8 +32,9 @@ static const gcm_config_entry_t gcm_thr_config_entries[] = {
             "longest single sleep of a waiting thread (ms)"),
     GCM_CFG("GENCOMM_POLL_YIELD_US", "50", GCM_CFG_INT,
             gcm_thr_config.poll_yield_us,
-            "with more processes than cores: microseconds of polls that "
-            "found nothing before each further empty poll yields the core"),
+            "with more processes than cores: an empty poll yields the core "
+            "after the caller was away this many microseconds, or once "
+            "empty polls went on this long"),
     GCM_CFG_RANGE("GENCOMM_MAX_ENDPOINTS", "0", gcm_thr_config.max_endpoints,
                   0, GCM_MAX_ENDPOINTS,
                   "endpoints (UCX workers) per process, made at init: "

@@ -103,16 +103,43 @@ static unsigned gcm_thr_progress_orphans(gcm_thr_endpoint_t *self, int all)
     return n;
 }
 
-/* How many empty polls in a row pass between looks at the clock. */
-#define GCM_THR_IDLE_CHECK 64
+/* Yields of this thread's empty polls (tests count them). */
+static __thread unsigned long gcm_thr_poll_yields_n GCM_TLS_HOT;
 
+unsigned long gcm_thr_poll_yields(void)
+{
+    return gcm_thr_poll_yields_n;
+}
+
+int gcm_thr_is_oversubscribed(void)
+{
+    return gcm_thr.oversubscribed;
+}
+
+/*
+ * One poll (MPI_Test, MPI_Iprobe, the native test and probe): a round on
+ * endpoint. With more processes than cores, an empty one may give the core
+ * away, so that the process the caller waits for (the sender of HPL's
+ * panel) runs. It does when the caller has been away from the library for
+ * GENCOMM_POLL_YIELD_US since its last poll (it computes between polls, as
+ * HPL's update does: a yield costs it little against that, and the rank
+ * that must send gets the core at once instead of at the scheduler's next
+ * tick), and at every empty poll once its empty polls have gone on for
+ * that long without a pause (it polls in a loop). Not on a run of empty
+ * polls that are close together and short: a program that polls between
+ * small pieces of work (HPCC's RandomAccess tests a receive after every
+ * update) is busy, and a yield per poll would cost it a system call each
+ * time (measured: its MPI sections 1 s -> 9-15 s).
+ */
 void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
 {
     static __thread unsigned calls GCM_TLS_HOT;
-    static __thread unsigned empty GCM_TLS_HOT;
     static __thread int idle GCM_TLS_HOT;
-    static __thread double idle_since GCM_TLS_HOT;
+    static __thread double run_since GCM_TLS_HOT; /* first empty poll */
+    static __thread double left GCM_TLS_HOT;      /* last empty poll's end */
     unsigned n = gcm_thr_progress_own(endpoint);
+    double now, limit;
+    int away;
 
     /* A program that polls one request (MPI_Test in a loop) must not
      * starve the endpoints its other requests live on. */
@@ -120,32 +147,28 @@ void gcm_thr_progress(gcm_thr_endpoint_t *endpoint)
         n += gcm_thr_progress_orphans(endpoint, 0);
     }
     if (gcm_likely(n != 0)) {
-        empty = 0;
-        idle  = 0;
+        idle = 0;
+        left = 0;
         return;
     }
     if (!gcm_thr.oversubscribed) {
         return;
     }
-    /* Polls that have found nothing for GENCOMM_POLL_YIELD_US, with more
-     * processes than cores: the caller is idle in a loop (MPI_Iprobe or
-     * MPI_Test, as HPL's broadcast polls), and the process it waits for
-     * may need this core, so every empty poll from then on gives it away.
-     * Not from the first empty poll: a program that polls between small
-     * pieces of work (HPCC's RandomAccess tests a receive after every
-     * update) is busy, and a yield per poll would cost it a system call
-     * each time (measured: its MPI sections 1 s -> 9-15 s). */
-    if (idle) {
-        sched_yield();
-    } else if ((++empty % GCM_THR_IDLE_CHECK) == 0) {
-        double now = gcm_time_now();
-        if (empty == GCM_THR_IDLE_CHECK) {
-            idle_since = now;
-        } else if ((now - idle_since) * 1e6 >=
-                   (double)gcm_thr_config.poll_yield_us) {
-            idle = 1;
-        }
+    now   = gcm_time_now();
+    limit = (double)gcm_thr_config.poll_yield_us * 1e-6;
+    away  = (left != 0) && (now - left >= limit);
+    if (away || (left == 0)) {
+        run_since = now;
+        idle      = 0;
+    } else if (!idle && (now - run_since >= limit)) {
+        idle = 1;
     }
+    if (away || idle) {
+        gcm_thr_poll_yields_n++;
+        sched_yield();
+        now = gcm_time_now();
+    }
+    left = now;
 }
 
 /* Threads that wait while another polls sleep on the endpoint's wake_gen

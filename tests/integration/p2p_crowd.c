@@ -19,7 +19,7 @@
  * Usage: gcrun -n 2 p2p_crowd. Process 0 prints "p2p_crowd: all checks
  * passed" when no process failed.
  */
-#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#define _GNU_SOURCE /* gcm_test_one_cpu (gcm_test.h) */
 #include "config.h"
 
 #include "lco/lco.h"
@@ -184,18 +184,9 @@ static void sender(void)
 
 int main(int argc, char **argv)
 {
-    cpu_set_t set, one;
-    int cpu;
-
     /* Each process on one CPU of its mask (gcrun gives each its own core)
      * before gcm_init counts the cores. */
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-        for (cpu = 0; !CPU_ISSET(cpu, &set); cpu++) {
-        }
-        CPU_ZERO(&one);
-        CPU_SET(cpu, &one);
-        (void)sched_setaffinity(0, sizeof(one), &one);
-    }
+    gcm_test_one_cpu();
     setenv("GENCOMM_SPIN_COUNT", "100000000", 1);
     if (!gcm_test_init(&argc, &argv, "p2p_crowd")) {
         return 1;

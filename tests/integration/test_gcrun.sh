@@ -126,7 +126,7 @@ want_ranks_gone() {
         # A pid taken over by another program since (the machine may be
         # busy starting processes) is not a rank still running.
         if kill -0 "$p" 2>/dev/null &&
-            tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null |
+            tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" |
             grep -q gcrun_probe; then
             problem "rank process $p is still running after gcrun returned"
             kill -KILL "$p" 2>/dev/null

@@ -147,6 +147,18 @@ for shm in 1 0; do
         expect_count 1 'p2p_crowd: all checks passed'
     fi
 done
+# Two processes on one core: polls between pieces of work, and a loop of
+# polls for a message the other process sends, give the core away; with
+# GENCOMM_POLL_YIELD_US longer than the test, none does.
+launch_for 60 2 --bind-to none "$progs/p2p_poll"
+if expect_rc 0; then
+    expect_count 1 'p2p_poll: all checks passed'
+fi
+launch_for 60 2 --bind-to none env GENCOMM_POLL_YIELD_US=100000000 \
+    "$progs/p2p_poll" keep
+if expect_rc 0; then
+    expect_count 1 'p2p_poll: all checks passed'
+fi
 # Threads on endpoints of their own: each thread's LCO has its own
 # endpoint, with its own rings (debug logging shows endpoints other than
 # 0 attaching) or its own UCX worker; oversubscribed at 4 processes.

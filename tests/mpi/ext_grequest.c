@@ -40,6 +40,7 @@ static int class_of(int code)
 typedef struct op {
     MPI_Request req;
     int         delay_ms;     /* before the helper completes it */
+    atomic_int  held;         /* the helper waits until op_release */
     int         query_rc;     /* what query_fn returns */
     atomic_int  queries;
     atomic_int  frees;
@@ -93,6 +94,9 @@ static void *helper(void *arg)
 {
     op_t *op = arg;
 
+    while (atomic_load(&op->held)) {
+        sleep_ms(1);
+    }
     sleep_ms(op->delay_ms);
     if (MPI_Grequest_complete(op->req) != MPI_SUCCESS) {
         printf("FAIL: rank %d: MPI_Grequest_complete from the helper\n",
@@ -103,10 +107,16 @@ static void *helper(void *arg)
     return NULL;
 }
 
+/* A delay of HELD: the helper completes the request only after
+ * op_release, so that what the test does first happens before completion
+ * however slow the machine. */
+#define HELD (-1)
+
 static void op_start(op_t *op, int delay_ms, int query_rc, pthread_t *th)
 {
     memset(op, 0, sizeof(*op));
-    op->delay_ms = delay_ms;
+    op->delay_ms = delay_ms < 0 ? 0 : delay_ms;
+    atomic_store(&op->held, delay_ms == HELD);
     op->query_rc = query_rc;
     OK(MPI_Grequest_start(query_fn, free_fn, cancel_fn, op, &op->req));
     CHECK(op->req != MPI_REQUEST_NULL, "no request");
@@ -114,6 +124,11 @@ static void op_start(op_t *op, int delay_ms, int query_rc, pthread_t *th)
         printf("FAIL: rank %d: pthread_create\n", rank);
         exit(1);
     }
+}
+
+static void op_release(op_t *op)
+{
+    atomic_store(&op->held, 0);
 }
 
 static void join(pthread_t th)
@@ -260,11 +275,12 @@ static void test_free(void)
     MPI_Request copy;
     int spins = 0;
 
-    op_start(&op, 20, MPI_SUCCESS, &th);
+    op_start(&op, HELD, MPI_SUCCESS, &th);
     copy = op.req;
     OK(MPI_Request_free(&copy));
     CHECK(copy == MPI_REQUEST_NULL, "handle not reset");
     CHECK(atomic_load(&op.frees) == 0, "free_fn ran before completion");
+    op_release(&op);
     join(th);
     while (atomic_load(&op.frees) == 0 && spins++ < 1000) {
         sleep_ms(1);
@@ -290,11 +306,12 @@ static void test_cancel(void)
     op_t op;
     int flag = 0;
 
-    op_start(&op, 20, MPI_SUCCESS, &th);
+    op_start(&op, HELD, MPI_SUCCESS, &th);
     OK(MPI_Cancel(&op.req));
     CHECK(atomic_load(&op.cancels) == 1 &&
           atomic_load(&op.cancel_complete) == 0, "cancel before: %d %d",
           atomic_load(&op.cancels), atomic_load(&op.cancel_complete));
+    op_release(&op);
     OK(MPI_Wait(&op.req, &st));
     join(th);
     MPI_Test_cancelled(&st, &flag);
