@@ -645,20 +645,6 @@ static inline int coll_complete(gcm_coll_sched_t *s, gcm_coll_step_t *st,
     return 1;
 }
 
-/* Completes the transfers started since the last fence; without block,
- * returns 0 at the first that is not complete yet. */
-static int coll_run_fence(gcm_coll_sched_t *s, int block)
-{
-    int i;
-
-    for (i = s->pending; i < s->next; i++) {
-        if (coll_complete(s, &s->steps[i], block) == 0) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* Runs a local step (COMBINE or COPY). */
 static inline void coll_run_local(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 {
@@ -669,44 +655,60 @@ static inline void coll_run_local(gcm_coll_sched_t *s, gcm_coll_step_t *st)
     }
 }
 
-/*
- * A blocking run from the first step (every blocking collective, and a
- * kept schedule run again for a later call) needs none of the
- * bookkeeping that lets a nonblocking run stop at a fence and resume: the
- * steps run in one pass, each fence completing the transfers since the
- * one before. A small collective over two ranks is one exchange (local
- * steps, a send and a receive, a fence, local steps), so this pass is
- * most of what the library adds to its two transfers.
- */
-static int coll_run_blocking(gcm_coll_sched_t *s)
+/* Starts the transfer of st. Raw bytes (every contiguous buffer) with
+ * nothing to combine or fold on arrival are posted here rather than
+ * through coll_start_xfer: nothing to pack. */
+static inline void coll_start_step(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 {
-    gcm_coll_step_t *st = s->steps, *end = st + s->nsteps, *from = st;
     gcm_msg_status_t ms;
     gcm_status_t rc;
 
-    for (; st < end; st++) {
-        if ((st->kind == GCM_COLL_SEND ||
-             (st->kind == GCM_COLL_RECV && st->fold.fn == NULL &&
-              st->acc == NULL)) && st->type == NULL) {
-            /* Raw bytes (every contiguous buffer), started here rather
-             * than through coll_start_xfer: nothing to pack. */
-            int tag = (s->tag >= 0) ? s->tag : st->tag;
-            void *p = (st->len == 0) ? (void *)&coll_dummy : st->buf;
+    if (st->type == NULL &&
+        (st->kind == GCM_COLL_SEND ||
+         (st->fold.fn == NULL && st->acc == NULL))) {
+        int tag = (s->tag >= 0) ? s->tag : st->tag;
+        void *p = (st->len == 0) ? (void *)&coll_dummy : st->buf;
 
-            rc = (st->kind == GCM_COLL_SEND) ?
-                 gcm_lco_isend_nr(st->lco, p, st->len, st->slot, tag,
-                                  &st->req) :
-                 gcm_lco_irecv_nr(st->lco, p, st->len, st->slot, tag, &ms,
-                                  &st->req);
-            if (gcm_unlikely(rc != GCM_OK)) {
-                st->req = GCM_REQUEST_NULL;
-                coll_fail(s, rc);
-            }
-        } else if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
-            coll_start_xfer(s, st);
+        rc = (st->kind == GCM_COLL_SEND) ?
+             gcm_lco_isend_nr(st->lco, p, st->len, st->slot, tag,
+                              &st->req) :
+             gcm_lco_irecv_nr(st->lco, p, st->len, st->slot, tag, &ms,
+                              &st->req);
+        if (gcm_unlikely(rc != GCM_OK)) {
+            st->req = GCM_REQUEST_NULL;
+            coll_fail(s, rc);
+        }
+    } else {
+        coll_start_xfer(s, st);
+    }
+}
+
+/*
+ * A run from the next step, in one pass: each fence completes the
+ * transfers since the one before (the first, those an earlier pass
+ * started before it stopped); without block, the pass stops at the first
+ * transfer not complete yet, and the next resumes there. A small
+ * collective over two ranks is one exchange (local steps, a send and a
+ * receive, a fence, local steps), so this pass is most of what the
+ * library adds to its two transfers: a blocking collective, a kept
+ * schedule run again for a later call, and a nonblocking one (started by
+ * its call, finished by its wait) all run through it.
+ */
+int gcm_coll_sched_advance(gcm_coll_sched_t *s, int block)
+{
+    gcm_coll_step_t *st = s->steps + s->next, *end = s->steps + s->nsteps;
+    gcm_coll_step_t *from = s->steps + s->pending;
+
+    for (; st < end; st++) {
+        if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
+            coll_start_step(s, st);
         } else if (st->kind == GCM_COLL_FENCE) {
             for (; from < st; from++) {
-                (void)coll_complete(s, from, 1);
+                if (coll_complete(s, from, block) == 0) {
+                    s->next = (int)(st - s->steps);
+                    s->pending = (int)(from - s->steps);
+                    return 0;
+                }
             }
             from = st + 1;
         } else {
@@ -716,45 +718,14 @@ static int coll_run_blocking(gcm_coll_sched_t *s)
     /* Transfers after the last fence (builders end with one, but be
      * safe). */
     for (; from < end; from++) {
-        (void)coll_complete(s, from, 1);
+        if (coll_complete(s, from, block) == 0) {
+            s->next = s->nsteps;
+            s->pending = (int)(from - s->steps);
+            return 0;
+        }
     }
     s->next = s->nsteps;
     s->pending = s->nsteps;
-    return 1;
-}
-
-int gcm_coll_sched_advance(gcm_coll_sched_t *s, int block)
-{
-    if (block != 0 && s->next == 0) {
-        return coll_run_blocking(s);
-    }
-    while (s->next < s->nsteps) {
-        gcm_coll_step_t *st = &s->steps[s->next];
-
-        switch (st->kind) {
-        case GCM_COLL_SEND:
-        case GCM_COLL_RECV:
-            coll_start_xfer(s, st);
-            break;
-        case GCM_COLL_FENCE:
-            if (coll_run_fence(s, block) == 0) {
-                return 0;
-            }
-            s->pending = s->next + 1;
-            break;
-        case GCM_COLL_COMBINE:
-        case GCM_COLL_COPY:
-            coll_run_local(s, st);
-            break;
-        }
-        s->next++;
-    }
-    /* Transfers after the last fence (builders end with one, but be
-     * safe). */
-    if (coll_run_fence(s, block) == 0) {
-        return 0;
-    }
-    s->pending = s->next;
     return 1;
 }
 

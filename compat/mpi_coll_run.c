@@ -542,7 +542,7 @@ static void coll_nb_list(coll_nb_t *nb)
     coll_nb_reg_unlock();
 }
 
-static void coll_nb_unlist(coll_nb_t *nb)
+static void coll_nb_unlist_slow(coll_nb_t *nb)
 {
     coll_nb_t *self = nb;
 
@@ -571,6 +571,16 @@ static void coll_nb_unlist(coll_nb_t *nb)
                                                memory_order_relaxed) - 1,
                           memory_order_relaxed);
     coll_nb_reg_unlock();
+}
+
+/* Takes nb off the list or out of the parked slot; no call when it is
+ * in neither (a schedule run to its end where it started, or unlisted
+ * already). */
+static inline void coll_nb_unlist(coll_nb_t *nb)
+{
+    if (nb->parked || nb->listed) {
+        coll_nb_unlist_slow(nb);
+    }
 }
 
 /* The status of req, whose schedule nb is over. */
@@ -646,9 +656,12 @@ static int coll_req_wait(gcm_mpi_req_t *req)
  * advanced by no hook any more, and by no other thread (MPI: one request
  * is not completed by two calls at once), so no busy flag is needed.
  */
+static void coll_req_cleanup(void *state);
+
 int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
 {
     coll_nb_t *nb = req->state;
+    MPI_Comm comm;
 
     if (req->poll != coll_req_poll || req->persistent) {
         return 0;
@@ -669,7 +682,13 @@ int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
         return 0;
     }
     gcm_mpi_status_empty_single(status);
-    gcm_mpi_req_release(req);
+    /* gcm_mpi_req_release of a kept request, its cleanup called here. */
+    comm = req->comm;
+    gcm_mpi_req_retire_kept(req);
+    coll_req_cleanup(nb);
+    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
+        gcm_mpi_comm_unref(comm);
+    }
     return 1;
 }
 
@@ -752,33 +771,37 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
                                   const coll_key_t *key, int *hit_p,
                                   const char *call, int *rc_p)
 {
-    struct gcm_mpi_coll_cache *c;
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
     coll_sched_t *s;
-    coll_nb_t *nb;
-    int i, tag;
+    coll_nb_t *nb = NULL;
 
     *hit_p = 0;
-    /* What the same handles always mean, as for blocking calls. */
-    if (!coll_key_keepable(comm, key) ||
-        (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
-        return gcm_mpi_coll_new(comm, call, rc_p);
+    if (c != NULL) {
+        nb = atomic_exchange(&c->nbkept[which], NULL);
     }
-    nb = atomic_exchange(&c->nbkept[which], NULL);
     if (nb != NULL && coll_key_eq(&nb->key, key)) {
-        /* The tag a build would have taken. */
-        tag = gcm_mpi_coll_tag(comm);
-        for (i = 0; i < nb->s.nsteps; i++) {
-            gcm_coll_step_t *st = &nb->s.steps[i];
-
-            if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
-                st->tag = tag;
-            }
-        }
+        /* Kept under these arguments, so keepable (their handles mean
+         * the same); every transfer under the tag a build would have
+         * taken, as a kept blocking schedule (coll_keepable: they shared
+         * the building call's). */
+        nb->s.tag = gcm_mpi_coll_tag(comm);
         nb->s.next = 0;
         nb->s.pending = 0;
         nb->s.err = GCM_OK;
         *hit_p = 1;
         return &nb->s;
+    }
+    /* What the same handles always mean, as for blocking calls. */
+    if (!coll_key_keepable(comm, key) ||
+        (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
+        coll_nb_t *none = NULL;
+
+        /* Not this call's to replace: back for the calls it serves. */
+        if (nb != NULL &&
+            !atomic_compare_exchange_strong(&c->nbkept[which], &none, nb)) {
+            coll_nb_free(nb);
+        }
+        return gcm_mpi_coll_new(comm, call, rc_p);
     }
     if (nb != NULL) {
         coll_nb_free(nb);   /* another call's: this one replaces it */

@@ -184,12 +184,18 @@ void gcm_mpi_req_free(gcm_mpi_req_t *req)
     gcm_mpi_req_cache_len++;
 }
 
+/* The object of the last kept request this thread handed out (a
+ * nonblocking collective's, usually waited next): request memory for
+ * ever, so a handle naming it needs no look for its chunk. */
+static __thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT;
+
 gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
 {
     gcm_mpi_req_t *req = gcm_mpi_req_of(handle);
 
-    if ((handle == MPI_REQUEST_NULL) ||
-        !gcm_handle_is_stable(req, GCM_MPI_REQ_ALIGN)) {
+    if ((handle == MPI_REQUEST_NULL) || (req == NULL) ||
+        ((req != gcm_mpi_req_recent) &&
+         !gcm_handle_is_stable(req, GCM_MPI_REQ_ALIGN))) {
         return NULL;
     }
     if ((req->magic != GCM_MPI_MAGIC_REQ) ||
@@ -247,6 +253,7 @@ int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
         *kept_p = req;
     }
     gcm_mpi_req_generic_set(req, comm, poll, cleanup, state);
+    gcm_mpi_req_recent = req;
     *req_p = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
 }
@@ -396,20 +403,28 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req)
  * goes last: the state may still use the communicator, and the request
  * holds it alive until then.
  */
+void gcm_mpi_req_retire_kept(gcm_mpi_req_t *req)
+{
+    req->magic = 0;
+    gcm_mpi_req_kill_handle(req);
+    if (gcm_unlikely(req->errtext != NULL)) {
+        free(req->errtext);
+        req->errtext = NULL;
+    }
+    req->persistent = 0;
+    req->freed      = 0;
+    req->cancelled  = 0;
+    req->start      = NULL;
+    req->wait       = NULL;
+}
+
 static void gcm_mpi_req_release_kept(gcm_mpi_req_t *req)
 {
     void (*cleanup)(void *state) = req->cleanup;
     void *state = req->state;
     MPI_Comm comm = req->comm;
 
-    req->magic = 0;
-    gcm_mpi_req_kill_handle(req);
-    req->errtext    = NULL;
-    req->persistent = 0;
-    req->freed      = 0;
-    req->cancelled  = 0;
-    req->start      = NULL;
-    req->wait       = NULL;
+    gcm_mpi_req_retire_kept(req);
     cleanup(state);
     if ((comm != MPI_COMM_NULL) && !comm->predefined) {
         gcm_mpi_comm_unref(comm);
@@ -418,13 +433,13 @@ static void gcm_mpi_req_release_kept(gcm_mpi_req_t *req)
 
 void gcm_mpi_req_release(gcm_mpi_req_t *req)
 {
-    /* A small message's request has none of these: no call for them. */
-    if (gcm_unlikely(req->errtext != NULL)) {
-        free(req->errtext);
-    }
     if (req->kept) {
         gcm_mpi_req_release_kept(req);
         return;
+    }
+    /* A small message's request has none of these: no call for them. */
+    if (gcm_unlikely(req->errtext != NULL)) {
+        free(req->errtext);
     }
     if (req->cleanup != NULL) {
         req->cleanup(req->state);
