@@ -21,7 +21,10 @@
  *   the mapping), then copies the partner's reduced half out;
  * - exchange of 1 MiB each way (MPI_Sendrecv's work), two ways:
  *   cma_read (each reads the partner's buffer) and staged (each copies
- *   into the mapping, then out of it).
+ *   into the mapping, then out of it);
+ * - allgather of 1 MiB blocks (alltoall's work at 2 processes too): each
+ *   copies its own block into its result and reads the partner's
+ *   (cma_read).
  *
  * Output, one line per figure, on rank 0's stdout:
  *     benchmark,size_bytes,implementation,value,unit
@@ -56,7 +59,7 @@
 #define RUN_TIMEOUT_S 120
 
 enum { ALLREDUCE_CMA_READ, ALLREDUCE_CMA_WRITE, ALLREDUCE_STAGED,
-       EXCHANGE_CMA_READ, EXCHANGE_STAGED, NSCHEMES };
+       EXCHANGE_CMA_READ, EXCHANGE_STAGED, ALLGATHER_CMA_READ, NSCHEMES };
 
 static const struct {
     const char *bench;
@@ -67,6 +70,7 @@ static const struct {
     { "allreduce_floor", "staged" },
     { "exchange_floor", "cma_read" },
     { "exchange_floor", "staged" },
+    { "allgather_floor", "cma_read" },
 };
 
 /* The shared mapping: the barrier, what each rank tells the other, each
@@ -124,7 +128,7 @@ static void sum(double *acc, const double *a, const double *b, size_t bytes)
 }
 
 /* One call of a scheme. Rank 0 keeps the lower half, rank 1 the upper. */
-static void run(int scheme, char *sbuf, char *rbuf)
+static void run(int scheme, char *sbuf, char *rbuf, char *gbuf)
 {
     size_t keep = me ? HALF : 0, give = me ? 0 : HALF;
     uintptr_t psbuf = sh->sbuf[1 - me], prbuf = sh->rbuf[1 - me];
@@ -169,17 +173,33 @@ static void run(int scheme, char *sbuf, char *rbuf)
         memcpy(rbuf, sh->in[1 - me], SIZE);
         barrier();
         break;
+    case ALLGATHER_CMA_READ:
+        memcpy(gbuf + (size_t)me * SIZE, sbuf, SIZE);
+        cma(0, gbuf + (size_t)(1 - me) * SIZE, psbuf, SIZE);
+        barrier();
+        break;
     }
 }
 
-/* rbuf holds what the scheme must leave there. */
-static void verify(int scheme, const char *rbuf)
+/* rbuf (gbuf: the allgather) holds what the scheme must leave there. */
+static void verify(int scheme, const char *rbuf, const char *gbuf)
 {
-    const double *r = (const double *)rbuf;
+    const double *r = (const double *)
+                      ((scheme == ALLGATHER_CMA_READ) ? gbuf : rbuf);
+    size_t n = ((scheme == ALLGATHER_CMA_READ) ? 2 : 1) * SIZE /
+               sizeof(double);
 
-    for (size_t i = 0; i < SIZE / sizeof(double); i++) {
-        double want = (scheme >= EXCHANGE_CMA_READ) ?
-                      (double)i + (1 - me) : 2.0 * (double)i + 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i % (SIZE / sizeof(double));
+        double want;
+
+        if (scheme == ALLGATHER_CMA_READ) {
+            want = (double)j + (double)(i / (SIZE / sizeof(double)));
+        } else if (scheme >= EXCHANGE_CMA_READ) {
+            want = (double)i + (1 - me);
+        } else {
+            want = 2.0 * (double)i + 1;
+        }
 
         if (r[i] != want) {
             bench_die("%s %s: element %zu is %g, not %g",
@@ -192,15 +212,17 @@ static void verify(int scheme, const char *rbuf)
 static void rank_main(int reps)
 {
     char *sbuf = malloc(SIZE), *rbuf = malloc(SIZE);
+    char *gbuf = malloc(2 * SIZE);
     int scheme;
 
-    if ((sbuf == NULL) || (rbuf == NULL)) {
+    if ((sbuf == NULL) || (rbuf == NULL) || (gbuf == NULL)) {
         bench_die("out of memory");
     }
     for (size_t i = 0; i < SIZE / sizeof(double); i++) {
         ((double *)sbuf)[i] = (double)i + me;    /* the sum: 2i + 1 */
     }
     memset(rbuf, 0, SIZE);
+    memset(gbuf, 0, 2 * SIZE);
     sh->pid[me] = getpid();
     sh->sbuf[me] = (uintptr_t)sbuf;
     sh->rbuf[me] = (uintptr_t)rbuf;
@@ -214,14 +236,15 @@ static void rank_main(int reps)
 
             barrier();
             t0 = now_s();
-            run(scheme, sbuf, rbuf);
+            run(scheme, sbuf, rbuf, gbuf);
             if (k >= 0) {
                 sh->t[me][k] = now_s() - t0;
             }
         }
         barrier();
-        verify(scheme, rbuf);
+        verify(scheme, rbuf, gbuf);
         memset(rbuf, 0, SIZE);
+        memset(gbuf, 0, 2 * SIZE);
         if (me == 0) {
             for (int k = 0; k < reps; k++) {
                 double t = (sh->t[0][k] > sh->t[1][k]) ? sh->t[0][k] :
@@ -239,6 +262,7 @@ static void rank_main(int reps)
     }
     free(sbuf);
     free(rbuf);
+    free(gbuf);
 }
 
 int main(int argc, char **argv)

@@ -64,7 +64,7 @@ rows "ucx_am_bench --quick" ucx 7
 
 # shm_floor checks each scheme's result itself and fails on a wrong one.
 run "shm_floor" "$b/bench/shm_floor" --quick
-rows "shm_floor --quick" "(cma_read|cma_write|staged)" 5
+rows "shm_floor --quick" "(cma_read|cma_write|staged)" 6
 
 # mpi_bench.c against gencomm's MPI layer, started by gcrun as bench/run
 # starts it: 7 point-to-point rows and comm_dup_np2 with 2 processes,
