@@ -656,12 +656,9 @@ static int coll_req_wait(gcm_mpi_req_t *req)
  * advanced by no hook any more, and by no other thread (MPI: one request
  * is not completed by two calls at once), so no busy flag is needed.
  */
-static void coll_req_cleanup(void *state);
-
 int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
 {
     coll_nb_t *nb = req->state;
-    MPI_Comm comm;
 
     if (req->poll != coll_req_poll || req->persistent) {
         return 0;
@@ -682,13 +679,7 @@ int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
         return 0;
     }
     gcm_mpi_status_empty_single(status);
-    /* gcm_mpi_req_release of a kept request, its cleanup called here. */
-    comm = req->comm;
-    gcm_mpi_req_retire_kept(req);
-    coll_req_cleanup(nb);
-    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
-        gcm_mpi_comm_unref(comm);
-    }
+    gcm_mpi_req_release(req);
     return 1;
 }
 

@@ -597,11 +597,6 @@ void gcm_mpi_req_result(gcm_mpi_req_t *req, gcm_status_t status,
 /* Frees a request object: its check, text, state (cleanup), temporary
  * and the reference on its communicator. */
 void gcm_mpi_req_release(gcm_mpi_req_t *req) GCM_INTERNAL;
-/* The first part of a kept request's release (its state's own code may
- * do the rest: cleanup(state), then the communicator's reference): the
- * handle dies, its text is freed and the fields are as a new request
- * has them. */
-void gcm_mpi_req_retire_kept(gcm_mpi_req_t *req) GCM_INTERNAL;
 
 /* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
  * has MPI_Grequest_complete been called? (any thread may call it) */

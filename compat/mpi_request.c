@@ -403,8 +403,12 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req)
  * goes last: the state may still use the communicator, and the request
  * holds it alive until then.
  */
-void gcm_mpi_req_retire_kept(gcm_mpi_req_t *req)
+static void gcm_mpi_req_release_kept(gcm_mpi_req_t *req)
 {
+    void (*cleanup)(void *state) = req->cleanup;
+    void *state = req->state;
+    MPI_Comm comm = req->comm;
+
     req->magic = 0;
     gcm_mpi_req_kill_handle(req);
     if (gcm_unlikely(req->errtext != NULL)) {
@@ -416,15 +420,6 @@ void gcm_mpi_req_retire_kept(gcm_mpi_req_t *req)
     req->cancelled  = 0;
     req->start      = NULL;
     req->wait       = NULL;
-}
-
-static void gcm_mpi_req_release_kept(gcm_mpi_req_t *req)
-{
-    void (*cleanup)(void *state) = req->cleanup;
-    void *state = req->state;
-    MPI_Comm comm = req->comm;
-
-    gcm_mpi_req_retire_kept(req);
     cleanup(state);
     if ((comm != MPI_COMM_NULL) && !comm->predefined) {
         gcm_mpi_comm_unref(comm);
