@@ -125,6 +125,12 @@ coll_sched_t *gcm_mpi_coll_sched_for(int mode, MPI_Comm comm,
 int gcm_mpi_coll_launch(int mode, coll_sched_t *s, MPI_Comm comm,
                         const char *call, MPI_Request *request) GCM_INTERNAL;
 
+/* Makes the inactive persistent request of a built schedule (from
+ * gcm_mpi_coll_sched_for), which MPI_Start runs (mpi_coll_run.c); on
+ * failure the schedule is freed and the error raised. */
+int gcm_mpi_coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
+                         MPI_Request *request) GCM_INTERNAL;
+
 /* The tag of the call being built on comm: its next sequence tag
  * (gcm_mpi_coll_tag), or, while a persistent call is built, its next
  * persistent one. */

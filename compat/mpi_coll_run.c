@@ -871,46 +871,12 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
     return MPI_SUCCESS;
 }
 
-/* ---- persistent collectives -------------------------------------------
+/* ---- persistent requests -------------------------------------------------
  *
- * MPI_Bcast_init and its kin (MPI-4.0 6.13) build the schedule once, as
- * the nonblocking form does, and keep it in an inactive persistent
- * request; each MPI_Start runs it again from its first step, reading the
- * buffers as it goes (nothing of their contents is kept in the schedule),
- * and completion makes the request inactive again. MPI_Request_free frees
- * the schedule.
- *
- * MPI orders the _init calls on a communicator like other collectives,
- * but not the starts: processes may start two persistent collectives in
- * different orders, and their traffic must not meet. So each one keeps
- * for its lifetime a tag of its own, from a range of its own
- * (GCM_MPI_TAG_PERSISTENT), numbered by the communicator's count of
- * persistent collectives: the same tag in every member. Successive
- * starts of one request need no other tag: a member starts it again only
- * once its part of the previous run is complete, and the messages of two
- * runs between two members arrive in the order they were sent.
+ * A persistent collective's request (mpi_coll_launch.c makes its
+ * schedule): each MPI_Start runs the schedule again from its first step,
+ * and completion makes the request inactive again.
  */
-
-/* Set while a persistent collective is built by this thread: its groups
- * then take persistent tags (and ptag_nomem says one could not be). */
-static _Thread_local int coll_ptags GCM_TLS_HOT;
-static _Thread_local int coll_ptag_nomem GCM_TLS_HOT;
-
-int gcm_mpi_coll_call_tag(MPI_Comm comm)
-{
-    struct gcm_mpi_coll_cache *c;
-    unsigned n = (unsigned)(GCM_COLL_TAG_GENERAL - GCM_MPI_TAG_PERSISTENT);
-
-    if (coll_ptags == 0) {
-        return gcm_mpi_coll_tag(comm);
-    }
-    c = gcm_mpi_coll_cache_of(comm);
-    if (c == NULL) {
-        coll_ptag_nomem = 1;
-        return GCM_MPI_TAG_PERSISTENT;
-    }
-    return GCM_MPI_TAG_PERSISTENT + (int)(c->pseq++ % n);
-}
 
 static int coll_req_start(gcm_mpi_req_t *req)
 {
@@ -928,8 +894,8 @@ static int coll_req_start(gcm_mpi_req_t *req)
     return MPI_SUCCESS;
 }
 
-static int coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
-                        MPI_Request *request)
+int gcm_mpi_coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
+                         MPI_Request *request)
 {
     MPI_Request handle;
     gcm_mpi_req_t *req;
@@ -944,39 +910,4 @@ static int coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
     req->start = coll_req_start;
     *request = handle;
     return MPI_SUCCESS;
-}
-
-coll_sched_t *gcm_mpi_coll_sched_for(int mode, MPI_Comm comm,
-                                     const char *call, coll_sched_t *s_stack,
-                                     int *rc_p)
-{
-    coll_sched_t *s;
-
-    if (mode == COLL_BLOCKING) {
-        gcm_mpi_coll_sched_init(s_stack);
-        return s_stack;
-    }
-    s = gcm_mpi_coll_new(comm, call, rc_p);
-    if (s != NULL && mode == COLL_PERSISTENT) {
-        coll_ptags = 1;
-        coll_ptag_nomem = 0;
-    }
-    return s;
-}
-
-int gcm_mpi_coll_launch(int mode, coll_sched_t *s, MPI_Comm comm,
-                        const char *call, MPI_Request *request)
-{
-    switch (mode) {
-    case COLL_BLOCKING:
-        return gcm_mpi_coll_finish(s, comm, call);
-    case COLL_NONBLOCKING:
-        return gcm_mpi_coll_start(s, comm, call, request);
-    default:
-        coll_ptags = 0;
-        if (coll_ptag_nomem != 0) {
-            s->nomem = 1;
-        }
-        return coll_persist(s, comm, call, request);
-    }
 }
