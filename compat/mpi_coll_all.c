@@ -152,6 +152,13 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
                            MPI_OP_NULL, 0);
     key.rcount = recvcount;
     key.rtype = recvtype;
+    if (!is_v && mode == COLL_NONBLOCKING) {
+        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_ALLGATHER, &key, request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+        rc = MPI_SUCCESS;
+    }
     k = (is_v || mode != COLL_BLOCKING) ? NULL :
         gcm_mpi_coll_kept_find(comm, COLL_KEPT_ALLGATHER, &key);
     if (is_v || (k == NULL &&
@@ -333,6 +340,13 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
                            sd->type, MPI_OP_NULL, 0);
     key.rcount = rd->count;
     key.rtype = rd->type;
+    if (!is_v && !is_w && mode == COLL_NONBLOCKING) {
+        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_ALLTOALL, &key, request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+        rc = MPI_SUCCESS;
+    }
     k = (is_v || is_w || mode != COLL_BLOCKING) ? NULL :
         gcm_mpi_coll_kept_find(comm, COLL_KEPT_ALLTOALL, &key);
     if (is_v || is_w ||

@@ -346,6 +346,18 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
                                   const coll_key_t *key, int *hit_p,
                                   const char *call, int *rc_p) GCM_INTERNAL;
 
+/* What gcm_mpi_coll_nb_again returns when the call takes the general
+ * path. */
+#define GCM_MPI_COLL_MISS (-1)
+
+/* A nonblocking call of collective which with arguments key on comm (a
+ * valid communicator) started from the schedule kept for the same
+ * arguments, checks and all skipped: MPI_SUCCESS, *request its handle.
+ * GCM_MPI_COLL_MISS (nothing done): there is none, request is NULL, or
+ * verification mode is on; the caller goes on as before. */
+int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
+                          MPI_Request *request) GCM_INTERNAL;
+
 int gcm_mpi_coll_no_inter_in_place(MPI_Comm comm, const char *call,
                                    const void *sbuf, const void *rbuf)
     GCM_INTERNAL;

@@ -104,6 +104,13 @@ static int coll_reduce_any(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, root);
+    if (mode == COLL_NONBLOCKING) {
+        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_REDUCE, &key, request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+        rc = MPI_SUCCESS;
+    }
     if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_REDUCE, mode, &key)) {
         rc = coll_check_reduce(sendbuf, recvbuf, count, datatype, op, root,
                                comm, call);
@@ -244,6 +251,13 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, 0);
+    if (mode == COLL_NONBLOCKING && scan == 0) {
+        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_ALLREDUCE, &key, request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+        rc = MPI_SUCCESS;
+    }
     if (scan != 0 ||
         !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLREDUCE, mode, &key)) {
         rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,

@@ -56,6 +56,15 @@ static int coll_barrier_any(MPI_Comm comm, int mode, MPI_Info info,
     int hit = 0;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc == MPI_SUCCESS && mode == COLL_NONBLOCKING) {
+        key = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL,
+                               MPI_OP_NULL, 0);
+        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_BARRIER, &key, request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+        rc = MPI_SUCCESS;
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
@@ -67,8 +76,6 @@ static int coll_barrier_any(MPI_Comm comm, int mode, MPI_Info info,
         return rc;
     }
     if (mode == COLL_NONBLOCKING) {
-        key = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL,
-                               MPI_OP_NULL, 0);
         s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_BARRIER, &key, &hit, call,
                                 &rc);
     } else {
@@ -109,26 +116,6 @@ static int coll_check_bcast(void *buffer, int count, MPI_Datatype datatype,
         !(gcm_mpi_coll_is_inter(comm) && root == MPI_PROC_NULL)) {
         rc = gcm_mpi_coll_check_side(comm, call, buffer, count, datatype, 0,
                                      "buffer");
-    }
-    return rc;
-}
-
-/* The communicator, then *key (the call's arguments), then the other
- * checks unless a kept schedule has that key (gcm_mpi_coll_kept_same). */
-static int coll_check_bcast_key(void *buffer, int count,
-                                MPI_Datatype datatype, int root,
-                                MPI_Comm comm, int mode, coll_key_t *key,
-                                const char *call)
-{
-    int rc = gcm_mpi_coll_check_comm(comm, call);
-
-    if (rc != MPI_SUCCESS) {
-        return rc;
-    }
-    *key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
-                            root);
-    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, mode, key)) {
-        rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
     }
     return rc;
 }
@@ -181,9 +168,23 @@ static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
     coll_sched_t stack, *s;
     coll_key_t key;
     int hit = 0;
-    int rc = coll_check_bcast_key(buffer, count, datatype, root, comm, mode,
-                                  &key, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, NULL, buffer, count, datatype, MPI_OP_NULL,
+                           root);
+    if (mode == COLL_NONBLOCKING) {
+        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_BCAST, &key, request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+        rc = MPI_SUCCESS;
+    }
+    if (!gcm_mpi_coll_kept_same(comm, COLL_KEPT_BCAST, mode, &key)) {
+        rc = coll_check_bcast(buffer, count, datatype, root, comm, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }

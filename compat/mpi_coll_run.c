@@ -648,6 +648,8 @@ static int coll_req_wait(gcm_mpi_req_t *req)
     return 1;
 }
 
+static inline void coll_req_cleanup(void *state);
+
 /*
  * MPI_Wait on a collective waited at once: what coll_req_wait,
  * coll_req_over, gcm_mpi_req_finish and the release do, in one pass, for
@@ -655,6 +657,7 @@ static int coll_req_wait(gcm_mpi_req_t *req)
  * running list's lock is taken once: unlisted under it, the schedule is
  * advanced by no hook any more, and by no other thread (MPI: one request
  * is not completed by two calls at once), so no busy flag is needed.
+ * The release is gcm_mpi_req_release's, its cleanup inlined.
  */
 int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
 {
@@ -678,8 +681,10 @@ int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
     } else if (req->status.MPI_ERROR != MPI_SUCCESS) {
         return 0;
     }
-    gcm_mpi_status_empty_single(status);
-    gcm_mpi_req_release(req);
+    if (status != MPI_STATUS_IGNORE) {
+        gcm_mpi_status_empty_single(status);
+    }
+    gcm_mpi_req_release_kept(req, coll_req_cleanup);
     return 1;
 }
 
@@ -709,7 +714,7 @@ static void coll_nb_free(coll_nb_t *nb)
     }
 }
 
-static void coll_req_cleanup(void *state)
+static inline void coll_req_cleanup(void *state)
 {
     coll_nb_t *nb = state;
     coll_nb_t *none = NULL;
@@ -758,6 +763,18 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
     return &nb->s;
 }
 
+/* Makes nb, kept under the arguments of this call (so keepable: their
+ * handles mean the same), ready to run again: every transfer under the
+ * tag a build would have taken, as a kept blocking schedule
+ * (coll_keepable: they shared the building call's). */
+static void coll_nb_again(coll_nb_t *nb, MPI_Comm comm)
+{
+    nb->s.tag = gcm_mpi_coll_tag(comm);
+    nb->s.next = 0;
+    nb->s.pending = 0;
+    nb->s.err = GCM_OK;
+}
+
 coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
                                   const coll_key_t *key, int *hit_p,
                                   const char *call, int *rc_p)
@@ -771,14 +788,7 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
         nb = atomic_exchange(&c->nbkept[which], NULL);
     }
     if (nb != NULL && coll_key_eq(&nb->key, key)) {
-        /* Kept under these arguments, so keepable (their handles mean
-         * the same); every transfer under the tag a build would have
-         * taken, as a kept blocking schedule (coll_keepable: they shared
-         * the building call's). */
-        nb->s.tag = gcm_mpi_coll_tag(comm);
-        nb->s.next = 0;
-        nb->s.pending = 0;
-        nb->s.err = GCM_OK;
+        coll_nb_again(nb, comm);
         *hit_p = 1;
         return &nb->s;
     }
@@ -807,6 +817,23 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
                                         memory_order_relaxed);
     }
     return s;
+}
+
+/* Starts what can start of nb's schedule now, its request req just set
+ * up: the transfers then overlap with whatever the caller does next (in
+ * verification mode only once the check of the call has passed at every
+ * member). Local either way. A schedule that ran to its end here (its
+ * peers' data had come) needs no progress from other waits: it is never
+ * listed, and its request is complete already (its wait or test finds it
+ * so at once, without advancing the schedule again). */
+static void coll_nb_go(coll_nb_t *nb, gcm_mpi_req_t *req)
+{
+    if (!coll_nb_advance(nb)) {
+        coll_nb_list(nb);
+    } else {
+        coll_req_over(req, nb);
+        req->complete = 1;
+    }
 }
 
 /* The generic request of a built schedule (from gcm_mpi_coll_new); on
@@ -853,21 +880,48 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
      * collectives on one communicator are not called concurrently). */
     nb->gate = comm->coll_gate;
     comm->coll_gate = NULL;
-    /* Start what can start now, so the transfers overlap with whatever
-     * the caller does next; in verification mode only once the check of
-     * the call has passed at every member. Local either way. A schedule
-     * that ran to its end here (its peers' data had come) needs no
-     * progress from other waits: it is never listed, and its request is
-     * complete already (its wait or test finds it so at once, without
-     * advancing the schedule again). */
-    if (!coll_nb_advance(nb)) {
-        coll_nb_list(nb);
-    } else {
-        gcm_mpi_req_t *req = gcm_mpi_req_of(*request);
+    coll_nb_go(nb, gcm_mpi_req_of(*request));
+    return MPI_SUCCESS;
+}
 
-        coll_req_over(req, nb);
-        req->complete = 1;
+/*
+ * A nonblocking call of a kept collective whose arguments are those of
+ * the schedule kept for its nonblocking calls (a loop of MPI_Iallreduce
+ * and MPI_Wait): the schedule and the request object kept with it are
+ * taken back and started in one pass, before the call's argument checks
+ * (the call that built the schedule passed the same: see
+ * gcm_mpi_coll_kept_same). What gcm_mpi_coll_nb_get, coll_request and
+ * gcm_mpi_coll_start do, less what a kept schedule has already: it is
+ * keepable (keep set), holds no handle the program may free (only
+ * predefined ones: owns is 1), has no check (not in verification mode)
+ * and its request object is its own, set up by coll_request at its first
+ * request. Verification mode, and a call that finds no such schedule,
+ * take the general path (GCM_MPI_COLL_MISS, nothing changed).
+ */
+int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
+                          MPI_Request *request)
+{
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    coll_nb_t *nb;
+    gcm_mpi_req_t *req;
+
+    if (c == NULL || request == NULL || gcm_mpi_coll_checking()) {
+        return GCM_MPI_COLL_MISS;
     }
+    nb = atomic_load_explicit(&c->nbkept[which], memory_order_acquire);
+    if (nb == NULL || !coll_key_eq(&nb->key, key)) {
+        return GCM_MPI_COLL_MISS;
+    }
+    /* Taken. Only a call on comm takes it (this thread: MPI orders the
+     * collectives on a communicator), and a request's end only puts one
+     * where there is none: the slot holds nb until this store. */
+    atomic_store_explicit(&c->nbkept[which], NULL, memory_order_relaxed);
+    coll_nb_again(nb, comm);
+    coll_nb_hold(nb, 1);
+    req = nb->req;
+    *request = gcm_mpi_req_generic_again(req, comm);
+    req->wait = coll_req_wait;
+    coll_nb_go(nb, req);
     return MPI_SUCCESS;
 }
 

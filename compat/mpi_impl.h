@@ -12,6 +12,7 @@
 #include "util/util.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 /* Every MPI_X is PMPI_X under a second (weak) name, so that profiling
  * tools can define MPI_X themselves and call PMPI_X. */
@@ -258,7 +259,7 @@ _Static_assert(GCM_COLL_TAG_GENERAL + GCM_COLL_TAG_UB < GCM_MPI_TAG_FIXED,
  * for their lifetime, which may be long: they take theirs from this
  * range, numbered apart, so that the cycle of gcm_mpi_coll_tag below it
  * never meets them (MPI_Bcast_init and its kin are numbered by their own
- * counter, in the same order everywhere: mpi_coll_run.c). */
+ * counter, in the same order everywhere: mpi_coll_launch.c). */
 #define GCM_MPI_TAG_PERSISTENT 0x60000000
 _Static_assert(GCM_MPI_TAG_PERSISTENT > GCM_TAG_UB + 0x10000000 &&
                GCM_MPI_TAG_PERSISTENT < GCM_COLL_TAG_GENERAL,
@@ -574,6 +575,14 @@ int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
                              gcm_mpi_req_poll_func_t poll,
                              void (*cleanup)(void *state), void *state,
                              MPI_Request *req_p) GCM_INTERNAL;
+/* The next request of a kept object that gcm_mpi_req_generic_kept set
+ * up before, on comm: its poll, cleanup and state are still its own (its
+ * release touched nothing else and left it as a new request has them),
+ * so only what a request's life changes is set; its status is left for
+ * its poll to write when it completes (nothing reads it before). Returns
+ * the user's handle. */
+MPI_Request gcm_mpi_req_generic_again(gcm_mpi_req_t *req, MPI_Comm comm)
+    GCM_INTERNAL;
 /* Is it complete? Advances it (never blocks). */
 int gcm_mpi_req_test(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Is it complete? Looks without advancing anything; completes it (status
@@ -597,6 +606,52 @@ void gcm_mpi_req_result(gcm_mpi_req_t *req, gcm_status_t status,
 /* Frees a request object: its check, text, state (cleanup), temporary
  * and the reference on its communicator. */
 void gcm_mpi_req_release(gcm_mpi_req_t *req) GCM_INTERNAL;
+
+/* The user's handle dies: a stale copy of it (and its Fortran integer)
+ * no longer names the request. */
+static inline void gcm_mpi_req_kill_handle(gcm_mpi_req_t *req)
+{
+    if (req->has_fint) {
+        gcm_mpi_fint_forget((const void *)gcm_mpi_req_handle(req));
+        req->has_fint = 0;
+    }
+    req->gen++;
+}
+
+/*
+ * The release of a request kept by its state (gcm_mpi_req_generic_kept),
+ * cleanup its req->cleanup (inline: a caller that knows it, a
+ * collective's wait, has it inlined too). Once cleanup hands the request
+ * back, another thread may take the state and the request with it for
+ * its next call at once (a collective's schedule goes back to its
+ * communicator, where the next caller finds it): so the request is left
+ * ready for that (handle dead, fields as a new request has them) before,
+ * and never touched after. The communicator's reference goes last: the
+ * state may still use the communicator, and the request holds it alive
+ * until then.
+ */
+static inline void gcm_mpi_req_release_kept(gcm_mpi_req_t *req,
+                                            void (*cleanup)(void *state))
+{
+    void *state = req->state;
+    MPI_Comm comm = req->comm;
+
+    req->magic = 0;
+    gcm_mpi_req_kill_handle(req);
+    if (gcm_unlikely(req->errtext != NULL)) {
+        free(req->errtext);
+        req->errtext = NULL;
+    }
+    req->persistent = 0;
+    req->freed      = 0;
+    req->cancelled  = 0;
+    req->start      = NULL;
+    req->wait       = NULL;
+    cleanup(state);
+    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
+        gcm_mpi_comm_unref(comm);
+    }
+}
 
 /* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
  * has MPI_Grequest_complete been called? (any thread may call it) */

@@ -149,17 +149,6 @@ gcm_mpi_req_t *gcm_mpi_req_alloc(void)
     return req;
 }
 
-/* The user's handle dies: a stale copy of it (and its Fortran integer)
- * no longer names the request. */
-static void gcm_mpi_req_kill_handle(gcm_mpi_req_t *req)
-{
-    if (req->has_fint) {
-        gcm_mpi_fint_forget((const void *)gcm_mpi_req_handle(req));
-        req->has_fint = 0;
-    }
-    req->gen++;
-}
-
 void gcm_mpi_req_free(gcm_mpi_req_t *req)
 {
     /* Stale handles to it (and to whatever reuses it) are refused from
@@ -205,17 +194,25 @@ gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
     return req;
 }
 
+/* What every request of a generic object sets: live, active, not
+ * complete, on comm (which it holds). */
+static void gcm_mpi_req_generic_live(gcm_mpi_req_t *req, MPI_Comm comm)
+{
+    gcm_mpi_comm_ref(comm);
+    req->magic    = GCM_MPI_MAGIC_REQ;
+    req->active   = 1;
+    req->complete = 0;
+    req->comm     = comm;
+}
+
 /* Sets req up as a generic request on comm. */
 static void gcm_mpi_req_generic_set(gcm_mpi_req_t *req, MPI_Comm comm,
                                     gcm_mpi_req_poll_func_t poll,
                                     void (*cleanup)(void *state),
                                     void *state)
 {
-    gcm_mpi_comm_ref(comm);
-    req->magic   = GCM_MPI_MAGIC_REQ;
+    gcm_mpi_req_generic_live(req, comm);
     req->kind    = (poll != NULL) ? GCM_MPI_REQ_GENERIC : GCM_MPI_REQ_DONE;
-    req->active  = 1;
-    req->comm    = comm;
     req->poll    = poll;
     req->cleanup = cleanup;
     req->state   = state;
@@ -256,6 +253,13 @@ int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
     gcm_mpi_req_recent = req;
     *req_p = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
+}
+
+MPI_Request gcm_mpi_req_generic_again(gcm_mpi_req_t *req, MPI_Comm comm)
+{
+    gcm_mpi_req_generic_live(req, comm);
+    gcm_mpi_req_recent = req;
+    return gcm_mpi_req_handle(req);
 }
 
 /* Progresses the endpoint of each active request's communicator once
@@ -393,43 +397,10 @@ void gcm_mpi_req_wait(gcm_mpi_req_t *req)
     }
 }
 
-/*
- * The release of a request kept by its state (gcm_mpi_req_generic_kept).
- * Once cleanup hands it back, another thread may take the state and the
- * request with it for its next call at once (a collective's schedule goes
- * back to its communicator, where the next caller finds it): so the
- * request is left ready for that (handle dead, fields as a new request
- * has them) before, and never touched after. The communicator's reference
- * goes last: the state may still use the communicator, and the request
- * holds it alive until then.
- */
-static void gcm_mpi_req_release_kept(gcm_mpi_req_t *req)
-{
-    void (*cleanup)(void *state) = req->cleanup;
-    void *state = req->state;
-    MPI_Comm comm = req->comm;
-
-    req->magic = 0;
-    gcm_mpi_req_kill_handle(req);
-    if (gcm_unlikely(req->errtext != NULL)) {
-        free(req->errtext);
-        req->errtext = NULL;
-    }
-    req->persistent = 0;
-    req->freed      = 0;
-    req->cancelled  = 0;
-    req->start      = NULL;
-    req->wait       = NULL;
-    cleanup(state);
-    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
-        gcm_mpi_comm_unref(comm);
-    }
-}
-
 void gcm_mpi_req_release(gcm_mpi_req_t *req)
 {
     if (req->kept) {
-        gcm_mpi_req_release_kept(req);
+        gcm_mpi_req_release_kept(req, req->cleanup);
         return;
     }
     /* A small message's request has none of these: no call for them. */

@@ -209,6 +209,102 @@ static void test_kept(void)
 }
 
 /*
+ * Each kept collective called again with the same arguments starts from
+ * the schedule and request its last call left, in one pass (the checks
+ * skipped): new data in the same buffers must be what it moves, a
+ * blocking call of the same arguments and other collectives between its
+ * start and its wait must not disturb it, a call of the same buffers but
+ * another count must build its own, a request freed while it runs must
+ * leave the next call working, and a communicator freed under a freed
+ * request must end well.
+ */
+static void test_kept_all(void)
+{
+    MPI_Comm dup;
+    MPI_Request req[6], other;
+    int *ag = malloc((size_t)size * 2 * sizeof(int));
+    int *a2s = malloc((size_t)size * 2 * sizeof(int));
+    int *a2r = malloc((size_t)size * 2 * sizeof(int));
+    int *g = malloc((size_t)size * sizeof(int));
+    /* Static: the freed requests may write after this returns. */
+    static int freed_in[1] = { 1 }, freed_out[1];
+    int in[2], ar[2], red[2], bc[2], blk[2], n, r, k, i;
+
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    for (k = 0; k < 24; k++) {
+        /* Rounds 8 to 11 move 2 ints in the buffers of the others' 1. */
+        n = (k >= 8 && k < 12) ? 2 : 1;
+        for (i = 0; i < n; i++) {
+            in[i] = 1000 * k + 10 * rank + i;
+            ar[i] = red[i] = blk[i] = -1;
+            bc[i] = (rank == k % size) ? 7 * k + i : -1;
+        }
+        for (r = 0; r < size * n; r++) {
+            a2s[r] = 100 * rank + r + k;
+            a2r[r] = ag[r] = -1;
+        }
+        OK(MPI_Iallreduce(in, ar, n, MPI_INT, MPI_SUM, dup, &req[0]));
+        OK(MPI_Ibcast(bc, n, MPI_INT, k % size, dup, &req[1]));
+        OK(MPI_Ireduce(in, red, n, MPI_INT, MPI_MAX, 0, dup, &req[2]));
+        OK(MPI_Iallgather(in, n, MPI_INT, ag, n, MPI_INT, dup, &req[3]));
+        OK(MPI_Ialltoall(a2s, n, MPI_INT, a2r, n, MPI_INT, dup, &req[4]));
+        OK(MPI_Ibarrier(dup, &req[5]));
+        /* Between start and wait: the blocking form of the same
+         * arguments and a collective whose schedule is not kept. */
+        OK(MPI_Allreduce(in, blk, n, MPI_INT, MPI_SUM, dup));
+        OK(MPI_Igather(in, 1, MPI_INT, g, 1, MPI_INT, 0, dup, &other));
+        OK(MPI_Wait(&other, MPI_STATUS_IGNORE));
+        if (k % 3 == 0) {
+            OK(MPI_Waitall(6, req, MPI_STATUSES_IGNORE));
+        } else {
+            for (i = 5; i >= 0; i--) {
+                OK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+            }
+        }
+        for (i = 0; i < n; i++) {
+            int sum = 0;
+
+            for (r = 0; r < size; r++) {
+                sum += 1000 * k + 10 * r + i;
+            }
+            CHECK(ar[i] == sum && blk[i] == sum,
+                  "kept iallreduce %d item %d: %d, blocking %d", k, i, ar[i],
+                  blk[i]);
+            CHECK(bc[i] == 7 * k + i, "kept ibcast %d item %d: %d", k, i,
+                  bc[i]);
+            CHECK(rank != 0 || red[i] == 1000 * k + 10 * (size - 1) + i,
+                  "kept ireduce %d item %d: %d", k, i, red[i]);
+        }
+        for (r = 0; r < size; r++) {
+            for (i = 0; i < n; i++) {
+                CHECK(ag[r * n + i] == 1000 * k + 10 * r + i,
+                      "kept iallgather %d from %d: %d", k, r, ag[r * n + i]);
+                CHECK(a2r[r * n + i] == 100 * r + rank * n + i + k,
+                      "kept ialltoall %d from %d: %d", k, r, a2r[r * n + i]);
+            }
+            CHECK(rank != 0 || g[r] == 1000 * k + 10 * r,
+                  "igather between %d from %d: %d", k, r, g[r]);
+        }
+        if (k % 5 == 4) {
+            /* Freed while it may run; the next round's call of the same
+             * arguments must not find it in the way. */
+            OK(MPI_Iallreduce(freed_in, freed_out, 1, MPI_INT, MPI_SUM, dup,
+                              &req[0]));
+            OK(MPI_Request_free(&req[0]));
+        }
+    }
+    /* Freed while it may run, then its communicator freed. */
+    OK(MPI_Ibcast(freed_out, 1, MPI_INT, 0, dup, &req[0]));
+    OK(MPI_Request_free(&req[0]));
+    OK(MPI_Comm_free(&dup));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    free(ag);
+    free(a2s);
+    free(a2r);
+    free(g);
+}
+
+/*
  * Calls whose schedules are not kept between calls (the v and w forms,
  * scans) build theirs in an object their communicator hands from one call
  * to the next: each call must start clean whatever the last one left
@@ -361,6 +457,7 @@ int main(int argc, char **argv)
     }
     test_waitall_testloop();
     test_kept();
+    test_kept_all();
     test_reused();
     test_wildcard_p2p();
     return mpitest_finish();
