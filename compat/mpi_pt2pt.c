@@ -257,6 +257,8 @@ static inline int gcm_mpi_fast_args(MPI_Comm comm, const void *buf,
            (datatype->magic == GCM_MPI_MAGIC_TYPE) &&
            datatype->predefined && datatype->dense &&
            (count >= 0) && (buf != MPI_IN_PLACE) &&
+           /* The native layer takes the buffer unchecked from here. */
+           ((buf != NULL) || (count == 0)) &&
            /* A receive slot of an LCO is checked against its count of
             * receive slots (gcm_mpi_check_source). */
            (recv ? (comm->kind != GCM_MPI_COMM_LCO) &&
@@ -310,7 +312,12 @@ static int gcm_mpi_isend_fast(const void *buf, int count,
     gcm_mpi_req_t *req;
     gcm_status_t status;
 
-    status = gcm_lco_isend_x(comm->lco, buf,
+    /* Arguments checked: the native call checks none of them again. */
+    status = (flags == 0) ?
+             gcm_lco_isend_nr(comm->lco, buf,
+                              gcm_mpi_fast_len(count, datatype), dest, tag,
+                              &nreq) :
+             gcm_lco_isend_x(comm->lco, buf,
                              gcm_mpi_fast_len(count, datatype), dest, tag,
                              flags | GCM_LCO_XFER_NOREQ, &nreq);
     if (gcm_unlikely(status != GCM_OK)) {
@@ -361,12 +368,12 @@ static int gcm_mpi_irecv_fast(void *buf, int count, MPI_Datatype datatype,
     gcm_mpi_req_t *req;
     gcm_status_t status;
 
-    status = gcm_lco_irecv_x(comm->lco, buf,
-                             gcm_mpi_fast_len(count, datatype),
-                             (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
-                             source,
-                             (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
-                             &nreq);
+    status = gcm_lco_irecv_plain(comm->lco, buf,
+                                 gcm_mpi_fast_len(count, datatype),
+                                 (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                                 source,
+                                 (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
+                                 &nreq);
     if (gcm_unlikely(status != GCM_OK)) {
         return gcm_mpi_native_error(comm, status, "MPI_Irecv");
     }
