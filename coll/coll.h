@@ -283,6 +283,13 @@ int gcm_coll_hier_enabled(void) GCM_INTERNAL;
 
 void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                       const gcm_coll_hier_t *h) GCM_INTERNAL;
+/* Is the barrier of size ranks (node structure h) one exchange of empty
+ * messages between the two ranks, as gcm_coll_barrier would build it (2
+ * ranks, flat, dissemination)? Then the caller may run that exchange
+ * without a schedule (the MPI layer's blocking barrier: one
+ * gcm_lco_exchange_nr). Traces the choice as gcm_coll_barrier does. */
+int gcm_coll_barrier_is_exchange(int size, const gcm_coll_hier_t *h)
+    GCM_INTERNAL;
 void gcm_coll_bcast(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                     const gcm_coll_hier_t *h, void *buf, int count,
                     gcm_coll_type_h type, int root) GCM_INTERNAL;

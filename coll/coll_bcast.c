@@ -82,24 +82,44 @@ void gcm_coll_fanin(gcm_coll_sched_t *s, const gcm_coll_grp_t *g, int root)
     }
 }
 
-void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
-                      const gcm_coll_hier_t *h)
+/* The barrier's algorithm for size ranks (node structure h): a
+ * GCM_COLL_BARRIER_* choice, or -1 for the hierarchical form. */
+static int coll_barrier_algo(int size, const gcm_coll_hier_t *h)
 {
     int algo = gcm_coll_config.barrier;
 
     if (gcm_coll_hier_use(h, 0)) {
-        gcm_coll_trace("barrier", "hier", g, 0);
-        gcm_coll_hier_barrier(s, g, h);
-        return;
+        return -1;
     }
     /* Two ranks: dissemination is one exchange, one hop where the
      * linear form takes two. */
     if (algo == GCM_COLL_AUTO) {
-        algo = (g->size > 2 &&
-                (unsigned)g->size <= gcm_coll_config.barrier_linear_max) ?
+        algo = (size > 2 &&
+                (unsigned)size <= gcm_coll_config.barrier_linear_max) ?
                GCM_COLL_BARRIER_LINEAR : GCM_COLL_BARRIER_DISSEMINATION;
     }
-    if (algo == GCM_COLL_BARRIER_LINEAR) {
+    return algo;
+}
+
+int gcm_coll_barrier_is_exchange(int size, const gcm_coll_hier_t *h)
+{
+    if (size != 2 ||
+        coll_barrier_algo(size, h) != GCM_COLL_BARRIER_DISSEMINATION) {
+        return 0;
+    }
+    gcm_debug("coll: barrier dissemination, 2 ranks, 0 bytes");
+    return 1;
+}
+
+void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                      const gcm_coll_hier_t *h)
+{
+    int algo = coll_barrier_algo(g->size, h);
+
+    if (algo < 0) {
+        gcm_coll_trace("barrier", "hier", g, 0);
+        gcm_coll_hier_barrier(s, g, h);
+    } else if (algo == GCM_COLL_BARRIER_LINEAR) {
         gcm_coll_trace("barrier", "linear", g, 0);
         gcm_coll_barrier_linear(s, g);
     } else {

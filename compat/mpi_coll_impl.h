@@ -84,6 +84,10 @@ struct gcm_mpi_coll_cache {
     /* Persistent collectives made on the communicator: the number picks
      * each one's tag (MPI orders their _init calls like collectives). */
     unsigned         pseq;
+    /* Is the blocking barrier one exchange of empty messages with the
+     * partner (mpi_coll_rooted.c, coll_barrier_is_pair)? 1 yes, -1 no,
+     * 0 not decided yet. */
+    int              barrier_pair;
 };
 
 /* ---- the three forms of a call --------------------------------------------
@@ -243,6 +247,11 @@ int gcm_mpi_coll_check_type(MPI_Comm comm, const char *call,
                             MPI_Datatype type, const char *what) GCM_INTERNAL;
 
 int gcm_mpi_coll_cnt(const coll_layout_t *l, int i) GCM_INTERNAL;
+
+/* What a blocking collective returns once its transfers ran: err, the
+ * first failed transfer's status, raised on comm. */
+int gcm_mpi_coll_result(MPI_Comm comm, const char *call, gcm_status_t err)
+    GCM_INTERNAL;
 
 /* Runs a built schedule to its end and frees it; raises what went
  * wrong. */

@@ -15,6 +15,56 @@
 
 /* ---- the MPI functions --------------------------------------------------- */
 
+/*
+ * A barrier of two processes is one exchange of empty messages with the
+ * partner (gcm_coll_barrier_is_exchange): the blocking one runs it here,
+ * without a schedule, its executor or a kept schedule's lookup, under
+ * the call's tag as a schedule's transfers would be (so it matches no
+ * other traffic). Decided once per communicator, when its node structure
+ * is known (it is, outside MPI_Init); intercommunicators and LCO
+ * communicators (threads) take the general path.
+ */
+static int coll_barrier_decide(MPI_Comm comm)
+{
+    struct gcm_mpi_coll_cache *c;
+    const gcm_coll_hier_t *h = NULL;
+    int pair = -1;
+
+    if (comm->kind == GCM_MPI_COMM_INTRA && comm->psize == 2) {
+        h = gcm_mpi_coll_hier_of(comm);
+        pair = gcm_coll_barrier_is_exchange(2, h) ? 1 : -1;
+        if (h == NULL && gcm_coll_hier_enabled()) {
+            return pair > 0;
+        }
+    }
+    if ((c = gcm_mpi_coll_cache_of(comm)) != NULL) {
+        c->barrier_pair = pair;
+    }
+    return pair > 0;
+}
+
+static inline int coll_barrier_is_pair(MPI_Comm comm)
+{
+    const struct gcm_mpi_coll_cache *c = comm->coll_cache;
+
+    if (gcm_likely(c != NULL && c->barrier_pair != 0)) {
+        return c->barrier_pair > 0;
+    }
+    return coll_barrier_decide(comm);
+}
+
+static int coll_barrier_pair(MPI_Comm comm, const char *call)
+{
+    int tag = gcm_mpi_coll_tag(comm);
+    gcm_status_t err = gcm_lco_exchange_nr(comm->lco, NULL, 0, NULL, 0,
+                                           1 - comm->prank, tag);
+
+    if (gcm_likely(err == GCM_OK)) {
+        return MPI_SUCCESS;
+    }
+    return gcm_mpi_coll_result(comm, call, err);
+}
+
 int PMPI_Barrier(MPI_Comm comm)
 {
     static const char call[] = "MPI_Barrier";
@@ -30,6 +80,9 @@ int PMPI_Barrier(MPI_Comm comm)
     }
     if (rc != MPI_SUCCESS) {
         return rc;
+    }
+    if (coll_barrier_is_pair(comm)) {
+        return coll_barrier_pair(comm, call);
     }
     key  = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
                             0);

@@ -18,9 +18,8 @@
 
 /* ---- running ------------------------------------------------------------- */
 
-/* What a blocking collective returns once its schedule ran: err, the
- * first failed transfer's status, raised on comm. */
-static int coll_result(MPI_Comm comm, const char *call, gcm_status_t err)
+int gcm_mpi_coll_result(MPI_Comm comm, const char *call,
+                        gcm_status_t err)
 {
     if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
         return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
@@ -44,7 +43,7 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
     (void)gcm_coll_sched_advance(s, 1);
     err = s->err;
     gcm_coll_sched_free(s);
-    return coll_result(comm, call, err);
+    return gcm_mpi_coll_result(comm, call, err);
 }
 
 /* ---- schedules kept between calls -----------------------------------------
@@ -233,7 +232,7 @@ int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
     /* After a failure the next call builds anew. */
     k->valid = 0;
     gcm_coll_sched_free(s);
-    return coll_result(comm, call, err);
+    return gcm_mpi_coll_result(comm, call, err);
 }
 
 /*

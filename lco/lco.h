@@ -95,6 +95,16 @@ gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
 gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
                                  int slot, int tag, gcm_request_h *req_p)
     GCM_INTERNAL;
+/* A blocking exchange with the process of slot under library tag tag:
+ * sends slen bytes of sbuf, receives at most rlen bytes into rbuf, and
+ * waits for both (a failure of either, a dead peer's included, is the
+ * result). Arguments as for gcm_lco_isend_nr (right by construction);
+ * neither transfer takes a request when it completes as it is posted.
+ * The MPI layer's two-process barrier: one exchange of empty messages
+ * without a schedule. */
+gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
+                                 size_t slen, void *rbuf, size_t rlen,
+                                 int slot, int tag) GCM_INTERNAL;
 
 /* Creates an LCO (as gcm_lco_create) homed on endpoint endpoint_index
  * instead of the calling thread's endpoint: the thread LCOs of

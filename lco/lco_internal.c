@@ -155,6 +155,46 @@ gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
                                 "gcm_lco_irecv_x", NULL, req_p);
 }
 
+gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
+                                 size_t slen, void *rbuf, size_t rlen,
+                                 int slot, int tag)
+{
+    static char dummy;
+    gcm_request_h sreq = GCM_REQUEST_NULL, rreq = GCM_REQUEST_NULL;
+    gcm_msg_status_t info;
+    gcm_status_t status, rstatus = GCM_OK;
+
+    /* As the schedules' transfers: a zero-length buffer may be NULL. */
+    sbuf = (slen == 0) ? &dummy : sbuf;
+    rbuf = (rlen == 0) ? &dummy : rbuf;
+    if (!gcm_lco_xfer_plain(lco, tag)) {
+        status = gcm_lco_isend_x(lco, sbuf, slen, slot, tag,
+                                 GCM_LCO_XFER_NOREQ, &sreq);
+        if (status == GCM_OK) {
+            rstatus = gcm_lco_irecv_xf(lco, rbuf, rlen, slot, tag,
+                                       GCM_LCO_XFER_NOREQ, &info, &rreq);
+        }
+    } else {
+        status = gcm_slots_isend_x(lco->port, sbuf, slen, slot, tag,
+                                   GCM_SLOTS_XFER_NOREQ, "gcm_lco_isend_x",
+                                   &sreq);
+        if (status == GCM_OK) {
+            rstatus = gcm_slots_irecv_xf(lco->port, rbuf, rlen, slot, tag,
+                                         GCM_SLOTS_XFER_NOREQ,
+                                         "gcm_lco_irecv_x", &info, &rreq);
+        }
+    }
+    /* The send first, as a schedule's fence completes its transfers in
+     * the order they were posted. */
+    if (sreq != GCM_REQUEST_NULL) {
+        status = gcm_lco_req_wait(&sreq, NULL);
+    }
+    if (rreq != GCM_REQUEST_NULL) {
+        rstatus = gcm_lco_req_wait(&rreq, NULL);
+    }
+    return (status != GCM_OK) ? status : rstatus;
+}
+
 /* The checks of a probe: tag (internal range) and receive slot. */
 static gcm_status_t gcm_lco_probe_check(const char *call, gcm_lco_h lco,
                                         int slot, int tag, int *flag_p)

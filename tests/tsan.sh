@@ -56,6 +56,8 @@ tsan "thread_collectives -n 3" "$gcrun" -n 3 "$b/examples/thread_collectives"
 tsan "thread_channels -n 3" "$gcrun" -n 3 "$b/examples/thread_channels"
 tsan "threads_coll -n 2" "$gcrun" -n 2 "$b/tests/mpi/threads_coll"
 tsan "coll_nb_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/coll_nb_threads"
+# Two-process barriers (one exchange, no schedule) from two threads.
+tsan "coll_pair -n 2" "$gcrun" -n 2 "$b/tests/mpi/coll_pair"
 for shm in 1 0; do
     tsan "p2p_receivers shm=$shm" env GENCOMM_SHM=$shm \
         "$gcrun" -n 2 "$b/tests/integration/p2p_receivers" 4 20

@@ -338,6 +338,20 @@ static void test_different_calls(void)
                 "rank %d called MPI_Reduce, rank 0 called MPI_Bcast", odd);
     still_works(MPI_COMM_WORLD, __LINE__);
 
+    /* A barrier against a bcast: at 2 processes the blocking barrier is
+     * one exchange without a schedule (mpi_coll_rooted.c), checked all
+     * the same; the next barrier passes. */
+    if (rank == odd) {
+        rc = MPI_Barrier(MPI_COMM_WORLD);
+    } else {
+        rc = MPI_Bcast(&x, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    EXPECT_TEXT(rc, MPI_ERR_OTHER,
+                (rank == odd) ? "MPI_Barrier" : "MPI_Bcast",
+                "rank %d called MPI_Barrier, rank 0 called MPI_Bcast", odd);
+    still_works(MPI_COMM_WORLD, __LINE__);
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+
     /* Blocking and nonblocking forms do not match (MPI-3.1 5.12). */
     if (rank == odd) {
         rc = MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,0 +1,204 @@
+/*
+ * tests/mpi/coll_pair.c [die | dead]: the barrier of two processes, one
+ * exchange of empty messages without a schedule (compat/mpi_coll_rooted.c,
+ * coll_barrier_pair), at 2 or 4 processes (4: communicators of two made
+ * by MPI_Comm_split).
+ *
+ * It must hold everyone until both came, on every communicator of two
+ * (the world, a duplicate, split pairs whose ranks are not the world's
+ * and run in reverse order); it must stay in order with the other
+ * collectives (blocking, nonblocking started before it, persistent) and
+ * never match user messages, wildcard receives included; threads of an
+ * MPI_THREAD_MULTIPLE process may run barriers on communicators of their
+ * own at once.
+ *
+ * "die": rank 1 kills itself while rank 0 waits in a barrier; "dead":
+ * rank 1 is gone before rank 0 enters one. Rank 0's barrier must fail
+ * (errors return), not hang: it prints "coll_pair: peer died: class N"
+ * and exits 1 (test_coll_pair.sh).
+ */
+#include <mpi.h>
+
+#include "mpitest.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NTHREADS 2
+#define NLOOPS   2000
+
+static int rank, size;
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+    nanosleep(&ts, NULL);
+}
+
+/* The barrier holds each member until the other came: the late one
+ * (late) sleeps first, the other must wait about as long. */
+static void test_holds(MPI_Comm comm, int late)
+{
+    int me;
+    double t0, dt;
+
+    MPI_Comm_rank(comm, &me);
+    OK(MPI_Barrier(comm));
+    if (me == late) {
+        pause_ms(200);
+    }
+    t0 = MPI_Wtime();
+    OK(MPI_Barrier(comm));
+    dt = MPI_Wtime() - t0;
+    CHECK(me == late || dt > 0.1, "rank %d left the barrier after %.3f s, "
+          "before rank %d came (0.2 s)", me, dt, late);
+}
+
+/* Barriers among other collectives: each keeps its place in the order
+ * of the communicator's calls (the tags they take). */
+static void test_order(MPI_Comm comm)
+{
+    MPI_Request ib, pb;
+    int me, n, i, v, sum;
+
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    OK(MPI_Barrier_init(comm, MPI_INFO_NULL, &pb));
+    for (i = 0; i < 200; i++) {
+        v = (me == 0) ? i : -1;
+        OK(MPI_Ibarrier(comm, &ib));
+        OK(MPI_Barrier(comm));
+        OK(MPI_Bcast(&v, 1, MPI_INT, 0, comm));
+        OK(MPI_Start(&pb));
+        OK(MPI_Barrier(comm));
+        OK(MPI_Wait(&pb, MPI_STATUS_IGNORE));
+        OK(MPI_Wait(&ib, MPI_STATUS_IGNORE));
+        OK(MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, comm));
+        CHECK(v == i && sum == n * i, "round %d: bcast %d, sum %d", i, v,
+              sum);
+    }
+    OK(MPI_Request_free(&pb));
+}
+
+/* A wildcard receive posted across many barriers gets the user's
+ * message, not a barrier's. */
+static void test_no_match(MPI_Comm comm)
+{
+    MPI_Request req;
+    MPI_Status st;
+    int me, i, v = -1, flag = 0;
+
+    MPI_Comm_rank(comm, &me);
+    if (me == 0) {
+        OK(MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm,
+                     &req));
+    }
+    for (i = 0; i < 100; i++) {
+        OK(MPI_Barrier(comm));
+    }
+    if (me == 0) {
+        OK(MPI_Test(&req, &flag, &st));
+        CHECK(flag == 0, "a wildcard receive matched a barrier's message "
+              "(tag %d, source %d)", st.MPI_TAG, st.MPI_SOURCE);
+    }
+    /* Only now the user's message. */
+    OK(MPI_Barrier(comm));
+    if (me == 1) {
+        v = 42;
+        OK(MPI_Send(&v, 1, MPI_INT, 0, 7, comm));
+    } else if (flag == 0) {
+        OK(MPI_Wait(&req, &st));
+        CHECK(v == 42 && st.MPI_TAG == 7 && st.MPI_SOURCE == 1,
+              "received %d tag %d from %d, want 42 tag 7 from 1", v,
+              st.MPI_TAG, st.MPI_SOURCE);
+    }
+    OK(MPI_Barrier(comm));
+}
+
+static MPI_Comm tcomm[NTHREADS];
+
+static void *thread_barriers(void *arg)
+{
+    mpitest_thread_t *rec = arg;
+    int i;
+
+    for (i = 0; i < NLOOPS; i++) {
+        TOK(rec, MPI_Barrier(tcomm[rec->t]));
+    }
+    return NULL;
+}
+
+static void test_comm(MPI_Comm comm)
+{
+    test_holds(comm, 0);
+    test_holds(comm, 1);
+    test_order(comm);
+    test_no_match(comm);
+}
+
+static int die(int dead_first)
+{
+    int rc, cls = -1;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    if (rank == 1) {
+        pause_ms(dead_first ? 0 : 100);
+        raise(SIGKILL);
+    }
+    if (dead_first) {
+        pause_ms(1000);
+    }
+    rc = MPI_Barrier(MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS) {
+        printf("FAIL: coll_pair: barrier with a dead peer succeeded\n");
+    } else {
+        MPI_Error_class(rc, &cls);
+        printf("coll_pair: peer died: class %d\n", cls);
+    }
+    fflush(stdout);
+    exit(1);
+}
+
+int main(int argc, char **argv)
+{
+    mpitest_thread_t recs[NTHREADS];
+    MPI_Comm pair, dup;
+    int t;
+
+    mpitest_init_thread(&argc, &argv, "coll_pair", MPI_THREAD_MULTIPLE);
+    mpitest_world(&rank, &size);
+    if (size != 2 && size != 4) {
+        printf("FAIL: coll_pair needs 2 or 4 processes\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (argc > 1 && size == 2) {
+        return die(strcmp(argv[1], "dead") == 0);
+    }
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    /* Pairs (0 1) and (2 3), ranked in reverse: world rank 1 is rank 0. */
+    OK(MPI_Comm_split(MPI_COMM_WORLD, rank / 2, -rank, &pair));
+    test_comm(pair);
+    OK(MPI_Comm_dup(pair, &dup));
+    test_comm(dup);
+    if (size == 2) {
+        test_comm(MPI_COMM_WORLD);
+    }
+    for (t = 0; t < NTHREADS; t++) {
+        recs[t].t = t;
+        recs[t].failures = 0;
+        OK(MPI_Comm_dup(pair, &tcomm[t]));
+    }
+    mpitest_threads(NTHREADS, thread_barriers, recs, sizeof(recs[0]));
+    for (t = 0; t < NTHREADS; t++) {
+        mpitest_failures += recs[t].failures;
+        OK(MPI_Comm_free(&tcomm[t]));
+    }
+    OK(MPI_Comm_free(&dup));
+    OK(MPI_Comm_free(&pair));
+    return mpitest_finish();
+}
