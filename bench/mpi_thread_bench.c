@@ -31,10 +31,18 @@
  * progress for STALL_S seconds (MPICH 4.0.2 hangs in thread_latency), and
  * the program then exits with status 3.
  *
+ * --threads T measures msgrate_tT alone (T = 1, 2, 4 or 8). --windows N
+ * makes each thread pass exactly N timed windows (no time budget) after
+ * its 20/T warm-up ones, and adds msgrate_tT_msgs, the messages each
+ * process's workers passed, warm-up included: what an instruction count
+ * of the workers divides by, e.g. valgrind --tool=callgrind
+ * --toggle-collect=rate_thread per process.
+ *
  * Output, one line per measurement, on rank 0's stdout:
  *     benchmark,size_bytes,implementation,value,unit
  *
  * Usage: mpirun -np 1|2 mpi_thread_bench IMPLEMENTATION_NAME [--quick]
+ *            [--threads T] [--windows N]
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -73,6 +81,9 @@ static const int thread_counts[] = { 1, 2, 4, 8 };
 
 static const char *impl = "mpi";
 static int rank;
+/* --threads (0: every count) and --windows (0: the time budget rules). */
+static int only_threads;
+static int fixed_windows;
 static int peer;
 /* Bumped by the measuring threads as they go; the main thread watches it. */
 static atomic_long watched;
@@ -304,7 +315,8 @@ static void *rate_thread(void *varg)
     t0 = now_s();
     rt->begin[arg->index] = t0;
     while (!last) {
-        last = w + 1 == rt->windows || now_s() - t0 > RATE_BUDGET_S;
+        last = w + 1 == rt->windows ||
+               (fixed_windows == 0 && now_s() - t0 > RATE_BUDGET_S);
         last = rate_window(comm, dest, last);
         atomic_fetch_add(&watched, 1);
         w++;
@@ -344,6 +356,12 @@ static void msgrate_run(rate_t *rt, int nthreads, const char *name)
     }
     report_as(bench, RATE_SIZE, name, (double)msgs / (t1 - t0) / 1e6,
               "Mmsg/s");
+    if (fixed_windows > 0) {
+        snprintf(bench, sizeof(bench), "msgrate_t%d_msgs", nthreads);
+        report_as(bench, RATE_SIZE, name,
+                  (double)(msgs + (long)nthreads * rt->warmup * WINDOW),
+                  "messages");
+    }
     pthread_barrier_destroy(&rt->start);
 }
 
@@ -390,6 +408,36 @@ static void msgrate_mpix(int nthreads, int warmup, int windows)
 }
 #endif
 
+/* Takes --threads T and --windows N out of argv; -1 on a bad value. */
+static int rate_args(int *argc, char **argv)
+{
+    int n = 1;
+
+    for (int i = 1; i < *argc; i++) {
+        int *opt = (strcmp(argv[i], "--threads") == 0) ? &only_threads :
+                   (strcmp(argv[i], "--windows") == 0) ? &fixed_windows :
+                   NULL;
+
+        if (opt == NULL) {
+            argv[n++] = argv[i];
+            continue;
+        }
+        if (i + 1 == *argc || (*opt = atoi(argv[++i])) < 1) {
+            return -1;
+        }
+        for (size_t k = 0; opt == &only_threads; k++) {
+            if (k == NELEMS(thread_counts)) {
+                return -1;   /* not a count the program measures */
+            }
+            if (thread_counts[k] == *opt) {
+                break;
+            }
+        }
+    }
+    *argc = n;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int quick = 0;
@@ -402,10 +450,12 @@ int main(int argc, char **argv)
     bench_name = "mpi_thread_bench";
     bench_rank = rank;
     check(MPI_Comm_size(MPI_COMM_WORLD, &nprocs), "MPI_Comm_size");
-    if (bench_args(argc, argv, &impl, &quick) != 0) {
+    if (rate_args(&argc, argv) != 0 ||
+        bench_args(argc, argv, &impl, &quick) != 0) {
         if (rank == 0) {
             fprintf(stderr, "usage: mpirun -np 1|2 mpi_thread_bench "
-                            "NAME [--quick]\n");
+                            "NAME [--quick] [--threads 1|2|4|8] "
+                            "[--windows N]\n");
         }
         MPI_Finalize();
         return 2;
@@ -453,26 +503,30 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < NELEMS(thread_counts); i++) {
             int t = thread_counts[i];
 
-            if (!bench_threads_fit(t)) {
+            if (!bench_threads_fit(t) ||
+                (only_threads != 0 && t != only_threads)) {
                 continue;
             }
             if (quick) {
                 msgrate(t, 1, 2);
             } else {
-                msgrate(t, 20 / t, RATE_WINDOWS / t);
+                msgrate(t, 20 / t, (fixed_windows > 0) ? fixed_windows :
+                        RATE_WINDOWS / t);
             }
         }
 #ifdef BENCH_MPIX_THREADS
         for (size_t i = 0; i < NELEMS(thread_counts); i++) {
             int t = thread_counts[i];
 
-            if (!bench_threads_fit(t)) {
+            if (!bench_threads_fit(t) ||
+                (only_threads != 0 && t != only_threads)) {
                 continue;
             }
             if (quick) {
                 msgrate_mpix(t, 1, 2);
             } else {
-                msgrate_mpix(t, 20 / t, RATE_WINDOWS / t);
+                msgrate_mpix(t, 20 / t, (fixed_windows > 0) ?
+                             fixed_windows : RATE_WINDOWS / t);
             }
         }
 #endif

@@ -257,6 +257,8 @@ static inline int gcm_mpi_fast_args(MPI_Comm comm, const void *buf,
            (datatype->magic == GCM_MPI_MAGIC_TYPE) &&
            datatype->predefined && datatype->dense &&
            (count >= 0) && (buf != MPI_IN_PLACE) &&
+           /* The native layer takes the buffer unchecked from here. */
+           ((buf != NULL) || (count == 0)) &&
            /* A receive slot of an LCO is checked against its count of
             * receive slots (gcm_mpi_check_source). */
            (recv ? (comm->kind != GCM_MPI_COMM_LCO) &&
@@ -310,7 +312,12 @@ static int gcm_mpi_isend_fast(const void *buf, int count,
     gcm_mpi_req_t *req;
     gcm_status_t status;
 
-    status = gcm_lco_isend_x(comm->lco, buf,
+    /* Arguments checked: the native call checks none of them again. */
+    status = (flags == 0) ?
+             gcm_lco_isend_nr(comm->lco, buf,
+                              gcm_mpi_fast_len(count, datatype), dest, tag,
+                              &nreq) :
+             gcm_lco_isend_x(comm->lco, buf,
                              gcm_mpi_fast_len(count, datatype), dest, tag,
                              flags | GCM_LCO_XFER_NOREQ, &nreq);
     if (gcm_unlikely(status != GCM_OK)) {
@@ -361,12 +368,12 @@ static int gcm_mpi_irecv_fast(void *buf, int count, MPI_Datatype datatype,
     gcm_mpi_req_t *req;
     gcm_status_t status;
 
-    status = gcm_lco_irecv_x(comm->lco, buf,
-                             gcm_mpi_fast_len(count, datatype),
-                             (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
-                             source,
-                             (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
-                             &nreq);
+    status = gcm_lco_irecv_plain(comm->lco, buf,
+                                 gcm_mpi_fast_len(count, datatype),
+                                 (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                                 source,
+                                 (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
+                                 &nreq);
     if (gcm_unlikely(status != GCM_OK)) {
         return gcm_mpi_native_error(comm, status, "MPI_Irecv");
     }
@@ -566,10 +573,11 @@ static int gcm_mpi_send_mode(const void *buf, int count,
     const void *data;
     void *tmp;
     size_t len;
-    int rc;
+    int rc, fast;
 
-    if (gcm_mpi_fast_args(comm, buf, count, datatype, dest, tag, 0) &&
-        (mode != GCM_MPI_MODE_BUFFERED)) {
+    fast = gcm_mpi_fast_args(comm, buf, count, datatype, dest, tag, 0) &&
+           (mode != GCM_MPI_MODE_BUFFERED);
+    if (fast) {
         data = buf;
         len  = gcm_mpi_fast_len(count, datatype);
         tmp  = NULL;
@@ -591,7 +599,10 @@ static int gcm_mpi_send_mode(const void *buf, int count,
             return gcm_mpi_raise(comm, rc, call, "out of memory");
         }
     }
-    status = gcm_lco_isend_x(comm->lco, data, len, dest, tag,
+    /* As in MPI_Recv: checked already on the fast path. */
+    status = (fast && (mode != GCM_MPI_MODE_SYNC)) ?
+             gcm_lco_isend_nr(comm->lco, data, len, dest, tag, &nreq) :
+             gcm_lco_isend_x(comm->lco, data, len, dest, tag,
                              ((mode == GCM_MPI_MODE_SYNC) ?
                               GCM_LCO_SEND_SYNC : 0) | GCM_LCO_XFER_NOREQ,
                              &nreq);
@@ -803,9 +814,10 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
     gcm_status_t result;
     void *data, *tmp;
     size_t len;
-    int rc;
+    int rc, fast, slot, ntag;
 
-    if (gcm_mpi_fast_args(comm, buf, count, datatype, source, tag, 1)) {
+    fast = gcm_mpi_fast_args(comm, buf, count, datatype, source, tag, 1);
+    if (fast) {
         data = buf;
         len  = gcm_mpi_fast_len(count, datatype);
         tmp  = NULL;
@@ -824,10 +836,14 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
             return gcm_mpi_raise(comm, rc, call, "out of memory");
         }
     }
-    result = gcm_lco_irecv_xf(comm->lco, data, len,
-                              (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
-                              source,
-                              (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
+    slot = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
+    ntag = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
+    /* On the fast path every argument is checked: the native call
+     * checks none again. */
+    result = fast ?
+             gcm_lco_irecv_nr(comm->lco, data, len, slot, ntag, &info,
+                              &nreq) :
+             gcm_lco_irecv_xf(comm->lco, data, len, slot, ntag,
                               GCM_LCO_XFER_NOREQ, &info, &nreq);
     if (gcm_unlikely(result != GCM_OK)) {
         free(tmp);

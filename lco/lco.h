@@ -90,6 +90,11 @@ gcm_status_t gcm_lco_isend_nr(gcm_lco_h lco, const void *buf, size_t len,
 gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
                               int slot, int tag, gcm_msg_status_t *info_p,
                               gcm_request_h *req_p) GCM_INTERNAL;
+/* gcm_lco_irecv_x on the same terms (the MPI layer's fast path: its
+ * arguments checked already), always with a request. */
+gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
+                                 int slot, int tag, gcm_request_h *req_p)
+    GCM_INTERNAL;
 /* A blocking exchange with the process of slot under library tag tag:
  * sends slen bytes of sbuf, receives at most rlen bytes into rbuf, and
  * waits for both (a failure of either, a dead peer's included, is the

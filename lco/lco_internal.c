@@ -145,6 +145,16 @@ gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
                               req_p);
 }
 
+gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
+                                 int slot, int tag, gcm_request_h *req_p)
+{
+    if (!gcm_lco_xfer_plain(lco, tag)) {
+        return gcm_lco_irecv_x(lco, buf, len, slot, tag, req_p);
+    }
+    return gcm_slots_irecv_fold(lco->port, buf, len, slot, tag, 0, NULL,
+                                "gcm_lco_irecv_x", NULL, req_p);
+}
+
 gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
                                  size_t slen, void *rbuf, size_t rlen,
                                  int slot, int tag)

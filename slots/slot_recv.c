@@ -529,7 +529,13 @@ gcm_status_t gcm_slots_irecv_fold(gcm_port_t *port, void *buf, size_t len,
                                "from it", peer));
         goto out;
     }
-    if (peer >= 0) {
+    /* The connection is looked at only when one of the endpoint's has
+     * failed, or the peer is of another job: a lookup for every receive
+     * cost some 40 instructions a message. */
+    if ((peer >= 0) &&
+        ((atomic_load_explicit(&endpoint->nfailed,
+                               memory_order_relaxed) != 0) ||
+         gcm_thr_proc_other(peer))) {
         gcm_thr_conn_t *conn = gcm_thr_conn_get(endpoint, peer, 0);
         if ((conn != NULL) && (conn->failed != GCM_OK)) {
             req->info.slot = slot;

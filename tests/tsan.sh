@@ -45,6 +45,9 @@ tsan "p2p_coop -n 2" env GENCOMM_SHM_COOP_MIN=40000 \
     "$gcrun" -n 2 "$b/tests/integration/p2p_coop"
 tsan "core_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_threads"
 tsan "core_req_threads -n 1" "$gcrun" -n 1 "$b/tests/mpi/core_req_threads"
+# Threads of two processes sending (done when posted) and completing at
+# once, among the other request tests.
+tsan "core_req -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_req"
 tsan "attr_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/attr_threads"
 tsan "ext_grequest -n 2" "$gcrun" -n 2 "$b/tests/mpi/ext_grequest"
 # One LCO per thread (MPIX_Comm_create_threads), channels between threads

@@ -107,6 +107,10 @@ typedef struct gcm_thr_endpoint {
     int               nprocs;        /* entries of conns (grows for the
                                       * processes of other jobs) */
     gcm_thr_conn_t   *others;        /* connections to other jobs */
+    /* How many of its connections were ever marked failed: while 0, no
+     * connection needs a look to know it works (a receive posted at
+     * message rate skips it). Only grows. */
+    atomic_uint       nfailed;
     void             *upper;         /* slots/ state for this endpoint */
     /* Set by the thread that signals a waiter; cleared by the waiter. */
     atomic_int        signaled;

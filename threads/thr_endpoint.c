@@ -484,6 +484,16 @@ int gcm_thr_remote_endpoints(int proc)
 
 /* ---- connections ---------------------------------------------------------- */
 
+/* Marks conn failed for reason (not GCM_OK), counted on its endpoint. */
+static void gcm_thr_conn_fail(gcm_thr_conn_t *conn, gcm_status_t reason)
+{
+    if (conn->failed == GCM_OK) {
+        atomic_fetch_add_explicit(&conn->owner->nfailed, 1,
+                                  memory_order_relaxed);
+    }
+    conn->failed = reason;
+}
+
 gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
                                  int rep)
 {
@@ -530,7 +540,9 @@ gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
     conn->proc   = proc;
     conn->rep    = rep;
     /* A process that died is dead to every endpoint of ours. */
-    conn->failed = failed;
+    if (failed != GCM_OK) {
+        gcm_thr_conn_fail(conn, failed);
+    }
     gcm_list_init(&conn->parked);
     conn->next = endpoint->conns[proc];
     endpoint->conns[proc] = conn;
@@ -629,7 +641,7 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
         free(addr);
         /* This connection can never be made: its sends fail at once,
          * and this is said once. */
-        conn->failed = GCM_ERR_TRANSPORT;
+        gcm_thr_conn_fail(conn, GCM_ERR_TRANSPORT);
         gcm_error("the worker address proc %d published for its endpoint "
                   "%d (%zu bytes) is malformed (%s): the connection to it "
                   "fails", conn->proc, conn->rep, len, why);
@@ -659,7 +671,7 @@ gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
         /* UCX could not reach what the address names (a shared-memory
          * segment gone with its process): that process has ended. */
         conn->ucp_ep = NULL;
-        conn->failed = GCM_ERR_PEER_FAILED;
+        gcm_thr_conn_fail(conn, GCM_ERR_PEER_FAILED);
         return gcm_fail(GCM_ERR_PEER_FAILED, "connect", "process %d of "
                         "another job has ended (ucp_ep_create: %s)",
                         conn->proc, ucs_status_string(ucs));
@@ -791,14 +803,14 @@ void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
         gcm_boot_note_failed(proc);
     }
     for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
-        conn->failed = reason;
+        gcm_thr_conn_fail(conn, reason);
     }
     /* A peer we never talked to has no connection yet: remember the
      * failure so that the first use fails at once. */
     if (endpoint->conns[proc] == NULL) {
         conn = gcm_thr_conn_get(endpoint, proc, 0);
         if (conn != NULL) {
-            conn->failed = reason;
+            gcm_thr_conn_fail(conn, reason);
         }
     }
     if (gcm_thr.upcalls.peer_failed != NULL) {

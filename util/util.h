@@ -246,9 +246,28 @@ void gcm_handle_free(void *obj) GCM_INTERNAL;
  * for ever: for objects a family recycles itself at message rate, with a
  * generation in their handles. NULL without memory. Thread-safe. */
 void *gcm_handle_alloc_stable(size_t size) GCM_INTERNAL;
+/* The size of a chunk of such memory. */
+#define GCM_HANDLE_STABLE_CHUNK (16u << 20)
+/* The start of the chunk of stable memory the calling thread last found
+ * a handle in (0: none yet). Chunks are never unmapped: an address inside
+ * one stays stable memory for ever, and a handle check at message rate
+ * finds its chunk here without the look through all of them. */
+extern __thread uintptr_t gcm_handle_stable_hint GCM_TLS_HOT GCM_INTERNAL;
+/* gcm_handle_is_stable without the hint (and setting it on a hit). */
+int gcm_handle_is_stable_slow(const void *p, size_t align) GCM_INTERNAL;
 /* Is p, aligned to align, inside memory gcm_handle_alloc_stable gave out
  * (and so safe to read)? Thread-safe. */
-int gcm_handle_is_stable(const void *p, size_t align) GCM_INTERNAL;
+static inline int gcm_handle_is_stable(const void *p, size_t align)
+{
+    uintptr_t addr = (uintptr_t)p;
+
+    if (gcm_likely((gcm_handle_stable_hint != 0) && ((addr % align) == 0) &&
+                   (addr - gcm_handle_stable_hint <
+                    GCM_HANDLE_STABLE_CHUNK))) {
+        return 1;
+    }
+    return gcm_handle_is_stable_slow(p, align);
+}
 
 /*
  * Handles with a generation, for recycled objects: the object's address

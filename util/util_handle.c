@@ -62,8 +62,8 @@
  * others. */
 #define GCM_HANDLE_CHUNK  (4u << 20)
 #define GCM_HANDLE_NPAGES (GCM_HANDLE_CHUNK / GCM_HANDLE_PAGE)
-/* Chunks of recycled objects, and how many there may be (16 GiB). */
-#define GCM_HANDLE_STABLE_CHUNK (16u << 20)
+/* Chunks of recycled objects (GCM_HANDLE_STABLE_CHUNK bytes, util.h),
+ * and how many there may be (16 GiB). */
 #define GCM_HANDLE_STABLE_MAX   1024
 
 typedef struct gcm_handle_chunk {
@@ -286,7 +286,9 @@ void *gcm_handle_alloc_stable(size_t size)
     return obj;
 }
 
-int gcm_handle_is_stable(const void *p, size_t align)
+__thread uintptr_t gcm_handle_stable_hint GCM_TLS_HOT;
+
+int gcm_handle_is_stable_slow(const void *p, size_t align)
 {
     uintptr_t addr = (uintptr_t)p;
     int n = atomic_load_explicit(&gcm_handles.nstable,
@@ -300,6 +302,7 @@ int gcm_handle_is_stable(const void *p, size_t align)
         uintptr_t base = (uintptr_t)gcm_handles.stable[i];
 
         if (addr - base < GCM_HANDLE_STABLE_CHUNK) {
+            gcm_handle_stable_hint = base;
             return 1;
         }
     }

@@ -102,6 +102,13 @@ run "mpi_thread_bench (1)" "$gcrun" -n 1 --bind-to none "$exe" gencomm-mpi \
 rows "mpi_thread_bench gencomm-mpi --quick, 1 process" gencomm-mpi 2
 run "mpi_thread_bench (2)" "$gcrun" -n 2 "$exe" gencomm-mpi --quick
 rows "mpi_thread_bench gencomm-mpi --quick, 2 processes" gencomm-mpi 3
+# One thread count, a fixed number of windows: the rate and the count of
+# messages an instruction count divides by ((20 warm-up + 3) x 64).
+run "mpi_thread_bench --windows" "$gcrun" -n 2 "$exe" gencomm-mpi \
+    --threads 1 --windows 3
+rows "mpi_thread_bench --threads 1 --windows 3" gencomm-mpi 1
+has '^msgrate_t1_msgs,8,gencomm-mpi,1472\.000,messages$' \
+    "mpi_thread_bench --windows 3: no msgrate_t1_msgs row of 1472"
 
 # The collectives: all six at 3 processes; a chosen pair under a label.
 build mpi_coll_bench

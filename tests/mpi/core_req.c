@@ -3,7 +3,8 @@
  * Wait/Test in all their forms over mixes of MPI_REQUEST_NULL, complete
  * and pending requests, Waitall over several communicators; persistent
  * requests; MPI_Cancel; MPI_Request_free of an active send;
- * MPI_Request_get_status; matched probes, also from two threads at once.
+ * MPI_Request_get_status; sends done when posted;
+ * matched probes, also from two threads at once.
  *
  * Processes pair up (0-1, 2-3, ...); an odd one out is its own peer.
  * "Pending" requests are receives of a message the peer sends only once
@@ -601,6 +602,120 @@ static void test_get_status(void)
           "Wait after Request_get_status");
 }
 
+/* ---- sends done when posted -------------------------------------------
+ *
+ * A small send usually completes as it is posted: its request is
+ * complete from the start and holds nothing (no native request, no
+ * communicator), and the array calls free it on a path of its own. Every
+ * call that completes, frees or asks about a request must treat such a
+ * handle as a complete send, one at a time, several in one call, and from
+ * several threads at once.
+ */
+
+enum { SENT_N = 9, SENT_THREADS = 2, SENT_ROUNDS = 200 };
+
+static void test_sent(void)
+{
+    MPI_Request r[SENT_N];
+    MPI_Status st, sts[3];
+    int out[SENT_N], in = -1, flag = 0, idx = -1, n = -1, i, cancelled = -1;
+    int indices[2];
+
+    for (i = 0; i < SENT_N; i++) {
+        out[i] = rank * 100 + i;
+        OK(MPI_Isend(&out[i], 1, MPI_INT, peer, TAG_D + i, comm, &r[i]));
+    }
+    poison(&st, 1);
+    do {
+        OK(MPI_Test(&r[0], &flag, &st));
+    } while (!flag);
+    CHECK(r[0] == MPI_REQUEST_NULL && is_empty(&st) && error_kept(&st),
+          "MPI_Test of a send");
+    do {
+        OK(MPI_Request_get_status(r[1], &flag, &st));
+    } while (!flag);
+    CHECK(r[1] != MPI_REQUEST_NULL && is_empty(&st),
+          "MPI_Request_get_status of a send keeps it");
+    /* Too late to cancel: it completes as sent. */
+    OK(MPI_Cancel(&r[1]));
+    poison(&st, 1);
+    OK(MPI_Wait(&r[1], &st));
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(r[1] == MPI_REQUEST_NULL && !cancelled && error_kept(&st),
+          "MPI_Wait of a send after MPI_Cancel: cancelled %d", cancelled);
+    OK(MPI_Request_free(&r[2]));
+    CHECK(r[2] == MPI_REQUEST_NULL, "MPI_Request_free of a send");
+    r[3] = MPI_Request_f2c(MPI_Request_c2f(r[3]));
+    OK(MPI_Wait(&r[3], MPI_STATUS_IGNORE));
+    CHECK(r[3] == MPI_REQUEST_NULL, "MPI_Wait of a send's Fortran handle");
+    OK(MPI_Waitany(2, &r[4], &idx, &st));
+    CHECK((idx == 0 || idx == 1) && r[4 + idx] == MPI_REQUEST_NULL &&
+          r[5 - idx] != MPI_REQUEST_NULL, "MPI_Waitany of two sends: %d",
+          idx);
+    OK(MPI_Waitsome(2, &r[4], &n, indices, sts));
+    CHECK(n == 1 && indices[0] == 1 - idx && r[4] == MPI_REQUEST_NULL &&
+          r[5] == MPI_REQUEST_NULL && is_empty_multi(&sts[0]),
+          "MPI_Waitsome of the other: %d", n);
+    poison(sts, 3);
+    OK(MPI_Waitall(3, &r[6], sts));
+    for (i = 6; i < SENT_N; i++) {
+        CHECK(r[i] == MPI_REQUEST_NULL && is_empty_multi(&sts[i - 6]),
+              "MPI_Waitall of three sends: %d", i);
+    }
+    for (i = 0; i < SENT_N; i++) {
+        OK(MPI_Recv(&in, 1, MPI_INT, peer, TAG_D + i, comm,
+                    MPI_STATUS_IGNORE));
+        CHECK(in == peer * 100 + i, "message %d: %d", i, in);
+    }
+}
+
+typedef struct {
+    mpitest_thread_t rec;
+    MPI_Comm         comm;
+} sent_thread_t;
+
+/* Sends and completes, with Wait and Test in turn, then receives the
+ * peer's thread's messages. */
+static void *sent_thread(void *p)
+{
+    sent_thread_t *a = p;
+    MPI_Request req;
+    int i, v, flag;
+
+    for (i = 0; i < SENT_ROUNDS; i++) {
+        v = i;
+        TOK(&a->rec, MPI_Isend(&v, 1, MPI_INT, peer, i, a->comm, &req));
+        if (i % 2 == 0) {
+            TOK(&a->rec, MPI_Wait(&req, MPI_STATUS_IGNORE));
+        } else {
+            do {
+                TOK(&a->rec, MPI_Test(&req, &flag, MPI_STATUS_IGNORE));
+            } while (!flag);
+        }
+        TCHECK(&a->rec, req == MPI_REQUEST_NULL, "round %d", i);
+        TOK(&a->rec, MPI_Recv(&v, 1, MPI_INT, peer, i, a->comm,
+                              MPI_STATUS_IGNORE));
+        TCHECK(&a->rec, v == i, "round %d: got %d", i, v);
+    }
+    return NULL;
+}
+
+static void test_sent_threads(void)
+{
+    sent_thread_t a[SENT_THREADS];
+    int t;
+
+    for (t = 0; t < SENT_THREADS; t++) {
+        a[t].rec.t = t;
+        a[t].rec.failures = 0;
+        OK(MPI_Comm_dup(comm, &a[t].comm));
+    }
+    mpitest_threads(SENT_THREADS, sent_thread, a, sizeof(a[0]));
+    for (t = 0; t < SENT_THREADS; t++) {
+        MPI_Comm_free(&a[t].comm);
+    }
+}
+
 /* ---- matched probes ---------------------------------------------------- */
 
 static void test_mprobe(void)
@@ -800,6 +915,8 @@ int main(int argc, char **argv)
     RUN(test_cancel);
     RUN(test_request_free);
     RUN(test_get_status);
+    RUN(test_sent);
+    RUN(test_sent_threads);
     RUN(test_mprobe);
     RUN(test_mprobe_threads);
     RUN(test_errors);

@@ -3,9 +3,10 @@
 # processes (one exchange without a schedule): at 2 and 4 processes, in
 # verification mode, and with the settings that send it down the general
 # path (a forced linear barrier, the hierarchical form), each seen in the
-# debug log's choice; then a partner killed while rank 0 waits in a
-# barrier, and one dead before it enters: the barrier fails, it does not
-# hang. Exit 0 pass, 1 fail, 77 skip.
+# debug log's choice; through UCX (GENCOMM_SHM=0, two emulated hosts over
+# TCP); then a partner killed while rank 0 waits in a barrier (also
+# through UCX), and one dead before it enters: the barrier fails, it does
+# not hang. Exit 0 pass, 1 fail, 77 skip.
 set -u
 
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -20,6 +21,16 @@ for n in 2 4; do
     fi
 done
 launch 2 env GENCOMM_CHECK_COLLECTIVES=1 "$prog"
+if expect_rc 0; then
+    expect_count 1 'coll_pair: all passed'
+fi
+# Through UCX instead of the shared-memory rings (sends may then not be
+# complete when posted), on one host and between two emulated ones.
+launch 2 env GENCOMM_SHM=0 "$prog"
+if expect_rc 0; then
+    expect_count 1 'coll_pair: all passed'
+fi
+launch 2 --nodes 2 env UCX_TLS=tcp,self "$prog"
 if expect_rc 0; then
     expect_count 1 'coll_pair: all passed'
 fi
@@ -39,8 +50,11 @@ fi
 # A dead partner: rank 0's exit 1 after its barrier failed, or rank 1's
 # SIGKILL, whichever gcrun reaps first.
 export GENCOMM_KILL_GRACE_MS=5000
-for how in die dead; do
-    launch_for 60 2 "$prog" "$how"
+for how in die dead "die shm=0"; do
+    case $how in
+        *shm=0) launch_for 60 2 env GENCOMM_SHM=0 "$prog" die ;;
+        *) launch_for 60 2 "$prog" "$how" ;;
+    esac
     case $rc in
         1 | 137) ;;
         *) expect_rc 137 ;;
