@@ -14,9 +14,10 @@
  * Each communicator caches its node structure for the hierarchical
  * algorithms, built on its first collective from the host names of
  * MPI_Init (mpi_hier.c), and the schedules of its last barrier, bcast,
- * reduce, allreduce, allgather and alltoall, blocking and nonblocking
- * (mpi_coll_run.c, "schedules kept between calls"), in comm->coll_cache,
- * freed with the communicator.
+ * reduce, allreduce, allgather and alltoall, blocking and nonblocking,
+ * and of its last nonblocking gather, scatter, scan, exscan and
+ * reduce_scatter_block (mpi_coll_run.c, "schedules kept between calls"),
+ * in comm->coll_cache, freed with the communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
  * the intercommunicator by remote rank; work inside a group runs the
@@ -44,6 +45,13 @@ enum {
     COLL_KEPT_ALLREDUCE,
     COLL_KEPT_ALLGATHER,
     COLL_KEPT_ALLTOALL,
+    /* Kept for the nonblocking forms only (a blocking call builds its
+     * schedule each time). */
+    COLL_KEPT_GATHER,
+    COLL_KEPT_SCATTER,
+    COLL_KEPT_SCAN,
+    COLL_KEPT_EXSCAN,
+    COLL_KEPT_REDUCE_SCATTER_BLOCK,
     COLL_KEPT_N
 };
 

@@ -244,6 +244,8 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
 {
     coll_sched_t stack, *s;
     coll_key_t key;
+    int which = (scan == 0) ? COLL_KEPT_ALLREDUCE :
+                (scan == 1) ? COLL_KEPT_SCAN : COLL_KEPT_EXSCAN;
     int hit = 0;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
@@ -251,8 +253,8 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
         return rc;
     }
     key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, 0);
-    if (mode == COLL_NONBLOCKING && scan == 0) {
-        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_ALLREDUCE, &key, request);
+    if (mode == COLL_NONBLOCKING) {
+        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
         if (rc != GCM_MPI_COLL_MISS) {
             return rc;
         }
@@ -276,9 +278,8 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (mode == COLL_NONBLOCKING && scan == 0) {
-        s = gcm_mpi_coll_nb_get(comm, COLL_KEPT_ALLREDUCE, &key, &hit, call,
-                                &rc);
+    if (mode == COLL_NONBLOCKING) {
+        s = gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc);
     } else {
         s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
     }
@@ -386,9 +387,21 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
                                    MPI_Request *request, const char *call)
 {
     coll_sched_t stack, *s;
+    coll_key_t key = { 0 };
     long long total = 0;
+    int kept = (is_v == 0 && mode == COLL_NONBLOCKING), hit = 0;
     int rc = gcm_mpi_coll_check_comm(comm, call), i, n, me, mine;
 
+    if (rc == MPI_SUCCESS && kept) {
+        key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, rcount, datatype, op,
+                               0);
+        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_REDUCE_SCATTER_BLOCK, &key,
+                                   request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+        rc = MPI_SUCCESS;
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_no_inter_in_place(comm, call, sendbuf, recvbuf);
     }
@@ -433,13 +446,20 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
             COLL_VFY_MODE(mode), .op = op, .scount = rcount,
             .scounts = rcounts, .stype = datatype);
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    gcm_mpi_coll_build_reduce_scatter(s, sendbuf, recvbuf, rcount,
-                                      (is_v != 0) ? rcounts : NULL, datatype,
-                                      op, comm);
+    s = kept ? gcm_mpi_coll_nb_get(comm, COLL_KEPT_REDUCE_SCATTER_BLOCK, &key,
+                                   &hit, call, &rc) :
+               gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    if (s == NULL) {
+        return rc;
+    }
+    if (!hit) {
+        gcm_mpi_coll_build_reduce_scatter(s, sendbuf, recvbuf, rcount,
+                                          (is_v != 0) ? rcounts : NULL,
+                                          datatype, op, comm);
+    }
     return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
 

@@ -301,6 +301,32 @@ static int coll_am_leaf(MPI_Comm comm, int root)
 /* Gather, gatherv, scatter, scatterv: is_gather picks the direction;
  * (mbuf, mcount, mtype) is every process's own block (send side of a
  * gather, receive side of a scatter); (rbuf, ...) the root's layout. */
+/* The key of a gather or scatter (not v) as a kept schedule is looked up
+ * by: only the arguments significant here, so that those MPI ignores
+ * (the root's layout at the other members of an intracommunicator, the
+ * root's own block with MPI_IN_PLACE) may be anything, and are never
+ * read (coll_key_keepable reads the datatypes). */
+static coll_key_t coll_rooted_key(MPI_Comm comm, const void *mbuf,
+                                  int mcount, MPI_Datatype mtype, void *rbuf,
+                                  int rcount, MPI_Datatype rtype, int root)
+{
+    int layout = gcm_mpi_coll_is_inter(comm) || comm->prank == root;
+    coll_key_t key;
+
+    if (layout && mbuf == MPI_IN_PLACE) {
+        mcount = 0;
+        mtype = MPI_DATATYPE_NULL;
+    }
+    key = gcm_mpi_coll_key(comm, mbuf, NULL, mcount, mtype, MPI_OP_NULL,
+                           root);
+    if (layout) {
+        key.rbuf = rbuf;
+        key.rcount = rcount;
+        key.rtype = rtype;
+    }
+    return key;
+}
+
 int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
                         MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
                         const int *rcounts, const int *displs,
@@ -312,8 +338,20 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
     const char *rname = is_gather ? "recvbuf" : "sendbuf";
     coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
     coll_sched_t stack, *s;
+    coll_key_t key = { 0 };
+    int which = is_gather ? COLL_KEPT_GATHER : COLL_KEPT_SCATTER;
+    int kept = (is_v == 0 && mode == COLL_NONBLOCKING), hit = 0;
     int rc = gcm_mpi_coll_check_comm(comm, call), i, n, in_place = 0;
 
+    if (rc == MPI_SUCCESS && kept) {
+        key = coll_rooted_key(comm, mbuf, mcount, mtype, rbuf, rcount, rtype,
+                              root);
+        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+        rc = MPI_SUCCESS;
+    }
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
     }
@@ -375,12 +413,18 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
             .rcounts = is_gather ? rcounts : NULL,
             .rtype = is_gather ? rtype : mtype);
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    gcm_mpi_coll_build_rooted(s, is_gather, is_v, (void *)mbuf, mcount, mtype,
-                              &l, root, in_place, comm);
+    s = kept ? gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc) :
+               gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    if (s == NULL) {
+        return rc;
+    }
+    if (!hit) {
+        gcm_mpi_coll_build_rooted(s, is_gather, is_v, (void *)mbuf, mcount,
+                                  mtype, &l, root, in_place, comm);
+    }
     return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
 

@@ -64,8 +64,10 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
  * back to its communicator when its request is freed, for the next call
  * with the same arguments; a call that finds it taken (two in flight)
  * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather
- * and alltoall; not the v and w forms, whose count and displacement
- * arrays may hold other values under the same pointers at the next call.
+ * and alltoall, and the nonblocking forms of gather, scatter, scan,
+ * exscan and reduce_scatter_block (their blocking forms build each time);
+ * not the v and w forms, whose count and displacement arrays may hold
+ * other values under the same pointers at the next call.
  * A blocking or nonblocking call whose arguments are those of a kept
  * schedule (of either form) checks only its communicator and its request
  * (gcm_mpi_coll_kept_same): the call that built the schedule passed the

@@ -305,6 +305,84 @@ static void test_kept_all(void)
 }
 
 /*
+ * The nonblocking gather, scatter, scan, exscan and reduce_scatter_block
+ * keep their schedules too (their blocking forms do not): the same as
+ * test_kept_all, and arguments MPI ignores (the root's layout at the
+ * others, given as MPI_DATATYPE_NULL; the root's own block with
+ * MPI_IN_PLACE) must neither be read nor make two calls differ, while a
+ * new root must.
+ */
+static void test_kept_rest(void)
+{
+    MPI_Comm dup;
+    MPI_Request req[5];
+    int *g = malloc((size_t)size * sizeof(int));
+    int *sc = malloc((size_t)size * sizeof(int));
+    int *rs = malloc((size_t)size * sizeof(int));
+    static int freed_in[1] = { 1 }, freed_out[1];
+    int in, x, scan, exscan, rsb, root, me, r, k, i, sum, below;
+
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    for (k = 0; k < 24; k++) {
+        root = (k < 12) ? 0 : size - 1;
+        me = (rank == root);
+        in = 1000 * k + 10 * rank;
+        x = scan = exscan = rsb = -1;
+        for (r = 0; r < size; r++) {
+            g[r] = -1;
+            sc[r] = 500 * k + r;
+            rs[r] = 100 * rank + r + k;
+        }
+        if (me && k % 4 == 3) {
+            /* The root's own block in place. */
+            g[root] = in;
+            OK(MPI_Igather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, g, 1,
+                           MPI_INT, root, dup, &req[0]));
+        } else {
+            OK(MPI_Igather(&in, 1, MPI_INT, me ? g : NULL, me ? 1 : -1,
+                           me ? MPI_INT : MPI_DATATYPE_NULL, root, dup,
+                           &req[0]));
+        }
+        OK(MPI_Iscatter(me ? sc : NULL, me ? 1 : -1,
+                        me ? MPI_INT : MPI_DATATYPE_NULL, &x, 1, MPI_INT,
+                        root, dup, &req[1]));
+        OK(MPI_Iscan(&in, &scan, 1, MPI_INT, MPI_SUM, dup, &req[2]));
+        OK(MPI_Iexscan(&in, &exscan, 1, MPI_INT, MPI_SUM, dup, &req[3]));
+        OK(MPI_Ireduce_scatter_block(rs, &rsb, 1, MPI_INT, MPI_SUM, dup,
+                                     &req[4]));
+        if (k % 3 == 0) {
+            OK(MPI_Waitall(5, req, MPI_STATUSES_IGNORE));
+        } else {
+            for (i = 4; i >= 0; i--) {
+                OK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+            }
+        }
+        for (r = 0, sum = 0, below = 0; r < size; r++) {
+            CHECK(!me || g[r] == 1000 * k + 10 * r,
+                  "kept igather %d from %d: %d", k, r, g[r]);
+            sum += (r <= rank) ? 1000 * k + 10 * r : 0;
+            below += (r < rank) ? 1000 * k + 10 * r : 0;
+        }
+        CHECK(x == 500 * k + rank, "kept iscatter %d: %d", k, x);
+        CHECK(scan == sum, "kept iscan %d: %d, not %d", k, scan, sum);
+        CHECK(rank == 0 || exscan == below, "kept iexscan %d: %d, not %d",
+              k, exscan, below);
+        CHECK(rsb == 100 * (size * (size - 1) / 2) + size * (rank + k),
+              "kept ireduce_scatter_block %d: %d", k, rsb);
+        if (k % 5 == 4) {
+            OK(MPI_Iscan(freed_in, freed_out, 1, MPI_INT, MPI_SUM, dup,
+                         &req[0]));
+            OK(MPI_Request_free(&req[0]));
+        }
+    }
+    OK(MPI_Comm_free(&dup));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    free(g);
+    free(sc);
+    free(rs);
+}
+
+/*
  * Calls whose schedules are not kept between calls (the v and w forms,
  * scans) build theirs in an object their communicator hands from one call
  * to the next: each call must start clean whatever the last one left
@@ -458,6 +536,7 @@ int main(int argc, char **argv)
     test_waitall_testloop();
     test_kept();
     test_kept_all();
+    test_kept_rest();
     test_reused();
     test_wildcard_p2p();
     return mpitest_finish();
