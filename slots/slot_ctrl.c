@@ -87,6 +87,56 @@ void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
                          const gcm_slots_env_t *env,
                          gcm_status_t status);
 
+/* What every match does before the data moves: counts the message and
+ * answers a synchronous sender, who waits for this moment, the match,
+ * whatever becomes of the data. (A same-process sender is completed by
+ * the release of its LOCAL payload instead.) Lock held. */
+static void gcm_slots_matched(gcm_thr_endpoint_t *endpoint,
+                              const gcm_slots_env_t *env,
+                              const gcm_payload_t *payload)
+{
+    gcm_slots_count(endpoint, GCM_STAT_RECEIVED);
+    if ((env->flags & GCM_ENV_FLAG_SYNC) &&
+        (payload->kind != GCM_PAYLOAD_LOCAL)) {
+        gcm_slots_send_ctrl(endpoint, env, GCM_OK);
+    }
+}
+
+/* The n bytes of a message in memory (no rendezvous) into buf, folded
+ * when the receive folds; the payload is released. Lock held. */
+static void gcm_slots_copy_in(gcm_thr_endpoint_t *endpoint, void *buf,
+                              size_t n, const gcm_slots_fold_t *fold,
+                              gcm_payload_t *payload)
+{
+    if (n > 0) {
+        memcpy(buf, payload->data, n);
+        if (fold != NULL) {
+            fold->fn(fold->ctx, 0, n);
+        }
+    }
+    gcm_slots_payload_release(endpoint, payload, GCM_OK);
+}
+
+int gcm_slots_deliver_now(gcm_thr_endpoint_t *endpoint, void *buf,
+                          size_t len, const gcm_slots_fold_t *fold,
+                          const gcm_slots_env_t *env,
+                          gcm_payload_t *payload, gcm_msg_status_t *info_p)
+{
+    if ((payload->kind == GCM_PAYLOAD_RNDV) ||
+        (payload->kind == GCM_PAYLOAD_SHM_RNDV) || (payload->size > len)) {
+        return 0;
+    }
+    if (info_p != NULL) {
+        info_p->slot  = env->rslot;
+        info_p->tag   = env->tag;
+        info_p->count = payload->size;
+        info_p->error = GCM_OK;
+    }
+    gcm_slots_matched(endpoint, env, payload);
+    gcm_slots_copy_in(endpoint, buf, payload->size, fold, payload);
+    return 1;
+}
+
 /*
  * Hands a message to a matched receive. For a rendezvous, starts pulling
  * the data straight into the user's buffer (or, if the buffer is too small,
@@ -106,14 +156,7 @@ void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
     req->info.slot  = env->rslot;
     req->info.tag   = env->tag;
     req->info.count = n;
-    gcm_slots_count(endpoint, GCM_STAT_RECEIVED);
-    /* A synchronous sender waits for this moment, the match, whatever
-     * becomes of the data. (A same-process sender is completed by the
-     * release of its LOCAL payload instead.) */
-    if ((env->flags & GCM_ENV_FLAG_SYNC) &&
-        (payload->kind != GCM_PAYLOAD_LOCAL)) {
-        gcm_slots_send_ctrl(endpoint, env, GCM_OK);
-    }
+    gcm_slots_matched(endpoint, env, payload);
 
     if (payload->kind == GCM_PAYLOAD_SHM_RNDV) {
         /* One copy, straight from the sender's buffer; a truncated
@@ -126,13 +169,7 @@ void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
         return;
     }
     if (payload->kind != GCM_PAYLOAD_RNDV) {
-        if (n > 0) {
-            memcpy(req->buf, payload->data, n);
-            if (req->fold != NULL) {
-                req->fold->fn(req->fold->ctx, 0, n);
-            }
-        }
-        gcm_slots_payload_release(endpoint, payload, GCM_OK);
+        gcm_slots_copy_in(endpoint, req->buf, n, req->fold, payload);
         gcm_slots_req_complete(req, status);
         return;
     }

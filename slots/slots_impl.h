@@ -165,6 +165,19 @@ void gcm_slots_deliver(gcm_thr_endpoint_t *endpoint,
                        const gcm_slots_env_t *env,
                        gcm_payload_t *payload) GCM_INTERNAL;
 
+/*
+ * The same for a receive that takes no request (GCM_SLOTS_XFER_NOREQ): a
+ * message whose data is in memory (no rendezvous) and fits len is copied
+ * into buf (and folded) at once, its status written to *info_p unless
+ * info_p is NULL: returns 1. Otherwise returns 0 and does nothing: the
+ * receive takes a request and gcm_slots_deliver. Lock held.
+ */
+int gcm_slots_deliver_now(gcm_thr_endpoint_t *endpoint, void *buf,
+                          size_t len, const gcm_slots_fold_t *fold,
+                          const gcm_slots_env_t *env,
+                          gcm_payload_t *payload,
+                          gcm_msg_status_t *info_p) GCM_INTERNAL;
+
 /* Answers a message (accept or refuse). Lock held. */
 void gcm_slots_send_ctrl(gcm_thr_endpoint_t *endpoint,
                          const gcm_slots_env_t *env,

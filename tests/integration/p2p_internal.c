@@ -19,7 +19,8 @@
  *      a 1 MiB send, a receive posted before its message is sent and a
  *      receive that truncates get requests as without the flag (the
  *      truncation is reported by the wait); NOREQ without a status is
- *      refused.
+ *      refused; a waiting synchronous message taken by a NOREQ wildcard
+ *      receive hands out no request and its sender completes.
  *   5. a message for a pattern LCO (derived id) that the receiver makes
  *      only later, with a token the receiver holds only later (as the
  *      members of connect and accept learn the intercommunicator's token
@@ -319,6 +320,14 @@ static void noreq_sender(gcm_lco_h w, char *big)
     await(w, 1, NOTE_TAG);      /* its receive of tag 33 is posted */
     gcm_test_ok(gcm_send(w, small, SMALL, 1, 33), "send 16 B tag 33");
     gcm_test_ok(gcm_send(w, small, SMALL, 1, 34), "send 16 B tag 34");
+    /* A synchronous message that waits: the receive that takes it
+     * without a request still tells this sender of the match. */
+    fill(small, SMALL, 6);
+    if (gcm_test_ok(gcm_lco_isend_x(w, small, SMALL, 1, 35,
+                                    GCM_LCO_SEND_SYNC, &req),
+                    "sync send 16 B tag 35")) {
+        gcm_test_ok(gcm_wait(&req, NULL), "sync send 16 B tag 35 wait");
+    }
     await(w, 1, NOTE_TAG);
 }
 
@@ -393,6 +402,32 @@ static void noreq_receiver(gcm_lco_h w, char *big)
         } else if (gcm_wait(&req, &st) != GCM_ERR_TRUNCATED) {
             gcm_test_fail("a truncating NOREQ receive did not report "
                           "GCM_ERR_TRUNCATED");
+        }
+    }
+    /* A waiting synchronous message, taken by a wildcard: no request,
+     * and the sender completes. */
+    for (flag = 0; !flag;) {
+        if (!gcm_test_ok(gcm_lco_iprobe_x(w, 0, 35, &flag, NULL),
+                         "iprobe_x")) {
+            return;
+        }
+    }
+    memset(small, 0, SMALL);
+    if (gcm_test_ok(gcm_lco_irecv_xf(w, small, SMALL, GCM_ANY_SLOT,
+                                     GCM_ANY_TAG, GCM_LCO_XFER_NOREQ, &st,
+                                     &req), "NOREQ receive of a sync "
+                    "message")) {
+        if (req != GCM_REQUEST_NULL) {
+            gcm_test_fail("a receive of a waiting synchronous 16-byte "
+                          "message returned a request");
+            gcm_test_ok(gcm_wait(&req, &st), "NOREQ sync receive wait");
+        } else if ((st.count != SMALL) || (st.tag != 35) ||
+                   (st.slot != 0) || (st.error != GCM_OK) ||
+                   !check(small, SMALL, 6)) {
+            gcm_test_fail("NOREQ sync receive: %zu bytes, tag %d, slot %d, "
+                          "error %d, data %s", st.count, st.tag, st.slot,
+                          (int)st.error,
+                          check(small, SMALL, 6) ? "right" : "corrupted");
         }
     }
     printf("p2p_internal: NOREQ: done at posting without a request, "
