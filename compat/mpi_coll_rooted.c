@@ -65,6 +65,86 @@ static int coll_barrier_pair(MPI_Comm comm, const char *call)
     return gcm_mpi_coll_result(comm, call, err);
 }
 
+/*
+ * The nonblocking form of that exchange (MPI_Ibarrier of two processes,
+ * outside verification mode): the send and the receive are posted as the
+ * blocking barrier posts them, and the request keeps only what did not
+ * complete then, the receive's in req->native and the send's in
+ * req->state (a generic request uses neither otherwise). Its poll and
+ * its wait complete those, the send first; the first failure is the
+ * request's error, with its text.
+ */
+static void coll_pair_fail(gcm_mpi_req_t *req, gcm_status_t err)
+{
+    if (err != GCM_OK && req->status.MPI_ERROR == MPI_SUCCESS) {
+        req->status.MPI_ERROR = gcm_mpi_errclass(err);
+        free(req->errtext);
+        req->errtext = strdup(gcm_last_error());
+    }
+}
+
+static int coll_pair_poll(gcm_mpi_req_t *req)
+{
+    gcm_request_h sreq = req->state;
+
+    if (sreq != GCM_REQUEST_NULL) {
+        if (!gcm_lco_req_done(sreq)) {
+            return 0;
+        }
+        req->state = NULL;
+        coll_pair_fail(req, gcm_lco_req_take(&sreq, NULL));
+    }
+    if (req->native != GCM_REQUEST_NULL) {
+        if (!gcm_lco_req_done(req->native)) {
+            return 0;
+        }
+        coll_pair_fail(req, gcm_lco_req_take(&req->native, NULL));
+    }
+    return 1;
+}
+
+static int coll_pair_wait(gcm_mpi_req_t *req)
+{
+    gcm_request_h sreq = req->state;
+
+    if (sreq != GCM_REQUEST_NULL) {
+        req->state = NULL;
+        coll_pair_fail(req, gcm_lco_req_wait(&sreq, NULL));
+    }
+    if (req->native != GCM_REQUEST_NULL) {
+        coll_pair_fail(req, gcm_lco_req_wait(&req->native, NULL));
+    }
+    return 1;
+}
+
+static int coll_ibarrier_pair(MPI_Comm comm, MPI_Request *request,
+                              const char *call)
+{
+    gcm_request_h sreq, rreq;
+    gcm_mpi_req_t *req;
+    gcm_status_t err;
+    int rc = gcm_mpi_coll_check_mode(comm, call, COLL_NONBLOCKING,
+                                     MPI_INFO_NULL, request);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (gcm_mpi_req_generic(comm, coll_pair_poll, NULL, NULL, request) !=
+        MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "cannot allocate a request");
+    }
+    req = gcm_mpi_req_of(*request);
+    err = gcm_lco_exchange_post(comm->lco, NULL, 0, NULL, 0, 1 - comm->prank,
+                                gcm_mpi_coll_tag(comm), &sreq, &rreq);
+    coll_pair_fail(req, err);
+    req->state  = sreq;
+    req->native = rreq;
+    req->wait   = coll_pair_wait;
+    req->complete = (sreq == GCM_REQUEST_NULL && rreq == GCM_REQUEST_NULL);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Barrier(MPI_Comm comm)
 {
     static const char call[] = "MPI_Barrier";
@@ -109,6 +189,10 @@ static int coll_barrier_any(MPI_Comm comm, int mode, MPI_Info info,
     int hit = 0;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
+    if (rc == MPI_SUCCESS && mode == COLL_NONBLOCKING &&
+        !gcm_mpi_coll_checking() && coll_barrier_is_pair(comm)) {
+        return coll_ibarrier_pair(comm, request, call);
+    }
     if (rc == MPI_SUCCESS && mode == COLL_NONBLOCKING) {
         key = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL,
                                MPI_OP_NULL, 0);

@@ -105,6 +105,15 @@ gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
 gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
                                  size_t slen, void *rbuf, size_t rlen,
                                  int slot, int tag) GCM_INTERNAL;
+/* Its first half, for the nonblocking barrier: posts the send, then the
+ * receive, and returns at once; *sreq_p and *rreq_p are the requests of
+ * what did not complete as it was posted (else GCM_REQUEST_NULL), for
+ * gcm_lco_req_done/take/wait. A failure to post is the result (the
+ * receive is not posted when the send failed). */
+gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
+                                   size_t slen, void *rbuf, size_t rlen,
+                                   int slot, int tag, gcm_request_h *sreq_p,
+                                   gcm_request_h *rreq_p) GCM_INTERNAL;
 
 /* Creates an LCO (as gcm_lco_create) homed on endpoint endpoint_index
  * instead of the calling thread's endpoint: the thread LCOs of

@@ -155,44 +155,60 @@ gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
                                 "gcm_lco_irecv_x", NULL, req_p);
 }
 
-gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
-                                 size_t slen, void *rbuf, size_t rlen,
-                                 int slot, int tag)
+gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
+                                   size_t slen, void *rbuf, size_t rlen,
+                                   int slot, int tag, gcm_request_h *sreq_p,
+                                   gcm_request_h *rreq_p)
 {
     static char dummy;
-    gcm_request_h sreq = GCM_REQUEST_NULL, rreq = GCM_REQUEST_NULL;
     gcm_msg_status_t info;
-    gcm_status_t status, rstatus = GCM_OK;
+    gcm_status_t status;
 
+    *sreq_p = GCM_REQUEST_NULL;
+    *rreq_p = GCM_REQUEST_NULL;
     /* As the schedules' transfers: a zero-length buffer may be NULL. */
     sbuf = (slen == 0) ? &dummy : sbuf;
     rbuf = (rlen == 0) ? &dummy : rbuf;
     if (!gcm_lco_xfer_plain(lco, tag)) {
         status = gcm_lco_isend_x(lco, sbuf, slen, slot, tag,
-                                 GCM_LCO_XFER_NOREQ, &sreq);
+                                 GCM_LCO_XFER_NOREQ, sreq_p);
         if (status == GCM_OK) {
-            rstatus = gcm_lco_irecv_xf(lco, rbuf, rlen, slot, tag,
-                                       GCM_LCO_XFER_NOREQ, &info, &rreq);
+            status = gcm_lco_irecv_xf(lco, rbuf, rlen, slot, tag,
+                                      GCM_LCO_XFER_NOREQ, &info, rreq_p);
         }
     } else {
         status = gcm_slots_isend_x(lco->port, sbuf, slen, slot, tag,
                                    GCM_SLOTS_XFER_NOREQ, "gcm_lco_isend_x",
-                                   &sreq);
+                                   sreq_p);
         if (status == GCM_OK) {
-            rstatus = gcm_slots_irecv_xf(lco->port, rbuf, rlen, slot, tag,
-                                         GCM_SLOTS_XFER_NOREQ,
-                                         "gcm_lco_irecv_x", &info, &rreq);
+            status = gcm_slots_irecv_xf(lco->port, rbuf, rlen, slot, tag,
+                                        GCM_SLOTS_XFER_NOREQ,
+                                        "gcm_lco_irecv_x", &info, rreq_p);
         }
     }
+    return status;
+}
+
+gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
+                                 size_t slen, void *rbuf, size_t rlen,
+                                 int slot, int tag)
+{
+    gcm_request_h sreq, rreq;
+    gcm_status_t status, wstatus = GCM_OK;
+
+    status = gcm_lco_exchange_post(lco, sbuf, slen, rbuf, rlen, slot, tag,
+                                   &sreq, &rreq);
     /* The send first, as a schedule's fence completes its transfers in
-     * the order they were posted. */
+     * the order they were posted; the first failure is the result. */
     if (sreq != GCM_REQUEST_NULL) {
-        status = gcm_lco_req_wait(&sreq, NULL);
+        wstatus = gcm_lco_req_wait(&sreq, NULL);
     }
+    status = (wstatus != GCM_OK) ? wstatus : status;
     if (rreq != GCM_REQUEST_NULL) {
-        rstatus = gcm_lco_req_wait(&rreq, NULL);
+        wstatus = gcm_lco_req_wait(&rreq, NULL);
+        status = (status != GCM_OK) ? status : wstatus;
     }
-    return (status != GCM_OK) ? status : rstatus;
+    return status;
 }
 
 /* The checks of a probe: tag (internal range) and receive slot. */

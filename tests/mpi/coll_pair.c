@@ -1,5 +1,5 @@
 /*
- * tests/mpi/coll_pair.c [die | dead]: the barrier of two processes, one
+ * tests/mpi/coll_pair.c [die | dead [nb]]: the barrier of two processes, one
  * exchange of empty messages without a schedule (compat/mpi_coll_rooted.c,
  * coll_barrier_pair), at 2 or 4 processes (4: communicators of two made
  * by MPI_Comm_split).
@@ -13,7 +13,8 @@
  * own at once.
  *
  * "die": rank 1 kills itself while rank 0 waits in a barrier; "dead":
- * rank 1 is gone before rank 0 enters one. Rank 0's barrier must fail
+ * rank 1 is gone before rank 0 enters one; "nb": that barrier is an
+ * MPI_Ibarrier and its MPI_Wait. Rank 0's barrier must fail
  * (errors return), not hang: it prints "coll_pair: peer died: class N"
  * and exits 1 (test_coll_pair.sh).
  */
@@ -119,6 +120,62 @@ static void test_no_match(MPI_Comm comm)
     OK(MPI_Barrier(comm));
 }
 
+/* The nonblocking barrier of two (coll_ibarrier_pair): incomplete while
+ * the partner has not come (MPI_Test says so), complete once it has;
+ * several in flight complete in any order of waits; one freed while
+ * active does not disturb the barriers after it. */
+static void test_nb(MPI_Comm comm)
+{
+    MPI_Request r[4];
+    MPI_Status st[4];
+    int me, i, flag = 1, idx;
+    double t0;
+
+    MPI_Comm_rank(comm, &me);
+    OK(MPI_Barrier(comm));
+    if (me == 1) {
+        pause_ms(200);
+    }
+    OK(MPI_Ibarrier(comm, &r[0]));
+    if (me == 0) {
+        OK(MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE));
+        CHECK(flag == 0, "MPI_Ibarrier complete before the partner came");
+    }
+    t0 = MPI_Wtime();
+    for (flag = 0; !flag;) {
+        OK(MPI_Test(&r[0], &flag, &st[0]));
+        if (MPI_Wtime() - t0 >= 30) {
+            CHECK(0, "MPI_Test did not complete MPI_Ibarrier in 30 s");
+            break;
+        }
+    }
+    CHECK(r[0] == MPI_REQUEST_NULL, "a completed MPI_Ibarrier's request "
+          "was not freed");
+    for (i = 0; i < 50; i++) {
+        OK(MPI_Ibarrier(comm, &r[0]));
+        OK(MPI_Ibarrier(comm, &r[1]));
+        OK(MPI_Ibarrier(comm, &r[2]));
+        OK(MPI_Ibarrier(comm, &r[3]));
+        if (me == 0) {
+            OK(MPI_Wait(&r[3], MPI_STATUS_IGNORE));
+            OK(MPI_Waitany(3, r, &idx, MPI_STATUS_IGNORE));
+            OK(MPI_Waitall(3, r, st));
+        } else {
+            OK(MPI_Waitall(4, r, st));
+        }
+        for (idx = 0; idx < 4; idx++) {
+            CHECK(r[idx] == MPI_REQUEST_NULL, "request %d left", idx);
+        }
+        OK(MPI_Ibarrier(comm, &r[0]));
+        if (me == (i & 1)) {
+            OK(MPI_Request_free(&r[0]));
+        } else {
+            OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+        }
+        OK(MPI_Barrier(comm));
+    }
+}
+
 static MPI_Comm tcomm[NTHREADS];
 
 static void *thread_barriers(void *arg)
@@ -138,10 +195,12 @@ static void test_comm(MPI_Comm comm)
     test_holds(comm, 1);
     test_order(comm);
     test_no_match(comm);
+    test_nb(comm);
 }
 
-static int die(int dead_first)
+static int die(int dead_first, int nb)
 {
+    MPI_Request req;
     int rc, cls = -1;
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -153,7 +212,11 @@ static int die(int dead_first)
     if (dead_first) {
         pause_ms(1000);
     }
-    rc = MPI_Barrier(MPI_COMM_WORLD);
+    if (!nb) {
+        rc = MPI_Barrier(MPI_COMM_WORLD);
+    } else if ((rc = MPI_Ibarrier(MPI_COMM_WORLD, &req)) == MPI_SUCCESS) {
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
     if (rc == MPI_SUCCESS) {
         printf("FAIL: coll_pair: barrier with a dead peer succeeded\n");
     } else {
@@ -177,7 +240,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (argc > 1 && size == 2) {
-        return die(strcmp(argv[1], "dead") == 0);
+        return die(strcmp(argv[1], "dead") == 0, argc > 2);
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     /* Pairs (0 1) and (2 3), ranked in reverse: world rank 1 is rank 0. */

@@ -50,10 +50,10 @@ fi
 # A dead partner: rank 0's exit 1 after its barrier failed, or rank 1's
 # SIGKILL, whichever gcrun reaps first.
 export GENCOMM_KILL_GRACE_MS=5000
-for how in die dead "die shm=0"; do
+for how in die dead "die shm=0" "die nb" "dead nb" "die nb shm=0"; do
     case $how in
-        *shm=0) launch_for 60 2 env GENCOMM_SHM=0 "$prog" die ;;
-        *) launch_for 60 2 "$prog" "$how" ;;
+        *shm=0) launch_for 60 2 env GENCOMM_SHM=0 "$prog" ${how% shm=0} ;;
+        *) launch_for 60 2 "$prog" $how ;;
     esac
     case $rc in
         1 | 137) ;;
