@@ -169,22 +169,11 @@ gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
     /* As the schedules' transfers: a zero-length buffer may be NULL. */
     sbuf = (slen == 0) ? &dummy : sbuf;
     rbuf = (rlen == 0) ? &dummy : rbuf;
-    if (!gcm_lco_xfer_plain(lco, tag)) {
-        status = gcm_lco_isend_x(lco, sbuf, slen, slot, tag,
-                                 GCM_LCO_XFER_NOREQ, sreq_p);
-        if (status == GCM_OK) {
-            status = gcm_lco_irecv_xf(lco, rbuf, rlen, slot, tag,
-                                      GCM_LCO_XFER_NOREQ, &info, rreq_p);
-        }
-    } else {
-        status = gcm_slots_isend_x(lco->port, sbuf, slen, slot, tag,
-                                   GCM_SLOTS_XFER_NOREQ, "gcm_lco_isend_x",
-                                   sreq_p);
-        if (status == GCM_OK) {
-            status = gcm_slots_irecv_xf(lco->port, rbuf, rlen, slot, tag,
-                                        GCM_SLOTS_XFER_NOREQ,
-                                        "gcm_lco_irecv_x", &info, rreq_p);
-        }
+    /* Posted as a schedule's transfers are (gcm_lco_isend_nr and
+     * gcm_lco_irecv_nr: no request for what completes at posting). */
+    status = gcm_lco_isend_nr(lco, sbuf, slen, slot, tag, sreq_p);
+    if (status == GCM_OK) {
+        status = gcm_lco_irecv_nr(lco, rbuf, rlen, slot, tag, &info, rreq_p);
     }
     return status;
 }
