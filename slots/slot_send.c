@@ -157,9 +157,9 @@ static int gcm_slots_isend_now(gcm_thr_endpoint_t *endpoint,
     int sent = 0;
 
     gcm_thr_lock(endpoint);
-    conn = gcm_thr_conn_get(endpoint, (int)dest->proc, dest->ep);
+    conn = gcm_thr_conn_find(endpoint, (int)dest->proc, dest->ep);
     if ((conn != NULL) && (conn->failed == GCM_OK) &&
-        gcm_slots_shm_usable(endpoint, conn)) {
+        gcm_slots_shm_on(endpoint, conn)) {
         env->seq = conn->tx_seq;
         sent = gcm_slots_shm_send_now(conn, env, buf, len);
         if (sent) {
@@ -266,12 +266,12 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     }
 
     gcm_thr_lock(endpoint);
-    conn = gcm_thr_conn_get(endpoint, (int)dest.proc, dest.ep);
+    conn = gcm_thr_conn_find(endpoint, (int)dest.proc, dest.ep);
     if (conn == NULL) {
         status = GCM_ERR_NO_MEMORY;
         goto err_unlock;
     }
-    if (gcm_slots_shm_usable(endpoint, conn)) {
+    if (gcm_slots_shm_on(endpoint, conn)) {
         gcm_slots_isend_shm(endpoint, conn, req, buf, len, sync);
         gcm_slots_req_posted(req);
         gcm_thr_unlock(endpoint);

@@ -280,6 +280,23 @@ static inline void gcm_thr_pending_done(gcm_thr_endpoint_t *endpoint)
  * endpoint made if connect. Lock held. NULL only without memory. */
 gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
                                  int rep) GCM_INTERNAL;
+/* The same for the message path: the first connection to proc, when it
+ * is the one to rep and exists (every send of a job's process but the
+ * first), is found inline; anything else asks gcm_thr_conn_get. The call
+ * and its loop cost a small send over shared memory some 30
+ * instructions of its ~260. Lock held. */
+static inline gcm_thr_conn_t *gcm_thr_conn_find(gcm_thr_endpoint_t *endpoint,
+                                                int proc, int rep)
+{
+    if (gcm_likely((proc >= 0) && (proc < endpoint->nprocs))) {
+        gcm_thr_conn_t *conn = endpoint->conns[proc];
+
+        if (gcm_likely((conn != NULL) && (conn->rep == rep))) {
+            return conn;
+        }
+    }
+    return gcm_thr_conn_get(endpoint, proc, rep);
+}
 /* Makes sure conn->ucp_ep exists. Lock held. A published address that
  * gcm_thr_addr_decode refuses fails the connection for good. */
 gcm_status_t gcm_thr_conn_connect(gcm_thr_endpoint_t *endpoint,
