@@ -202,6 +202,9 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
     }
     /* Last: the frees above may have left one here. */
     coll_nb_dispose(atomic_exchange(&c->nbspare, NULL));
+    if (c->pair_req != NULL) {
+        gcm_mpi_req_free(c->pair_req);
+    }
     free(c);
     comm->coll_cache = NULL;
 }
@@ -665,7 +668,7 @@ int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
     coll_nb_t *nb = req->state;
 
     if (req->poll != coll_req_poll || req->persistent) {
-        return 0;
+        return gcm_mpi_coll_pair_wait_release(req, status);
     }
     if (!req->complete) {
         coll_nb_unlist(nb);
