@@ -551,6 +551,24 @@ static inline gcm_mpi_req_t *gcm_mpi_req_of(MPI_Request handle)
  * request (stale handle: its generation moved on), or no request at all
  * (never read outside request memory). */
 gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle) GCM_INTERNAL;
+/* The object of the last kept request this thread handed out (a
+ * nonblocking collective's, usually waited next): request memory for
+ * ever, so a handle naming it needs no look for its chunk. */
+extern __thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT
+    GCM_INTERNAL;
+/* gcm_mpi_req_get, inline, for a handle of that request only: NULL for
+ * any other handle (the caller then asks gcm_mpi_req_get). */
+static inline gcm_mpi_req_t *gcm_mpi_req_get_recent(MPI_Request handle)
+{
+    gcm_mpi_req_t *req = gcm_mpi_req_of(handle);
+
+    if ((req != NULL) && (req == gcm_mpi_req_recent) &&
+        (req->magic == GCM_MPI_MAGIC_REQ) &&
+        (req->gen == gcm_handle_gen((uintptr_t)handle))) {
+        return req;
+    }
+    return NULL;
+}
 
 /* A zeroed request object (NULL without memory), from the calling
  * thread's cache of freed ones when it has one; gcm_mpi_req_free puts one

@@ -173,10 +173,7 @@ void gcm_mpi_req_free(gcm_mpi_req_t *req)
     gcm_mpi_req_cache_len++;
 }
 
-/* The object of the last kept request this thread handed out (a
- * nonblocking collective's, usually waited next): request memory for
- * ever, so a handle naming it needs no look for its chunk. */
-static __thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT;
+__thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT;
 
 gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
 {
