@@ -604,7 +604,7 @@ static void coll_req_over(gcm_mpi_req_t *req, coll_nb_t *nb)
         free(req->errtext);
         req->errtext = nb->text;
         nb->text = NULL;
-    } else {
+    } else if (nb->s.err != GCM_OK) {
         req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
     }
 }
@@ -944,7 +944,14 @@ int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
     req = nb->req;
     *request = gcm_mpi_req_generic_again(req, comm);
     req->wait = coll_req_wait;
-    coll_nb_go(nb, req);
+    /* coll_nb_go, whose check there is none of here: the schedule
+     * itself. */
+    if (!gcm_coll_sched_advance(&nb->s, 0)) {
+        coll_nb_list(nb);
+    } else {
+        coll_req_over(req, nb);
+        req->complete = 1;
+    }
     return MPI_SUCCESS;
 }
 

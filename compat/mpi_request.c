@@ -191,17 +191,6 @@ gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
     return req;
 }
 
-/* What every request of a generic object sets: live, active, not
- * complete, on comm (which it holds). */
-static void gcm_mpi_req_generic_live(gcm_mpi_req_t *req, MPI_Comm comm)
-{
-    gcm_mpi_comm_ref(comm);
-    req->magic    = GCM_MPI_MAGIC_REQ;
-    req->active   = 1;
-    req->complete = 0;
-    req->comm     = comm;
-}
-
 /* Sets req up as a generic request on comm. */
 static void gcm_mpi_req_generic_set(gcm_mpi_req_t *req, MPI_Comm comm,
                                     gcm_mpi_req_poll_func_t poll,
@@ -252,12 +241,6 @@ int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
     return MPI_SUCCESS;
 }
 
-MPI_Request gcm_mpi_req_generic_again(gcm_mpi_req_t *req, MPI_Comm comm)
-{
-    gcm_mpi_req_generic_live(req, comm);
-    gcm_mpi_req_recent = req;
-    return gcm_mpi_req_handle(req);
-}
 
 /* Progresses the endpoint of each active request's communicator once
  * (requests on one communicator usually come together). A communicator's
