@@ -173,10 +173,7 @@ void gcm_mpi_req_free(gcm_mpi_req_t *req)
     gcm_mpi_req_cache_len++;
 }
 
-/* The object of the last kept request this thread handed out (a
- * nonblocking collective's, usually waited next): request memory for
- * ever, so a handle naming it needs no look for its chunk. */
-static __thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT;
+__thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT;
 
 gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
 {
@@ -192,17 +189,6 @@ gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
         return NULL;
     }
     return req;
-}
-
-/* What every request of a generic object sets: live, active, not
- * complete, on comm (which it holds). */
-static void gcm_mpi_req_generic_live(gcm_mpi_req_t *req, MPI_Comm comm)
-{
-    gcm_mpi_comm_ref(comm);
-    req->magic    = GCM_MPI_MAGIC_REQ;
-    req->active   = 1;
-    req->complete = 0;
-    req->comm     = comm;
 }
 
 /* Sets req up as a generic request on comm. */
@@ -255,12 +241,6 @@ int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
     return MPI_SUCCESS;
 }
 
-MPI_Request gcm_mpi_req_generic_again(gcm_mpi_req_t *req, MPI_Comm comm)
-{
-    gcm_mpi_req_generic_live(req, comm);
-    gcm_mpi_req_recent = req;
-    return gcm_mpi_req_handle(req);
-}
 
 /* Progresses the endpoint of each active request's communicator once
  * (requests on one communicator usually come together). A communicator's
