@@ -194,7 +194,9 @@ void gcm_slots_port_destroy(gcm_port_t *port)
 /* What this layer does on each round of an endpoint's progress. */
 static unsigned gcm_slots_progress(gcm_thr_endpoint_t *endpoint)
 {
-    gcm_slots_orphans_expire(endpoint);
+    if (gcm_unlikely(gcm_slots_ep(endpoint)->orphans_unknown != 0)) {
+        gcm_slots_orphans_expire(endpoint);
+    }
     return gcm_slots_shm_progress(endpoint);
 }
 

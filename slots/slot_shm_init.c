@@ -31,6 +31,7 @@ static void gcm_shm_ep_close(gcm_shm_ep_t *sep)
     }
     free(sep->rx);
     free(sep->active);
+    free(sep->watch);
     free(sep);
 }
 
@@ -149,7 +150,8 @@ static gcm_shm_ep_t *gcm_shm_ep_create(int index, const char **why_p)
     *why_p = "malloc";
     sep->rx     = calloc((size_t)gcm_slots_shm.nrings, sizeof(*sep->rx));
     sep->active = calloc((size_t)gcm_slots_shm.nrings, sizeof(*sep->active));
-    if ((sep->rx == NULL) || (sep->active == NULL)) {
+    sep->watch  = calloc((size_t)gcm_slots_shm.nrings, sizeof(*sep->watch));
+    if ((sep->rx == NULL) || (sep->active == NULL) || (sep->watch == NULL)) {
         goto err;
     }
     return sep;
