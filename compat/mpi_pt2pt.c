@@ -251,23 +251,13 @@ static inline int gcm_mpi_fast_args(MPI_Comm comm, const void *buf,
                                     int count, MPI_Datatype datatype,
                                     int peer, int tag, int recv)
 {
-    return gcm_likely(gcm_mpi_is_up()) &&
-           (comm != MPI_COMM_NULL) && (comm->magic == GCM_MPI_MAGIC_COMM) &&
+    return gcm_mpi_fast_peer(comm, peer, tag, recv) &&
            (datatype != MPI_DATATYPE_NULL) &&
            (datatype->magic == GCM_MPI_MAGIC_TYPE) &&
            datatype->predefined && datatype->dense &&
            (count >= 0) && (buf != MPI_IN_PLACE) &&
            /* The native layer takes the buffer unchecked from here. */
-           ((buf != NULL) || (count == 0)) &&
-           /* A receive slot of an LCO is checked against its count of
-            * receive slots (gcm_mpi_check_source). */
-           (recv ? (comm->kind != GCM_MPI_COMM_LCO) &&
-                   (((unsigned)peer < (unsigned)comm->psize) ||
-                    (peer == MPI_ANY_SOURCE)) &&
-                   (((unsigned)tag <= (unsigned)GCM_TAG_UB) ||
-                    (tag == MPI_ANY_TAG)) :
-                   ((unsigned)peer < (unsigned)comm->psize) &&
-                   ((unsigned)tag <= (unsigned)GCM_TAG_UB));
+           ((buf != NULL) || (count == 0));
 }
 
 /* The bytes of count elements of a type gcm_mpi_fast_args accepted (at
