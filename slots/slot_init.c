@@ -25,7 +25,8 @@ static const gcm_config_entry_t gcm_slots_config_entries[] = {
     GCM_CFG("GENCOMM_SHM_COOP_MIN", "262144", GCM_CFG_SIZE,
             gcm_slots_config.shm_coop_min,
             "same-host messages from this size on are copied by sender and "
-            "receiver together; 0: by the receiver alone"),
+            "receiver together (not with more processes than cores); 0: by "
+            "the receiver alone"),
 };
 GCM_CONFIG_REGISTER(slots, gcm_slots_config_entries)
 

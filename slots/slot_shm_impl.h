@@ -145,6 +145,9 @@ typedef struct gcm_shm_ep {
      * read (an exchange: it has no hand free), and folded reads
      * (slots.h, gcm_slots_fold_t) with their pieces. */
     uint64_t            coop_skipped;
+    /* Large reads by us alone because the host has more of the job's
+     * processes than cores (gcm_thr_is_oversubscribed). */
+    uint64_t            coop_crowded;
     uint64_t            fold_reads;
     uint64_t            fold_pieces;
 } gcm_shm_ep_t;

@@ -303,6 +303,11 @@ void gcm_slots_shm_finalize(void)
                       (unsigned long long)sep->coop_helped,
                       (unsigned long long)sep->coop_chunks);
         }
+        if (sep->coop_crowded > 0) {
+            gcm_debug("shm endpoint %d: %llu large reads alone, with more "
+                      "processes than cores", i,
+                      (unsigned long long)sep->coop_crowded);
+        }
         if ((sep->coop_skipped > 0) || (sep->fold_reads > 0)) {
             gcm_debug("shm endpoint %d: %llu large reads alone while their "
                       "sender had one of ours to read, %llu folded reads "
