@@ -117,6 +117,8 @@ typedef struct gcm_coll_step {
     size_t           slen;
     gcm_coll_op_h    op;
     gcm_request_h    req;      /* a started transfer */
+    int              rec;      /* RECV: 1 + the index of its record in
+                                * the schedule's recs, or 0: none */
     void            *tmp;      /* packed data of a non-contiguous buffer */
     /* A RECV that combines (gcm_coll_recv_combine): acc = what arrives
      * op sbuf, count elements of type; buf is scratch. With a fold, the
@@ -132,6 +134,13 @@ typedef struct gcm_coll_step {
  * go to the heap. */
 #define GCM_COLL_INLINE_STEPS 16
 #define GCM_COLL_INLINE_BYTES 256
+/* Receive steps that run in a record of the schedule's own (slots.h,
+ * gcm_slots_irecv_rec) when their message has not come when they are
+ * posted, instead of taking a request from the cache and giving it back:
+ * the first ones built, enough for the small collectives of up to 5 ranks
+ * (the linear allgather and alltoall receive from each other rank); the
+ * others take requests. */
+#define GCM_COLL_INLINE_RECS  4
 
 typedef struct gcm_coll_sched {
     const gcm_coll_type_ops_t *ops;
@@ -155,6 +164,8 @@ typedef struct gcm_coll_sched {
         max_align_t   align;
         unsigned char b[GCM_COLL_INLINE_BYTES];
     } inline_bytes;
+    int              nrecs;    /* records handed to receive steps */
+    struct gcm_request recs[GCM_COLL_INLINE_RECS];
 } gcm_coll_sched_t;
 
 void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)

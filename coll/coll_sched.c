@@ -36,6 +36,7 @@ void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)
     s->nomem = 0;
     s->err = GCM_OK;
     s->tag = -1;
+    s->nrecs = 0;
 }
 
 static void coll_fail(gcm_coll_sched_t *s, gcm_status_t status)
@@ -280,6 +281,9 @@ static gcm_coll_step_t *coll_xfer_step(gcm_coll_sched_t *s,
     st->count = count;
     st->type = type;
     st->len = len;
+    if ((kind == GCM_COLL_RECV) && (s->nrecs < GCM_COLL_INLINE_RECS)) {
+        st->rec = ++s->nrecs;
+    }
     return st;
 }
 
@@ -519,6 +523,26 @@ static void coll_recv_done(gcm_coll_sched_t *s, gcm_coll_step_t *st,
     }
 }
 
+/* Posts the receive of st (fold: NULL or st's) without a request for
+ * what completes at posting; one that must wait runs in st's record when
+ * it has one. */
+static inline gcm_status_t coll_irecv(gcm_coll_sched_t *s,
+                                      gcm_coll_step_t *st, void *p,
+                                      size_t len, int tag,
+                                      const gcm_slots_fold_t *fold,
+                                      gcm_msg_status_t *ms)
+{
+    if (st->rec != 0) {
+        return gcm_lco_irecv_rec(st->lco, p, len, st->slot, tag, fold, ms,
+                                 &s->recs[st->rec - 1], &st->req);
+    }
+    if (fold != NULL) {
+        return gcm_lco_irecv_fold(st->lco, p, len, st->slot, tag,
+                                  GCM_LCO_XFER_NOREQ, fold, ms, &st->req);
+    }
+    return gcm_lco_irecv_nr(st->lco, p, len, st->slot, tag, ms, &st->req);
+}
+
 static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 {
     int tag = (s->tag >= 0) ? s->tag : st->tag;
@@ -556,17 +580,14 @@ static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
         rc = gcm_lco_isend_nr(st->lco, p, len, st->slot, tag, &st->req);
     } else if (st->fold.fn != NULL) {
         st->fold.ctx = st;
-        rc = gcm_lco_irecv_fold(st->lco, p, len, st->slot, tag,
-                                GCM_LCO_XFER_NOREQ, &st->fold, &ms,
-                                &st->req);
+        rc = coll_irecv(s, st, p, len, tag, &st->fold, &ms);
     } else {
         /* A combining receive without a fold copies src into acc while
          * the data travels, and combines once it is in. */
         if ((st->acc != NULL) && (st->sbuf != st->acc)) {
             coll_copy_typed(s, st->sbuf, st->acc, st->count, st->type);
         }
-        rc = gcm_lco_irecv_nr(st->lco, p, len, st->slot, tag, &ms,
-                              &st->req);
+        rc = coll_irecv(s, st, p, len, tag, NULL, &ms);
         if ((rc == GCM_OK) && (st->req == GCM_REQUEST_NULL)) {
             coll_recv_done(s, st, &ms);
         }
@@ -679,8 +700,7 @@ static inline void coll_start_step(gcm_coll_sched_t *s, gcm_coll_step_t *st)
         rc = (st->kind == GCM_COLL_SEND) ?
              gcm_lco_isend_nr(st->lco, p, st->len, st->slot, tag,
                               &st->req) :
-             gcm_lco_irecv_nr(st->lco, p, st->len, st->slot, tag, &ms,
-                              &st->req);
+             coll_irecv(s, st, p, st->len, tag, NULL, &ms);
         if (gcm_unlikely(rc != GCM_OK)) {
             st->req = GCM_REQUEST_NULL;
             coll_fail(s, rc);
@@ -741,12 +761,19 @@ void gcm_coll_sched_free(gcm_coll_sched_t *s)
     int i;
 
     /* Only reached with transfers outstanding when a request was freed
-     * early; their buffers must outlive them. */
+     * early; their buffers (and the records in s) must outlive them. A
+     * record's handle is the library's own, refused by gcm_wait's check
+     * of user handles: waited for unchecked. */
     for (i = 0; i < s->nsteps; i++) {
-        if (s->steps[i].req != GCM_REQUEST_NULL) {
-            (void)gcm_wait(&s->steps[i].req, NULL);
+        gcm_coll_step_t *st = &s->steps[i];
+
+        if ((st->req != GCM_REQUEST_NULL) && (st->rec != 0) &&
+            (gcm_slots_req_of(st->req) == &s->recs[st->rec - 1])) {
+            (void)gcm_lco_req_wait(&st->req, NULL);
+        } else if (st->req != GCM_REQUEST_NULL) {
+            (void)gcm_wait(&st->req, NULL);
         }
-        free(s->steps[i].tmp);
+        free(st->tmp);
     }
     for (i = 0; i < s->nmem; i++) {
         coll_cache_put(s->mem[i]);

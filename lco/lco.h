@@ -90,6 +90,18 @@ gcm_status_t gcm_lco_isend_nr(gcm_lco_h lco, const void *buf, size_t len,
 gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
                               int slot, int tag, gcm_msg_status_t *info_p,
                               gcm_request_h *req_p) GCM_INTERNAL;
+/* gcm_lco_irecv_nr (with a fold, or NULL) for a caller that owns the
+ * storage of its receive, rec (a schedule step's record): a receive that
+ * does not complete as it is posted runs in rec instead of a request of
+ * its own (gcm_slots_irecv_rec); *req_p is then rec's handle, for
+ * gcm_lco_req_done and gcm_lco_req_wait, and rec must stay in place until
+ * it is waited for. */
+gcm_status_t gcm_lco_irecv_rec(gcm_lco_h lco, void *buf, size_t len,
+                               int slot, int tag,
+                               const gcm_slots_fold_t *fold,
+                               gcm_msg_status_t *info_p,
+                               struct gcm_request *rec, gcm_request_h *req_p)
+    GCM_INTERNAL;
 /* gcm_lco_irecv_x on the same terms (the MPI layer's fast path: its
  * arguments checked already), always with a request. */
 gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,

@@ -145,6 +145,20 @@ gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
                               req_p);
 }
 
+gcm_status_t gcm_lco_irecv_rec(gcm_lco_h lco, void *buf, size_t len,
+                               int slot, int tag,
+                               const gcm_slots_fold_t *fold,
+                               gcm_msg_status_t *info_p,
+                               struct gcm_request *rec, gcm_request_h *req_p)
+{
+    if (!gcm_lco_xfer_plain(lco, tag)) {
+        return gcm_lco_irecv_fold(lco, buf, len, slot, tag,
+                                  GCM_LCO_XFER_NOREQ, fold, info_p, req_p);
+    }
+    return gcm_slots_irecv_rec(lco->port, buf, len, slot, tag, fold,
+                               "gcm_lco_irecv_x", info_p, rec, req_p);
+}
+
 gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
                                  int slot, int tag, gcm_request_h *req_p)
 {

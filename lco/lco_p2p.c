@@ -106,7 +106,7 @@ static gcm_status_t gcm_finish(const char *call, struct gcm_request *req,
     if (status_p != NULL) {
         *status_p = req->info;
     }
-    gcm_slots_req_free(req);
+    gcm_slots_req_release(req);
     *req_p = GCM_REQUEST_NULL;
     return status;
 }

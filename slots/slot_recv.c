@@ -500,40 +500,40 @@ static int gcm_slots_irecv_waiting(gcm_port_t *port, void *buf, size_t len,
     return found != NULL;
 }
 
-gcm_status_t gcm_slots_irecv_fold(gcm_port_t *port, void *buf, size_t len,
-                                  int slot, int tag, int flags,
-                                  const gcm_slots_fold_t *fold,
-                                  const char *call, gcm_msg_status_t *info_p,
-                                  gcm_request_h *req_p)
+/* The receive slot's range check of every receive. */
+static GCM_ALWAYS_INLINE gcm_status_t gcm_slots_irecv_check(
+    gcm_port_t *port, int slot, const char *call)
 {
-    gcm_thr_endpoint_t *endpoint = port->endpoint;
-    struct gcm_request *req;
-    gcm_list_t *pos, *tmp;
-    int peer, nrecv;
+    int nrecv;
 
     /* A pattern's slot count never changes; others' only grow, so a
      * check that passes stays true. */
     if (port->pattern) {
         nrecv = port->nrecv;
     } else {
-        gcm_thr_lock(endpoint);
+        gcm_thr_lock(port->endpoint);
         nrecv = port->nrecv;
-        gcm_thr_unlock(endpoint);
+        gcm_thr_unlock(port->endpoint);
     }
     if ((slot != GCM_ANY_SLOT) && ((slot < 0) || (slot >= nrecv))) {
         return gcm_fail(GCM_ERR_NO_SUCH_SLOT, call,
                         "receive slot %d out of range (LCO has %d receive "
                         "slots)", slot, nrecv);
     }
-    if ((flags & GCM_SLOTS_XFER_NOREQ) && !gcm_slots_unexp_none(port) &&
-        gcm_slots_irecv_waiting(port, buf, len, slot, tag, fold, info_p)) {
-        *req_p = GCM_REQUEST_NULL;
-        return GCM_OK;
-    }
-    req = gcm_slots_req_alloc(endpoint, GCM_REQ_RECV);
-    if (req == NULL) {
-        return GCM_ERR_NO_MEMORY;
-    }
+    return GCM_OK;
+}
+
+/* Posts req, set up for a receive: matched at once with a waiting
+ * message, failed when only a dead process could satisfy it, else
+ * queued on the port. Takes the lock. */
+static GCM_ALWAYS_INLINE void gcm_slots_irecv_post(
+    gcm_port_t *port, struct gcm_request *req, void *buf, size_t len,
+    int slot, int tag, const gcm_slots_fold_t *fold, const char *call)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    gcm_list_t *pos, *tmp;
+    int peer;
+
     req->port = port;
     req->buf  = buf;
     req->len  = len;
@@ -597,8 +597,59 @@ gcm_status_t gcm_slots_irecv_fold(gcm_port_t *port, void *buf, size_t len,
 out:
     gcm_slots_req_posted(req);
     gcm_thr_unlock(endpoint);
+}
+
+/* A receive, in rec (the caller's storage) or, rec NULL, in a request
+ * of its own. */
+static GCM_ALWAYS_INLINE gcm_status_t gcm_slots_irecv_in(
+    gcm_port_t *port, void *buf, size_t len, int slot, int tag, int flags,
+    const gcm_slots_fold_t *fold, const char *call, gcm_msg_status_t *info_p,
+    struct gcm_request *rec, gcm_request_h *req_p)
+{
+    struct gcm_request *req = rec;
+    gcm_status_t status = gcm_slots_irecv_check(port, slot, call);
+
+    if (status != GCM_OK) {
+        return status;
+    }
+    if ((flags & GCM_SLOTS_XFER_NOREQ) && !gcm_slots_unexp_none(port) &&
+        gcm_slots_irecv_waiting(port, buf, len, slot, tag, fold, info_p)) {
+        *req_p = GCM_REQUEST_NULL;
+        return GCM_OK;
+    }
+    if (rec != NULL) {
+        gcm_slots_rec_init(rec, port->endpoint);
+    } else {
+        req = gcm_slots_req_alloc(port->endpoint, GCM_REQ_RECV);
+        if (req == NULL) {
+            return GCM_ERR_NO_MEMORY;
+        }
+    }
+    gcm_slots_irecv_post(port, req, buf, len, slot, tag, fold, call);
     gcm_slots_req_hand_out(req, flags, info_p, req_p);
     return GCM_OK;
+}
+
+gcm_status_t gcm_slots_irecv_fold(gcm_port_t *port, void *buf, size_t len,
+                                  int slot, int tag, int flags,
+                                  const gcm_slots_fold_t *fold,
+                                  const char *call, gcm_msg_status_t *info_p,
+                                  gcm_request_h *req_p)
+{
+    return gcm_slots_irecv_in(port, buf, len, slot, tag, flags, fold, call,
+                              info_p, NULL, req_p);
+}
+
+gcm_status_t gcm_slots_irecv_rec(gcm_port_t *port, void *buf, size_t len,
+                                 int slot, int tag,
+                                 const gcm_slots_fold_t *fold,
+                                 const char *call, gcm_msg_status_t *info_p,
+                                 struct gcm_request *rec,
+                                 gcm_request_h *req_p)
+{
+    return gcm_slots_irecv_in(port, buf, len, slot, tag,
+                              GCM_SLOTS_XFER_NOREQ, fold, call, info_p, rec,
+                              req_p);
 }
 
 int gcm_slots_iprobe(gcm_port_t *port, int slot, int tag,

@@ -70,15 +70,7 @@ struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
     gen = req->gen;
     memset(req, 0, gcm_req_size);
     req->gen   = gen;
-    req->magic = GCM_SLOTS_REQ_MAGIC;
-    atomic_init(&req->done, 0);
-    req->kind       = kind;
-    req->endpoint   = endpoint;
-    req->status     = GCM_OK;
-    req->info.slot  = GCM_ANY_SLOT;
-    req->info.tag   = GCM_ANY_TAG;
-    req->info.error = GCM_OK;
-    gcm_list_init(&req->elem);
+    gcm_slots_req_setup(req, GCM_SLOTS_REQ_MAGIC, endpoint, kind);
     return req;
 }
 
@@ -172,7 +164,7 @@ void gcm_slots_req_hand_out(struct gcm_request *req, int flags,
         if (info_p != NULL) {
             *info_p = req->info;
         }
-        gcm_slots_req_free(req);
+        gcm_slots_req_release(req);
         *req_p = GCM_REQUEST_NULL;
         return;
     }

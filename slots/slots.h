@@ -18,6 +18,8 @@
 
 #include "threads/thr.h"
 
+#include <stdlib.h>
+
 /* Where a send slot points: one receive slot of one LCO. */
 typedef struct gcm_slots_dest {
     uint32_t proc;
@@ -293,6 +295,9 @@ struct gcm_request {
  * object does not compile.
  */
 #define GCM_SLOTS_REQ_MAGIC     0x4e524551u  /* "NREQ" */
+/* A request in its caller's storage (gcm_slots_irecv_rec), while in use:
+ * never in request memory, so no handle of it passes gcm_slots_req_get. */
+#define GCM_SLOTS_REC_MAGIC     0x4e524543u  /* "NREC" */
 #define GCM_SLOTS_REQ_ALIGN     64
 
 static inline gcm_request_h gcm_slots_req_handle(const struct gcm_request *req)
@@ -427,6 +432,20 @@ gcm_status_t gcm_slots_irecv_fold(gcm_port_t *port, void *buf, size_t len,
                                   const gcm_slots_fold_t *fold,
                                   const char *call, gcm_msg_status_t *info_p,
                                   gcm_request_h *req_p) GCM_INTERNAL;
+/* gcm_slots_irecv_fold with GCM_SLOTS_XFER_NOREQ, for a caller that owns
+ * the storage of its receive (a collective's schedule step, posted again
+ * at every run): a receive that does not complete as it is posted uses
+ * rec instead of a request from the cache, so its posting, completion and
+ * release allocate, clear and free nothing. *req_p is then rec's handle
+ * (GCM_REQUEST_NULL when it completed at posting); rec must stay in place
+ * until that handle is waited for (gcm_lco_req_wait) or, when done,
+ * taken; the handle never reaches a user (gcm_slots_req_get refuses it). */
+gcm_status_t gcm_slots_irecv_rec(gcm_port_t *port, void *buf, size_t len,
+                                 int slot, int tag,
+                                 const gcm_slots_fold_t *fold,
+                                 const char *call, gcm_msg_status_t *info_p,
+                                 struct gcm_request *rec,
+                                 gcm_request_h *req_p) GCM_INTERNAL;
 /* Sets (fn not NULL) or removes the handler of receive slot rslot; owner
  * is the LCO handle handlers get. Messages queued on the slot go to the
  * new handler in order. Takes the lock; runs ready handlers after. */
@@ -464,6 +483,21 @@ static inline int gcm_slots_req_done(void *arg)
 
 /* Frees a completed request (into the calling thread's cache). */
 void gcm_slots_req_free(struct gcm_request *req) GCM_INTERNAL;
+
+/* Releases a completed request: one from the cache goes back to it; a
+ * caller's own (gcm_slots_irecv_rec) only drops what it held. */
+static inline void gcm_slots_req_release(struct gcm_request *req)
+{
+    if (req->magic == GCM_SLOTS_REC_MAGIC) {
+        if (req->tmpbuf != NULL) {
+            free(req->tmpbuf);
+            req->tmpbuf = NULL;
+        }
+        req->magic = 0;
+        return;
+    }
+    gcm_slots_req_free(req);
+}
 /* Frees the calling thread's cached requests. */
 void gcm_slots_req_cache_flush(void) GCM_INTERNAL;
 

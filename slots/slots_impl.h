@@ -8,6 +8,9 @@
 
 #include "slots/slots.h"
 
+#include <stddef.h>
+#include <string.h>
+
 #define GCM_SLOTS_BUCKETS 256
 #define GCM_SLOTS_ORPHANS_UNKNOWN 1024
 
@@ -122,6 +125,32 @@ enum {
 
 struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
                                         gcm_req_kind_t kind) GCM_INTERNAL;
+/* The fields every request starts with (the rest cleared already). */
+static inline void gcm_slots_req_setup(struct gcm_request *req,
+                                       uint32_t magic,
+                                       gcm_thr_endpoint_t *endpoint,
+                                       gcm_req_kind_t kind)
+{
+    req->magic = magic;
+    atomic_init(&req->done, 0);
+    req->kind       = kind;
+    req->endpoint   = endpoint;
+    req->status     = GCM_OK;
+    req->info.slot  = GCM_ANY_SLOT;
+    req->info.tag   = GCM_ANY_TAG;
+    req->info.error = GCM_OK;
+    gcm_list_init(&req->elem);
+}
+
+/* Readies rec, the caller's own storage (gcm_slots_irecv_rec), for a
+ * receive. What a receive uses lies before the send's part (env on):
+ * only that is cleared. */
+static inline void gcm_slots_rec_init(struct gcm_request *rec,
+                                      gcm_thr_endpoint_t *endpoint)
+{
+    memset(rec, 0, offsetof(struct gcm_request, env));
+    gcm_slots_req_setup(rec, GCM_SLOTS_REC_MAGIC, endpoint, GCM_REQ_RECV);
+}
 
 /* Marks the request complete; whoever waits on its endpoint wakes up. */
 void gcm_slots_req_complete(struct gcm_request *req,

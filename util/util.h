@@ -31,6 +31,9 @@
 /* A function kept out of its callers: a fast path that inlined its
  * slow one would save and restore the slow one's registers every call. */
 #define GCM_NOINLINE __attribute__((noinline))
+/* A body shared by a few entry points, each of which it must become part
+ * of (arguments that are constants there fold away). */
+#define GCM_ALWAYS_INLINE inline __attribute__((always_inline))
 
 /* ---- logging ---------------------------------------------------------- */
 

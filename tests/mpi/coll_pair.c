@@ -1,8 +1,8 @@
 /*
- * tests/mpi/coll_pair.c [die | dead [nb]]: the barrier of two processes, one
- * exchange of empty messages without a schedule (compat/mpi_coll_rooted.c,
- * coll_barrier_pair), at 2 or 4 processes (4: communicators of two made
- * by MPI_Comm_split).
+ * tests/mpi/coll_pair.c [die | dead [nb | ag | a2a]]: the barrier of two
+ * processes, one exchange of empty messages without a schedule
+ * (compat/mpi_coll_rooted.c, coll_barrier_pair), at 2 or 4 processes (4:
+ * communicators of two made by MPI_Comm_split).
  *
  * It must hold everyone until both came, on every communicator of two
  * (the world, a duplicate, split pairs whose ranks are not the world's
@@ -14,7 +14,9 @@
  *
  * "die": rank 1 kills itself while rank 0 waits in a barrier; "dead":
  * rank 1 is gone before rank 0 enters one; "nb": that barrier is an
- * MPI_Ibarrier and its MPI_Wait. Rank 0's barrier must fail
+ * MPI_Ibarrier and its MPI_Wait; "ag" and "a2a": an 8-byte allgather or
+ * alltoall instead (a schedule, whose receive waits in its step's own
+ * record, coll/coll_sched.c). Rank 0's collective must fail
  * (errors return), not hang: it prints "coll_pair: peer died: class N"
  * and exits 1 (test_coll_pair.sh).
  */
@@ -198,8 +200,12 @@ static void test_comm(MPI_Comm comm)
     test_nb(comm);
 }
 
-static int die(int dead_first, int nb)
+/* how: "nb" (MPI_Ibarrier and its wait), "ag" or "a2a" (an 8-byte
+ * MPI_Allgather or MPI_Alltoall: a schedule whose receive waits in its
+ * step's record, coll/coll_sched.c), else the barrier. */
+static int die(int dead_first, const char *how)
 {
+    char sbuf[16] = { 0 }, rbuf[16];
     MPI_Request req;
     int rc, cls = -1;
 
@@ -212,13 +218,19 @@ static int die(int dead_first, int nb)
     if (dead_first) {
         pause_ms(1000);
     }
-    if (!nb) {
+    if (strcmp(how, "ag") == 0) {
+        rc = MPI_Allgather(sbuf, 8, MPI_BYTE, rbuf, 8, MPI_BYTE,
+                           MPI_COMM_WORLD);
+    } else if (strcmp(how, "a2a") == 0) {
+        rc = MPI_Alltoall(sbuf, 8, MPI_BYTE, rbuf, 8, MPI_BYTE,
+                          MPI_COMM_WORLD);
+    } else if (strcmp(how, "nb") != 0) {
         rc = MPI_Barrier(MPI_COMM_WORLD);
     } else if ((rc = MPI_Ibarrier(MPI_COMM_WORLD, &req)) == MPI_SUCCESS) {
         rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
     if (rc == MPI_SUCCESS) {
-        printf("FAIL: coll_pair: barrier with a dead peer succeeded\n");
+        printf("FAIL: coll_pair: %s with a dead peer succeeded\n", how);
     } else {
         MPI_Error_class(rc, &cls);
         printf("coll_pair: peer died: class %d\n", cls);
@@ -240,7 +252,8 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     if (argc > 1 && size == 2) {
-        return die(strcmp(argv[1], "dead") == 0, argc > 2);
+        return die(strcmp(argv[1], "dead") == 0,
+                   (argc > 2) ? argv[2] : "");
     }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     /* Pairs (0 1) and (2 3), ranked in reverse: world rank 1 is rank 0. */

@@ -6,7 +6,9 @@
 # debug log's choice; through UCX (GENCOMM_SHM=0, two emulated hosts over
 # TCP); then a partner killed while rank 0 waits in a barrier (also
 # through UCX), and one dead before it enters: the barrier fails, it does
-# not hang. Exit 0 pass, 1 fail, 77 skip.
+# not hang; the same for a 2-process allgather and alltoall (schedules
+# whose receive waits in its step's record). Exit 0 pass, 1 fail, 77
+# skip.
 set -u
 
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -50,7 +52,8 @@ fi
 # A dead partner: rank 0's exit 1 after its barrier failed, or rank 1's
 # SIGKILL, whichever gcrun reaps first.
 export GENCOMM_KILL_GRACE_MS=5000
-for how in die dead "die shm=0" "die nb" "dead nb" "die nb shm=0"; do
+for how in die dead "die shm=0" "die nb" "dead nb" "die nb shm=0" \
+    "die ag" "dead ag" "die a2a" "die ag shm=0"; do
     case $how in
         *shm=0) launch_for 60 2 env GENCOMM_SHM=0 "$prog" ${how% shm=0} ;;
         *) launch_for 60 2 "$prog" $how ;;

@@ -1,0 +1,224 @@
+/*
+ * tests/unit/check_coll_rec.c: a schedule's receive steps run in records
+ * of the schedule's own (coll/coll.h, GCM_COLL_INLINE_RECS; slots.h,
+ * gcm_slots_irecv_rec) when their message has not come at posting: the
+ * record carries the receive to its end, is used again when the schedule
+ * runs again, is failed by the end of its LCO like any posted receive,
+ * and a schedule freed with one in flight waits for it. Two LCOs of one
+ * process stand for two ranks.
+ */
+#include "config.h"
+
+#include "coll/coll_impl.h"
+#include "check_main.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define CR_RECVS (GCM_COLL_INLINE_RECS + 2)
+
+static gcm_lco_h cr_lco[2];
+static gcm_coll_grp_t cr_g[2];
+
+/* Raw bytes only: a schedule of raw transfers never asks its type ops. */
+static const gcm_coll_type_ops_t cr_ops;
+
+static void setup(void)
+{
+    gcm_name_t names[2];
+    int slots[2];
+    int r, p;
+
+    setenv("GENCOMM_BOOT", "singleton", 1);
+    ck_assert_int_eq(gcm_init(NULL, NULL), GCM_OK);
+    for (r = 0; r < 2; r++) {
+        ck_assert_int_eq(gcm_lco_create(&cr_lco[r]), GCM_OK);
+        ck_assert_int_eq(gcm_lco_add_recv_slots(cr_lco[r], 2), GCM_OK);
+        ck_assert_int_eq(gcm_lco_name(cr_lco[r], &names[r]), GCM_OK);
+    }
+    for (r = 0; r < 2; r++) {
+        for (p = 0; p < 2; p++) {
+            slots[p] = r;    /* send slot p: LCO p's receive slot r */
+        }
+        ck_assert_int_eq(gcm_lco_add_send_slots(cr_lco[r], 2, names, slots),
+                         GCM_OK);
+        cr_g[r].lco = cr_lco[r];
+        cr_g[r].tag = 100;
+        cr_g[r].rank = r;
+        cr_g[r].size = 2;
+        cr_g[r].slot = NULL;
+    }
+}
+
+static void teardown(void)
+{
+    int r;
+
+    for (r = 0; r < 2; r++) {
+        if (cr_lco[r] != NULL) {
+            ck_assert_int_eq(gcm_lco_free(&cr_lco[r]), GCM_OK);
+        }
+    }
+    ck_assert_int_eq(gcm_finalize(), GCM_OK);
+}
+
+/* Rank 0's schedule: n one-byte receives from rank 1, then a fence. */
+static void cr_build(gcm_coll_sched_t *s, char *in, int n)
+{
+    int i;
+
+    gcm_coll_sched_init(s, &cr_ops);
+    for (i = 0; i < n; i++) {
+        gcm_coll_recv_raw(s, &cr_g[0], &in[i], 1, 1);
+    }
+    gcm_coll_fence(s);
+}
+
+/* Rank 1 sends bytes base, base + 1, ... one per receive. */
+static void cr_send(int n, char base)
+{
+    gcm_request_h req;
+    char out;
+    int i;
+
+    for (i = 0; i < n; i++) {
+        out = (char)(base + i);
+        ck_assert_int_eq(gcm_lco_isend_x(cr_lco[1], &out, 1, 0, 100, 0,
+                                         &req), GCM_OK);
+        ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+    }
+}
+
+/* Whether step i waits in its record of s. */
+static int cr_in_record(const gcm_coll_sched_t *s, int i)
+{
+    const gcm_coll_step_t *st = &s->steps[i];
+
+    return (st->req != GCM_REQUEST_NULL) && (st->rec != 0) &&
+           (gcm_slots_req_of(st->req) == &s->recs[st->rec - 1]);
+}
+
+START_TEST(test_rec_receive)
+{
+    gcm_coll_sched_t s;
+    char in[CR_RECVS];
+    int run, i, k, done;
+
+    cr_build(&s, in, CR_RECVS);
+    /* The first ones built have a record each, the others none. */
+    for (i = 0; i < CR_RECVS; i++) {
+        ck_assert_int_eq(s.steps[i].rec,
+                         (i < GCM_COLL_INLINE_RECS) ? i + 1 : 0);
+    }
+    /* Three runs of the same schedule, as the MPI layer runs a kept one:
+     * posted before their messages, the receives wait in the records
+     * (the others in requests), and end with the data. */
+    for (run = 0; run < 3; run++) {
+        memset(in, 0, sizeof(in));
+        s.next = 0;
+        s.pending = 0;
+        ck_assert_int_eq(gcm_coll_sched_advance(&s, 0), 0);
+        for (i = 0; i < CR_RECVS; i++) {
+            ck_assert_msg(s.steps[i].req != GCM_REQUEST_NULL,
+                          "run %d: receive %d complete with no message",
+                          run, i);
+            ck_assert_int_eq(cr_in_record(&s, i), i < GCM_COLL_INLINE_RECS);
+        }
+        cr_send(CR_RECVS, (char)(10 * run + 1));
+        for (k = 0, done = 0; k < 100000 && !done; k++) {
+            done = gcm_coll_sched_advance(&s, 0);
+            ck_assert_int_eq(gcm_progress(), GCM_OK);
+        }
+        ck_assert_msg(done, "run %d: the schedule did not end", run);
+        ck_assert_int_eq(s.err, GCM_OK);
+        for (i = 0; i < CR_RECVS; i++) {
+            ck_assert_int_eq(in[i], 10 * run + 1 + i);
+            ck_assert_ptr_eq(s.steps[i].req, GCM_REQUEST_NULL);
+        }
+        /* Released: nothing of the record is in use. */
+        for (i = 0; i < GCM_COLL_INLINE_RECS; i++) {
+            ck_assert_uint_eq(s.recs[i].magic, 0);
+        }
+    }
+    gcm_coll_sched_free(&s);
+}
+END_TEST
+
+/* A message that waits already is taken at posting: no record. */
+START_TEST(test_rec_waiting)
+{
+    gcm_coll_sched_t s;
+    char in[2];
+
+    cr_build(&s, in, 2);
+    cr_send(2, 5);
+    ck_assert_int_eq(gcm_progress(), GCM_OK);
+    ck_assert_int_eq(gcm_coll_sched_advance(&s, 0), 1);
+    ck_assert_int_eq(s.err, GCM_OK);
+    ck_assert_int_eq(in[0], 5);
+    ck_assert_int_eq(in[1], 6);
+    ck_assert_ptr_eq(s.steps[0].req, GCM_REQUEST_NULL);
+    ck_assert_ptr_eq(s.steps[1].req, GCM_REQUEST_NULL);
+    gcm_coll_sched_free(&s);
+}
+END_TEST
+
+/* The receiving LCO freed while its receives wait in records: they fail
+ * (as posted receives with requests do) and the schedule ends with the
+ * error instead of waiting for ever. */
+START_TEST(test_rec_lco_freed)
+{
+    gcm_coll_sched_t s;
+    char in[CR_RECVS];
+
+    cr_build(&s, in, CR_RECVS);
+    ck_assert_int_eq(gcm_coll_sched_advance(&s, 0), 0);
+    ck_assert(cr_in_record(&s, 0));
+    ck_assert_int_eq(gcm_lco_free(&cr_lco[0]), GCM_OK);
+    ck_assert_int_eq(gcm_coll_sched_advance(&s, 1), 1);
+    ck_assert_int_eq(s.err, GCM_ERR_CANCELED);
+    gcm_coll_sched_free(&s);
+}
+END_TEST
+
+/* A schedule freed before its fence ran: the receives that completed in
+ * records meanwhile are released by the free (no fence took them), and
+ * the records are free for the schedule built next in the same place. */
+START_TEST(test_rec_freed_early)
+{
+    gcm_coll_sched_t s;
+    char in[2];
+
+    cr_build(&s, in, 2);
+    ck_assert_int_eq(gcm_coll_sched_advance(&s, 0), 0);
+    ck_assert(cr_in_record(&s, 0));
+    ck_assert(cr_in_record(&s, 1));
+    cr_send(2, 3);
+    gcm_coll_sched_free(&s);
+    ck_assert_int_eq(in[0], 3);
+    ck_assert_int_eq(in[1], 4);
+    ck_assert_uint_eq(s.recs[0].magic, 0);
+    ck_assert_uint_eq(s.recs[1].magic, 0);
+    ck_assert_int_eq(s.nsteps, 0);
+
+    cr_build(&s, in, 1);
+    cr_send(1, 8);
+    ck_assert_int_eq(gcm_coll_sched_advance(&s, 1), 1);
+    ck_assert_int_eq(s.err, GCM_OK);
+    ck_assert_int_eq(in[0], 8);
+    gcm_coll_sched_free(&s);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+    const TTest *tests[] = {test_rec_receive, test_rec_waiting,
+        test_rec_lco_freed, test_rec_freed_early, NULL};
+    struct gcm_check_case cases[] = {
+        {"records", .tests = tests, .timeout = 60, .setup = setup,
+            .teardown = teardown},
+        {0},
+    };
+
+    return gcm_check_suite("coll_rec", cases);
+}
