@@ -532,6 +532,11 @@ struct gcm_mpi_request {
      * layer's last error says). */
     char            *errtext;
     gcm_mpi_req_t   *next_free;   /* the cache's link */
+    /* Where a fast-path receive that must wait runs (gcm_lco_irecv_rec):
+     * one request object per message, not two. Not cleared with the rest
+     * (the receive readies what it uses); taken before the MPI request is
+     * freed. */
+    struct gcm_request nstore;
 };
 
 /* The handle the user gets for req. */
