@@ -96,6 +96,11 @@ struct gcm_mpi_coll_cache {
      * partner (mpi_coll_rooted.c, coll_barrier_is_pair)? 1 yes, -1 no,
      * 0 not decided yet. */
     int              barrier_pair;
+    /* The request object of the last MPI_Ibarrier of two processes that
+     * completed well, idle, for the next one (taken by a call on the
+     * communicator; given back, from any thread, only where none is: a
+     * second Ibarrier while one is active takes a fresh object). */
+    gcm_mpi_req_t *_Atomic pair_req;
 };
 
 /* ---- the three forms of a call --------------------------------------------
@@ -217,6 +222,14 @@ void gcm_mpi_coll_build_scan(coll_sched_t *s, const void *sbuf, void *rbuf,
 
 /* comm's cache, made on first use (NULL: out of memory). */
 struct gcm_mpi_coll_cache *gcm_mpi_coll_cache_of(MPI_Comm comm) GCM_INTERNAL;
+
+/* MPI_Wait on the request of an MPI_Ibarrier of two processes (the poll
+ * of its requests is gcm_mpi_coll_pair_poll): waits for its transfers,
+ * writes status and releases it (its object back to the communicator); 1
+ * when done so, 0 when the general path must complete it (it failed, or
+ * it is no such request). */
+int gcm_mpi_coll_pair_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
+    GCM_INTERNAL;
 
 int gcm_mpi_coll_check_array(MPI_Comm comm, const char *call, const int *a,
                              int n, int counts, const char *what) GCM_INTERNAL;

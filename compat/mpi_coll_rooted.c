@@ -69,10 +69,17 @@ static int coll_barrier_pair(MPI_Comm comm, const char *call)
  * The nonblocking form of that exchange (MPI_Ibarrier of two processes,
  * outside verification mode): the send and the receive are posted as the
  * blocking barrier posts them, and the request keeps only what did not
- * complete then, the receive's in req->native and the send's in
- * req->state (a generic request uses neither otherwise). Its poll and
- * its wait complete those, the send first; the first failure is the
- * request's error, with its text.
+ * complete then, the receive's in req->native and the send's in req->buf
+ * (a generic request uses neither otherwise). Its poll and its wait
+ * complete those, the send first; the first failure is the request's
+ * error, with its text.
+ *
+ * Its request object is kept by the communicator between calls, as a
+ * kept schedule's is (gcm_mpi_req_generic_kept; req->state is the request
+ * itself, for its cleanup): an Ibarrier waited at once allocates, clears
+ * and frees none. A second Ibarrier while one is active finds none kept
+ * and takes a fresh object; of the two, the first to end well goes back,
+ * the other to the allocator, as does one that failed.
  */
 static void coll_pair_fail(gcm_mpi_req_t *req, gcm_status_t err)
 {
@@ -85,13 +92,13 @@ static void coll_pair_fail(gcm_mpi_req_t *req, gcm_status_t err)
 
 static int coll_pair_poll(gcm_mpi_req_t *req)
 {
-    gcm_request_h sreq = req->state;
+    gcm_request_h sreq = req->buf;
 
     if (sreq != GCM_REQUEST_NULL) {
         if (!gcm_lco_req_done(sreq)) {
             return 0;
         }
-        req->state = NULL;
+        req->buf = NULL;
         coll_pair_fail(req, gcm_lco_req_take(&sreq, NULL));
     }
     if (req->native != GCM_REQUEST_NULL) {
@@ -105,10 +112,10 @@ static int coll_pair_poll(gcm_mpi_req_t *req)
 
 static int coll_pair_wait(gcm_mpi_req_t *req)
 {
-    gcm_request_h sreq = req->state;
+    gcm_request_h sreq = req->buf;
 
     if (sreq != GCM_REQUEST_NULL) {
-        req->state = NULL;
+        req->buf = NULL;
         coll_pair_fail(req, gcm_lco_req_wait(&sreq, NULL));
     }
     if (req->native != GCM_REQUEST_NULL) {
@@ -117,28 +124,72 @@ static int coll_pair_wait(gcm_mpi_req_t *req)
     return 1;
 }
 
+/* The release's last step (gcm_mpi_req_release_kept): the object goes
+ * back to its communicator when it ended well and none is there, else
+ * to the allocator. Not touched once given back. */
+static inline void coll_pair_cleanup(void *state)
+{
+    gcm_mpi_req_t *req = state;
+    struct gcm_mpi_coll_cache *c = req->comm->coll_cache;
+    gcm_mpi_req_t *none = NULL;
+
+    if (c == NULL || req->status.MPI_ERROR != MPI_SUCCESS ||
+        !atomic_compare_exchange_strong(&c->pair_req, &none, req)) {
+        gcm_mpi_req_free(req);
+    }
+}
+
+int gcm_mpi_coll_pair_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
+{
+    if (req->poll != coll_pair_poll) {
+        return 0;
+    }
+    if (!req->complete) {
+        (void)coll_pair_wait(req);
+        req->complete = 1;
+    }
+    if (req->status.MPI_ERROR != MPI_SUCCESS) {
+        return 0;
+    }
+    if (status != MPI_STATUS_IGNORE) {
+        gcm_mpi_status_empty_single(status);
+    }
+    gcm_mpi_req_release_kept(req, coll_pair_cleanup);
+    return 1;
+}
+
 static int coll_ibarrier_pair(MPI_Comm comm, MPI_Request *request,
                               const char *call)
 {
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
     gcm_request_h sreq, rreq;
-    gcm_mpi_req_t *req;
+    gcm_mpi_req_t *req = NULL;
     gcm_status_t err;
-    int rc = gcm_mpi_coll_check_mode(comm, call, COLL_NONBLOCKING,
-                                     MPI_INFO_NULL, request);
 
-    if (rc != MPI_SUCCESS) {
-        return rc;
+    if (gcm_unlikely(request == NULL)) {
+        return gcm_mpi_coll_check_req(comm, call, request);
     }
-    if (gcm_mpi_req_generic(comm, coll_pair_poll, NULL, NULL, request) !=
-        MPI_SUCCESS) {
+    if (c != NULL) {
+        req = atomic_load_explicit(&c->pair_req, memory_order_acquire);
+    }
+    if (req != NULL) {
+        /* Taken. Only a call on comm takes it (MPI orders the collectives
+         * on a communicator), and a release only puts one where there is
+         * none: the slot holds req until this store. */
+        atomic_store_explicit(&c->pair_req, NULL, memory_order_relaxed);
+        *request = gcm_mpi_req_generic_again(req, comm);
+    } else if (gcm_mpi_req_generic_kept(&req, comm, coll_pair_poll,
+                                        coll_pair_cleanup, NULL,
+                                        request) == MPI_SUCCESS) {
+        req->state = req;
+    } else {
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
                              "cannot allocate a request");
     }
-    req = gcm_mpi_req_of(*request);
     err = gcm_lco_exchange_post(comm->lco, NULL, 0, NULL, 0, 1 - comm->prank,
                                 gcm_mpi_coll_tag(comm), &sreq, &rreq);
     coll_pair_fail(req, err);
-    req->state  = sreq;
+    req->buf    = sreq;
     req->native = rreq;
     req->wait   = coll_pair_wait;
     req->complete = (sreq == GCM_REQUEST_NULL && rreq == GCM_REQUEST_NULL);
@@ -187,12 +238,10 @@ static int coll_barrier_any(MPI_Comm comm, int mode, MPI_Info info,
     coll_sched_t stack, *s;
     coll_key_t key;
     int hit = 0;
-    int rc = gcm_mpi_coll_check_comm(comm, call);
+    /* (PMPI_Ibarrier checked comm.) */
+    int rc = (mode == COLL_NONBLOCKING) ? MPI_SUCCESS :
+             gcm_mpi_coll_check_comm(comm, call);
 
-    if (rc == MPI_SUCCESS && mode == COLL_NONBLOCKING &&
-        !gcm_mpi_coll_checking() && coll_barrier_is_pair(comm)) {
-        return coll_ibarrier_pair(comm, request, call);
-    }
     if (rc == MPI_SUCCESS && mode == COLL_NONBLOCKING) {
         key = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL,
                                MPI_OP_NULL, 0);
@@ -229,8 +278,17 @@ static int coll_barrier_any(MPI_Comm comm, int mode, MPI_Info info,
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
+    static const char call[] = "MPI_Ibarrier";
+    int rc = gcm_mpi_coll_check_comm(comm, call);
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    if (!gcm_mpi_coll_checking() && coll_barrier_is_pair(comm)) {
+        return coll_ibarrier_pair(comm, request, call);
+    }
     return coll_barrier_any(comm, COLL_NONBLOCKING, MPI_INFO_NULL, request,
-                            "MPI_Ibarrier");
+                            call);
 }
 GCM_MPI_ALIAS(Ibarrier)
 

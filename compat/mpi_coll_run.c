@@ -202,6 +202,9 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
     }
     /* Last: the frees above may have left one here. */
     coll_nb_dispose(atomic_exchange(&c->nbspare, NULL));
+    if (c->pair_req != NULL) {
+        gcm_mpi_req_free(c->pair_req);
+    }
     free(c);
     comm->coll_cache = NULL;
 }
@@ -284,6 +287,7 @@ struct gcm_mpi_coll_nb {
     int          owns;     /* 0: not known yet; 1: its steps use only
                             * predefined types and operators (nothing to
                             * hold); 2: some step uses another */
+    /* (A field added here is set by gcm_mpi_coll_new.) */
 };
 
 /* Was a schedule kept for calls of collective which on comm (a valid
@@ -332,6 +336,11 @@ static int coll_sched_uses_derived(const coll_sched_t *s)
     for (i = 0; i < s->nsteps; i++) {
         const gcm_coll_step_t *st = &s->steps[i];
 
+        /* Most steps name none (bytes, a fence): one test for them. */
+        if (((uintptr_t)st->type | (uintptr_t)st->stype |
+             (uintptr_t)st->op) == 0) {
+            continue;
+        }
         if ((st->type != NULL &&
              !gcm_mpi_type_is_predefined((MPI_Datatype)st->type)) ||
             (st->stype != NULL &&
@@ -595,7 +604,7 @@ static void coll_req_over(gcm_mpi_req_t *req, coll_nb_t *nb)
         free(req->errtext);
         req->errtext = nb->text;
         nb->text = NULL;
-    } else {
+    } else if (nb->s.err != GCM_OK) {
         req->status.MPI_ERROR = gcm_mpi_errclass(nb->s.err);
     }
 }
@@ -665,7 +674,7 @@ int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
     coll_nb_t *nb = req->state;
 
     if (req->poll != coll_req_poll || req->persistent) {
-        return 0;
+        return gcm_mpi_coll_pair_wait_release(req, status);
     }
     if (!req->complete) {
         coll_nb_unlist(nb);
@@ -707,7 +716,9 @@ static void coll_nb_free(coll_nb_t *nb)
     if (nb->gate != NULL) {
         gcm_mpi_coll_gate_free(nb->gate);
     }
-    free(nb->text);
+    if (nb->text != NULL) {
+        free(nb->text);
+    }
     gcm_coll_sched_free(&nb->s);   /* empty again, ready for another */
     if (nb->cache == NULL ||
         !atomic_compare_exchange_strong(&nb->cache->nbspare, &none, nb)) {
@@ -755,12 +766,23 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
         gcm_mpi_coll_sched_init(&nb->s);
         nb->req = NULL;
     }
-    memset((char *)nb + offsetof(coll_nb_t, elem), 0,
-           sizeof(*nb) - offsetof(coll_nb_t, elem));
+    /* Every field after the request object, set one by one (a memset of
+     * them cost as much again): but elem (its links are set when it is
+     * listed, read only while listed) and key (set, and read, only for
+     * a schedule kept for later calls: which >= 0, gcm_mpi_coll_nb_get). */
     atomic_init(&nb->busy, 0);
+    nb->listed = 0;
+    nb->parked = 0;
     nb->which = -1;
+    nb->keep = 0;
+    nb->seq0 = 0;
     nb->comm = comm;
     nb->cache = c;
+    nb->gate = NULL;
+    nb->failed = 0;
+    nb->text = NULL;
+    nb->held = 0;
+    nb->owns = 0;
     return &nb->s;
 }
 
@@ -922,7 +944,14 @@ int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
     req = nb->req;
     *request = gcm_mpi_req_generic_again(req, comm);
     req->wait = coll_req_wait;
-    coll_nb_go(nb, req);
+    /* coll_nb_go, whose check there is none of here: the schedule
+     * itself. */
+    if (!gcm_coll_sched_advance(&nb->s, 0)) {
+        coll_nb_list(nb);
+    } else {
+        coll_req_over(req, nb);
+        req->complete = 1;
+    }
     return MPI_SUCCESS;
 }
 

@@ -532,6 +532,11 @@ struct gcm_mpi_request {
      * layer's last error says). */
     char            *errtext;
     gcm_mpi_req_t   *next_free;   /* the cache's link */
+    /* Where a fast-path receive that must wait runs (gcm_lco_irecv_rec):
+     * one request object per message, not two. Not cleared with the rest
+     * (the receive readies what it uses); taken before the MPI request is
+     * freed. */
+    struct gcm_request nstore;
 };
 
 /* The handle the user gets for req. */
@@ -551,6 +556,24 @@ static inline gcm_mpi_req_t *gcm_mpi_req_of(MPI_Request handle)
  * request (stale handle: its generation moved on), or no request at all
  * (never read outside request memory). */
 gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle) GCM_INTERNAL;
+/* The object of the last kept request this thread handed out (a
+ * nonblocking collective's, usually waited next): request memory for
+ * ever, so a handle naming it needs no look for its chunk. */
+extern __thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT
+    GCM_INTERNAL;
+/* gcm_mpi_req_get, inline, for a handle of that request only: NULL for
+ * any other handle (the caller then asks gcm_mpi_req_get). */
+static inline gcm_mpi_req_t *gcm_mpi_req_get_recent(MPI_Request handle)
+{
+    gcm_mpi_req_t *req = gcm_mpi_req_of(handle);
+
+    if ((req != NULL) && (req == gcm_mpi_req_recent) &&
+        (req->magic == GCM_MPI_MAGIC_REQ) &&
+        (req->gen == gcm_handle_gen((uintptr_t)handle))) {
+        return req;
+    }
+    return NULL;
+}
 
 /* A zeroed request object (NULL without memory), from the calling
  * thread's cache of freed ones when it has one; gcm_mpi_req_free puts one
@@ -560,6 +583,20 @@ void gcm_mpi_req_free(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* MPI_Finalize, last: returns the calling thread's cached objects (other
  * threads' go back when they exit). */
 void gcm_mpi_req_cache_flush(void) GCM_INTERNAL;
+/* What every request of a generic object sets: live, active, not
+ * complete, on comm (which it holds; inline, the reference of a
+ * communicator the program made, none on a predefined one). */
+static inline void gcm_mpi_req_generic_live(gcm_mpi_req_t *req,
+                                            MPI_Comm comm)
+{
+    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
+        gcm_mpi_comm_ref(comm);
+    }
+    req->magic    = GCM_MPI_MAGIC_REQ;
+    req->active   = 1;
+    req->complete = 0;
+    req->comm     = comm;
+}
 /* A generic request on comm: poll(req) advances it, cleanup(state) runs
  * when it is freed. *req_p is the user's handle. */
 int gcm_mpi_req_generic(MPI_Comm comm, gcm_mpi_req_poll_func_t poll,
@@ -581,8 +618,13 @@ int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
  * so only what a request's life changes is set; its status is left for
  * its poll to write when it completes (nothing reads it before). Returns
  * the user's handle. */
-MPI_Request gcm_mpi_req_generic_again(gcm_mpi_req_t *req, MPI_Comm comm)
-    GCM_INTERNAL;
+static inline MPI_Request gcm_mpi_req_generic_again(gcm_mpi_req_t *req,
+                                                    MPI_Comm comm)
+{
+    gcm_mpi_req_generic_live(req, comm);
+    gcm_mpi_req_recent = req;
+    return gcm_mpi_req_handle(req);
+}
 /* Is it complete? Advances it (never blocks). */
 int gcm_mpi_req_test(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* Is it complete? Looks without advancing anything; completes it (status
@@ -652,21 +694,6 @@ static inline void gcm_mpi_req_release_kept(gcm_mpi_req_t *req,
         gcm_mpi_comm_unref(comm);
     }
 }
-
-/* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
- * has MPI_Grequest_complete been called? (any thread may call it) */
-int gcm_mpi_greq_done(gcm_mpi_req_t *req) GCM_INTERNAL;
-/* A completion call finishes req: its query_fn fills req->status, then
- * its free_fn runs; returns the first error code of the two (also left
- * in req->status.MPI_ERROR, the reason in req->errtext). */
-int gcm_mpi_greq_finish(gcm_mpi_req_t *req) GCM_INTERNAL;
-/* MPI_Request_get_status of a complete one: query_fn into *status. */
-int gcm_mpi_greq_query(gcm_mpi_req_t *req, MPI_Status *status) GCM_INTERNAL;
-/* MPI_Cancel: cancel_fn, told whether it is complete; its error code. */
-int gcm_mpi_greq_cancel(gcm_mpi_req_t *req) GCM_INTERNAL;
-/* MPI_Request_free: frees it now (free_fn) if complete, else when
- * MPI_Grequest_complete is called; free_fn's error code or 0. */
-int gcm_mpi_greq_request_free(gcm_mpi_req_t *req) GCM_INTERNAL;
 
 /* Between mpi_request.c (request objects, cancel, free) and mpi_wait.c
  * (the wait and test calls). */

@@ -12,6 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* MPI_MESSAGE_NO_PROC: the message a matched probe of MPI_PROC_NULL
+ * finds. */
+struct gcm_mpi_message gcm_mpi_message_no_proc = { GCM_MPI_MAGIC_MSG, NULL,
+                                                   NULL, { 0, 0, 0, 0 } };
+
 /* ---- probes ------------------------------------------------------------ */
 
 static int gcm_mpi_check_probe(int source, int tag, MPI_Comm comm,

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "compat/mpi_greq.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -83,9 +84,10 @@ void gcm_mpi_status_empty_single(MPI_Status *status)
  * cache goes there when the thread exits, the finalizing thread's at
  * MPI_Finalize. A freed object has its magic cleared and its generation
  * bumped, so that a stale handle to it, or to whatever reuses it, reads
- * as no request. A cache holds up to 256 (42 KiB): a window of 64 sends
- * and 64 receives in flight, as benchmarks and halo exchanges keep,
- * overflowed a cache of 64 for half its requests.
+ * as no request. A cache holds up to 256 (128 KiB: each object has room
+ * for a receive's native request): a window of 64 sends and 64 receives
+ * in flight, as benchmarks and halo exchanges keep, overflowed a cache of
+ * 64 for half its requests.
  */
 #define GCM_MPI_REQ_CACHE_MAX 256
 /* Request objects start on these lines (gcm_handle_alloc_stable). */
@@ -101,8 +103,11 @@ static pthread_once_t gcm_mpi_req_cache_once = PTHREAD_ONCE_INIT;
 static gcm_handle_pool_t gcm_mpi_req_spare =
     GCM_HANDLE_POOL_INIT(struct gcm_mpi_request, next_free);
 
-/* Not a constant to the compiler: see gcm_mpi_req_alloc. */
-static volatile size_t gcm_mpi_req_size = sizeof(struct gcm_mpi_request);
+/* Not a constant to the compiler: see gcm_mpi_req_alloc. What is cleared
+ * stops before the room for a receive's native request (nstore), which
+ * the receive readies itself. */
+static volatile size_t gcm_mpi_req_size = offsetof(struct gcm_mpi_request,
+                                                   nstore);
 
 static void gcm_mpi_req_cache_drain(void *key_value)
 {
@@ -173,10 +178,7 @@ void gcm_mpi_req_free(gcm_mpi_req_t *req)
     gcm_mpi_req_cache_len++;
 }
 
-/* The object of the last kept request this thread handed out (a
- * nonblocking collective's, usually waited next): request memory for
- * ever, so a handle naming it needs no look for its chunk. */
-static __thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT;
+__thread const gcm_mpi_req_t *gcm_mpi_req_recent GCM_TLS_HOT;
 
 gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
 {
@@ -192,17 +194,6 @@ gcm_mpi_req_t *gcm_mpi_req_get(MPI_Request handle)
         return NULL;
     }
     return req;
-}
-
-/* What every request of a generic object sets: live, active, not
- * complete, on comm (which it holds). */
-static void gcm_mpi_req_generic_live(gcm_mpi_req_t *req, MPI_Comm comm)
-{
-    gcm_mpi_comm_ref(comm);
-    req->magic    = GCM_MPI_MAGIC_REQ;
-    req->active   = 1;
-    req->complete = 0;
-    req->comm     = comm;
 }
 
 /* Sets req up as a generic request on comm. */
@@ -255,12 +246,6 @@ int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
     return MPI_SUCCESS;
 }
 
-MPI_Request gcm_mpi_req_generic_again(gcm_mpi_req_t *req, MPI_Comm comm)
-{
-    gcm_mpi_req_generic_live(req, comm);
-    gcm_mpi_req_recent = req;
-    return gcm_mpi_req_handle(req);
-}
 
 /* Progresses the endpoint of each active request's communicator once
  * (requests on one communicator usually come together). A communicator's
@@ -437,7 +422,7 @@ void gcm_mpi_orphans_reap(int wait)
         if (wait && (req->kind == GCM_MPI_REQ_RECV) && !req->complete) {
             /* At MPI_Finalize a receive nobody will match must not hang
              * the job. */
-            gcm_lco_cancel(req->native);
+            gcm_lco_req_cancel(req->native);
         }
         if (wait) {
             gcm_mpi_req_wait(req);
@@ -494,7 +479,7 @@ int PMPI_Cancel(MPI_Request *request)
      * standard allows: MPI_Test_cancelled then says false. */
     if ((req->kind == GCM_MPI_REQ_RECV) && !req->complete &&
         (req->native != GCM_REQUEST_NULL)) {
-        gcm_lco_cancel(req->native);
+        gcm_lco_req_cancel(req->native);
     }
     return MPI_SUCCESS;
 }

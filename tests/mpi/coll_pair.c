@@ -178,6 +178,76 @@ static void test_nb(MPI_Comm comm)
     }
 }
 
+/* The request object of an Ibarrier of two is kept by its communicator
+ * for the next one: a stale copy of a completed Ibarrier's handle is
+ * refused though its object serves the next Ibarrier; Ibarriers complete
+ * among requests of other kinds (a receive, a send, a kept collective's)
+ * in every completion call; a communicator freed under a freed active
+ * Ibarrier ends cleanly. */
+static void test_nb_kept(MPI_Comm comm)
+{
+    MPI_Request r[4], old;
+    MPI_Comm dup;
+    int me, peer, i, k, flag, idx, cls = -1, sbuf, rbuf, sum, one = 1;
+
+    MPI_Comm_rank(comm, &me);
+    peer = 1 - me;
+    OK(MPI_Ibarrier(comm, &r[0]));
+    old = r[0];
+    OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    OK(MPI_Ibarrier(comm, &r[0]));
+    MPI_Error_class(MPI_Wait(&old, MPI_STATUS_IGNORE), &cls);
+    CHECK(cls == MPI_ERR_REQUEST, "MPI_Wait on a stale MPI_Ibarrier handle "
+          "gave class %d, not MPI_ERR_REQUEST", cls);
+    OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));
+    for (i = 0; i < 24; i++) {
+        sbuf = 100 * me + i;
+        rbuf = sum = -1;
+        OK(MPI_Irecv(&rbuf, 1, MPI_INT, peer, 7, comm, &r[0]));
+        OK(MPI_Ibarrier(comm, &r[1]));
+        OK(MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm, &r[2]));
+        OK(MPI_Isend(&sbuf, 1, MPI_INT, peer, 7, comm, &r[3]));
+        switch (i % 4) {
+        case 0:
+            OK(MPI_Waitall(4, r, MPI_STATUSES_IGNORE));
+            break;
+        case 1:
+            for (k = 0; k < 4; k++) {
+                OK(MPI_Waitany(4, r, &idx, MPI_STATUS_IGNORE));
+            }
+            break;
+        case 2:
+            for (flag = 0; !flag;) {
+                OK(MPI_Testall(4, r, &flag, MPI_STATUSES_IGNORE));
+            }
+            break;
+        default:
+            for (k = 3; k >= 0; k--) {
+                for (flag = 0; !flag;) {
+                    OK(MPI_Test(&r[k], &flag, MPI_STATUS_IGNORE));
+                }
+            }
+            break;
+        }
+        for (k = 0; k < 4; k++) {
+            CHECK(r[k] == MPI_REQUEST_NULL, "round %d: request %d left", i,
+                  k);
+        }
+        CHECK(rbuf == 100 * peer + i, "round %d: received %d", i, rbuf);
+        CHECK(sum == 2, "round %d: allreduce gave %d", i, sum);
+    }
+    OK(MPI_Comm_dup(comm, &dup));
+    OK(MPI_Ibarrier(dup, &r[0]));
+    OK(MPI_Wait(&r[0], MPI_STATUS_IGNORE));   /* one kept by dup */
+    if (me == 1) {
+        pause_ms(100);
+    }
+    OK(MPI_Ibarrier(dup, &r[0]));
+    OK(MPI_Request_free(&r[0]));
+    OK(MPI_Comm_free(&dup));
+    OK(MPI_Barrier(comm));
+}
+
 static MPI_Comm tcomm[NTHREADS];
 
 static void *thread_barriers(void *arg)
@@ -198,6 +268,7 @@ static void test_comm(MPI_Comm comm)
     test_order(comm);
     test_no_match(comm);
     test_nb(comm);
+    test_nb_kept(comm);
 }
 
 /* how: "nb" (MPI_Ibarrier and its wait), "ag" or "a2a" (an 8-byte
