@@ -22,7 +22,17 @@
  * Output, on rank 0's stdout:
  *     poll_bcast_npN,PANEL_BYTES,IMPLEMENTATION,US_PER_STEP,us
  *
+ * With --empty CALLS (2 or more processes) it measures instead what a
+ * poll that finds nothing costs: rank 0 posts a receive from rank 1 and
+ * tests it CALLS times (empty_test), then probes for rank 1's message
+ * (empty_probe) and for anyone's (empty_probe_any) CALLS times each,
+ * while rank 1 waits in a barrier; then the message comes. Each loop is a
+ * function of its own, for callgrind's --toggle-collect. Output:
+ *     poll_empty_test_npN,0,IMPLEMENTATION,NS_PER_CALL,ns
+ *     poll_empty_iprobe_npN,0,...      poll_empty_iprobe_any_npN,0,...
+ *
  * Usage: mpirun -np N mpi_poll_bench IMPLEMENTATION_NAME [--quick]
+ *                                    [--empty CALLS]
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -42,6 +52,7 @@
 #define PIECES       16
 #define FACTOR_FLOPS (1 << 20)
 #define PANEL_TAG    7
+#define EMPTY_TAG    8
 
 static int rank;
 static int nprocs;
@@ -112,10 +123,91 @@ static void step(char *panel, int root)
     }
 }
 
+/* The empty polls of --empty: calls tests of req, probes for rank 1's
+ * message, probes for anyone's; none may find anything. Each loop is a
+ * function of its own (callgrind's --toggle-collect). */
+__attribute__((noinline)) static void empty_test(MPI_Request *req, long calls)
+{
+    long i;
+    int flag;
+
+    for (i = 0; i < calls; i++) {
+        check(MPI_Test(req, &flag, MPI_STATUS_IGNORE), "MPI_Test");
+        if (flag) {
+            fprintf(stderr, "mpi_poll_bench: an empty test found data\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+}
+
+static inline void probe_loop(int source, long calls)
+{
+    long i;
+    int flag;
+
+    for (i = 0; i < calls; i++) {
+        check(MPI_Iprobe(source, EMPTY_TAG, MPI_COMM_WORLD, &flag,
+                         MPI_STATUS_IGNORE), "MPI_Iprobe");
+        if (flag) {
+            fprintf(stderr, "mpi_poll_bench: an empty probe found data\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+    }
+}
+
+__attribute__((noinline)) static void empty_probe(long calls)
+{
+    probe_loop(1, calls);
+}
+
+__attribute__((noinline)) static void empty_probe_any(long calls)
+{
+    probe_loop(MPI_ANY_SOURCE, calls);
+}
+
+static void empty_row(const char *what, const char *impl, double t0,
+                      long calls)
+{
+    printf("poll_empty_%s_np%d,0,%s,%.1f,ns\n", what, nprocs, impl,
+           (now_s() - t0) / (double)calls * 1e9);
+}
+
+/* --empty: what polls that find nothing cost on rank 0. */
+static void empty_polls(const char *impl, long calls)
+{
+    MPI_Request req;
+    double t0;
+    int x = 0;
+
+    if (rank == 0) {
+        check(MPI_Irecv(&x, 1, MPI_INT, 1, EMPTY_TAG, MPI_COMM_WORLD, &req),
+              "MPI_Irecv");
+        t0 = now_s();
+        empty_test(&req, calls);
+        empty_row("test", impl, t0, calls);
+        /* The posted receive would take the message a probe looks for:
+         * it is there, unmatched, for the probes too. */
+        t0 = now_s();
+        empty_probe(calls);
+        empty_row("iprobe", impl, t0, calls);
+        t0 = now_s();
+        empty_probe_any(calls);
+        empty_row("iprobe_any", impl, t0, calls);
+    }
+    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+    if (rank == 1) {
+        check(MPI_Send(&x, 1, MPI_INT, 0, EMPTY_TAG, MPI_COMM_WORLD),
+              "MPI_Send");
+    } else if (rank == 0) {
+        check(MPI_Wait(&req, MPI_STATUS_IGNORE), "MPI_Wait");
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *impl = (argc > 1) ? argv[1] : "mpi";
     int steps = STEPS, s;
+    long empty = 0;
     double t0, mine, worst;
     char *panel;
 
@@ -127,7 +219,18 @@ int main(int argc, char **argv)
     for (s = 2; s < argc; s++) {
         if (strcmp(argv[s], "--quick") == 0) {
             steps = QUICK_STEPS;
+        } else if ((strcmp(argv[s], "--empty") == 0) && (s + 1 < argc)) {
+            empty = atol(argv[++s]);
         }
+    }
+    if (empty > 0) {
+        if (nprocs < 2) {
+            fprintf(stderr, "mpi_poll_bench: --empty needs 2 processes\n");
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        empty_polls(impl, empty);
+        MPI_Finalize();
+        return 0;
     }
     panel = calloc(1, PANEL_BYTES);
     if (panel == NULL) {

@@ -31,6 +31,7 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "compat/mpi_greq.h"
 
 #include <stdatomic.h>
 #include <stdio.h>

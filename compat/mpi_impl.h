@@ -532,6 +532,11 @@ struct gcm_mpi_request {
      * layer's last error says). */
     char            *errtext;
     gcm_mpi_req_t   *next_free;   /* the cache's link */
+    /* Where a fast-path receive that must wait runs (gcm_lco_irecv_rec):
+     * one request object per message, not two. Not cleared with the rest
+     * (the receive readies what it uses); taken before the MPI request is
+     * freed. */
+    struct gcm_request nstore;
 };
 
 /* The handle the user gets for req. */
@@ -689,21 +694,6 @@ static inline void gcm_mpi_req_release_kept(gcm_mpi_req_t *req,
         gcm_mpi_comm_unref(comm);
     }
 }
-
-/* Generalized requests (mpi_grequest.c), for the calls of mpi_request.c:
- * has MPI_Grequest_complete been called? (any thread may call it) */
-int gcm_mpi_greq_done(gcm_mpi_req_t *req) GCM_INTERNAL;
-/* A completion call finishes req: its query_fn fills req->status, then
- * its free_fn runs; returns the first error code of the two (also left
- * in req->status.MPI_ERROR, the reason in req->errtext). */
-int gcm_mpi_greq_finish(gcm_mpi_req_t *req) GCM_INTERNAL;
-/* MPI_Request_get_status of a complete one: query_fn into *status. */
-int gcm_mpi_greq_query(gcm_mpi_req_t *req, MPI_Status *status) GCM_INTERNAL;
-/* MPI_Cancel: cancel_fn, told whether it is complete; its error code. */
-int gcm_mpi_greq_cancel(gcm_mpi_req_t *req) GCM_INTERNAL;
-/* MPI_Request_free: frees it now (free_fn) if complete, else when
- * MPI_Grequest_complete is called; free_fn's error code or 0. */
-int gcm_mpi_greq_request_free(gcm_mpi_req_t *req) GCM_INTERNAL;
 
 /* Between mpi_request.c (request objects, cancel, free) and mpi_wait.c
  * (the wait and test calls). */

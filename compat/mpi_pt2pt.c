@@ -22,11 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* MPI_MESSAGE_NO_PROC: the message a matched probe of MPI_PROC_NULL
- * finds. */
-struct gcm_mpi_message gcm_mpi_message_no_proc = { GCM_MPI_MAGIC_MSG, NULL,
-                                                   NULL, { 0, 0, 0, 0 } };
-
 /* ---- argument checks --------------------------------------------------- */
 
 /* Checks (buf, count, datatype); after it, count * size fits a size_t
@@ -251,23 +246,13 @@ static inline int gcm_mpi_fast_args(MPI_Comm comm, const void *buf,
                                     int count, MPI_Datatype datatype,
                                     int peer, int tag, int recv)
 {
-    return gcm_likely(gcm_mpi_is_up()) &&
-           (comm != MPI_COMM_NULL) && (comm->magic == GCM_MPI_MAGIC_COMM) &&
+    return gcm_mpi_fast_peer(comm, peer, tag, recv) &&
            (datatype != MPI_DATATYPE_NULL) &&
            (datatype->magic == GCM_MPI_MAGIC_TYPE) &&
            datatype->predefined && datatype->dense &&
            (count >= 0) && (buf != MPI_IN_PLACE) &&
            /* The native layer takes the buffer unchecked from here. */
-           ((buf != NULL) || (count == 0)) &&
-           /* A receive slot of an LCO is checked against its count of
-            * receive slots (gcm_mpi_check_source). */
-           (recv ? (comm->kind != GCM_MPI_COMM_LCO) &&
-                   (((unsigned)peer < (unsigned)comm->psize) ||
-                    (peer == MPI_ANY_SOURCE)) &&
-                   (((unsigned)tag <= (unsigned)GCM_TAG_UB) ||
-                    (tag == MPI_ANY_TAG)) :
-                   ((unsigned)peer < (unsigned)comm->psize) &&
-                   ((unsigned)tag <= (unsigned)GCM_TAG_UB));
+           ((buf != NULL) || (count == 0));
 }
 
 /* The bytes of count elements of a type gcm_mpi_fast_args accepted (at
@@ -359,30 +344,33 @@ static int gcm_mpi_isend_fast(const void *buf, int count,
     return MPI_SUCCESS;
 }
 
-/* A nonblocking receive on the fast path. */
+/* A nonblocking receive on the fast path: if it must wait, in its MPI
+ * request (nstore), one request object per message, not two. */
 static int gcm_mpi_irecv_fast(void *buf, int count, MPI_Datatype datatype,
                               int source, int tag, MPI_Comm comm,
                               MPI_Request *request)
 {
-    gcm_request_h nreq;
+    gcm_msg_status_t info;
     gcm_mpi_req_t *req;
     gcm_status_t status;
 
-    status = gcm_lco_irecv_plain(comm->lco, buf,
-                                 gcm_mpi_fast_len(count, datatype),
-                                 (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
-                                 source,
-                                 (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag,
-                                 &nreq);
-    if (gcm_unlikely(status != GCM_OK)) {
-        return gcm_mpi_native_error(comm, status, "MPI_Irecv");
-    }
-    req = gcm_mpi_req_fast(GCM_MPI_REQ_RECV, comm, nreq);
+    req = gcm_mpi_req_fast(GCM_MPI_REQ_RECV, comm, GCM_REQUEST_NULL);
     if (gcm_unlikely(req == NULL)) {
-        (void)gcm_lco_cancel(nreq);
-        (void)gcm_wait(&nreq, NULL);
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, "MPI_Irecv",
                              "out of memory");
+    }
+    status = gcm_lco_irecv_rec(comm->lco, buf,
+                               gcm_mpi_fast_len(count, datatype),
+                               (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT :
+                               source,
+                               (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag, NULL,
+                               &info, &req->nstore, &req->native);
+    if (gcm_unlikely(status != GCM_OK)) {
+        gcm_mpi_req_release(req);
+        return gcm_mpi_native_error(comm, status, "MPI_Irecv");
+    }
+    if (req->native == GCM_REQUEST_NULL) {
+        gcm_mpi_req_result(req, GCM_OK, &info);
     }
     *request = gcm_mpi_req_handle(req);
     return MPI_SUCCESS;
@@ -809,6 +797,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
               int tag, MPI_Comm comm, MPI_Status *status)
 {
     static const char *call = "MPI_Recv";
+    struct gcm_request store;   /* where it runs if it must wait */
     gcm_msg_status_t info;
     gcm_request_h nreq;
     gcm_status_t result;
@@ -838,11 +827,11 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
     }
     slot = (source == MPI_ANY_SOURCE) ? GCM_ANY_SLOT : source;
     ntag = (tag == MPI_ANY_TAG) ? GCM_ANY_TAG : tag;
-    /* On the fast path every argument is checked: the native call
-     * checks none again. */
+    /* On the fast path the native call checks nothing again, and a
+     * receive that must wait runs on the stack (its handle: no check). */
     result = fast ?
-             gcm_lco_irecv_nr(comm->lco, data, len, slot, ntag, &info,
-                              &nreq) :
+             gcm_lco_irecv_rec(comm->lco, data, len, slot, ntag, NULL, &info,
+                               &store, &nreq) :
              gcm_lco_irecv_xf(comm->lco, data, len, slot, ntag,
                               GCM_LCO_XFER_NOREQ, &info, &nreq);
     if (gcm_unlikely(result != GCM_OK)) {
@@ -851,7 +840,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source,
     }
     if (nreq != GCM_REQUEST_NULL) {
         result = gcm_lco_req_done(nreq) ? gcm_lco_req_take(&nreq, &info) :
-                 gcm_wait(&nreq, &info);
+                 gcm_lco_req_wait(&nreq, &info);
     }
     if (tmp != NULL) {
         gcm_mpi_type_unpack(datatype, count, tmp, info.count, buf);
@@ -939,7 +928,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     if (rc != MPI_SUCCESS) {
         if ((reqs[0]->kind == GCM_MPI_REQ_RECV) && !reqs[0]->complete &&
             (reqs[0]->native != GCM_REQUEST_NULL)) {
-            gcm_lco_cancel(reqs[0]->native);
+            gcm_lco_req_cancel(reqs[0]->native);
         }
         gcm_mpi_req_wait(reqs[0]);
         gcm_mpi_req_finish(reqs[0], NULL, MPI_STATUS_IGNORE);

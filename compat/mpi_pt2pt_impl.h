@@ -22,6 +22,25 @@ struct gcm_mpi_message {
     gcm_msg_status_t info;
 };
 
+/* Are the communicator, peer and tag of a send (recv = 0), or of a
+ * receive or probe, plainly valid (the layer up)? One test per argument;
+ * a call that fails one takes its checked path, which says what is
+ * wrong. A receive slot of an LCO is checked against its count of receive
+ * slots (gcm_mpi_check_source): never plainly valid here. */
+static inline int gcm_mpi_fast_peer(MPI_Comm comm, int peer, int tag,
+                                    int recv)
+{
+    return gcm_likely(gcm_mpi_is_up()) &&
+           (comm != MPI_COMM_NULL) && (comm->magic == GCM_MPI_MAGIC_COMM) &&
+           (recv ? (comm->kind != GCM_MPI_COMM_LCO) &&
+                   (((unsigned)peer < (unsigned)comm->psize) ||
+                    (peer == MPI_ANY_SOURCE)) &&
+                   (((unsigned)tag <= (unsigned)GCM_TAG_UB) ||
+                    (tag == MPI_ANY_TAG)) :
+                   ((unsigned)peer < (unsigned)comm->psize) &&
+                   ((unsigned)tag <= (unsigned)GCM_TAG_UB));
+}
+
 /* Checks (buf, count, datatype); after it, count * size fits a size_t
  * (the lengths below are made without checks). */
 int gcm_mpi_check_buffer(MPI_Comm comm, const void *buf, int count,

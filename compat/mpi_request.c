@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "compat/mpi_greq.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -83,9 +84,10 @@ void gcm_mpi_status_empty_single(MPI_Status *status)
  * cache goes there when the thread exits, the finalizing thread's at
  * MPI_Finalize. A freed object has its magic cleared and its generation
  * bumped, so that a stale handle to it, or to whatever reuses it, reads
- * as no request. A cache holds up to 256 (42 KiB): a window of 64 sends
- * and 64 receives in flight, as benchmarks and halo exchanges keep,
- * overflowed a cache of 64 for half its requests.
+ * as no request. A cache holds up to 256 (128 KiB: each object has room
+ * for a receive's native request): a window of 64 sends and 64 receives
+ * in flight, as benchmarks and halo exchanges keep, overflowed a cache of
+ * 64 for half its requests.
  */
 #define GCM_MPI_REQ_CACHE_MAX 256
 /* Request objects start on these lines (gcm_handle_alloc_stable). */
@@ -101,8 +103,11 @@ static pthread_once_t gcm_mpi_req_cache_once = PTHREAD_ONCE_INIT;
 static gcm_handle_pool_t gcm_mpi_req_spare =
     GCM_HANDLE_POOL_INIT(struct gcm_mpi_request, next_free);
 
-/* Not a constant to the compiler: see gcm_mpi_req_alloc. */
-static volatile size_t gcm_mpi_req_size = sizeof(struct gcm_mpi_request);
+/* Not a constant to the compiler: see gcm_mpi_req_alloc. What is cleared
+ * stops before the room for a receive's native request (nstore), which
+ * the receive readies itself. */
+static volatile size_t gcm_mpi_req_size = offsetof(struct gcm_mpi_request,
+                                                   nstore);
 
 static void gcm_mpi_req_cache_drain(void *key_value)
 {
@@ -417,7 +422,7 @@ void gcm_mpi_orphans_reap(int wait)
         if (wait && (req->kind == GCM_MPI_REQ_RECV) && !req->complete) {
             /* At MPI_Finalize a receive nobody will match must not hang
              * the job. */
-            gcm_lco_cancel(req->native);
+            gcm_lco_req_cancel(req->native);
         }
         if (wait) {
             gcm_mpi_req_wait(req);
@@ -474,7 +479,7 @@ int PMPI_Cancel(MPI_Request *request)
      * standard allows: MPI_Test_cancelled then says false. */
     if ((req->kind == GCM_MPI_REQ_RECV) && !req->complete &&
         (req->native != GCM_REQUEST_NULL)) {
-        gcm_lco_cancel(req->native);
+        gcm_lco_req_cancel(req->native);
     }
     return MPI_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "compat/mpi_greq.h"
 
 #include <pthread.h>
 #include <stdio.h>

@@ -94,18 +94,16 @@ gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
  * storage of its receive, rec (a schedule step's record): a receive that
  * does not complete as it is posted runs in rec instead of a request of
  * its own (gcm_slots_irecv_rec); *req_p is then rec's handle, for
- * gcm_lco_req_done and gcm_lco_req_wait, and rec must stay in place until
- * it is waited for. */
+ * gcm_lco_req_done, gcm_lco_req_take, gcm_lco_req_wait and
+ * gcm_lco_req_cancel, and rec must stay in place until it is waited for
+ * or taken. The MPI layer's fast path (its arguments checked already)
+ * receives so too: into its MPI request (MPI_Irecv), or on its stack
+ * (MPI_Recv). */
 gcm_status_t gcm_lco_irecv_rec(gcm_lco_h lco, void *buf, size_t len,
                                int slot, int tag,
                                const gcm_slots_fold_t *fold,
                                gcm_msg_status_t *info_p,
                                struct gcm_request *rec, gcm_request_h *req_p)
-    GCM_INTERNAL;
-/* gcm_lco_irecv_x on the same terms (the MPI layer's fast path: its
- * arguments checked already), always with a request. */
-gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
-                                 int slot, int tag, gcm_request_h *req_p)
     GCM_INTERNAL;
 /* A blocking exchange with the process of slot under library tag tag:
  * sends slen bytes of sbuf, receives at most rlen bytes into rbuf, and
@@ -147,8 +145,14 @@ int gcm_lco_endpoint_of(gcm_lco_h lco) GCM_INTERNAL;
 gcm_status_t gcm_lco_trust_send_slots(gcm_lco_h lco, int first, int count)
     GCM_INTERNAL;
 
-/* Is the request complete? (does not progress, does not free). */
-int gcm_lco_req_done(gcm_request_h req) GCM_INTERNAL;
+/* Is the request complete? (does not progress, does not free). As
+ * gcm_test, no request is a complete one. The MPI layer asks about handles
+ * it holds, in every round of its waits' scans: inline, no checks. */
+static inline int gcm_lco_req_done(gcm_request_h req)
+{
+    return (req == GCM_REQUEST_NULL) ||
+           gcm_slots_req_done(gcm_slots_req_of(req));
+}
 
 /* For a request gcm_lco_req_done found complete: its status (the text of
  * a failure in gcm_last_error), *status_p filled (may be NULL), the
@@ -166,6 +170,10 @@ gcm_status_t gcm_lco_req_wait(gcm_request_h *req_p,
  * GCM_ERR_INVALID_PARAM for a send. The request is still freed by
  * wait/test. */
 gcm_status_t gcm_lco_cancel(gcm_request_h req) GCM_INTERNAL;
+/* gcm_lco_cancel of a handle the caller's own transfer returned, which
+ * no one else has (the MPI layer's, a request in the caller's storage
+ * included, which gcm_lco_cancel's check refuses): not checked. */
+gcm_status_t gcm_lco_req_cancel(gcm_request_h req) GCM_INTERNAL;
 
 /* A matched message (MPI_Mprobe): removed from the unexpected queue so
  * that no other receive can take it; received with gcm_lco_imrecv. */

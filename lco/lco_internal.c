@@ -159,16 +159,6 @@ gcm_status_t gcm_lco_irecv_rec(gcm_lco_h lco, void *buf, size_t len,
                                "gcm_lco_irecv_x", info_p, rec, req_p);
 }
 
-gcm_status_t gcm_lco_irecv_plain(gcm_lco_h lco, void *buf, size_t len,
-                                 int slot, int tag, gcm_request_h *req_p)
-{
-    if (!gcm_lco_xfer_plain(lco, tag)) {
-        return gcm_lco_irecv_x(lco, buf, len, slot, tag, req_p);
-    }
-    return gcm_slots_irecv_fold(lco->port, buf, len, slot, tag, 0, NULL,
-                                "gcm_lco_irecv_x", NULL, req_p);
-}
-
 gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
                                    size_t slen, void *rbuf, size_t rlen,
                                    int slot, int tag, gcm_request_h *sreq_p,
@@ -264,12 +254,21 @@ gcm_status_t gcm_lco_iprobe_nr(gcm_lco_h lco, int slot, int tag, int *flag_p,
     return GCM_OK;
 }
 
-int gcm_lco_req_done(gcm_request_h req)
+/* gcm_lco_cancel of a live request. */
+static gcm_status_t gcm_lco_cancel_req(const char *call,
+                                       struct gcm_request *req)
 {
-    /* As gcm_test: no request is a complete one. The MPI layer asks
-     * about handles it holds: no checks. */
-    return (req == GCM_REQUEST_NULL) ||
-           gcm_slots_req_done(gcm_slots_req_of(req));
+    if (req->kind != GCM_REQ_RECV) {
+        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
+                        "only receives can be cancelled (this is a send "
+                        "on slot %d tag %d)", req->info.slot, req->info.tag);
+    }
+    if (gcm_slots_cancel(req) != GCM_OK) {
+        return gcm_fail(GCM_ERR_BUSY, call,
+                        "the receive on slot %d tag %d has been matched or "
+                        "completed already", req->slot, req->tag);
+    }
+    return GCM_OK;
 }
 
 gcm_status_t gcm_lco_cancel(gcm_request_h handle)
@@ -287,17 +286,12 @@ gcm_status_t gcm_lco_cancel(gcm_request_h handle)
                         "released already (a stale handle) or is no "
                         "request");
     }
-    if (req->kind != GCM_REQ_RECV) {
-        return gcm_fail(GCM_ERR_INVALID_PARAM, call,
-                        "only receives can be cancelled (this is a send "
-                        "on slot %d tag %d)", req->info.slot, req->info.tag);
-    }
-    if (gcm_slots_cancel(req) != GCM_OK) {
-        return gcm_fail(GCM_ERR_BUSY, call,
-                        "the receive on slot %d tag %d has been matched or "
-                        "completed already", req->slot, req->tag);
-    }
-    return GCM_OK;
+    return gcm_lco_cancel_req(call, req);
+}
+
+gcm_status_t gcm_lco_req_cancel(gcm_request_h handle)
+{
+    return gcm_lco_cancel_req("gcm_lco_cancel", gcm_slots_req_of(handle));
 }
 
 gcm_status_t gcm_lco_improbe(gcm_lco_h lco, int slot, int tag, int *flag_p,

@@ -59,11 +59,12 @@ void gcm_lco_wait_until(int (*done)(void *arg), void *arg)
     gcm_lco_wait_on(NULL, done, arg);
 }
 
-/* The endpoint lco lives on, or the calling thread's for NULL. */
+/* The endpoint lco lives on, or the calling thread's for NULL. The
+ * library is up (the callers checked). */
 static gcm_thr_endpoint_t *gcm_lco_home(gcm_lco_h lco)
 {
-    return gcm_lco_valid(lco) ? lco->port->endpoint :
-                                gcm_thr_endpoint_current();
+    return ((lco != NULL) && (lco->magic == GCM_LCO_MAGIC)) ?
+           lco->port->endpoint : gcm_thr_endpoint_current();
 }
 
 void gcm_lco_wait_on(gcm_lco_h lco, int (*done)(void *arg), void *arg)

@@ -144,15 +144,12 @@ gcm_slots_hcall_t *gcm_slots_hcall_ready(gcm_slots_ep_t *sep)
     return h;
 }
 
-void gcm_slots_run_handlers(gcm_thr_endpoint_t *endpoint)
+/* Runs the handler calls that are ready (some wait). */
+static __attribute__((noinline)) void
+gcm_slots_handlers_run(gcm_thr_endpoint_t *endpoint, gcm_slots_ep_t *sep)
 {
-    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
     gcm_slots_hcall_t *h;
 
-    if (gcm_slots_in_handler || (sep == NULL) ||
-        (atomic_load_explicit(&sep->nhcalls, memory_order_relaxed) == 0)) {
-        return;
-    }
     gcm_thr_lock(endpoint);
     if (sep->hrunning) {
         /* That thread runs them all, in order, before it stops. */
@@ -185,6 +182,19 @@ void gcm_slots_run_handlers(gcm_thr_endpoint_t *endpoint)
     sep->hrunning = 0;
     gcm_thr_unlock(endpoint);
     gcm_slots_in_handler = 0;
+}
+
+void gcm_slots_run_handlers(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_slots_ep_t *sep = gcm_slots_ep(endpoint);
+
+    /* After every round of progress: the usual case (no handler call
+     * waits) is two loads. */
+    if ((sep != NULL) &&
+        (atomic_load_explicit(&sep->nhcalls, memory_order_relaxed) != 0) &&
+        !gcm_slots_in_handler) {
+        gcm_slots_handlers_run(endpoint, sep);
+    }
 }
 
 gcm_status_t gcm_slots_set_handler(gcm_port_t *port, gcm_lco_h owner,

@@ -25,7 +25,8 @@ static const gcm_config_entry_t gcm_slots_config_entries[] = {
     GCM_CFG("GENCOMM_SHM_COOP_MIN", "262144", GCM_CFG_SIZE,
             gcm_slots_config.shm_coop_min,
             "same-host messages from this size on are copied by sender and "
-            "receiver together; 0: by the receiver alone"),
+            "receiver together (not with more processes than cores); 0: by "
+            "the receiver alone"),
 };
 GCM_CONFIG_REGISTER(slots, gcm_slots_config_entries)
 
@@ -194,7 +195,9 @@ void gcm_slots_port_destroy(gcm_port_t *port)
 /* What this layer does on each round of an endpoint's progress. */
 static unsigned gcm_slots_progress(gcm_thr_endpoint_t *endpoint)
 {
-    gcm_slots_orphans_expire(endpoint);
+    if (gcm_unlikely(gcm_slots_ep(endpoint)->orphans_unknown != 0)) {
+        gcm_slots_orphans_expire(endpoint);
+    }
     return gcm_slots_shm_progress(endpoint);
 }
 

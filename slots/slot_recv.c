@@ -239,9 +239,6 @@ void gcm_slots_orphans_expire(gcm_thr_endpoint_t *endpoint)
     gcm_list_t *pos, *tmp;
     double now, next = 0;
 
-    if (gcm_likely(sep->orphans_unknown == 0)) {
-        return;
-    }
     now = gcm_time_now();
     if (now < sep->orphans_next) {
         return;

@@ -76,7 +76,10 @@ struct gcm_request *gcm_slots_req_alloc(gcm_thr_endpoint_t *endpoint,
 
 void gcm_slots_req_free(struct gcm_request *req)
 {
-    free(req->tmpbuf);
+    /* Only a truncated rendezvous has one: no call for the others. */
+    if (gcm_unlikely(req->tmpbuf != NULL)) {
+        free(req->tmpbuf);
+    }
     /* Its handle dies: a stale copy is refused from now on. */
     req->magic = 0;
     req->gen++;

@@ -18,8 +18,11 @@
  * sender took, then sends the data notice that completes the send, as the
  * one-sided read does. A receiver that has a large message of its own
  * for that sender to read (an exchange; slot_shm_send.c) does not offer:
- * neither has a hand free. A folded receive (slots.h) does not offer either: the
- * pieces must land where and when its fold can use them.
+ * neither has a hand free. Nor does one on a host with more of the job's
+ * processes than cores: no core is free for a second copier, and a
+ * sender that took a chunk may lose its core before it copies it. A
+ * folded receive (slots.h) does not offer either: the pieces must land
+ * where and when its fold can use them.
  *
  * What the receiver sends is not believed: the sender copies from the
  * send's own buffer, found by the cookie among its sends to that process

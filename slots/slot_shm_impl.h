@@ -95,6 +95,15 @@ typedef struct gcm_shm_rx {
     socklen_t           wake_len;
 } gcm_shm_rx_t;
 
+/* What an empty poll reads of an active ring: the seq word of its next
+ * cell and the value that word has once the cell is full (tail + 1).
+ * Kept beside each other for every active ring, so that a poll that
+ * finds nothing reads one word per ring and nothing else. */
+typedef struct gcm_shm_watch {
+    _Atomic uint64_t *seq;
+    uint64_t          want;
+} gcm_shm_watch_t;
+
 /* A claim connection whose note has not come yet. */
 typedef struct gcm_shm_early {
     int          fd;
@@ -117,6 +126,7 @@ typedef struct gcm_shm_ep {
     uint32_t            attach_gen;
     gcm_shm_rx_t       *rx;        /* by ring */
     int                *active;    /* verified rings */
+    gcm_shm_watch_t    *watch;     /* by index in active */
     int                 nactive;
     gcm_list_t          txs;
     unsigned            nqueued;   /* messages waiting for room */
@@ -135,6 +145,9 @@ typedef struct gcm_shm_ep {
      * read (an exchange: it has no hand free), and folded reads
      * (slots.h, gcm_slots_fold_t) with their pieces. */
     uint64_t            coop_skipped;
+    /* Large reads by us alone because the host has more of the job's
+     * processes than cores (gcm_thr_is_oversubscribed). */
+    uint64_t            coop_crowded;
     uint64_t            fold_reads;
     uint64_t            fold_pieces;
 } gcm_shm_ep_t;

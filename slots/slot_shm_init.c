@@ -31,6 +31,7 @@ static void gcm_shm_ep_close(gcm_shm_ep_t *sep)
     }
     free(sep->rx);
     free(sep->active);
+    free(sep->watch);
     free(sep);
 }
 
@@ -149,7 +150,8 @@ static gcm_shm_ep_t *gcm_shm_ep_create(int index, const char **why_p)
     *why_p = "malloc";
     sep->rx     = calloc((size_t)gcm_slots_shm.nrings, sizeof(*sep->rx));
     sep->active = calloc((size_t)gcm_slots_shm.nrings, sizeof(*sep->active));
-    if ((sep->rx == NULL) || (sep->active == NULL)) {
+    sep->watch  = calloc((size_t)gcm_slots_shm.nrings, sizeof(*sep->watch));
+    if ((sep->rx == NULL) || (sep->active == NULL) || (sep->watch == NULL)) {
         goto err;
     }
     return sep;
@@ -300,6 +302,11 @@ void gcm_slots_shm_finalize(void)
                       i, (unsigned long long)sep->coop_copies,
                       (unsigned long long)sep->coop_helped,
                       (unsigned long long)sep->coop_chunks);
+        }
+        if (sep->coop_crowded > 0) {
+            gcm_debug("shm endpoint %d: %llu large reads alone, with more "
+                      "processes than cores", i,
+                      (unsigned long long)sep->coop_crowded);
         }
         if ((sep->coop_skipped > 0) || (sep->fold_reads > 0)) {
             gcm_debug("shm endpoint %d: %llu large reads alone while their "

@@ -19,6 +19,20 @@ static void gcm_shm_mark_refused(gcm_shm_ep_t *sep, uint32_t i)
     }
 }
 
+/* Watches rx, the active ring at index i, from its tail on. Lock held. */
+static void gcm_shm_watch_set(gcm_shm_ep_t *sep, int i, const gcm_shm_rx_t *rx)
+{
+    sep->watch[i].seq  = &gcm_slots_shm_cell_at(rx->ring, rx->tail)->seq;
+    sep->watch[i].want = rx->tail + 1;
+}
+
+/* Is the next cell of the active ring at index i full? Lock held. */
+static inline int gcm_shm_watch_full(const gcm_shm_ep_t *sep, int i)
+{
+    return atomic_load_explicit(sep->watch[i].seq, memory_order_acquire) ==
+           sep->watch[i].want;
+}
+
 /* A claim note came from the process the kernel names in cred: the ring
  * becomes readable if that process is the job's proc it says it is, the
  * ring is one of ours and owned in its name, and that endpoint of it has
@@ -85,7 +99,9 @@ static void gcm_shm_claim(gcm_shm_ep_t *sep, const gcm_slots_shm_note_t *note,
     free(info);
     rx->ring = gcm_slots_shm_ring_at(sep->seg, note->ring);
     rx->tail = atomic_load_explicit(&rx->ring->tail, memory_order_relaxed);
-    sep->active[sep->nactive++] = (int)note->ring;
+    sep->active[sep->nactive] = (int)note->ring;
+    gcm_shm_watch_set(sep, sep->nactive, rx);
+    sep->nactive++;
     gcm_debug("shm endpoint %d: ring %u is proc %d endpoint %d's (pid %d)",
               sep->index, note->ring, rx->proc, rx->ep, rx->pid);
 }
@@ -285,8 +301,12 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
     (void)gcm_slots_msg_in(endpoint, conn, &msg.env, &payload);
 }
 
-static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)
+/* Handles what waits in the active ring at index i (its next cell is
+ * full). Lock held. */
+static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep,
+                              int i)
 {
+    gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
     unsigned n = 0;
 
     while (n < GCM_SLOTS_SHM_NCELLS) {
@@ -301,6 +321,7 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)
         atomic_store_explicit(&rx->ring->tail, rx->tail,
                               memory_order_release);
     }
+    gcm_shm_watch_set(sep, i, rx);
     if (n == 0) {
         return 0;
     }
@@ -313,6 +334,9 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx)
     }
     return n;
 }
+
+/* Rounds of progress between two looks at whether the peers live. */
+#define GCM_SHM_CHECK_ROUNDS 4096
 
 /* Without the launcher's report (not every launcher sends one) a dead
  * peer on this host is noticed here, at most a second or so late. */
@@ -361,19 +385,18 @@ static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint,
     }
 }
 
-unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint)
+/* A round with something to do (gcm_slots_shm_progress). Lock held. */
+static __attribute__((noinline)) unsigned
+gcm_shm_round(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep)
 {
-    gcm_shm_ep_t *sep;
     unsigned n = 0;
     int i;
 
-    if (!gcm_slots_shm.enabled) {
-        return 0;
-    }
-    sep = gcm_shm_ep(endpoint);
     gcm_shm_refresh(sep);
     for (i = 0; i < sep->nactive; i++) {
-        n += gcm_shm_drain(endpoint, &sep->rx[sep->active[i]]);
+        if (gcm_shm_watch_full(sep, i)) {
+            n += gcm_shm_drain(endpoint, sep, i);
+        }
     }
     if (sep->nqueued > 0) {
         gcm_list_t *pos, *tmp;
@@ -383,14 +406,46 @@ unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint)
                                                            elem));
         }
     }
-    if (gcm_unlikely((++sep->rounds >= 4096) ||
-                     atomic_load_explicit(&sep->check_now,
-                                          memory_order_relaxed))) {
+    if ((sep->rounds >= GCM_SHM_CHECK_ROUNDS) ||
+        atomic_load_explicit(&sep->check_now, memory_order_relaxed)) {
         sep->rounds = 0;
         atomic_store_explicit(&sep->check_now, 0, memory_order_relaxed);
         gcm_shm_check_peers(endpoint, sep);
     }
     return n;
+}
+
+unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_shm_ep_t *sep;
+    int i;
+
+    if (!gcm_slots_shm.enabled) {
+        return 0;
+    }
+    sep = gcm_shm_ep(endpoint);
+    /* The usual poll finds nothing: it reads a word per ring and a few of
+     * its own, and makes no call. */
+    if (gcm_likely((++sep->rounds < GCM_SHM_CHECK_ROUNDS) &&
+                   (sep->nqueued == 0) && (sep->nearly == 0) &&
+                   (atomic_load_explicit(&sep->seg->attach_gen,
+                                         memory_order_acquire) ==
+                    sep->attach_gen) &&
+                   !atomic_load_explicit(&sep->check_now,
+                                         memory_order_relaxed))) {
+        const gcm_shm_watch_t *watch = sep->watch;
+        int nactive = sep->nactive;
+
+        for (i = 0; (i < nactive) &&
+                    (atomic_load_explicit(watch[i].seq,
+                                          memory_order_acquire) !=
+                     watch[i].want); i++) {
+        }
+        if (i == nactive) {
+            return 0;
+        }
+    }
+    return gcm_shm_round(endpoint, sep);
 }
 
 /* Is anything for endpoint in its rings, or can a queued message go out?
@@ -403,9 +458,7 @@ static int gcm_shm_busy(gcm_shm_ep_t *sep)
     /* A claim that came meanwhile makes its ring one to look at. */
     gcm_shm_refresh(sep);
     for (i = 0; i < sep->nactive; i++) {
-        gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
-        if (atomic_load(&gcm_slots_shm_cell_at(rx->ring, rx->tail)->seq) ==
-            rx->tail + 1) {
+        if (gcm_shm_watch_full(sep, i)) {
             return 1;
         }
     }

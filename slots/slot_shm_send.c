@@ -233,6 +233,12 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
             (n >= gcm_slots_config.shm_coop_min)) {
             if (gcm_slots_shm_owed(endpoint, (int)payload->proc)) {
                 sep->coop_skipped++;
+            } else if (gcm_thr_is_oversubscribed()) {
+                /* More processes than cores: no core is free for a
+                 * second copier, and a sender that took a share may be
+                 * off its core, waited for until the scheduler runs it
+                 * (a time slice, milliseconds). */
+                sep->coop_crowded++;
             } else if (gcm_slots_shm_coop_read(sep, tx, payload, buf, n,
                                                &status)) {
                 return status;

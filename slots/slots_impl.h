@@ -377,8 +377,8 @@ void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                                gcm_status_t reason) GCM_INTERNAL;
 unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* Refuses the orphans of other jobs that waited past their expiry (their
- * pattern was never made here). Lock held; one load when there are
- * none. */
+ * pattern was never made here). Lock held; called when there are some
+ * (orphans_unknown != 0: the caller's one load when there are none). */
 void gcm_slots_orphans_expire(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* Whether process pid of this host is gone, a zombie or exiting. */
 int gcm_slots_pid_dying(pid_t pid) GCM_INTERNAL;

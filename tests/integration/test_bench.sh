@@ -176,6 +176,12 @@ run "mpi_poll_bench (4)" "$gcrun" -n 4 "$exe" gencomm-mpi --quick
 rows "mpi_poll_bench gencomm-mpi --quick, 4 processes" gencomm-mpi 1
 has '^poll_bcast_np4,262144,gencomm-mpi,' \
     "mpi_poll_bench: no poll_bcast_np4 row"
+# Its --empty mode: what a test and a probe that find nothing cost.
+run "mpi_poll_bench --empty" "$gcrun" -n 2 "$exe" gencomm-mpi --empty 100
+for what in test iprobe iprobe_any; do
+    has "^poll_empty_${what}_np2,0,gencomm-mpi,[0-9.]+,ns$" \
+        "mpi_poll_bench --empty: no poll_empty_${what}_np2 row"
+done
 
 # Dynamic processes: one process spawning copies of itself (spawn of 1 and
 # 4, a channel to another job's LCO and one within a job), as bench/run

@@ -912,6 +912,19 @@ static void test_errors(void)
                  MPI_ERR_TAG, "Irecv with tag -7");
     expect_class(MPI_Iprobe(0, -7, comm, &flag, &st),
                  MPI_ERR_TAG, "Iprobe with tag -7");
+    /* A probe's arguments pass one test each on its fast path; each of
+     * these fails one and must still be refused. */
+    expect_class(MPI_Iprobe(size, 0, comm, &flag, &st),
+                 MPI_ERR_RANK, "Iprobe from rank size");
+    expect_class(MPI_Iprobe(-5, 0, comm, &flag, &st),
+                 MPI_ERR_RANK, "Iprobe from rank -5");
+    expect_class(MPI_Iprobe(0, 0, MPI_COMM_NULL, &flag, &st),
+                 MPI_ERR_COMM, "Iprobe on MPI_COMM_NULL");
+    expect_class(MPI_Iprobe(0, 0, comm, NULL, &st),
+                 MPI_ERR_ARG, "Iprobe with a NULL flag");
+    expect_class(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG - 1, comm, &flag,
+                            &st),
+                 MPI_ERR_TAG, "Iprobe with tag MPI_ANY_TAG - 1");
     expect_class(MPI_Ssend(buf, 1, MPI_INT, 0, 0, MPI_COMM_NULL),
                  MPI_ERR_COMM, "Ssend on MPI_COMM_NULL");
     CHECK(req == MPI_REQUEST_NULL, "failed calls leave the request alone");

@@ -2,7 +2,8 @@
  * tests/mpi/core_req.c: requests (MPI-3.1 sections 3.7.3-3.7.5, 3.8, 3.9):
  * Wait/Test in all their forms over mixes of MPI_REQUEST_NULL, complete
  * and pending requests, Waitall over several communicators; persistent
- * requests; MPI_Cancel; MPI_Request_free of an active send;
+ * requests; MPI_Cancel; MPI_Request_free of an active send and of a
+ * pending receive;
  * MPI_Request_get_status; sends done when posted;
  * matched probes, also from two threads at once.
  *
@@ -571,6 +572,81 @@ static void test_request_free(void)
     free(rbuf);
 }
 
+/* A receive that must wait runs in its MPI request (one object per
+ * message): a pending receive freed with MPI_Request_free still lands,
+ * and the objects it and its neighbours used are used again safely by a
+ * window larger than a thread's cache (256) with stale handles kept; a
+ * receive whose message waits already is complete when posted. */
+/* A receive posted after its message came: complete at once, with its
+ * status, for every call that asks. */
+static void waiting_recv(void)
+{
+    MPI_Request req;
+    MPI_Status st;
+    int v = -1, flag = 0, count = -1, cancelled = -1, i = rank;
+
+    MPI_Send(&i, 1, MPI_INT, peer, 42, comm);
+    /* The peer's message is here once its next one is. */
+    MPI_Sendrecv_replace(&i, 1, MPI_INT, peer, 43, peer, 43, comm,
+                         MPI_STATUS_IGNORE);
+    MPI_Irecv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 42, comm, &req);
+    CHECK(MPI_Request_get_status(req, &flag, &st) == MPI_SUCCESS && flag &&
+          v == peer, "a receive of a waiting message is done when posted");
+    CHECK(MPI_Cancel(&req) == MPI_SUCCESS, "Cancel of a received receive");
+    MPI_Wait(&req, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    MPI_Test_cancelled(&st, &cancelled);
+    CHECK(req == MPI_REQUEST_NULL && st.MPI_SOURCE == peer &&
+          st.MPI_TAG == 42 && count == 1 && !cancelled,
+          "its status (%d, %d) count %d cancelled %d", st.MPI_SOURCE,
+          st.MPI_TAG, count, cancelled);
+}
+
+static void test_recv_freed(void)
+{
+    enum { WIN = 300 };
+    MPI_Request req, stale, reqs[WIN];
+    int *in = malloc(WIN * sizeof(int));
+    int i, v = -1, bad = -1;
+
+    MPI_Irecv(&v, 1, MPI_INT, peer, TAG_D, comm, &req);
+    stale = req;
+    CHECK(MPI_Request_free(&req) == MPI_SUCCESS && req == MPI_REQUEST_NULL,
+          "Request_free of a pending receive");
+    CHECK(MPI_Cancel(&stale) == MPI_ERR_REQUEST,
+          "Cancel of a freed receive's stale handle is refused");
+    /* go()'s message is the freed receive's; the pair's next message
+     * comes after it (messages of a pair keep their order), so once that
+     * one is in, the freed receive has landed. */
+    go(rank + 70);
+    i = rank;
+    MPI_Sendrecv_replace(&i, 1, MPI_INT, peer, 41, peer, 41, comm,
+                         MPI_STATUS_IGNORE);
+    CHECK(v == peer + 70 && i == peer,
+          "freed pending receive's data %d (then %d)", v, i);
+
+    for (i = 0; i < WIN; i++) {
+        in[i] = -1;
+        MPI_Irecv(&in[i], 1, MPI_INT, peer, 40, comm, &reqs[i]);
+    }
+    for (i = 0; i < WIN; i++) {
+        MPI_Send(&i, 1, MPI_INT, peer, 40, comm);
+    }
+    CHECK(MPI_Waitall(WIN, reqs, MPI_STATUSES_IGNORE) == MPI_SUCCESS,
+          "Waitall of %d receives", WIN);
+    for (i = 0; i < WIN && bad < 0; i++) {
+        if (in[i] != i) {
+            bad = i;
+        }
+    }
+    CHECK(bad < 0, "receive %d of the window got %d", bad,
+          (bad < 0) ? 0 : in[bad]);
+    CHECK(MPI_Wait(&stale, MPI_STATUS_IGNORE) == MPI_ERR_REQUEST,
+          "Wait of a stale receive handle after its memory was reused");
+    free(in);
+    waiting_recv();
+}
+
 static void test_get_status(void)
 {
     MPI_Request req = MPI_REQUEST_NULL;
@@ -914,6 +990,7 @@ int main(int argc, char **argv)
     RUN(test_persistent);
     RUN(test_cancel);
     RUN(test_request_free);
+    RUN(test_recv_freed);
     RUN(test_get_status);
     RUN(test_sent);
     RUN(test_sent_threads);
