@@ -118,7 +118,9 @@ typedef struct gcm_coll_step {
     gcm_coll_op_h    op;
     gcm_request_h    req;      /* a started transfer */
     int              rec;      /* RECV: 1 + the index of its record in
-                                * the schedule's recs, or 0: none */
+                                * the schedule's recs, or 0: none;
+                                * SEND: 1 + the index of its keep in
+                                * the schedule's keeps, or 0: none */
     void            *tmp;      /* packed data of a non-contiguous buffer */
     /* A RECV that combines (gcm_coll_recv_combine): acc = what arrives
      * op sbuf, count elements of type; buf is scratch. With a fold, the
@@ -141,6 +143,10 @@ typedef struct gcm_coll_step {
  * (the linear allgather and alltoall receive from each other rank); the
  * others take requests. */
 #define GCM_COLL_INLINE_RECS  4
+/* Send steps that keep their envelope and connection from one run of the
+ * schedule to the next (gcm_lco_isend_kept): the first ones built, as for
+ * the records. Building the schedule (again) empties them. */
+#define GCM_COLL_INLINE_KEEPS 4
 
 typedef struct gcm_coll_sched {
     const gcm_coll_type_ops_t *ops;
@@ -166,6 +172,8 @@ typedef struct gcm_coll_sched {
     } inline_bytes;
     int              nrecs;    /* records handed to receive steps */
     struct gcm_request recs[GCM_COLL_INLINE_RECS];
+    int              nkeeps;   /* keeps handed to send steps */
+    gcm_slots_send_keep_t keeps[GCM_COLL_INLINE_KEEPS];
 } gcm_coll_sched_t;
 
 void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)

@@ -37,6 +37,7 @@ void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)
     s->err = GCM_OK;
     s->tag = -1;
     s->nrecs = 0;
+    s->nkeeps = 0;
 }
 
 static void coll_fail(gcm_coll_sched_t *s, gcm_status_t status)
@@ -283,6 +284,10 @@ static gcm_coll_step_t *coll_xfer_step(gcm_coll_sched_t *s,
     st->len = len;
     if ((kind == GCM_COLL_RECV) && (s->nrecs < GCM_COLL_INLINE_RECS)) {
         st->rec = ++s->nrecs;
+    } else if ((kind == GCM_COLL_SEND) &&
+               (s->nkeeps < GCM_COLL_INLINE_KEEPS)) {
+        st->rec = ++s->nkeeps;
+        s->keeps[st->rec - 1].port = NULL;
     }
     return st;
 }
@@ -543,6 +548,19 @@ static inline gcm_status_t coll_irecv(gcm_coll_sched_t *s,
     return gcm_lco_irecv_nr(st->lco, p, len, st->slot, tag, ms, &st->req);
 }
 
+/* Posts the send of st without a request for what completes at posting,
+ * with st's keep when it has one. */
+static inline gcm_status_t coll_isend(gcm_coll_sched_t *s,
+                                      gcm_coll_step_t *st, const void *p,
+                                      size_t len, int tag)
+{
+    if (st->rec != 0) {
+        return gcm_lco_isend_kept(st->lco, p, len, st->slot, tag,
+                                  &s->keeps[st->rec - 1], &st->req);
+    }
+    return gcm_lco_isend_nr(st->lco, p, len, st->slot, tag, &st->req);
+}
+
 static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
 {
     int tag = (s->tag >= 0) ? s->tag : st->tag;
@@ -577,7 +595,7 @@ static void coll_start_xfer(gcm_coll_sched_t *s, gcm_coll_step_t *st)
      * (the LCO and slots of the group, a library tag), so the transfers
      * skip the internal calls' argument checks. */
     if (st->kind == GCM_COLL_SEND) {
-        rc = gcm_lco_isend_nr(st->lco, p, len, st->slot, tag, &st->req);
+        rc = coll_isend(s, st, p, len, tag);
     } else if (st->fold.fn != NULL) {
         st->fold.ctx = st;
         rc = coll_irecv(s, st, p, len, tag, &st->fold, &ms);
@@ -698,8 +716,7 @@ static inline void coll_start_step(gcm_coll_sched_t *s, gcm_coll_step_t *st)
         void *p = (st->len == 0) ? (void *)&coll_dummy : st->buf;
 
         rc = (st->kind == GCM_COLL_SEND) ?
-             gcm_lco_isend_nr(st->lco, p, st->len, st->slot, tag,
-                              &st->req) :
+             coll_isend(s, st, p, st->len, tag) :
              coll_irecv(s, st, p, st->len, tag, NULL, &ms);
         if (gcm_unlikely(rc != GCM_OK)) {
             st->req = GCM_REQUEST_NULL;
@@ -767,7 +784,8 @@ void gcm_coll_sched_free(gcm_coll_sched_t *s)
     for (i = 0; i < s->nsteps; i++) {
         gcm_coll_step_t *st = &s->steps[i];
 
-        if ((st->req != GCM_REQUEST_NULL) && (st->rec != 0) &&
+        if ((st->req != GCM_REQUEST_NULL) && (st->kind == GCM_COLL_RECV) &&
+            (st->rec != 0) &&
             (gcm_slots_req_of(st->req) == &s->recs[st->rec - 1])) {
             (void)gcm_lco_req_wait(&st->req, NULL);
         } else if (st->req != GCM_REQUEST_NULL) {

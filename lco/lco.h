@@ -90,6 +90,14 @@ gcm_status_t gcm_lco_isend_nr(gcm_lco_h lco, const void *buf, size_t len,
 gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
                               int slot, int tag, gcm_msg_status_t *info_p,
                               gcm_request_h *req_p) GCM_INTERNAL;
+/* gcm_lco_isend_nr for a caller that sends on slot again and again and
+ * keeps keep for it (a schedule's send step): a small message to another
+ * process of the host reuses keep's envelope and connection
+ * (gcm_slots_isend_kept). keep empty (port NULL) at first. */
+gcm_status_t gcm_lco_isend_kept(gcm_lco_h lco, const void *buf, size_t len,
+                                int slot, int tag,
+                                gcm_slots_send_keep_t *keep,
+                                gcm_request_h *req_p) GCM_INTERNAL;
 /* gcm_lco_irecv_nr (with a fold, or NULL) for a caller that owns the
  * storage of its receive, rec (a schedule step's record): a receive that
  * does not complete as it is posted runs in rec instead of a request of

@@ -132,6 +132,19 @@ gcm_status_t gcm_lco_isend_nr(gcm_lco_h lco, const void *buf, size_t len,
                              GCM_SLOTS_XFER_NOREQ, "gcm_lco_isend_x", req_p);
 }
 
+gcm_status_t gcm_lco_isend_kept(gcm_lco_h lco, const void *buf, size_t len,
+                                int slot, int tag,
+                                gcm_slots_send_keep_t *keep,
+                                gcm_request_h *req_p)
+{
+    if (!gcm_lco_xfer_plain(lco, tag)) {
+        return gcm_lco_isend_x(lco, buf, len, slot, tag, GCM_LCO_XFER_NOREQ,
+                               req_p);
+    }
+    return gcm_slots_isend_kept(lco->port, buf, len, slot, tag, keep,
+                                "gcm_lco_isend_x", req_p);
+}
+
 gcm_status_t gcm_lco_irecv_nr(gcm_lco_h lco, void *buf, size_t len,
                               int slot, int tag, gcm_msg_status_t *info_p,
                               gcm_request_h *req_p)

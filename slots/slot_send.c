@@ -171,6 +171,104 @@ static int gcm_slots_isend_now(gcm_thr_endpoint_t *endpoint,
     return sent;
 }
 
+/* Where slot (in range) of pattern port leads. */
+static inline void gcm_slots_pattern_dest(const gcm_port_t *port, int slot,
+                                          gcm_slots_dest_t *dest)
+{
+    dest->proc  = (uint32_t)gcm_slots_pattern_proc(port, slot);
+    dest->ep    = (uint16_t)gcm_slots_pattern_ep(port, (int)dest->proc);
+    dest->id    = port->id;
+    dest->gen   = port->gen;
+    dest->token = port->token;
+    dest->rslot = port->myrank;
+}
+
+/* The envelope of a message on slot of port to dest, but its tag, size,
+ * sequence number, flags and answer id (env cleared before). */
+static inline void gcm_slots_env_fill(const gcm_port_t *port, int slot,
+                                      const gcm_slots_dest_t *dest,
+                                      gcm_slots_env_t *env)
+{
+    env->dst_id   = dest->id;
+    env->dst_gen  = dest->gen;
+    env->token    = dest->token;
+    env->rslot    = dest->rslot;
+    env->src_proc = (uint32_t)gcm_slots_proc.myproc;
+    env->src_ep   = (uint16_t)port->endpoint->index;
+    env->src_id   = port->id;
+    env->src_slot = slot;
+}
+
+/* Fills keep for slot of port: its connection only where a request-free
+ * send can use it (a pattern port's slot in range, to another process,
+ * over shared memory). Lock not held. */
+static void gcm_slots_keep_fill(gcm_port_t *port, int slot,
+                                gcm_slots_send_keep_t *keep)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    gcm_slots_dest_t dest = { 0 };
+    gcm_thr_conn_t *conn = NULL;
+
+    memset(&keep->env, 0, sizeof(keep->env));
+    keep->env.src_id   = port->id;    /* what says whose keep it is */
+    keep->env.src_slot = slot;
+    keep->port = port;
+    keep->conn = NULL;
+    if (!port->pattern || (slot < 0) || (slot >= port->nsend)) {
+        return;
+    }
+    gcm_slots_pattern_dest(port, slot, &dest);
+    gcm_slots_env_fill(port, slot, &dest, &keep->env);
+    if ((int)dest.proc == gcm_slots_proc.myproc) {
+        return;
+    }
+    gcm_thr_lock(endpoint);
+    conn = gcm_thr_conn_find(endpoint, (int)dest.proc, dest.ep);
+    if ((conn != NULL) && gcm_slots_shm_on(endpoint, conn)) {
+        /* Connections live until finalize: the pointer stays good. */
+        keep->conn = conn;
+    }
+    gcm_thr_unlock(endpoint);
+}
+
+gcm_status_t gcm_slots_isend_kept(gcm_port_t *port, const void *buf,
+                                  size_t len, int slot, int tag,
+                                  gcm_slots_send_keep_t *keep,
+                                  const char *call, gcm_request_h *req_p)
+{
+    gcm_thr_endpoint_t *endpoint = port->endpoint;
+    gcm_thr_conn_t *conn;
+    int sent = 0;
+
+    /* Port ids are never reused: a keep filled for a freed port whose
+     * memory came back as this one is refilled too. */
+    if (gcm_unlikely((keep->port != port) || (keep->env.src_id != port->id) ||
+                     (keep->env.src_slot != slot))) {
+        gcm_slots_keep_fill(port, slot, keep);
+    }
+    conn = keep->conn;
+    if ((conn != NULL) && (len <= GCM_SLOTS_SHM_CELL_DATA)) {
+        gcm_thr_lock(endpoint);
+        if (gcm_likely((conn->failed == GCM_OK) && (conn->shm > 0))) {
+            keep->env.tag  = tag;
+            keep->env.size = len;
+            keep->env.seq  = conn->tx_seq;
+            sent = gcm_slots_shm_send_now(conn, &keep->env, buf, len);
+            if (sent) {
+                conn->tx_seq++;
+                gcm_slots_count(endpoint, GCM_STAT_REMOTE);
+            }
+        }
+        gcm_thr_unlock(endpoint);
+        if (sent) {
+            *req_p = GCM_REQUEST_NULL;
+            return GCM_OK;
+        }
+    }
+    return gcm_slots_isend_x(port, buf, len, slot, tag, GCM_SLOTS_XFER_NOREQ,
+                             call, req_p);
+}
+
 gcm_status_t gcm_slots_isend(gcm_port_t *port, const void *buf, size_t len,
                              int slot, int tag, gcm_request_h *req_p)
 {
@@ -193,15 +291,10 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
     int nsend, state = GCM_EDGE_VALIDATED;
 
     if (port->pattern) {
-        nsend      = port->nsend;
+        nsend = port->nsend;
         if ((slot >= 0) && (slot < nsend)) {
-            dest.proc = (uint32_t)gcm_slots_pattern_proc(port, slot);
-            dest.ep   = (uint16_t)gcm_slots_pattern_ep(port, (int)dest.proc);
+            gcm_slots_pattern_dest(port, slot, &dest);
         }
-        dest.id    = port->id;
-        dest.gen   = port->gen;
-        dest.token = port->token;
-        dest.rslot = port->myrank;
     } else {
         /* Another thread may be adding slots: read the table locked. */
         gcm_thr_lock(endpoint);
@@ -219,16 +312,9 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
                         slot, nsend);
     }
 
-    env.dst_id   = dest.id;
-    env.dst_gen  = dest.gen;
-    env.token    = dest.token;
-    env.rslot    = dest.rslot;
-    env.tag      = tag;
-    env.src_proc = (uint32_t)gcm_slots_proc.myproc;
-    env.src_ep   = (uint16_t)endpoint->index;
-    env.src_id   = port->id;
-    env.src_slot = slot;
-    env.size     = len;
+    gcm_slots_env_fill(port, slot, &dest, &env);
+    env.tag  = tag;
+    env.size = len;
     /* A small message to another process of the host, on an edge that
      * needs no answer, leaves at once when its ring has room: asked for
      * no request, it gets none. */

@@ -418,6 +418,26 @@ gcm_status_t gcm_slots_isend_x(gcm_port_t *port, const void *buf, size_t len,
                                int slot, int tag, int flags,
                                const char *call, gcm_request_h *req_p)
     GCM_INTERNAL;
+/* What a send on one slot of a pattern port keeps from one message to the
+ * next (gcm_slots_isend_kept): the envelope but its tag, sequence number
+ * and size, and the connection. port NULL: empty, filled by the next
+ * send; the caller empties it when it is (re)built. */
+typedef struct gcm_slots_send_keep {
+    gcm_slots_env_t     env;
+    const gcm_port_t   *port;
+    gcm_thr_conn_t     *conn;  /* NULL: no request-free send on this slot */
+} gcm_slots_send_keep_t;
+/* gcm_slots_isend_x with GCM_SLOTS_XFER_NOREQ, for a caller that sends on
+ * the same slot again and again (a kept collective schedule's send step):
+ * a small message to another process of the host takes keep's envelope
+ * and connection instead of building and looking them up; anything else
+ * (a failed connection, a full ring, a large message) goes through
+ * gcm_slots_isend_x. keep belongs to one thread at a time. */
+gcm_status_t gcm_slots_isend_kept(gcm_port_t *port, const void *buf,
+                                  size_t len, int slot, int tag,
+                                  gcm_slots_send_keep_t *keep,
+                                  const char *call, gcm_request_h *req_p)
+    GCM_INTERNAL;
 gcm_status_t gcm_slots_irecv_x(gcm_port_t *port, void *buf, size_t len,
                                int slot, int tag, const char *call,
                                gcm_request_h *req_p) GCM_INTERNAL;

@@ -16,7 +16,8 @@
  * rank 1 is gone before rank 0 enters one; "nb": that barrier is an
  * MPI_Ibarrier and its MPI_Wait; "ag" and "a2a": an 8-byte allgather or
  * alltoall instead (a schedule, whose receive waits in its step's own
- * record, coll/coll_sched.c). Rank 0's collective must fail
+ * record, coll/coll_sched.c), run 3 times before (kept: its send reuses
+ * its envelope and connection). Rank 0's collective must fail
  * (errors return), not hang: it prints "coll_pair: peer died: class N"
  * and exits 1 (test_coll_pair.sh).
  */
@@ -281,6 +282,18 @@ static int die(int dead_first, const char *how)
     int rc, cls = -1;
 
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    for (rc = 0; rc < 3; rc++) {
+        /* Run before, the schedule is kept, its send keeping its
+         * envelope and connection (coll/coll_sched.c): the failed call
+         * below sends on that connection. */
+        if (strcmp(how, "ag") == 0) {
+            OK(MPI_Allgather(sbuf, 8, MPI_BYTE, rbuf, 8, MPI_BYTE,
+                             MPI_COMM_WORLD));
+        } else if (strcmp(how, "a2a") == 0) {
+            OK(MPI_Alltoall(sbuf, 8, MPI_BYTE, rbuf, 8, MPI_BYTE,
+                            MPI_COMM_WORLD));
+        }
+    }
     OK(MPI_Barrier(MPI_COMM_WORLD));
     if (rank == 1) {
         pause_ms(dead_first ? 0 : 100);

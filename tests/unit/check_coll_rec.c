@@ -4,8 +4,9 @@
  * gcm_slots_irecv_rec) when their message has not come at posting: the
  * record carries the receive to its end, is used again when the schedule
  * runs again, is failed by the end of its LCO like any posted receive,
- * and a schedule freed with one in flight waits for it. Two LCOs of one
- * process stand for two ranks.
+ * and a schedule freed with one in flight waits for it. Its first send
+ * steps keep their envelopes (GCM_COLL_INLINE_KEEPS) until it is built
+ * again. Two LCOs of one process stand for two ranks.
  */
 #include "config.h"
 
@@ -210,10 +211,97 @@ START_TEST(test_rec_freed_early)
 }
 END_TEST
 
+/* Rank 1's schedule: n one-byte sends to rank 0, then a fence. */
+static void cr_build_sends(gcm_coll_sched_t *s, const char *out, int n)
+{
+    int i;
+
+    gcm_coll_sched_init(s, &cr_ops);
+    for (i = 0; i < n; i++) {
+        gcm_coll_send_raw(s, &cr_g[1], &out[i], 1, 0);
+    }
+    gcm_coll_fence(s);
+}
+
+/* Runs rank 1's schedule s once with bytes base, base + 1, ..., and
+ * checks that rank 0 receives them in order. */
+static void cr_run_sends(gcm_coll_sched_t *s, char *out, int n, char base)
+{
+    gcm_coll_sched_t r;
+    char in[CR_RECVS];
+    int i;
+
+    for (i = 0; i < n; i++) {
+        out[i] = (char)(base + i);
+    }
+    s->next = 0;
+    s->pending = 0;
+    ck_assert_int_eq(gcm_coll_sched_advance(s, 1), 1);
+    ck_assert_int_eq(s->err, GCM_OK);
+    memset(in, 0, sizeof(in));
+    cr_build(&r, in, n);
+    ck_assert_int_eq(gcm_coll_sched_advance(&r, 1), 1);
+    ck_assert_int_eq(r.err, GCM_OK);
+    for (i = 0; i < n; i++) {
+        ck_assert_int_eq(in[i], base + i);
+    }
+    gcm_coll_sched_free(&r);
+}
+
+/* The first send steps built keep their envelope and connection
+ * (GCM_COLL_INLINE_KEEPS, gcm_slots_isend_kept): empty when built, filled
+ * by the first run for the step's port and slot, used by the next runs;
+ * a keep left for another port and slot is filled again, and building
+ * the schedule again empties them. (The keep's connection is that of
+ * another process: between two LCOs of one process it stays NULL and the
+ * send takes the general path; test_coll_pair's "dead ag" and "dead a2a"
+ * run kept sends to a failed partner.) */
+START_TEST(test_keep_rebuilt)
+{
+    gcm_coll_sched_t s;
+    char out[CR_RECVS];
+    int i, run;
+
+    cr_build_sends(&s, out, CR_RECVS);
+    for (i = 0; i < CR_RECVS; i++) {
+        ck_assert_int_eq(s.steps[i].rec,
+                         (i < GCM_COLL_INLINE_KEEPS) ? i + 1 : 0);
+    }
+    for (i = 0; i < GCM_COLL_INLINE_KEEPS; i++) {
+        ck_assert_ptr_null(s.keeps[i].port);
+    }
+    for (run = 0; run < 3; run++) {
+        if (run == 2) {
+            /* Left over from another schedule: another port and slot. */
+            s.keeps[0].port = cr_lco[0]->port;
+            s.keeps[0].env.src_slot = 1;
+            s.keeps[0].env.dst_id = 0xdead;
+            s.keeps[1].env.src_id = 0xbeef;
+        }
+        cr_run_sends(&s, out, CR_RECVS, (char)(20 * run + 1));
+        for (i = 0; i < GCM_COLL_INLINE_KEEPS; i++) {
+            ck_assert_ptr_eq(s.keeps[i].port, cr_lco[1]->port);
+            ck_assert_uint_eq(s.keeps[i].env.src_id, cr_lco[1]->port->id);
+            ck_assert_int_eq(s.keeps[i].env.src_slot, 0);
+            ck_assert_ptr_null(s.keeps[i].conn);
+        }
+    }
+    gcm_coll_sched_free(&s);
+
+    /* Built again (another call's schedule in the same place). */
+    cr_build_sends(&s, out, 2);
+    ck_assert_int_eq(s.nkeeps, 2);
+    ck_assert_ptr_null(s.keeps[0].port);
+    ck_assert_ptr_null(s.keeps[1].port);
+    cr_run_sends(&s, out, 2, 90);
+    gcm_coll_sched_free(&s);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     const TTest *tests[] = {test_rec_receive, test_rec_waiting,
-        test_rec_lco_freed, test_rec_freed_early, NULL};
+        test_rec_lco_freed, test_rec_freed_early, test_keep_rebuilt, NULL};
     struct gcm_check_case cases[] = {
         {"records", .tests = tests, .timeout = 60, .setup = setup,
             .teardown = teardown},
