@@ -96,9 +96,6 @@ static int coll_key_keepable(MPI_Comm comm, const coll_key_t *key)
            (key->op == MPI_OP_NULL || gcm_mpi_op_id(key->op) >= 0);
 }
 
-/* The schedule for a blocking call of collective which with arguments
- * key: kept (*hit_p set: built already, under this call's tag), or
- * empty, to build in (kept when the call can be, else s_stack). */
 /* Makes kept schedule k ready to run again for this call: every transfer
  * under the tag a build would have taken (coll_keepable: they shared the
  * building call's). */
@@ -873,13 +870,17 @@ static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
                              "cannot allocate the collective's schedule");
     }
     coll_nb_hold(nb, 1);
-    rc = gcm_mpi_req_generic_kept(&nb->req, comm, coll_req_poll,
-                                  coll_req_cleanup, nb, req_p);
-    if (rc != MPI_SUCCESS) {
+    /* The spare's own request object was set up by its first request:
+     * only its life is set again (status: at its end, coll_req_over). */
+    if (nb->req != NULL) {
+        *req_p = gcm_mpi_req_generic_again(nb->req, comm);
+    } else if ((rc = gcm_mpi_req_generic_kept(&nb->req, comm, coll_req_poll,
+                                              coll_req_cleanup, nb,
+                                              req_p)) != MPI_SUCCESS) {
         coll_req_cleanup(nb);
         return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");
     }
-    gcm_mpi_req_of(*req_p)->wait = coll_req_wait;
+    nb->req->wait = coll_req_wait;
     return MPI_SUCCESS;
 }
 
@@ -989,6 +990,7 @@ int gcm_mpi_coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
         return rc;
     }
     req = gcm_mpi_req_of(handle);
+    gcm_mpi_status_empty(&req->status);   /* a reused one's is old */
     req->persistent = 1;
     req->active = 0;
     req->start = coll_req_start;
