@@ -125,22 +125,6 @@ MPI_Comm gcm_mpi_comm_alloc(int kind, gcm_lco_h lco)
     return comm;
 }
 
-void gcm_mpi_comm_ref(MPI_Comm comm)
-{
-    if ((comm != NULL) && !comm->predefined) {
-        atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);
-    }
-}
-
-void gcm_mpi_comm_unref(MPI_Comm comm)
-{
-    if ((comm != NULL) && !comm->predefined &&
-        (atomic_fetch_sub_explicit(&comm->refs, 1, memory_order_acq_rel) ==
-         1)) {
-        gcm_mpi_comm_destroy(comm);
-    }
-}
-
 void gcm_mpi_comm_destroy(MPI_Comm comm)
 {
     gcm_mpi_cg_count_t *cg, *next;

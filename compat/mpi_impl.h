@@ -161,11 +161,25 @@ void gcm_mpi_comm_finalize(void) GCM_INTERNAL;
  * registered for MPI_Finalize; fields other than kind and lco are zero
  * but for errh (MPI_ERRORS_ARE_FATAL). NULL without memory. */
 MPI_Comm gcm_mpi_comm_alloc(int kind, gcm_lco_h lco) GCM_INTERNAL;
-/* A request on comm takes a reference and drops it when freed. */
-void gcm_mpi_comm_ref(MPI_Comm comm) GCM_INTERNAL;
-void gcm_mpi_comm_unref(MPI_Comm comm) GCM_INTERNAL;
 /* Frees what MPI_Comm_free frees (without callbacks or checks). */
 void gcm_mpi_comm_destroy(MPI_Comm comm) GCM_INTERNAL;
+/* A request on comm takes a reference and drops it when freed (none on a
+ * predefined one). Inline: every request on a communicator the program
+ * made does both, and the calls cost more than the atomic. */
+static inline void gcm_mpi_comm_ref(MPI_Comm comm)
+{
+    if ((comm != NULL) && !comm->predefined) {
+        atomic_fetch_add_explicit(&comm->refs, 1, memory_order_relaxed);
+    }
+}
+static inline void gcm_mpi_comm_unref(MPI_Comm comm)
+{
+    if ((comm != NULL) && !comm->predefined &&
+        (atomic_fetch_sub_explicit(&comm->refs, 1, memory_order_acq_rel) ==
+         1)) {
+        gcm_mpi_comm_destroy(comm);
+    }
+}
 
 /* 0 if comm is a live communicator, else raises MPI_ERR_COMM (on
  * MPI_COMM_WORLD) from call and returns the code. */
@@ -698,36 +712,7 @@ static inline void gcm_mpi_req_release_kept(gcm_mpi_req_t *req,
 /* Between mpi_request.c (request objects, cancel, free) and mpi_wait.c
  * (the wait and test calls). */
 
-/* Completes req if it can without blocking; progress: also advance its
- * endpoint once first. */
-int gcm_mpi_req_check(gcm_mpi_req_t *req, int progress) GCM_INTERNAL;
-/* gcm_mpi_req_check(req, 0), without a call for a complete request (the
- * scans of the waits ask each round). */
-static inline int gcm_mpi_req_check_done(gcm_mpi_req_t *req)
-{
-    return req->complete || gcm_mpi_req_check(req, 0);
-}
-/* The LCO whose endpoint advances req (NULL: the thread's endpoint). */
-static inline gcm_lco_h gcm_mpi_req_lco(const gcm_mpi_req_t *req)
-{
-    return (req->comm != NULL) ? req->comm->lco : NULL;
-}
-/* The status of a send or receive whose native transfer ended (info:
- * its native status), but for MPI_ERROR and the cancelled flag. */
-static inline void gcm_mpi_status_native(MPI_Status *status, int kind,
-                                         const gcm_msg_status_t *info)
-{
-    if (kind == GCM_MPI_REQ_RECV) {
-        status->MPI_SOURCE = info->slot;
-        status->MPI_TAG    = info->tag;
-        status->gcm_count  = (MPI_Count)info->count;
-    } else {
-        status->MPI_SOURCE = MPI_ANY_SOURCE;
-        status->MPI_TAG    = MPI_ANY_TAG;
-        status->gcm_count  = 0;
-    }
-    status->gcm_cancelled = 0;
-}
+/* More of them: compat/mpi_req_impl.h. */
 /* Progresses the endpoint of each active request's communicator once. */
 void gcm_mpi_reqs_progress(int count, MPI_Request reqs[]) GCM_INTERNAL;
 /* Reaps orphaned requests (freed while running) that have completed;

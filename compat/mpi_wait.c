@@ -6,6 +6,7 @@
 
 #include "compat/mpi_impl.h"
 #include "compat/mpi_greq.h"
+#include "compat/mpi_req_impl.h"
 
 #include <pthread.h>
 #include <stdio.h>
