@@ -143,6 +143,8 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
                             NULL };
     coll_kept_t *k;
     coll_key_t key;
+    coll_vec_t vec;   /* set for the v forms only: not cleared */
+    int which = is_v ? COLL_KEPT_ALLGATHERV : COLL_KEPT_ALLGATHER;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
     if (rc != MPI_SUCCESS) {
@@ -152,8 +154,19 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
                            MPI_OP_NULL, 0);
     key.rcount = recvcount;
     key.rtype = recvtype;
-    if (!is_v && mode == COLL_NONBLOCKING) {
-        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_ALLGATHER, &key, request);
+    if (is_v && mode == COLL_NONBLOCKING) {
+        /* (Of an intercommunicator, whose schedule is not kept: none.) */
+        size_t len = (size_t)comm->psize * sizeof(int);
+
+        vec.n = 0;
+        if (!gcm_mpi_coll_is_inter(comm)) {
+            gcm_mpi_coll_vec_add(&vec, recvcounts, len);
+            gcm_mpi_coll_vec_add(&vec, displs, len);
+        }
+        key.vec = &vec;
+    }
+    if (mode == COLL_NONBLOCKING) {
+        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
         if (rc != GCM_MPI_COLL_MISS) {
             return rc;
         }
@@ -181,8 +194,9 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    return coll_all_run(comm, is_v ? -1 : COLL_KEPT_ALLGATHER, &key, k, &kb,
-                        mode, request, call);
+    return coll_all_run(comm,
+                        (is_v && mode != COLL_NONBLOCKING) ? -1 : which,
+                        &key, k, &kb, mode, request, call);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount,
@@ -322,6 +336,39 @@ static int coll_check_a2a(const coll_a2a_side_t *sd,
     return rc;
 }
 
+/* The arrays of one side of alltoallv or alltoallw (is_w), of n peers,
+ * added to v. */
+static void coll_a2a_vec(const coll_a2a_side_t *d, int n, int is_w,
+                         coll_vec_t *v)
+{
+    size_t len = (size_t)n * sizeof(int);
+
+    gcm_mpi_coll_vec_add(v, d->counts, len);
+    gcm_mpi_coll_vec_add(v, d->displs, len);
+    if (is_w != 0) {
+        gcm_mpi_coll_vec_add(v, d->types, (size_t)n * sizeof(MPI_Datatype));
+    }
+}
+
+/* Are all the datatypes of an alltoallw's arrays (v: its checked
+ * arrays from coll_a2a_vec, the types every third) predefined? */
+static int coll_a2a_predefined(const coll_vec_t *v)
+{
+    int i;
+    size_t j;
+
+    for (i = 2; i < v->n; i += 3) {
+        const MPI_Datatype *t = v->a[i];
+
+        for (j = 0; j < v->len[i] / sizeof(MPI_Datatype); j++) {
+            if (!gcm_mpi_type_is_predefined(t[j])) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 static int coll_alltoall_any(const coll_a2a_side_t *sd,
                              const coll_a2a_side_t *rd, int is_v, int is_w,
                              MPI_Comm comm, int mode, MPI_Info info,
@@ -331,6 +378,9 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
                             NULL, MPI_DATATYPE_NULL, sd, rd };
     coll_kept_t *k;
     coll_key_t key;
+    coll_vec_t vec;   /* set for the v forms only: not cleared */
+    int which = is_w ? COLL_KEPT_ALLTOALLW :
+                is_v ? COLL_KEPT_ALLTOALLV : COLL_KEPT_ALLTOALL;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
     if (rc != MPI_SUCCESS) {
@@ -340,8 +390,18 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
                            sd->type, MPI_OP_NULL, 0);
     key.rcount = rd->count;
     key.rtype = rd->type;
-    if (!is_v && !is_w && mode == COLL_NONBLOCKING) {
-        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_ALLTOALL, &key, request);
+    if (is_v && mode == COLL_NONBLOCKING) {
+        vec.n = 0;
+        if (!gcm_mpi_coll_is_inter(comm)) {
+            coll_a2a_vec(rd, comm->psize, is_w, &vec);
+            if (sd->buf != MPI_IN_PLACE) {
+                coll_a2a_vec(sd, comm->psize, is_w, &vec);
+            }
+        }
+        key.vec = &vec;
+    }
+    if (mode == COLL_NONBLOCKING) {
+        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
         if (rc != GCM_MPI_COLL_MISS) {
             return rc;
         }
@@ -369,8 +429,13 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    return coll_all_run(comm, (is_v || is_w) ? -1 : COLL_KEPT_ALLTOALL, &key,
-                        k, &kb, mode, request, call);
+    /* Kept: the nonblocking v form, and the w form of predefined
+     * types only (the handles that always mean the same). */
+    if (is_v && (mode != COLL_NONBLOCKING ||
+                 (is_w && !coll_a2a_predefined(&vec)))) {
+        which = -1;
+    }
+    return coll_all_run(comm, which, &key, k, &kb, mode, request, call);
 }
 
 /* The sides of alltoall, alltoallv and alltoallw from their arguments. */

@@ -257,3 +257,50 @@ int gcm_mpi_coll_cnt(const coll_layout_t *l, int i)
 {
     return gcm_coll_cnt(l, i);
 }
+
+coll_vec_t *gcm_mpi_coll_vec_copy(const coll_vec_t *v)
+{
+    size_t total = 0;
+    unsigned char *p;
+    coll_vec_t *c;
+    int i;
+
+    for (i = 0; i < v->n; i++) {
+        total += v->len[i];
+    }
+    c = malloc(sizeof(*c) + total);
+    if (c == NULL) {
+        return NULL;
+    }
+    p = (unsigned char *)(c + 1);
+    c->n = v->n;
+    for (i = 0; i < v->n; i++) {
+        if (v->len[i] != 0) {
+            memcpy(p, v->a[i], v->len[i]);
+        }
+        c->a[i] = p;
+        c->len[i] = v->len[i];
+        p += v->len[i];
+    }
+    return c;
+}
+
+int gcm_mpi_coll_vec_same(const coll_vec_t *a, const coll_vec_t *b)
+{
+    int i;
+
+    if (a == NULL || b == NULL || a->n != b->n) {
+        return a == b;
+    }
+    for (i = 0; i < a->n; i++) {
+        if (a->len[i] != b->len[i]) {
+            return 0;
+        }
+        if (a->len[i] != 0 &&
+            (a->a[i] == NULL || b->a[i] == NULL ||
+             memcmp(a->a[i], b->a[i], a->len[i]) != 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}

@@ -15,8 +15,10 @@
  * algorithms, built on its first collective from the host names of
  * MPI_Init (mpi_hier.c), and the schedules of its last barrier, bcast,
  * reduce, allreduce, allgather and alltoall, blocking and nonblocking,
- * and of its last nonblocking gather, scatter, scan, exscan and
- * reduce_scatter_block (mpi_coll_run.c, "schedules kept between calls"),
+ * and of its last nonblocking gather, scatter, scan, exscan,
+ * reduce_scatter_block and the v and w forms gatherv, scatterv,
+ * allgatherv, alltoallv, alltoallw and reduce_scatter (mpi_coll_run.c,
+ * "schedules kept between calls"),
  * in comm->coll_cache, freed with the communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
@@ -28,6 +30,8 @@
 #define GCM_MPI_COLL_IMPL_H
 
 #include "compat/mpi_impl.h"
+
+#include <string.h>
 
 typedef gcm_coll_sched_t  coll_sched_t;
 typedef gcm_coll_grp_t    coll_grp_t;
@@ -52,8 +56,54 @@ enum {
     COLL_KEPT_SCAN,
     COLL_KEPT_EXSCAN,
     COLL_KEPT_REDUCE_SCATTER_BLOCK,
+    /* The v and w forms, nonblocking only: their keys hold the contents
+     * of their arrays (coll_vec_t). */
+    COLL_KEPT_GATHERV,
+    COLL_KEPT_SCATTERV,
+    COLL_KEPT_ALLGATHERV,
+    COLL_KEPT_ALLTOALLV,
+    COLL_KEPT_ALLTOALLW,
+    COLL_KEPT_REDUCE_SCATTER,
     COLL_KEPT_N
 };
+
+/* The arrays of a v or w call that its schedule is built from (counts,
+ * displacements and, w form, datatypes: those significant at this
+ * process), each a[i] of len[i] bytes. In a call's key they are the
+ * user's arrays; in a kept schedule's key, a copy of those of the call
+ * that built it (gcm_mpi_coll_vec_copy). Keys compare them element by
+ * element, never by pointer: a program may change them in place between
+ * calls, and the builders read them (no step points into them). */
+#define COLL_VEC_MAX 6
+typedef struct gcm_mpi_coll_vec {
+    int         n;
+    const void *a[COLL_VEC_MAX];
+    size_t      len[COLL_VEC_MAX];
+} coll_vec_t;
+
+static inline void gcm_mpi_coll_vec_add(coll_vec_t *v, const void *a,
+                                        size_t len)
+{
+    v->a[v->n] = a;
+    v->len[v->n] = len;
+    v->n++;
+}
+
+/* A copy of v's arrays in one allocation, freed with free() (NULL: out
+ * of memory). */
+coll_vec_t *gcm_mpi_coll_vec_copy(const coll_vec_t *v) GCM_INTERNAL;
+
+/* Do a and b (either NULL: no arrays) hold the same arrays? A NULL
+ * array of the call never matches one that has elements. Inline only
+ * the test that settles the keys without arrays. */
+int gcm_mpi_coll_vec_same(const coll_vec_t *a, const coll_vec_t *b)
+    GCM_INTERNAL;
+
+static inline int gcm_mpi_coll_vec_eq(const coll_vec_t *a,
+                                      const coll_vec_t *b)
+{
+    return a == b || gcm_mpi_coll_vec_same(a, b);
+}
 
 typedef struct gcm_mpi_coll_key {
     const void            *sbuf;
@@ -67,6 +117,7 @@ typedef struct gcm_mpi_coll_key {
     int                    rcount;
     MPI_Datatype           rtype;
     const gcm_coll_hier_t *h;     /* the node structure the build saw */
+    const coll_vec_t      *vec;   /* v and w forms; else NULL */
 } coll_key_t;
 
 typedef struct coll_kept {
@@ -324,6 +375,9 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
                                     coll_sched_t *s_stack, int *hit_p)
     GCM_INTERNAL;
 
+/* Are two keys without arrays (vec NULL: every blocking kept schedule's)
+ * equal? Keys of nonblocking calls also compare their arrays
+ * (mpi_coll_run.c, coll_key_eq). */
 static inline int gcm_mpi_coll_key_eq(const coll_key_t *a,
                                       const coll_key_t *b)
 {
@@ -429,6 +483,7 @@ static inline coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf,
     key.root = root;
     key.rcount = 0;
     key.rtype = MPI_DATATYPE_NULL;
+    key.vec = NULL;
     key.h = (comm->kind == GCM_MPI_COMM_INTER) ? NULL :
             gcm_mpi_coll_hier_of(comm);
     return key;

@@ -1,11 +1,42 @@
 /*
  * compat/mpi_coll_launch.c: the three forms of a collective call
  * (mpi_coll_impl.h): the schedule a call builds in, the tag its groups
- * take (persistent collectives have tags of their own), and its launch.
+ * take (persistent collectives have tags of their own), its launch, and
+ * running a blocking call's schedule to its end.
  */
 #include "config.h"
 
 #include "compat/mpi_coll_impl.h"
+
+/* ---- running a built schedule ------------------------------------------- */
+
+int gcm_mpi_coll_result(MPI_Comm comm, const char *call,
+                        gcm_status_t err)
+{
+    if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
+        return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
+                             "a transfer of the collective failed: %s",
+                             gcm_status_string(err));
+    }
+    return MPI_SUCCESS;
+}
+
+/* Runs a built schedule to its end and frees it; raises what went
+ * wrong. */
+int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
+{
+    gcm_status_t err;
+
+    if (s->nomem != 0) {
+        gcm_coll_sched_free(s);
+        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
+                             "cannot allocate the collective's schedule");
+    }
+    (void)gcm_coll_sched_advance(s, 1);
+    err = s->err;
+    gcm_coll_sched_free(s);
+    return gcm_mpi_coll_result(comm, call, err);
+}
 
 /* ---- persistent collectives -------------------------------------------
  *

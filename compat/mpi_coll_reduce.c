@@ -388,15 +388,26 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
 {
     coll_sched_t stack, *s;
     coll_key_t key = { 0 };
+    coll_vec_t vec;   /* set for reduce_scatter only: not cleared */
     long long total = 0;
-    int kept = (is_v == 0 && mode == COLL_NONBLOCKING), hit = 0;
+    int which = is_v ? COLL_KEPT_REDUCE_SCATTER :
+                       COLL_KEPT_REDUCE_SCATTER_BLOCK;
+    int kept = (mode == COLL_NONBLOCKING), hit = 0;
     int rc = gcm_mpi_coll_check_comm(comm, call), i, n, me, mine;
 
     if (rc == MPI_SUCCESS && kept) {
         key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, rcount, datatype, op,
                                0);
-        rc = gcm_mpi_coll_nb_again(comm, COLL_KEPT_REDUCE_SCATTER_BLOCK, &key,
-                                   request);
+        if (is_v != 0) {
+            /* (An intercommunicator's schedule is not kept: none.) */
+            vec.n = 0;
+            if (!gcm_mpi_coll_is_inter(comm)) {
+                gcm_mpi_coll_vec_add(&vec, rcounts,
+                                     (size_t)comm->psize * sizeof(int));
+            }
+            key.vec = &vec;
+        }
+        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
         if (rc != GCM_MPI_COLL_MISS) {
             return rc;
         }
@@ -449,8 +460,7 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    s = kept ? gcm_mpi_coll_nb_get(comm, COLL_KEPT_REDUCE_SCATTER_BLOCK, &key,
-                                   &hit, call, &rc) :
+    s = kept ? gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc) :
                gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
     if (s == NULL) {
         return rc;

@@ -469,6 +469,22 @@ static coll_key_t coll_rooted_key(MPI_Comm comm, const void *mbuf,
     return key;
 }
 
+/* The arrays of a gatherv or scatterv that its schedule is built from:
+ * the root's counts and displacements, at the root of an
+ * intracommunicator (elsewhere MPI ignores them; an intercommunicator's
+ * schedule is not kept). */
+static void coll_rooted_vec(MPI_Comm comm, const int *rcounts,
+                            const int *displs, int root, coll_vec_t *v)
+{
+    size_t len = (size_t)comm->psize * sizeof(int);
+
+    v->n = 0;
+    if (!gcm_mpi_coll_is_inter(comm) && comm->prank == root) {
+        gcm_mpi_coll_vec_add(v, rcounts, len);
+        gcm_mpi_coll_vec_add(v, displs, len);
+    }
+}
+
 int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
                         MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
                         const int *rcounts, const int *displs,
@@ -481,13 +497,19 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
     coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
     coll_sched_t stack, *s;
     coll_key_t key = { 0 };
-    int which = is_gather ? COLL_KEPT_GATHER : COLL_KEPT_SCATTER;
-    int kept = (is_v == 0 && mode == COLL_NONBLOCKING), hit = 0;
+    coll_vec_t vec;
+    int which = is_gather ? (is_v ? COLL_KEPT_GATHERV : COLL_KEPT_GATHER) :
+                            (is_v ? COLL_KEPT_SCATTERV : COLL_KEPT_SCATTER);
+    int kept = (mode == COLL_NONBLOCKING), hit = 0;
     int rc = gcm_mpi_coll_check_comm(comm, call), i, n, in_place = 0;
 
     if (rc == MPI_SUCCESS && kept) {
         key = coll_rooted_key(comm, mbuf, mcount, mtype, rbuf, rcount, rtype,
                               root);
+        if (is_v != 0) {
+            coll_rooted_vec(comm, rcounts, displs, root, &vec);
+            key.vec = &vec;
+        }
         rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
         if (rc != GCM_MPI_COLL_MISS) {
             return rc;

@@ -16,36 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- running ------------------------------------------------------------- */
-
-int gcm_mpi_coll_result(MPI_Comm comm, const char *call,
-                        gcm_status_t err)
-{
-    if (gcm_mpi_errclass(err) != MPI_SUCCESS) {
-        return gcm_mpi_raise(comm, gcm_mpi_errclass(err), call,
-                             "a transfer of the collective failed: %s",
-                             gcm_status_string(err));
-    }
-    return MPI_SUCCESS;
-}
-
-/* Runs a built schedule to its end and frees it; raises what went
- * wrong. */
-int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
-{
-    gcm_status_t err;
-
-    if (s->nomem != 0) {
-        gcm_coll_sched_free(s);
-        return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
-                             "cannot allocate the collective's schedule");
-    }
-    (void)gcm_coll_sched_advance(s, 1);
-    err = s->err;
-    gcm_coll_sched_free(s);
-    return gcm_mpi_coll_result(comm, call, err);
-}
-
 /* ---- schedules kept between calls -----------------------------------------
  *
  * Programs call the same collective with the same arguments over and
@@ -65,9 +35,15 @@ int gcm_mpi_coll_finish(coll_sched_t *s, MPI_Comm comm, const char *call)
  * with the same arguments; a call that finds it taken (two in flight)
  * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather
  * and alltoall, and the nonblocking forms of gather, scatter, scan,
- * exscan and reduce_scatter_block (their blocking forms build each time);
- * not the v and w forms, whose count and displacement arrays may hold
- * other values under the same pointers at the next call.
+ * exscan, reduce_scatter_block, gatherv, scatterv, allgatherv, alltoallv,
+ * alltoallw and reduce_scatter (their blocking forms build each time).
+ * The count, displacement and type arrays of the v and w forms may hold
+ * other values under the same pointers at the next call: their keys
+ * compare the arrays' contents (coll_vec_t), the kept schedule holding a
+ * copy of those it was built from; alltoallw's only when all its
+ * datatypes are predefined. (Not the neighbour collectives: their two
+ * groups of a Cartesian topology take two tags, which coll_keepable
+ * refuses.)
  * A blocking or nonblocking call whose arguments are those of a kept
  * schedule (of either form) checks only its communicator and its request
  * (gcm_mpi_coll_kept_same): the call that built the schedule passed the
@@ -78,9 +54,9 @@ typedef struct gcm_mpi_coll_nb coll_nb_t;
 static void coll_nb_free(coll_nb_t *nb);
 static void coll_nb_dispose(coll_nb_t *nb);
 
-static int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
+static inline int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
 {
-    return gcm_mpi_coll_key_eq(a, b);
+    return gcm_mpi_coll_key_eq(a, b) && gcm_mpi_coll_vec_eq(a->vec, b->vec);
 }
 
 /* May a call with arguments key on comm keep its schedule? Only when its
@@ -96,9 +72,6 @@ static int coll_key_keepable(MPI_Comm comm, const coll_key_t *key)
            (key->op == MPI_OP_NULL || gcm_mpi_op_id(key->op) >= 0);
 }
 
-/* The schedule for a blocking call of collective which with arguments
- * key: kept (*hit_p set: built already, under this call's tag), or
- * empty, to build in (kept when the call can be, else s_stack). */
 /* Makes kept schedule k ready to run again for this call: every transfer
  * under the tag a build would have taken (coll_keepable: they shared the
  * building call's). */
@@ -713,6 +686,9 @@ static void coll_nb_free(coll_nb_t *nb)
 
     coll_nb_unlist(nb);
     coll_nb_hold(nb, 0);
+    if (nb->which >= 0 && nb->key.vec != NULL) {
+        free((void *)nb->key.vec);   /* its copy of a v call's arrays */
+    }
     if (nb->gate != NULL) {
         gcm_mpi_coll_gate_free(nb->gate);
     }
@@ -835,6 +811,11 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
         nb = gcm_container_of(s, coll_nb_t, s);
         nb->which = which;
         nb->key = *key;
+        /* The arrays of a v or w call: copied (kept only so). */
+        if (key->vec != NULL &&
+            (nb->key.vec = gcm_mpi_coll_vec_copy(key->vec)) == NULL) {
+            nb->which = -1;
+        }
         nb->comm = comm;
         nb->seq0 = atomic_load_explicit(&comm->coll_seq,
                                         memory_order_relaxed);
@@ -873,13 +854,17 @@ static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
                              "cannot allocate the collective's schedule");
     }
     coll_nb_hold(nb, 1);
-    rc = gcm_mpi_req_generic_kept(&nb->req, comm, coll_req_poll,
-                                  coll_req_cleanup, nb, req_p);
-    if (rc != MPI_SUCCESS) {
+    /* The spare's own request object was set up by its first request:
+     * only its life is set again (status: at its end, coll_req_over). */
+    if (nb->req != NULL) {
+        *req_p = gcm_mpi_req_generic_again(nb->req, comm);
+    } else if ((rc = gcm_mpi_req_generic_kept(&nb->req, comm, coll_req_poll,
+                                              coll_req_cleanup, nb,
+                                              req_p)) != MPI_SUCCESS) {
         coll_req_cleanup(nb);
         return gcm_mpi_raise(comm, rc, call, "cannot allocate a request");
     }
-    gcm_mpi_req_of(*req_p)->wait = coll_req_wait;
+    nb->req->wait = coll_req_wait;
     return MPI_SUCCESS;
 }
 
@@ -989,6 +974,7 @@ int gcm_mpi_coll_persist(coll_sched_t *s, MPI_Comm comm, const char *call,
         return rc;
     }
     req = gcm_mpi_req_of(handle);
+    gcm_mpi_status_empty(&req->status);   /* a reused one's is old */
     req->persistent = 1;
     req->active = 0;
     req->start = coll_req_start;

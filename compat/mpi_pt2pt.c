@@ -264,8 +264,8 @@ static inline size_t gcm_mpi_fast_len(int count, MPI_Datatype datatype)
 
 /* A request for a fast-path transfer whose native request is nreq: it
  * holds a reference on comm while it runs. */
-static gcm_mpi_req_t *gcm_mpi_req_fast(int kind, MPI_Comm comm,
-                                       gcm_request_h nreq)
+static GCM_ALWAYS_INLINE gcm_mpi_req_t *
+gcm_mpi_req_fast(int kind, MPI_Comm comm, gcm_request_h nreq)
 {
     gcm_mpi_req_t *req = gcm_mpi_req_alloc();
 

@@ -382,10 +382,159 @@ static void test_kept_rest(void)
     free(rs);
 }
 
+/* The layout of test_kept_v's round k: phase k / 6 changes one thing at
+ * a time in place (same arrays, same buffers): c ints per block, then 2,
+ * then the blocks' order (displacements), then (alltoallw) the types. */
+static void kept_v_layout(int k, int *cnt, int *dsp, int *bdsp,
+                          MPI_Datatype *types)
+{
+    int phase = k / 6, c = (phase == 0) ? 1 : 2, shift = (phase >= 2), r;
+
+    for (r = 0; r < size; r++) {
+        cnt[r] = c;
+        dsp[r] = ((r + shift) % size) * 2;
+        bdsp[r] = dsp[r] * (int)sizeof(int);
+        types[r] = (phase == 3) ? MPI_SHORT : MPI_INT;
+    }
+}
+
 /*
- * Calls whose schedules are not kept between calls (the v and w forms,
- * scans) build theirs in an object their communicator hands from one call
- * to the next: each call must start clean whatever the last one left
+ * The nonblocking v and w forms keep their schedules too, under the
+ * contents of their count, displacement and type arrays: here the
+ * arrays stay at the same addresses and are changed in place between
+ * calls (counts, then displacements, then alltoallw's types), and every
+ * call must follow what they hold then, not what the kept schedule was
+ * built from. The root moves within a phase; MPI_IN_PLACE every fourth
+ * round; a request freed while active; the arrays the root alone reads
+ * are NULL elsewhere.
+ */
+static void test_kept_v(void)
+{
+    MPI_Comm dup;
+    MPI_Request req[6];
+    MPI_Datatype *types = malloc((size_t)size * sizeof(MPI_Datatype));
+    size_t n2 = (size_t)size * 2;
+    int *cnt = malloc((size_t)size * sizeof(int));
+    int *dsp = malloc((size_t)size * sizeof(int));
+    int *bdsp = malloc((size_t)size * sizeof(int));
+    int *gr = malloc(n2 * sizeof(int));
+    int *ss = malloc(n2 * sizeof(int)), *ag = malloc(n2 * sizeof(int));
+    int *as = malloc(n2 * sizeof(int)), *ar = malloc(n2 * sizeof(int));
+    int *ws = malloc(n2 * sizeof(int)), *wr = malloc(n2 * sizeof(int));
+    int *rs = malloc(n2 * sizeof(int));
+    static int freed_ag[64 * 2];
+    int mine[2], sx[2], rsx[2], root, me, inp, c, r, j, k, want;
+
+    CHECK(size <= 64, "at most 64 processes here");
+    OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+    for (k = 0; k < 24; k++) {
+        kept_v_layout(k, cnt, dsp, bdsp, types);
+        c = cnt[0];
+        root = (k < 15) ? 0 : size - 1;
+        me = (rank == root);
+        inp = (k % 4 == 3);
+        for (j = 0; j < (int)n2; j++) {
+            gr[j] = ag[j] = ar[j] = wr[j] = -1;
+            ss[j] = 500 * k + 10 * (j / 2) + j % 2;
+            as[j] = ws[j] = 100 * rank + 10 * (j / 2) + j % 2 + k;
+            rs[j] = rank + j + k;
+        }
+        for (j = 0; j < 2; j++) {
+            mine[j] = 1000 * k + 10 * rank + j;
+            sx[j] = rsx[j] = -1;
+        }
+        if (me && inp) {
+            memcpy(&gr[dsp[root]], mine, (size_t)c * sizeof(int));
+            OK(MPI_Igatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, gr, cnt,
+                            dsp, MPI_INT, root, dup, &req[0]));
+        } else {
+            OK(MPI_Igatherv(mine, c, MPI_INT, gr, me ? cnt : NULL,
+                            me ? dsp : NULL, MPI_INT, root, dup, &req[0]));
+        }
+        /* The root sends the block of rank r from position r. */
+        OK(MPI_Iscatterv(ss, me ? cnt : NULL, me ? dsp : NULL, MPI_INT, sx,
+                         c, MPI_INT, root, dup, &req[1]));
+        if (inp) {
+            memcpy(&ag[dsp[rank]], mine, (size_t)c * sizeof(int));
+            memcpy(ar, as, n2 * sizeof(int));
+        }
+        OK(MPI_Iallgatherv(inp ? MPI_IN_PLACE : mine, c, MPI_INT, ag, cnt,
+                           dsp, MPI_INT, dup, &req[2]));
+        OK(MPI_Ialltoallv(inp ? MPI_IN_PLACE : as, cnt, dsp, MPI_INT, ar,
+                          cnt, dsp, MPI_INT, dup, &req[3]));
+        OK(MPI_Ialltoallw(ws, cnt, bdsp, types, wr, cnt, bdsp, types, dup,
+                          &req[4]));
+        OK(MPI_Ireduce_scatter(rs, rsx, cnt, MPI_INT, MPI_SUM, dup,
+                               &req[5]));
+        if (k % 3 == 0) {
+            OK(MPI_Waitall(6, req, MPI_STATUSES_IGNORE));
+        } else {
+            for (j = 5; j >= 0; j--) {
+                OK(MPI_Wait(&req[j], MPI_STATUS_IGNORE));
+            }
+        }
+        for (r = 0; r < size; r++) {
+            for (j = 0; j < c; j++) {
+                int at = dsp[r] + j;
+
+                CHECK(!me || gr[at] == 1000 * k + 10 * r + j,
+                      "kept igatherv %d from %d item %d: %d", k, r, j,
+                      gr[at]);
+                CHECK(ag[at] == 1000 * k + 10 * r + j,
+                      "kept iallgatherv %d from %d item %d: %d", k, r, j,
+                      ag[at]);
+                want = 100 * r + 10 * ((dsp[rank] + j) / 2) + j + k;
+                CHECK(ar[at] == want, "kept ialltoallv %d from %d item %d: "
+                      "%d, not %d", k, r, j, ar[at], want);
+                if (types[r] == MPI_INT) {
+                    CHECK(wr[at] == want, "kept ialltoallw %d from %d item "
+                          "%d: %d, not %d", k, r, j, wr[at], want);
+                }
+            }
+            if (types[r] == MPI_SHORT) {
+                /* c shorts: the first 2c bytes of the sender's block. */
+                int v0 = 100 * r + 10 * (dsp[rank] / 2) + k;
+                int block[2] = { v0, v0 + 1 }, got[2] = { -1, -1 };
+
+                memcpy(got, block, (size_t)c * sizeof(short));
+                CHECK(memcmp(&wr[dsp[r]], got, sizeof(got)) == 0,
+                      "kept ialltoallw %d of shorts from %d: %d %d", k, r,
+                      wr[dsp[r]], wr[dsp[r] + 1]);
+            }
+        }
+        for (j = 0; j < c; j++) {
+            CHECK(sx[j] == 500 * k + 10 * ((rank + (k >= 12)) % size) + j,
+                  "kept iscatterv %d item %d: %d", k, j, sx[j]);
+            want = size * (size - 1) / 2 + size * (rank * c + j + k);
+            CHECK(rsx[j] == want, "kept ireduce_scatter %d item %d: %d, "
+                  "not %d", k, j, rsx[j], want);
+        }
+        if (k % 5 == 4) {
+            OK(MPI_Iallgatherv(mine, c, MPI_INT, freed_ag, cnt, dsp, MPI_INT,
+                               dup, &req[0]));
+            OK(MPI_Request_free(&req[0]));
+        }
+    }
+    OK(MPI_Comm_free(&dup));
+    OK(MPI_Barrier(MPI_COMM_WORLD));
+    free(types);
+    free(cnt);
+    free(dsp);
+    free(bdsp);
+    free(gr);
+    free(ss);
+    free(ag);
+    free(as);
+    free(ar);
+    free(ws);
+    free(wr);
+    free(rs);
+}
+
+/*
+ * Calls that find no schedule kept for their arguments (here the v and w
+ * forms, whose counts change every round) build theirs in an object their
+ * communicator hands from one call to the next: each call must start clean whatever the last one left
  * there (other steps, other counts, a request freed while it ran), two in
  * flight must not share one, and a communicator freed while a freed
  * request still runs on it must end well.
@@ -537,6 +686,7 @@ int main(int argc, char **argv)
     test_kept();
     test_kept_all();
     test_kept_rest();
+    test_kept_v();
     test_reused();
     test_wildcard_p2p();
     return mpitest_finish();
