@@ -208,10 +208,15 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
                          sed 's/^/   | /' "$tmp/ompi.errors"; }
     expect_file "$tmp/ompi.errors" 1 'dpm_connect: name service errors ok'
     rm -f "$tmp/ompi.port"
-    timeout 120 $ompi -np 2 "$prog" accept "$tmp/ompi.port" 3 \
+    # Each of the two mpiruns started at once in a folder of its own: in
+    # one they race to create the same session folder, as above.
+    mkdir -p "$tmp/ompi-acc" "$tmp/ompi-con"
+    OMPI_MCA_orte_tmpdir_base=$tmp/ompi-acc \
+        timeout 120 $ompi -np 2 "$prog" accept "$tmp/ompi.port" 3 \
         >"$tmp/ompi.acc" 2>&1 &
     acc=$!
-    timeout 120 $ompi -np 2 "$prog" connect "$tmp/ompi.port" 3 \
+    OMPI_MCA_orte_tmpdir_base=$tmp/ompi-con \
+        timeout 120 $ompi -np 2 "$prog" connect "$tmp/ompi.port" 3 \
         >"$tmp/ompi.con" 2>&1
     crc=$?
     wait "$acc"
