@@ -485,45 +485,21 @@ static void coll_rooted_vec(MPI_Comm comm, const int *rcounts,
     }
 }
 
-int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
-                        MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
-                        const int *rcounts, const int *displs,
-                        MPI_Datatype rtype, int root, MPI_Comm comm,
-                        int mode, MPI_Info info, MPI_Request *request,
-                        const char *call)
+/* The checks of a gather, gatherv, scatter or scatterv (as
+ * gcm_mpi_coll_rooted; l: the root's layout), after the communicator's
+ * and the form's. */
+static int coll_rooted_check(int is_gather, const void *mbuf, int mcount,
+                             MPI_Datatype mtype, const coll_layout_t *l,
+                             int is_v, int root, MPI_Comm comm,
+                             const char *call)
 {
     const char *mname = is_gather ? "sendbuf" : "recvbuf";
     const char *rname = is_gather ? "recvbuf" : "sendbuf";
-    coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
-    coll_sched_t stack, *s;
-    coll_key_t key = { 0 };
-    coll_vec_t vec;
-    int which = is_gather ? (is_v ? COLL_KEPT_GATHERV : COLL_KEPT_GATHER) :
-                            (is_v ? COLL_KEPT_SCATTERV : COLL_KEPT_SCATTER);
-    int kept = (mode == COLL_NONBLOCKING), hit = 0;
-    int rc = gcm_mpi_coll_check_comm(comm, call), i, n, in_place = 0;
+    MPI_Datatype rtype = (MPI_Datatype)l->type;
+    int rc = gcm_mpi_coll_check_root(comm, call, root), i, n;
 
-    if (rc == MPI_SUCCESS && kept) {
-        key = coll_rooted_key(comm, mbuf, mcount, mtype, rbuf, rcount, rtype,
-                              root);
-        if (is_v != 0) {
-            coll_rooted_vec(comm, rcounts, displs, root, &vec);
-            key.vec = &vec;
-        }
-        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
-        if (rc != GCM_MPI_COLL_MISS) {
-            return rc;
-        }
-        rc = MPI_SUCCESS;
-    }
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_root(comm, call, root);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_no_inter_in_place(comm, call, mbuf, rbuf);
+        rc = gcm_mpi_coll_no_inter_in_place(comm, call, mbuf, l->buf);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -532,35 +508,76 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
     if (gcm_mpi_coll_am_root(comm, root)) {
         /* The root's layout of everyone's blocks. */
         if (is_v != 0) {
-            rc = gcm_mpi_coll_check_array(comm, call, rcounts, n, 1,
+            rc = gcm_mpi_coll_check_array(comm, call, l->counts, n, 1,
                                           is_gather ? "recvcounts"
                                                     : "sendcounts");
             if (rc == MPI_SUCCESS) {
-                rc = gcm_mpi_coll_check_array(comm, call, displs, n, 0,
+                rc = gcm_mpi_coll_check_array(comm, call, l->displs, n, 0,
                                               "displs");
             }
         } else {
-            rc = gcm_mpi_coll_check_count(comm, call, rcount, "count");
+            rc = gcm_mpi_coll_check_count(comm, call, l->count, "count");
         }
         if (rc == MPI_SUCCESS) {
             rc = gcm_mpi_coll_check_type(comm, call, rtype, "datatype");
         }
-        if (rc == MPI_SUCCESS && rbuf == MPI_IN_PLACE) {
+        if (rc == MPI_SUCCESS && l->buf == MPI_IN_PLACE) {
             rc = gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
                                "MPI_IN_PLACE is not allowed as %s", rname);
         }
         for (i = 0; rc == MPI_SUCCESS && i < n; i++) {
-            rc = gcm_mpi_coll_check_buf(
-                comm, call, rbuf, gcm_mpi_coll_cnt(&l, i), rtype, 0, rname);
+            rc = gcm_mpi_coll_check_buf(comm, call, l->buf,
+                                        gcm_mpi_coll_cnt(l, i), rtype, 0,
+                                        rname);
         }
-        in_place = (mbuf == MPI_IN_PLACE);
+        if (mbuf == MPI_IN_PLACE) {
+            return rc;
+        }
     }
     /* This process's own block: at every non-root of an
      * intracommunicator, at its root unless MPI_IN_PLACE, and at the
      * non-root group of an intercommunicator. */
-    if (rc == MPI_SUCCESS && in_place == 0 &&
+    if (rc == MPI_SUCCESS &&
         (gcm_mpi_coll_is_inter(comm) == 0 || coll_am_leaf(comm, root) != 0)) {
         rc = gcm_mpi_coll_check_side(comm, call, mbuf, mcount, mtype, 0, mname);
+    }
+    return rc;
+}
+
+int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
+                        MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
+                        const int *rcounts, const int *displs,
+                        MPI_Datatype rtype, int root, MPI_Comm comm,
+                        int mode, MPI_Info info, MPI_Request *request,
+                        const char *call)
+{
+    coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
+    coll_sched_t stack, *s;
+    coll_kept_t *k;
+    coll_key_t key;
+    coll_vec_t vec;
+    coll_got_t g;
+    int which = is_gather ? (is_v ? COLL_KEPT_GATHERV : COLL_KEPT_GATHER) :
+                            (is_v ? COLL_KEPT_SCATTERV : COLL_KEPT_SCATTER);
+    int rc = gcm_mpi_coll_check_comm(comm, call), check;
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = coll_rooted_key(comm, mbuf, mcount, mtype, rbuf, rcount, rtype,
+                          root);
+    if (is_v != 0) {
+        coll_rooted_vec(comm, rcounts, displs, root, &vec);
+        key.vec = &vec;
+    }
+    rc = gcm_mpi_coll_lookup(comm, which, mode, &key, request, &k, &check);
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
+    }
+    rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
+    if (rc == MPI_SUCCESS && check) {
+        rc = coll_rooted_check(is_gather, mbuf, mcount, mtype, &l, is_v, root,
+                               comm, call);
     }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call,
@@ -580,16 +597,22 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    s = kept ? gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc) :
-               gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
+    }
+    s = gcm_mpi_coll_get(mode, comm, which, &key, &stack, &g, call, &rc);
     if (s == NULL) {
         return rc;
     }
-    if (!hit) {
+    if (!g.hit) {
+        /* The root's own block in place: nothing of it to send or
+         * receive. */
         gcm_mpi_coll_build_rooted(s, is_gather, is_v, (void *)mbuf, mcount,
-                                  mtype, &l, root, in_place, comm);
+                                  mtype, &l, root,
+                                  gcm_mpi_coll_am_root(comm, root) &&
+                                  mbuf == MPI_IN_PLACE, comm);
     }
-    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+    return gcm_mpi_coll_end(mode, s, comm, &g, call, request);
 }
 
 /* Gather, scatter and their v forms, each in its three forms. */
