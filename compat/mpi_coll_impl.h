@@ -152,6 +152,11 @@ struct gcm_mpi_coll_cache {
      * communicator; given back, from any thread, only where none is: a
      * second Ibarrier while one is active takes a fresh object). */
     gcm_mpi_req_t *_Atomic pair_req;
+    /* That barrier's sends to the partner, blocking and nonblocking: their
+     * envelope and connection (gcm_lco_isend_kept; empty until the first,
+     * used by one call at a time as MPI orders a communicator's
+     * collectives). */
+    gcm_slots_send_keep_t pair_keep;
 };
 
 /* ---- the three forms of a call --------------------------------------------

@@ -20,7 +20,9 @@
  * partner (gcm_coll_barrier_is_exchange): the blocking one runs it here,
  * without a schedule, its executor or a kept schedule's lookup, under
  * the call's tag as a schedule's transfers would be (so it matches no
- * other traffic). Decided once per communicator, when its node structure
+ * other traffic). Nothing is allocated: the send keeps its envelope and
+ * connection in the communicator's cache (pair_keep), and a receive that
+ * must wait runs on this call's stack. Decided once per communicator, when its node structure
  * is known (it is, outside MPI_Init); intercommunicators and LCO
  * communicators (threads) take the general path.
  */
@@ -55,9 +57,13 @@ static inline int coll_barrier_is_pair(MPI_Comm comm)
 
 static int coll_barrier_pair(MPI_Comm comm, const char *call)
 {
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    struct gcm_request rec;     /* where the receive waits, if it must */
     int tag = gcm_mpi_coll_tag(comm);
     gcm_status_t err = gcm_lco_exchange_nr(comm->lco, NULL, 0, NULL, 0,
-                                           1 - comm->prank, tag);
+                                           1 - comm->prank, tag,
+                                           (c != NULL) ? &c->pair_keep :
+                                           NULL, &rec);
 
     if (gcm_likely(err == GCM_OK)) {
         return MPI_SUCCESS;
@@ -187,7 +193,9 @@ static int coll_ibarrier_pair(MPI_Comm comm, MPI_Request *request,
                              "cannot allocate a request");
     }
     err = gcm_lco_exchange_post(comm->lco, NULL, 0, NULL, 0, 1 - comm->prank,
-                                gcm_mpi_coll_tag(comm), &sreq, &rreq);
+                                gcm_mpi_coll_tag(comm),
+                                (c != NULL) ? &c->pair_keep : NULL, &sreq,
+                                &rreq);
     coll_pair_fail(req, err);
     req->buf    = sreq;
     req->native = rreq;
