@@ -143,20 +143,22 @@ struct gcm_mpi_coll_cache {
     /* Persistent collectives made on the communicator: the number picks
      * each one's tag (MPI orders their _init calls like collectives). */
     unsigned         pseq;
-    /* Is the blocking barrier one exchange of empty messages with the
-     * partner (mpi_coll_rooted.c, coll_barrier_is_pair)? 1 yes, -1 no,
-     * 0 not decided yet. */
-    int              barrier_pair;
+    /* How the blocking barrier runs (mpi_coll_rooted.c,
+     * coll_barrier_form): one exchange of empty messages with the
+     * partner (2 processes), linear without a schedule (3 or 4), or a
+     * schedule; 0 not decided yet. */
+    int              barrier_form;
     /* The request object of the last MPI_Ibarrier of two processes that
      * completed well, idle, for the next one (taken by a call on the
      * communicator; given back, from any thread, only where none is: a
      * second Ibarrier while one is active takes a fresh object). */
     gcm_mpi_req_t *_Atomic pair_req;
-    /* That barrier's sends to the partner, blocking and nonblocking: their
-     * envelope and connection (gcm_lco_isend_kept; empty until the first,
-     * used by one call at a time as MPI orders a communicator's
-     * collectives). */
-    gcm_slots_send_keep_t pair_keep;
+    /* The sends of those barriers without a schedule, blocking and
+     * nonblocking, to rank r (rank 0: r - 1) or, from the other ranks, to
+     * the partner or rank 0 ([0]): their envelope and connection
+     * (gcm_lco_isend_kept; empty until the first, used by one call at a
+     * time as MPI orders a communicator's collectives). */
+    gcm_slots_send_keep_t bar_keeps[GCM_LCO_FAN_MAX - 1];
 };
 
 /* ---- the three forms of a call --------------------------------------------

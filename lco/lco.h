@@ -129,6 +129,20 @@ gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
                                  int slot, int tag,
                                  gcm_slots_send_keep_t *keep,
                                  struct gcm_request *rec) GCM_INTERNAL;
+/* The most slots gcm_lco_fan_nr serves (a linear barrier over up to
+ * this many ranks). */
+#define GCM_LCO_FAN_MAX 4
+/* Rank 0's part of a linear barrier over nslots ranks (2 to
+ * GCM_LCO_FAN_MAX; arguments right by construction): receives an empty
+ * message under library tag tag from each of slots 1 .. nslots - 1, each
+ * that must wait in recs[slot - 1] (the caller's storage, its stack will
+ * do), then sends one to each, with keeps[slot - 1] (or keeps NULL), and
+ * waits for all. Nothing is allocated. The first failure is the result;
+ * after a failed arrival no release is sent. The other ranks' part is
+ * gcm_lco_exchange_nr with slot 0. */
+gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
+                            gcm_slots_send_keep_t *keeps,
+                            struct gcm_request *recs) GCM_INTERNAL;
 /* Its first half, for the nonblocking barrier: posts the send (with keep,
  * as above), then the receive, and returns at once; *sreq_p and *rreq_p
  * are the requests of what did not complete as it was posted (else

@@ -239,6 +239,48 @@ gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
     return status;
 }
 
+gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
+                            gcm_slots_send_keep_t *keeps,
+                            struct gcm_request *recs)
+{
+    static char dummy;
+    gcm_request_h req[GCM_LCO_FAN_MAX];
+    gcm_msg_status_t info;
+    gcm_status_t status = GCM_OK, wstatus;
+    int i, n = nslots - 1, posted = 0;
+
+    /* Every arrival first, each in its record when it must wait. */
+    for (i = 0; (status == GCM_OK) && (i < n); i++) {
+        req[i] = GCM_REQUEST_NULL;
+        status = gcm_lco_irecv_rec(lco, &dummy, 0, i + 1, tag, NULL, &info,
+                                   &recs[i], &req[i]);
+        posted = i + 1;
+    }
+    /* The records are the caller's: every one posted is waited for,
+     * whatever failed. */
+    for (i = 0; i < posted; i++) {
+        if (req[i] != GCM_REQUEST_NULL) {
+            wstatus = gcm_lco_req_wait(&req[i], NULL);
+            status = (status != GCM_OK) ? status : wstatus;
+        }
+    }
+    /* Then the releases, all posted before any is waited for. */
+    for (i = 0, posted = 0; (status == GCM_OK) && (i < n); i++) {
+        req[i] = GCM_REQUEST_NULL;
+        status = gcm_lco_exchange_send(lco, NULL, 0, i + 1, tag,
+                                       (keeps != NULL) ? &keeps[i] : NULL,
+                                       &req[i]);
+        posted = i + 1;
+    }
+    for (i = 0; i < posted; i++) {
+        if (req[i] != GCM_REQUEST_NULL) {
+            wstatus = gcm_lco_req_wait(&req[i], NULL);
+            status = (status != GCM_OK) ? status : wstatus;
+        }
+    }
+    return status;
+}
+
 /* The checks of a probe: tag (internal range) and receive slot. */
 static gcm_status_t gcm_lco_probe_check(const char *call, gcm_lco_h lco,
                                         int slot, int tag, int *flag_p)

@@ -7,8 +7,10 @@
  * and a schedule freed with one in flight waits for it. Its first send
  * steps keep their envelopes (GCM_COLL_INLINE_KEEPS) until it is built
  * again. The two-process exchange (gcm_lco_exchange_nr, the MPI layer's
- * barrier of two) receives in its caller's record and sends with its
- * caller's keep. Two LCOs of one process stand for two ranks.
+ * barrier of two and the other ranks' part of its linear barrier) and
+ * rank 0's part of that linear barrier (gcm_lco_fan_nr) receive in their
+ * caller's records and send with their caller's keeps. Two LCOs of one
+ * process stand for two ranks.
  */
 #include "config.h"
 
@@ -411,11 +413,66 @@ START_TEST(test_exchange_rec)
 }
 END_TEST
 
+/* Rank 0 of a linear barrier of two (gcm_lco_fan_nr), in a thread of its
+ * own, with the caller's keeps and records. */
+typedef struct {
+    gcm_slots_send_keep_t keeps[GCM_LCO_FAN_MAX - 1];
+    struct gcm_request    recs[GCM_LCO_FAN_MAX - 1];
+    gcm_status_t          status;
+} cr_fan_t;
+
+static void *cr_fan_run(void *arg)
+{
+    cr_fan_t *f = arg;
+
+    f->status = gcm_lco_fan_nr(cr_lco[0], 2, 100, f->keeps, f->recs);
+    return NULL;
+}
+
+/* Rank 0's arrival, when it must wait, waits in the caller's record and
+ * releases it; the release goes out with the caller's keep, filled for
+ * the port and slot and used again the next time. */
+START_TEST(test_fan_rec)
+{
+    gcm_request_h req;
+    cr_fan_t f;
+    pthread_t t;
+    double end;
+    int run, posted;
+
+    memset(&f, 0, sizeof(f));
+    for (run = 0; run < 2; run++) {
+        f.status = GCM_ERR_INVALID_PARAM;
+        ck_assert_int_eq(pthread_create(&t, NULL, cr_fan_run, &f), 0);
+        /* Rank 1 comes once rank 0 waits (generous time: a loaded
+         * machine), then takes the release. */
+        end = gcm_time_now() + 30.0;
+        while (!(posted = cr_posted_in(&f.recs[0])) &&
+               (gcm_time_now() < end)) {
+            sched_yield();
+        }
+        ck_assert_int_eq(gcm_lco_isend_x(cr_lco[1], NULL, 0, 0, 100, 0,
+                                         &req), GCM_OK);
+        ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+        ck_assert_int_eq(gcm_lco_irecv_x(cr_lco[1], NULL, 0, 0, 100, &req),
+                         GCM_OK);
+        ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        ck_assert_msg(posted, "run %d: the arrival did not wait in the "
+                      "caller's record", run);
+        ck_assert_int_eq(f.status, GCM_OK);
+        ck_assert_uint_eq(f.recs[0].magic, 0);
+        ck_assert_ptr_eq(f.keeps[0].port, cr_lco[0]->port);
+        ck_assert_int_eq(f.keeps[0].env.src_slot, 1);
+    }
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     const TTest *tests[] = {test_rec_receive, test_rec_waiting,
         test_rec_lco_freed, test_rec_freed_early, test_keep_rebuilt,
-        test_exchange_rec, NULL};
+        test_exchange_rec, test_fan_rec, NULL};
     struct gcm_check_case cases[] = {
         {"records", .tests = tests, .timeout = 60, .setup = setup,
             .teardown = teardown},
