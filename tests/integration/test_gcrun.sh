@@ -533,19 +533,28 @@ if [ "$ncores" -ge 2 ]; then
     for try in 1 2 3; do
         "$gcrun" -n 1 sleep 30 >/dev/null 2>&1 </dev/null &
         job=$!
+        # The first job's rank, once it runs sleep (bound, its environment
+        # saying so: what the second gcrun looks at).
         sleeper=
         for ((i = 0; i < 200; i++)); do
             sleeper=$(grep -l "^PPid:[[:space:]]*$job\$" \
                       /proc/[0-9]*/status 2>/dev/null | head -n 1 |
                       cut -d/ -f3)
-            [ -n "$sleeper" ] && break
+            [ -n "$sleeper" ] &&
+                [ "$(cat "/proc/$sleeper/comm" 2>/dev/null)" = sleep ] &&
+                break
+            sleeper=
             sleep 0.05
         done
         first=
         [ -n "$sleeper" ] && first=$(sed -n \
             's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$sleeper/status")
-        run -n 1 "$PROBE" --print-bind
+        # Counted before and after the second job: a job of a test beside
+        # this one may have been bound while gcrun chose, and have ended
+        # since (or started after it chose, then it says nothing either).
         others=$(count_bound_others "${sleeper:-0}")
+        run -n 1 "$PROBE" --print-bind
+        others=$((others + $(count_bound_others "${sleeper:-0}")))
         kill "$job" 2>/dev/null
         wait "$job" 2>/dev/null
         job=

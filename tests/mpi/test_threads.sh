@@ -15,9 +15,13 @@ done
 
 err=$(mktemp)
 trap 'rm -f "$err"' EXIT
+# Process 0 names the bad argument; the others learn of it from process 0
+# and may end the job first: the grace before gcrun ends the rest is long
+# enough for process 0 to say its message however loaded the machine (it
+# ends itself at once after saying it, so the job does not wait for it).
 for np in 1 3; do
-    timeout 60 "$gcrun" -n "$np" "$top_builddir/tests/mpi/threads_err" \
-        fatal >/dev/null 2>"$err"
+    GENCOMM_KILL_GRACE_MS=10000 timeout 60 "$gcrun" -n "$np" \
+        "$top_builddir/tests/mpi/threads_err" fatal >/dev/null 2>"$err"
     rc=$?
     if [ $rc -eq 0 ] || [ $rc -eq 124 ]; then
         echo "FAIL: fatal nthreads -1 with $np processes: gcrun exit $rc"
