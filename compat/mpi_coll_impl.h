@@ -17,7 +17,8 @@
  * reduce, allreduce, allgather, alltoall, gather, scatter, scan, exscan,
  * reduce_scatter_block and the v and w forms gatherv, scatterv,
  * allgatherv, alltoallv, alltoallw and reduce_scatter, blocking and
- * nonblocking (mpi_coll_run.c, "schedules kept between calls"),
+ * nonblocking, and of its last nonblocking neighbour collectives
+ * (mpi_coll_run.c, "schedules kept between calls"),
  * in comm->coll_cache, freed with the communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
@@ -61,6 +62,13 @@ enum {
     COLL_KEPT_ALLTOALLV,
     COLL_KEPT_ALLTOALLW,
     COLL_KEPT_REDUCE_SCATTER,
+    /* The neighbour collectives, nonblocking only (mpi_topo_nbr.c); the
+     * keys of the v and w forms hold their arrays. */
+    COLL_KEPT_NBR_ALLGATHER,
+    COLL_KEPT_NBR_ALLGATHERV,
+    COLL_KEPT_NBR_ALLTOALL,
+    COLL_KEPT_NBR_ALLTOALLV,
+    COLL_KEPT_NBR_ALLTOALLW,
     COLL_KEPT_N
 };
 
@@ -95,6 +103,11 @@ coll_vec_t *gcm_mpi_coll_vec_copy(const coll_vec_t *v) GCM_INTERNAL;
  * the test that settles the keys without arrays. */
 int gcm_mpi_coll_vec_same(const coll_vec_t *a, const coll_vec_t *b)
     GCM_INTERNAL;
+
+/* Are all the datatypes of a w call's arrays (v: counts, displacements
+ * and datatypes of each side in turn, the datatypes every third)
+ * predefined? */
+int gcm_mpi_coll_vec_predefined(const coll_vec_t *v) GCM_INTERNAL;
 
 static inline int gcm_mpi_coll_vec_eq(const coll_vec_t *a,
                                       const coll_vec_t *b)
@@ -140,15 +153,22 @@ struct gcm_mpi_coll_cache {
     /* Persistent collectives made on the communicator: the number picks
      * each one's tag (MPI orders their _init calls like collectives). */
     unsigned         pseq;
-    /* Is the blocking barrier one exchange of empty messages with the
-     * partner (mpi_coll_rooted.c, coll_barrier_is_pair)? 1 yes, -1 no,
-     * 0 not decided yet. */
-    int              barrier_pair;
+    /* How the blocking barrier runs (mpi_coll_rooted.c,
+     * coll_barrier_form): one exchange of empty messages with the
+     * partner (2 processes), linear without a schedule (3 or 4), or a
+     * schedule; 0 not decided yet. */
+    int              barrier_form;
     /* The request object of the last MPI_Ibarrier of two processes that
      * completed well, idle, for the next one (taken by a call on the
      * communicator; given back, from any thread, only where none is: a
      * second Ibarrier while one is active takes a fresh object). */
     gcm_mpi_req_t *_Atomic pair_req;
+    /* The sends of those barriers without a schedule, blocking and
+     * nonblocking, to rank r (rank 0: r - 1) or, from the other ranks, to
+     * the partner or rank 0 ([0]): their envelope and connection
+     * (gcm_lco_isend_kept; empty until the first, used by one call at a
+     * time as MPI orders a communicator's collectives). */
+    gcm_slots_send_keep_t bar_keeps[GCM_LCO_FAN_MAX - 1];
 };
 
 /* ---- the three forms of a call --------------------------------------------

@@ -17,48 +17,78 @@
 
 /*
  * A barrier of two processes is one exchange of empty messages with the
- * partner (gcm_coll_barrier_is_exchange): the blocking one runs it here,
- * without a schedule, its executor or a kept schedule's lookup, under
- * the call's tag as a schedule's transfers would be (so it matches no
- * other traffic). Decided once per communicator, when its node structure
- * is known (it is, outside MPI_Init); intercommunicators and LCO
- * communicators (threads) take the general path.
+ * partner (gcm_coll_barrier_is_exchange), and a linear one over 3 or 4
+ * (gcm_coll_barrier_is_linear) is one such exchange with rank 0 at the
+ * other ranks and, at rank 0, the arrivals then the releases
+ * (gcm_lco_fan_nr): the blocking one runs them here, without a schedule,
+ * its executor or a kept schedule's lookup, under the call's tag as a
+ * schedule's transfers would be (so they match no other traffic).
+ * Nothing is allocated: the sends keep their envelopes and connections in
+ * the communicator's cache (bar_keeps), and a receive that must wait runs
+ * in a record on this call's stack. Decided once per communicator, when
+ * its node structure is known (it is, outside MPI_Init);
+ * intercommunicators and LCO communicators (threads) take the general
+ * path.
  */
+enum {
+    COLL_BARRIER_SCHED = -1,    /* a schedule */
+    COLL_BARRIER_PAIR  = 1,     /* one exchange with the partner */
+    COLL_BARRIER_FAN   = 2      /* linear, without a schedule */
+};
+
 static int coll_barrier_decide(MPI_Comm comm)
 {
     struct gcm_mpi_coll_cache *c;
     const gcm_coll_hier_t *h = NULL;
-    int pair = -1;
+    int n = comm->psize, form = COLL_BARRIER_SCHED;
 
-    if (comm->kind == GCM_MPI_COMM_INTRA && comm->psize == 2) {
+    if (comm->kind == GCM_MPI_COMM_INTRA && n >= 2 && n <= GCM_LCO_FAN_MAX) {
         h = gcm_mpi_coll_hier_of(comm);
-        pair = gcm_coll_barrier_is_exchange(2, h) ? 1 : -1;
+        if ((n == 2) ? gcm_coll_barrier_is_exchange(2, h) :
+            gcm_coll_barrier_is_linear(n, h)) {
+            form = (n == 2) ? COLL_BARRIER_PAIR : COLL_BARRIER_FAN;
+        }
         if (h == NULL && gcm_coll_hier_enabled()) {
-            return pair > 0;
+            return form;
         }
     }
     if ((c = gcm_mpi_coll_cache_of(comm)) != NULL) {
-        c->barrier_pair = pair;
+        c->barrier_form = form;
     }
-    return pair > 0;
+    return form;
 }
 
-static inline int coll_barrier_is_pair(MPI_Comm comm)
+static inline int coll_barrier_form(MPI_Comm comm)
 {
     const struct gcm_mpi_coll_cache *c = comm->coll_cache;
 
-    if (gcm_likely(c != NULL && c->barrier_pair != 0)) {
-        return c->barrier_pair > 0;
+    if (gcm_likely(c != NULL && c->barrier_form != 0)) {
+        return c->barrier_form;
     }
     return coll_barrier_decide(comm);
 }
 
-static int coll_barrier_pair(MPI_Comm comm, const char *call)
+static inline int coll_barrier_is_pair(MPI_Comm comm)
 {
-    int tag = gcm_mpi_coll_tag(comm);
-    gcm_status_t err = gcm_lco_exchange_nr(comm->lco, NULL, 0, NULL, 0,
-                                           1 - comm->prank, tag);
+    return coll_barrier_form(comm) == COLL_BARRIER_PAIR;
+}
 
+static int coll_barrier_direct(MPI_Comm comm, int form, const char *call)
+{
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    gcm_slots_send_keep_t *keeps = (c != NULL) ? c->bar_keeps : NULL;
+    /* Where the receives wait, if they must. */
+    struct gcm_request recs[GCM_LCO_FAN_MAX - 1];
+    int tag = gcm_mpi_coll_tag(comm);
+    gcm_status_t err;
+
+    if (form == COLL_BARRIER_FAN && comm->prank == 0) {
+        err = gcm_lco_fan_nr(comm->lco, comm->psize, tag, keeps, recs);
+    } else {
+        err = gcm_lco_exchange_nr(comm->lco, NULL, 0, NULL, 0,
+                                  (form == COLL_BARRIER_PAIR) ?
+                                  1 - comm->prank : 0, tag, keeps, recs);
+    }
     if (gcm_likely(err == GCM_OK)) {
         return MPI_SUCCESS;
     }
@@ -187,7 +217,9 @@ static int coll_ibarrier_pair(MPI_Comm comm, MPI_Request *request,
                              "cannot allocate a request");
     }
     err = gcm_lco_exchange_post(comm->lco, NULL, 0, NULL, 0, 1 - comm->prank,
-                                gcm_mpi_coll_tag(comm), &sreq, &rreq);
+                                gcm_mpi_coll_tag(comm),
+                                (c != NULL) ? &c->bar_keeps[0] : NULL,
+                                &sreq, &rreq);
     coll_pair_fail(req, err);
     req->buf    = sreq;
     req->native = rreq;
@@ -203,7 +235,7 @@ int PMPI_Barrier(MPI_Comm comm)
     coll_kept_t *k;
     coll_key_t key;
     unsigned seq0;
-    int hit;
+    int hit, form;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
     if (rc == MPI_SUCCESS) {
@@ -212,8 +244,8 @@ int PMPI_Barrier(MPI_Comm comm)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (coll_barrier_is_pair(comm)) {
-        return coll_barrier_pair(comm, call);
+    if ((form = coll_barrier_form(comm)) > 0) {
+        return coll_barrier_direct(comm, form, call);
     }
     key  = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
                             0);

@@ -110,28 +110,14 @@ static gcm_handle_pool_t gcm_mpi_req_spare =
 #define GCM_MPI_REQ_CLEAR offsetof(struct gcm_mpi_request, nstore)
 static volatile size_t gcm_mpi_req_size = GCM_MPI_REQ_CLEAR;
 
-/* Clears what a new request needs cleared with 16-byte stores in place:
- * memset with this constant size became `rep stos` (a slow start, and an
- * instruction per word), with the size unseen a call of memset (twice
- * the work of the stores, half of gcm_mpi_req_alloc). */
-typedef uint64_t gcm_mpi_req_words_t
-    __attribute__((vector_size(16), aligned(8), may_alias));
+/* Clears what a new request needs cleared with 16-byte stores in place
+ * (gcm_zero_head): half of gcm_mpi_req_alloc was a call of memset. */
 _Static_assert((GCM_MPI_REQ_CLEAR % 8) == 0,
                "the clear of a request is a whole number of words");
 
 static inline void gcm_mpi_req_clear(gcm_mpi_req_t *req)
 {
-    const gcm_mpi_req_words_t zero = {0, 0};
-    char *p = (char *)req;
-    size_t off;
-
-#pragma GCC unroll 16
-    for (off = 0; off + 16 <= GCM_MPI_REQ_CLEAR; off += 16) {
-        *(gcm_mpi_req_words_t *)(p + off) = zero;
-    }
-    if ((GCM_MPI_REQ_CLEAR % 16) != 0) {
-        *(uint64_t *)(void *)(p + GCM_MPI_REQ_CLEAR - 8) = 0;
-    }
+    gcm_zero_head(req, GCM_MPI_REQ_CLEAR);
 }
 
 static void gcm_mpi_req_cache_drain(void *key_value)

@@ -376,38 +376,40 @@ int gcm_slots_am_msg(gcm_thr_endpoint_t *endpoint, const void *header,
     return gcm_slots_msg_in(endpoint, conn, &env, &payload);
 }
 
-int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
-                     const gcm_slots_env_t *envp, gcm_payload_t *payload)
+/* gcm_slots_msg_in on env, the caller's own copy of the envelope: its
+ * sender is set from conn here. */
+static inline __attribute__((always_inline)) int
+gcm_slots_msg_take(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                   gcm_slots_env_t *env, gcm_payload_t *payload)
 {
-    gcm_slots_env_t env = *envp;
     gcm_slots_umsg_t *umsg;
     int kept = 0;
 
     /* From here on the sender is the connection's process: answers go
      * there, and the receive-slot checks use it. */
-    env.src_proc = (uint32_t)conn->proc;
-    env.src_ep   = (uint16_t)conn->rep;
-    env.flags   &= (uint16_t)~GCM_ENV_FLAG_OTHER;
+    env->src_proc = (uint32_t)conn->proc;
+    env->src_ep   = (uint16_t)conn->rep;
+    env->flags   &= (uint16_t)~GCM_ENV_FLAG_OTHER;
 
     if (conn->failed != GCM_OK) {
         /* Messages were lost on this connection: nothing after them can
          * be delivered in order. */
         return 0;
     }
-    if (env.seq != conn->rx_seq) {
+    if (env->seq != conn->rx_seq) {
         /* Ahead of its turn: keep it until the ones before it arrive,
          * within bounds (a sequence number that never comes due must not
          * take memory without end). */
-        if ((env.seq < conn->rx_seq) ||
+        if ((env->seq < conn->rx_seq) ||
             (conn->nparked >= GCM_SLOTS_PARKED_MAX) ||
-            gcm_slots_parked_has(conn, env.seq)) {
-            gcm_slots_out_of_sequence(endpoint, conn, &env, payload);
+            gcm_slots_parked_has(conn, env->seq)) {
+            gcm_slots_out_of_sequence(endpoint, conn, env, payload);
             return 0;
         }
-        umsg = gcm_slots_umsg_new(&env, payload, &kept);
+        umsg = gcm_slots_umsg_new(env, payload, &kept);
         if (umsg == NULL) {
             gcm_error("out of memory parking a message from proc %u",
-                      env.src_proc);
+                      env->src_proc);
             gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
             gcm_slots_conn_lost(endpoint, conn, GCM_ERR_NO_MEMORY);
             return 0;
@@ -416,7 +418,7 @@ int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
         return kept;
     }
 
-    kept = gcm_slots_accept(endpoint, &env, payload);
+    kept = gcm_slots_accept(endpoint, env, payload);
     if (kept == GCM_ACCEPT_LOST) {
         gcm_slots_conn_lost(endpoint, conn, GCM_ERR_NO_MEMORY);
         return 0;
@@ -441,6 +443,20 @@ int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
         free(umsg);
     }
     return kept == GCM_ACCEPT_KEPT;
+}
+
+int gcm_slots_msg_in(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                     const gcm_slots_env_t *envp, gcm_payload_t *payload)
+{
+    gcm_slots_env_t env = *envp;
+
+    return gcm_slots_msg_take(endpoint, conn, &env, payload);
+}
+
+int gcm_slots_msg_in_own(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                         gcm_slots_env_t *env, gcm_payload_t *payload)
+{
+    return gcm_slots_msg_take(endpoint, conn, env, payload);
 }
 
 gcm_status_t gcm_slots_irecv(gcm_port_t *port, void *buf, size_t len,

@@ -128,63 +128,6 @@ gcm_status_t gcm_slots_shm_note_decode(const void *buf, size_t len,
     return GCM_ERR_INVALID_PARAM;
 }
 
-/* Copies field of the cell out (once: see below). */
-#define GCM_SHM_FIELD(dst, cell, field) \
-    memcpy((dst), (const char *)(cell) + \
-           offsetof(gcm_slots_shm_cell_t, field), \
-           sizeof(((gcm_slots_shm_cell_t *)0)->field))
-
-gcm_status_t gcm_slots_shm_cell_decode(const void *cell, size_t len,
-                                       gcm_slots_shm_cell_msg_t *msg_p)
-{
-    uint32_t kind, n;
-
-    if ((cell == NULL) || (len < GCM_SLOTS_SHM_CELL_HDR)) {
-        return GCM_ERR_INVALID_PARAM;
-    }
-    /* The producer may write the cell while we read it: each field is
-     * copied out once, and only the fields of its kind (a small message
-     * costs the kind, its length and the envelope, not a copy of the
-     * whole header and of every kind's fields). */
-    GCM_SHM_FIELD(&kind, cell, kind);
-    switch (kind) {
-    case GCM_SLOTS_SHM_EAGER:
-        GCM_SHM_FIELD(&n, cell, len);
-        GCM_SHM_FIELD(&msg_p->env, cell, env);
-        msg_p->data_off = GCM_SLOTS_SHM_CELL_HDR;
-        msg_p->len      = n;
-        if (msg_p->len > len - GCM_SLOTS_SHM_CELL_HDR) {
-            msg_p->len = len - GCM_SLOTS_SHM_CELL_HDR;
-        }
-        if (msg_p->len > GCM_SLOTS_SHM_CELL_DATA) {
-            msg_p->len = GCM_SLOTS_SHM_CELL_DATA;
-        }
-        break;
-    case GCM_SLOTS_SHM_CMA:
-        GCM_SHM_FIELD(&msg_p->env, cell, env);
-        GCM_SHM_FIELD(&msg_p->addr, cell, addr);
-        break;
-    case GCM_SLOTS_SHM_CTRL:
-        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg_p->ctrl)) {
-            return GCM_ERR_INVALID_PARAM;
-        }
-        memcpy(&msg_p->ctrl, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
-               sizeof(msg_p->ctrl));
-        break;
-    case GCM_SLOTS_SHM_COOP:
-        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg_p->coop)) {
-            return GCM_ERR_INVALID_PARAM;
-        }
-        memcpy(&msg_p->coop, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
-               sizeof(msg_p->coop));
-        break;
-    default:
-        return GCM_ERR_INVALID_PARAM;
-    }
-    msg_p->kind = kind;
-    return GCM_OK;
-}
-
 gcm_status_t gcm_slots_shm_seg_check(const void *hdr, size_t hdr_len,
                                      uint64_t mapped_len, uint64_t magic,
                                      uint32_t *nrings_p)

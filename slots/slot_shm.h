@@ -163,14 +163,70 @@ typedef struct gcm_slots_shm_cell_msg {
     gcm_slots_shm_coop_t coop; /* COOP */
 } gcm_slots_shm_cell_msg_t;
 
+/* Copies field of the cell out (once: see below). */
+#define GCM_SHM_FIELD(dst, cell, field) \
+    memcpy((dst), (const char *)(cell) + \
+           offsetof(gcm_slots_shm_cell_t, field), \
+           sizeof(((gcm_slots_shm_cell_t *)0)->field))
+
 /* Decodes the cell at cell (len bytes mapped there: a whole cell) into
  * *msg_p. GCM_ERR_INVALID_PARAM for an unknown kind or a cell shorter
  * than its header, and *msg_p is left as it was. Only kind and the fields
  * of that kind are written. The sender's identity in the envelope is not
- * believed: the caller sets it from the ring the cell came through. */
-gcm_status_t gcm_slots_shm_cell_decode(const void *cell, size_t len,
-                                       gcm_slots_shm_cell_msg_t *msg_p)
-    GCM_INTERNAL;
+ * believed: the caller sets it from the ring the cell came through.
+ * Inline: the ring's drain decodes every message with len a constant. */
+static inline gcm_status_t
+gcm_slots_shm_cell_decode(const void *cell, size_t len,
+                          gcm_slots_shm_cell_msg_t *msg_p)
+{
+    uint32_t kind, n;
+
+    if ((cell == NULL) || (len < GCM_SLOTS_SHM_CELL_HDR)) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    /* The producer may write the cell while we read it: each field is
+     * copied out once, and only the fields of its kind (a small message
+     * costs the kind, its length and the envelope, not a copy of the
+     * whole header and of every kind's fields). */
+    GCM_SHM_FIELD(&kind, cell, kind);
+    switch (kind) {
+    case GCM_SLOTS_SHM_EAGER:
+        GCM_SHM_FIELD(&n, cell, len);
+        GCM_SHM_FIELD(&msg_p->env, cell, env);
+        msg_p->data_off = GCM_SLOTS_SHM_CELL_HDR;
+        msg_p->len      = n;
+        if (msg_p->len > len - GCM_SLOTS_SHM_CELL_HDR) {
+            msg_p->len = len - GCM_SLOTS_SHM_CELL_HDR;
+        }
+        if (msg_p->len > GCM_SLOTS_SHM_CELL_DATA) {
+            msg_p->len = GCM_SLOTS_SHM_CELL_DATA;
+        }
+        break;
+    case GCM_SLOTS_SHM_CMA:
+        GCM_SHM_FIELD(&msg_p->env, cell, env);
+        GCM_SHM_FIELD(&msg_p->addr, cell, addr);
+        break;
+    case GCM_SLOTS_SHM_CTRL:
+        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg_p->ctrl)) {
+            return GCM_ERR_INVALID_PARAM;
+        }
+        memcpy(&msg_p->ctrl, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
+               sizeof(msg_p->ctrl));
+        break;
+    case GCM_SLOTS_SHM_COOP:
+        if (len < GCM_SLOTS_SHM_CELL_HDR + sizeof(msg_p->coop)) {
+            return GCM_ERR_INVALID_PARAM;
+        }
+        memcpy(&msg_p->coop, (const char *)cell + GCM_SLOTS_SHM_CELL_HDR,
+               sizeof(msg_p->coop));
+        break;
+    default:
+        return GCM_ERR_INVALID_PARAM;
+    }
+    msg_p->kind = kind;
+    return GCM_OK;
+}
+
 
 /* Checks the header of a peer's segment (the first hdr_len bytes of it,
  * copied), mapped_len bytes long, published with magic: GCM_OK and its

@@ -282,8 +282,6 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
         gcm_slots_shm_coop_help(endpoint, conn, rx, &msg.coop);
         return;
     }
-    msg.env.src_proc = (uint32_t)rx->proc;
-    msg.env.src_ep   = (uint16_t)rx->ep;
     memset(&payload, 0, sizeof(payload));
     if (msg.kind == GCM_SLOTS_SHM_EAGER) {
         payload.kind = GCM_PAYLOAD_TRANSIENT;
@@ -298,7 +296,9 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
         payload.ep     = (uint16_t)rx->ep;
         payload.cookie = msg.env.sreq;
     }
-    (void)gcm_slots_msg_in(endpoint, conn, &msg.env, &payload);
+    /* msg.env is ours already: no second copy. The sender in it is set
+     * from conn, the ring's owner. */
+    (void)gcm_slots_msg_in_own(endpoint, conn, &msg.env, &payload);
 }
 
 /* Handles what waits in the active ring at index i (its next cell is
