@@ -351,6 +351,23 @@ static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint,
         return;
     }
     sep->last_check = now;
+    /* Processes that send to us: receives bound to them must fail too,
+     * once what the process wrote before it went has been handled. */
+    for (i = 0; i < sep->nactive; i++) {
+        gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
+        gcm_thr_conn_t *conn;
+        if ((rx->pid <= 0) || (kill((pid_t)rx->pid, 0) == 0) ||
+            (errno != ESRCH)) {
+            continue;
+        }
+        (void)gcm_shm_drain(endpoint, sep, i);
+        conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
+        rx->pid = 0;
+        if ((conn != NULL) && (conn->failed == GCM_OK)) {
+            gcm_debug("shm: proc %d is gone", rx->proc);
+            gcm_thr_peer_failed(endpoint, rx->proc, GCM_ERR_PEER_FAILED);
+        }
+    }
     gcm_list_for_each_safe(pos, tmp, &sep->txs) {
         gcm_shm_tx_t *tx = gcm_container_of(pos, gcm_shm_tx_t, elem);
         if (tx->dead) {
@@ -366,21 +383,6 @@ static void gcm_shm_check_peers(gcm_thr_endpoint_t *endpoint,
                       "connection to it fails", tx->proc, tx->rep);
             tx->dead = 1;
             gcm_thr_peer_failed(endpoint, tx->proc, GCM_ERR_TRANSPORT);
-        }
-    }
-    /* Processes that send to us: receives bound to them must fail too. */
-    for (i = 0; i < sep->nactive; i++) {
-        gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
-        gcm_thr_conn_t *conn;
-        if ((rx->pid <= 0) || (kill((pid_t)rx->pid, 0) == 0) ||
-            (errno != ESRCH)) {
-            continue;
-        }
-        conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
-        rx->pid = 0;
-        if ((conn != NULL) && (conn->failed == GCM_OK)) {
-            gcm_debug("shm: proc %d is gone", rx->proc);
-            gcm_thr_peer_failed(endpoint, rx->proc, GCM_ERR_PEER_FAILED);
         }
     }
 }

@@ -51,16 +51,19 @@ static unsigned gcm_thr_progress_unlock(gcm_thr_endpoint_t *endpoint)
 
     /* Each is a load and a test when there is nothing to do (an empty
      * poll): no call then. */
-    if (gcm_unlikely(atomic_load_explicit(&gcm_thr.died_gen,
-                                          memory_order_relaxed) !=
-                     endpoint->died_seen)) {
-        gcm_thr_apply_deaths(endpoint);
-    }
     if (gcm_unlikely(endpoint->nflushing != 0)) {
         gcm_thr_conns_probe(endpoint);
     }
     if (gcm_thr.upcalls.progress != NULL) {
         n += gcm_thr.upcalls.progress(endpoint);
+    }
+    /* Deaths last: what a process wrote to the shared-memory rings
+     * before it died (the launcher tells of a death once it is over) has
+     * reached its receives above, before what still waits for it fails. */
+    if (gcm_unlikely(atomic_load_explicit(&gcm_thr.died_gen,
+                                          memory_order_relaxed) !=
+                     endpoint->died_seen)) {
+        gcm_thr_apply_deaths(endpoint);
     }
     gcm_thr_unlock(endpoint);
     if (gcm_thr.upcalls.after_progress != NULL) {

@@ -19,7 +19,8 @@
  * record, coll/coll_sched.c), run 3 times before (kept: its send reuses
  * its envelope and connection). Rank 0's collective must fail
  * (errors return), not hang: it prints "coll_pair: peer died: class N"
- * and exits 1 (test_coll_pair.sh).
+ * and exits 1 (test_coll_pair.sh). "die sent": a message rank 1 sent
+ * just before it died still reaches rank 0 (die_sent).
  */
 #include <mpi.h>
 
@@ -30,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define NTHREADS 2
 #define NLOOPS   2000
@@ -286,6 +288,52 @@ static void test_comm(MPI_Comm comm)
     test_nb_kept(comm);
 }
 
+/* "sent": rank 0 waits, asleep, in a receive from rank 1; rank 1 stops
+ * rank 0, sends the message and dies, and a process of its own lets rank 0
+ * go on 1.5 s later, when the launcher's word of the death waits for it
+ * too: rank 0 wakes to both at once. The message sent before the death
+ * must complete the receive; the barrier after it must fail. */
+static int die_sent(void)
+{
+    char buf[8] = "message";
+    MPI_Request req;
+    long pid0 = (long)getpid();
+    int rc, cls = -1;
+
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    OK(MPI_Bcast(&pid0, 1, MPI_LONG, 0, MPI_COMM_WORLD));
+    if (rank == 1) {
+        pause_ms(300);    /* rank 0 is asleep in its wait by then */
+        if (kill((pid_t)pid0, SIGSTOP) != 0) {
+            printf("FAIL: coll_pair: cannot stop rank 0\n");
+        } else if (fork() == 0) {
+            pause_ms(1500);
+            kill((pid_t)pid0, SIGCONT);
+            _exit(0);
+        }
+        OK(MPI_Send(buf, 8, MPI_BYTE, 0, 7, MPI_COMM_WORLD));
+        fflush(stdout);
+        raise(SIGKILL);
+    }
+    memset(buf, 0, sizeof(buf));
+    OK(MPI_Irecv(buf, 8, MPI_BYTE, 1, 7, MPI_COMM_WORLD, &req));
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if ((rc != MPI_SUCCESS) || (memcmp(buf, "message", 8) != 0)) {
+        MPI_Error_class(rc, &cls);
+        printf("FAIL: coll_pair: the message sent before the death was "
+               "lost (class %d)\n", cls);
+    }
+    rc = MPI_Barrier(MPI_COMM_WORLD);
+    if (rc == MPI_SUCCESS) {
+        printf("FAIL: coll_pair: barrier with a dead peer succeeded\n");
+    } else {
+        MPI_Error_class(rc, &cls);
+        printf("coll_pair: peer died: class %d\n", cls);
+    }
+    fflush(stdout);
+    exit(1);
+}
+
 /* how: "nb" (MPI_Ibarrier and its wait), "ag" or "a2a" (an 8-byte
  * MPI_Allgather or MPI_Alltoall: a schedule whose receive waits in its
  * step's record, coll/coll_sched.c), else the barrier. */
@@ -295,6 +343,9 @@ static int die(int dead_first, const char *how)
     MPI_Request req;
     int rc, cls = -1;
 
+    if (strcmp(how, "sent") == 0) {
+        return die_sent();
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     for (rc = 0; rc < 3; rc++) {
         /* Run before, the schedule is kept, its send keeping its

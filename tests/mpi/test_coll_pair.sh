@@ -8,8 +8,10 @@
 # through UCX), and one dead before it enters: the barrier fails, it does
 # not hang; the same for a 2-process allgather and alltoall (schedules
 # whose receive waits in its step's record, kept from 3 calls before:
-# "dead" sends on the kept connection to the failed partner). Exit 0
-# pass, 1 fail, 77 skip.
+# "dead" sends on the kept connection to the failed partner); and a
+# message sent just before the death, which must still be received even
+# when rank 0 wakes to it and to the launcher's word of the death at once
+# ("die sent"). Exit 0 pass, 1 fail, 77 skip.
 set -u
 
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -54,7 +56,7 @@ fi
 # SIGKILL, whichever gcrun reaps first.
 export GENCOMM_KILL_GRACE_MS=5000
 for how in die dead "die shm=0" "die nb" "dead nb" "die nb shm=0" \
-    "die ag" "dead ag" "die a2a" "dead a2a" "die ag shm=0"; do
+    "die ag" "dead ag" "die a2a" "dead a2a" "die ag shm=0" "die sent"; do
     case $how in
         *shm=0) launch_for 60 2 env GENCOMM_SHM=0 "$prog" ${how% shm=0} ;;
         *) launch_for 60 2 "$prog" $how ;;
