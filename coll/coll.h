@@ -165,6 +165,10 @@ typedef struct gcm_coll_sched {
                                 * schedule run again for a later call,
                                 * whose transfers share one tag); -1:
                                 * each step's own */
+    int              tag0;     /* >= 0: a schedule run again for later
+                                * calls whose transfers are under two
+                                * tags (tag -1): the first of them (see
+                                * gcm_coll_sched_retag); else -1 */
     gcm_coll_step_t  inline_steps[GCM_COLL_INLINE_STEPS];
     union {
         max_align_t   align;
@@ -183,6 +187,11 @@ void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)
  * still runs to its end so that no peer is left waiting on a step
  * skipped here. */
 int gcm_coll_sched_advance(gcm_coll_sched_t *s, int block) GCM_INTERNAL;
+/* Moves the transfers of s, under two tags (s->tag0 and another), to
+ * the two of a later call: those under s->tag0 to t0, the others to t1;
+ * t0 is then s->tag0. For a schedule run again whose transfers must stay
+ * apart (the two directions of a neighbour collective). */
+void gcm_coll_sched_retag(gcm_coll_sched_t *s, int t0, int t1) GCM_INTERNAL;
 /* Waits for what is still in flight, frees temporaries and steps. */
 void gcm_coll_sched_free(gcm_coll_sched_t *s) GCM_INTERNAL;
 

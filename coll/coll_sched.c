@@ -36,6 +36,7 @@ void gcm_coll_sched_init(gcm_coll_sched_t *s, const gcm_coll_type_ops_t *ops)
     s->nomem = 0;
     s->err = GCM_OK;
     s->tag = -1;
+    s->tag0 = -1;
     s->nrecs = 0;
     s->nkeeps = 0;
 }
@@ -771,6 +772,20 @@ int gcm_coll_sched_advance(gcm_coll_sched_t *s, int block)
     s->next = s->nsteps;
     s->pending = s->nsteps;
     return 1;
+}
+
+void gcm_coll_sched_retag(gcm_coll_sched_t *s, int t0, int t1)
+{
+    int i;
+
+    for (i = 0; i < s->nsteps; i++) {
+        gcm_coll_step_t *st = &s->steps[i];
+
+        if (st->kind == GCM_COLL_SEND || st->kind == GCM_COLL_RECV) {
+            st->tag = (st->tag == s->tag0) ? t0 : t1;
+        }
+    }
+    s->tag0 = t0;
 }
 
 void gcm_coll_sched_free(gcm_coll_sched_t *s)

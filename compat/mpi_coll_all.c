@@ -350,25 +350,6 @@ static void coll_a2a_vec(const coll_a2a_side_t *d, int n, int is_w,
     }
 }
 
-/* Are all the datatypes of an alltoallw's arrays (v: its checked
- * arrays from coll_a2a_vec, the types every third) predefined? */
-static int coll_a2a_predefined(const coll_vec_t *v)
-{
-    int i;
-    size_t j;
-
-    for (i = 2; i < v->n; i += 3) {
-        const MPI_Datatype *t = v->a[i];
-
-        for (j = 0; j < v->len[i] / sizeof(MPI_Datatype); j++) {
-            if (!gcm_mpi_type_is_predefined(t[j])) {
-                return 0;
-            }
-        }
-    }
-    return 1;
-}
-
 static int coll_alltoall_any(const coll_a2a_side_t *sd,
                              const coll_a2a_side_t *rd, int is_v, int is_w,
                              MPI_Comm comm, int mode, MPI_Info info,
@@ -432,7 +413,7 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
     /* Kept: the nonblocking v form, and the w form of predefined
      * types only (the handles that always mean the same). */
     if (is_v && (mode != COLL_NONBLOCKING ||
-                 (is_w && !coll_a2a_predefined(&vec)))) {
+                 (is_w && !gcm_mpi_coll_vec_predefined(&vec)))) {
         which = -1;
     }
     return coll_all_run(comm, which, &key, k, &kb, mode, request, call);

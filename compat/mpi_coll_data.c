@@ -304,3 +304,20 @@ int gcm_mpi_coll_vec_same(const coll_vec_t *a, const coll_vec_t *b)
     }
     return 1;
 }
+
+int gcm_mpi_coll_vec_predefined(const coll_vec_t *v)
+{
+    int i;
+    size_t j;
+
+    for (i = 2; i < v->n; i += 3) {
+        const MPI_Datatype *t = v->a[i];
+
+        for (j = 0; j < v->len[i] / sizeof(MPI_Datatype); j++) {
+            if (!gcm_mpi_type_is_predefined(t[j])) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}

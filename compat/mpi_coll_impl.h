@@ -17,8 +17,9 @@
  * reduce, allreduce, allgather and alltoall, blocking and nonblocking,
  * and of its last nonblocking gather, scatter, scan, exscan,
  * reduce_scatter_block and the v and w forms gatherv, scatterv,
- * allgatherv, alltoallv, alltoallw and reduce_scatter (mpi_coll_run.c,
- * "schedules kept between calls"),
+ * allgatherv, alltoallv, alltoallw and reduce_scatter, and of its last
+ * nonblocking neighbour collectives (mpi_coll_run.c, "schedules kept
+ * between calls"),
  * in comm->coll_cache, freed with the communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
@@ -64,6 +65,13 @@ enum {
     COLL_KEPT_ALLTOALLV,
     COLL_KEPT_ALLTOALLW,
     COLL_KEPT_REDUCE_SCATTER,
+    /* The neighbour collectives, nonblocking only (mpi_topo_nbr.c); the
+     * keys of the v and w forms hold their arrays. */
+    COLL_KEPT_NBR_ALLGATHER,
+    COLL_KEPT_NBR_ALLGATHERV,
+    COLL_KEPT_NBR_ALLTOALL,
+    COLL_KEPT_NBR_ALLTOALLV,
+    COLL_KEPT_NBR_ALLTOALLW,
     COLL_KEPT_N
 };
 
@@ -98,6 +106,11 @@ coll_vec_t *gcm_mpi_coll_vec_copy(const coll_vec_t *v) GCM_INTERNAL;
  * the test that settles the keys without arrays. */
 int gcm_mpi_coll_vec_same(const coll_vec_t *a, const coll_vec_t *b)
     GCM_INTERNAL;
+
+/* Are all the datatypes of a w call's arrays (v: counts, displacements
+ * and datatypes of each side in turn, the datatypes every third)
+ * predefined? */
+int gcm_mpi_coll_vec_predefined(const coll_vec_t *v) GCM_INTERNAL;
 
 static inline int gcm_mpi_coll_vec_eq(const coll_vec_t *a,
                                       const coll_vec_t *b)

@@ -36,14 +36,16 @@
  * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather
  * and alltoall, and the nonblocking forms of gather, scatter, scan,
  * exscan, reduce_scatter_block, gatherv, scatterv, allgatherv, alltoallv,
- * alltoallw and reduce_scatter (their blocking forms build each time).
+ * alltoallw, reduce_scatter and the five neighbour collectives
+ * (mpi_topo_nbr.c; their blocking forms build each time).
  * The count, displacement and type arrays of the v and w forms may hold
  * other values under the same pointers at the next call: their keys
  * compare the arrays' contents (coll_vec_t), the kept schedule holding a
- * copy of those it was built from; alltoallw's only when all its
- * datatypes are predefined. (Not the neighbour collectives: their two
- * groups of a Cartesian topology take two tags, which coll_keepable
- * refuses.)
+ * copy of those it was built from; alltoallw's (and the neighbour
+ * alltoallw's) only when all its datatypes are predefined. The neighbour
+ * collectives take two tags a call (their two groups: the two directions
+ * of a Cartesian dimension, which may reach the same process): a kept
+ * schedule of two tags takes a later call's two (coll_sched_again).
  * A blocking or nonblocking call whose arguments are those of a kept
  * schedule (of either form) checks only its communicator and its request
  * (gcm_mpi_coll_kept_same): the call that built the schedule passed the
@@ -72,15 +74,25 @@ static int coll_key_keepable(MPI_Comm comm, const coll_key_t *key)
            (key->op == MPI_OP_NULL || gcm_mpi_op_id(key->op) >= 0);
 }
 
-/* Makes kept schedule k ready to run again for this call: every transfer
- * under the tag a build would have taken (coll_keepable: they shared the
- * building call's). */
-static void coll_kept_again(coll_kept_t *k, MPI_Comm comm)
+/* Makes kept schedule s ready to run again for this call: every
+ * transfer under the tag a build would have taken (coll_keepable: they
+ * shared the building call's), or, for a schedule of two tags (tag0 set:
+ * the neighbour collectives' two directions), each under the first or
+ * the second of the two a build would have taken. */
+static inline void coll_sched_again(coll_sched_t *s, MPI_Comm comm)
 {
-    k->s.tag = gcm_mpi_coll_tag(comm);
-    k->s.next = 0;
-    k->s.pending = 0;
-    k->s.err = GCM_OK;
+    if (gcm_likely(s->tag0 < 0)) {
+        s->tag = gcm_mpi_coll_tag(comm);
+    } else {
+        unsigned seq = atomic_fetch_add_explicit(&comm->coll_seq, 2,
+                                                 memory_order_relaxed);
+
+        gcm_coll_sched_retag(s, gcm_mpi_coll_seq_tag(seq),
+                             gcm_mpi_coll_seq_tag(seq + 1));
+    }
+    s->next = 0;
+    s->pending = 0;
+    s->err = GCM_OK;
 }
 
 coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
@@ -91,7 +103,7 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
     coll_kept_t *k = gcm_mpi_coll_kept_find(comm, which, key);
 
     if (k != NULL) {
-        coll_kept_again(k, comm);
+        coll_sched_again(&k->s, comm);
         *hit_p = 1;
         return &k->s;
     }
@@ -123,20 +135,25 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
 
 int gcm_mpi_coll_kept_run(coll_kept_t *k, MPI_Comm comm, const char *call)
 {
-    coll_kept_again(k, comm);
+    coll_sched_again(&k->s, comm);
     return gcm_mpi_coll_finish_kept(&k->s, comm, -1, 1, 0, call);
 }
 
-/* May s, just built by one call that took seq0 as its number, run again
- * for a later call (with that call's tag)? */
-static int coll_keepable(MPI_Comm comm, const coll_sched_t *s,
-                         unsigned seq0)
+/* May s, just built by one call that took seq0 as its first number, run
+ * again for a later call (with that call's tags)? Its transfers must all
+ * go on comm's LCO under the one or two tags the call took (the first:
+ * every collective's group; the second: the neighbour collectives' other
+ * direction); s then records the first when there are two
+ * (coll_sched_again). */
+static int coll_keepable(MPI_Comm comm, coll_sched_t *s, unsigned seq0)
 {
-    int i, tag = -1;
+    unsigned ntags = atomic_load_explicit(&comm->coll_seq,
+                                          memory_order_relaxed) - seq0;
+    int tag0 = gcm_mpi_coll_seq_tag(seq0);
+    int tag1 = gcm_mpi_coll_seq_tag(seq0 + 1);
+    int i;
 
-    if (s->nomem != 0 ||
-        atomic_load_explicit(&comm->coll_seq, memory_order_relaxed) !=
-        seq0 + 1) {
+    if (s->nomem != 0 || ntags < 1 || ntags > 2) {
         return 0;
     }
     for (i = 0; i < s->nsteps; i++) {
@@ -145,11 +162,12 @@ static int coll_keepable(MPI_Comm comm, const coll_sched_t *s,
         if (st->kind != GCM_COLL_SEND && st->kind != GCM_COLL_RECV) {
             continue;
         }
-        if (st->lco != comm->lco || (tag >= 0 && st->tag != tag)) {
+        if (st->lco != comm->lco ||
+            (st->tag != tag0 && (ntags < 2 || st->tag != tag1))) {
             return 0;
         }
-        tag = st->tag;
     }
+    s->tag0 = (ntags == 2) ? tag0 : -1;
     return 1;
 }
 
@@ -762,18 +780,6 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
     return &nb->s;
 }
 
-/* Makes nb, kept under the arguments of this call (so keepable: their
- * handles mean the same), ready to run again: every transfer under the
- * tag a build would have taken, as a kept blocking schedule
- * (coll_keepable: they shared the building call's). */
-static void coll_nb_again(coll_nb_t *nb, MPI_Comm comm)
-{
-    nb->s.tag = gcm_mpi_coll_tag(comm);
-    nb->s.next = 0;
-    nb->s.pending = 0;
-    nb->s.err = GCM_OK;
-}
-
 coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
                                   const coll_key_t *key, int *hit_p,
                                   const char *call, int *rc_p)
@@ -787,7 +793,7 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
         nb = atomic_exchange(&c->nbkept[which], NULL);
     }
     if (nb != NULL && coll_key_eq(&nb->key, key)) {
-        coll_nb_again(nb, comm);
+        coll_sched_again(&nb->s, comm);
         *hit_p = 1;
         return &nb->s;
     }
@@ -924,7 +930,7 @@ int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
      * collectives on a communicator), and a request's end only puts one
      * where there is none: the slot holds nb until this store. */
     atomic_store_explicit(&c->nbkept[which], NULL, memory_order_relaxed);
-    coll_nb_again(nb, comm);
+    coll_sched_again(&nb->s, comm);
     coll_nb_hold(nb, 1);
     req = nb->req;
     *request = gcm_mpi_req_generic_again(req, comm);

@@ -17,16 +17,8 @@
 
 int gcm_mpi_coll_tag(MPI_Comm comm)
 {
-    unsigned seq = atomic_fetch_add_explicit(&comm->coll_seq, 1,
-                                             memory_order_relaxed);
-
-    /* Sequence tags cycle below GCM_MPI_TAG_PERSISTENT: from there to
-     * GCM_COLL_TAG_GENERAL (coll/coll.h) are the persistent collectives'
-     * tags, then the native generalized collective's, then, from
-     * GCM_MPI_TAG_FIXED, those of protocols with fixed tags
-     * (MPI_Intercomm_create's leaders). */
-    return (int)((unsigned)GCM_TAG_UB + 1u +
-                 seq % (unsigned)(GCM_MPI_TAG_PERSISTENT - GCM_TAG_UB - 1));
+    return gcm_mpi_coll_seq_tag(atomic_fetch_add_explicit(
+        &comm->coll_seq, 1, memory_order_relaxed));
 }
 
 gcm_status_t gcm_mpi_isend_bytes(MPI_Comm comm, const void *buf, size_t len,

@@ -284,6 +284,18 @@ _Static_assert(GCM_MPI_TAG_PERSISTENT > GCM_TAG_UB + 0x10000000 &&
  * receives, not even MPI_ANY_TAG ones. */
 int gcm_mpi_coll_tag(MPI_Comm comm) GCM_INTERNAL;
 
+/* The tag gcm_mpi_coll_tag hands out when comm->coll_seq is seq:
+ * sequence tags cycle below GCM_MPI_TAG_PERSISTENT (from there to
+ * GCM_COLL_TAG_GENERAL, coll/coll.h, are the persistent collectives'
+ * tags, then the native generalized collective's, then, from
+ * GCM_MPI_TAG_FIXED, those of protocols with fixed tags, such as
+ * MPI_Intercomm_create's leaders). */
+static inline int gcm_mpi_coll_seq_tag(unsigned seq)
+{
+    return (int)((unsigned)GCM_TAG_UB + 1u +
+                 seq % (unsigned)(GCM_MPI_TAG_PERSISTENT - GCM_TAG_UB - 1));
+}
+
 /* Frees what comm's collectives cached (mpi_coll_run.c). */
 void gcm_mpi_coll_cache_free(MPI_Comm comm) GCM_INTERNAL;
 

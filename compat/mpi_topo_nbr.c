@@ -210,26 +210,82 @@ static void nbr_build(coll_sched_t *s, MPI_Comm comm, const nbr_lists_t *l,
     gcm_coll_fence(s);
 }
 
+/* The arrays of side (counts, displacements and, w form, datatypes) as
+ * its schedule is built from them, added to v: none for a side without
+ * counts (every block the same). */
+static void nbr_side_vec(const nbr_side_t *side, coll_vec_t *v)
+{
+    size_t n = (size_t)side->n;
+
+    if (side->counts == NULL) {
+        return;
+    }
+    gcm_mpi_coll_vec_add(v, side->counts, n * sizeof(int));
+    if (side->bdispls == NULL) {
+        gcm_mpi_coll_vec_add(v, side->displs, n * sizeof(int));
+        return;
+    }
+    /* The w form: the datatypes every third, as
+     * gcm_mpi_coll_vec_predefined reads them (NULL where n is 0). */
+    gcm_mpi_coll_vec_add(v, side->bdispls, n * sizeof(MPI_Aint));
+    gcm_mpi_coll_vec_add(v, side->types, n * sizeof(MPI_Datatype));
+}
+
+/* The key of a nonblocking neighbour collective (the kept schedules of
+ * mpi_coll_run.c): its buffers, counts and datatypes, and the arrays of
+ * the v and w forms in vec (the topology, and so the degrees, are the
+ * communicator's for its life). */
+static coll_key_t nbr_key(const nbr_side_t *send, const nbr_side_t *recv,
+                          coll_vec_t *vec)
+{
+    coll_key_t key;
+
+    key.sbuf = send->buf;
+    key.rbuf = (void *)recv->buf;
+    key.count = send->count;
+    key.type = send->type;
+    key.op = MPI_OP_NULL;
+    key.root = 0;
+    key.rcount = recv->count;
+    key.rtype = recv->type;
+    key.h = NULL;
+    vec->n = 0;
+    nbr_side_vec(send, vec);
+    nbr_side_vec(recv, vec);
+    key.vec = (vec->n > 0) ? vec : NULL;
+    return key;
+}
+
 /* The checks, the verification and the schedule of a neighbour
- * collective of kind, in mode. */
-static int neighbor_coll(MPI_Comm comm, int kind, int mode, MPI_Info info,
-                         MPI_Request *request, const char *call,
+ * collective of kind, in mode, with neighbours l. A nonblocking call
+ * with the arguments of the last one on comm (of the same collective,
+ * which) runs its schedule again, checks skipped (gcm_mpi_coll_nb_again),
+ * or keeps the one it builds for the next (gcm_mpi_coll_nb_get; the w
+ * form's only when all its datatypes are predefined). */
+static int neighbor_coll(MPI_Comm comm, int kind, int which, int mode,
+                         MPI_Info info, MPI_Request *request,
+                         const char *call, const nbr_lists_t *l,
                          nbr_side_t *send, int shared_send, nbr_side_t *recv)
 {
     coll_sched_t stack, *s;
-    nbr_lists_t l;
-    int rc = get_neighbors(comm, call, &l);
+    coll_key_t key;
+    coll_vec_t vec;
+    int hit = 0, rc;
 
-    if (rc != MPI_SUCCESS) {
-        return rc;
+    send->n = l->outdeg;
+    recv->n = l->indeg;
+    if (mode == COLL_NONBLOCKING) {
+        key = nbr_key(send, recv, &vec);
+        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
     }
     if (send->buf == MPI_IN_PLACE || recv->buf == MPI_IN_PLACE) {
         return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
                              "MPI_IN_PLACE is not allowed in neighbour "
                              "collectives");
     }
-    send->n = l.outdeg;
-    recv->n = l.indeg;
     rc = check_side(comm, send, "send", call);
     if (rc == MPI_SUCCESS) {
         rc = check_side(comm, recv, "recv", call);
@@ -243,14 +299,25 @@ static int neighbor_coll(MPI_Comm comm, int kind, int mode, MPI_Info info,
             .scounts = send->counts, .stype = send->type,
             .stypes = send->types, .rbuf = recv->buf, .rcount = recv->count,
             .rcounts = recv->counts, .rtype = recv->type,
-            .rtypes = recv->types, .indeg = l.indeg, .outdeg = l.outdeg,
-            .nin = l.in, .nout = l.out, .ncart = l.cart);
+            .rtypes = recv->types, .indeg = l->indeg, .outdeg = l->outdeg,
+            .nin = l->in, .nout = l->out, .ncart = l->cart);
     }
-    if (rc != MPI_SUCCESS ||
-        (s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc)) == NULL) {
+    if (rc != MPI_SUCCESS) {
         return rc;
     }
-    nbr_build(s, comm, &l, send, shared_send, recv);
+    if (mode == COLL_NONBLOCKING &&
+        (kind != GCM_MPI_COLL_NEIGHBOR_ALLTOALLW ||
+         gcm_mpi_coll_vec_predefined(&vec))) {
+        s = gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc);
+    } else {
+        s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    }
+    if (s == NULL) {
+        return rc;
+    }
+    if (!hit) {
+        nbr_build(s, comm, l, send, shared_send, recv);
+    }
     return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }
 
@@ -304,10 +371,18 @@ static int nbr_all(int gather, const void *sendbuf, int sendcount,
                         NULL, gather ? 0 : sendcount };
     nbr_side_t recv = { recvbuf, recvtype, NULL, 0, NULL, recvcount, NULL,
                         NULL, recvcount };
+    nbr_lists_t l;
+    int rc = get_neighbors(comm, call, &l);
 
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
     return neighbor_coll(comm, gather ? GCM_MPI_COLL_NEIGHBOR_ALLGATHER :
                                         GCM_MPI_COLL_NEIGHBOR_ALLTOALL,
-                         mode, info, request, call, &send, gather, &recv);
+                         gather ? COLL_KEPT_NBR_ALLGATHER :
+                                  COLL_KEPT_NBR_ALLTOALL,
+                         mode, info, request, call, &l, &send, gather,
+                         &recv);
 }
 
 NBR_FORMS(allgather, nbr_all,
@@ -339,8 +414,9 @@ static int nbr_allgatherv(const void *sendbuf, int sendcount,
         recv.counts = nbr_none;
         recv.displs = nbr_none;
     }
-    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLGATHERV, mode, info,
-                         request, call, &send, 1, &recv);
+    return neighbor_coll(comm, GCM_MPI_COLL_NEIGHBOR_ALLGATHERV,
+                         COLL_KEPT_NBR_ALLGATHERV, mode, info, request, call,
+                         &l, &send, 1, &recv);
 }
 
 NBR_FORMS(allgatherv, nbr_allgatherv,
@@ -406,7 +482,8 @@ static int nbr_alltoallvw(int w, const void *sendbuf,
     }
     return neighbor_coll(comm, w ? GCM_MPI_COLL_NEIGHBOR_ALLTOALLW :
                                GCM_MPI_COLL_NEIGHBOR_ALLTOALLV,
-                         mode, info, request, call, &send, 0, &recv);
+                         w ? COLL_KEPT_NBR_ALLTOALLW : COLL_KEPT_NBR_ALLTOALLV,
+                         mode, info, request, call, &l, &send, 0, &recv);
 }
 
 NBR_FORMS(alltoallv, nbr_alltoallvw,

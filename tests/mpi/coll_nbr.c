@@ -8,7 +8,8 @@
  * Blocks are strided vectors on one side and contiguous on the other;
  * every element says which edge brought it. The nonblocking forms are
  * waited in an order that differs between ranks, with a wildcard receive
- * pending that only a later user message may match.
+ * pending that only a later user message may match. Then the nonblocking
+ * forms called again and again, their arrays changed in place (run_kept).
  */
 #include <mpi.h>
 
@@ -253,6 +254,148 @@ static void match_edges(topo_t *t, int cart)
     free(kout);
 }
 
+/*
+ * The nonblocking forms keep their schedules between calls with the same
+ * arguments (the v and w forms: the same contents of their arrays). Over
+ * KROUNDS rounds on the same buffers and arrays, in phases of three
+ * rounds, kphase changes one thing in place at a time: the counts, the
+ * displacements (the blocks' order reversed), alltoallw's datatypes
+ * (MPI_SHORT: the first half of each block's bytes). Every round sends
+ * new data, checked byte for byte on every receive buffer (what no block
+ * covers must stay as it was). At the end of each phase a sixth call is
+ * kept (called twice) and freed while active on the second call; its
+ * buffers are its own, never read. The buffers are static: a freed
+ * request may run on past its test.
+ */
+#define KSLOTS  64   /* blocks a buffer holds, 4 ints each */
+#define KROUNDS 24
+
+static const struct {
+    int c, rev, shrt;
+} kphase[8] = {
+    { 2, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 }, { 1, 1, 1 },
+    { 3, 1, 1 }, { 3, 0, 1 }, { 3, 0, 0 }, { 2, 0, 0 }
+};
+
+static int ksb[KSLOTS * 4], ksa[KSLOTS * 4], ksg[4];
+static int krb[5][KSLOTS * 4], kexp[5][KSLOTS * 4];
+static int ksc[KSLOTS], ksd[KSLOTS], krc[KSLOTS], krd[KSLOTS];
+static MPI_Aint kswd[KSLOTS], krwd[KSLOTS];
+static MPI_Datatype kst[KSLOTS], krt[KSLOTS];
+static int kfs[KSLOTS * 4], kfr[KSLOTS * 4];
+
+/* Element e of the block src sends on out-edge k in round r (k 63: the
+ * allgathers' one block). */
+static int kval(int src, int k, int e, int r)
+{
+    return r * 10000000 + src * 100000 + k * 100 + e + 1;
+}
+
+/* Sets the arrays and buffers of round r of the kept test on t. */
+static void kept_setup(const topo_t *t, int r)
+{
+    int p = r / 3, c = kphase[p].c, k, e, j;
+    MPI_Datatype wt = kphase[p].shrt ? MPI_SHORT : MPI_INT;
+
+    for (j = 0; j < 5; j++) {
+        for (e = 0; e < KSLOTS * 4; e++) {
+            krb[j][e] = kexp[j][e] = -7;
+        }
+    }
+    for (e = 0; e < 4; e++) {
+        ksg[e] = kval(rank, 63, e, r);
+    }
+    for (k = 0; k < t->outdeg; k++) {
+        int slot = kphase[p].rev ? t->outdeg - 1 - k : k;
+
+        ksc[k] = c;
+        ksd[k] = slot * 4;
+        kswd[k] = (MPI_Aint)(slot * 4) * (MPI_Aint)sizeof(int);
+        kst[k] = wt;
+        for (e = 0; e < 4; e++) {
+            ksb[slot * 4 + e] = kval(rank, k, e, r);
+        }
+        for (e = 0; e < c; e++) {
+            ksa[k * c + e] = kval(rank, k, e, r);
+        }
+    }
+    for (k = 0; k < t->indeg; k++) {
+        int slot = kphase[p].rev ? t->indeg - 1 - k : k;
+        int src = t->in[k], sk = t->srck[k];
+        int blk[4];
+
+        krc[k] = c;
+        krd[k] = slot * 4;
+        krwd[k] = (MPI_Aint)(slot * 4) * (MPI_Aint)sizeof(int);
+        krt[k] = wt;
+        if (src == MPI_PROC_NULL) {
+            continue;
+        }
+        for (e = 0; e < c; e++) {
+            kexp[0][k * c + e] = kval(src, 63, e, r);
+            kexp[1][slot * 4 + e] = kval(src, 63, e, r);
+            kexp[2][k * c + e] = kval(src, sk, e, r);
+            kexp[3][slot * 4 + e] = kval(src, sk, e, r);
+        }
+        for (e = 0; e < 4; e++) {
+            blk[e] = kval(src, sk, e, r);
+        }
+        memcpy(&kexp[4][slot * 4], blk,
+               (size_t)c * (kphase[p].shrt ? sizeof(short) : sizeof(int)));
+    }
+}
+
+static void run_kept(const topo_t *t)
+{
+    static const char *const names[5] = { "allgather", "allgatherv",
+        "alltoall", "alltoallv", "alltoallw" };
+    MPI_Request req[5];
+    int r, j, e;
+
+    if (t->indeg > KSLOTS || t->outdeg > KSLOTS) {
+        CHECK(0, "%s: degree over %d", t->name, KSLOTS);
+        return;
+    }
+    for (r = 0; r < KROUNDS; r++) {
+        int c = kphase[r / 3].c;
+
+        kept_setup(t, r);
+        OK(MPI_Ineighbor_allgather(ksg, c, MPI_INT, krb[0], c, MPI_INT,
+                                   t->comm, &req[0]));
+        OK(MPI_Ineighbor_allgatherv(ksg, c, MPI_INT, krb[1], krc, krd,
+                                    MPI_INT, t->comm, &req[1]));
+        OK(MPI_Ineighbor_alltoall(ksa, c, MPI_INT, krb[2], c, MPI_INT,
+                                  t->comm, &req[2]));
+        OK(MPI_Ineighbor_alltoallv(ksb, ksc, ksd, MPI_INT, krb[3], krc, krd,
+                                   MPI_INT, t->comm, &req[3]));
+        OK(MPI_Ineighbor_alltoallw(ksb, ksc, kswd, kst, krb[4], krc, krwd,
+                                   krt, t->comm, &req[4]));
+        for (j = 0; j < 5; j++) {
+            int i = (rank % 2 == 0) ? j : 4 - j;
+
+            OK(MPI_Wait(&req[i], MPI_STATUS_IGNORE));
+        }
+        for (j = 0; j < 5; j++) {
+            for (e = 0; e < KSLOTS * 4 && krb[j][e] == kexp[j][e]; e++) {
+            }
+            CHECK(e == KSLOTS * 4, "%s kept %s round %d: int %d is %d, "
+                  "want %d", t->name, names[j], r, e,
+                  (e < KSLOTS * 4) ? krb[j][e] : 0,
+                  (e < KSLOTS * 4) ? kexp[j][e] : 0);
+        }
+        if (r % 3 == 2) {
+            /* Kept by the first call; the second starts from it, and
+             * is freed while it may run. */
+            OK(MPI_Ineighbor_alltoallv(kfs, ksc, ksd, MPI_INT, kfr, krc,
+                                       krd, MPI_INT, t->comm, &req[0]));
+            OK(MPI_Wait(&req[0], MPI_STATUS_IGNORE));
+            OK(MPI_Ineighbor_alltoallv(kfs, ksc, ksd, MPI_INT, kfr, krc,
+                                       krd, MPI_INT, t->comm, &req[0]));
+            OK(MPI_Request_free(&req[0]));
+        }
+    }
+}
+
 static void run_forms(topo_t *t, int cart)
 {
     int f;
@@ -262,6 +405,7 @@ static void run_forms(topo_t *t, int cart)
         run_all(t, f, 3);
         run_all(t, f, 1);
     }
+    run_kept(t);
     free(t->srck);
 }
 
