@@ -18,8 +18,8 @@
  * and of its last nonblocking gather, scatter, scan, exscan,
  * reduce_scatter_block and the v and w forms gatherv, scatterv,
  * allgatherv, alltoallv, alltoallw and reduce_scatter, and of its last
- * nonblocking neighbour collectives (mpi_coll_run.c, "schedules kept
- * between calls"),
+ * neighbour collectives, blocking and nonblocking (mpi_coll_run.c,
+ * "schedules kept between calls"),
  * in comm->coll_cache, freed with the communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
@@ -65,8 +65,9 @@ enum {
     COLL_KEPT_ALLTOALLV,
     COLL_KEPT_ALLTOALLW,
     COLL_KEPT_REDUCE_SCATTER,
-    /* The neighbour collectives, nonblocking only (mpi_topo_nbr.c); the
-     * keys of the v and w forms hold their arrays. */
+    /* The neighbour collectives, blocking and nonblocking
+     * (mpi_topo_nbr.c); the keys of the v and w forms hold their
+     * arrays. */
     COLL_KEPT_NBR_ALLGATHER,
     COLL_KEPT_NBR_ALLGATHERV,
     COLL_KEPT_NBR_ALLTOALL,
@@ -388,9 +389,8 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
                                     coll_sched_t *s_stack, int *hit_p)
     GCM_INTERNAL;
 
-/* Are two keys without arrays (vec NULL: every blocking kept schedule's)
- * equal? Keys of nonblocking calls also compare their arrays
- * (mpi_coll_run.c, coll_key_eq). */
+/* Are two keys equal but for their arrays (vec)? Those are compared
+ * apart (gcm_mpi_coll_vec_eq: out of line but for keys without any). */
 static inline int gcm_mpi_coll_key_eq(const coll_key_t *a,
                                       const coll_key_t *b)
 {
@@ -401,7 +401,8 @@ static inline int gcm_mpi_coll_key_eq(const coll_key_t *a,
 }
 
 /* The schedule kept for blocking calls of collective which on comm, if
- * a call with arguments key built it (and it ran well), else NULL: a
+ * a call with arguments key (and arrays: the blocking neighbour v and w
+ * forms) built it (and it ran well), else NULL: a
  * blocking call that finds it skips its argument checks (as
  * gcm_mpi_coll_kept_same says) and runs it (gcm_mpi_coll_kept_run).
  * Inline: the lookup of every blocking call of a kept collective. */
@@ -412,7 +413,8 @@ static inline coll_kept_t *gcm_mpi_coll_kept_find(MPI_Comm comm, int which,
     coll_kept_t *k;
 
     if (c != NULL && (k = c->kept[which]) != NULL && k->valid &&
-        gcm_mpi_coll_key_eq(&k->key, key)) {
+        gcm_mpi_coll_key_eq(&k->key, key) &&
+        gcm_mpi_coll_vec_eq(k->key.vec, key->vec)) {
         return k;
     }
     return NULL;

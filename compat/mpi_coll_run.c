@@ -33,11 +33,11 @@
  * theirs the same way (gcm_mpi_coll_nb_get): the finished schedule goes
  * back to its communicator when its request is freed, for the next call
  * with the same arguments; a call that finds it taken (two in flight)
- * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather
- * and alltoall, and the nonblocking forms of gather, scatter, scan,
- * exscan, reduce_scatter_block, gatherv, scatterv, allgatherv, alltoallv,
- * alltoallw, reduce_scatter and the five neighbour collectives
- * (mpi_topo_nbr.c; their blocking forms build each time).
+ * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather,
+ * alltoall and the five neighbour collectives (mpi_topo_nbr.c), and the
+ * nonblocking forms of gather, scatter, scan, exscan, reduce_scatter_block,
+ * gatherv, scatterv, allgatherv, alltoallv, alltoallw and reduce_scatter
+ * (their blocking forms build each time).
  * The count, displacement and type arrays of the v and w forms may hold
  * other values under the same pointers at the next call: their keys
  * compare the arrays' contents (coll_vec_t), the kept schedule holding a
@@ -123,13 +123,21 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
             return s_stack;
         }
         k->valid = 0;
+        k->key.vec = NULL;
         gcm_mpi_coll_sched_init(&k->s);
         c->kept[which] = k;
     }
     /* Another call: its schedule replaces the one kept. */
     gcm_coll_sched_free(&k->s);
     k->valid = 0;
+    free((void *)k->key.vec);
     k->key = *key;
+    /* The arrays of a v or w call: copied (kept only so). */
+    if (key->vec != NULL &&
+        (k->key.vec = gcm_mpi_coll_vec_copy(key->vec)) == NULL) {
+        gcm_mpi_coll_sched_init(s_stack);
+        return s_stack;
+    }
     return &k->s;
 }
 
@@ -185,6 +193,7 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
 
         if (c->kept[i] != NULL) {
             gcm_coll_sched_free(&c->kept[i]->s);
+            free((void *)c->kept[i]->key.vec);
             free(c->kept[i]);
         }
         if (nb != NULL) {
