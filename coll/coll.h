@@ -318,6 +318,13 @@ void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
  * gcm_lco_exchange_nr). Traces the choice as gcm_coll_barrier does. */
 int gcm_coll_barrier_is_exchange(int size, const gcm_coll_hier_t *h)
     GCM_INTERNAL;
+/* Is the barrier of size ranks (3 or more; node structure h) linear
+ * (flat: every rank tells rank 0, which then releases them all)? Then
+ * the caller may run it without a schedule (the MPI layer's blocking
+ * barrier: gcm_lco_fan_nr at rank 0, gcm_lco_exchange_nr with rank 0
+ * elsewhere). Traces the choice as gcm_coll_barrier does. */
+int gcm_coll_barrier_is_linear(int size, const gcm_coll_hier_t *h)
+    GCM_INTERNAL;
 void gcm_coll_bcast(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                     const gcm_coll_hier_t *h, void *buf, int count,
                     gcm_coll_type_h type, int root) GCM_INTERNAL;

@@ -111,6 +111,15 @@ int gcm_coll_barrier_is_exchange(int size, const gcm_coll_hier_t *h)
     return 1;
 }
 
+int gcm_coll_barrier_is_linear(int size, const gcm_coll_hier_t *h)
+{
+    if (size < 3 || coll_barrier_algo(size, h) != GCM_COLL_BARRIER_LINEAR) {
+        return 0;
+    }
+    gcm_debug("coll: barrier linear, %d ranks, 0 bytes", size);
+    return 1;
+}
+
 void gcm_coll_barrier(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                       const gcm_coll_hier_t *h)
 {

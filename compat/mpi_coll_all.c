@@ -45,40 +45,27 @@ static void coll_all_build(coll_sched_t *s, const coll_all_build_t *b,
  * kept collective (which >= 0) take the schedule kept from an earlier
  * call with the same arguments (key; a blocking call's caller looked it
  * up before its checks, which it skipped if found: k), or build it and
- * keep it (as
- * MPI_Allreduce does: mpi_coll_run.c, "schedules kept between calls");
- * the rest build theirs. */
+ * keep it (mpi_coll_run.c, "schedules kept between calls"); the rest
+ * build theirs. */
 static int coll_all_run(MPI_Comm comm, int which, const coll_key_t *key,
                         coll_kept_t *k, const coll_all_build_t *b, int mode,
                         MPI_Request *request, const char *call)
 {
     coll_sched_t stack, *s;
-    unsigned seq0;
-    int hit = 0, rc = MPI_SUCCESS;
+    coll_got_t g;
+    int rc = MPI_SUCCESS;
 
-    if (which >= 0 && mode == COLL_BLOCKING) {
-        if (k != NULL) {
-            return gcm_mpi_coll_kept_run(k, comm, call);
-        }
-        seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
-        s = gcm_mpi_coll_kept_get(comm, which, key, &stack, &hit);
-        if (!hit) {
-            coll_all_build(s, b, comm);
-        }
-        return gcm_mpi_coll_finish_kept(s, comm, which, hit, seq0, call);
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
     }
-    if (which >= 0 && mode == COLL_NONBLOCKING) {
-        s = gcm_mpi_coll_nb_get(comm, which, key, &hit, call, &rc);
-    } else {
-        s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
-    }
+    s = gcm_mpi_coll_get(mode, comm, which, key, &stack, &g, call, &rc);
     if (s == NULL) {
         return rc;
     }
-    if (!hit) {
+    if (!g.hit) {
         coll_all_build(s, b, comm);
     }
-    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+    return gcm_mpi_coll_end(mode, s, comm, &g, call, request);
 }
 
 /* ---- allgather ------------------------------------------------------------ */
@@ -145,7 +132,7 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
     coll_key_t key;
     coll_vec_t vec;   /* set for the v forms only: not cleared */
     int which = is_v ? COLL_KEPT_ALLGATHERV : COLL_KEPT_ALLGATHER;
-    int rc = gcm_mpi_coll_check_comm(comm, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call), check;
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -154,7 +141,7 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
                            MPI_OP_NULL, 0);
     key.rcount = recvcount;
     key.rtype = recvtype;
-    if (is_v && mode == COLL_NONBLOCKING) {
+    if (is_v) {
         /* (Of an intercommunicator, whose schedule is not kept: none.) */
         size_t len = (size_t)comm->psize * sizeof(int);
 
@@ -165,18 +152,12 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
         }
         key.vec = &vec;
     }
-    if (mode == COLL_NONBLOCKING) {
-        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
-        if (rc != GCM_MPI_COLL_MISS) {
-            return rc;
-        }
-        rc = MPI_SUCCESS;
+    rc = gcm_mpi_coll_lookup(comm, which, mode, &key, request, &k, &check);
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
     }
-    k = (is_v || mode != COLL_BLOCKING) ? NULL :
-        gcm_mpi_coll_kept_find(comm, COLL_KEPT_ALLGATHER, &key);
-    if (is_v || (k == NULL &&
-                 !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLGATHER, mode,
-                                         &key))) {
+    rc = MPI_SUCCESS;
+    if (check) {
         rc = coll_check_allgather(sendbuf, sendcount, sendtype, recvbuf,
                                   recvcount, recvcounts, displs, is_v,
                                   recvtype, comm, call);
@@ -194,9 +175,7 @@ static int coll_allgather_any(const void *sendbuf, int sendcount,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    return coll_all_run(comm,
-                        (is_v && mode != COLL_NONBLOCKING) ? -1 : which,
-                        &key, k, &kb, mode, request, call);
+    return coll_all_run(comm, which, &key, k, &kb, mode, request, call);
 }
 
 int PMPI_Allgather(const void *sendbuf, int sendcount,
@@ -362,7 +341,7 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
     coll_vec_t vec;   /* set for the v forms only: not cleared */
     int which = is_w ? COLL_KEPT_ALLTOALLW :
                 is_v ? COLL_KEPT_ALLTOALLV : COLL_KEPT_ALLTOALL;
-    int rc = gcm_mpi_coll_check_comm(comm, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call), check;
 
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -371,7 +350,7 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
                            sd->type, MPI_OP_NULL, 0);
     key.rcount = rd->count;
     key.rtype = rd->type;
-    if (is_v && mode == COLL_NONBLOCKING) {
+    if (is_v) {
         vec.n = 0;
         if (!gcm_mpi_coll_is_inter(comm)) {
             coll_a2a_vec(rd, comm->psize, is_w, &vec);
@@ -381,18 +360,12 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
         }
         key.vec = &vec;
     }
-    if (mode == COLL_NONBLOCKING) {
-        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
-        if (rc != GCM_MPI_COLL_MISS) {
-            return rc;
-        }
-        rc = MPI_SUCCESS;
+    rc = gcm_mpi_coll_lookup(comm, which, mode, &key, request, &k, &check);
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
     }
-    k = (is_v || is_w || mode != COLL_BLOCKING) ? NULL :
-        gcm_mpi_coll_kept_find(comm, COLL_KEPT_ALLTOALL, &key);
-    if (is_v || is_w ||
-        (k == NULL &&
-         !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLTOALL, mode, &key))) {
+    rc = MPI_SUCCESS;
+    if (check) {
         rc = coll_check_a2a(sd, rd, is_v, is_w, comm, call);
     }
     if (rc == MPI_SUCCESS) {
@@ -410,10 +383,9 @@ static int coll_alltoall_any(const coll_a2a_side_t *sd,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    /* Kept: the nonblocking v form, and the w form of predefined
-     * types only (the handles that always mean the same). */
-    if (is_v && (mode != COLL_NONBLOCKING ||
-                 (is_w && !gcm_mpi_coll_vec_predefined(&vec)))) {
+    /* The w form is kept with predefined types only (the handles that
+     * always mean the same; a kept one's arrays hold only those). */
+    if (k == NULL && is_w && !gcm_mpi_coll_vec_predefined(&vec)) {
         which = -1;
     }
     return coll_all_run(comm, which, &key, k, &kb, mode, request, call);

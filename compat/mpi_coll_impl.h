@@ -14,10 +14,9 @@
  * Each communicator caches its node structure for the hierarchical
  * algorithms, built on its first collective from the host names of
  * MPI_Init (mpi_hier.c), and the schedules of its last barrier, bcast,
- * reduce, allreduce, allgather and alltoall, blocking and nonblocking,
- * and of its last nonblocking gather, scatter, scan, exscan,
+ * reduce, allreduce, allgather, alltoall, gather, scatter, scan, exscan,
  * reduce_scatter_block and the v and w forms gatherv, scatterv,
- * allgatherv, alltoallv, alltoallw and reduce_scatter, and of its last
+ * allgatherv, alltoallv, alltoallw and reduce_scatter, and the five
  * neighbour collectives, blocking and nonblocking (mpi_coll_run.c,
  * "schedules kept between calls"),
  * in comm->coll_cache, freed with the communicator.
@@ -50,15 +49,13 @@ enum {
     COLL_KEPT_ALLREDUCE,
     COLL_KEPT_ALLGATHER,
     COLL_KEPT_ALLTOALL,
-    /* Kept for the nonblocking forms only (a blocking call builds its
-     * schedule each time). */
     COLL_KEPT_GATHER,
     COLL_KEPT_SCATTER,
     COLL_KEPT_SCAN,
     COLL_KEPT_EXSCAN,
     COLL_KEPT_REDUCE_SCATTER_BLOCK,
-    /* The v and w forms, nonblocking only: their keys hold the contents
-     * of their arrays (coll_vec_t). */
+    /* The v and w forms: their keys hold the contents of their arrays
+     * (coll_vec_t). */
     COLL_KEPT_GATHERV,
     COLL_KEPT_SCATTERV,
     COLL_KEPT_ALLGATHERV,
@@ -157,15 +154,22 @@ struct gcm_mpi_coll_cache {
     /* Persistent collectives made on the communicator: the number picks
      * each one's tag (MPI orders their _init calls like collectives). */
     unsigned         pseq;
-    /* Is the blocking barrier one exchange of empty messages with the
-     * partner (mpi_coll_rooted.c, coll_barrier_is_pair)? 1 yes, -1 no,
-     * 0 not decided yet. */
-    int              barrier_pair;
+    /* How the blocking barrier runs (mpi_coll_rooted.c,
+     * coll_barrier_form): one exchange of empty messages with the
+     * partner (2 processes), linear without a schedule (3 or 4), or a
+     * schedule; 0 not decided yet. */
+    int              barrier_form;
     /* The request object of the last MPI_Ibarrier of two processes that
      * completed well, idle, for the next one (taken by a call on the
      * communicator; given back, from any thread, only where none is: a
      * second Ibarrier while one is active takes a fresh object). */
     gcm_mpi_req_t *_Atomic pair_req;
+    /* The sends of those barriers without a schedule, blocking and
+     * nonblocking, to rank r (rank 0: r - 1) or, from the other ranks, to
+     * the partner or rank 0 ([0]): their envelope and connection
+     * (gcm_lco_isend_kept; empty until the first, used by one call at a
+     * time as MPI orders a communicator's collectives). */
+    gcm_slots_send_keep_t bar_keeps[GCM_LCO_FAN_MAX - 1];
 };
 
 /* ---- the three forms of a call --------------------------------------------
@@ -383,14 +387,16 @@ int gcm_mpi_coll_is_inter(MPI_Comm comm) GCM_INTERNAL;
 
 /* The schedule for a blocking call of collective which with arguments
  * key: kept (*hit_p set: built already, under this call's tag), or
- * empty, to build in (kept when the call can be, else s_stack). */
+ * empty, to build in (kept, with a copy of key's arrays, when the call
+ * can be, else s_stack). */
 coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
                                     const coll_key_t *key,
                                     coll_sched_t *s_stack, int *hit_p)
     GCM_INTERNAL;
 
-/* Are two keys equal but for their arrays (vec)? Those are compared
- * apart (gcm_mpi_coll_vec_eq: out of line but for keys without any). */
+/* Are two keys equal but for their arrays (vec)? Keys of the v and w
+ * forms also compare those (gcm_mpi_coll_kept_find; mpi_coll_run.c,
+ * coll_key_eq). */
 static inline int gcm_mpi_coll_key_eq(const coll_key_t *a,
                                       const coll_key_t *b)
 {
@@ -419,6 +425,31 @@ static inline coll_kept_t *gcm_mpi_coll_kept_find(MPI_Comm comm, int which,
     }
     return NULL;
 }
+
+/* How a call's schedule was found (gcm_mpi_coll_get), for its run or
+ * start (gcm_mpi_coll_end). */
+typedef struct gcm_mpi_coll_got {
+    int      which;   /* the kept collective; -1: built, not kept */
+    int      hit;     /* a kept schedule, built already */
+    unsigned seq0;    /* blocking: comm's call count before the build */
+} coll_got_t;
+
+/* The schedule for a call of mode of collective which (-1: one not kept)
+ * with arguments key: for a blocking or nonblocking call, the one kept
+ * for the same arguments (g->hit set) or one to build and keep
+ * (gcm_mpi_coll_kept_get, gcm_mpi_coll_nb_get), else as
+ * gcm_mpi_coll_sched_for. NULL: raised in *rc_p. */
+coll_sched_t *gcm_mpi_coll_get(int mode, MPI_Comm comm, int which,
+                               const coll_key_t *key, coll_sched_t *s_stack,
+                               coll_got_t *g, const char *call, int *rc_p)
+    GCM_INTERNAL;
+
+/* Ends a call whose schedule s (from gcm_mpi_coll_get, g) is built: a
+ * blocking one runs it and keeps it (gcm_mpi_coll_finish_kept), the
+ * others as gcm_mpi_coll_launch. */
+int gcm_mpi_coll_end(int mode, coll_sched_t *s, MPI_Comm comm,
+                     const coll_got_t *g, const char *call,
+                     MPI_Request *request) GCM_INTERNAL;
 
 /* Runs k (from gcm_mpi_coll_kept_find) for this call, under its tag;
  * raises what went wrong (and the next call builds anew). */
@@ -456,6 +487,33 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
  * verification mode is on; the caller goes on as before. */
 int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
                           MPI_Request *request) GCM_INTERNAL;
+
+/* What a call of a kept collective (which) in mode with arguments key
+ * looks up before its checks: a nonblocking call whose arguments are
+ * those of the schedule kept for its form is started from it (the result
+ * of gcm_mpi_coll_nb_again). Else GCM_MPI_COLL_MISS, *k_p the schedule
+ * kept for a blocking call of these arguments (NULL: none, or not a
+ * blocking call), and *check_p 0 when the call may skip its argument
+ * checks (gcm_mpi_coll_kept_same). */
+static inline int gcm_mpi_coll_lookup(MPI_Comm comm, int which, int mode,
+                                      const coll_key_t *key,
+                                      MPI_Request *request, coll_kept_t **k_p,
+                                      int *check_p)
+{
+    *k_p = NULL;
+    if (mode == COLL_NONBLOCKING) {
+        int rc = gcm_mpi_coll_nb_again(comm, which, key, request);
+
+        if (rc != GCM_MPI_COLL_MISS) {
+            return rc;
+        }
+    } else if (mode == COLL_BLOCKING) {
+        *k_p = gcm_mpi_coll_kept_find(comm, which, key);
+    }
+    *check_p = *k_p == NULL &&
+               !gcm_mpi_coll_kept_same(comm, which, mode, key);
+    return GCM_MPI_COLL_MISS;
+}
 
 int gcm_mpi_coll_no_inter_in_place(MPI_Comm comm, const char *call,
                                    const void *sbuf, const void *rbuf)

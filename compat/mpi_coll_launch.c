@@ -8,6 +8,8 @@
 
 #include "compat/mpi_coll_impl.h"
 
+#include <stdatomic.h>
+
 /* ---- running a built schedule ------------------------------------------- */
 
 int gcm_mpi_coll_result(MPI_Comm comm, const char *call,
@@ -112,4 +114,34 @@ int gcm_mpi_coll_launch(int mode, coll_sched_t *s, MPI_Comm comm,
         }
         return gcm_mpi_coll_persist(s, comm, call, request);
     }
+}
+
+/* ---- a call's schedule, kept or built ----------------------------------- */
+
+coll_sched_t *gcm_mpi_coll_get(int mode, MPI_Comm comm, int which,
+                               const coll_key_t *key, coll_sched_t *s_stack,
+                               coll_got_t *g, const char *call, int *rc_p)
+{
+    g->which = (mode == COLL_PERSISTENT) ? -1 : which;
+    g->hit = 0;
+    g->seq0 = 0;
+    if (g->which < 0) {
+        return gcm_mpi_coll_sched_for(mode, comm, call, s_stack, rc_p);
+    }
+    if (mode == COLL_NONBLOCKING) {
+        return gcm_mpi_coll_nb_get(comm, which, key, &g->hit, call, rc_p);
+    }
+    g->seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
+    return gcm_mpi_coll_kept_get(comm, which, key, s_stack, &g->hit);
+}
+
+int gcm_mpi_coll_end(int mode, coll_sched_t *s, MPI_Comm comm,
+                     const coll_got_t *g, const char *call,
+                     MPI_Request *request)
+{
+    if (mode == COLL_BLOCKING && g->which >= 0) {
+        return gcm_mpi_coll_finish_kept(s, comm, g->which, g->hit, g->seq0,
+                                        call);
+    }
+    return gcm_mpi_coll_launch(mode, s, comm, call, request);
 }

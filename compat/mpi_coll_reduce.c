@@ -243,25 +243,23 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
                               const char *call)
 {
     coll_sched_t stack, *s;
+    coll_kept_t *k;
     coll_key_t key;
+    coll_got_t g;
     int which = (scan == 0) ? COLL_KEPT_ALLREDUCE :
                 (scan == 1) ? COLL_KEPT_SCAN : COLL_KEPT_EXSCAN;
-    int hit = 0;
-    int rc = gcm_mpi_coll_check_comm(comm, call);
+    int rc = gcm_mpi_coll_check_comm(comm, call), check;
 
     if (rc != MPI_SUCCESS) {
         return rc;
     }
     key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, count, datatype, op, 0);
-    if (mode == COLL_NONBLOCKING) {
-        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
-        if (rc != GCM_MPI_COLL_MISS) {
-            return rc;
-        }
-        rc = MPI_SUCCESS;
+    rc = gcm_mpi_coll_lookup(comm, which, mode, &key, request, &k, &check);
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
     }
-    if (scan != 0 ||
-        !gcm_mpi_coll_kept_same(comm, COLL_KEPT_ALLREDUCE, mode, &key)) {
+    rc = MPI_SUCCESS;
+    if (check) {
         rc = coll_check_allreduce(sendbuf, recvbuf, count, datatype, op,
                                   comm, scan == 0, call);
     }
@@ -278,22 +276,21 @@ static int coll_allreduce_any(const void *sendbuf, void *recvbuf, int count,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (mode == COLL_NONBLOCKING) {
-        s = gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc);
-    } else {
-        s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
     }
+    s = gcm_mpi_coll_get(mode, comm, which, &key, &stack, &g, call, &rc);
     if (s == NULL) {
         return rc;
     }
-    if (!hit && scan == 0) {
+    if (!g.hit && scan == 0) {
         gcm_mpi_coll_build_allreduce(s, sendbuf, recvbuf, count, datatype,
                                      op, comm);
-    } else if (!hit) {
+    } else if (!g.hit) {
         gcm_mpi_coll_build_scan(s, sendbuf, recvbuf, count, datatype, op,
                                 comm, scan == 2);
     }
-    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+    return gcm_mpi_coll_end(mode, s, comm, &g, call, request);
 }
 
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
@@ -378,47 +375,17 @@ GCM_MPI_ALIAS(Exscan_init)
  * everyone). On an intercommunicator (MPI-3.1 5.10) each group's vectors
  * are reduced and scattered over the other group by that group's counts,
  * which add up to the same total in both groups: rcounts has one entry
- * per rank of the local group.
+ * per rank of the local group. Their checks, after the communicator's:
  */
-static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
-                                   int rcount, int is_v, const int *rcounts,
-                                   MPI_Datatype datatype, MPI_Op op,
-                                   MPI_Comm comm, int mode, MPI_Info info,
-                                   MPI_Request *request, const char *call)
+static int coll_check_reduce_scatter(const void *sendbuf, void *recvbuf,
+                                     int rcount, int is_v, const int *rcounts,
+                                     MPI_Datatype datatype, MPI_Op op,
+                                     MPI_Comm comm, const char *call)
 {
-    coll_sched_t stack, *s;
-    coll_key_t key = { 0 };
-    coll_vec_t vec;   /* set for reduce_scatter only: not cleared */
     long long total = 0;
-    int which = is_v ? COLL_KEPT_REDUCE_SCATTER :
-                       COLL_KEPT_REDUCE_SCATTER_BLOCK;
-    int kept = (mode == COLL_NONBLOCKING), hit = 0;
-    int rc = gcm_mpi_coll_check_comm(comm, call), i, n, me, mine;
+    int rc = gcm_mpi_coll_no_inter_in_place(comm, call, sendbuf, recvbuf);
+    int i, n, me, mine;
 
-    if (rc == MPI_SUCCESS && kept) {
-        key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, rcount, datatype, op,
-                               0);
-        if (is_v != 0) {
-            /* (An intercommunicator's schedule is not kept: none.) */
-            vec.n = 0;
-            if (!gcm_mpi_coll_is_inter(comm)) {
-                gcm_mpi_coll_vec_add(&vec, rcounts,
-                                     (size_t)comm->psize * sizeof(int));
-            }
-            key.vec = &vec;
-        }
-        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
-        if (rc != GCM_MPI_COLL_MISS) {
-            return rc;
-        }
-        rc = MPI_SUCCESS;
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_no_inter_in_place(comm, call, sendbuf, recvbuf);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
-    }
     if (rc != MPI_SUCCESS) {
         return rc;
     }
@@ -450,6 +417,46 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
         rc = gcm_mpi_coll_check_buf(comm, call, sendbuf, (int)total, datatype,
                                     1, "sendbuf");
     }
+    return rc;
+}
+
+static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
+                                   int rcount, int is_v, const int *rcounts,
+                                   MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, int mode, MPI_Info info,
+                                   MPI_Request *request, const char *call)
+{
+    coll_sched_t stack, *s;
+    coll_kept_t *k;
+    coll_key_t key;
+    coll_vec_t vec;   /* set for reduce_scatter only: not cleared */
+    coll_got_t g;
+    int which = is_v ? COLL_KEPT_REDUCE_SCATTER :
+                       COLL_KEPT_REDUCE_SCATTER_BLOCK;
+    int rc = gcm_mpi_coll_check_comm(comm, call), check;
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = gcm_mpi_coll_key(comm, sendbuf, recvbuf, rcount, datatype, op, 0);
+    if (is_v != 0) {
+        /* (An intercommunicator's schedule is not kept: none.) */
+        vec.n = 0;
+        if (!gcm_mpi_coll_is_inter(comm)) {
+            gcm_mpi_coll_vec_add(&vec, rcounts,
+                                 (size_t)comm->psize * sizeof(int));
+        }
+        key.vec = &vec;
+    }
+    rc = gcm_mpi_coll_lookup(comm, which, mode, &key, request, &k, &check);
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
+    }
+    rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
+    if (rc == MPI_SUCCESS && check) {
+        rc = coll_check_reduce_scatter(sendbuf, recvbuf, rcount, is_v,
+                                       rcounts, datatype, op, comm, call);
+    }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call,
             .kind = (is_v != 0) ? GCM_MPI_COLL_REDUCE_SCATTER :
@@ -460,17 +467,19 @@ static int coll_reduce_scatter_any(const void *sendbuf, void *recvbuf,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    s = kept ? gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc) :
-               gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
+    }
+    s = gcm_mpi_coll_get(mode, comm, which, &key, &stack, &g, call, &rc);
     if (s == NULL) {
         return rc;
     }
-    if (!hit) {
+    if (!g.hit) {
         gcm_mpi_coll_build_reduce_scatter(s, sendbuf, recvbuf, rcount,
                                           (is_v != 0) ? rcounts : NULL,
                                           datatype, op, comm);
     }
-    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+    return gcm_mpi_coll_end(mode, s, comm, &g, call, request);
 }
 
 int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf,

@@ -17,48 +17,78 @@
 
 /*
  * A barrier of two processes is one exchange of empty messages with the
- * partner (gcm_coll_barrier_is_exchange): the blocking one runs it here,
- * without a schedule, its executor or a kept schedule's lookup, under
- * the call's tag as a schedule's transfers would be (so it matches no
- * other traffic). Decided once per communicator, when its node structure
- * is known (it is, outside MPI_Init); intercommunicators and LCO
- * communicators (threads) take the general path.
+ * partner (gcm_coll_barrier_is_exchange), and a linear one over 3 or 4
+ * (gcm_coll_barrier_is_linear) is one such exchange with rank 0 at the
+ * other ranks and, at rank 0, the arrivals then the releases
+ * (gcm_lco_fan_nr): the blocking one runs them here, without a schedule,
+ * its executor or a kept schedule's lookup, under the call's tag as a
+ * schedule's transfers would be (so they match no other traffic).
+ * Nothing is allocated: the sends keep their envelopes and connections in
+ * the communicator's cache (bar_keeps), and a receive that must wait runs
+ * in a record on this call's stack. Decided once per communicator, when
+ * its node structure is known (it is, outside MPI_Init);
+ * intercommunicators and LCO communicators (threads) take the general
+ * path.
  */
+enum {
+    COLL_BARRIER_SCHED = -1,    /* a schedule */
+    COLL_BARRIER_PAIR  = 1,     /* one exchange with the partner */
+    COLL_BARRIER_FAN   = 2      /* linear, without a schedule */
+};
+
 static int coll_barrier_decide(MPI_Comm comm)
 {
     struct gcm_mpi_coll_cache *c;
     const gcm_coll_hier_t *h = NULL;
-    int pair = -1;
+    int n = comm->psize, form = COLL_BARRIER_SCHED;
 
-    if (comm->kind == GCM_MPI_COMM_INTRA && comm->psize == 2) {
+    if (comm->kind == GCM_MPI_COMM_INTRA && n >= 2 && n <= GCM_LCO_FAN_MAX) {
         h = gcm_mpi_coll_hier_of(comm);
-        pair = gcm_coll_barrier_is_exchange(2, h) ? 1 : -1;
+        if ((n == 2) ? gcm_coll_barrier_is_exchange(2, h) :
+            gcm_coll_barrier_is_linear(n, h)) {
+            form = (n == 2) ? COLL_BARRIER_PAIR : COLL_BARRIER_FAN;
+        }
         if (h == NULL && gcm_coll_hier_enabled()) {
-            return pair > 0;
+            return form;
         }
     }
     if ((c = gcm_mpi_coll_cache_of(comm)) != NULL) {
-        c->barrier_pair = pair;
+        c->barrier_form = form;
     }
-    return pair > 0;
+    return form;
 }
 
-static inline int coll_barrier_is_pair(MPI_Comm comm)
+static inline int coll_barrier_form(MPI_Comm comm)
 {
     const struct gcm_mpi_coll_cache *c = comm->coll_cache;
 
-    if (gcm_likely(c != NULL && c->barrier_pair != 0)) {
-        return c->barrier_pair > 0;
+    if (gcm_likely(c != NULL && c->barrier_form != 0)) {
+        return c->barrier_form;
     }
     return coll_barrier_decide(comm);
 }
 
-static int coll_barrier_pair(MPI_Comm comm, const char *call)
+static inline int coll_barrier_is_pair(MPI_Comm comm)
 {
-    int tag = gcm_mpi_coll_tag(comm);
-    gcm_status_t err = gcm_lco_exchange_nr(comm->lco, NULL, 0, NULL, 0,
-                                           1 - comm->prank, tag);
+    return coll_barrier_form(comm) == COLL_BARRIER_PAIR;
+}
 
+static int coll_barrier_direct(MPI_Comm comm, int form, const char *call)
+{
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    gcm_slots_send_keep_t *keeps = (c != NULL) ? c->bar_keeps : NULL;
+    /* Where the receives wait, if they must. */
+    struct gcm_request recs[GCM_LCO_FAN_MAX - 1];
+    int tag = gcm_mpi_coll_tag(comm);
+    gcm_status_t err;
+
+    if (form == COLL_BARRIER_FAN && comm->prank == 0) {
+        err = gcm_lco_fan_nr(comm->lco, comm->psize, tag, keeps, recs);
+    } else {
+        err = gcm_lco_exchange_nr(comm->lco, NULL, 0, NULL, 0,
+                                  (form == COLL_BARRIER_PAIR) ?
+                                  1 - comm->prank : 0, tag, keeps, recs);
+    }
     if (gcm_likely(err == GCM_OK)) {
         return MPI_SUCCESS;
     }
@@ -187,7 +217,9 @@ static int coll_ibarrier_pair(MPI_Comm comm, MPI_Request *request,
                              "cannot allocate a request");
     }
     err = gcm_lco_exchange_post(comm->lco, NULL, 0, NULL, 0, 1 - comm->prank,
-                                gcm_mpi_coll_tag(comm), &sreq, &rreq);
+                                gcm_mpi_coll_tag(comm),
+                                (c != NULL) ? &c->bar_keeps[0] : NULL,
+                                &sreq, &rreq);
     coll_pair_fail(req, err);
     req->buf    = sreq;
     req->native = rreq;
@@ -203,7 +235,7 @@ int PMPI_Barrier(MPI_Comm comm)
     coll_kept_t *k;
     coll_key_t key;
     unsigned seq0;
-    int hit;
+    int hit, form;
     int rc = gcm_mpi_coll_check_comm(comm, call);
 
     if (rc == MPI_SUCCESS) {
@@ -212,8 +244,8 @@ int PMPI_Barrier(MPI_Comm comm)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (coll_barrier_is_pair(comm)) {
-        return coll_barrier_pair(comm, call);
+    if ((form = coll_barrier_form(comm)) > 0) {
+        return coll_barrier_direct(comm, form, call);
     }
     key  = gcm_mpi_coll_key(comm, NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL,
                             0);
@@ -485,45 +517,21 @@ static void coll_rooted_vec(MPI_Comm comm, const int *rcounts,
     }
 }
 
-int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
-                        MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
-                        const int *rcounts, const int *displs,
-                        MPI_Datatype rtype, int root, MPI_Comm comm,
-                        int mode, MPI_Info info, MPI_Request *request,
-                        const char *call)
+/* The checks of a gather, gatherv, scatter or scatterv (as
+ * gcm_mpi_coll_rooted; l: the root's layout), after the communicator's
+ * and the form's. */
+static int coll_rooted_check(int is_gather, const void *mbuf, int mcount,
+                             MPI_Datatype mtype, const coll_layout_t *l,
+                             int is_v, int root, MPI_Comm comm,
+                             const char *call)
 {
     const char *mname = is_gather ? "sendbuf" : "recvbuf";
     const char *rname = is_gather ? "recvbuf" : "sendbuf";
-    coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
-    coll_sched_t stack, *s;
-    coll_key_t key = { 0 };
-    coll_vec_t vec;
-    int which = is_gather ? (is_v ? COLL_KEPT_GATHERV : COLL_KEPT_GATHER) :
-                            (is_v ? COLL_KEPT_SCATTERV : COLL_KEPT_SCATTER);
-    int kept = (mode == COLL_NONBLOCKING), hit = 0;
-    int rc = gcm_mpi_coll_check_comm(comm, call), i, n, in_place = 0;
+    MPI_Datatype rtype = (MPI_Datatype)l->type;
+    int rc = gcm_mpi_coll_check_root(comm, call, root), i, n;
 
-    if (rc == MPI_SUCCESS && kept) {
-        key = coll_rooted_key(comm, mbuf, mcount, mtype, rbuf, rcount, rtype,
-                              root);
-        if (is_v != 0) {
-            coll_rooted_vec(comm, rcounts, displs, root, &vec);
-            key.vec = &vec;
-        }
-        rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
-        if (rc != GCM_MPI_COLL_MISS) {
-            return rc;
-        }
-        rc = MPI_SUCCESS;
-    }
     if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_check_root(comm, call, root);
-    }
-    if (rc == MPI_SUCCESS) {
-        rc = gcm_mpi_coll_no_inter_in_place(comm, call, mbuf, rbuf);
+        rc = gcm_mpi_coll_no_inter_in_place(comm, call, mbuf, l->buf);
     }
     if (rc != MPI_SUCCESS) {
         return rc;
@@ -532,35 +540,76 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
     if (gcm_mpi_coll_am_root(comm, root)) {
         /* The root's layout of everyone's blocks. */
         if (is_v != 0) {
-            rc = gcm_mpi_coll_check_array(comm, call, rcounts, n, 1,
+            rc = gcm_mpi_coll_check_array(comm, call, l->counts, n, 1,
                                           is_gather ? "recvcounts"
                                                     : "sendcounts");
             if (rc == MPI_SUCCESS) {
-                rc = gcm_mpi_coll_check_array(comm, call, displs, n, 0,
+                rc = gcm_mpi_coll_check_array(comm, call, l->displs, n, 0,
                                               "displs");
             }
         } else {
-            rc = gcm_mpi_coll_check_count(comm, call, rcount, "count");
+            rc = gcm_mpi_coll_check_count(comm, call, l->count, "count");
         }
         if (rc == MPI_SUCCESS) {
             rc = gcm_mpi_coll_check_type(comm, call, rtype, "datatype");
         }
-        if (rc == MPI_SUCCESS && rbuf == MPI_IN_PLACE) {
+        if (rc == MPI_SUCCESS && l->buf == MPI_IN_PLACE) {
             rc = gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
                                "MPI_IN_PLACE is not allowed as %s", rname);
         }
         for (i = 0; rc == MPI_SUCCESS && i < n; i++) {
-            rc = gcm_mpi_coll_check_buf(
-                comm, call, rbuf, gcm_mpi_coll_cnt(&l, i), rtype, 0, rname);
+            rc = gcm_mpi_coll_check_buf(comm, call, l->buf,
+                                        gcm_mpi_coll_cnt(l, i), rtype, 0,
+                                        rname);
         }
-        in_place = (mbuf == MPI_IN_PLACE);
+        if (mbuf == MPI_IN_PLACE) {
+            return rc;
+        }
     }
     /* This process's own block: at every non-root of an
      * intracommunicator, at its root unless MPI_IN_PLACE, and at the
      * non-root group of an intercommunicator. */
-    if (rc == MPI_SUCCESS && in_place == 0 &&
+    if (rc == MPI_SUCCESS &&
         (gcm_mpi_coll_is_inter(comm) == 0 || coll_am_leaf(comm, root) != 0)) {
         rc = gcm_mpi_coll_check_side(comm, call, mbuf, mcount, mtype, 0, mname);
+    }
+    return rc;
+}
+
+int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
+                        MPI_Datatype mtype, void *rbuf, int rcount, int is_v,
+                        const int *rcounts, const int *displs,
+                        MPI_Datatype rtype, int root, MPI_Comm comm,
+                        int mode, MPI_Info info, MPI_Request *request,
+                        const char *call)
+{
+    coll_layout_t l = { rbuf, rcount, rcounts, displs, CT(rtype) };
+    coll_sched_t stack, *s;
+    coll_kept_t *k;
+    coll_key_t key;
+    coll_vec_t vec;
+    coll_got_t g;
+    int which = is_gather ? (is_v ? COLL_KEPT_GATHERV : COLL_KEPT_GATHER) :
+                            (is_v ? COLL_KEPT_SCATTERV : COLL_KEPT_SCATTER);
+    int rc = gcm_mpi_coll_check_comm(comm, call), check;
+
+    if (rc != MPI_SUCCESS) {
+        return rc;
+    }
+    key = coll_rooted_key(comm, mbuf, mcount, mtype, rbuf, rcount, rtype,
+                          root);
+    if (is_v != 0) {
+        coll_rooted_vec(comm, rcounts, displs, root, &vec);
+        key.vec = &vec;
+    }
+    rc = gcm_mpi_coll_lookup(comm, which, mode, &key, request, &k, &check);
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
+    }
+    rc = gcm_mpi_coll_check_mode(comm, call, mode, info, request);
+    if (rc == MPI_SUCCESS && check) {
+        rc = coll_rooted_check(is_gather, mbuf, mcount, mtype, &l, is_v, root,
+                               comm, call);
     }
     if (rc == MPI_SUCCESS) {
         rc = GCM_MPI_COLL_VERIFY(comm, call,
@@ -580,16 +629,22 @@ int gcm_mpi_coll_rooted(int is_gather, const void *mbuf, int mcount,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    s = kept ? gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc) :
-               gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
+    }
+    s = gcm_mpi_coll_get(mode, comm, which, &key, &stack, &g, call, &rc);
     if (s == NULL) {
         return rc;
     }
-    if (!hit) {
+    if (!g.hit) {
+        /* The root's own block in place: nothing of it to send or
+         * receive. */
         gcm_mpi_coll_build_rooted(s, is_gather, is_v, (void *)mbuf, mcount,
-                                  mtype, &l, root, in_place, comm);
+                                  mtype, &l, root,
+                                  gcm_mpi_coll_am_root(comm, root) &&
+                                  mbuf == MPI_IN_PLACE, comm);
     }
-    return gcm_mpi_coll_launch(mode, s, comm, call, request);
+    return gcm_mpi_coll_end(mode, s, comm, &g, call, request);
 }
 
 /* Gather, scatter and their v forms, each in its three forms. */

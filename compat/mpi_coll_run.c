@@ -33,11 +33,11 @@
  * theirs the same way (gcm_mpi_coll_nb_get): the finished schedule goes
  * back to its communicator when its request is freed, for the next call
  * with the same arguments; a call that finds it taken (two in flight)
- * builds its own. Kept so: barrier, bcast, reduce, allreduce, allgather,
- * alltoall and the five neighbour collectives (mpi_topo_nbr.c), and the
- * nonblocking forms of gather, scatter, scan, exscan, reduce_scatter_block,
- * gatherv, scatterv, allgatherv, alltoallv, alltoallw and reduce_scatter
- * (their blocking forms build each time).
+ * builds its own. Kept so, both forms: barrier, bcast, reduce,
+ * allreduce, allgather, alltoall, gather, scatter, scan, exscan,
+ * reduce_scatter_block, gatherv, scatterv, allgatherv, alltoallv,
+ * alltoallw, reduce_scatter and the five neighbour collectives
+ * (mpi_topo_nbr.c).
  * The count, displacement and type arrays of the v and w forms may hold
  * other values under the same pointers at the next call: their keys
  * compare the arrays' contents (coll_vec_t), the kept schedule holding a
@@ -127,12 +127,12 @@ coll_sched_t *gcm_mpi_coll_kept_get(MPI_Comm comm, int which,
         gcm_mpi_coll_sched_init(&k->s);
         c->kept[which] = k;
     }
-    /* Another call: its schedule replaces the one kept. */
+    /* Another call: its schedule replaces the one kept, and the copy of
+     * its arrays (v and w forms) the old one's. */
     gcm_coll_sched_free(&k->s);
     k->valid = 0;
     free((void *)k->key.vec);
     k->key = *key;
-    /* The arrays of a v or w call: copied (kept only so). */
     if (key->vec != NULL &&
         (k->key.vec = gcm_mpi_coll_vec_copy(key->vec)) == NULL) {
         gcm_mpi_coll_sched_init(s_stack);

@@ -117,20 +117,42 @@ gcm_status_t gcm_lco_irecv_rec(gcm_lco_h lco, void *buf, size_t len,
  * sends slen bytes of sbuf, receives at most rlen bytes into rbuf, and
  * waits for both (a failure of either, a dead peer's included, is the
  * result). Arguments as for gcm_lco_isend_nr (right by construction);
- * neither transfer takes a request when it completes as it is posted.
- * The MPI layer's two-process barrier: one exchange of empty messages
- * without a schedule. */
+ * neither transfer takes a request when it completes as it is posted,
+ * and a receive that must wait runs in rec, the caller's storage (its
+ * stack will do: the call returns only when the receive is over;
+ * gcm_lco_irecv_rec), so nothing is allocated. keep (or NULL) is the
+ * caller's for the sends on slot (gcm_lco_isend_kept; one thread at a
+ * time). The MPI layer's two-process barrier: one exchange of empty
+ * messages without a schedule. */
 gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
                                  size_t slen, void *rbuf, size_t rlen,
-                                 int slot, int tag) GCM_INTERNAL;
-/* Its first half, for the nonblocking barrier: posts the send, then the
- * receive, and returns at once; *sreq_p and *rreq_p are the requests of
- * what did not complete as it was posted (else GCM_REQUEST_NULL), for
- * gcm_lco_req_done/take/wait. A failure to post is the result (the
- * receive is not posted when the send failed). */
+                                 int slot, int tag,
+                                 gcm_slots_send_keep_t *keep,
+                                 struct gcm_request *rec) GCM_INTERNAL;
+/* The most slots gcm_lco_fan_nr serves (a linear barrier over up to
+ * this many ranks). */
+#define GCM_LCO_FAN_MAX 4
+/* Rank 0's part of a linear barrier over nslots ranks (2 to
+ * GCM_LCO_FAN_MAX; arguments right by construction): receives an empty
+ * message under library tag tag from each of slots 1 .. nslots - 1, each
+ * that must wait in recs[slot - 1] (the caller's storage, its stack will
+ * do), then sends one to each, with keeps[slot - 1] (or keeps NULL), and
+ * waits for all. Nothing is allocated. The first failure is the result;
+ * after a failed arrival no release is sent. The other ranks' part is
+ * gcm_lco_exchange_nr with slot 0. */
+gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
+                            gcm_slots_send_keep_t *keeps,
+                            struct gcm_request *recs) GCM_INTERNAL;
+/* Its first half, for the nonblocking barrier: posts the send (with keep,
+ * as above), then the receive, and returns at once; *sreq_p and *rreq_p
+ * are the requests of what did not complete as it was posted (else
+ * GCM_REQUEST_NULL), for gcm_lco_req_done/take/wait. A failure to post
+ * is the result (the receive is not posted when the send failed). */
 gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
                                    size_t slen, void *rbuf, size_t rlen,
-                                   int slot, int tag, gcm_request_h *sreq_p,
+                                   int slot, int tag,
+                                   gcm_slots_send_keep_t *keep,
+                                   gcm_request_h *sreq_p,
                                    gcm_request_h *rreq_p) GCM_INTERNAL;
 
 /* Creates an LCO (as gcm_lco_create) homed on endpoint endpoint_index

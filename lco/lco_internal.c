@@ -172,9 +172,26 @@ gcm_status_t gcm_lco_irecv_rec(gcm_lco_h lco, void *buf, size_t len,
                                "gcm_lco_irecv_x", info_p, rec, req_p);
 }
 
+/* The send of an exchange: with keep where the caller has one. */
+static gcm_status_t gcm_lco_exchange_send(gcm_lco_h lco, const void *sbuf,
+                                          size_t slen, int slot, int tag,
+                                          gcm_slots_send_keep_t *keep,
+                                          gcm_request_h *sreq_p)
+{
+    static char dummy;
+
+    /* As the schedules' transfers: a zero-length buffer may be NULL. */
+    sbuf = (slen == 0) ? &dummy : sbuf;
+    return (keep != NULL) ?
+           gcm_lco_isend_kept(lco, sbuf, slen, slot, tag, keep, sreq_p) :
+           gcm_lco_isend_nr(lco, sbuf, slen, slot, tag, sreq_p);
+}
+
 gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
                                    size_t slen, void *rbuf, size_t rlen,
-                                   int slot, int tag, gcm_request_h *sreq_p,
+                                   int slot, int tag,
+                                   gcm_slots_send_keep_t *keep,
+                                   gcm_request_h *sreq_p,
                                    gcm_request_h *rreq_p)
 {
     static char dummy;
@@ -183,12 +200,10 @@ gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
 
     *sreq_p = GCM_REQUEST_NULL;
     *rreq_p = GCM_REQUEST_NULL;
-    /* As the schedules' transfers: a zero-length buffer may be NULL. */
-    sbuf = (slen == 0) ? &dummy : sbuf;
     rbuf = (rlen == 0) ? &dummy : rbuf;
     /* Posted as a schedule's transfers are (gcm_lco_isend_nr and
      * gcm_lco_irecv_nr: no request for what completes at posting). */
-    status = gcm_lco_isend_nr(lco, sbuf, slen, slot, tag, sreq_p);
+    status = gcm_lco_exchange_send(lco, sbuf, slen, slot, tag, keep, sreq_p);
     if (status == GCM_OK) {
         status = gcm_lco_irecv_nr(lco, rbuf, rlen, slot, tag, &info, rreq_p);
     }
@@ -197,13 +212,20 @@ gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
 
 gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
                                  size_t slen, void *rbuf, size_t rlen,
-                                 int slot, int tag)
+                                 int slot, int tag,
+                                 gcm_slots_send_keep_t *keep,
+                                 struct gcm_request *rec)
 {
-    gcm_request_h sreq, rreq;
+    static char dummy;
+    gcm_request_h sreq = GCM_REQUEST_NULL, rreq = GCM_REQUEST_NULL;
+    gcm_msg_status_t info;
     gcm_status_t status, wstatus = GCM_OK;
 
-    status = gcm_lco_exchange_post(lco, sbuf, slen, rbuf, rlen, slot, tag,
-                                   &sreq, &rreq);
+    status = gcm_lco_exchange_send(lco, sbuf, slen, slot, tag, keep, &sreq);
+    if (status == GCM_OK) {
+        status = gcm_lco_irecv_rec(lco, (rlen == 0) ? &dummy : rbuf, rlen,
+                                   slot, tag, NULL, &info, rec, &rreq);
+    }
     /* The send first, as a schedule's fence completes its transfers in
      * the order they were posted; the first failure is the result. */
     if (sreq != GCM_REQUEST_NULL) {
@@ -213,6 +235,48 @@ gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
     if (rreq != GCM_REQUEST_NULL) {
         wstatus = gcm_lco_req_wait(&rreq, NULL);
         status = (status != GCM_OK) ? status : wstatus;
+    }
+    return status;
+}
+
+gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
+                            gcm_slots_send_keep_t *keeps,
+                            struct gcm_request *recs)
+{
+    static char dummy;
+    gcm_request_h req[GCM_LCO_FAN_MAX];
+    gcm_msg_status_t info;
+    gcm_status_t status = GCM_OK, wstatus;
+    int i, n = nslots - 1, posted = 0;
+
+    /* Every arrival first, each in its record when it must wait. */
+    for (i = 0; (status == GCM_OK) && (i < n); i++) {
+        req[i] = GCM_REQUEST_NULL;
+        status = gcm_lco_irecv_rec(lco, &dummy, 0, i + 1, tag, NULL, &info,
+                                   &recs[i], &req[i]);
+        posted = i + 1;
+    }
+    /* The records are the caller's: every one posted is waited for,
+     * whatever failed. */
+    for (i = 0; i < posted; i++) {
+        if (req[i] != GCM_REQUEST_NULL) {
+            wstatus = gcm_lco_req_wait(&req[i], NULL);
+            status = (status != GCM_OK) ? status : wstatus;
+        }
+    }
+    /* Then the releases, all posted before any is waited for. */
+    for (i = 0, posted = 0; (status == GCM_OK) && (i < n); i++) {
+        req[i] = GCM_REQUEST_NULL;
+        status = gcm_lco_exchange_send(lco, NULL, 0, i + 1, tag,
+                                       (keeps != NULL) ? &keeps[i] : NULL,
+                                       &req[i]);
+        posted = i + 1;
+    }
+    for (i = 0; i < posted; i++) {
+        if (req[i] != GCM_REQUEST_NULL) {
+            wstatus = gcm_lco_req_wait(&req[i], NULL);
+            status = (status != GCM_OK) ? status : wstatus;
+        }
     }
     return status;
 }

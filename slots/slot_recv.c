@@ -376,56 +376,44 @@ int gcm_slots_am_msg(gcm_thr_endpoint_t *endpoint, const void *header,
     return gcm_slots_msg_in(endpoint, conn, &env, &payload);
 }
 
-/* gcm_slots_msg_in on env, the caller's own copy of the envelope: its
- * sender is set from conn here. */
-static inline __attribute__((always_inline)) int
-gcm_slots_msg_take(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
-                   gcm_slots_env_t *env, gcm_payload_t *payload)
+/* A message ahead of its turn on conn: kept until the ones before it
+ * arrive, within bounds (a sequence number that never comes due must not
+ * take memory without end). Out of line: the usual message is in turn,
+ * and its path saves fewer registers without this one. */
+static GCM_NOINLINE int gcm_slots_msg_early(gcm_thr_endpoint_t *endpoint,
+                                            gcm_thr_conn_t *conn,
+                                            gcm_slots_env_t *env,
+                                            gcm_payload_t *payload)
 {
     gcm_slots_umsg_t *umsg;
     int kept = 0;
 
-    /* From here on the sender is the connection's process: answers go
-     * there, and the receive-slot checks use it. */
-    env->src_proc = (uint32_t)conn->proc;
-    env->src_ep   = (uint16_t)conn->rep;
-    env->flags   &= (uint16_t)~GCM_ENV_FLAG_OTHER;
-
-    if (conn->failed != GCM_OK) {
-        /* Messages were lost on this connection: nothing after them can
-         * be delivered in order. */
+    if ((env->seq < conn->rx_seq) ||
+        (conn->nparked >= GCM_SLOTS_PARKED_MAX) ||
+        gcm_slots_parked_has(conn, env->seq)) {
+        gcm_slots_out_of_sequence(endpoint, conn, env, payload);
         return 0;
     }
-    if (env->seq != conn->rx_seq) {
-        /* Ahead of its turn: keep it until the ones before it arrive,
-         * within bounds (a sequence number that never comes due must not
-         * take memory without end). */
-        if ((env->seq < conn->rx_seq) ||
-            (conn->nparked >= GCM_SLOTS_PARKED_MAX) ||
-            gcm_slots_parked_has(conn, env->seq)) {
-            gcm_slots_out_of_sequence(endpoint, conn, env, payload);
-            return 0;
-        }
-        umsg = gcm_slots_umsg_new(env, payload, &kept);
-        if (umsg == NULL) {
-            gcm_error("out of memory parking a message from proc %u",
-                      env->src_proc);
-            gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
-            gcm_slots_conn_lost(endpoint, conn, GCM_ERR_NO_MEMORY);
-            return 0;
-        }
-        gcm_slots_park(conn, umsg);
-        return kept;
-    }
-
-    kept = gcm_slots_accept(endpoint, env, payload);
-    if (kept == GCM_ACCEPT_LOST) {
+    umsg = gcm_slots_umsg_new(env, payload, &kept);
+    if (umsg == NULL) {
+        gcm_error("out of memory parking a message from proc %u",
+                  env->src_proc);
+        gcm_slots_payload_release(endpoint, payload, GCM_ERR_NO_MEMORY);
         gcm_slots_conn_lost(endpoint, conn, GCM_ERR_NO_MEMORY);
         return 0;
     }
-    conn->rx_seq++;
+    gcm_slots_park(conn, umsg);
+    return kept;
+}
+
+/* Accepts what was parked on conn and has come due. Out of line, as
+ * above. */
+static GCM_NOINLINE void gcm_slots_parked_due(gcm_thr_endpoint_t *endpoint,
+                                              gcm_thr_conn_t *conn)
+{
     while (!gcm_list_empty(&conn->parked)) {
-        umsg = gcm_container_of(conn->parked.next, gcm_slots_umsg_t, elem);
+        gcm_slots_umsg_t *umsg = gcm_container_of(conn->parked.next,
+                                                  gcm_slots_umsg_t, elem);
         if (umsg->env.seq != conn->rx_seq) {
             break;
         }
@@ -441,6 +429,40 @@ gcm_slots_msg_take(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
         }
         conn->rx_seq++;
         free(umsg);
+    }
+}
+
+/* gcm_slots_msg_in on env, the caller's own copy of the envelope: its
+ * sender is set from conn here. */
+static inline __attribute__((always_inline)) int
+gcm_slots_msg_take(gcm_thr_endpoint_t *endpoint, gcm_thr_conn_t *conn,
+                   gcm_slots_env_t *env, gcm_payload_t *payload)
+{
+    int kept;
+
+    /* From here on the sender is the connection's process: answers go
+     * there, and the receive-slot checks use it. */
+    env->src_proc = (uint32_t)conn->proc;
+    env->src_ep   = (uint16_t)conn->rep;
+    env->flags   &= (uint16_t)~GCM_ENV_FLAG_OTHER;
+
+    if (conn->failed != GCM_OK) {
+        /* Messages were lost on this connection: nothing after them can
+         * be delivered in order. */
+        return 0;
+    }
+    if (gcm_unlikely(env->seq != conn->rx_seq)) {
+        return gcm_slots_msg_early(endpoint, conn, env, payload);
+    }
+
+    kept = gcm_slots_accept(endpoint, env, payload);
+    if (gcm_unlikely(kept == GCM_ACCEPT_LOST)) {
+        gcm_slots_conn_lost(endpoint, conn, GCM_ERR_NO_MEMORY);
+        return 0;
+    }
+    conn->rx_seq++;
+    if (gcm_unlikely(!gcm_list_empty(&conn->parked))) {
+        gcm_slots_parked_due(endpoint, conn);
     }
     return kept == GCM_ACCEPT_KEPT;
 }

@@ -2,7 +2,8 @@
  * tests/mpi/coll_nb.c: nonblocking collectives overlapped with each other,
  * with computation and with blocking collectives; every completion call
  * on the requests of calls repeated with the same arguments (which run
- * the schedule their communicator kept); calls that build their schedule
+ * the schedule their communicator kept), and the blocking forms of those
+ * calls, which keep theirs too; calls that build their schedule
  * in an object the last call left; and collectives of every kind
  * while the user has MPI_ANY_SOURCE / MPI_ANY_TAG receives pending, which
  * must not take collective traffic.
@@ -304,15 +305,22 @@ static void test_kept_all(void)
     free(g);
 }
 
+/* The blocking form of a collective (blocking set: B), or its
+ * nonblocking form (MPI_Ii) started on *req, with the same arguments
+ * (the blocking form leaves *req MPI_REQUEST_NULL). */
+#define KEPT_CALL(blocking, B, i, req, ...)                       \
+    ((blocking) ? (*(req) = MPI_REQUEST_NULL, MPI_##B(__VA_ARGS__)) \
+                : MPI_I##i(__VA_ARGS__, (req)))
+
 /*
- * The nonblocking gather, scatter, scan, exscan and reduce_scatter_block
- * keep their schedules too (their blocking forms do not): the same as
- * test_kept_all, and arguments MPI ignores (the root's layout at the
- * others, given as MPI_DATATYPE_NULL; the root's own block with
- * MPI_IN_PLACE) must neither be read nor make two calls differ, while a
- * new root must.
+ * The gather, scatter, scan, exscan and reduce_scatter_block keep their
+ * schedules too, in both forms (blocking: the same calls one after the
+ * other): the same as test_kept_all, and arguments MPI ignores (the
+ * root's layout at the others, given as MPI_DATATYPE_NULL; the root's
+ * own block with MPI_IN_PLACE) must neither be read nor make two calls
+ * differ, while a new root must.
  */
-static void test_kept_rest(void)
+static void test_kept_rest(int blocking)
 {
     MPI_Comm dup;
     MPI_Request req[5];
@@ -320,6 +328,7 @@ static void test_kept_rest(void)
     int *sc = malloc((size_t)size * sizeof(int));
     int *rs = malloc((size_t)size * sizeof(int));
     static int freed_in[1] = { 1 }, freed_out[1];
+    const char *f = blocking ? "" : "i";   /* the form, for messages */
     int in, x, scan, exscan, rsb, root, me, r, k, i, sum, below;
 
     OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
@@ -336,20 +345,22 @@ static void test_kept_rest(void)
         if (me && k % 4 == 3) {
             /* The root's own block in place. */
             g[root] = in;
-            OK(MPI_Igather(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, g, 1,
-                           MPI_INT, root, dup, &req[0]));
+            OK(KEPT_CALL(blocking, Gather, gather, &req[0], MPI_IN_PLACE, -1,
+                         MPI_DATATYPE_NULL, g, 1, MPI_INT, root, dup));
         } else {
-            OK(MPI_Igather(&in, 1, MPI_INT, me ? g : NULL, me ? 1 : -1,
-                           me ? MPI_INT : MPI_DATATYPE_NULL, root, dup,
-                           &req[0]));
+            OK(KEPT_CALL(blocking, Gather, gather, &req[0], &in, 1, MPI_INT,
+                         me ? g : NULL, me ? 1 : -1,
+                         me ? MPI_INT : MPI_DATATYPE_NULL, root, dup));
         }
-        OK(MPI_Iscatter(me ? sc : NULL, me ? 1 : -1,
-                        me ? MPI_INT : MPI_DATATYPE_NULL, &x, 1, MPI_INT,
-                        root, dup, &req[1]));
-        OK(MPI_Iscan(&in, &scan, 1, MPI_INT, MPI_SUM, dup, &req[2]));
-        OK(MPI_Iexscan(&in, &exscan, 1, MPI_INT, MPI_SUM, dup, &req[3]));
-        OK(MPI_Ireduce_scatter_block(rs, &rsb, 1, MPI_INT, MPI_SUM, dup,
-                                     &req[4]));
+        OK(KEPT_CALL(blocking, Scatter, scatter, &req[1], me ? sc : NULL,
+                     me ? 1 : -1, me ? MPI_INT : MPI_DATATYPE_NULL, &x, 1,
+                     MPI_INT, root, dup));
+        OK(KEPT_CALL(blocking, Scan, scan, &req[2], &in, &scan, 1, MPI_INT,
+                     MPI_SUM, dup));
+        OK(KEPT_CALL(blocking, Exscan, exscan, &req[3], &in, &exscan, 1,
+                     MPI_INT, MPI_SUM, dup));
+        OK(KEPT_CALL(blocking, Reduce_scatter_block, reduce_scatter_block,
+                     &req[4], rs, &rsb, 1, MPI_INT, MPI_SUM, dup));
         if (k % 3 == 0) {
             OK(MPI_Waitall(5, req, MPI_STATUSES_IGNORE));
         } else {
@@ -359,16 +370,17 @@ static void test_kept_rest(void)
         }
         for (r = 0, sum = 0, below = 0; r < size; r++) {
             CHECK(!me || g[r] == 1000 * k + 10 * r,
-                  "kept igather %d from %d: %d", k, r, g[r]);
+                  "kept %sgather %d from %d: %d", f, k, r, g[r]);
             sum += (r <= rank) ? 1000 * k + 10 * r : 0;
             below += (r < rank) ? 1000 * k + 10 * r : 0;
         }
-        CHECK(x == 500 * k + rank, "kept iscatter %d: %d", k, x);
-        CHECK(scan == sum, "kept iscan %d: %d, not %d", k, scan, sum);
-        CHECK(rank == 0 || exscan == below, "kept iexscan %d: %d, not %d",
-              k, exscan, below);
+        CHECK(x == 500 * k + rank, "kept %sscatter %d: %d", f, k, x);
+        CHECK(scan == sum, "kept %sscan %d: %d, not %d", f, k, scan,
+              sum);
+        CHECK(rank == 0 || exscan == below, "kept %sexscan %d: %d, not %d",
+              f, k, exscan, below);
         CHECK(rsb == 100 * (size * (size - 1) / 2) + size * (rank + k),
-              "kept ireduce_scatter_block %d: %d", k, rsb);
+              "kept %sreduce_scatter_block %d: %d", f, k, rsb);
         if (k % 5 == 4) {
             OK(MPI_Iscan(freed_in, freed_out, 1, MPI_INT, MPI_SUM, dup,
                          &req[0]));
@@ -399,16 +411,17 @@ static void kept_v_layout(int k, int *cnt, int *dsp, int *bdsp,
 }
 
 /*
- * The nonblocking v and w forms keep their schedules too, under the
+ * The v and w forms keep their schedules too, in both forms, under the
  * contents of their count, displacement and type arrays: here the
  * arrays stay at the same addresses and are changed in place between
  * calls (counts, then displacements, then alltoallw's types), and every
  * call must follow what they hold then, not what the kept schedule was
- * built from. The root moves within a phase; MPI_IN_PLACE every fourth
- * round; a request freed while active; the arrays the root alone reads
- * are NULL elsewhere.
+ * built from. The root moves within a phase; MPI_IN_PLACE in the middle
+ * of each phase; a request freed while active; the arrays the root alone
+ * reads are NULL elsewhere; the communicator is freed with its schedules
+ * kept.
  */
-static void test_kept_v(void)
+static void test_kept_v(int blocking)
 {
     MPI_Comm dup;
     MPI_Request req[6];
@@ -423,6 +436,7 @@ static void test_kept_v(void)
     int *ws = malloc(n2 * sizeof(int)), *wr = malloc(n2 * sizeof(int));
     int *rs = malloc(n2 * sizeof(int));
     static int freed_ag[64 * 2];
+    const char *f = blocking ? "" : "i";   /* the form, for messages */
     int mine[2], sx[2], rsx[2], root, me, inp, c, r, j, k, want;
 
     CHECK(size <= 64, "at most 64 processes here");
@@ -432,7 +446,10 @@ static void test_kept_v(void)
         c = cnt[0];
         root = (k < 15) ? 0 : size - 1;
         me = (rank == root);
-        inp = (k % 4 == 3);
+        /* Mid-phase: the round before a phase's first (where only the
+         * arrays' contents change) is another call of the same
+         * arguments. */
+        inp = (k % 6 == 3);
         for (j = 0; j < (int)n2; j++) {
             gr[j] = ag[j] = ar[j] = wr[j] = -1;
             ss[j] = 500 * k + 10 * (j / 2) + j % 2;
@@ -445,27 +462,32 @@ static void test_kept_v(void)
         }
         if (me && inp) {
             memcpy(&gr[dsp[root]], mine, (size_t)c * sizeof(int));
-            OK(MPI_Igatherv(MPI_IN_PLACE, -1, MPI_DATATYPE_NULL, gr, cnt,
-                            dsp, MPI_INT, root, dup, &req[0]));
+            OK(KEPT_CALL(blocking, Gatherv, gatherv, &req[0], MPI_IN_PLACE,
+                         -1, MPI_DATATYPE_NULL, gr, cnt, dsp, MPI_INT, root,
+                         dup));
         } else {
-            OK(MPI_Igatherv(mine, c, MPI_INT, gr, me ? cnt : NULL,
-                            me ? dsp : NULL, MPI_INT, root, dup, &req[0]));
+            OK(KEPT_CALL(blocking, Gatherv, gatherv, &req[0], mine, c,
+                         MPI_INT, gr, me ? cnt : NULL, me ? dsp : NULL,
+                         MPI_INT, root, dup));
         }
         /* The root sends the block of rank r from position r. */
-        OK(MPI_Iscatterv(ss, me ? cnt : NULL, me ? dsp : NULL, MPI_INT, sx,
-                         c, MPI_INT, root, dup, &req[1]));
+        OK(KEPT_CALL(blocking, Scatterv, scatterv, &req[1], ss,
+                     me ? cnt : NULL, me ? dsp : NULL, MPI_INT, sx, c,
+                     MPI_INT, root, dup));
         if (inp) {
             memcpy(&ag[dsp[rank]], mine, (size_t)c * sizeof(int));
             memcpy(ar, as, n2 * sizeof(int));
         }
-        OK(MPI_Iallgatherv(inp ? MPI_IN_PLACE : mine, c, MPI_INT, ag, cnt,
-                           dsp, MPI_INT, dup, &req[2]));
-        OK(MPI_Ialltoallv(inp ? MPI_IN_PLACE : as, cnt, dsp, MPI_INT, ar,
-                          cnt, dsp, MPI_INT, dup, &req[3]));
-        OK(MPI_Ialltoallw(ws, cnt, bdsp, types, wr, cnt, bdsp, types, dup,
-                          &req[4]));
-        OK(MPI_Ireduce_scatter(rs, rsx, cnt, MPI_INT, MPI_SUM, dup,
-                               &req[5]));
+        OK(KEPT_CALL(blocking, Allgatherv, allgatherv, &req[2],
+                     inp ? MPI_IN_PLACE : mine, c, MPI_INT, ag, cnt, dsp,
+                     MPI_INT, dup));
+        OK(KEPT_CALL(blocking, Alltoallv, alltoallv, &req[3],
+                     inp ? MPI_IN_PLACE : as, cnt, dsp, MPI_INT, ar, cnt,
+                     dsp, MPI_INT, dup));
+        OK(KEPT_CALL(blocking, Alltoallw, alltoallw, &req[4], ws, cnt, bdsp,
+                     types, wr, cnt, bdsp, types, dup));
+        OK(KEPT_CALL(blocking, Reduce_scatter, reduce_scatter, &req[5], rs,
+                     rsx, cnt, MPI_INT, MPI_SUM, dup));
         if (k % 3 == 0) {
             OK(MPI_Waitall(6, req, MPI_STATUSES_IGNORE));
         } else {
@@ -478,17 +500,18 @@ static void test_kept_v(void)
                 int at = dsp[r] + j;
 
                 CHECK(!me || gr[at] == 1000 * k + 10 * r + j,
-                      "kept igatherv %d from %d item %d: %d", k, r, j,
+                      "kept %sgatherv %d from %d item %d: %d", f, k, r, j,
                       gr[at]);
                 CHECK(ag[at] == 1000 * k + 10 * r + j,
-                      "kept iallgatherv %d from %d item %d: %d", k, r, j,
+                      "kept %sallgatherv %d from %d item %d: %d", f, k,
+                      r, j,
                       ag[at]);
                 want = 100 * r + 10 * ((dsp[rank] + j) / 2) + j + k;
-                CHECK(ar[at] == want, "kept ialltoallv %d from %d item %d: "
-                      "%d, not %d", k, r, j, ar[at], want);
+                CHECK(ar[at] == want, "kept %salltoallv %d from %d item %d: "
+                      "%d, not %d", f, k, r, j, ar[at], want);
                 if (types[r] == MPI_INT) {
-                    CHECK(wr[at] == want, "kept ialltoallw %d from %d item "
-                          "%d: %d, not %d", k, r, j, wr[at], want);
+                    CHECK(wr[at] == want, "kept %salltoallw %d from %d item "
+                          "%d: %d, not %d", f, k, r, j, wr[at], want);
                 }
             }
             if (types[r] == MPI_SHORT) {
@@ -498,16 +521,17 @@ static void test_kept_v(void)
 
                 memcpy(got, block, (size_t)c * sizeof(short));
                 CHECK(memcmp(&wr[dsp[r]], got, sizeof(got)) == 0,
-                      "kept ialltoallw %d of shorts from %d: %d %d", k, r,
+                      "kept %salltoallw %d of shorts from %d: %d %d", f,
+                      k, r,
                       wr[dsp[r]], wr[dsp[r] + 1]);
             }
         }
         for (j = 0; j < c; j++) {
             CHECK(sx[j] == 500 * k + 10 * ((rank + (k >= 12)) % size) + j,
-                  "kept iscatterv %d item %d: %d", k, j, sx[j]);
+                  "kept %sscatterv %d item %d: %d", f, k, j, sx[j]);
             want = size * (size - 1) / 2 + size * (rank * c + j + k);
-            CHECK(rsx[j] == want, "kept ireduce_scatter %d item %d: %d, "
-                  "not %d", k, j, rsx[j], want);
+            CHECK(rsx[j] == want, "kept %sreduce_scatter %d item %d: %d, "
+                  "not %d", f, k, j, rsx[j], want);
         }
         if (k % 5 == 4) {
             OK(MPI_Iallgatherv(mine, c, MPI_INT, freed_ag, cnt, dsp, MPI_INT,
@@ -685,8 +709,10 @@ int main(int argc, char **argv)
     test_waitall_testloop();
     test_kept();
     test_kept_all();
-    test_kept_rest();
-    test_kept_v();
+    test_kept_rest(0);
+    test_kept_rest(1);
+    test_kept_v(0);
+    test_kept_v(1);
     test_reused();
     test_wildcard_p2p();
     return mpitest_finish();

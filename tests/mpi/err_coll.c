@@ -5,7 +5,8 @@
  * waits for another. A call with the arguments of the last one runs its
  * kept schedule without checking them again, in the blocking and the
  * nonblocking forms: calls that differ from a kept one in a single
- * argument are still refused.
+ * argument, or in one element of a v or w form's arrays changed in
+ * place, are still refused.
  */
 #include <mpi.h>
 
@@ -81,6 +82,103 @@ static void nonblocking_kept(int rank, int size)
     OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     CHECK(rb[0] == size * (size + 1) / 2, "iallreduce after errors: %d",
           rb[0]);
+    free(sb);
+    free(rb);
+}
+
+/* Call number which of v_kept (allgatherv, alltoallv, alltoallw,
+ * reduce_scatter), blocking or nonblocking (its request in *r), on one
+ * int per process. */
+static int v_call(int which, int blocking, int *sb, int *rb, const int *cnt,
+                  const int *dsp, const int *bdsp, const MPI_Datatype *types,
+                  MPI_Request *r)
+{
+    MPI_Comm w = MPI_COMM_WORLD;
+
+    *r = MPI_REQUEST_NULL;
+    switch (which) {
+    case 0:
+        return blocking ? MPI_Allgatherv(sb, 1, MPI_INT, rb, cnt, dsp,
+                                         MPI_INT, w)
+                        : MPI_Iallgatherv(sb, 1, MPI_INT, rb, cnt, dsp,
+                                          MPI_INT, w, r);
+    case 1:
+        return blocking ? MPI_Alltoallv(sb, cnt, dsp, MPI_INT, rb, cnt, dsp,
+                                        MPI_INT, w)
+                        : MPI_Ialltoallv(sb, cnt, dsp, MPI_INT, rb, cnt, dsp,
+                                         MPI_INT, w, r);
+    case 2:
+        return blocking ? MPI_Alltoallw(sb, cnt, bdsp, types, rb, cnt, bdsp,
+                                        types, w)
+                        : MPI_Ialltoallw(sb, cnt, bdsp, types, rb, cnt, bdsp,
+                                         types, w, r);
+    default:
+        return blocking ? MPI_Reduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM, w)
+                        : MPI_Ireduce_scatter(sb, rb, cnt, MPI_INT, MPI_SUM,
+                                              w, r);
+    }
+}
+
+/* The v and w forms, blocking or nonblocking: each twice (the second
+ * runs the schedule the first kept), then with one element of its arrays
+ * made wrong in place, behind the same pointers, at every process: the
+ * call must be refused, not run the kept schedule. */
+static void v_kept(int rank, int size, int blocking)
+{
+    static const char *names[2][4] = {
+        { "MPI_Iallgatherv", "MPI_Ialltoallv", "MPI_Ialltoallw",
+          "MPI_Ireduce_scatter" },
+        { "MPI_Allgatherv", "MPI_Alltoallv", "MPI_Alltoallw",
+          "MPI_Reduce_scatter" }
+    };
+    MPI_Datatype *types = malloc((size_t)size * sizeof(MPI_Datatype));
+    int *cnt = malloc((size_t)size * sizeof(int));
+    int *dsp = malloc((size_t)size * sizeof(int));
+    int *bdsp = malloc((size_t)size * sizeof(int));
+    int *sb = malloc((size_t)size * sizeof(int));
+    int *rb = malloc((size_t)size * sizeof(int));
+    MPI_Request r;
+    int round, which, i, rc;
+
+    for (i = 0; i < size; i++) {
+        cnt[i] = 1;
+        dsp[i] = i;
+        bdsp[i] = i * (int)sizeof(int);
+        types[i] = MPI_INT;
+        sb[i] = 10 * rank + i;
+    }
+    for (round = 0; round < 3; round++) {
+        for (which = 0; which < 4; which++) {
+            if (round == 2 && which == 2) {
+                types[size - 1] = MPI_DATATYPE_NULL;
+            } else if (round == 2) {
+                cnt[size - 1] = -1;
+            }
+            rc = v_call(which, blocking, sb, rb, cnt, dsp, bdsp, types, &r);
+            if (round < 2) {
+                OK(rc);
+                OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+                continue;
+            }
+            EXPECT_ERR(rc, (which == 2) ? MPI_ERR_TYPE : MPI_ERR_COUNT,
+                       names[blocking][which],
+                       (which == 2) ? "kept, then a type MPI_DATATYPE_NULL"
+                                    : "kept, then a count -1");
+            cnt[size - 1] = 1;
+            types[size - 1] = MPI_INT;
+        }
+    }
+    /* And the kept calls still run. */
+    OK(v_call(1, blocking, sb, rb, cnt, dsp, bdsp, types, &r));
+    OK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    for (i = 0; i < size; i++) {
+        CHECK(rb[i] == 10 * i + rank, "%s after errors, from %d: %d",
+              names[blocking][1], i, rb[i]);
+    }
+    free(types);
+    free(cnt);
+    free(dsp);
+    free(bdsp);
     free(sb);
     free(rb);
 }
@@ -170,5 +268,7 @@ int main(int argc, char **argv)
         free(rb);
     }
     nonblocking_kept(rank, size);
+    v_kept(rank, size, 1);
+    v_kept(rank, size, 0);
     return mpitest_finish();
 }

@@ -6,13 +6,19 @@
  * runs again, is failed by the end of its LCO like any posted receive,
  * and a schedule freed with one in flight waits for it. Its first send
  * steps keep their envelopes (GCM_COLL_INLINE_KEEPS) until it is built
- * again. Two LCOs of one process stand for two ranks.
+ * again. The two-process exchange (gcm_lco_exchange_nr, the MPI layer's
+ * barrier of two and the other ranks' part of its linear barrier) and
+ * rank 0's part of that linear barrier (gcm_lco_fan_nr) receive in their
+ * caller's records and send with their caller's keeps. Two LCOs of one
+ * process stand for two ranks.
  */
 #include "config.h"
 
 #include "coll/coll_impl.h"
 #include "check_main.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -298,10 +304,175 @@ START_TEST(test_keep_rebuilt)
 }
 END_TEST
 
+/* Rank 0's side of an exchange (gcm_lco_exchange_nr), in a thread of its
+ * own: one byte each way, with the caller's keep and record. */
+typedef struct {
+    gcm_slots_send_keep_t keep;
+    struct gcm_request    rec;
+    char                  out, in;
+    gcm_status_t          status;
+} cr_xchg_t;
+
+static void *cr_xchg_run(void *arg)
+{
+    cr_xchg_t *x = arg;
+
+    x->status = gcm_lco_exchange_nr(cr_lco[0], &x->out, 1, &x->in, 1, 1, 100,
+                                    &x->keep, &x->rec);
+    return NULL;
+}
+
+/* Whether rank 0's port has rec among its posted receives (read under
+ * the lock its posting takes). */
+static int cr_posted_in(const struct gcm_request *rec)
+{
+    gcm_port_t *port = cr_lco[0]->port;
+    gcm_list_t *pos, *tmp;
+    int found = 0;
+
+    gcm_thr_lock(port->endpoint);
+    gcm_list_for_each_safe(pos, tmp, &port->posted) {
+        found |= (gcm_container_of(pos, struct gcm_request, elem) == rec);
+    }
+    gcm_thr_unlock(port->endpoint);
+    return found;
+}
+
+/* Rank 1 receives one byte from rank 0: expect. */
+static void cr_recv1(char expect)
+{
+    gcm_request_h req;
+    char in = 0;
+
+    ck_assert_int_eq(gcm_lco_irecv_x(cr_lco[1], &in, 1, 0, 100, &req),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+    ck_assert_int_eq(in, expect);
+}
+
+/* Rank 1's side: receives rank 0's byte, waits until rank 0's receive is
+ * posted in its record, then sends reply. Returns whether the receive was seen posted in time. */
+static int cr_xchg_partner(cr_xchg_t *x, char expect, char reply)
+{
+    gcm_request_h req;
+    double end = gcm_time_now() + 30.0;
+    int posted;
+
+    cr_recv1(expect);
+    /* Rank 0 posts its receive after its send: give it generous time
+     * (a loaded machine), then answer whatever happened. */
+    while (!(posted = cr_posted_in(&x->rec)) && (gcm_time_now() < end)) {
+        sched_yield();
+    }
+    ck_assert_int_eq(gcm_lco_isend_x(cr_lco[1], &reply, 1, 0, 100, 0, &req),
+                     GCM_OK);
+    ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+    return posted;
+}
+
+/* An exchange whose reply has not come waits in the caller's record (no
+ * request from the cache) and releases it; its send fills the caller's
+ * keep for the port and slot, and the next exchange sends with it. A
+ * reply that waits already takes no record. */
+START_TEST(test_exchange_rec)
+{
+    cr_xchg_t x;
+    pthread_t t;
+    int run, posted;
+
+    memset(&x, 0, sizeof(x));
+    for (run = 0; run < 2; run++) {
+        x.out = (char)(40 + run);
+        x.in  = 0;
+        x.status = GCM_ERR_INVALID_PARAM;
+        ck_assert_int_eq(pthread_create(&t, NULL, cr_xchg_run, &x), 0);
+        posted = cr_xchg_partner(&x, x.out, (char)(60 + run));
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        ck_assert_msg(posted, "run %d: the exchange's receive did not wait "
+                      "in the caller's record", run);
+        ck_assert_int_eq(x.status, GCM_OK);
+        ck_assert_int_eq(x.in, 60 + run);
+        ck_assert_uint_eq(x.rec.magic, 0);
+        ck_assert_ptr_eq(x.keep.port, cr_lco[0]->port);
+        ck_assert_uint_eq(x.keep.env.src_id, cr_lco[0]->port->id);
+        ck_assert_int_eq(x.keep.env.src_slot, 1);
+        /* Between two LCOs of one process: no connection to keep. */
+        ck_assert_ptr_null(x.keep.conn);
+    }
+
+    /* The reply first: taken at posting, the record left alone. */
+    cr_send(1, 70);
+    ck_assert_int_eq(gcm_progress(), GCM_OK);
+    x.rec.magic = 0x5e5e5e5eu;
+    x.out = 9;
+    ck_assert_int_eq(gcm_lco_exchange_nr(cr_lco[0], &x.out, 1, &x.in, 1, 1,
+                                         100, &x.keep, &x.rec), GCM_OK);
+    ck_assert_int_eq(x.in, 70);
+    ck_assert_uint_eq(x.rec.magic, 0x5e5e5e5eu);
+    cr_recv1(9);
+}
+END_TEST
+
+/* Rank 0 of a linear barrier of two (gcm_lco_fan_nr), in a thread of its
+ * own, with the caller's keeps and records. */
+typedef struct {
+    gcm_slots_send_keep_t keeps[GCM_LCO_FAN_MAX - 1];
+    struct gcm_request    recs[GCM_LCO_FAN_MAX - 1];
+    gcm_status_t          status;
+} cr_fan_t;
+
+static void *cr_fan_run(void *arg)
+{
+    cr_fan_t *f = arg;
+
+    f->status = gcm_lco_fan_nr(cr_lco[0], 2, 100, f->keeps, f->recs);
+    return NULL;
+}
+
+/* Rank 0's arrival, when it must wait, waits in the caller's record and
+ * releases it; the release goes out with the caller's keep, filled for
+ * the port and slot and used again the next time. */
+START_TEST(test_fan_rec)
+{
+    gcm_request_h req;
+    cr_fan_t f;
+    pthread_t t;
+    double end;
+    int run, posted;
+
+    memset(&f, 0, sizeof(f));
+    for (run = 0; run < 2; run++) {
+        f.status = GCM_ERR_INVALID_PARAM;
+        ck_assert_int_eq(pthread_create(&t, NULL, cr_fan_run, &f), 0);
+        /* Rank 1 comes once rank 0 waits (generous time: a loaded
+         * machine), then takes the release. */
+        end = gcm_time_now() + 30.0;
+        while (!(posted = cr_posted_in(&f.recs[0])) &&
+               (gcm_time_now() < end)) {
+            sched_yield();
+        }
+        ck_assert_int_eq(gcm_lco_isend_x(cr_lco[1], NULL, 0, 0, 100, 0,
+                                         &req), GCM_OK);
+        ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+        ck_assert_int_eq(gcm_lco_irecv_x(cr_lco[1], NULL, 0, 0, 100, &req),
+                         GCM_OK);
+        ck_assert_int_eq(gcm_wait(&req, NULL), GCM_OK);
+        ck_assert_int_eq(pthread_join(t, NULL), 0);
+        ck_assert_msg(posted, "run %d: the arrival did not wait in the "
+                      "caller's record", run);
+        ck_assert_int_eq(f.status, GCM_OK);
+        ck_assert_uint_eq(f.recs[0].magic, 0);
+        ck_assert_ptr_eq(f.keeps[0].port, cr_lco[0]->port);
+        ck_assert_int_eq(f.keeps[0].env.src_slot, 1);
+    }
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     const TTest *tests[] = {test_rec_receive, test_rec_waiting,
-        test_rec_lco_freed, test_rec_freed_early, test_keep_rebuilt, NULL};
+        test_rec_lco_freed, test_rec_freed_early, test_keep_rebuilt,
+        test_exchange_rec, test_fan_rec, NULL};
     struct gcm_check_case cases[] = {
         {"records", .tests = tests, .timeout = 60, .setup = setup,
             .teardown = teardown},
