@@ -16,9 +16,9 @@
  * MPI_Init (mpi_hier.c), and the schedules of its last barrier, bcast,
  * reduce, allreduce, allgather, alltoall, gather, scatter, scan, exscan,
  * reduce_scatter_block and the v and w forms gatherv, scatterv,
- * allgatherv, alltoallv, alltoallw and reduce_scatter, blocking and
- * nonblocking, and of its last nonblocking neighbour collectives
- * (mpi_coll_run.c, "schedules kept between calls"),
+ * allgatherv, alltoallv, alltoallw and reduce_scatter, and the five
+ * neighbour collectives, blocking and nonblocking (mpi_coll_run.c,
+ * "schedules kept between calls"),
  * in comm->coll_cache, freed with the communicator.
  *
  * Intercommunicators (MPI-3.1 5.2.2): transfers between the groups go on
@@ -62,8 +62,9 @@ enum {
     COLL_KEPT_ALLTOALLV,
     COLL_KEPT_ALLTOALLW,
     COLL_KEPT_REDUCE_SCATTER,
-    /* The neighbour collectives, nonblocking only (mpi_topo_nbr.c); the
-     * keys of the v and w forms hold their arrays. */
+    /* The neighbour collectives, blocking and nonblocking
+     * (mpi_topo_nbr.c); the keys of the v and w forms hold their
+     * arrays. */
     COLL_KEPT_NBR_ALLGATHER,
     COLL_KEPT_NBR_ALLGATHERV,
     COLL_KEPT_NBR_ALLTOALL,
@@ -406,7 +407,8 @@ static inline int gcm_mpi_coll_key_eq(const coll_key_t *a,
 }
 
 /* The schedule kept for blocking calls of collective which on comm, if
- * a call with arguments key built it (and it ran well), else NULL: a
+ * a call with arguments key (and arrays: the blocking neighbour v and w
+ * forms) built it (and it ran well), else NULL: a
  * blocking call that finds it skips its argument checks (as
  * gcm_mpi_coll_kept_same says) and runs it (gcm_mpi_coll_kept_run).
  * Inline: the lookup of every blocking call of a kept collective. */

@@ -36,9 +36,8 @@
  * builds its own. Kept so, both forms: barrier, bcast, reduce,
  * allreduce, allgather, alltoall, gather, scatter, scan, exscan,
  * reduce_scatter_block, gatherv, scatterv, allgatherv, alltoallv,
- * alltoallw and reduce_scatter; the nonblocking forms only: the five
- * neighbour collectives (mpi_topo_nbr.c; their blocking forms build
- * each time).
+ * alltoallw, reduce_scatter and the five neighbour collectives
+ * (mpi_topo_nbr.c).
  * The count, displacement and type arrays of the v and w forms may hold
  * other values under the same pointers at the next call: their keys
  * compare the arrays' contents (coll_vec_t), the kept schedule holding a

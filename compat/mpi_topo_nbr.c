@@ -257,29 +257,38 @@ static coll_key_t nbr_key(const nbr_side_t *send, const nbr_side_t *recv,
 }
 
 /* The checks, the verification and the schedule of a neighbour
- * collective of kind, in mode, with neighbours l. A nonblocking call
- * with the arguments of the last one on comm (of the same collective,
- * which) runs its schedule again, checks skipped (gcm_mpi_coll_nb_again),
- * or keeps the one it builds for the next (gcm_mpi_coll_nb_get; the w
- * form's only when all its datatypes are predefined). */
+ * collective of kind, in mode, with neighbours l. A blocking or
+ * nonblocking call with the arguments of the last one of its form on
+ * comm (of the same collective, which) runs its schedule again, checks
+ * skipped (gcm_mpi_coll_kept_find, gcm_mpi_coll_nb_again), or keeps the
+ * one it builds for the next (gcm_mpi_coll_kept_get, gcm_mpi_coll_nb_get;
+ * the w form's only when all its datatypes are predefined). */
 static int neighbor_coll(MPI_Comm comm, int kind, int which, int mode,
                          MPI_Info info, MPI_Request *request,
                          const char *call, const nbr_lists_t *l,
                          nbr_side_t *send, int shared_send, nbr_side_t *recv)
 {
     coll_sched_t stack, *s;
+    coll_kept_t *k = NULL;
     coll_key_t key;
     coll_vec_t vec;
-    int hit = 0, rc;
+    unsigned seq0;
+    int hit = 0, keep, rc;
 
     send->n = l->outdeg;
     recv->n = l->indeg;
-    if (mode == COLL_NONBLOCKING) {
+    if (mode != COLL_PERSISTENT) {
         key = nbr_key(send, recv, &vec);
+    }
+    if (mode == COLL_NONBLOCKING) {
         rc = gcm_mpi_coll_nb_again(comm, which, &key, request);
         if (rc != GCM_MPI_COLL_MISS) {
             return rc;
         }
+    } else if (mode == COLL_BLOCKING &&
+               (k = gcm_mpi_coll_kept_find(comm, which, &key)) != NULL &&
+               !gcm_mpi_coll_checking()) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
     }
     if (send->buf == MPI_IN_PLACE || recv->buf == MPI_IN_PLACE) {
         return gcm_mpi_raise(comm, MPI_ERR_BUFFER, call,
@@ -305,9 +314,21 @@ static int neighbor_coll(MPI_Comm comm, int kind, int which, int mode,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    if (mode == COLL_NONBLOCKING &&
-        (kind != GCM_MPI_COLL_NEIGHBOR_ALLTOALLW ||
-         gcm_mpi_coll_vec_predefined(&vec))) {
+    if (k != NULL) {
+        return gcm_mpi_coll_kept_run(k, comm, call);
+    }
+    keep = mode != COLL_PERSISTENT &&
+           (kind != GCM_MPI_COLL_NEIGHBOR_ALLTOALLW ||
+            gcm_mpi_coll_vec_predefined(&vec));
+    if (mode == COLL_BLOCKING && keep) {
+        seq0 = atomic_load_explicit(&comm->coll_seq, memory_order_relaxed);
+        s = gcm_mpi_coll_kept_get(comm, which, &key, &stack, &hit);
+        if (!hit) {
+            nbr_build(s, comm, l, send, shared_send, recv);
+        }
+        return gcm_mpi_coll_finish_kept(s, comm, which, hit, seq0, call);
+    }
+    if (mode == COLL_NONBLOCKING && keep) {
         s = gcm_mpi_coll_nb_get(comm, which, &key, &hit, call, &rc);
     } else {
         s = gcm_mpi_coll_sched_for(mode, comm, call, &stack, &rc);

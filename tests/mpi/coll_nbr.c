@@ -8,8 +8,9 @@
  * Blocks are strided vectors on one side and contiguous on the other;
  * every element says which edge brought it. The nonblocking forms are
  * waited in an order that differs between ranks, with a wildcard receive
- * pending that only a later user message may match. Then the nonblocking
- * forms called again and again, their arrays changed in place (run_kept).
+ * pending that only a later user message may match. Then the blocking and
+ * nonblocking forms called again and again, their arrays changed in
+ * place (run_kept).
  */
 #include <mpi.h>
 
@@ -255,15 +256,18 @@ static void match_edges(topo_t *t, int cart)
 }
 
 /*
- * The nonblocking forms keep their schedules between calls with the same
- * arguments (the v and w forms: the same contents of their arrays). Over
+ * The blocking and nonblocking forms keep their schedules between calls
+ * with the same arguments (the v and w forms: the same contents of their
+ * arrays), each form its own. For each form (f: 0 blocking, 1
+ * nonblocking), over
  * KROUNDS rounds on the same buffers and arrays, in phases of three
  * rounds, kphase changes one thing in place at a time: the counts, the
  * displacements (the blocks' order reversed), alltoallw's datatypes
  * (MPI_SHORT: the first half of each block's bytes). Every round sends
  * new data, checked byte for byte on every receive buffer (what no block
- * covers must stay as it was). At the end of each phase a sixth call is
- * kept (called twice) and freed while active on the second call; its
+ * covers must stay as it was). At the end of each phase a sixth call
+ * (nonblocking) is kept (called twice) and freed while active on the
+ * second call; its
  * buffers are its own, never read. The buffers are static: a freed
  * request may run on past its test.
  */
@@ -345,7 +349,7 @@ static void kept_setup(const topo_t *t, int r)
     }
 }
 
-static void run_kept(const topo_t *t)
+static void run_kept(const topo_t *t, int f)
 {
     static const char *const names[5] = { "allgather", "allgatherv",
         "alltoall", "alltoallv", "alltoallw" };
@@ -360,16 +364,36 @@ static void run_kept(const topo_t *t)
         int c = kphase[r / 3].c;
 
         kept_setup(t, r);
-        OK(MPI_Ineighbor_allgather(ksg, c, MPI_INT, krb[0], c, MPI_INT,
-                                   t->comm, &req[0]));
-        OK(MPI_Ineighbor_allgatherv(ksg, c, MPI_INT, krb[1], krc, krd,
-                                    MPI_INT, t->comm, &req[1]));
-        OK(MPI_Ineighbor_alltoall(ksa, c, MPI_INT, krb[2], c, MPI_INT,
-                                  t->comm, &req[2]));
-        OK(MPI_Ineighbor_alltoallv(ksb, ksc, ksd, MPI_INT, krb[3], krc, krd,
-                                   MPI_INT, t->comm, &req[3]));
-        OK(MPI_Ineighbor_alltoallw(ksb, ksc, kswd, kst, krb[4], krc, krwd,
-                                   krt, t->comm, &req[4]));
+        RUN(f, &req[0],
+            MPI_Neighbor_allgather(ksg, c, MPI_INT, krb[0], c, MPI_INT,
+                                   t->comm),
+            MPI_Ineighbor_allgather(ksg, c, MPI_INT, krb[0], c, MPI_INT,
+                                    t->comm, &req[0]),
+            MPI_SUCCESS);
+        RUN(f, &req[1],
+            MPI_Neighbor_allgatherv(ksg, c, MPI_INT, krb[1], krc, krd,
+                                    MPI_INT, t->comm),
+            MPI_Ineighbor_allgatherv(ksg, c, MPI_INT, krb[1], krc, krd,
+                                     MPI_INT, t->comm, &req[1]),
+            MPI_SUCCESS);
+        RUN(f, &req[2],
+            MPI_Neighbor_alltoall(ksa, c, MPI_INT, krb[2], c, MPI_INT,
+                                  t->comm),
+            MPI_Ineighbor_alltoall(ksa, c, MPI_INT, krb[2], c, MPI_INT,
+                                   t->comm, &req[2]),
+            MPI_SUCCESS);
+        RUN(f, &req[3],
+            MPI_Neighbor_alltoallv(ksb, ksc, ksd, MPI_INT, krb[3], krc,
+                                   krd, MPI_INT, t->comm),
+            MPI_Ineighbor_alltoallv(ksb, ksc, ksd, MPI_INT, krb[3], krc,
+                                    krd, MPI_INT, t->comm, &req[3]),
+            MPI_SUCCESS);
+        RUN(f, &req[4],
+            MPI_Neighbor_alltoallw(ksb, ksc, kswd, kst, krb[4], krc, krwd,
+                                   krt, t->comm),
+            MPI_Ineighbor_alltoallw(ksb, ksc, kswd, kst, krb[4], krc, krwd,
+                                    krt, t->comm, &req[4]),
+            MPI_SUCCESS);
         for (j = 0; j < 5; j++) {
             int i = (rank % 2 == 0) ? j : 4 - j;
 
@@ -378,12 +402,12 @@ static void run_kept(const topo_t *t)
         for (j = 0; j < 5; j++) {
             for (e = 0; e < KSLOTS * 4 && krb[j][e] == kexp[j][e]; e++) {
             }
-            CHECK(e == KSLOTS * 4, "%s kept %s round %d: int %d is %d, "
-                  "want %d", t->name, names[j], r, e,
+            CHECK(e == KSLOTS * 4, "%s kept %s %s round %d: int %d is %d, "
+                  "want %d", t->name, forms[f], names[j], r, e,
                   (e < KSLOTS * 4) ? krb[j][e] : 0,
                   (e < KSLOTS * 4) ? kexp[j][e] : 0);
         }
-        if (r % 3 == 2) {
+        if (f == 1 && r % 3 == 2) {
             /* Kept by the first call; the second starts from it, and
              * is freed while it may run. */
             OK(MPI_Ineighbor_alltoallv(kfs, ksc, ksd, MPI_INT, kfr, krc,
@@ -405,7 +429,8 @@ static void run_forms(topo_t *t, int cart)
         run_all(t, f, 3);
         run_all(t, f, 1);
     }
-    run_kept(t);
+    run_kept(t, 0);
+    run_kept(t, 1);
     free(t->srck);
 }
 
