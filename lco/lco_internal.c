@@ -239,6 +239,23 @@ gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
     return status;
 }
 
+/* Waits for each of the n requests posted in req (GCM_REQUEST_NULL:
+ * done at posting); the result is status, else the first failure. */
+static gcm_status_t gcm_lco_wait_posted(gcm_request_h *req, int n,
+                                        gcm_status_t status)
+{
+    int i;
+
+    for (i = 0; i < n; i++) {
+        if (req[i] != GCM_REQUEST_NULL) {
+            gcm_status_t wstatus = gcm_lco_req_wait(&req[i], NULL);
+
+            status = (status != GCM_OK) ? status : wstatus;
+        }
+    }
+    return status;
+}
+
 gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
                             gcm_slots_send_keep_t *keeps,
                             struct gcm_request *recs)
@@ -246,7 +263,7 @@ gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
     static char dummy;
     gcm_request_h req[GCM_LCO_FAN_MAX];
     gcm_msg_status_t info;
-    gcm_status_t status = GCM_OK, wstatus;
+    gcm_status_t status = GCM_OK;
     int i, n = nslots - 1, posted = 0;
 
     /* Every arrival first, each in its record when it must wait. */
@@ -258,12 +275,7 @@ gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
     }
     /* The records are the caller's: every one posted is waited for,
      * whatever failed. */
-    for (i = 0; i < posted; i++) {
-        if (req[i] != GCM_REQUEST_NULL) {
-            wstatus = gcm_lco_req_wait(&req[i], NULL);
-            status = (status != GCM_OK) ? status : wstatus;
-        }
-    }
+    status = gcm_lco_wait_posted(req, posted, status);
     /* Then the releases, all posted before any is waited for. */
     for (i = 0, posted = 0; (status == GCM_OK) && (i < n); i++) {
         req[i] = GCM_REQUEST_NULL;
@@ -272,13 +284,7 @@ gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
                                        &req[i]);
         posted = i + 1;
     }
-    for (i = 0; i < posted; i++) {
-        if (req[i] != GCM_REQUEST_NULL) {
-            wstatus = gcm_lco_req_wait(&req[i], NULL);
-            status = (status != GCM_OK) ? status : wstatus;
-        }
-    }
-    return status;
+    return gcm_lco_wait_posted(req, posted, status);
 }
 
 /* The checks of a probe: tag (internal range) and receive slot. */
