@@ -4,7 +4,7 @@
 # gencomm, Open MPI and MPICH interleaved, REPS times each (3 by default):
 #   threads  msgrate_tT for T = 1..8 (2 processes, unbound): gencomm's
 #            native API (gcm_thread_bench) and the MPI one (mpi_thread_bench)
-#   coll     mpi_coll_bench at 4 and 8 processes, each bound to a core
+#   coll     mpi_coll_bench at 2, 4 and 8 processes, each bound to a core
 #   algos    gencomm's allgather and barrier algorithms, each forced
 #            (GENCOMM_COLL_ALLGATHER, GENCOMM_COLL_BARRIER), at 4, 8 and 16
 #            processes, rows named gencomm-mpi-ALGO; Open MPI at 16
@@ -78,9 +78,9 @@ if want threads; then
     done
 fi
 if want coll; then
-    echo "== coll: 4 and 8 processes, one core each"
+    echo "== coll: 2, 4 and 8 processes, one core each"
     for ((rep = 0; rep < reps; rep++)); do
-        for np in 4 8; do
+        for np in 2 4 8; do
             for impl in gencomm-mpi openmpi mpich; do
                 left || break 3
                 r $impl $np core mpi_coll_bench --label np$np
