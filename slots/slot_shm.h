@@ -196,7 +196,8 @@ enum {
  * data of a GCM_SLOTS_SHM_COOP cell): the send it is about (the cookie of
  * its descriptor), where the data goes in the receiver's memory and how
  * many bytes (at most the send's), and the generation of the ring's
- * chunk counter it set up. Chunks are GCM_SLOTS_SHM_COOP_CHUNK bytes. */
+ * chunk counter it set up. Both sides cut the message into chunks by
+ * gcm_slots_shm_coop_chunk(len) alone. */
 typedef struct gcm_slots_shm_coop {
     uint64_t sreq;
     uint64_t addr;
@@ -205,7 +206,28 @@ typedef struct gcm_slots_shm_coop {
     uint32_t pad;
 } gcm_slots_shm_coop_t;
 
-#define GCM_SLOTS_SHM_COOP_CHUNK (128 * 1024)
+/* The chunk of a cooperative copy of len bytes: len / 4 rounded up to a
+ * multiple of 64 KiB (so at most 4 chunks up to 4 MiB), within
+ * [128 KiB, 1 MiB] (slots/README.md, "Cooperative copy chunks": 1 and
+ * 4 MiB move fastest in 4 chunks). Both sides compute it from the
+ * offer's length, so it is never sent. */
+#define GCM_SLOTS_SHM_COOP_CHUNK_MIN  ((uint64_t)128 * 1024)
+#define GCM_SLOTS_SHM_COOP_CHUNK_MAX  ((uint64_t)1024 * 1024)
+#define GCM_SLOTS_SHM_COOP_CHUNK_STEP ((uint64_t)64 * 1024)
+#define GCM_SLOTS_SHM_COOP_SPLIT      4
+static inline uint64_t gcm_slots_shm_coop_chunk(uint64_t len)
+{
+    uint64_t c = len / GCM_SLOTS_SHM_COOP_SPLIT +
+                 ((len % GCM_SLOTS_SHM_COOP_SPLIT) != 0);
+
+    c = (c + GCM_SLOTS_SHM_COOP_CHUNK_STEP - 1) /
+        GCM_SLOTS_SHM_COOP_CHUNK_STEP * GCM_SLOTS_SHM_COOP_CHUNK_STEP;
+    if (c < GCM_SLOTS_SHM_COOP_CHUNK_MIN) {
+        return GCM_SLOTS_SHM_COOP_CHUNK_MIN;
+    }
+    return (c > GCM_SLOTS_SHM_COOP_CHUNK_MAX) ? GCM_SLOTS_SHM_COOP_CHUNK_MAX
+                                              : c;
+}
 
 typedef struct gcm_slots_shm_cell_msg {
     uint32_t         kind;     /* GCM_SLOTS_SHM_EAGER, _CMA, _CTRL, _COOP */

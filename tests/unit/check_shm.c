@@ -230,6 +230,40 @@ START_TEST(test_shm_seg_check_refuses_sizes_beyond_the_mapping)
 }
 END_TEST
 
+/* Both sides cut a cooperative copy by the length alone: 64 KiB
+ * multiples, at most 4 chunks up to 4 MiB, never below 128 KiB nor above
+ * 1 MiB. */
+START_TEST(test_shm_coop_chunk_grows_with_the_message)
+{
+    static const uint64_t lens[] = {
+        1, 262144, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 2 << 20,
+        (2 << 20) + 65537, 4 << 20, (4 << 20) + 13, 8 << 20,
+        (9 << 20) + 5, (uint64_t)512 << 20, (uint64_t)1 << 40
+    };
+    size_t i;
+
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(262144), 128 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(393223), 128 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(1 << 20), 256 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk((1 << 20) + 4093),
+                      320 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(2 << 20), 512 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(4 << 20), 1024 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk((4 << 20) + 13), 1024 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(9 << 20), 1024 * 1024);
+    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        uint64_t c = gcm_slots_shm_coop_chunk(lens[i]);
+
+        ck_assert_uint_eq(c % (64 * 1024), 0);
+        ck_assert_uint_ge(c, 128 * 1024);
+        ck_assert_uint_le(c, 1024 * 1024);
+        if (lens[i] <= ((uint64_t)4 << 20)) {
+            ck_assert_uint_le((lens[i] + c - 1) / c, 4);
+        }
+    }
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     const TTest *decode[] = {test_shm_note_decode_takes_well_formed_notes,
@@ -237,8 +271,10 @@ static Suite *make_suite(void)
         test_shm_cell_decode_bounds_lengths_and_kinds,
         test_shm_line_decode_bounds_lengths_and_kinds,
         test_shm_seg_check_refuses_sizes_beyond_the_mapping, NULL};
+    const TTest *coop[] = {test_shm_coop_chunk_grows_with_the_message, NULL};
     const struct gcm_check_case cases[] = {
         {"decode", .tests = decode},
+        {"coop", .tests = coop},
         {0},
     };
 
