@@ -149,6 +149,11 @@ for shm in 1 0; do
         expect_count 1 'p2p_crowd: all checks passed'
     fi
 done
+# An LCO gains receive slots while another thread receives on it.
+launch_for 120 2 "$progs/p2p_grow" 200
+if expect_rc 0; then
+    expect_count 1 'p2p_grow: all checks passed'
+fi
 # Two processes on one core: polls between pieces of work, and a loop of
 # polls for a message the other process sends, give the core away; with
 # GENCOMM_POLL_YIELD_US longer than the test, none does.
