@@ -121,7 +121,7 @@ for n in 2 5; do
     out=""
     launch_for 60 "$n" env GENCOMM_SHM=1 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
     if expect_rc 0; then
-        for phase in a b c d e; do
+        for phase in a b c d e f; do
             expect_count 2 "p2p_shm: P[01] \\($phase\\) .* ok"
         done
         expect_match 'shm: endpoint 0 attached to proc 1 endpoint 0'
