@@ -66,6 +66,11 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
             GCM_STR(GCM_COLL_ALLGATHER_LARGE), GCM_CFG_SIZE,
             gcm_coll_config.allgather_large,
             "allgather of this many bytes in all and more: ring"),
+    GCM_CFG("GENCOMM_COLL_ALLGATHER_POF2_LARGE",
+            GCM_STR(GCM_COLL_ALLGATHER_POF2_LARGE), GCM_CFG_SIZE,
+            gcm_coll_config.allgather_pof2_large,
+            "allgather over a power of two of processes of this many bytes "
+            "in all and more: ring (below: recursive doubling)"),
     GCM_CFG("GENCOMM_COLL_ALLTOALL_SMALL", GCM_STR(GCM_COLL_ALLTOALL_SMALL),
             GCM_CFG_SIZE, gcm_coll_config.alltoall_small,
             "alltoall blocks of at most this many bytes: Bruck"),

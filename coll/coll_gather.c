@@ -12,10 +12,11 @@
  * - allgather: over at most GENCOMM_COLL_ALLGATHER_LINEAR_MAX ranks
  *   linear at every size (every rank's block to every other at once, one
  *   wait: the same bytes as the ring in one round instead of p - 1);
- *   beyond, recursive doubling for powers of two and Bruck's
- *   concatenation for other sizes while the total is below
- *   GENCOMM_COLL_ALLGATHER_LARGE bytes (log p steps), then the ring
- *   (p - 1 steps of one block: bandwidth-optimal). allgatherv: ring.
+ *   beyond, recursive doubling for powers of two while the total is
+ *   below GENCOMM_COLL_ALLGATHER_POF2_LARGE bytes and Bruck's
+ *   concatenation for other sizes below GENCOMM_COLL_ALLGATHER_LARGE
+ *   (log p steps), then the ring (p - 1 steps of one block).
+ *   allgatherv: ring.
  */
 #include "config.h"
 
@@ -468,7 +469,8 @@ void gcm_coll_allgather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     } else if (algo == GCM_COLL_AUTO) {
         if ((unsigned)size <= gcm_coll_config.allgather_linear_max) {
             algo = GCM_COLL_ALLGATHER_LINEAR;
-        } else if (total >= gcm_coll_config.allgather_large) {
+        } else if (total >= (pof2 ? gcm_coll_config.allgather_pof2_large :
+                                    gcm_coll_config.allgather_large)) {
             algo = GCM_COLL_ALLGATHER_RING;
         } else {
             algo = pof2 ? GCM_COLL_ALLGATHER_RECDBL :

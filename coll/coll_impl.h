@@ -70,7 +70,8 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * which keeps the binomial tree; gather and scatter blocks of at least GATHER_LARGE bytes go
  * straight to and from the root; allgather over at most
  * ALLGATHER_LINEAR_MAX processes is linear whatever its size, and beyond
- * that runs in a ring from a total of ALLGATHER_LARGE bytes; all-to-all
+ * that runs in a ring from a total of ALLGATHER_LARGE bytes
+ * (ALLGATHER_POF2_LARGE over a power of two of processes); all-to-all
  * blocks of at most ALLTOALL_SMALL bytes take Bruck's algorithm, except
  * over at most ALLTOALL_LINEAR_MAX processes, where every block is posted
  * at once (linear) whatever its size; scans over at most
@@ -83,6 +84,7 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_REDUCE_LARGE     16384
 #define GCM_COLL_GATHER_LARGE     65536
 #define GCM_COLL_ALLGATHER_LARGE  65536
+#define GCM_COLL_ALLGATHER_POF2_LARGE 16777216
 #define GCM_COLL_ALLTOALL_SMALL   256
 #define GCM_COLL_ALLTOALL_LINEAR_MAX 4
 #define GCM_COLL_ALLGATHER_LINEAR_MAX 4
@@ -109,6 +111,7 @@ typedef struct gcm_coll_config {
     size_t   reduce_large;        /* GENCOMM_COLL_REDUCE_LARGE */
     size_t   gather_large;        /* GENCOMM_COLL_GATHER_LARGE */
     size_t   allgather_large;     /* GENCOMM_COLL_ALLGATHER_LARGE */
+    size_t   allgather_pof2_large; /* GENCOMM_COLL_ALLGATHER_POF2_LARGE */
     size_t   alltoall_small;      /* GENCOMM_COLL_ALLTOALL_SMALL */
     unsigned scan_linear_max;     /* GENCOMM_COLL_SCAN_LINEAR_MAX */
     unsigned barrier_linear_max;  /* GENCOMM_COLL_BARRIER_LINEAR_MAX */

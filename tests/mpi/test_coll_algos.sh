@@ -74,6 +74,16 @@ coll_run "5 processes, GENCOMM_COLL_ALLGATHER_LINEAR_MAX=5" \
     "GENCOMM_COLL_ALLGATHER_LINEAR_MAX=5" "-n 5" "allgather" \
     "allgather linear, 5 ranks, 20 bytes|allgather linear, 5 ranks, 262140 bytes" \
     "allgather bruck|allgather ring, 5 ranks, 262140"
+# Over a power of two of processes beyond 4, recursive doubling up to 16 MiB
+# in all (coll/README.md, "Allgather over 8 and 16 processes"); the
+# program's allgatherv (always the ring) has sizes of its own.
+coll_run "8 processes, auto allgather" "" "-n 8" "allgather" \
+    "allgather recursive_doubling, 8 ranks, 32 bytes|allgather recursive_doubling, 8 ranks, 262144 bytes" \
+    "allgather ring, 8 ranks, 262144|allgather ring, 8 ranks, 32 |allgather bruck|allgather linear"
+coll_run "8 processes, GENCOMM_COLL_ALLGATHER_POF2_LARGE=65536" \
+    "GENCOMM_COLL_ALLGATHER_POF2_LARGE=65536" "-n 8" "allgather" \
+    "allgather recursive_doubling, 8 ranks, 32 bytes|allgather ring, 8 ranks, 262144 bytes" \
+    "allgather recursive_doubling, 8 ranks, 262144"
 coll_run "5 processes, GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" \
     "GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" "-n 5" "alltoall" \
     "alltoall linear, 5 ranks, 4 bytes" "alltoall bruck"
