@@ -31,7 +31,7 @@
  * progress for STALL_S seconds (MPICH 4.0.2 hangs in thread_latency), and
  * the program then exits with status 3.
  *
- * --threads T measures msgrate_tT alone (T = 1, 2, 4 or 8). --windows N
+ * --threads T measures msgrate_tT alone (T = 1..8). --windows N
  * makes each thread pass exactly N timed windows (no time budget) after
  * its 20/T warm-up ones, and adds msgrate_tT_msgs, the messages each
  * process's workers passed, warm-up included: what an instruction count
@@ -408,6 +408,16 @@ static void msgrate_mpix(int nthreads, int warmup, int windows)
 }
 #endif
 
+/* The thread count of measurement i: --threads T alone when given (at
+ * i = 0), else thread_counts[i] where the threads fit; 0 for none. */
+static int rate_count(size_t i)
+{
+    if (only_threads != 0) {
+        return (i == 0) ? only_threads : 0;
+    }
+    return bench_threads_fit(thread_counts[i]) ? thread_counts[i] : 0;
+}
+
 /* Takes --threads T and --windows N out of argv; -1 on a bad value. */
 static int rate_args(int *argc, char **argv)
 {
@@ -422,16 +432,9 @@ static int rate_args(int *argc, char **argv)
             argv[n++] = argv[i];
             continue;
         }
-        if (i + 1 == *argc || (*opt = atoi(argv[++i])) < 1) {
+        if (i + 1 == *argc || (*opt = atoi(argv[++i])) < 1 ||
+            (opt == &only_threads && *opt > MAX_THREADS)) {
             return -1;
-        }
-        for (size_t k = 0; opt == &only_threads; k++) {
-            if (k == NELEMS(thread_counts)) {
-                return -1;   /* not a count the program measures */
-            }
-            if (thread_counts[k] == *opt) {
-                break;
-            }
         }
     }
     *argc = n;
@@ -454,7 +457,7 @@ int main(int argc, char **argv)
         bench_args(argc, argv, &impl, &quick) != 0) {
         if (rank == 0) {
             fprintf(stderr, "usage: mpirun -np 1|2 mpi_thread_bench "
-                            "NAME [--quick] [--threads 1|2|4|8] "
+                            "NAME [--quick] [--threads 1..8] "
                             "[--windows N]\n");
         }
         MPI_Finalize();
@@ -483,11 +486,10 @@ int main(int argc, char **argv)
             for (size_t i = 0; i < NELEMS(thread_counts); i++) {
                 char bench[32];
 
-                if (!bench_threads_fit(thread_counts[i])) {
+                if (rate_count(i) == 0) {
                     continue;
                 }
-                snprintf(bench, sizeof(bench), "msgrate_t%d",
-                         thread_counts[i]);
+                snprintf(bench, sizeof(bench), "msgrate_t%d", rate_count(i));
                 missing(bench, RATE_SIZE, impl, why);
             }
         }
@@ -501,10 +503,9 @@ int main(int argc, char **argv)
         }
     } else {
         for (size_t i = 0; i < NELEMS(thread_counts); i++) {
-            int t = thread_counts[i];
+            int t = rate_count(i);
 
-            if (!bench_threads_fit(t) ||
-                (only_threads != 0 && t != only_threads)) {
+            if (t == 0) {
                 continue;
             }
             if (quick) {
@@ -516,10 +517,9 @@ int main(int argc, char **argv)
         }
 #ifdef BENCH_MPIX_THREADS
         for (size_t i = 0; i < NELEMS(thread_counts); i++) {
-            int t = thread_counts[i];
+            int t = rate_count(i);
 
-            if (!bench_threads_fit(t) ||
-                (only_threads != 0 && t != only_threads)) {
+            if (t == 0) {
                 continue;
             }
             if (quick) {

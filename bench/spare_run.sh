@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# bench/spare_run.sh BUNDLE.tar.xz [quick]: on a machine with spare cores
+# (16 or more), unpacks a bundle of bench/spare_pack.sh into /tmp and runs,
+# gencomm, Open MPI and MPICH interleaved, REPS times each (3 by default):
+#   threads  msgrate_tT for T = 1..8 (2 processes, unbound): gencomm's
+#            native API (gcm_thread_bench) and the MPI one (mpi_thread_bench)
+#   coll     mpi_coll_bench at 4 and 8 processes, each bound to a core
+#   p2p      mpi_bench at 2 processes, each bound to a core
+# CSV rows (bench/run's columns) go to $OUT/spare.csv (OUT defaults to
+# /tmp/spare_out), the log to $OUT/log.txt, the launchers' messages to
+# $OUT/err.txt. It stops starting runs after BUDGET_S seconds (330).
+set -u
+
+OUT=${OUT:-/tmp/spare_out}
+quick=${2:-}
+B=/tmp/spare_b
+mkdir -p "$OUT"
+rm -rf "$B"; mkdir -p "$B"
+tar -xJf "$1" -C "$B" || exit 1
+export LD_LIBRARY_PATH=$B/lib PATH=$B/bin:$PATH
+# Open MPI's installation directories, moved to the bundle.
+export OPAL_PKGLIBDIR=$B/ompi/openmpi3 OPAL_PKGDATADIR=$B/ompi/share/openmpi
+export OPAL_SYSCONFDIR=$B/ompi/etc OPAL_LIBDIR=$B/lib OPAL_BINDIR=$B/bin
+export PMIX_MCA_mca_base_component_path=$B/pmix
+csv=$OUT/spare.csv err=$OUT/err.txt
+: >"$csv"
+exec > >(tee -a "$OUT/log.txt") 2>&1
+start=$(date +%s)
+budget=${BUDGET_S:-330}
+reps=${REPS:-3}
+[[ -n $quick ]] && reps=1
+
+echo "cpus $(nproc); $(grep -m1 'model name' /proc/cpuinfo);" \
+     "kernel $(uname -r); load $(cut -d' ' -f1-3 /proc/loadavg)"
+left() {
+    (( $(date +%s) - start < budget ))
+}
+# r IMPL NP BIND PROG ARGS...: one run; its CSV rows kept and echoed.
+r() {
+    local impl=$1 np=$2 bind=$3 prog=$4 cmd gc_bind=() mpich_bind=() t0
+    shift 4
+    [[ $bind == none ]] && gc_bind=(--bind-to none)
+    [[ $bind == core ]] && mpich_bind=(-bind-to core)
+    case $impl in
+        gencomm) cmd=(gcrun -n "$np" "${gc_bind[@]}" "$B/bin/$prog") ;;
+        gencomm-mpi) cmd=(gcrun -n "$np" "${gc_bind[@]}"
+                          "$B/bin/$prog.gencomm" "$impl") ;;
+        openmpi) cmd=(mpirun.openmpi --allow-run-as-root --bind-to "$bind"
+                      -np "$np" "$B/bin/$prog.openmpi" "$impl") ;;
+        mpich) cmd=(mpirun.mpich "${mpich_bind[@]}" -np "$np"
+                    "$B/bin/$prog.mpich" "$impl") ;;
+    esac
+    t0=$(date +%s%N)
+    timeout 60 "${cmd[@]}" "$@" ${quick:+--quick} 2>>"$err" |
+        grep -E '^[A-Za-z_0-9]+,[0-9]+,' | tee -a "$csv" | tr '\n' ' '
+    echo "<- $impl np$np $prog $* ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
+}
+
+echo "== threads: msgrate_tT, 2 processes unbound, T = 1..8"
+for ((rep = 0; rep < reps; rep++)); do
+    for t in 1 2 3 4 5 6 7 8; do
+        left || break 2
+        r gencomm 2 none gcm_thread_bench --threads $t
+        for impl in gencomm-mpi openmpi mpich; do
+            r $impl 2 none mpi_thread_bench --threads $t
+        done
+    done
+done
+echo "== coll: 4 and 8 processes, one core each"
+for ((rep = 0; rep < reps; rep++)); do
+    for np in 4 8; do
+        for impl in gencomm-mpi openmpi mpich; do
+            left || break 3
+            r $impl $np core mpi_coll_bench --label np$np
+        done
+    done
+done
+echo "== p2p: 2 processes, one core each"
+for ((rep = 0; rep < reps; rep++)); do
+    for impl in gencomm-mpi openmpi mpich; do
+        left || break 2
+        r $impl 2 core mpi_bench
+    done
+done
+echo "done in $(( $(date +%s) - start )) s"
