@@ -9,12 +9,13 @@
  *   "graceful degradation" in its two end points). The v forms are
  *   linear: only the root knows every count, and the tree would need them
  *   at every inner rank.
- * - allgather: recursive doubling for powers of two and Bruck's
+ * - allgather: over at most GENCOMM_COLL_ALLGATHER_LINEAR_MAX ranks
+ *   linear at every size (every rank's block to every other at once, one
+ *   wait: the same bytes as the ring in one round instead of p - 1);
+ *   beyond, recursive doubling for powers of two and Bruck's
  *   concatenation for other sizes while the total is below
  *   GENCOMM_COLL_ALLGATHER_LARGE bytes (log p steps), then the ring
- *   (p - 1 steps of one block: bandwidth-optimal). Below that total over
- *   at most GENCOMM_COLL_ALLGATHER_LINEAR_MAX ranks: linear (every rank's
- *   block to every other at once, one wait). allgatherv: ring.
+ *   (p - 1 steps of one block: bandwidth-optimal). allgatherv: ring.
  */
 #include "config.h"
 
@@ -465,10 +466,10 @@ void gcm_coll_allgather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     if (size == 1 || l->counts != NULL) {
         algo = GCM_COLL_ALLGATHER_RING;
     } else if (algo == GCM_COLL_AUTO) {
-        if (total >= gcm_coll_config.allgather_large) {
-            algo = GCM_COLL_ALLGATHER_RING;
-        } else if ((unsigned)size <= gcm_coll_config.allgather_linear_max) {
+        if ((unsigned)size <= gcm_coll_config.allgather_linear_max) {
             algo = GCM_COLL_ALLGATHER_LINEAR;
+        } else if (total >= gcm_coll_config.allgather_large) {
+            algo = GCM_COLL_ALLGATHER_RING;
         } else {
             algo = pof2 ? GCM_COLL_ALLGATHER_RECDBL :
                           GCM_COLL_ALLGATHER_BRUCK;

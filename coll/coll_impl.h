@@ -68,12 +68,12 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * at least REDUCE_LARGE bytes use recursive halving (commutative
  * operators), except reduce over at most REDUCE_TREE_MAX processes,
  * which keeps the binomial tree; gather and scatter blocks of at least GATHER_LARGE bytes go
- * straight to and from the root; allgather of a total of at least
- * ALLGATHER_LARGE bytes runs in a ring (a smaller one over at most
- * ALLGATHER_LINEAR_MAX processes: linearly); all-to-all blocks of at most
- * ALLTOALL_SMALL bytes take Bruck's algorithm, except over at most
- * ALLTOALL_LINEAR_MAX processes, where every block is posted at once
- * (linear) whatever its size; scans over at most
+ * straight to and from the root; allgather over at most
+ * ALLGATHER_LINEAR_MAX processes is linear whatever its size, and beyond
+ * that runs in a ring from a total of ALLGATHER_LARGE bytes; all-to-all
+ * blocks of at most ALLTOALL_SMALL bytes take Bruck's algorithm, except
+ * over at most ALLTOALL_LINEAR_MAX processes, where every block is posted
+ * at once (linear) whatever its size; scans over at most
  * SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte pieces;
  * barriers over 3 to BARRIER_LINEAR_MAX processes gather at rank 0, which
  * releases the others; broadcasts over at most BCAST_LINEAR_MAX

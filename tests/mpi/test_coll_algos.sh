@@ -55,10 +55,16 @@ coll_run "5 processes, non-commutative under B" "$B" "-n 5" noncomm \
 
 # The automatic choice.
 coll_run "4 processes, auto" "" "-n 4" "" \
-    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather linear, 4 ranks, 16 bytes|allgather ring, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
-    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|allgather recursive_doubling|hier"
+    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather linear, 4 ranks, 16 bytes|allgather linear, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
+    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|allgather recursive_doubling|allgather ring, 4 ranks, 262144|hier"
+# Over at most 4 processes allgather is linear at every size (coll/README.md,
+# "Allgather over 3 and 4 processes"): 21,845 ints a rank at 3 (an odd
+# count), in place too; beyond, the ring from 64 KiB in all.
+coll_run "3 processes, auto allgather" "" "-n 3" "allgather" \
+    "allgather linear, 3 ranks, 12 bytes|allgather linear, 3 ranks, 262140 bytes" \
+    "allgather ring, 3 ranks, 12 |allgather ring, 3 ranks, 262140|allgather bruck"
 coll_run "5 processes, auto" "" "-n 5" "" \
-    "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|reduce rabenseifner, 5 ranks, 262144 bytes" \
+    "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|allgather ring, 5 ranks, 262140 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|reduce rabenseifner, 5 ranks, 262144 bytes" \
     "barrier linear|bcast linear|scan linear|alltoall linear|hier"
 coll_run "4 processes, GENCOMM_COLL_REDUCE_TREE_MAX=3" \
     "GENCOMM_COLL_REDUCE_TREE_MAX=3" "-n 4" "reduce" \
@@ -66,7 +72,8 @@ coll_run "4 processes, GENCOMM_COLL_REDUCE_TREE_MAX=3" \
     "reduce binomial, 4 ranks, 262144 "
 coll_run "5 processes, GENCOMM_COLL_ALLGATHER_LINEAR_MAX=5" \
     "GENCOMM_COLL_ALLGATHER_LINEAR_MAX=5" "-n 5" "allgather" \
-    "allgather linear, 5 ranks, 20 bytes" "allgather bruck"
+    "allgather linear, 5 ranks, 20 bytes|allgather linear, 5 ranks, 262140 bytes" \
+    "allgather bruck|allgather ring, 5 ranks, 262140"
 coll_run "5 processes, GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" \
     "GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" "-n 5" "alltoall" \
     "alltoall linear, 5 ranks, 4 bytes" "alltoall bruck"
