@@ -20,7 +20,8 @@ cp "$tree"/tools/gcrun "$tree"/bench/.libs/gcm_thread_bench "$out"/bin/
 for p in mpi_thread_bench mpi_coll_bench mpi_bench; do
     for impl in gencomm openmpi mpich; do
         [[ -x $tree/bench/$p.$impl ]] ||
-            { echo "$0: $tree/bench/$p.$impl missing (run bench/run)" >&2; exit 1; }
+            { echo "$0: no $tree/bench/$p.$impl (run bench/run)" >&2;
+              exit 1; }
         cp "$tree/bench/$p.$impl" "$out"/bin/
     done
 done

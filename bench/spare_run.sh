@@ -5,10 +5,14 @@
 #   threads  msgrate_tT for T = 1..8 (2 processes, unbound): gencomm's
 #            native API (gcm_thread_bench) and the MPI one (mpi_thread_bench)
 #   coll     mpi_coll_bench at 4 and 8 processes, each bound to a core
+#   algos    gencomm's allgather and barrier algorithms, each forced
+#            (GENCOMM_COLL_ALLGATHER, GENCOMM_COLL_BARRIER), at 4, 8 and 16
+#            processes, rows named gencomm-mpi-ALGO; Open MPI at 16
 #   p2p      mpi_bench at 2 processes, each bound to a core
 # CSV rows (bench/run's columns) go to $OUT/spare.csv (OUT defaults to
 # /tmp/spare_out), the log to $OUT/log.txt, the launchers' messages to
-# $OUT/err.txt. It stops starting runs after BUDGET_S seconds (330).
+# $OUT/err.txt. It stops starting runs after BUDGET_S seconds (330);
+# SECTIONS (all four by default) names the ones to run.
 set -u
 
 OUT=${OUT:-/tmp/spare_out}
@@ -28,10 +32,14 @@ exec > >(tee -a "$OUT/log.txt") 2>&1
 start=$(date +%s)
 budget=${BUDGET_S:-330}
 reps=${REPS:-3}
+sections=${SECTIONS:-threads coll algos p2p}
 [[ -n $quick ]] && reps=1
 
 echo "cpus $(nproc); $(grep -m1 'model name' /proc/cpuinfo);" \
      "kernel $(uname -r); load $(cut -d' ' -f1-3 /proc/loadavg)"
+want() {
+    [[ " $sections " == *" $1 "* ]]
+}
 left() {
     (( $(date +%s) - start < budget ))
 }
@@ -52,34 +60,63 @@ r() {
     esac
     t0=$(date +%s%N)
     timeout 60 "${cmd[@]}" "$@" ${quick:+--quick} 2>>"$err" |
-        grep -E '^[A-Za-z_0-9]+,[0-9]+,' | tee -a "$csv" | tr '\n' ' '
+        grep -E '^[A-Za-z_0-9]+,[0-9]+,' |
+        sed "s/,$impl,/,$impl${SUFFIX:-},/" | tee -a "$csv" | tr '\n' ' '
     echo "<- $impl np$np $prog $* ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
 }
 
-echo "== threads: msgrate_tT, 2 processes unbound, T = 1..8"
-for ((rep = 0; rep < reps; rep++)); do
-    for t in 1 2 3 4 5 6 7 8; do
-        left || break 2
-        r gencomm 2 none gcm_thread_bench --threads $t
-        for impl in gencomm-mpi openmpi mpich; do
-            r $impl 2 none mpi_thread_bench --threads $t
+if want threads; then
+    echo "== threads: msgrate_tT, 2 processes unbound, T = 1..8"
+    for ((rep = 0; rep < reps; rep++)); do
+        for t in 1 2 3 4 5 6 7 8; do
+            left || break 2
+            r gencomm 2 none gcm_thread_bench --threads $t
+            for impl in gencomm-mpi openmpi mpich; do
+                r $impl 2 none mpi_thread_bench --threads $t
+            done
         done
     done
-done
-echo "== coll: 4 and 8 processes, one core each"
-for ((rep = 0; rep < reps; rep++)); do
-    for np in 4 8; do
-        for impl in gencomm-mpi openmpi mpich; do
-            left || break 3
-            r $impl $np core mpi_coll_bench --label np$np
+fi
+if want coll; then
+    echo "== coll: 4 and 8 processes, one core each"
+    for ((rep = 0; rep < reps; rep++)); do
+        for np in 4 8; do
+            for impl in gencomm-mpi openmpi mpich; do
+                left || break 3
+                r $impl $np core mpi_coll_bench --label np$np
+            done
         done
     done
-done
-echo "== p2p: 2 processes, one core each"
-for ((rep = 0; rep < reps; rep++)); do
-    for impl in gencomm-mpi openmpi mpich; do
-        left || break 2
-        r $impl 2 core mpi_bench
+fi
+if want algos; then
+    echo "== algos: gencomm's allgather and barrier algorithms, 4 to 16" \
+         "processes"
+    # Rows named gencomm-mpi-ALGO, Open MPI's at 16 beside them: the data
+    # that sets the thresholds of coll/README.md.
+    for ((rep = 0; rep < reps; rep++)); do
+        for np in 4 8 16; do
+            for algo in linear recursive_doubling ring bruck; do
+                left || break 3
+                GENCOMM_COLL_ALLGATHER=$algo SUFFIX=-$algo r gencomm-mpi $np \
+                    core mpi_coll_bench --label np$np --ops allgather
+            done
+            for algo in linear dissemination; do
+                GENCOMM_COLL_BARRIER=$algo SUFFIX=-$algo r gencomm-mpi $np \
+                    core mpi_coll_bench --label np$np --ops barrier
+            done
+        done
+        for impl in gencomm-mpi openmpi; do
+            r $impl 16 core mpi_coll_bench --label np16 --ops allgather,barrier
+        done
     done
-done
+fi
+if want p2p; then
+    echo "== p2p: 2 processes, one core each"
+    for ((rep = 0; rep < reps; rep++)); do
+        for impl in gencomm-mpi openmpi mpich; do
+            left || break 2
+            r $impl 2 core mpi_bench
+        done
+    done
+fi
 echo "done in $(( $(date +%s) - start )) s"

@@ -122,7 +122,9 @@ struct gcm_mpi_comm {
     /* An LCO communicator whose slots the library built (the thread
      * LCOs of MPIX_Comm_create_threads and duplicates made by names):
      * the calls that hand out names or change slots refuse it, as they
-     * refuse every communicator the library made. */
+     * refuse every communicator the library made. Its receive slots are
+     * as many as its send slots (psize) for ever: receives and probes
+     * check their source against psize (gcm_mpi_fast_peer). */
     int             sealed;
     MPI_Errhandler  errh;
     MPI_Info        info;

@@ -25,14 +25,17 @@ struct gcm_mpi_message {
 /* Are the communicator, peer and tag of a send (recv = 0), or of a
  * receive or probe, plainly valid (the layer up)? One test per argument;
  * a call that fails one takes its checked path, which says what is
- * wrong. A receive slot of an LCO is checked against its count of receive
- * slots (gcm_mpi_check_source): never plainly valid here. */
+ * wrong. A receive names a receive slot: on a sealed LCO (the thread
+ * LCOs, duplicates made by names) there are as many as send slots, psize,
+ * for ever; an LCO built slot by slot may have any number, growing while
+ * other threads receive, so its receives are checked against its count
+ * of receive slots (gcm_mpi_check_source), never plainly valid here. */
 static inline int gcm_mpi_fast_peer(MPI_Comm comm, int peer, int tag,
                                     int recv)
 {
     return gcm_likely(gcm_mpi_is_up()) &&
            (comm != MPI_COMM_NULL) && (comm->magic == GCM_MPI_MAGIC_COMM) &&
-           (recv ? (comm->kind != GCM_MPI_COMM_LCO) &&
+           (recv ? ((comm->kind != GCM_MPI_COMM_LCO) || comm->sealed) &&
                    (((unsigned)peer < (unsigned)comm->psize) ||
                     (peer == MPI_ANY_SOURCE)) &&
                    (((unsigned)tag <= (unsigned)GCM_TAG_UB) ||

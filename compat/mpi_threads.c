@@ -117,6 +117,7 @@ static int threads_comm_make(gcm_lco_h lco, int n, const MPIX_Cname names[],
     comm->rank   = myproc;
     comm->prank  = g;
     comm->psize  = n;
+    /* n receive slots (threads_lco_new) and n send slots, for ever. */
     comm->sealed = 1;
     comm->errh   = errh_from->errh;
     gcm_mpi_errh_retain(comm->errh);

@@ -544,15 +544,10 @@ static GCM_ALWAYS_INLINE gcm_status_t gcm_slots_irecv_check(
 {
     int nrecv;
 
-    /* A pattern's slot count never changes; others' only grow, so a
-     * check that passes stays true. */
-    if (port->pattern) {
-        nrecv = port->nrecv;
-    } else {
-        gcm_thr_lock(port->endpoint);
-        nrecv = port->nrecv;
-        gcm_thr_unlock(port->endpoint);
-    }
+    /* A pattern's slot count never changes; others' only grow (stored
+     * with release once the slots exist: gcm_slots_port_add_recv), so a
+     * check that passes stays true, and needs no lock. */
+    nrecv = __atomic_load_n(&port->nrecv, __ATOMIC_ACQUIRE);
     if ((slot != GCM_ANY_SLOT) && ((slot < 0) || (slot >= nrecv))) {
         return gcm_fail(GCM_ERR_NO_SUCH_SLOT, call,
                         "receive slot %d out of range (LCO has %d receive "

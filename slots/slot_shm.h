@@ -13,17 +13,28 @@
 
 /* The layout of a segment: a header page (sizes, counters, then from
  * GCM_SLOTS_SHM_OWNERS_OFF one owner word per ring), then the rings, each
- * a header and GCM_SLOTS_SHM_NCELLS cells. Every process of a job is
- * built from the same sources, so the sizes are constants; a segment
- * whose header says otherwise is refused. */
+ * a header, a lane of GCM_SLOTS_SHM_NLINES lines and GCM_SLOTS_SHM_NCELLS
+ * cells. Every process of a job is built from the same sources, so the
+ * sizes are constants; a segment whose header says otherwise is refused.
+ *
+ * The lane orders everything a ring carries: a message of up to
+ * GCM_SLOTS_SHM_LINE_DATA bytes that needs no answer is one line of it
+ * (its envelope, data and full flag in one cache line, the next message
+ * in the next line); anything else is a cell, announced by a line of
+ * kind GCM_SLOTS_SHM_LINE_CELL that says "the next cell is full". */
 #define GCM_SLOTS_SHM_NCELLS     32
+#define GCM_SLOTS_SHM_NLINES     128
+#define GCM_SLOTS_SHM_LINE_SIZE  64
+#define GCM_SLOTS_SHM_LINE_DATA  16
+#define GCM_SLOTS_SHM_LANE_BYTES \
+    (GCM_SLOTS_SHM_NLINES * GCM_SLOTS_SHM_LINE_SIZE)
 #define GCM_SLOTS_SHM_CELL_HDR   96
 #define GCM_SLOTS_SHM_CELL_SIZE  \
     ((GCM_SLOTS_SHM_CELL_HDR + GCM_SLOTS_SHM_CELL_DATA + 63) / 64 * 64)
 #define GCM_SLOTS_SHM_SEG_HDR    4096
 #define GCM_SLOTS_SHM_RING_HDR   512
 #define GCM_SLOTS_SHM_RING_BYTES \
-    (GCM_SLOTS_SHM_RING_HDR +    \
+    (GCM_SLOTS_SHM_RING_HDR + GCM_SLOTS_SHM_LANE_BYTES + \
      (uint64_t)GCM_SLOTS_SHM_NCELLS * GCM_SLOTS_SHM_CELL_SIZE)
 #define GCM_SLOTS_SHM_OWNERS_OFF 256
 #define GCM_SLOTS_SHM_MAX_RINGS  \
@@ -47,7 +58,9 @@ typedef struct gcm_slots_shm_seg {
 } gcm_slots_shm_seg_t;
 
 typedef struct gcm_slots_shm_ring {
+    /* The consumer's counts of cells and of lane lines taken. */
     _Alignas(128) _Atomic uint64_t tail;
+    _Atomic uint64_t               ltail;
     _Alignas(128) _Atomic int32_t  tx_waiting;
     /* Set by the consumer when it refused the claim of this ring: the
      * producer's messages in it will never be read. */
@@ -68,9 +81,8 @@ typedef struct gcm_slots_shm_ring {
 } gcm_slots_shm_ring_t;
 
 /* A cell is full when its seq is the producer's count of cells written
- * (index + 1): the consumer polls the next cell itself, so a small message
- * costs it the two cache lines of header, envelope and data, and no
- * separate head counter. */
+ * (index + 1); the producer fills it before the lane line that announces
+ * it, and the consumer checks it when it comes to that line. */
 typedef struct gcm_slots_shm_cell {
     _Atomic uint64_t seq;
     uint32_t        kind;   /* GCM_SLOTS_SHM_EAGER, _CMA, _CTRL or _COOP */
@@ -81,6 +93,29 @@ typedef struct gcm_slots_shm_cell {
     gcm_slots_env_t env;
 } gcm_slots_shm_cell_t;
 
+/* A lane line is full when its seq is the low 32 bits of the producer's
+ * count of lines written (index + 1): the consumer polls the next line
+ * itself, so a small message costs it one cache line, and the line after
+ * it is the next one's. SMALL: the envelope but its sender (the ring's
+ * owner), sreq (0) and size (len), then the data. */
+typedef struct gcm_slots_shm_line {
+    _Atomic uint32_t seq;
+    uint8_t          kind;      /* GCM_SLOTS_SHM_LINE_SMALL or _CELL */
+    uint8_t          len;       /* SMALL: data bytes */
+    uint16_t         flags;
+    uint32_t         dst_id;
+    uint32_t         dst_gen;
+    uint64_t         token;
+    int32_t          rslot;
+    int32_t          tag;
+    uint64_t         mseq;
+    uint32_t         src_id;
+    int32_t          src_slot;
+    uint8_t          data[GCM_SLOTS_SHM_LINE_DATA];
+} gcm_slots_shm_line_t;
+
+enum { GCM_SLOTS_SHM_LINE_SMALL = 1, GCM_SLOTS_SHM_LINE_CELL = 2 };
+
 /* Ring i of a segment: its place follows from the constants, never from
  * what the segment's header says. */
 static inline gcm_slots_shm_ring_t *
@@ -90,11 +125,21 @@ gcm_slots_shm_ring_at(gcm_slots_shm_seg_t *seg, uint32_t i)
                                     (size_t)i * GCM_SLOTS_SHM_RING_BYTES);
 }
 
+/* The lane line of a ring that counter idx (monotonic) falls on. */
+static inline gcm_slots_shm_line_t *
+gcm_slots_shm_line_at(gcm_slots_shm_ring_t *ring, uint64_t idx)
+{
+    return (gcm_slots_shm_line_t *)((char *)ring + GCM_SLOTS_SHM_RING_HDR +
+                                    (size_t)(idx % GCM_SLOTS_SHM_NLINES) *
+                                    GCM_SLOTS_SHM_LINE_SIZE);
+}
+
 /* The cell of a ring that counter idx (monotonic) falls on. */
 static inline gcm_slots_shm_cell_t *
 gcm_slots_shm_cell_at(gcm_slots_shm_ring_t *ring, uint64_t idx)
 {
     return (gcm_slots_shm_cell_t *)((char *)ring + GCM_SLOTS_SHM_RING_HDR +
+                                    GCM_SLOTS_SHM_LANE_BYTES +
                                     (size_t)(idx % GCM_SLOTS_SHM_NCELLS) *
                                     GCM_SLOTS_SHM_CELL_SIZE);
 }
@@ -105,6 +150,13 @@ _Static_assert(sizeof(gcm_slots_shm_ring_t) <= GCM_SLOTS_SHM_RING_HDR,
                "ring header");
 _Static_assert(sizeof(gcm_slots_shm_cell_t) <= GCM_SLOTS_SHM_CELL_HDR,
                "cell header");
+_Static_assert(sizeof(gcm_slots_shm_line_t) == GCM_SLOTS_SHM_LINE_SIZE,
+               "lane line");
+_Static_assert(offsetof(gcm_slots_shm_line_t, mseq) -
+               offsetof(gcm_slots_shm_line_t, dst_id) ==
+               offsetof(gcm_slots_env_t, seq) &&
+               offsetof(gcm_slots_env_t, seq) + 8 ==
+               offsetof(gcm_slots_env_t, sreq), "line and envelope heads");
 _Static_assert(sizeof(gcm_slots_ctrl_t) <= GCM_SLOTS_SHM_CELL_DATA, "ctrl");
 
 /* A note on an endpoint's sockets: a wakeup (datagram socket) or the
@@ -135,14 +187,17 @@ enum {
     GCM_SLOTS_SHM_EAGER = 1,
     GCM_SLOTS_SHM_CMA   = 2,
     GCM_SLOTS_SHM_CTRL  = 3,
-    GCM_SLOTS_SHM_COOP  = 4
+    GCM_SLOTS_SHM_COOP  = 4,
+    /* Decoded from a lane line: the message is the ring's next cell. */
+    GCM_SLOTS_SHM_NEXT  = 5
 };
 
 /* A receiver's offer to its sender to copy part of a large message (cell
  * data of a GCM_SLOTS_SHM_COOP cell): the send it is about (the cookie of
  * its descriptor), where the data goes in the receiver's memory and how
  * many bytes (at most the send's), and the generation of the ring's
- * chunk counter it set up. Chunks are GCM_SLOTS_SHM_COOP_CHUNK bytes. */
+ * chunk counter it set up. Both sides cut the message into chunks by
+ * gcm_slots_shm_coop_chunk(len) alone. */
 typedef struct gcm_slots_shm_coop {
     uint64_t sreq;
     uint64_t addr;
@@ -151,7 +206,28 @@ typedef struct gcm_slots_shm_coop {
     uint32_t pad;
 } gcm_slots_shm_coop_t;
 
-#define GCM_SLOTS_SHM_COOP_CHUNK (128 * 1024)
+/* The chunk of a cooperative copy of len bytes: len / 4 rounded up to a
+ * multiple of 64 KiB (so at most 4 chunks up to 4 MiB), within
+ * [128 KiB, 1 MiB] (slots/README.md, "Cooperative copy chunks": 1 and
+ * 4 MiB move fastest in 4 chunks). Both sides compute it from the
+ * offer's length, so it is never sent. */
+#define GCM_SLOTS_SHM_COOP_CHUNK_MIN  ((uint64_t)128 * 1024)
+#define GCM_SLOTS_SHM_COOP_CHUNK_MAX  ((uint64_t)1024 * 1024)
+#define GCM_SLOTS_SHM_COOP_CHUNK_STEP ((uint64_t)64 * 1024)
+#define GCM_SLOTS_SHM_COOP_SPLIT      4
+static inline uint64_t gcm_slots_shm_coop_chunk(uint64_t len)
+{
+    uint64_t c = len / GCM_SLOTS_SHM_COOP_SPLIT +
+                 ((len % GCM_SLOTS_SHM_COOP_SPLIT) != 0);
+
+    c = (c + GCM_SLOTS_SHM_COOP_CHUNK_STEP - 1) /
+        GCM_SLOTS_SHM_COOP_CHUNK_STEP * GCM_SLOTS_SHM_COOP_CHUNK_STEP;
+    if (c < GCM_SLOTS_SHM_COOP_CHUNK_MIN) {
+        return GCM_SLOTS_SHM_COOP_CHUNK_MIN;
+    }
+    return (c > GCM_SLOTS_SHM_COOP_CHUNK_MAX) ? GCM_SLOTS_SHM_COOP_CHUNK_MAX
+                                              : c;
+}
 
 typedef struct gcm_slots_shm_cell_msg {
     uint32_t         kind;     /* GCM_SLOTS_SHM_EAGER, _CMA, _CTRL, _COOP */
@@ -227,6 +303,74 @@ gcm_slots_shm_cell_decode(const void *cell, size_t len,
     return GCM_OK;
 }
 
+/* Copies field of the line out (once, as GCM_SHM_FIELD). */
+#define GCM_SHM_LFIELD(dst, line, field) \
+    memcpy((dst), (const char *)(line) + \
+           offsetof(gcm_slots_shm_line_t, field), \
+           sizeof(((gcm_slots_shm_line_t *)0)->field))
+
+/* Decodes the lane line at line (len bytes mapped there: a whole line)
+ * into *msg_p: a SMALL line as a GCM_SLOTS_SHM_EAGER message whose data
+ * lies at data_off in the line (env.src_proc/src_ep 0: the caller sets
+ * them), a CELL line as kind GCM_SLOTS_SHM_NEXT with nothing else.
+ * GCM_ERR_INVALID_PARAM for an unknown kind or a short line, *msg_p left
+ * as it was. Inline, as the cell's: the drain calls it for every line. */
+static inline gcm_status_t
+gcm_slots_shm_line_decode(const void *line, size_t len,
+                          gcm_slots_shm_cell_msg_t *msg_p)
+{
+    uint8_t kind, n;
+
+    if ((line == NULL) || (len < GCM_SLOTS_SHM_LINE_SIZE)) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    GCM_SHM_LFIELD(&kind, line, kind);
+    if (kind == GCM_SLOTS_SHM_LINE_CELL) {
+        msg_p->kind = GCM_SLOTS_SHM_NEXT;
+        return GCM_OK;
+    }
+    if (kind != GCM_SLOTS_SHM_LINE_SMALL) {
+        return GCM_ERR_INVALID_PARAM;
+    }
+    GCM_SHM_LFIELD(&n, line, len);
+    if (n > GCM_SLOTS_SHM_LINE_DATA) {
+        n = GCM_SLOTS_SHM_LINE_DATA;
+    }
+    /* dst_id .. mseq lie as in the envelope, dst_id .. seq. */
+    memcpy(&msg_p->env, (const char *)line +
+           offsetof(gcm_slots_shm_line_t, dst_id),
+           offsetof(gcm_slots_env_t, sreq));
+    GCM_SHM_LFIELD(&msg_p->env.flags, line, flags);
+    GCM_SHM_LFIELD(&msg_p->env.src_id, line, src_id);
+    GCM_SHM_LFIELD(&msg_p->env.src_slot, line, src_slot);
+    msg_p->env.sreq     = 0;
+    msg_p->env.src_proc = 0;
+    msg_p->env.src_ep   = 0;
+    msg_p->env.size     = n;
+    msg_p->data_off     = offsetof(gcm_slots_shm_line_t, data);
+    msg_p->len          = n;
+    msg_p->kind         = GCM_SLOTS_SHM_EAGER;
+    return GCM_OK;
+}
+
+/* Writes a small message (len at most GCM_SLOTS_SHM_LINE_DATA, env->sreq
+ * 0) into line, all but its seq: the producer's half of
+ * gcm_slots_shm_line_decode. */
+static inline void gcm_slots_shm_line_encode(gcm_slots_shm_line_t *line,
+                                             const gcm_slots_env_t *env,
+                                             const void *buf, size_t len)
+{
+    line->kind     = GCM_SLOTS_SHM_LINE_SMALL;
+    line->len      = (uint8_t)len;
+    line->flags    = env->flags;
+    /* dst_id .. seq lie as in the envelope. */
+    memcpy(&line->dst_id, env, offsetof(gcm_slots_env_t, sreq));
+    line->src_id   = env->src_id;
+    line->src_slot = env->src_slot;
+    if (len > 0) {
+        memcpy(line->data, buf, len);
+    }
+}
 
 /* Checks the header of a peer's segment (the first hdr_len bytes of it,
  * copied), mapped_len bytes long, published with magic: GCM_OK and its

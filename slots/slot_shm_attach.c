@@ -203,6 +203,9 @@ static gcm_shm_tx_t *gcm_shm_attach(gcm_thr_endpoint_t *endpoint, int proc,
     tx->head     = atomic_load_explicit(&tx->ring->tail,
                                         memory_order_acquire);
     tx->tail     = tx->head;
+    tx->lhead    = atomic_load_explicit(&tx->ring->ltail,
+                                        memory_order_acquire);
+    tx->ltail    = tx->lhead;
     tx->wake_len = gcm_slots_shm_sock_addr(is->sock, 'w', &tx->wake);
     gcm_list_push_back(&gcm_shm_ep(endpoint)->txs, &tx->elem);
     atomic_fetch_add(&seg->attach_gen, 1);

@@ -83,9 +83,9 @@ gcm_status_t gcm_slots_shm_copy(int write, int pid, uint32_t proc,
     return GCM_OK;
 }
 
-static uint64_t gcm_shm_coop_chunks(uint64_t len)
+static uint64_t gcm_shm_coop_chunks(uint64_t len, uint64_t chunk)
 {
-    return (len + GCM_SLOTS_SHM_COOP_CHUNK - 1) / GCM_SLOTS_SHM_COOP_CHUNK;
+    return (len + chunk - 1) / chunk;
 }
 
 int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
@@ -93,7 +93,8 @@ int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
                             size_t n, gcm_status_t *status_p)
 {
     gcm_slots_shm_ring_t *ring = tx->ring;
-    uint64_t nchunks = gcm_shm_coop_chunks(n);
+    uint64_t chunk = gcm_slots_shm_coop_chunk(n);
+    uint64_t nchunks = gcm_shm_coop_chunks(n, chunk);
     gcm_slots_shm_coop_t coop;
     gcm_slots_shm_cell_t *cell;
     gcm_status_t status = GCM_OK;
@@ -142,11 +143,10 @@ int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
         if (status != GCM_OK) {
             continue;    /* taken, so that the sender stops */
         }
-        off = i * GCM_SLOTS_SHM_COOP_CHUNK;
+        off = i * chunk;
         status = gcm_slots_shm_copy(0, payload->pid, payload->proc, buf,
                                     (uint64_t)(uintptr_t)payload->data, off,
-                                    (n - off < GCM_SLOTS_SHM_COOP_CHUNK) ?
-                                    n - off : GCM_SLOTS_SHM_COOP_CHUNK);
+                                    (n - off < chunk) ? n - off : chunk);
     }
     /* Every chunk is taken: wait for those the sender took (it copies
      * each at once), giving the core away now and then, and looking
@@ -225,7 +225,7 @@ void gcm_slots_shm_coop_help(gcm_thr_endpoint_t *endpoint,
     gcm_slots_shm_ring_t *ring = rx->ring;
     struct gcm_request *req;
     uint64_t base = (uint64_t)coop->gen << 32;
-    uint64_t nchunks, w;
+    uint64_t chunk, nchunks, w;
 
     req = gcm_shm_coop_send(endpoint, conn, coop->sreq);
     if (req == NULL) {
@@ -238,7 +238,8 @@ void gcm_slots_shm_coop_help(gcm_thr_endpoint_t *endpoint,
                  (unsigned long long)coop->len, req->len);
         return;
     }
-    nchunks = gcm_shm_coop_chunks(coop->len);
+    chunk   = gcm_slots_shm_coop_chunk(coop->len);
+    nchunks = gcm_shm_coop_chunks(coop->len, chunk);
     for (;;) {
         uint64_t i, off, len;
         gcm_status_t status;
@@ -253,9 +254,8 @@ void gcm_slots_shm_coop_help(gcm_thr_endpoint_t *endpoint,
                      &ring->coop_next, &w, w + 1, memory_order_acq_rel,
                      memory_order_acquire));
         i   = GCM_SHM_COOP_INDEX(w);
-        off = i * GCM_SLOTS_SHM_COOP_CHUNK;
-        len = (coop->len - off < GCM_SLOTS_SHM_COOP_CHUNK) ?
-              coop->len - off : GCM_SLOTS_SHM_COOP_CHUNK;
+        off = i * chunk;
+        len = (coop->len - off < chunk) ? coop->len - off : chunk;
         status = gcm_slots_shm_copy(1, rx->pid, (uint32_t)rx->proc,
                                     req->buf, coop->addr, off, (size_t)len);
         if (status != GCM_OK) {

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define GCM_SHM_KEY        "gcm-s1"
-#define GCM_SHM_MAGIC      0x67636d73686d3034ULL /* "gcmshm04" */
+#define GCM_SHM_MAGIC      0x67636d73686d3035ULL /* "gcmshm05" */
 /* Claim connections accepted before their note was in (a sender writes
  * it right after connecting): they wait for the next look. */
 #define GCM_SHM_EARLY_MAX  16
@@ -73,8 +73,10 @@ typedef struct gcm_shm_tx {
     size_t              map_len;
     gcm_slots_shm_seg_t      *seg;
     gcm_slots_shm_ring_t     *ring;
-    uint64_t            head;
-    uint64_t            tail;      /* as last seen */
+    uint64_t            head;      /* cells written */
+    uint64_t            tail;      /* cells taken, as last seen */
+    uint64_t            lhead;     /* lane lines written */
+    uint64_t            ltail;     /* lane lines taken, as last seen */
     int                 reading;   /* ring->read_until set by us */
     struct sockaddr_un  wake;
     socklen_t           wake_len;
@@ -84,7 +86,8 @@ typedef struct gcm_shm_tx {
  * through it is what the kernel said, not what the segment says. */
 typedef struct gcm_shm_rx {
     gcm_slots_shm_ring_t *ring;    /* NULL: not (or not yet) ours to read */
-    uint64_t            tail;
+    uint64_t            tail;      /* cells taken */
+    uint64_t            ltail;     /* lane lines taken */
     int                 proc;
     int                 ep;        /* the sending endpoint */
     /* The connection its messages come in on, once looked up (they live
@@ -96,12 +99,13 @@ typedef struct gcm_shm_rx {
 } gcm_shm_rx_t;
 
 /* What an empty poll reads of an active ring: the seq word of its next
- * cell and the value that word has once the cell is full (tail + 1).
+ * lane line and the value that word has once the line is full (ltail +
+ * 1, its low 32 bits).
  * Kept beside each other for every active ring, so that a poll that
  * finds nothing reads one word per ring and nothing else. */
 typedef struct gcm_shm_watch {
-    _Atomic uint64_t *seq;
-    uint64_t          want;
+    _Atomic uint32_t *seq;
+    uint32_t          want;
 } gcm_shm_watch_t;
 
 /* A claim connection whose note has not come yet. */
@@ -227,8 +231,10 @@ void gcm_slots_shm_fail_pending(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
                                 gcm_status_t reason) GCM_INTERNAL;
 
 /* slot_shm_send.c */
+/* Is there room for a cell (and the lane line announcing it)? */
 int gcm_slots_shm_room(gcm_shm_tx_t *tx) GCM_INTERNAL;
-/* Makes a written cell the ring's next (there was room). */
+/* Makes a written cell the ring's next (there was room): announces it
+ * with a lane line. */
 void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
     GCM_INTERNAL;
 unsigned gcm_slots_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)

@@ -19,11 +19,12 @@ static void gcm_shm_mark_refused(gcm_shm_ep_t *sep, uint32_t i)
     }
 }
 
-/* Watches rx, the active ring at index i, from its tail on. Lock held. */
+/* Watches rx, the active ring at index i, from its lane's tail on. Lock
+ * held. */
 static void gcm_shm_watch_set(gcm_shm_ep_t *sep, int i, const gcm_shm_rx_t *rx)
 {
-    sep->watch[i].seq  = &gcm_slots_shm_cell_at(rx->ring, rx->tail)->seq;
-    sep->watch[i].want = rx->tail + 1;
+    sep->watch[i].seq  = &gcm_slots_shm_line_at(rx->ring, rx->ltail)->seq;
+    sep->watch[i].want = (uint32_t)(rx->ltail + 1);
 }
 
 /* Is the next cell of the active ring at index i full? Lock held. */
@@ -98,7 +99,8 @@ static void gcm_shm_claim(gcm_shm_ep_t *sep, const gcm_slots_shm_note_t *note,
                                            &rx->wake);
     free(info);
     rx->ring = gcm_slots_shm_ring_at(sep->seg, note->ring);
-    rx->tail = atomic_load_explicit(&rx->ring->tail, memory_order_relaxed);
+    rx->tail  = atomic_load_explicit(&rx->ring->tail, memory_order_relaxed);
+    rx->ltail = atomic_load_explicit(&rx->ring->ltail, memory_order_relaxed);
     sep->active[sep->nactive] = (int)note->ring;
     gcm_shm_watch_set(sep, sep->nactive, rx);
     sep->nactive++;
@@ -251,6 +253,16 @@ static unsigned gcm_shm_wake_drain(gcm_shm_ep_t *sep)
     }
 }
 
+/* The connection rx's messages come in on (NULL if there is none). */
+static inline gcm_thr_conn_t *gcm_shm_rx_conn(gcm_thr_endpoint_t *endpoint,
+                                              gcm_shm_rx_t *rx)
+{
+    if (gcm_unlikely(rx->conn == NULL)) {
+        rx->conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
+    }
+    return rx->conn;
+}
+
 /* Hands one cell of rx's ring to the message path; who sent it is the
  * ring's verified sender, whatever its envelope says. */
 static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
@@ -267,12 +279,8 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
         return;
     }
     /* Its sender is the ring's owner, whatever the cell says. */
-    if (gcm_unlikely((conn = rx->conn) == NULL)) {
-        conn = gcm_thr_conn_get(endpoint, rx->proc, rx->ep);
-        if (conn == NULL) {
-            return;
-        }
-        rx->conn = conn;
+    if ((conn = gcm_shm_rx_conn(endpoint, rx)) == NULL) {
+        return;
     }
     if (msg.kind == GCM_SLOTS_SHM_CTRL) {
         gcm_slots_ctrl_in(endpoint, conn, &msg.ctrl);
@@ -301,24 +309,67 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
     (void)gcm_slots_msg_in_own(endpoint, conn, &msg.env, &payload);
 }
 
-/* Handles what waits in the active ring at index i (its next cell is
- * full). Lock held. */
+/* Hands one lane line of rx's ring to the message path: a small message,
+ * or the ring's next cell. Lock held. */
+static void gcm_shm_handle_line(gcm_thr_endpoint_t *endpoint,
+                                gcm_shm_rx_t *rx, gcm_slots_shm_line_t *line)
+{
+    gcm_slots_shm_cell_msg_t msg;
+    gcm_payload_t payload;
+    gcm_slots_shm_cell_t *cell;
+    gcm_thr_conn_t *conn;
+
+    if (gcm_slots_shm_line_decode(line, GCM_SLOTS_SHM_LINE_SIZE, &msg) !=
+        GCM_OK) {
+        gcm_warn("shm: lane line of unknown kind %u from proc %d ignored",
+                 line->kind, rx->proc);
+        return;
+    }
+    if (msg.kind == GCM_SLOTS_SHM_NEXT) {
+        cell = gcm_slots_shm_cell_at(rx->ring, rx->tail);
+        /* Its producer fills the cell before the line: a cell that is
+         * not full is a writer's lie, and taking it would skip one. */
+        if (atomic_load_explicit(&cell->seq, memory_order_acquire) !=
+            rx->tail + 1) {
+            gcm_warn("shm: lane line from proc %d announces a cell that is "
+                     "not there; ignored", rx->proc);
+            return;
+        }
+        gcm_shm_handle(endpoint, rx, cell);
+        rx->tail++;
+        atomic_store_explicit(&rx->ring->tail, rx->tail,
+                              memory_order_release);
+        return;
+    }
+    if ((conn = gcm_shm_rx_conn(endpoint, rx)) == NULL) {
+        return;
+    }
+    memset(&payload, 0, sizeof(payload));
+    payload.kind = GCM_PAYLOAD_TRANSIENT;
+    payload.data = (char *)line + msg.data_off;
+    payload.size = msg.len;
+    (void)gcm_slots_msg_in_own(endpoint, conn, &msg.env, &payload);
+}
+
+/* Handles what waits in the active ring at index i (its next lane line
+ * is full). Lock held. */
 static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep,
                               int i)
 {
     gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
     unsigned n = 0;
 
-    while (n < GCM_SLOTS_SHM_NCELLS) {
-        gcm_slots_shm_cell_t *cell = gcm_slots_shm_cell_at(rx->ring, rx->tail);
-        if (atomic_load_explicit(&cell->seq, memory_order_acquire) !=
-            rx->tail + 1) {
+    while (n < GCM_SLOTS_SHM_NLINES) {
+        gcm_slots_shm_line_t *line = gcm_slots_shm_line_at(rx->ring,
+                                                           rx->ltail);
+        if (atomic_load_explicit(&line->seq, memory_order_acquire) !=
+            (uint32_t)(rx->ltail + 1)) {
             break;
         }
-        gcm_shm_handle(endpoint, rx, cell);
-        rx->tail++;
+        gcm_shm_handle_line(endpoint, rx, line);
+        rx->ltail++;
         n++;
-        atomic_store_explicit(&rx->ring->tail, rx->tail,
+        atomic_store_explicit(&rx->ring->ltail, rx->ltail,
                               memory_order_release);
     }
     gcm_shm_watch_set(sep, i, rx);

@@ -10,8 +10,21 @@
 
 /* ---- producing ----------------------------------------------------------- */
 
+/* Is there room for a lane line? */
+static inline int gcm_shm_lane_room(gcm_shm_tx_t *tx)
+{
+    if (tx->lhead - tx->ltail < GCM_SLOTS_SHM_NLINES) {
+        return 1;
+    }
+    tx->ltail = atomic_load_explicit(&tx->ring->ltail, memory_order_acquire);
+    return tx->lhead - tx->ltail < GCM_SLOTS_SHM_NLINES;
+}
+
 int gcm_slots_shm_room(gcm_shm_tx_t *tx)
 {
+    if (!gcm_shm_lane_room(tx)) {
+        return 0;
+    }
     if (tx->head - tx->tail < GCM_SLOTS_SHM_NCELLS) {
         return 1;
     }
@@ -19,10 +32,27 @@ int gcm_slots_shm_room(gcm_shm_tx_t *tx)
     return tx->head - tx->tail < GCM_SLOTS_SHM_NCELLS;
 }
 
-void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
+/* Does a message of len bytes with envelope env go in one lane line? */
+static inline int gcm_shm_is_small(const gcm_slots_env_t *env, size_t len)
 {
-    tx->head++;
-    atomic_store_explicit(&cell->seq, tx->head, memory_order_release);
+    return (len <= GCM_SLOTS_SHM_LINE_DATA) && (env->sreq == 0);
+}
+
+/* Is there room for a message of len bytes with envelope env? */
+static inline int gcm_shm_room_for(gcm_shm_tx_t *tx,
+                                   const gcm_slots_env_t *env, size_t len)
+{
+    return gcm_shm_is_small(env, len) ? gcm_shm_lane_room(tx)
+                                      : gcm_slots_shm_room(tx);
+}
+
+/* Makes the written lane line the ring's next (there was room). */
+static inline void gcm_shm_publish_line(gcm_shm_tx_t *tx,
+                                        gcm_slots_shm_line_t *line)
+{
+    tx->lhead++;
+    atomic_store_explicit(&line->seq, (uint32_t)tx->lhead,
+                          memory_order_release);
     /* Against the owner's "sleeping, then re-check": see the top. */
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&tx->seg->sleeping, memory_order_relaxed) > 0) {
@@ -30,11 +60,36 @@ void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
     }
 }
 
+void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
+{
+    gcm_slots_shm_line_t *line = gcm_slots_shm_line_at(tx->ring, tx->lhead);
+
+    tx->head++;
+    atomic_store_explicit(&cell->seq, tx->head, memory_order_release);
+    line->kind = GCM_SLOTS_SHM_LINE_CELL;
+    gcm_shm_publish_line(tx, line);
+}
+
+/* A small message (gcm_shm_is_small) in the lane's next line. */
+static void gcm_shm_write_line(gcm_shm_tx_t *tx, const gcm_slots_env_t *env,
+                               const void *buf, size_t len)
+{
+    gcm_slots_shm_line_t *line = gcm_slots_shm_line_at(tx->ring, tx->lhead);
+
+    gcm_slots_shm_line_encode(line, env, buf, len);
+    gcm_shm_publish_line(tx, line);
+}
+
 static void gcm_shm_write_env(gcm_shm_tx_t *tx, const gcm_slots_env_t *env,
                               const void *buf, size_t len)
 {
-    gcm_slots_shm_cell_t *cell = gcm_slots_shm_cell_at(tx->ring, tx->head);
+    gcm_slots_shm_cell_t *cell;
 
+    if (gcm_shm_is_small(env, len)) {
+        gcm_shm_write_line(tx, env, buf, len);
+        return;
+    }
+    cell = gcm_slots_shm_cell_at(tx->ring, tx->head);
     cell->env = *env;
     if (len <= GCM_SLOTS_SHM_CELL_DATA) {
         cell->kind = GCM_SLOTS_SHM_EAGER;
@@ -73,9 +128,14 @@ unsigned gcm_slots_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)
 {
     unsigned n = 0;
 
-    while (!gcm_list_empty(&tx->pending) && gcm_slots_shm_room(tx)) {
+    while (!gcm_list_empty(&tx->pending)) {
         gcm_slots_shm_pend_t *pend =
             gcm_container_of(tx->pending.next, gcm_slots_shm_pend_t, elem);
+        if ((pend->req != NULL) ? !gcm_shm_room_for(tx, &pend->req->env,
+                                                     pend->len)
+                                : !gcm_slots_shm_room(tx)) {
+            break;
+        }
         gcm_list_del(&pend->elem);
         sep->nqueued--;
         n++;
@@ -96,7 +156,8 @@ void gcm_slots_shm_send_msg(gcm_thr_endpoint_t *endpoint,
 {
     gcm_shm_tx_t *tx = conn->shm_tx;
 
-    if (gcm_list_empty(&tx->pending) && gcm_slots_shm_room(tx)) {
+    if (gcm_list_empty(&tx->pending) &&
+        gcm_shm_room_for(tx, &req->env, len)) {
         gcm_shm_write_env(tx, &req->env, buf, len);
         /* Called from gcm_slots_isend_x only, before it posts req. */
         gcm_slots_send_part_done_unposted(req);
@@ -116,7 +177,7 @@ int gcm_slots_shm_send_now(gcm_thr_conn_t *conn, const gcm_slots_env_t *env,
     gcm_shm_tx_t *tx = conn->shm_tx;
 
     if ((len > GCM_SLOTS_SHM_CELL_DATA) || !gcm_list_empty(&tx->pending) ||
-        !gcm_slots_shm_room(tx)) {
+        !gcm_shm_room_for(tx, env, len)) {
         return 0;
     }
     gcm_shm_write_env(tx, env, buf, len);

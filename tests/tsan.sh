@@ -38,6 +38,9 @@ for shm in 1 0; do
     tsan "p2p_crowd shm=$shm" env GENCOMM_SHM=$shm \
         "$gcrun" -n 2 "$b/tests/integration/p2p_crowd"
 done
+# Receive slots added while another thread receives (the receive's slot
+# check takes no lock).
+tsan "p2p_grow -n 1" "$gcrun" -n 1 "$b/tests/integration/p2p_grow" 100
 tsan "p2p_stress -n 3" "$gcrun" -n 3 "$b/tests/integration/p2p_stress" 300
 # Large messages copied by both sides: the chunk counter is atomics in
 # shared memory, taken by the receiver and, in its progress, the sender.

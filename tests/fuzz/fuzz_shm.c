@@ -1,13 +1,16 @@
 /*
  * tests/fuzz/fuzz_shm.c: the decoders of what the same-host path reads
  * from outside the process (slots/slot_shm.h): notes on an endpoint's
- * sockets, cells of its rings, and the header of a peer's segment.
+ * sockets, cells and lane lines of its rings, and the header of a peer's
+ * segment.
  *
- * Input: one byte choosing the decoder (modulo 3), then
+ * Input: one byte choosing the decoder (modulo 4), then
  *   0: a note (its bytes, any length);
  *   1: a cell (its bytes, any length: the decoder is told that length);
  *   2: the segment's mapped length (8 bytes, little-endian), the magic it
- *      was published with (8 bytes), then the header's bytes.
+ *      was published with (8 bytes), then the header's bytes;
+ *   3: a lane line (its bytes, any length: the decoder is told that
+ *      length).
  */
 #include "config.h"
 
@@ -83,6 +86,36 @@ static void fuzz_cell(const uint8_t *data, size_t size)
     (void)sum;
 }
 
+static void fuzz_line(const uint8_t *data, size_t size)
+{
+    gcm_slots_shm_cell_msg_t msg;
+    volatile uint8_t sum = 0;
+
+    if (gcm_slots_shm_line_decode(data, size, &msg) != GCM_OK) {
+        fuzz_verdict = FUZZ_REFUSED;
+        return;
+    }
+    fuzz_verdict = FUZZ_ACCEPTED;
+    FUZZ_REQUIRE(size >= GCM_SLOTS_SHM_LINE_SIZE);
+    switch (msg.kind) {
+    case GCM_SLOTS_SHM_EAGER:
+        /* What the receiver copies out must lie in the line. */
+        FUZZ_REQUIRE(msg.data_off + msg.len <= GCM_SLOTS_SHM_LINE_SIZE);
+        FUZZ_REQUIRE(msg.len <= GCM_SLOTS_SHM_LINE_DATA);
+        FUZZ_REQUIRE(msg.env.size == msg.len);
+        FUZZ_REQUIRE(msg.env.sreq == 0);
+        for (size_t i = 0; i < msg.len; i++) {
+            sum += data[msg.data_off + i];
+        }
+        break;
+    case GCM_SLOTS_SHM_NEXT:
+        break;
+    default:
+        FUZZ_REQUIRE(!"an unknown kind of lane line was accepted");
+    }
+    (void)sum;
+}
+
 static void fuzz_seg(const uint8_t *data, size_t size)
 {
     uint64_t mapped_len, magic;
@@ -109,7 +142,8 @@ static void fuzz_seg(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const fuzz_part_t parts[] = { fuzz_note, fuzz_cell, fuzz_seg };
+    static const fuzz_part_t parts[] = { fuzz_note, fuzz_cell, fuzz_seg,
+                                         fuzz_line };
 
     fuzz_dispatch(data, size, parts, sizeof(parts) / sizeof(parts[0]));
     return 0;

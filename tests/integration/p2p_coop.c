@@ -3,8 +3,10 @@
  * together (GENCOMM_SHM_COOP_MIN bytes and more), between processes 0 and
  * 1. Each phase prints a line on both processes when it passed:
  *
- *  (a) sizes: just below, at and above the threshold, odd sizes and 4 MiB
- *      plus a few bytes, each way, content checked;
+ *  (a) sizes: just below, at and above the threshold, odd sizes, 4 MiB
+ *      plus a few bytes and 9 MiB plus a few (chunks grow with the
+ *      message up to 1 MiB: each of these has a short last one), each
+ *      way, content checked;
  *  (b) concurrent: both processes post 8 receives and 8 sends of sizes
  *      from the threshold to 4 MiB at once, 4 rounds, content checked;
  *  (c) streaming: 24 messages of 4 MiB from process 1 to process 0, whose
@@ -36,6 +38,7 @@
 #include <time.h>
 
 #define BIG      (4 << 20)
+#define HUGE_A   ((9 << 20) + 5)
 #define DIE_SIZE ((size_t)512 << 20)
 #define GUARD    4096
 
@@ -114,9 +117,9 @@ static void phase_a(void)
 {
     const size_t sizes[] = {
         g_min - 1, g_min, g_min + 1, 3 * 131072 + 7, 131072 * 2 + 1,
-        1 << 20, (1 << 20) + 4093, BIG + 13
+        1 << 20, (1 << 20) + 4093, (2 << 20) + 65537, BIG + 13, HUGE_A
     };
-    unsigned char *buf = xmalloc(BIG + 13);
+    unsigned char *buf = xmalloc(HUGE_A);
     int ok = 1, i, from;
 
     for (from = 0; from < 2; from++) {

@@ -1,7 +1,8 @@
 /*
  * p2p_shm: the same-host shared-memory path between processes 0 and 1
- * (its rings have 32 cells; messages above 8 KiB are read from the
- * sender's memory). Each phase prints a line when it passed:
+ * (its rings have a lane of 128 lines for messages of up to 16 bytes and
+ * 32 cells; messages above 8 KiB are read from the sender's memory).
+ * Each phase prints a line when it passed:
  *
  *  (a) wrap-around: 5000 messages of 0..12 KiB, content and order checked;
  *  (b) back-pressure: process 1 does not progress for 300 ms while
@@ -11,7 +12,12 @@
  *  (d) large messages both ways at once, and one truncated;
  *  (e) wakeups: a receiver asleep in gcm_recv is woken by the arrival,
  *      not by its poll timeout (the script sets it to 5 s), and sleeping
- *      does not burn its core.
+ *      does not burn its core;
+ *  (f) the small-message lane: process 1 does not progress for 300 ms
+ *      while process 0 starts 1000 sends of 0..16 bytes (the lane fills,
+ *      the rest wait for room), then 1000 of small and large sizes mixed
+ *      (lane lines and cells, eager and read from the sender); all are
+ *      received in order and whole.
  *
  * Any other process only joins the world's finalize.
  */
@@ -247,6 +253,43 @@ static void phase_e(void)
     }
 }
 
+static size_t size_f(int i)
+{
+    static const size_t mixed[] = { 8, 0, 16, 17, 3000, 1, 9000, 16, 64 };
+
+    if (i < 1000) {
+        return (size_t)(i % 17);
+    }
+    return mixed[i % (int)(sizeof(mixed) / sizeof(mixed[0]))];
+}
+
+static void phase_f(void)
+{
+    enum { N = 2000 };
+    static unsigned char bufs[N][9000];
+    static gcm_request_h reqs[N];
+    int i;
+
+    if (g_me == 0) {
+        for (i = 0; i < N; i++) {
+            fill(bufs[i], size_f(i), 7, 0, i);
+            if (gcm_isend(gcm_world(), bufs[i], size_f(i), 1, 7, &reqs[i]) !=
+                GCM_OK) {
+                gcm_test_fail("phase 7 isend %d: %s", i, gcm_last_error());
+                return;
+            }
+        }
+        if (gcm_waitall(N, reqs, NULL) != GCM_OK) {
+            gcm_test_fail("phase 7 waitall: %s", gcm_last_error());
+        }
+    } else {
+        usleep(300000);
+        for (i = 0; (i < N) && (gcm_test_failed() == 0); i++) {
+            recv_check(7, 0, i, size_f(i));
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     gcm_test_prog = "p2p_shm";
@@ -280,6 +323,10 @@ int main(int argc, char **argv)
         phase_e();
         if (gcm_test_failed() == 0) {
             printf("p2p_shm: P%d (e) wakeups ok\n", g_me);
+        }
+        phase_f();
+        if (gcm_test_failed() == 0) {
+            printf("p2p_shm: P%d (f) small-message lane ok\n", g_me);
         }
     }
     fflush(stdout);

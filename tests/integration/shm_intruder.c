@@ -140,23 +140,34 @@ static socklen_t find_sock(const char *suffix, struct sockaddr_un *addr)
     return found;
 }
 
-/* Writes up to PARK_COUNT messages into ring (the consumer's next cell
- * is tail) with sequence numbers past the due one, env's: none ever comes
- * due. The rank may stop reading once it failed the connection (2 s
+/* Writes a small message of len bytes at buf with envelope env into the
+ * lane line idx of ring, and marks it full. */
+static void put_line(gcm_slots_shm_ring_t *ring, uint64_t idx,
+                     const gcm_slots_env_t *env, const char *buf, size_t len)
+{
+    gcm_slots_shm_line_t *line = gcm_slots_shm_line_at(ring, idx);
+
+    gcm_slots_shm_line_encode(line, env, buf, len);
+    atomic_store(&line->seq, (uint32_t)(idx + 1));
+}
+
+/* Writes up to PARK_COUNT messages into ring (the consumer's next lane
+ * line is ltail) with sequence numbers past the due one, env's: none ever
+ * comes due. The rank may stop reading once it failed the connection (2 s
  * without room): enough when more than its bound went in. */
 #define PARK_COUNT (GCM_SLOTS_PARKED_MAX + 100)
 
 static int park(gcm_slots_shm_ring_t *ring, const gcm_slots_env_t *env,
-                uint64_t tail)
+                uint64_t ltail)
 {
     struct timespec gap = { 0, 100 * 1000 };
-    uint64_t head = tail;
+    uint64_t head = ltail;
     long waited = 0;
     int k;
 
     for (k = 0; k < PARK_COUNT; k++) {
-        gcm_slots_shm_cell_t *cell;
-        while (head - atomic_load(&ring->tail) >= GCM_SLOTS_SHM_NCELLS) {
+        gcm_slots_env_t e = *env;
+        while (head - atomic_load(&ring->ltail) >= GCM_SLOTS_SHM_NLINES) {
             if (++waited > 20000) {
                 printf("shm_intruder: the rank stopped reading after %d "
                        "messages\n", k);
@@ -165,15 +176,9 @@ static int park(gcm_slots_shm_ring_t *ring, const gcm_slots_env_t *env,
             nanosleep(&gap, NULL);
         }
         waited = 0;
-        cell = gcm_slots_shm_cell_at(ring, head);
-        cell->kind     = GCM_SLOTS_SHM_EAGER;
-        cell->len      = 7;
-        cell->env      = *env;
-        cell->env.seq  = env->seq + 1 + (uint64_t)k;
-        cell->env.size = 7;
-        memcpy((char *)cell + GCM_SLOTS_SHM_CELL_HDR, "parked", 7);
+        e.seq = env->seq + 1 + (uint64_t)k;
+        put_line(ring, head, &e, "parked", 7);
         head++;
-        atomic_store(&cell->seq, head);
     }
     printf("shm_intruder: wrote %d messages that never come due\n",
            PARK_COUNT);
@@ -186,7 +191,7 @@ int main(int argc, char **argv)
     gcm_slots_shm_note_t note;
     gcm_slots_shm_seg_t *seg;
     gcm_slots_shm_ring_t *legit = NULL, *mine;
-    gcm_slots_shm_cell_t *cell;
+    gcm_slots_shm_cell_msg_t msg;
     gcm_slots_env_t env;
     _Atomic uint32_t *owners;
     struct sockaddr_un addr;
@@ -194,7 +199,7 @@ int main(int argc, char **argv)
     char link[256], path[64];
     struct stat st;
     uint32_t owner, i, free_ring = UINT32_MAX, nrings;
-    uint64_t tail;
+    uint64_t tail, ltail;
     int fd, s, proc, k, sent = 0;
 
     if ((argc != 4) ||
@@ -247,17 +252,28 @@ int main(int argc, char **argv)
         printf("shm_intruder: no ring of proc %d (or no free ring)\n", proc);
         return 77;
     }
-    tail = atomic_load(&legit->tail);
-    if (tail == 0) {
+    ltail = atomic_load(&legit->ltail);
+    if (ltail == 0) {
         printf("shm_intruder: proc %d sent nothing yet\n", proc);
         return 77;
     }
     /* The last message proc sent: a real envelope (the world's LCO, its
      * token), and the sequence number that comes next. */
-    memcpy(&env, &gcm_slots_shm_cell_at(legit, tail - 1)->env, sizeof(env));
+    if (gcm_slots_shm_line_decode(gcm_slots_shm_line_at(legit, ltail - 1),
+                                  GCM_SLOTS_SHM_LINE_SIZE, &msg) != GCM_OK) {
+        printf("shm_intruder: proc %d's last lane line is unreadable\n",
+               proc);
+        return 77;
+    }
+    if (msg.kind == GCM_SLOTS_SHM_NEXT) {
+        tail = atomic_load(&legit->tail);
+        memcpy(&msg.env, &gcm_slots_shm_cell_at(legit, tail - 1)->env,
+               sizeof(msg.env));
+    }
+    env = msg.env;
     env.seq++;
     if (strcmp(argv[1], "park") == 0) {
-        return park(legit, &env, tail);
+        return park(legit, &env, ltail);
     }
 
     /* A ring of its own in proc's name, and a message in it. */
@@ -268,14 +284,7 @@ int main(int argc, char **argv)
         return 1;
     }
     mine = gcm_slots_shm_ring_at(seg, free_ring);
-    tail = atomic_load(&mine->tail);
-    cell = gcm_slots_shm_cell_at(mine, tail);
-    cell->kind = GCM_SLOTS_SHM_EAGER;
-    cell->len  = 7;
-    cell->env  = env;
-    cell->env.size = 7;
-    memcpy((char *)cell + GCM_SLOTS_SHM_CELL_HDR, "forged", 7);
-    atomic_store(&cell->seq, tail + 1);
+    put_line(mine, atomic_load(&mine->ltail), &env, "forged", 7);
     atomic_fetch_add(&seg->attach_gen, 1);
     printf("shm_intruder: wrote a message as proc %d (seq %llu) in ring "
            "%u\n", proc, (unsigned long long)env.seq, free_ring);

@@ -26,7 +26,7 @@ attack() {
     extra=
     [ "$1" = park ] && extra=park
     # shellcheck disable=SC2086 # $extra is one word or none
-    timeout -k 5 60 "$gcrun" -n 2 "$GUARD" "$dir" $extra >"$dir/out" 2>&1 &
+    timeout -k 5 150 "$gcrun" -n 2 "$GUARD" "$dir" $extra >"$dir/out" 2>&1 &
     job=$!
     waited=0
     while [ ! -f "$dir/ready" ]; do

@@ -37,6 +37,44 @@ static void still_in_step(const char *after)
     }
 }
 
+/* Receives and probes on a thread LCO (2 * np receive slots, as many as
+ * send slots) take their fast path; a source out of range still gets
+ * MPI_ERR_RANK naming the call, and one in range still works. */
+static void recv_ranks(MPI_Comm l)
+{
+    static const int bad[] = { -3, 0, 1000 };
+    MPI_Request req = MPI_REQUEST_NULL;
+    MPI_Status st;
+    int rc, i, g, v = 0, flag = 0;
+
+    for (i = 0; i < 3; i++) {
+        int src = (bad[i] == 0) ? 2 * np : bad[i];
+
+        rc = MPI_Recv(&v, 1, MPI_INT, src, 0, l, MPI_STATUS_IGNORE);
+        EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Recv", "out of range");
+        rc = MPI_Irecv(&v, 1, MPI_INT, src, 0, l, &req);
+        EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Irecv", "out of range");
+        rc = MPI_Iprobe(src, 0, l, &flag, MPI_STATUS_IGNORE);
+        EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Iprobe", "out of range");
+        rc = MPI_Probe(src, 0, l, MPI_STATUS_IGNORE);
+        EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Probe", "out of range");
+    }
+    /* The last receive slot, and a message to this LCO itself. */
+    rc = MPI_Iprobe(2 * np - 1, 0, l, &flag, MPI_STATUS_IGNORE);
+    CHECK((rc == MPI_SUCCESS) && !flag, "Iprobe of the last slot: rc %d "
+          "flag %d", rc, flag);
+    MPIX_Comm_lco_rank(l, &g);
+    v = 42;
+    rc = MPI_Isend(&v, 1, MPI_INT, g, 5, l, &req);
+    CHECK(rc == MPI_SUCCESS, "Isend to itself gave %d", rc);
+    v = 0;
+    rc = MPI_Recv(&v, 1, MPI_INT, g, 5, l, &st);
+    CHECK((rc == MPI_SUCCESS) && (v == 42) && (st.MPI_SOURCE == g),
+          "Recv from itself: rc %d value %d source %d (expected %d)", rc, v,
+          st.MPI_SOURCE, g);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Comm lcomms[2] = { MPI_COMM_NULL, MPI_COMM_NULL };
@@ -118,6 +156,7 @@ int main(int argc, char **argv)
     v = 0;
     rc = MPI_Send(&v, 1, MPI_INT, 2 * np, 0, l);
     EXPECT_ERR(rc, MPI_ERR_RANK, "MPI_Send", "out of range");
+    recv_ranks(l);
     rc = MPI_Comm_split(l, 0, 0, &sub);
     EXPECT_ERR(rc, MPI_ERR_COMM, "MPI_Comm_split", "one per thread");
     /* Both LCOs of this process are idle: nobody sent to them. */

@@ -126,6 +126,67 @@ START_TEST(test_shm_cell_decode_bounds_lengths_and_kinds)
 }
 END_TEST
 
+START_TEST(test_shm_line_decode_bounds_lengths_and_kinds)
+{
+    static _Alignas(64) unsigned char buf[GCM_SLOTS_SHM_LINE_SIZE];
+    gcm_slots_shm_line_t *line = (gcm_slots_shm_line_t *)buf;
+    gcm_slots_shm_cell_msg_t msg;
+
+    memset(buf, 0, sizeof(buf));
+    line->kind     = GCM_SLOTS_SHM_LINE_SMALL;
+    line->len      = 8;
+    line->flags    = GCM_ENV_FLAG_ACK;
+    line->dst_id   = 11;
+    line->dst_gen  = 12;
+    line->token    = 0x1122334455667788ULL;
+    line->rslot    = 13;
+    line->tag      = 42;
+    line->mseq     = 99;
+    line->src_id   = 14;
+    line->src_slot = 15;
+    memcpy(line->data, "12345678", 8);
+    msg.env.sreq = 7;
+    ck_assert_int_eq(gcm_slots_shm_line_decode(buf, sizeof(buf), &msg),
+                     GCM_OK);
+    ck_assert_uint_eq(msg.kind, GCM_SLOTS_SHM_EAGER);
+    ck_assert_uint_eq(msg.len, 8);
+    ck_assert_uint_eq(msg.env.size, 8);
+    ck_assert_uint_eq(msg.env.sreq, 0);
+    ck_assert_uint_eq(msg.env.flags, GCM_ENV_FLAG_ACK);
+    ck_assert_uint_eq(msg.env.dst_id, 11);
+    ck_assert_uint_eq(msg.env.dst_gen, 12);
+    ck_assert_uint_eq(msg.env.token, 0x1122334455667788ULL);
+    ck_assert_int_eq(msg.env.rslot, 13);
+    ck_assert_int_eq(msg.env.tag, 42);
+    ck_assert_uint_eq(msg.env.seq, 99);
+    ck_assert_uint_eq(msg.env.src_id, 14);
+    ck_assert_int_eq(msg.env.src_slot, 15);
+    ck_assert_mem_eq(buf + msg.data_off, "12345678", 8);
+    /* A length beyond the line is cut to what the line holds. */
+    line->len = 255;
+    ck_assert_int_eq(gcm_slots_shm_line_decode(buf, sizeof(buf), &msg),
+                     GCM_OK);
+    ck_assert_uint_eq(msg.len, GCM_SLOTS_SHM_LINE_DATA);
+    ck_assert_uint_le(msg.data_off + msg.len, sizeof(buf));
+    /* A short line or an unknown kind: refused. */
+    ck_assert_int_ne(gcm_slots_shm_line_decode(buf, sizeof(buf) - 1, &msg),
+                     GCM_OK);
+    ck_assert_int_ne(gcm_slots_shm_line_decode(NULL, sizeof(buf), &msg),
+                     GCM_OK);
+    line->kind = 0;
+    ck_assert_int_ne(gcm_slots_shm_line_decode(buf, sizeof(buf), &msg),
+                     GCM_OK);
+    line->kind = 77;
+    ck_assert_int_ne(gcm_slots_shm_line_decode(buf, sizeof(buf), &msg),
+                     GCM_OK);
+    /* A line announcing the next cell. */
+    line->kind = GCM_SLOTS_SHM_LINE_CELL;
+    ck_assert_int_eq(gcm_slots_shm_line_decode(buf, sizeof(buf), &msg),
+                     GCM_OK);
+    ck_assert_uint_eq(msg.kind, GCM_SLOTS_SHM_NEXT);
+}
+END_TEST
+
 START_TEST(test_shm_seg_check_refuses_sizes_beyond_the_mapping)
 {
     static _Alignas(128) unsigned char page[GCM_SLOTS_SHM_SEG_HDR];
@@ -169,14 +230,51 @@ START_TEST(test_shm_seg_check_refuses_sizes_beyond_the_mapping)
 }
 END_TEST
 
+/* Both sides cut a cooperative copy by the length alone: 64 KiB
+ * multiples, at most 4 chunks up to 4 MiB, never below 128 KiB nor above
+ * 1 MiB. */
+START_TEST(test_shm_coop_chunk_grows_with_the_message)
+{
+    static const uint64_t lens[] = {
+        1, 262144, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 2 << 20,
+        (2 << 20) + 65537, 4 << 20, (4 << 20) + 13, 8 << 20,
+        (9 << 20) + 5, (uint64_t)512 << 20, (uint64_t)1 << 40
+    };
+    size_t i;
+
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(262144), 128 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(393223), 128 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(1 << 20), 256 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk((1 << 20) + 4093),
+                      320 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(2 << 20), 512 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(4 << 20), 1024 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk((4 << 20) + 13), 1024 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(9 << 20), 1024 * 1024);
+    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        uint64_t c = gcm_slots_shm_coop_chunk(lens[i]);
+
+        ck_assert_uint_eq(c % (64 * 1024), 0);
+        ck_assert_uint_ge(c, 128 * 1024);
+        ck_assert_uint_le(c, 1024 * 1024);
+        if (lens[i] <= ((uint64_t)4 << 20)) {
+            ck_assert_uint_le((lens[i] + c - 1) / c, 4);
+        }
+    }
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     const TTest *decode[] = {test_shm_note_decode_takes_well_formed_notes,
         test_shm_note_decode_refuses_malformed_notes,
         test_shm_cell_decode_bounds_lengths_and_kinds,
+        test_shm_line_decode_bounds_lengths_and_kinds,
         test_shm_seg_check_refuses_sizes_beyond_the_mapping, NULL};
+    const TTest *coop[] = {test_shm_coop_chunk_grows_with_the_message, NULL};
     const struct gcm_check_case cases[] = {
         {"decode", .tests = decode},
+        {"coop", .tests = coop},
         {0},
     };
 
