@@ -292,14 +292,6 @@ void gcm_mpi_coll_build_scan(coll_sched_t *s, const void *sbuf, void *rbuf,
 /* comm's cache, made on first use (NULL: out of memory). */
 struct gcm_mpi_coll_cache *gcm_mpi_coll_cache_of(MPI_Comm comm) GCM_INTERNAL;
 
-/* MPI_Wait on the request of an MPI_Ibarrier of two processes (the poll
- * of its requests is gcm_mpi_coll_pair_poll): waits for its transfers,
- * writes status and releases it (its object back to the communicator); 1
- * when done so, 0 when the general path must complete it (it failed, or
- * it is no such request). */
-int gcm_mpi_coll_pair_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
-    GCM_INTERNAL;
-
 int gcm_mpi_coll_check_array(MPI_Comm comm, const char *call, const int *a,
                              int n, int counts, const char *what) GCM_INTERNAL;
 
@@ -560,6 +552,29 @@ static inline coll_key_t gcm_mpi_coll_key(MPI_Comm comm, const void *sbuf,
     key.h = (comm->kind == GCM_MPI_COMM_INTER) ? NULL :
             gcm_mpi_coll_hier_of(comm);
     return key;
+}
+
+/* What the nonblocking entries of the collectives whose blocking entries
+ * are their own (bcast, reduce, allreduce) do first, in their own frame,
+ * as the blocking ones look up their kept schedules: a call whose
+ * arguments (those of gcm_mpi_coll_key) are the kept nonblocking
+ * schedule's is started from it (the result of gcm_mpi_coll_nb_again).
+ * GCM_MPI_COLL_MISS, nothing done: there is none, or comm is no valid
+ * communicator (the entry's general function then says why). */
+static inline int gcm_mpi_coll_nb_first(MPI_Comm comm, int which,
+                                        const void *sbuf, void *rbuf,
+                                        int count, MPI_Datatype type,
+                                        MPI_Op op, int root,
+                                        MPI_Request *request)
+{
+    coll_key_t key;
+
+    if (gcm_unlikely(!gcm_mpi_is_up() || comm == MPI_COMM_NULL ||
+                     comm->magic != GCM_MPI_MAGIC_COMM)) {
+        return GCM_MPI_COLL_MISS;
+    }
+    key = gcm_mpi_coll_key(comm, sbuf, rbuf, count, type, op, root);
+    return gcm_mpi_coll_nb_again(comm, which, &key, request);
 }
 
 #endif /* GCM_MPI_COLL_IMPL_H */

@@ -146,6 +146,12 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
                  MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,
                  MPI_Request *request)
 {
+    int rc = gcm_mpi_coll_nb_first(comm, COLL_KEPT_REDUCE, sendbuf, recvbuf,
+                                   count, datatype, op, root, request);
+
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
+    }
     return coll_reduce_any(sendbuf, recvbuf, count, datatype, op, root, comm,
                            COLL_NONBLOCKING, MPI_INFO_NULL, request,
                            "MPI_Ireduce");
@@ -297,6 +303,12 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count,
                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                     MPI_Request *request)
 {
+    int rc = gcm_mpi_coll_nb_first(comm, COLL_KEPT_ALLREDUCE, sendbuf,
+                                   recvbuf, count, datatype, op, 0, request);
+
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
+    }
     return coll_allreduce_any(sendbuf, recvbuf, count, datatype, op, comm, 0,
                               COLL_NONBLOCKING, MPI_INFO_NULL, request,
                               "MPI_Iallreduce");

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include "compat/mpi_coll_impl.h"
+#include "compat/mpi_req_kept.h"
 
 #include <limits.h>
 #include <pthread.h>
@@ -102,7 +103,9 @@ static int coll_barrier_direct(MPI_Comm comm, int form, const char *call)
  * complete then, the receive's in req->native and the send's in req->buf
  * (a generic request uses neither otherwise). Its poll and its wait
  * complete those, the send first; the first failure is the request's
- * error, with its text.
+ * error, with its text. A receive that must wait runs in the request
+ * object's own record (req->nstore, as MPI_Irecv's: gcm_lco_irecv_rec),
+ * taken or waited for before the object is released or used again.
  *
  * Its request object is kept by the communicator between calls, as a
  * kept schedule's is (gcm_mpi_req_generic_kept; req->state is the request
@@ -169,11 +172,12 @@ static inline void coll_pair_cleanup(void *state)
     }
 }
 
+/* MPI_Wait on it (req->kept is GCM_MPI_REQ_KEPT_PAIR): its transfers
+ * waited for, its status written and the request released, its object
+ * back to the communicator; 1 when done so, 0 when the general path must
+ * complete it (it failed). */
 int gcm_mpi_coll_pair_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
 {
-    if (req->poll != coll_pair_poll) {
-        return 0;
-    }
     if (!req->complete) {
         (void)coll_pair_wait(req);
         req->complete = 1;
@@ -184,7 +188,7 @@ int gcm_mpi_coll_pair_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
     if (status != MPI_STATUS_IGNORE) {
         gcm_mpi_status_empty_single(status);
     }
-    gcm_mpi_req_release_kept(req, coll_pair_cleanup);
+    gcm_mpi_req_release_kept_ok(req, coll_pair_cleanup);
     return 1;
 }
 
@@ -212,14 +216,15 @@ static int coll_ibarrier_pair(MPI_Comm comm, MPI_Request *request,
                                         coll_pair_cleanup, NULL,
                                         request) == MPI_SUCCESS) {
         req->state = req;
+        req->kept = GCM_MPI_REQ_KEPT_PAIR;
     } else {
         return gcm_mpi_raise(comm, MPI_ERR_NO_MEM, call,
                              "cannot allocate a request");
     }
-    err = gcm_lco_exchange_post(comm->lco, NULL, 0, NULL, 0, 1 - comm->prank,
+    err = gcm_lco_exchange_post(comm->lco, 1 - comm->prank,
                                 gcm_mpi_coll_tag(comm),
                                 (c != NULL) ? &c->bar_keeps[0] : NULL,
-                                &sreq, &rreq);
+                                &req->nstore, &sreq, &rreq);
     coll_pair_fail(req, err);
     req->buf    = sreq;
     req->native = rreq;
@@ -441,6 +446,13 @@ static int coll_bcast_any(void *buffer, int count, MPI_Datatype datatype,
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root,
                 MPI_Comm comm, MPI_Request *request)
 {
+    int rc = gcm_mpi_coll_nb_first(comm, COLL_KEPT_BCAST, NULL, buffer,
+                                   count, datatype, MPI_OP_NULL, root,
+                                   request);
+
+    if (rc != GCM_MPI_COLL_MISS) {
+        return rc;
+    }
     return coll_bcast_any(buffer, count, datatype, root, comm,
                           COLL_NONBLOCKING, MPI_INFO_NULL, request,
                           "MPI_Ibcast");

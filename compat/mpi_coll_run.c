@@ -5,12 +5,11 @@
  */
 #include "config.h"
 
-#include "compat/mpi_coll_impl.h"
+#include "compat/mpi_coll_nb.h"
+#include "compat/mpi_req_kept.h"
 
 #include <limits.h>
 #include <stddef.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -52,7 +51,6 @@
  * same checks.
  */
 
-typedef struct gcm_mpi_coll_nb coll_nb_t;
 static void coll_nb_free(coll_nb_t *nb);
 static void coll_nb_dispose(coll_nb_t *nb);
 
@@ -240,55 +238,6 @@ int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
     return gcm_mpi_coll_result(comm, call, err);
 }
 
-/*
- * Nonblocking collectives progress whenever any thread waits in the
- * library, not only when their own request is tested (MPI-3.1 5.12: a
- * process blocked in a wait on something else must not keep a collective
- * of its peers from completing). Running schedules are listed here; the
- * wait hook (gcm_lco_set_wait_hook) advances each one that no other
- * thread is advancing at the moment: in verification mode its check
- * first (which must pass at every member before the schedule starts, and
- * which the other members' waits may need, whatever request this member
- * waits on), then its schedule. A schedule is listed (or parked, see
- * coll_nb_list) when it starts (unless it ran to its end there) and
- * unlisted once over or before it is freed. A wait on its own request
- * runs it as a blocking call does (coll_req_wait; MPI_Wait:
- * gcm_mpi_coll_req_wait_release).
- */
-struct gcm_mpi_coll_nb {
-    coll_sched_t s;
-    /* The request object of its calls, kept with it (allocated at its
-     * first request, freed with it): gcm_mpi_req_generic_kept. Released,
-     * it comes back with the schedule (coll_req_cleanup, the release's
-     * last step), so a call that takes the schedule takes a request no
-     * other thread touches any more. */
-    gcm_mpi_req_t *req;
-    gcm_list_t   elem;
-    atomic_int   busy;     /* a thread advances the check or s */
-    int          listed;   /* on the list (changed under its lock) */
-    int          parked;   /* put in the parked slot (its caller's) */
-    /* Kept for the next call with the same arguments (which >= 0, keep
-     * set once its build proved keepable): see gcm_mpi_coll_nb_get. */
-    int          which;
-    int          keep;
-    unsigned     seq0;
-    coll_key_t   key;
-    MPI_Comm     comm;
-    /* The cache of comm when the call made it (NULL: none): the object
-     * goes back there as its spare when freed. */
-    struct gcm_mpi_coll_cache *cache;
-    /* Verification mode: the check of the call (NULL: none, or over);
-     * failed: the class of its mismatch (the schedule never runs), and
-     * text why (malloc'd, may be NULL). */
-    struct gcm_mpi_coll_vfy *gate;
-    int          failed;
-    char        *text;
-    int          held;     /* coll_nb_hold took its references */
-    int          owns;     /* 0: not known yet; 1: its steps use only
-                            * predefined types and operators (nothing to
-                            * hold); 2: some step uses another */
-    /* (A field added here is set by gcm_mpi_coll_new.) */
-};
 
 /* Was a schedule kept for calls of collective which on comm (a valid
  * communicator), blocking or nonblocking, built and run by a call with
@@ -405,198 +354,22 @@ static inline void coll_nb_hold(coll_nb_t *nb, int take)
     }
 }
 
-/* Advances nb's check, then its schedule, without blocking (busy held
- * or nb not shared yet); 1 once it is over: run to its end, or failed
- * its check. */
-static int coll_nb_advance(coll_nb_t *nb)
+
+/* The status of a collective that ran well: gcm_mpi_status_empty,
+ * inline. */
+static inline void coll_status_ok(MPI_Status *st)
 {
-    int errclass = MPI_SUCCESS;
-    char *text = NULL;
-
-    if (nb->gate != NULL) {
-        if (!gcm_mpi_coll_gate_poll(nb->gate, &errclass, &text)) {
-            return 0;
-        }
-        gcm_mpi_coll_gate_free(nb->gate);
-        nb->gate = NULL;
-        if (errclass != MPI_SUCCESS) {
-            nb->failed = errclass;
-            nb->text = text;
-        }
-    }
-    if (nb->failed != 0) {
-        return 1;
-    }
-    return gcm_coll_sched_advance(&nb->s, 0);
-}
-
-/*
- * The running list's lock is a flag rather than a mutex: the mutex's
- * lock and unlock cost about as much as the rest of the request's set-up
- * together. It is held for a list operation, or by the hook while it
- * advances the listed schedules; a thread that finds it held spins
- * briefly, then yields.
- *
- * A started schedule is first parked, when the slot is free, rather than
- * listed: one compare-and-swap instead of the lock pair and the list's
- * links. Its wait (usually the next call) takes it back the same way, so
- * a collective waited at once never touches the list. A hook that finds
- * one parked lists it (under the lock) before it advances the list, so
- * every wait in the library still progresses it; once the slot is
- * emptied by a hook, the schedule's own unlisting takes the lock, which
- * the hook held while listing it.
- */
-static struct {
-    atomic_int lock;
-    gcm_list_t active;
-    atomic_int n;
-    atomic_int hooked;   /* the wait hook is set (set under lock) */
-    _Atomic(coll_nb_t *) parked;
-} coll_nb_reg = { .active = { &coll_nb_reg.active, &coll_nb_reg.active } };
-
-static int coll_nb_reg_trylock(void)
-{
-    return atomic_load_explicit(&coll_nb_reg.lock, memory_order_relaxed) == 0 &&
-           atomic_exchange_explicit(&coll_nb_reg.lock, 1,
-                                    memory_order_acquire) == 0;
-}
-
-static void coll_nb_reg_lock(void)
-{
-    int spins = 0;
-
-    while (!coll_nb_reg_trylock()) {
-        if (++spins >= 64) {
-            sched_yield();
-            spins = 0;
-        }
-    }
-}
-
-static void coll_nb_reg_unlock(void)
-{
-    atomic_store_explicit(&coll_nb_reg.lock, 0, memory_order_release);
-}
-
-static _Thread_local int coll_nb_in_hook GCM_TLS_HOT;
-
-/* Puts nb on the list (the lock held). */
-static void coll_nb_push(coll_nb_t *nb)
-{
-    gcm_list_push_back(&coll_nb_reg.active, &nb->elem);
-    nb->listed = 1;
-    atomic_store_explicit(&coll_nb_reg.n,
-                          atomic_load_explicit(&coll_nb_reg.n,
-                                               memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-}
-
-static void coll_nb_hook(void)
-{
-    coll_nb_t *p;
-    gcm_list_t *e;
-
-    if ((atomic_load_explicit(&coll_nb_reg.n, memory_order_relaxed) == 0 &&
-         atomic_load_explicit(&coll_nb_reg.parked,
-                              memory_order_relaxed) == NULL) ||
-        coll_nb_in_hook || !coll_nb_reg_trylock()) {
-        return;
-    }
-    /* A parked schedule joins the list, under the lock its own
-     * unlisting then takes. */
-    p = atomic_exchange_explicit(&coll_nb_reg.parked, NULL,
-                                 memory_order_acquire);
-    if (p != NULL) {
-        coll_nb_push(p);
-    }
-    /* A user reduction may wait in the library: no recursion. */
-    coll_nb_in_hook = 1;
-    for (e = coll_nb_reg.active.next; e != &coll_nb_reg.active; e = e->next) {
-        coll_nb_t *nb = gcm_container_of(e, coll_nb_t, elem);
-
-        if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
-            continue;
-        }
-        (void)coll_nb_advance(nb);
-        atomic_store_explicit(&nb->busy, 0, memory_order_release);
-    }
-    coll_nb_in_hook = 0;
-    coll_nb_reg_unlock();
-}
-
-/* Makes nb's progress every wait's business: parked, or listed. */
-static void coll_nb_list(coll_nb_t *nb)
-{
-    coll_nb_t *none = NULL;
-
-    if (nb->listed || nb->parked) {
-        return;
-    }
-    if (atomic_load_explicit(&coll_nb_reg.hooked, memory_order_relaxed) &&
-        atomic_load_explicit(&coll_nb_reg.parked,
-                             memory_order_relaxed) == NULL &&
-        atomic_compare_exchange_strong_explicit(
-            &coll_nb_reg.parked, &none, nb, memory_order_release,
-            memory_order_relaxed)) {
-        nb->parked = 1;
-        return;
-    }
-    coll_nb_reg_lock();
-    coll_nb_push(nb);
-    if (!atomic_load_explicit(&coll_nb_reg.hooked, memory_order_relaxed)) {
-        /* Once: the hook returns at its first test while n is 0 and
-         * nothing is parked. */
-        gcm_lco_set_wait_hook(coll_nb_hook);
-        atomic_store_explicit(&coll_nb_reg.hooked, 1, memory_order_relaxed);
-    }
-    coll_nb_reg_unlock();
-}
-
-static void coll_nb_unlist_slow(coll_nb_t *nb)
-{
-    coll_nb_t *self = nb;
-
-    if (nb->parked) {
-        nb->parked = 0;
-        if (atomic_compare_exchange_strong_explicit(
-                &coll_nb_reg.parked, &self, NULL, memory_order_acquire,
-                memory_order_relaxed)) {
-            return;   /* never listed */
-        }
-        /* A hook took it, and listed it under the lock it held. */
-        coll_nb_reg_lock();
-        if (!nb->listed) {
-            coll_nb_reg_unlock();
-            return;
-        }
-    } else if (!nb->listed) {
-        return;
-    } else {
-        coll_nb_reg_lock();
-    }
-    gcm_list_del(&nb->elem);
-    nb->listed = 0;
-    atomic_store_explicit(&coll_nb_reg.n,
-                          atomic_load_explicit(&coll_nb_reg.n,
-                                               memory_order_relaxed) - 1,
-                          memory_order_relaxed);
-    coll_nb_reg_unlock();
-}
-
-/* Takes nb off the list or out of the parked slot; no call when it is
- * in neither (a schedule run to its end where it started, or unlisted
- * already). */
-static inline void coll_nb_unlist(coll_nb_t *nb)
-{
-    if (nb->parked || nb->listed) {
-        coll_nb_unlist_slow(nb);
-    }
+    st->MPI_SOURCE    = MPI_ANY_SOURCE;
+    st->MPI_TAG       = MPI_ANY_TAG;
+    st->MPI_ERROR     = MPI_SUCCESS;
+    st->gcm_cancelled = 0;
+    st->gcm_count     = 0;
 }
 
 /* The status of req, whose schedule nb is over. */
 static void coll_req_over(gcm_mpi_req_t *req, coll_nb_t *nb)
 {
-    coll_nb_unlist(nb);
+    gcm_mpi_coll_nb_unlist(nb);
     gcm_mpi_status_empty(&req->status);
     if (nb->failed != 0) {
         /* The mismatch the check found, and why: the request's error. */
@@ -617,7 +390,7 @@ static int coll_req_poll(gcm_mpi_req_t *req)
     if (atomic_exchange_explicit(&nb->busy, 1, memory_order_acquire)) {
         return 0;
     }
-    done = coll_nb_advance(nb);
+    done = gcm_mpi_coll_nb_advance(nb);
     atomic_store_explicit(&nb->busy, 0, memory_order_release);
     if (done == 0) {
         return 0;
@@ -649,7 +422,7 @@ static int coll_req_wait(gcm_mpi_req_t *req)
      * it while this wait spins (with no other schedule running, the hook
      * then returns at its first test). Unlisted here rather than at the
      * end (coll_req_over), so no lock pair is added. */
-    coll_nb_unlist(nb);
+    gcm_mpi_coll_nb_unlist(nb);
     if (nb->failed == 0) {
         (void)gcm_coll_sched_advance(&nb->s, 1);
     }
@@ -659,42 +432,46 @@ static int coll_req_wait(gcm_mpi_req_t *req)
 }
 
 static inline void coll_req_cleanup(void *state);
+static inline void coll_req_cleanup_ok(void *state);
 
 /*
  * MPI_Wait on a collective waited at once: what coll_req_wait,
  * coll_req_over, gcm_mpi_req_finish and the release do, in one pass, for
- * the usual case (the schedule runs to its end without failing). The
- * running list's lock is taken once: unlisted under it, the schedule is
- * advanced by no hook any more, and by no other thread (MPI: one request
- * is not completed by two calls at once), so no busy flag is needed.
- * The release is gcm_mpi_req_release's, its cleanup inlined.
+ * the usual case (the schedule runs to its end without failing). Taken
+ * out of the parked slot (or off the list), the schedule is advanced by
+ * no hook any more, and by no other thread (MPI: one request is not
+ * completed by two calls at once), so no busy flag is needed. The
+ * release is gcm_mpi_req_release_kept_ok, its cleanup coll_req_cleanup's
+ * for a schedule that ran well, inlined.
  */
 int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
 {
     coll_nb_t *nb = req->state;
 
-    if (req->poll != coll_req_poll || req->persistent) {
-        return gcm_mpi_coll_pair_wait_release(req, status);
+    if (req->persistent) {
+        return 0;
     }
     if (!req->complete) {
-        coll_nb_unlist(nb);
-        if (nb->gate != NULL || nb->failed != 0) {
-            coll_nb_list(nb);   /* its check first: the general path */
+        gcm_mpi_coll_nb_unlist(nb);
+        if (gcm_unlikely(nb->gate != NULL || nb->failed != 0)) {
+            gcm_mpi_coll_nb_list(nb);   /* its check first: general path */
             return 0;
         }
         (void)gcm_coll_sched_advance(&nb->s, 1);
-        if (nb->s.err != GCM_OK) {
+        if (gcm_unlikely(nb->s.err != GCM_OK)) {
             coll_req_over(req, nb);
             req->complete = 1;
             return 0;
         }
     } else if (req->status.MPI_ERROR != MPI_SUCCESS) {
         return 0;
+    } else {
+        gcm_mpi_coll_nb_unlist(nb);
     }
     if (status != MPI_STATUS_IGNORE) {
         gcm_mpi_status_empty_single(status);
     }
-    gcm_mpi_req_release_kept(req, coll_req_cleanup);
+    gcm_mpi_req_release_kept_ok(req, coll_req_cleanup_ok);
     return 1;
 }
 
@@ -711,7 +488,7 @@ static void coll_nb_free(coll_nb_t *nb)
 {
     coll_nb_t *none = NULL;
 
-    coll_nb_unlist(nb);
+    gcm_mpi_coll_nb_unlist(nb);
     coll_nb_hold(nb, 0);
     if (nb->which >= 0 && nb->key.vec != NULL) {
         free((void *)nb->key.vec);   /* its copy of a v call's arrays */
@@ -741,13 +518,28 @@ static inline void coll_req_cleanup(void *state)
      * next call with the same arguments, unless one is there already. */
     if (nb->keep && nb->failed == 0 && nb->gate == NULL &&
         nb->s.err == GCM_OK && nb->comm->coll_cache != NULL) {
-        coll_nb_unlist(nb);
+        gcm_mpi_coll_nb_unlist(nb);
         if (atomic_compare_exchange_strong(
                 &nb->comm->coll_cache->nbkept[nb->which], &none, nb)) {
             return;
         }
     }
     coll_nb_free(nb);
+}
+
+/* coll_req_cleanup for a request that ran well (as
+ * gcm_mpi_coll_req_wait_release sees: no failed check, no error). */
+static inline void coll_req_cleanup_ok(void *state)
+{
+    coll_nb_t *nb = state;
+    coll_nb_t *none = NULL;
+    struct gcm_mpi_coll_cache *c = nb->comm->coll_cache;
+
+    coll_nb_hold(nb, 0);
+    if (!nb->keep || c == NULL ||
+        !atomic_compare_exchange_strong(&c->nbkept[nb->which], &none, nb)) {
+        coll_nb_free(nb);
+    }
 }
 
 /* A new schedule for a nonblocking call (NULL: raised): the spare of
@@ -847,8 +639,8 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
  * so at once, without advancing the schedule again). */
 static void coll_nb_go(coll_nb_t *nb, gcm_mpi_req_t *req)
 {
-    if (!coll_nb_advance(nb)) {
-        coll_nb_list(nb);
+    if (!gcm_mpi_coll_nb_advance(nb)) {
+        gcm_mpi_coll_nb_list(nb);
     } else {
         coll_req_over(req, nb);
         req->complete = 1;
@@ -947,11 +739,17 @@ int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
     /* coll_nb_go, whose check there is none of here: the schedule
      * itself. */
     if (!gcm_coll_sched_advance(&nb->s, 0)) {
-        coll_nb_list(nb);
+        gcm_mpi_coll_nb_list(nb);
+        return MPI_SUCCESS;
+    }
+    /* Over where it started (never listed): coll_req_over, inline for a
+     * run that went well. */
+    if (gcm_likely(nb->s.err == GCM_OK)) {
+        coll_status_ok(&req->status);
     } else {
         coll_req_over(req, nb);
-        req->complete = 1;
     }
+    req->complete = 1;
     return MPI_SUCCESS;
 }
 
@@ -973,7 +771,7 @@ static int coll_req_start(gcm_mpi_req_t *req)
     req->complete = 0;
     req->active = 1;
     if (!gcm_coll_sched_advance(&nb->s, 0)) {
-        coll_nb_list(nb);   /* as gcm_mpi_coll_start */
+        gcm_mpi_coll_nb_list(nb);   /* as gcm_mpi_coll_start */
     }
     return MPI_SUCCESS;
 }

@@ -524,7 +524,9 @@ struct gcm_mpi_request {
     uint8_t          has_fint;    /* MPI_Request_c2f gave it an integer */
     /* The object belongs to its state, which uses it again for its next
      * request (gcm_mpi_req_generic_kept): released, it goes back there
-     * through cleanup rather than to the allocator. */
+     * through cleanup rather than to the allocator. Which state
+     * (GCM_MPI_REQ_KEPT_*, compat/mpi_req_kept.h) picks the wait that
+     * runs and releases it in one pass; 0: not kept. */
     uint8_t          kept;
     int              kind;        /* gcm_mpi_req_kind_t */
     int              persistent;  /* Send_init, Recv_init */
@@ -688,41 +690,6 @@ static inline void gcm_mpi_req_kill_handle(gcm_mpi_req_t *req)
     req->gen++;
 }
 
-/*
- * The release of a request kept by its state (gcm_mpi_req_generic_kept),
- * cleanup its req->cleanup (inline: a caller that knows it, a
- * collective's wait, has it inlined too). Once cleanup hands the request
- * back, another thread may take the state and the request with it for
- * its next call at once (a collective's schedule goes back to its
- * communicator, where the next caller finds it): so the request is left
- * ready for that (handle dead, fields as a new request has them) before,
- * and never touched after. The communicator's reference goes last: the
- * state may still use the communicator, and the request holds it alive
- * until then.
- */
-static inline void gcm_mpi_req_release_kept(gcm_mpi_req_t *req,
-                                            void (*cleanup)(void *state))
-{
-    void *state = req->state;
-    MPI_Comm comm = req->comm;
-
-    req->magic = 0;
-    gcm_mpi_req_kill_handle(req);
-    if (gcm_unlikely(req->errtext != NULL)) {
-        free(req->errtext);
-        req->errtext = NULL;
-    }
-    req->persistent = 0;
-    req->freed      = 0;
-    req->cancelled  = 0;
-    req->start      = NULL;
-    req->wait       = NULL;
-    cleanup(state);
-    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
-        gcm_mpi_comm_unref(comm);
-    }
-}
-
 /* Between mpi_request.c (request objects, cancel, free) and mpi_wait.c
  * (the wait and test calls). */
 
@@ -738,13 +705,6 @@ void gcm_mpi_orphans_reap(int wait) GCM_INTERNAL;
 int gcm_mpi_req_bad(const char *call, const char *what) GCM_INTERNAL;
 /* The empty status of a single-completion call (MPI_ERROR left alone). */
 void gcm_mpi_status_empty_single(MPI_Status *status) GCM_INTERNAL;
-
-/* MPI_Wait on a collective's nonpersistent request (req->kept): runs its
- * schedule to its end, writes status and releases req; 1 when done so
- * (the request succeeded), 0 when the general path must complete it
- * (nothing lost: a failure's status is kept in req). */
-int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
-    GCM_INTERNAL;
 
 /* MPI_Finalize: completes requests freed while running. */
 void gcm_mpi_requests_finalize(void) GCM_INTERNAL;

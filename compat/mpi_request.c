@@ -16,6 +16,7 @@
 #include "compat/mpi_impl.h"
 #include "compat/mpi_greq.h"
 #include "compat/mpi_req_impl.h"
+#include "compat/mpi_req_kept.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -274,7 +275,7 @@ int gcm_mpi_req_generic_kept(gcm_mpi_req_t **kept_p, MPI_Comm comm,
         if (req == NULL) {
             return MPI_ERR_NO_MEM;
         }
-        req->kept = 1;
+        req->kept = GCM_MPI_REQ_KEPT_COLL;   /* the pair's sets its own */
         *kept_p = req;
     }
     gcm_mpi_req_generic_set(req, comm, poll, cleanup, state);

@@ -7,6 +7,7 @@
 #include "compat/mpi_impl.h"
 #include "compat/mpi_greq.h"
 #include "compat/mpi_req_impl.h"
+#include "compat/mpi_req_kept.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -148,7 +149,7 @@ static GCM_NOINLINE int gcm_mpi_wait_one(MPI_Request *request,
     }
     /* A collective's request, in one pass: its schedule run, its
      * status written and the request released together. */
-    if (req->kept && gcm_mpi_coll_req_wait_release(req, status)) {
+    if (req->kept && gcm_mpi_req_kept_wait_release(req, status)) {
         *request = MPI_REQUEST_NULL;
         gcm_mpi_orphans_reap(0);
         return MPI_SUCCESS;
@@ -170,7 +171,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 
     if (gcm_likely(request != NULL && gcm_mpi_is_up()) &&
         (req = gcm_mpi_req_get_recent(*request)) != NULL && req->kept &&
-        gcm_mpi_coll_req_wait_release(req, status)) {
+        gcm_mpi_req_kept_wait_release(req, status)) {
         *request = MPI_REQUEST_NULL;
         gcm_mpi_orphans_reap(0);
         return MPI_SUCCESS;

@@ -143,15 +143,17 @@ gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
 gcm_status_t gcm_lco_fan_nr(gcm_lco_h lco, int nslots, int tag,
                             gcm_slots_send_keep_t *keeps,
                             struct gcm_request *recs) GCM_INTERNAL;
-/* Its first half, for the nonblocking barrier: posts the send (with keep,
- * as above), then the receive, and returns at once; *sreq_p and *rreq_p
- * are the requests of what did not complete as it was posted (else
- * GCM_REQUEST_NULL), for gcm_lco_req_done/take/wait. A failure to post
- * is the result (the receive is not posted when the send failed). */
-gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
-                                   size_t slen, void *rbuf, size_t rlen,
-                                   int slot, int tag,
+/* Its first half, for the nonblocking barrier, with empty messages:
+ * posts the send (with keep, as above), then the receive (one that must
+ * wait runs in rec, the caller's storage, which must stay in place until
+ * the receive is waited for or taken: gcm_lco_irecv_rec), and returns at
+ * once; *sreq_p and *rreq_p are the requests of what did not complete as
+ * it was posted (else GCM_REQUEST_NULL), for gcm_lco_req_done/take/wait.
+ * A failure to post is the result (the receive is not posted when the
+ * send failed). */
+gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, int slot, int tag,
                                    gcm_slots_send_keep_t *keep,
+                                   struct gcm_request *rec,
                                    gcm_request_h *sreq_p,
                                    gcm_request_h *rreq_p) GCM_INTERNAL;
 

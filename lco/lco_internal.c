@@ -187,10 +187,9 @@ static gcm_status_t gcm_lco_exchange_send(gcm_lco_h lco, const void *sbuf,
            gcm_lco_isend_nr(lco, sbuf, slen, slot, tag, sreq_p);
 }
 
-gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
-                                   size_t slen, void *rbuf, size_t rlen,
-                                   int slot, int tag,
+gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, int slot, int tag,
                                    gcm_slots_send_keep_t *keep,
+                                   struct gcm_request *rec,
                                    gcm_request_h *sreq_p,
                                    gcm_request_h *rreq_p)
 {
@@ -200,12 +199,13 @@ gcm_status_t gcm_lco_exchange_post(gcm_lco_h lco, const void *sbuf,
 
     *sreq_p = GCM_REQUEST_NULL;
     *rreq_p = GCM_REQUEST_NULL;
-    rbuf = (rlen == 0) ? &dummy : rbuf;
-    /* Posted as a schedule's transfers are (gcm_lco_isend_nr and
-     * gcm_lco_irecv_nr: no request for what completes at posting). */
-    status = gcm_lco_exchange_send(lco, sbuf, slen, slot, tag, keep, sreq_p);
+    /* Posted as a schedule's transfers are (gcm_lco_isend_kept and
+     * gcm_lco_irecv_rec: no request for what completes at posting, and a
+     * receive that must wait in the caller's record). */
+    status = gcm_lco_exchange_send(lco, NULL, 0, slot, tag, keep, sreq_p);
     if (status == GCM_OK) {
-        status = gcm_lco_irecv_nr(lco, rbuf, rlen, slot, tag, &info, rreq_p);
+        status = gcm_lco_irecv_rec(lco, &dummy, 0, slot, tag, NULL, &info,
+                                   rec, rreq_p);
     }
     return status;
 }
