@@ -128,6 +128,33 @@ static void count_bound_elsewhere(hwloc_topology_t topo,
     hwloc_bitmap_free(set);
 }
 
+/* With GENCOMM_LOG_LEVEL=debug (or trace), says on stderr what the choice
+ * of cores saw: each unit's CPUs and how many processes of other jobs are
+ * bound there. */
+static void report_counts(hwloc_topology_t topo, hwloc_obj_type_t unit,
+                          int nunits, const int *counts)
+{
+    const char *level = getenv("GENCOMM_LOG_LEVEL");
+    int i;
+
+    if (level == NULL ||
+        (strcmp(level, "debug") != 0 && strcmp(level, "trace") != 0)) {
+        return;
+    }
+    for (i = 0; i < nunits; i++) {
+        hwloc_obj_t obj = hwloc_get_obj_by_type(topo, unit, (unsigned)i);
+        char *cpus = NULL;
+
+        if (obj == NULL ||
+            hwloc_bitmap_list_asprintf(&cpus, obj->cpuset) < 0) {
+            continue;
+        }
+        gcrun_msg("debug: unit %d, cpus %s: %d bound by other jobs", i,
+                  cpus, counts[i]);
+        free(cpus);
+    }
+}
+
 void gcrun_binding_plan(struct binding *b, enum bind_policy want,
                         int nprocs)
 {
@@ -180,6 +207,7 @@ void gcrun_binding_plan(struct binding *b, enum bind_policy want,
         int i, j;
 
         count_bound_elsewhere(topo, unit, nunits, counts);
+        report_counts(topo, unit, nunits, counts);
         for (i = 0; i < nunits; i++) {
             for (j = i; j > 0 && counts[order[j - 1]] > counts[i]; j--) {
                 order[j] = order[j - 1];

@@ -512,66 +512,67 @@ if [ "$ncores" -ge 2 ]; then
     finish
 fi
 
-# The processes of this user bound by a gcrun (GENCOMM_BIND=core in their
-# environment), but pid $1.
-count_bound_others() {
-    local f n=0
-    for f in /proc/[0-9]*/environ; do
-        [ "$f" = "/proc/$1/environ" ] && continue
-        { tr '\0' '\n' <"$f"; } 2>/dev/null |
-            grep -qx 'GENCOMM_BIND=core' && n=$((n + 1))
-    done
-    echo "$n"
+# The count the second gcrun saw for the unit whose CPUs are $1 (its
+# GENCOMM_LOG_LEVEL=debug lines "unit I, cpus L: N bound by other jobs"),
+# empty if none names them.
+seen_for() {
+    local want line cpus
+    want=$(canon "$(expand_cpus "$1")")
+    while IFS= read -r line; do
+        cpus=${line#*, cpus }
+        cpus=${cpus%%:*}
+        if [ "$(canon "$(expand_cpus "$cpus")")" = "$want" ]; then
+            line=${line##*: }
+            echo "${line%% *}"
+            return
+        fi
+    done < <(grep '^gcrun: debug: unit [0-9]*, cpus ' "$tmp/err")
 }
 
 if [ "$ncores" -ge 2 ]; then
     # Two jobs started one after the other must not share a core while
-    # another idles. Other gcrun jobs on the machine (tests running beside
-    # these) may leave no better core: then the try says nothing, and is
-    # made again.
+    # another idles. Jobs of tests running beside this one come and go
+    # while gcrun chooses, so the check is on what the second gcrun saw
+    # (its debug lines): the first job's rank counted on its core, and
+    # the core it took one of those with the fewest processes bound.
     begin "a second job binds beside the core of a job already bound"
-    for try in 1 2 3; do
-        "$gcrun" -n 1 sleep 30 >/dev/null 2>&1 </dev/null &
-        job=$!
-        # The first job's rank, once it runs sleep (bound, its environment
-        # saying so: what the second gcrun looks at).
+    "$gcrun" -n 1 sleep 30 >/dev/null 2>&1 </dev/null &
+    job=$!
+    # The first job's rank, once it runs sleep (bound, its environment
+    # saying so: what the second gcrun looks at).
+    sleeper=
+    for ((i = 0; i < 200; i++)); do
+        sleeper=$(grep -l "^PPid:[[:space:]]*$job\$" \
+                  /proc/[0-9]*/status 2>/dev/null | head -n 1 | cut -d/ -f3)
+        [ -n "$sleeper" ] &&
+            [ "$(cat "/proc/$sleeper/comm" 2>/dev/null)" = sleep ] && break
         sleeper=
-        for ((i = 0; i < 200; i++)); do
-            sleeper=$(grep -l "^PPid:[[:space:]]*$job\$" \
-                      /proc/[0-9]*/status 2>/dev/null | head -n 1 |
-                      cut -d/ -f3)
-            [ -n "$sleeper" ] &&
-                [ "$(cat "/proc/$sleeper/comm" 2>/dev/null)" = sleep ] &&
-                break
-            sleeper=
-            sleep 0.05
-        done
-        first=
-        [ -n "$sleeper" ] && first=$(sed -n \
-            's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$sleeper/status")
-        # Counted before and after the second job: a job of a test beside
-        # this one may have been bound while gcrun chose, and have ended
-        # since (or started after it chose, then it says nothing either).
-        others=$(count_bound_others "${sleeper:-0}")
-        run -n 1 "$PROBE" --print-bind
-        others=$((others + $(count_bound_others "${sleeper:-0}")))
-        kill "$job" 2>/dev/null
-        wait "$job" 2>/dev/null
-        job=
-        want_rc 0
-        if [ -z "$first" ]; then
-            problem "the first job's process never appeared"
-            break
-        fi
-        [ "$(canon "$(expand_cpus "$first")")" != \
-          "$(canon "$(expand_cpus "$(cpus_of 0)")")" ] && break
-        if [ "$others" -eq 0 ] || [ "$try" -eq 3 ]; then
-            [ "$others" -eq 0 ] &&
-                problem "both jobs are bound to cpus $first"
-            break
-        fi
-        sleep 1
+        sleep 0.05
     done
+    first=
+    [ -n "$sleeper" ] && first=$(sed -n \
+        's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$sleeper/status")
+    GENCOMM_LOG_LEVEL=debug run -n 1 "$PROBE" --print-bind
+    kill "$job" 2>/dev/null
+    wait "$job" 2>/dev/null
+    job=
+    want_rc 0
+    if [ -z "$first" ]; then
+        problem "the first job's process never appeared"
+    else
+        least=$(sed -n \
+                's/^gcrun: debug: unit [0-9]*, cpus [^:]*: \([0-9]*\) .*/\1/p' \
+                "$tmp/err" | sort -n | head -n 1)
+        seen=$(seen_for "$first")
+        mine=$(seen_for "$(cpus_of 0)")
+        if [ -z "$seen" ] || [ "$seen" -lt 1 ]; then
+            problem "the second gcrun did not count the first job's"\
+" rank on cpus $first"
+        elif [ -z "$mine" ] || [ "$mine" != "$least" ]; then
+            problem "the second job took cpus $(cpus_of 0) ($mine bound"\
+" there) while a core had $least"
+        fi
+    fi
     finish
 fi
 
