@@ -15,8 +15,11 @@
  *
  * Prints "shm_guard: OK" from proc 0 when all held. With "park" after DIR
  * (the intruder writes messages that never come due into proc 1's own
- * ring), proc 0's receive from proc 1 must fail instead, within 30 s, and
- * proc 1 sends nothing more.
+ * ring), proc 0's receive from proc 1 must fail instead, and proc 1
+ * sends nothing more until proc 0 has decided (DIR/over): the intruder
+ * writes where proc 1 would, and a message of proc 1's finalize in the
+ * lane beside the intruder's could overwrite a line not yet read, which
+ * would stall the ring before the bound is reached.
  */
 #include <gencomm.h>
 
@@ -54,6 +57,19 @@ static void wait_for_file(const char *path, double limit)
     }
 }
 
+/* Says proc 0 decided (the file DIR/over). */
+static void say_over(const char *dir)
+{
+    char path[4096];
+    FILE *f;
+
+    snprintf(path, sizeof(path), "%s/over", dir);
+    f = fopen(path, "w");
+    if (f != NULL) {
+        fclose(f);
+    }
+}
+
 /* Proc 0 under the "park" attack: a receive from proc 1 must fail. It
  * has until 20 s after the intruder is done (the script's "done" file;
  * under load the intruder itself may take long), 100 s at most. */
@@ -82,6 +98,7 @@ static int expect_failure(gcm_lco_h world, const char *dir)
         }
     }
     wait_for_file(path, 60.0);
+    say_over(dir);
     if (!flag) {
         fprintf(stderr, "shm_guard: messages that never come due: no "
                 "error in %d polls, %d after the intruder was done\n", i,
@@ -124,7 +141,10 @@ int main(int argc, char **argv)
         snprintf(path, sizeof(path), "%s/done", argv[1]);
         wait_for_file(path, 60.0);
         if (park) {
-            /* Proc 0 failed our connection; its end is not ours to see. */
+            /* Proc 0 failed our connection; its end is not ours to see.
+             * Nothing of ours goes into the ring before it decided. */
+            snprintf(path, sizeof(path), "%s/over", argv[1]);
+            wait_for_file(path, 140.0);
             (void)gcm_finalize();
             return 0;
         }
