@@ -337,6 +337,11 @@ void gcm_coll_reduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                      const gcm_coll_hier_t *h, const void *sbuf, void *rbuf,
                      int count, gcm_coll_type_h type, gcm_coll_op_h op,
                      int root) GCM_INTERNAL;
+/* The fewest bytes a blocking allreduce of 2 processes of one host runs
+ * through the pair's staging area (GENCOMM_COLL_ALLREDUCE_STAGED_MIN); 0:
+ * never (also when GENCOMM_COLL_ALLREDUCE names an algorithm). The MPI
+ * layer decides the rest (compat/mpi_coll_staged.c). */
+size_t gcm_coll_allreduce_staged_min(void) GCM_INTERNAL;
 /* sbuf may be GCM_COLL_IN_PLACE. */
 void gcm_coll_allreduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                         const gcm_coll_hier_t *h, const void *sbuf,

@@ -112,5 +112,12 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
     GCM_CFG("GENCOMM_COLL_SEGMENT", GCM_STR(GCM_COLL_SEGMENT),
             GCM_CFG_SIZE, gcm_coll_config.segment,
             "piece size of the pipelined scan (bytes)"),
+    GCM_CFG("GENCOMM_COLL_ALLREDUCE_STAGED_MIN",
+            GCM_STR(GCM_COLL_ALLREDUCE_STAGED_MIN), GCM_CFG_SIZE,
+            gcm_coll_config.allreduce_staged_min,
+            "blocking allreduces of this many bytes and more between 2 "
+            "processes of one host (predefined operator and type, "
+            "GENCOMM_COLL_ALLREDUCE=auto): through a shared staging area "
+            "of the pair; 0 never"),
 };
 GCM_CONFIG_REGISTER(coll, gcm_coll_config_entries)

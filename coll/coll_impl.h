@@ -96,6 +96,9 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_BARRIER_LINEAR_MAX 4
 #define GCM_COLL_BCAST_LINEAR_MAX 4
 #define GCM_COLL_SEGMENT          65536
+/* Allreduce of 2 processes of one host through their staging area
+ * (GENCOMM_COLL_ALLREDUCE_STAGED_MIN; coll/README.md). */
+#define GCM_COLL_ALLREDUCE_STAGED_MIN 524288
 
 /* coll/'s settings: the choices (constants above) and the thresholds of
  * the automatic choice. */
@@ -124,6 +127,7 @@ typedef struct gcm_coll_config {
     unsigned allgather_linear_max; /* GENCOMM_COLL_ALLGATHER_LINEAR_MAX */
     unsigned reduce_tree_max;     /* GENCOMM_COLL_REDUCE_TREE_MAX */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */
+    size_t   allreduce_staged_min; /* GENCOMM_COLL_ALLREDUCE_STAGED_MIN */
 } gcm_coll_config_t;
 
 extern gcm_coll_config_t gcm_coll_config GCM_INTERNAL;

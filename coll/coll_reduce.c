@@ -490,6 +490,12 @@ void gcm_coll_allreduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     coll_allreduce_recdbl(s, g, sbuf, rbuf, count, type, op);
 }
 
+size_t gcm_coll_allreduce_staged_min(void)
+{
+    return (gcm_coll_config.allreduce == GCM_COLL_AUTO) ?
+           gcm_coll_config.allreduce_staged_min : 0;
+}
+
 void gcm_coll_allreduce(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                         const gcm_coll_hier_t *h, const void *sbuf,
                         void *rbuf, int count, gcm_coll_type_h type,

@@ -170,6 +170,12 @@ struct gcm_mpi_coll_cache {
      * (gcm_lco_isend_kept; empty until the first, used by one call at a
      * time as MPI orders a communicator's collectives). */
     gcm_slots_send_keep_t bar_keeps[GCM_LCO_FAN_MAX - 1];
+    /* The pair's staging area for large allreduces of 2 processes
+     * (mpi_coll_staged.c): staged_state 0 not opened yet, 1 open (staged
+     * set), -1 not to be used (the partner could not map it, or a call
+     * failed in it). */
+    gcm_slots_stage_t *staged;
+    int               staged_state;
 };
 
 /* ---- the three forms of a call --------------------------------------------
@@ -338,6 +344,16 @@ int gcm_mpi_coll_cnt(const coll_layout_t *l, int i) GCM_INTERNAL;
 
 /* What a blocking collective returns once its transfers ran: err, the
  * first failed transfer's status, raised on comm. */
+/* A blocking allreduce (arguments checked; sendbuf may be MPI_IN_PLACE)
+ * through the staging area of the 2 processes of comm, when the call
+ * qualifies (mpi_coll_staged.c): 1 and the call's result in *rc_p, or 0:
+ * the caller runs its schedule. Both processes decide alike from the
+ * arguments they share. */
+int gcm_mpi_coll_allreduce_staged(const void *sendbuf, void *recvbuf,
+                                  int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, const char *call, int *rc_p)
+    GCM_INTERNAL;
+
 int gcm_mpi_coll_result(MPI_Comm comm, const char *call, gcm_status_t err)
     GCM_INTERNAL;
 

@@ -226,6 +226,10 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
     if (rc != MPI_SUCCESS) {
         return rc;
     }
+    if (gcm_mpi_coll_allreduce_staged(sendbuf, recvbuf, count, datatype, op,
+                                      comm, call, &rc)) {
+        return rc;
+    }
     if (k != NULL) {
         return gcm_mpi_coll_kept_run(k, comm, call);
     }

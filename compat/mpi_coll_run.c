@@ -203,6 +203,7 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
     if (c->pair_req != NULL) {
         gcm_mpi_req_free(c->pair_req);
     }
+    gcm_lco_stage_free(c->staged);
     free(c);
     comm->coll_cache = NULL;
 }

@@ -129,6 +129,20 @@ gcm_status_t gcm_lco_exchange_nr(gcm_lco_h lco, const void *sbuf,
                                  int slot, int tag,
                                  gcm_slots_send_keep_t *keep,
                                  struct gcm_request *rec) GCM_INTERNAL;
+/* The staging area of a pair (slots/, gcm_slots_stage_create): two
+ * exchanges with the process of slot under library tag tag (each side's
+ * offer, then whether each mapped the other's); *st_p is the area when
+ * both sides could map each other's, else NULL (both then agree on NULL).
+ * A failure of an exchange is the result (and *st_p NULL). */
+gcm_status_t gcm_lco_stage_open(gcm_lco_h lco, int slot, int tag,
+                                gcm_slots_stage_t **st_p) GCM_INTERNAL;
+/* gcm_slots_stage_allreduce and gcm_slots_stage_free, for the MPI layer. */
+gcm_status_t gcm_lco_stage_allreduce(gcm_slots_stage_t *st, int rank,
+                                     const void *sbuf, void *rbuf,
+                                     size_t count, size_t esize,
+                                     gcm_slots_stage_combine_func_t *fn,
+                                     void *ctx) GCM_INTERNAL;
+void gcm_lco_stage_free(gcm_slots_stage_t *st) GCM_INTERNAL;
 /* The most slots gcm_lco_fan_nr serves (a linear barrier over up to
  * this many ranks). */
 #define GCM_LCO_FAN_MAX 4

@@ -1,6 +1,7 @@
 /*
  * lco/lco_internal.c: the internal calls of the MPI layer and
- * collectives: library tags, synchronous sends, cancel, matched probes.
+ * collectives: library tags, synchronous sends, cancel, matched probes,
+ * the staging area of a pair.
  */
 #include "config.h"
 
@@ -428,4 +429,56 @@ gcm_status_t gcm_lco_imrecv(gcm_lco_h lco, gcm_message_h msg, void *buf,
     status = gcm_slots_imrecv(lco->port, msg, buf, len, req_p);
     return (status == GCM_OK) ? GCM_OK :
            gcm_fail(status, call, "no memory for the request");
+}
+
+/* ---- the staging area of a pair (slots/slot_shm_stage.c) ------------------ */
+
+gcm_status_t gcm_lco_stage_open(gcm_lco_h lco, int slot, int tag,
+                                gcm_slots_stage_t **st_p)
+{
+    gcm_slots_stage_offer_t mine, theirs;
+    struct gcm_request rec;
+    gcm_slots_stage_t *st;
+    int32_t ok, peer_ok = 0;
+    gcm_status_t status;
+    int proc = gcm_lco_send_slot_proc(lco, slot);
+
+    st = (proc >= 0) ? gcm_slots_stage_create(proc, &mine) : NULL;
+    if (st == NULL) {
+        memset(&mine, 0, sizeof(mine));
+    }
+    memset(&theirs, 0, sizeof(theirs));
+    status = gcm_lco_exchange_nr(lco, &mine, sizeof(mine), &theirs,
+                                 sizeof(theirs), slot, tag, NULL, &rec);
+    ok = (status == GCM_OK) && (st != NULL) &&
+         gcm_slots_stage_attach(st, &theirs);
+    if (status == GCM_OK) {
+        /* The second exchange also says the partner has mapped this
+         * side's area: the descriptor it opened may close. */
+        status = gcm_lco_exchange_nr(lco, &ok, sizeof(ok), &peer_ok,
+                                     sizeof(peer_ok), slot, tag, NULL, &rec);
+    }
+    if ((status != GCM_OK) || !ok || (peer_ok != 1)) {
+        gcm_slots_stage_free(st);
+        st = NULL;
+    } else {
+        gcm_slots_stage_ready(st);
+    }
+    *st_p = st;
+    return status;
+}
+
+gcm_status_t gcm_lco_stage_allreduce(gcm_slots_stage_t *st, int rank,
+                                     const void *sbuf, void *rbuf,
+                                     size_t count, size_t esize,
+                                     gcm_slots_stage_combine_func_t *fn,
+                                     void *ctx)
+{
+    return gcm_slots_stage_allreduce(st, rank, sbuf, rbuf, count, esize, fn,
+                                     ctx);
+}
+
+void gcm_lco_stage_free(gcm_slots_stage_t *st)
+{
+    gcm_slots_stage_free(st);
 }

@@ -26,18 +26,19 @@
  * A ring's lane of 64-byte lines orders what it carries. A message of up
  * to GCM_SLOTS_SHM_LINE_DATA bytes that needs no answer is one line
  * (envelope, data and sequence word in one cache line; the next message
- * in the next line). Anything else takes a cell, announced by a line: a
- * cell holds a message's envelope and, up to GCM_SLOTS_SHM_CELL_DATA
- * bytes, its data. A larger message is a descriptor (the sender's buffer
- * address): the receiver reads the data with process_vm_readv from the
- * ring's verified sender (one copy) when a receive matches, and sends back
- * a GCM_CTRL_DATA notice that completes the send. Control messages travel
- * in cells too.
+ * in the next line). Anything else takes a cell, stamped with the count
+ * of lines written before it, which the consumer takes once it has taken
+ * that many lines: a cell holds a message's envelope and, up to
+ * GCM_SLOTS_SHM_CELL_DATA bytes, its data. A larger message is a
+ * descriptor (the sender's buffer address): the receiver reads the data
+ * with process_vm_readv from the ring's verified sender (one copy) when a
+ * receive matches, and sends back a GCM_CTRL_DATA notice that completes
+ * the send. Control messages travel in cells too.
  *
  * Lanes and cells are indexed by monotonic counters: each line's and
  * cell's seq, which the producer writes last (release) and the consumer
- * polls (acquire) on the lane, and the tails of both, written by the
- * consumer (release) on their own cache line. A
+ * polls (acquire), the next line's and the next cell's, and the tails of
+ * both, written by the consumer (release) on their own cache line. A
  * producer finding its ring full queues the message (its request) in
  * order and writes it from progress later, so neither side blocks while it
  * holds its endpoint lock and two endpoints sending to each other with

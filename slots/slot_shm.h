@@ -17,11 +17,13 @@
  * cells. Every process of a job is built from the same sources, so the
  * sizes are constants; a segment whose header says otherwise is refused.
  *
- * The lane orders everything a ring carries: a message of up to
- * GCM_SLOTS_SHM_LINE_DATA bytes that needs no answer is one line of it
- * (its envelope, data and full flag in one cache line, the next message
- * in the next line); anything else is a cell, announced by a line of
- * kind GCM_SLOTS_SHM_LINE_CELL that says "the next cell is full". */
+ * A message of up to GCM_SLOTS_SHM_LINE_DATA bytes that needs no answer
+ * is one line of the lane (its envelope, data and full flag in one cache
+ * line, the next message in the next line); anything else is a cell,
+ * which says itself where it falls among the lines: its lpos is the
+ * count of lines written before it, so the consumer takes it once it
+ * has taken that many lines (one sequence orders both, and a cell costs
+ * no line). */
 #define GCM_SLOTS_SHM_NCELLS     32
 #define GCM_SLOTS_SHM_NLINES     128
 #define GCM_SLOTS_SHM_LINE_SIZE  64
@@ -81,26 +83,28 @@ typedef struct gcm_slots_shm_ring {
 } gcm_slots_shm_ring_t;
 
 /* A cell is full when its seq is the producer's count of cells written
- * (index + 1); the producer fills it before the lane line that announces
- * it, and the consumer checks it when it comes to that line. */
+ * (index + 1). lpos is the low 32 bits of the producer's count of lane
+ * lines written when it wrote the cell: the cell comes after those lines
+ * and before the next one. */
 typedef struct gcm_slots_shm_cell {
     _Atomic uint64_t seq;
     uint32_t        kind;   /* GCM_SLOTS_SHM_EAGER, _CMA, _CTRL or _COOP */
     uint32_t        len;    /* EAGER: data bytes */
     int32_t         pid;    /* CMA: the sender (not believed) */
-    uint32_t        pad;
+    uint32_t        lpos;   /* lane lines written before it */
     uint64_t        addr;   /* CMA: the sender's buffer */
     gcm_slots_env_t env;
 } gcm_slots_shm_cell_t;
 
 /* A lane line is full when its seq is the low 32 bits of the producer's
  * count of lines written (index + 1): the consumer polls the next line
- * itself, so a small message costs it one cache line, and the line after
- * it is the next one's. SMALL: the envelope but its sender (the ring's
- * owner), sreq (0) and size (len), then the data. */
+ * itself (and the next cell's seq), so a small message costs it one
+ * cache line, and the line after it is the next one's. SMALL: the
+ * envelope but its sender (the ring's owner), sreq (0) and size (len),
+ * then the data. */
 typedef struct gcm_slots_shm_line {
     _Atomic uint32_t seq;
-    uint8_t          kind;      /* GCM_SLOTS_SHM_LINE_SMALL or _CELL */
+    uint8_t          kind;      /* GCM_SLOTS_SHM_LINE_SMALL */
     uint8_t          len;       /* SMALL: data bytes */
     uint16_t         flags;
     uint32_t         dst_id;
@@ -114,7 +118,31 @@ typedef struct gcm_slots_shm_line {
     uint8_t          data[GCM_SLOTS_SHM_LINE_DATA];
 } gcm_slots_shm_line_t;
 
-enum { GCM_SLOTS_SHM_LINE_SMALL = 1, GCM_SLOTS_SHM_LINE_CELL = 2 };
+/* Kind 2 was a line announcing a cell (stop 27); it is refused now. */
+enum { GCM_SLOTS_SHM_LINE_SMALL = 1 };
+
+/* What a ring's consumer takes next (gcm_slots_shm_next). */
+enum {
+    GCM_SLOTS_SHM_TAKE_NONE = 0,
+    GCM_SLOTS_SHM_TAKE_LINE = 1,
+    GCM_SLOTS_SHM_TAKE_CELL = 2
+};
+
+/* Which of a ring's next lane line and next cell comes first, from
+ * whether the line is full (its seq loaded first, acquire), whether the
+ * cell is full (loaded after: a cell written before the line is then
+ * seen), the cell's lpos and the consumer's count of lines taken. The
+ * cell comes once that many lines were taken; one stamped before lines
+ * already taken comes at once (only a writer that lies about it stamps
+ * one so; its own messages are all it can disorder). */
+static inline int gcm_slots_shm_next(int lfull, int cfull, uint32_t lpos,
+                                     uint64_t ltail)
+{
+    if (cfull && ((int32_t)(lpos - (uint32_t)ltail) <= 0)) {
+        return GCM_SLOTS_SHM_TAKE_CELL;
+    }
+    return lfull ? GCM_SLOTS_SHM_TAKE_LINE : GCM_SLOTS_SHM_TAKE_NONE;
+}
 
 /* Ring i of a segment: its place follows from the constants, never from
  * what the segment's header says. */
@@ -187,9 +215,7 @@ enum {
     GCM_SLOTS_SHM_EAGER = 1,
     GCM_SLOTS_SHM_CMA   = 2,
     GCM_SLOTS_SHM_CTRL  = 3,
-    GCM_SLOTS_SHM_COOP  = 4,
-    /* Decoded from a lane line: the message is the ring's next cell. */
-    GCM_SLOTS_SHM_NEXT  = 5
+    GCM_SLOTS_SHM_COOP  = 4
 };
 
 /* A receiver's offer to its sender to copy part of a large message (cell
@@ -312,9 +338,9 @@ gcm_slots_shm_cell_decode(const void *cell, size_t len,
 /* Decodes the lane line at line (len bytes mapped there: a whole line)
  * into *msg_p: a SMALL line as a GCM_SLOTS_SHM_EAGER message whose data
  * lies at data_off in the line (env.src_proc/src_ep 0: the caller sets
- * them), a CELL line as kind GCM_SLOTS_SHM_NEXT with nothing else.
- * GCM_ERR_INVALID_PARAM for an unknown kind or a short line, *msg_p left
- * as it was. Inline, as the cell's: the drain calls it for every line. */
+ * them). GCM_ERR_INVALID_PARAM for an unknown kind or a short line,
+ * *msg_p left as it was. Inline, as the cell's: the drain calls it for
+ * every line. */
 static inline gcm_status_t
 gcm_slots_shm_line_decode(const void *line, size_t len,
                           gcm_slots_shm_cell_msg_t *msg_p)
@@ -325,10 +351,6 @@ gcm_slots_shm_line_decode(const void *line, size_t len,
         return GCM_ERR_INVALID_PARAM;
     }
     GCM_SHM_LFIELD(&kind, line, kind);
-    if (kind == GCM_SLOTS_SHM_LINE_CELL) {
-        msg_p->kind = GCM_SLOTS_SHM_NEXT;
-        return GCM_OK;
-    }
     if (kind != GCM_SLOTS_SHM_LINE_SMALL) {
         return GCM_ERR_INVALID_PARAM;
     }

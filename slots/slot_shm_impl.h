@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define GCM_SHM_KEY        "gcm-s1"
-#define GCM_SHM_MAGIC      0x67636d73686d3035ULL /* "gcmshm05" */
+#define GCM_SHM_MAGIC      0x67636d73686d3036ULL /* "gcmshm06" */
 /* Claim connections accepted before their note was in (a sender writes
  * it right after connecting): they wait for the next look. */
 #define GCM_SHM_EARLY_MAX  16
@@ -88,6 +88,7 @@ typedef struct gcm_shm_rx {
     gcm_slots_shm_ring_t *ring;    /* NULL: not (or not yet) ours to read */
     uint64_t            tail;      /* cells taken */
     uint64_t            ltail;     /* lane lines taken */
+    _Atomic uint64_t   *cseq;      /* the seq word of cell tail */
     int                 proc;
     int                 ep;        /* the sending endpoint */
     /* The connection its messages come in on, once looked up (they live
@@ -100,12 +101,14 @@ typedef struct gcm_shm_rx {
 
 /* What an empty poll reads of an active ring: the seq word of its next
  * lane line and the value that word has once the line is full (ltail +
- * 1, its low 32 bits).
+ * 1, its low 32 bits), and the same of its next cell (tail + 1).
  * Kept beside each other for every active ring, so that a poll that
- * finds nothing reads one word per ring and nothing else. */
+ * finds nothing reads two words per ring and nothing else. */
 typedef struct gcm_shm_watch {
     _Atomic uint32_t *seq;
     uint32_t          want;
+    _Atomic uint64_t *cseq;
+    uint64_t          cwant;
 } gcm_shm_watch_t;
 
 /* A claim connection whose note has not come yet. */
@@ -231,10 +234,12 @@ void gcm_slots_shm_fail_pending(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
                                 gcm_status_t reason) GCM_INTERNAL;
 
 /* slot_shm_send.c */
-/* Is there room for a cell (and the lane line announcing it)? */
+/* Is there room for a cell? */
 int gcm_slots_shm_room(gcm_shm_tx_t *tx) GCM_INTERNAL;
-/* Makes a written cell the ring's next (there was room): announces it
- * with a lane line. */
+/* Is there room for the first message that waits for room? */
+int gcm_slots_shm_room_pending(gcm_shm_tx_t *tx) GCM_INTERNAL;
+/* Makes a written cell the ring's next (there was room): stamps it with
+ * the lane lines written before it. */
 void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
     GCM_INTERNAL;
 unsigned gcm_slots_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)

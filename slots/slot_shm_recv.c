@@ -19,19 +19,28 @@ static void gcm_shm_mark_refused(gcm_shm_ep_t *sep, uint32_t i)
     }
 }
 
-/* Watches rx, the active ring at index i, from its lane's tail on. Lock
- * held. */
+/* Watches rx, the active ring at index i, from its lane's and its cells'
+ * tails on. Lock held. */
 static void gcm_shm_watch_set(gcm_shm_ep_t *sep, int i, const gcm_shm_rx_t *rx)
 {
-    sep->watch[i].seq  = &gcm_slots_shm_line_at(rx->ring, rx->ltail)->seq;
-    sep->watch[i].want = (uint32_t)(rx->ltail + 1);
+    sep->watch[i].seq   = &gcm_slots_shm_line_at(rx->ring, rx->ltail)->seq;
+    sep->watch[i].want  = (uint32_t)(rx->ltail + 1);
+    sep->watch[i].cseq  = rx->cseq;
+    sep->watch[i].cwant = rx->tail + 1;
 }
 
-/* Is the next cell of the active ring at index i full? Lock held. */
+/* Is the next lane line or the next cell of watch w's ring full? */
+static inline int gcm_shm_watch_hit(const gcm_shm_watch_t *w)
+{
+    return (atomic_load_explicit(w->seq, memory_order_acquire) == w->want) ||
+           (atomic_load_explicit(w->cseq, memory_order_acquire) == w->cwant);
+}
+
+/* Is the next line or cell of the active ring at index i full? Lock
+ * held. */
 static inline int gcm_shm_watch_full(const gcm_shm_ep_t *sep, int i)
 {
-    return atomic_load_explicit(sep->watch[i].seq, memory_order_acquire) ==
-           sep->watch[i].want;
+    return gcm_shm_watch_hit(&sep->watch[i]);
 }
 
 /* A claim note came from the process the kernel names in cred: the ring
@@ -101,6 +110,7 @@ static void gcm_shm_claim(gcm_shm_ep_t *sep, const gcm_slots_shm_note_t *note,
     rx->ring = gcm_slots_shm_ring_at(sep->seg, note->ring);
     rx->tail  = atomic_load_explicit(&rx->ring->tail, memory_order_relaxed);
     rx->ltail = atomic_load_explicit(&rx->ring->ltail, memory_order_relaxed);
+    rx->cseq  = &gcm_slots_shm_cell_at(rx->ring, rx->tail)->seq;
     sep->active[sep->nactive] = (int)note->ring;
     gcm_shm_watch_set(sep, sep->nactive, rx);
     sep->nactive++;
@@ -309,36 +319,19 @@ static void gcm_shm_handle(gcm_thr_endpoint_t *endpoint, gcm_shm_rx_t *rx,
     (void)gcm_slots_msg_in_own(endpoint, conn, &msg.env, &payload);
 }
 
-/* Hands one lane line of rx's ring to the message path: a small message,
- * or the ring's next cell. Lock held. */
+/* Hands one lane line of rx's ring, a small message, to the message
+ * path. Lock held. */
 static void gcm_shm_handle_line(gcm_thr_endpoint_t *endpoint,
                                 gcm_shm_rx_t *rx, gcm_slots_shm_line_t *line)
 {
     gcm_slots_shm_cell_msg_t msg;
     gcm_payload_t payload;
-    gcm_slots_shm_cell_t *cell;
     gcm_thr_conn_t *conn;
 
     if (gcm_slots_shm_line_decode(line, GCM_SLOTS_SHM_LINE_SIZE, &msg) !=
         GCM_OK) {
         gcm_warn("shm: lane line of unknown kind %u from proc %d ignored",
                  line->kind, rx->proc);
-        return;
-    }
-    if (msg.kind == GCM_SLOTS_SHM_NEXT) {
-        cell = gcm_slots_shm_cell_at(rx->ring, rx->tail);
-        /* Its producer fills the cell before the line: a cell that is
-         * not full is a writer's lie, and taking it would skip one. */
-        if (atomic_load_explicit(&cell->seq, memory_order_acquire) !=
-            rx->tail + 1) {
-            gcm_warn("shm: lane line from proc %d announces a cell that is "
-                     "not there; ignored", rx->proc);
-            return;
-        }
-        gcm_shm_handle(endpoint, rx, cell);
-        rx->tail++;
-        atomic_store_explicit(&rx->ring->tail, rx->tail,
-                              memory_order_release);
         return;
     }
     if ((conn = gcm_shm_rx_conn(endpoint, rx)) == NULL) {
@@ -352,25 +345,45 @@ static void gcm_shm_handle_line(gcm_thr_endpoint_t *endpoint,
 }
 
 /* Handles what waits in the active ring at index i (its next lane line
- * is full). Lock held. */
+ * or cell is full), lines and cells in the order they were written.
+ * Lock held. */
 static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep,
                               int i)
 {
     gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
     unsigned n = 0;
 
-    while (n < GCM_SLOTS_SHM_NLINES) {
+    while (n < GCM_SLOTS_SHM_NLINES + GCM_SLOTS_SHM_NCELLS) {
         gcm_slots_shm_line_t *line = gcm_slots_shm_line_at(rx->ring,
                                                            rx->ltail);
-        if (atomic_load_explicit(&line->seq, memory_order_acquire) !=
-            (uint32_t)(rx->ltail + 1)) {
+        int lfull = atomic_load_explicit(&line->seq, memory_order_acquire) ==
+                    (uint32_t)(rx->ltail + 1);
+        int cfull = atomic_load_explicit(rx->cseq, memory_order_acquire) ==
+                    rx->tail + 1;
+        uint32_t lpos = 0;
+        int next;
+
+        if (gcm_unlikely(cfull)) {
+            GCM_SHM_FIELD(&lpos, gcm_slots_shm_cell_at(rx->ring, rx->tail),
+                          lpos);
+        }
+        next = gcm_slots_shm_next(lfull, cfull, lpos, rx->ltail);
+        if (next == GCM_SLOTS_SHM_TAKE_LINE) {
+            gcm_shm_handle_line(endpoint, rx, line);
+            rx->ltail++;
+            atomic_store_explicit(&rx->ring->ltail, rx->ltail,
+                                  memory_order_release);
+        } else if (next == GCM_SLOTS_SHM_TAKE_CELL) {
+            gcm_shm_handle(endpoint, rx,
+                           gcm_slots_shm_cell_at(rx->ring, rx->tail));
+            rx->tail++;
+            rx->cseq = &gcm_slots_shm_cell_at(rx->ring, rx->tail)->seq;
+            atomic_store_explicit(&rx->ring->tail, rx->tail,
+                                  memory_order_release);
+        } else {
             break;
         }
-        gcm_shm_handle_line(endpoint, rx, line);
-        rx->ltail++;
         n++;
-        atomic_store_explicit(&rx->ring->ltail, rx->ltail,
-                              memory_order_release);
     }
     gcm_shm_watch_set(sep, i, rx);
     if (n == 0) {
@@ -477,8 +490,8 @@ unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint)
         return 0;
     }
     sep = gcm_shm_ep(endpoint);
-    /* The usual poll finds nothing: it reads a word per ring and a few of
-     * its own, and makes no call. */
+    /* The usual poll finds nothing: it reads two words per ring and a few
+     * of its own, and makes no call. */
     if (gcm_likely((++sep->rounds < GCM_SHM_CHECK_ROUNDS) &&
                    (sep->nqueued == 0) && (sep->nearly == 0) &&
                    (atomic_load_explicit(&sep->seg->attach_gen,
@@ -489,10 +502,7 @@ unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint)
         const gcm_shm_watch_t *watch = sep->watch;
         int nactive = sep->nactive;
 
-        for (i = 0; (i < nactive) &&
-                    (atomic_load_explicit(watch[i].seq,
-                                          memory_order_acquire) !=
-                     watch[i].want); i++) {
+        for (i = 0; (i < nactive) && !gcm_shm_watch_hit(&watch[i]); i++) {
         }
         if (i == nactive) {
             return 0;
@@ -525,7 +535,7 @@ static int gcm_shm_busy(gcm_shm_ep_t *sep)
         }
         /* Ask its consumer for a wakeup, then look again. */
         atomic_store(&tx->ring->tx_waiting, 1);
-        if (gcm_slots_shm_room(tx)) {
+        if (gcm_slots_shm_room_pending(tx)) {
             return 1;
         }
     }

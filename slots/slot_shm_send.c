@@ -22,9 +22,6 @@ static inline int gcm_shm_lane_room(gcm_shm_tx_t *tx)
 
 int gcm_slots_shm_room(gcm_shm_tx_t *tx)
 {
-    if (!gcm_shm_lane_room(tx)) {
-        return 0;
-    }
     if (tx->head - tx->tail < GCM_SLOTS_SHM_NCELLS) {
         return 1;
     }
@@ -46,6 +43,33 @@ static inline int gcm_shm_room_for(gcm_shm_tx_t *tx,
                                       : gcm_slots_shm_room(tx);
 }
 
+/* Is there room for pend, a message or control message that waits? */
+static inline int gcm_shm_room_pend(gcm_shm_tx_t *tx,
+                                    const gcm_slots_shm_pend_t *pend)
+{
+    return (pend->req != NULL) ? gcm_shm_room_for(tx, &pend->req->env,
+                                                  pend->len)
+                               : gcm_slots_shm_room(tx);
+}
+
+int gcm_slots_shm_room_pending(gcm_shm_tx_t *tx)
+{
+    return gcm_list_empty(&tx->pending) ||
+           gcm_shm_room_pend(tx, gcm_container_of(tx->pending.next,
+                                                  gcm_slots_shm_pend_t,
+                                                  elem));
+}
+
+/* The consumer may sleep: after a store that it polls for, wake it.
+ * Against its "sleeping, then re-check": see the top. */
+static inline void gcm_shm_wake_sleeper(gcm_shm_tx_t *tx)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&tx->seg->sleeping, memory_order_relaxed) > 0) {
+        gcm_slots_shm_wake(&tx->wake, tx->wake_len, tx->ep);
+    }
+}
+
 /* Makes the written lane line the ring's next (there was room). */
 static inline void gcm_shm_publish_line(gcm_shm_tx_t *tx,
                                         gcm_slots_shm_line_t *line)
@@ -53,21 +77,17 @@ static inline void gcm_shm_publish_line(gcm_shm_tx_t *tx,
     tx->lhead++;
     atomic_store_explicit(&line->seq, (uint32_t)tx->lhead,
                           memory_order_release);
-    /* Against the owner's "sleeping, then re-check": see the top. */
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&tx->seg->sleeping, memory_order_relaxed) > 0) {
-        gcm_slots_shm_wake(&tx->wake, tx->wake_len, tx->ep);
-    }
+    gcm_shm_wake_sleeper(tx);
 }
 
 void gcm_slots_shm_publish(gcm_shm_tx_t *tx, gcm_slots_shm_cell_t *cell)
 {
-    gcm_slots_shm_line_t *line = gcm_slots_shm_line_at(tx->ring, tx->lhead);
-
+    /* It comes after the lines written so far, before the next: the
+     * consumer takes it once it has taken this many lines. */
+    cell->lpos = (uint32_t)tx->lhead;
     tx->head++;
     atomic_store_explicit(&cell->seq, tx->head, memory_order_release);
-    line->kind = GCM_SLOTS_SHM_LINE_CELL;
-    gcm_shm_publish_line(tx, line);
+    gcm_shm_wake_sleeper(tx);
 }
 
 /* A small message (gcm_shm_is_small) in the lane's next line. */
@@ -131,9 +151,7 @@ unsigned gcm_slots_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)
     while (!gcm_list_empty(&tx->pending)) {
         gcm_slots_shm_pend_t *pend =
             gcm_container_of(tx->pending.next, gcm_slots_shm_pend_t, elem);
-        if ((pend->req != NULL) ? !gcm_shm_room_for(tx, &pend->req->env,
-                                                     pend->len)
-                                : !gcm_slots_shm_room(tx)) {
+        if (!gcm_shm_room_pend(tx, pend)) {
             break;
         }
         gcm_list_del(&pend->elem);

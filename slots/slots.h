@@ -524,6 +524,58 @@ void gcm_slots_req_cache_flush(void) GCM_INTERNAL;
 /* The counters of gcm_get_stats(), summed over the endpoints. */
 void gcm_slots_stats(gcm_stats_t *stats_p) GCM_INTERNAL;
 
+/* ---- the staging area of a pair (slot_shm_stage.c) -------------------------
+ *
+ * A shared area per pair of processes of one host for a large commutative
+ * reduction between the two (coll/README.md, "The staged allreduce of 2
+ * processes"): each process writes its own, reads its partner's. */
+#define GCM_SLOTS_STAGE_PIECE   (64 * 1024)
+#define GCM_SLOTS_STAGE_HALF    (1024 * 1024)
+#define GCM_SLOTS_STAGE_NPIECES (GCM_SLOTS_STAGE_HALF / GCM_SLOTS_STAGE_PIECE)
+#define GCM_SLOTS_STAGE_HDR     4096
+#define GCM_SLOTS_STAGE_BYTES   \
+    ((uint64_t)GCM_SLOTS_STAGE_HDR + 2 * GCM_SLOTS_STAGE_HALF)
+
+typedef struct gcm_slots_stage gcm_slots_stage_t;
+
+/* What a process tells its partner about its area (magic 0: none). */
+typedef struct gcm_slots_stage_offer {
+    uint64_t magic;
+    uint64_t area_magic;
+    int32_t  pid;
+    int32_t  fd;
+    uint64_t bytes;
+} gcm_slots_stage_offer_t;
+
+/* inout[i] = in[i] op inout[i] for count elements. */
+typedef void gcm_slots_stage_combine_func_t(void *ctx, const void *in,
+                                            void *inout, size_t count);
+
+/* This process's area for a pair with world process peer_proc, and the
+ * offer to send it (*offer zeroed and NULL returned when peer_proc is not
+ * a process of this host reached through shared memory, or on failure). */
+gcm_slots_stage_t *gcm_slots_stage_create(int peer_proc,
+                                          gcm_slots_stage_offer_t *offer)
+    GCM_INTERNAL;
+/* Maps the partner's area from its offer (checked against the pid it
+ * published): 1, or 0 when it cannot be used. */
+int gcm_slots_stage_attach(gcm_slots_stage_t *st,
+                           const gcm_slots_stage_offer_t *offer)
+    GCM_INTERNAL;
+/* Both sides attached: closes the descriptor the partner opened. */
+void gcm_slots_stage_ready(gcm_slots_stage_t *st) GCM_INTERNAL;
+void gcm_slots_stage_free(gcm_slots_stage_t *st) GCM_INTERNAL;
+/* Reduces count elements of esize bytes (a power of two, at most
+ * GCM_SLOTS_STAGE_PIECE) of sbuf and the partner's into rbuf (sbuf ==
+ * rbuf: in place) with fn, rank 0 or 1 in the pair; both call it with the
+ * same count and esize. GCM_ERR_PEER_FAILED when the partner dies while
+ * this waits; the area may not be used again then. */
+gcm_status_t gcm_slots_stage_allreduce(gcm_slots_stage_t *st, int rank,
+                                       const void *sbuf, void *rbuf,
+                                       size_t count, size_t esize,
+                                       gcm_slots_stage_combine_func_t *fn,
+                                       void *ctx) GCM_INTERNAL;
+
 /* ---- pure helpers, exposed for unit tests ---------------------------------- */
 
 /* Does a receive for (slot, tag) accept a message on (rslot, mtag)? Tags

@@ -223,6 +223,22 @@ expect_count() {
     fi
 }
 
+# After a run in which rank 1 killed itself (SIGKILL) while rank 0 waited
+# on it: the job ends as a failure, rank 0's exit 1 or rank 1's 137,
+# whichever gcrun reaps first (never a hang, rc 124), the launcher says
+# rank 1 was killed, rank 0 printed one line matching $1, none FAIL.
+expect_peer_killed() {
+    case $rc in
+        1 | 137) ;;
+        *) expect_rc 137 ;;
+    esac
+    if [ "$rc" -eq 1 ] || [ "$rc" -eq 137 ]; then
+        expect_match 'rank 1.*killed by signal 9'
+        expect_count 1 "$1"
+        expect_count 0 'FAIL'
+    fi
+}
+
 expect_match() {
     if ! printf '%s\n' "$out" | grep -q -E -- "$1"; then
         fail_out "no line matches '$1'"

@@ -253,20 +253,25 @@ int main(int argc, char **argv)
         return 77;
     }
     ltail = atomic_load(&legit->ltail);
-    if (ltail == 0) {
+    tail  = atomic_load(&legit->tail);
+    if ((ltail == 0) && (tail == 0)) {
         printf("shm_intruder: proc %d sent nothing yet\n", proc);
         return 77;
     }
     /* The last message proc sent: a real envelope (the world's LCO, its
-     * token), and the sequence number that comes next. */
-    if (gcm_slots_shm_line_decode(gcm_slots_shm_line_at(legit, ltail - 1),
-                                  GCM_SLOTS_SHM_LINE_SIZE, &msg) != GCM_OK) {
+     * token), and the sequence number that comes next. It is the last
+     * lane line or the last cell, whichever has the later seq. */
+    msg.env.seq = 0;
+    if ((ltail > 0) &&
+        (gcm_slots_shm_line_decode(gcm_slots_shm_line_at(legit, ltail - 1),
+                                   GCM_SLOTS_SHM_LINE_SIZE, &msg) != GCM_OK)) {
         printf("shm_intruder: proc %d's last lane line is unreadable\n",
                proc);
         return 77;
     }
-    if (msg.kind == GCM_SLOTS_SHM_NEXT) {
-        tail = atomic_load(&legit->tail);
+    if ((tail > 0) &&
+        ((ltail == 0) ||
+         (gcm_slots_shm_cell_at(legit, tail - 1)->env.seq > msg.env.seq))) {
         memcpy(&msg.env, &gcm_slots_shm_cell_at(legit, tail - 1)->env,
                sizeof(msg.env));
     }

@@ -179,11 +179,11 @@ START_TEST(test_shm_line_decode_bounds_lengths_and_kinds)
     line->kind = 77;
     ck_assert_int_ne(gcm_slots_shm_line_decode(buf, sizeof(buf), &msg),
                      GCM_OK);
-    /* A line announcing the next cell. */
-    line->kind = GCM_SLOTS_SHM_LINE_CELL;
-    ck_assert_int_eq(gcm_slots_shm_line_decode(buf, sizeof(buf), &msg),
+    /* Kind 2 announced a cell until cells said where they fall among
+     * the lines themselves: refused now. */
+    line->kind = 2;
+    ck_assert_int_ne(gcm_slots_shm_line_decode(buf, sizeof(buf), &msg),
                      GCM_OK);
-    ck_assert_uint_eq(msg.kind, GCM_SLOTS_SHM_NEXT);
 }
 END_TEST
 
@@ -264,6 +264,41 @@ START_TEST(test_shm_coop_chunk_grows_with_the_message)
 }
 END_TEST
 
+/* A ring's lines and cells come in the order they were written: a cell
+ * stamped with lpos lines comes after the lpos-th line and before the
+ * next, whatever else is full. */
+START_TEST(test_shm_next_orders_lines_and_cells)
+{
+    const uint64_t big = ((uint64_t)1 << 32) + 5; /* lpos wraps */
+
+    /* Nothing full. */
+    ck_assert_int_eq(gcm_slots_shm_next(0, 0, 0, 0), GCM_SLOTS_SHM_TAKE_NONE);
+    /* A cell written when 3 lines were: after line 3 is taken, before
+     * line 4, even when line 4 is full already. */
+    ck_assert_int_eq(gcm_slots_shm_next(1, 1, 4, 3), GCM_SLOTS_SHM_TAKE_LINE);
+    ck_assert_int_eq(gcm_slots_shm_next(1, 1, 4, 4), GCM_SLOTS_SHM_TAKE_CELL);
+    ck_assert_int_eq(gcm_slots_shm_next(0, 1, 4, 4), GCM_SLOTS_SHM_TAKE_CELL);
+    /* Its lines not all seen yet: wait for them. */
+    ck_assert_int_eq(gcm_slots_shm_next(0, 1, 4, 3), GCM_SLOTS_SHM_TAKE_NONE);
+    /* A full line and no full cell. */
+    ck_assert_int_eq(gcm_slots_shm_next(1, 0, 0, 9), GCM_SLOTS_SHM_TAKE_LINE);
+    /* The stamp is the low 32 bits of the count. */
+    ck_assert_int_eq(gcm_slots_shm_next(1, 1, 5, big),
+                     GCM_SLOTS_SHM_TAKE_CELL);
+    ck_assert_int_eq(gcm_slots_shm_next(1, 1, 6, big),
+                     GCM_SLOTS_SHM_TAKE_LINE);
+    ck_assert_int_eq(gcm_slots_shm_next(1, 1, 0, big - 6),
+                     GCM_SLOTS_SHM_TAKE_LINE);
+    ck_assert_int_eq(gcm_slots_shm_next(1, 1, 0, big - 5),
+                     GCM_SLOTS_SHM_TAKE_CELL);
+    /* A stamp before lines already taken (a lie): the cell comes now,
+     * nothing waits on it. */
+    ck_assert_int_eq(gcm_slots_shm_next(1, 1, 2, 9), GCM_SLOTS_SHM_TAKE_CELL);
+    ck_assert_int_eq(gcm_slots_shm_next(0, 1, 0, big),
+                     GCM_SLOTS_SHM_TAKE_CELL);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     const TTest *decode[] = {test_shm_note_decode_takes_well_formed_notes,
@@ -272,8 +307,10 @@ static Suite *make_suite(void)
         test_shm_line_decode_bounds_lengths_and_kinds,
         test_shm_seg_check_refuses_sizes_beyond_the_mapping, NULL};
     const TTest *coop[] = {test_shm_coop_chunk_grows_with_the_message, NULL};
+    const TTest *order[] = {test_shm_next_orders_lines_and_cells, NULL};
     const struct gcm_check_case cases[] = {
         {"decode", .tests = decode},
+        {"order", .tests = order},
         {"coop", .tests = coop},
         {0},
     };
