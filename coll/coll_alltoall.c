@@ -5,12 +5,14 @@
  *   bytes, more than two ranks, alltoall only): ceil(log2 p) steps, each
  *   moving about half of the data, so the latency term is log p instead
  *   of p - 1;
- * - linear over a few ranks (at most GENCOMM_COLL_ALLTOALL_LINEAR_MAX),
- *   alltoall only: every receive and send posted at once in the pairwise
- *   order, one wait for all, so that no rank waits for a step of its
- *   partners before it hands out the rest of its blocks;
+ * - linear over a few ranks (at most GENCOMM_COLL_ALLTOALL_LINEAR_MAX at
+ *   every size; blocks above GENCOMM_COLL_ALLTOALL_SMALL below
+ *   GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN), alltoall only: every receive and
+ *   send posted at once in the pairwise order, one wait for all, so that
+ *   no rank waits for a step of its partners before it hands out the rest
+ *   of its blocks;
  * - pairwise exchange otherwise (every block crosses the network once, one
- *   partner each way per step): alltoallv, alltoallw, large blocks.
+ *   partner each way per step): alltoallv, alltoallw, larger groups.
  */
 #include "config.h"
 
@@ -156,9 +158,13 @@ void gcm_coll_alltoall(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     if (algo == GCM_COLL_AUTO) {
         if ((unsigned)g->size <= gcm_coll_config.alltoall_linear_max) {
             algo = GCM_COLL_ALLTOALL_LINEAR;
+        } else if (blk <= gcm_coll_config.alltoall_small) {
+            algo = GCM_COLL_ALLTOALL_BRUCK;
+        } else if ((unsigned)g->size <
+                   gcm_coll_config.alltoall_pairwise_min) {
+            algo = GCM_COLL_ALLTOALL_LINEAR;
         } else {
-            algo = (blk <= gcm_coll_config.alltoall_small) ?
-                   GCM_COLL_ALLTOALL_BRUCK : GCM_COLL_ALLTOALL_PAIRWISE;
+            algo = GCM_COLL_ALLTOALL_PAIRWISE;
         }
     }
     if (algo == GCM_COLL_ALLTOALL_LINEAR) {

@@ -99,6 +99,11 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
             gcm_coll_config.alltoall_linear_max,
             "alltoall over at most this many processes: linear (every "
             "block posted at once)"),
+    GCM_CFG("GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN",
+            GCM_STR(GCM_COLL_ALLTOALL_PAIRWISE_MIN), GCM_CFG_INT,
+            gcm_coll_config.alltoall_pairwise_min,
+            "alltoall blocks above GENCOMM_COLL_ALLTOALL_SMALL: pairwise "
+            "over at least this many processes, linear over fewer"),
     GCM_CFG("GENCOMM_COLL_BARRIER_LINEAR_MAX",
             GCM_STR(GCM_COLL_BARRIER_LINEAR_MAX), GCM_CFG_INT,
             gcm_coll_config.barrier_linear_max,

@@ -74,8 +74,10 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * (ALLGATHER_POF2_LARGE over a power of two of processes); all-to-all
  * blocks of at most ALLTOALL_SMALL bytes take Bruck's algorithm, except
  * over at most ALLTOALL_LINEAR_MAX processes, where every block is posted
- * at once (linear) whatever its size; scans over at most
- * SCAN_LINEAR_MAX processes run as a pipeline of SEGMENT-byte pieces;
+ * at once (linear) whatever its size; larger blocks are linear too over
+ * fewer than ALLTOALL_PAIRWISE_MIN processes, pairwise from there on;
+ * scans over at most SCAN_LINEAR_MAX processes run as a pipeline of
+ * SEGMENT-byte pieces;
  * barriers over 3 to BARRIER_LINEAR_MAX processes gather at rank 0, which
  * releases the others; broadcasts over at most BCAST_LINEAR_MAX
  * processes go from the root to each, whatever their size.
@@ -87,6 +89,7 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_ALLGATHER_POF2_LARGE 16777216
 #define GCM_COLL_ALLTOALL_SMALL   256
 #define GCM_COLL_ALLTOALL_LINEAR_MAX 4
+#define GCM_COLL_ALLTOALL_PAIRWISE_MIN 9
 #define GCM_COLL_ALLGATHER_LINEAR_MAX 4
 #define GCM_COLL_REDUCE_TREE_MAX  4
 #define GCM_COLL_SCAN_LINEAR_MAX  4
@@ -120,6 +123,7 @@ typedef struct gcm_coll_config {
     unsigned barrier_linear_max;  /* GENCOMM_COLL_BARRIER_LINEAR_MAX */
     unsigned bcast_linear_max;    /* GENCOMM_COLL_BCAST_LINEAR_MAX */
     unsigned alltoall_linear_max; /* GENCOMM_COLL_ALLTOALL_LINEAR_MAX */
+    unsigned alltoall_pairwise_min; /* GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN */
     unsigned allgather_linear_max; /* GENCOMM_COLL_ALLGATHER_LINEAR_MAX */
     unsigned reduce_tree_max;     /* GENCOMM_COLL_REDUCE_TREE_MAX */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */

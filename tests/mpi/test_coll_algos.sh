@@ -64,8 +64,8 @@ coll_run "3 processes, auto allgather" "" "-n 3" "allgather" \
     "allgather linear, 3 ranks, 12 bytes|allgather linear, 3 ranks, 262140 bytes" \
     "allgather ring, 3 ranks, 12 |allgather ring, 3 ranks, 262140|allgather bruck"
 coll_run "5 processes, auto" "" "-n 5" "" \
-    "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|allgather ring, 5 ranks, 262140 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|reduce rabenseifner, 5 ranks, 262144 bytes" \
-    "barrier linear|bcast linear|scan linear|alltoall linear|hier"
+    "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|allgather ring, 5 ranks, 262140 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|alltoall linear, 5 ranks, 1200 bytes|reduce rabenseifner, 5 ranks, 262144 bytes" \
+    "barrier linear|bcast linear|scan linear|alltoall linear, 5 ranks, 4 bytes|alltoall pairwise, 5 ranks, 1200|hier"
 coll_run "4 processes, GENCOMM_COLL_REDUCE_TREE_MAX=3" \
     "GENCOMM_COLL_REDUCE_TREE_MAX=3" "-n 4" "reduce" \
     "reduce rabenseifner, 4 ranks, 262144 bytes" \
@@ -87,6 +87,17 @@ coll_run "8 processes, GENCOMM_COLL_ALLGATHER_POF2_LARGE=65536" \
 coll_run "5 processes, GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" \
     "GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" "-n 5" "alltoall" \
     "alltoall linear, 5 ranks, 4 bytes" "alltoall bruck"
+# Blocks above the Bruck size: linear below 9 processes, pairwise from 9
+# (coll/README.md, "Alltoall at 5 to 8 processes").
+coll_run "8 processes, auto alltoall" "" "-n 8" "alltoall" \
+    "alltoall bruck, 8 ranks, 4 bytes|alltoall linear, 8 ranks, 1200 bytes" \
+    "alltoall linear, 8 ranks, 4 bytes|alltoall pairwise, 8 ranks, 1200"
+coll_run "9 processes, auto alltoall" "" "-n 9" "alltoall" \
+    "alltoall bruck, 9 ranks, 4 bytes|alltoall pairwise, 9 ranks, 1200 bytes" \
+    "alltoall linear"
+coll_run "5 processes, GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN=5" \
+    "GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN=5" "-n 5" "alltoall" \
+    "alltoall pairwise, 5 ranks, 1200 bytes" "alltoall linear"
 coll_run "5 processes, GENCOMM_COLL_BARRIER_LINEAR_MAX=5" \
     "GENCOMM_COLL_BARRIER_LINEAR_MAX=5" "-n 5" "barrier" \
     "barrier linear, 5 ranks" "barrier dissemination"
