@@ -59,10 +59,13 @@ int gcm_mpi_coll_allreduce_staged(const void *sendbuf, void *recvbuf,
     coll_staged_ctx_t ctx = { op, datatype };
     gcm_status_t err;
 
-    if ((min == 0) || (comm->kind != GCM_MPI_COMM_INTRA) ||
-        (comm->psize != 2) || (count <= 0) ||
+    /* Every allreduce passes here: the size test comes before the
+     * type's and operator's, which only large calls need. */
+    if ((min == 0) || (comm->psize != 2) || (count <= 0) ||
+        (gcm_mpi_type_size(datatype) <= 0) ||
+        ((size_t)count * (size_t)gcm_mpi_type_size(datatype) < min) ||
+        (comm->kind != GCM_MPI_COMM_INTRA) ||
         ((esize = coll_staged_esize(datatype, op)) == 0) ||
-        ((size_t)count * esize < min) ||
         ((c = gcm_mpi_coll_cache_of(comm)) == NULL) ||
         (c->staged_state < 0)) {
         return 0;
