@@ -1,13 +1,17 @@
 /*
  * compat/mpi_coll_list.c: the running list of nonblocking (and
  * persistent) collectives, which the wait hook advances from every wait
- * in the library (mpi_coll_nb.h; their requests: mpi_coll_run.c).
+ * in the library (mpi_coll_nb.h; their requests: mpi_coll_run.c), and
+ * the kept schedules installed on a communicator taken out when it is
+ * freed.
  */
 #include "config.h"
 
 #include "compat/mpi_coll_nb.h"
 
+#include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 
 int gcm_mpi_coll_nb_advance(coll_nb_t *nb)
@@ -166,4 +170,120 @@ void gcm_mpi_coll_nb_unlist_slow(coll_nb_t *nb)
                                                memory_order_relaxed) - 1,
                           memory_order_relaxed);
     coll_nb_reg_unlock();
+}
+
+/* ---- installed schedules of freed communicators ----------------------------
+ *
+ * A kept schedule installed on its communicator (mpi_coll_run.c) holds a
+ * reference on it, which the requests it runs borrow: they take none and
+ * drop none (req->borrowed). So the communicator cannot go while one is
+ * installed, and MPI_Comm_free takes them out first. One that a request
+ * still runs cannot be taken out then (its request's end gives it back
+ * with a plain store, and may run in another thread at any time): its
+ * communicator waits here, freed by the program, until a later
+ * MPI_Comm_free (or MPI_Finalize, which frees every communicator) finds
+ * it idle. Nothing but the requests' ends touches such a schedule
+ * meanwhile: the communicator's handle is dead.
+ */
+static struct {
+    pthread_mutex_t lock;
+    MPI_Comm       *comms;
+    int             n, cap;
+} coll_nb_lingering = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+
+/* Takes comm's idle (or dead) installed schedules out and frees them;
+ * *drop_p counts the references they held. 1 if one is still running. */
+static int coll_nb_take_out(MPI_Comm comm, int *drop_p)
+{
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
+    int i, running = 0;
+
+    if (c == NULL) {
+        return 0;
+    }
+    for (i = 0; i < COLL_KEPT_N; i++) {
+        coll_nb_t *nb = atomic_load_explicit(&c->nbkept[i],
+                                             memory_order_acquire);
+
+        if (nb == NULL) {
+            continue;
+        }
+        /* Its request's end stores idle (release) as its last touch. */
+        if (atomic_load_explicit(&nb->inuse, memory_order_acquire) ==
+            COLL_NB_RUNNING) {
+            running = 1;
+            continue;
+        }
+        atomic_store_explicit(&c->nbkept[i], NULL, memory_order_relaxed);
+        gcm_mpi_coll_nb_free(nb);
+        (*drop_p)++;
+    }
+    return running;
+}
+
+int gcm_mpi_coll_nb_uninstall(MPI_Comm comm)
+{
+    int drop = 0, running = coll_nb_take_out(comm, &drop);
+
+    /* The caller's reference stays: never comm's last. */
+    while (drop-- > 0) {
+        gcm_mpi_comm_unref(comm);
+    }
+    return running;
+}
+
+/* The lingering communicators whose installed schedules are all idle now
+ * drop them (the lock held); the last reference frees the communicator. */
+static void coll_nb_sweep(void)
+{
+    int i = 0;
+
+    while (i < coll_nb_lingering.n) {
+        MPI_Comm comm = coll_nb_lingering.comms[i];
+        int drop = 0;
+
+        if (coll_nb_take_out(comm, &drop)) {
+            i++;
+        } else {
+            coll_nb_lingering.comms[i] =
+                coll_nb_lingering.comms[--coll_nb_lingering.n];
+        }
+        while (drop-- > 0) {
+            gcm_mpi_comm_unref(comm);
+        }
+    }
+}
+
+void gcm_mpi_coll_comm_free(MPI_Comm comm)
+{
+    pthread_mutex_lock(&coll_nb_lingering.lock);
+    coll_nb_sweep();
+    if (gcm_mpi_coll_nb_uninstall(comm)) {
+        if (coll_nb_lingering.n == coll_nb_lingering.cap) {
+            int cap = (coll_nb_lingering.cap > 0) ?
+                      2 * coll_nb_lingering.cap : 8;
+            MPI_Comm *grown = realloc(coll_nb_lingering.comms,
+                                      (size_t)cap * sizeof(*grown));
+
+            if (grown == NULL) {
+                /* It stays until MPI_Finalize frees every communicator. */
+                pthread_mutex_unlock(&coll_nb_lingering.lock);
+                return;
+            }
+            coll_nb_lingering.comms = grown;
+            coll_nb_lingering.cap = cap;
+        }
+        coll_nb_lingering.comms[coll_nb_lingering.n++] = comm;
+    }
+    pthread_mutex_unlock(&coll_nb_lingering.lock);
+}
+
+void gcm_mpi_coll_lingering_clear(void)
+{
+    pthread_mutex_lock(&coll_nb_lingering.lock);
+    free(coll_nb_lingering.comms);
+    coll_nb_lingering.comms = NULL;
+    coll_nb_lingering.n = 0;
+    coll_nb_lingering.cap = 0;
+    pthread_mutex_unlock(&coll_nb_lingering.lock);
 }

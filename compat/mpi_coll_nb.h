@@ -86,6 +86,11 @@ struct gcm_mpi_coll_nb_reg {
 };
 extern struct gcm_mpi_coll_nb_reg gcm_mpi_coll_nb_reg GCM_INTERNAL;
 
+/* Frees nb (its steps' references, copies and check; the object kept
+ * as its communicator's spare when there is none): a schedule no request
+ * runs, not installed, or taken out of its slot (mpi_coll_run.c). */
+void gcm_mpi_coll_nb_free(coll_nb_t *nb) GCM_INTERNAL;
+
 /* Advances nb's check, then its schedule, without blocking (busy held
  * or nb not shared yet); 1 once it is over: run to its end, or failed
  * its check. */

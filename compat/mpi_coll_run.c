@@ -29,11 +29,14 @@
  * the call (the hierarchical forms also use derived LCOs). Buffers are
  * read when the steps run, never when they are built, so new data in the
  * same buffers is what the next call sends. The nonblocking forms keep
- * theirs the same way (gcm_mpi_coll_nb_get): the finished schedule is
- * installed in its communicator when its request is freed, for the next
- * call with the same arguments, and stays there, idle or running (its
- * inuse flag: a request's end then needs one store, no compare-and-swap);
- * a call that finds it running (two in flight) builds its own. Kept so, both forms: barrier, bcast, reduce,
+ * theirs the same way (gcm_mpi_coll_nb_get): the schedule is installed
+ * on its communicator when its call starts it, for the next call with the
+ * same arguments, and stays there, idle or running (its inuse flag: a
+ * request's end then needs one store, no compare-and-swap; the
+ * installed schedule holds the communicator for the requests it runs,
+ * so they take no reference of their own: coll_nb_install); a call that
+ * finds it running (two in flight) builds its own, freed at its end.
+ * Kept so, both forms: barrier, bcast, reduce,
  * allreduce, allgather, alltoall, gather, scatter, scan, exscan,
  * reduce_scatter_block, gatherv, scatterv, allgatherv, alltoallv,
  * alltoallw, reduce_scatter and the five neighbour collectives
@@ -52,7 +55,6 @@
  * same checks.
  */
 
-static void coll_nb_free(coll_nb_t *nb);
 static void coll_nb_dispose(coll_nb_t *nb);
 
 static inline int coll_key_eq(const coll_key_t *a, const coll_key_t *b)
@@ -196,7 +198,10 @@ void gcm_mpi_coll_cache_free(MPI_Comm comm)
             free(c->kept[i]);
         }
         if (nb != NULL) {
-            coll_nb_free(nb);
+            /* Its reference on comm goes with comm (installed on a
+             * predefined one, or on one freed without its references:
+             * MPI_Finalize, a failed construction). */
+            gcm_mpi_coll_nb_free(nb);
         }
     }
     /* Last: the frees above may have left one here. */
@@ -250,9 +255,8 @@ int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
  * (mode) that finds its arguments so skips them; a persistent one checks
  * them (it is made once). The nonblocking schedule read here stays put:
  * only a call on comm takes it (this thread: MPI orders the collectives
- * on a communicator), and a request's end only puts one where there was
- * none, after setting its key (or changes the inuse flag of the one
- * there, never its key). */
+ * on a communicator), and a request's end only changes the inuse flag of
+ * the one there, never its key. */
 int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, int mode,
                            const coll_key_t *key)
 {
@@ -498,7 +502,7 @@ static void coll_nb_dispose(coll_nb_t *nb)
     free(nb);
 }
 
-static void coll_nb_free(coll_nb_t *nb)
+void gcm_mpi_coll_nb_free(coll_nb_t *nb)
 {
     coll_nb_t *none = NULL;
 
@@ -520,27 +524,6 @@ static void coll_nb_free(coll_nb_t *nb)
     }
 }
 
-/* A schedule that ran well, not installed, its request over: installed
- * in its communicator's slot for the next call with the same arguments
- * where the slot is empty, else freed. */
-static void coll_nb_install(coll_nb_t *nb)
-{
-    struct gcm_mpi_coll_cache *c = nb->comm->coll_cache;
-    coll_nb_t *none = NULL;
-
-    if (nb->keep && c != NULL) {
-        /* Set before it is there: the next call may take it at once. */
-        nb->installed = 1;
-        atomic_store_explicit(&nb->inuse, COLL_NB_IDLE, memory_order_relaxed);
-        if (atomic_compare_exchange_strong(&c->nbkept[nb->which], &none,
-                                           nb)) {
-            return;
-        }
-        nb->installed = 0;
-    }
-    coll_nb_free(nb);
-}
-
 static inline void coll_req_cleanup(void *state)
 {
     coll_nb_t *nb = state;
@@ -549,22 +532,17 @@ static inline void coll_req_cleanup(void *state)
     /* The references of the request end with it (a kept schedule takes
      * new ones with its next request). */
     coll_nb_hold(nb, 0);
-    /* A schedule that ran well goes back to its communicator for the
-     * next call with the same arguments, unless one is there already. */
-    ok = nb->keep && nb->failed == 0 && nb->gate == NULL &&
-         nb->s.err == GCM_OK && nb->comm->coll_cache != NULL;
     if (nb->installed) {
-        /* Idle again; or dead, for the next call on comm to free (only
+        /* Idle again for the next call with the same arguments when it
+         * ran well; else dead, for the next call on comm to free (only
          * such a call takes an installed schedule out). Unlisted first:
          * this store is the request's last touch of nb. */
+        ok = nb->failed == 0 && nb->gate == NULL && nb->s.err == GCM_OK;
         gcm_mpi_coll_nb_unlist(nb);
         atomic_store_explicit(&nb->inuse, ok ? COLL_NB_IDLE : COLL_NB_DEAD,
                               memory_order_release);
-    } else if (ok) {
-        gcm_mpi_coll_nb_unlist(nb);
-        coll_nb_install(nb);
     } else {
-        coll_nb_free(nb);
+        gcm_mpi_coll_nb_free(nb);
     }
 }
 
@@ -579,7 +557,7 @@ static inline void coll_req_cleanup_ok(void *state)
     if (gcm_likely(nb->installed)) {
         atomic_store_explicit(&nb->inuse, COLL_NB_IDLE, memory_order_release);
     } else {
-        coll_nb_install(nb);
+        gcm_mpi_coll_nb_free(nb);
     }
 }
 
@@ -656,13 +634,15 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
         if (use == COLL_NB_DEAD) {
             atomic_store_explicit(&c->nbkept[which], NULL,
                                   memory_order_relaxed);
-            coll_nb_free(nb);
+            gcm_mpi_coll_nb_free(nb);
+            gcm_mpi_comm_unref(comm);   /* its own: never comm's last */
         }
         return gcm_mpi_coll_new(comm, call, rc_p);
     }
     if (nb != NULL && use != COLL_NB_RUNNING) {
         atomic_store_explicit(&c->nbkept[which], NULL, memory_order_relaxed);
-        coll_nb_free(nb);
+        gcm_mpi_coll_nb_free(nb);
+        gcm_mpi_comm_unref(comm);
     }
     s = gcm_mpi_coll_new(comm, call, rc_p);
     if (s != NULL) {
@@ -715,7 +695,9 @@ static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
     /* The spare's own request object was set up by its first request:
      * only its life is set again (status: at its end, coll_req_over). */
     if (nb->req != NULL) {
-        *req_p = gcm_mpi_req_generic_again(nb->req, comm);
+        *req_p = nb->installed ?
+                 gcm_mpi_req_generic_again_held(nb->req, comm) :
+                 gcm_mpi_req_generic_again(nb->req, comm);
     } else if ((rc = gcm_mpi_req_generic_kept(&nb->req, comm, coll_req_poll,
                                               coll_req_cleanup, nb,
                                               req_p)) != MPI_SUCCESS) {
@@ -724,6 +706,29 @@ static int coll_request(coll_sched_t *s, MPI_Comm comm, const char *call,
     }
     nb->req->wait = coll_req_wait;
     return MPI_SUCCESS;
+}
+
+/* Installs nb, kept, on comm, for the next call with the same arguments,
+ * where no other is installed (one a request runs stays; nb is then freed
+ * at its request's end). It stays there, running now (req), idle once
+ * its request is over, until a call on comm with other arguments
+ * replaces it (gcm_mpi_coll_nb_get) or comm is freed
+ * (gcm_mpi_coll_comm_free). The reference req took on comm becomes nb's:
+ * the requests it runs borrow it (gcm_mpi_req_generic_again_held). Only a
+ * call on comm installs, so never on a communicator being freed. */
+static void coll_nb_install(coll_nb_t *nb, MPI_Comm comm, gcm_mpi_req_t *req)
+{
+    struct gcm_mpi_coll_cache *c = comm->coll_cache;
+
+    if (c == NULL ||
+        atomic_load_explicit(&c->nbkept[nb->which], memory_order_relaxed) !=
+            NULL) {
+        return;
+    }
+    nb->installed = 1;
+    atomic_store_explicit(&nb->inuse, COLL_NB_RUNNING, memory_order_relaxed);
+    req->borrowed = 1;
+    atomic_store_explicit(&c->nbkept[nb->which], nb, memory_order_release);
 }
 
 /* Hands a built schedule (from gcm_mpi_coll_new) to a generic request, which
@@ -742,6 +747,9 @@ int gcm_mpi_coll_start(coll_sched_t *s, MPI_Comm comm, const char *call,
     /* Kept after its request if it can run again for a later call. */
     nb->keep = (nb->which >= 0) &&
                (nb->keep || coll_keepable(comm, s, nb->seq0));
+    if (nb->keep && !nb->installed) {
+        coll_nb_install(nb, comm, gcm_mpi_req_of(*request));
+    }
     /* The check of this call, in verification mode (it is this call's:
      * collectives on one communicator are not called concurrently). */
     nb->gate = comm->coll_gate;
@@ -789,7 +797,7 @@ int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
     coll_sched_again(&nb->s, comm);
     coll_nb_hold(nb, 1);
     req = nb->req;
-    *request = gcm_mpi_req_generic_again(req, comm);
+    *request = gcm_mpi_req_generic_again_held(req, comm);
     req->wait = coll_req_wait;
     /* coll_nb_go, whose check there is none of here: the schedule
      * itself. */

@@ -217,6 +217,7 @@ void gcm_mpi_comm_finalize(void)
 
     /* What the program left: delete attributes (their callbacks run;
      * MPI_Finalize did MPI_COMM_SELF's first), then free. */
+    gcm_mpi_coll_lingering_clear();
     for (;;) {
         pthread_mutex_lock(&gcm_mpi_comms.lock);
         block = gcm_mpi_comms.live;
@@ -257,6 +258,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
      * MPI_ERR_COMM), but operations still pending on the communicator
      * complete: their requests hold it until they are freed. */
     (*comm)->magic = GCM_MPI_MAGIC_FREED;
+    gcm_mpi_coll_comm_free(*comm);   /* its kept schedules' references */
     gcm_mpi_comm_unref(*comm);
     *comm = MPI_COMM_NULL;
     return MPI_SUCCESS;

@@ -17,8 +17,11 @@ static int dpm_idle_cb(void *arg)
 {
     dpm_idle_t *d = arg;
 
-    /* Only the user's handle left: nothing pending on comm. */
-    return atomic_load(&d->comm->refs) <= 1;
+    /* Only the user's handle left: nothing pending on comm (the kept
+     * schedules installed on it, which hold references of their own,
+     * taken out once no request runs them). */
+    return !gcm_mpi_coll_nb_uninstall(d->comm) &&
+           atomic_load(&d->comm->refs) <= 1;
 }
 
 int PMPI_Comm_disconnect(MPI_Comm *comm)

@@ -300,6 +300,20 @@ static inline int gcm_mpi_coll_seq_tag(unsigned seq)
 
 /* Frees what comm's collectives cached (mpi_coll_run.c). */
 void gcm_mpi_coll_cache_free(MPI_Comm comm) GCM_INTERNAL;
+/* The kept nonblocking schedules installed on comm each hold a
+ * reference on it (mpi_coll_list.c). MPI_Comm_free calls
+ * gcm_mpi_coll_comm_free before it drops the program's reference: the
+ * idle ones are taken out and drop theirs; one a request still runs keeps
+ * comm until a later MPI_Comm_free (of any communicator) or MPI_Finalize
+ * finds it idle. gcm_mpi_coll_nb_uninstall takes out the idle ones only
+ * (MPI_Comm_disconnect, waiting for comm's references to go); 1 while one
+ * is still running. Both from a thread that may call collectives on comm
+ * (MPI orders them). */
+void gcm_mpi_coll_comm_free(MPI_Comm comm) GCM_INTERNAL;
+int gcm_mpi_coll_nb_uninstall(MPI_Comm comm) GCM_INTERNAL;
+/* MPI_Finalize, before it frees every communicator left: forgets those
+ * waiting for their schedules (the frees take them all). */
+void gcm_mpi_coll_lingering_clear(void) GCM_INTERNAL;
 
 /* Raw byte transfers on comm's LCO by point-to-point rank (prank space;
  * for intercommunicators the remote rank), any tag >= 0. For the library's
@@ -534,6 +548,10 @@ struct gcm_mpi_request {
     int              complete;    /* status is final */
     int              freed;       /* MPI_Request_free while active */
     int              cancelled;
+    /* A kept request whose state holds comm for it (a nonblocking
+     * collective run by the schedule installed on comm, which keeps a
+     * reference of its own): it took none, and drops none. */
+    int              borrowed;
     MPI_Comm         comm;
     gcm_request_h    native;
     MPI_Status       status;
@@ -652,6 +670,20 @@ static inline MPI_Request gcm_mpi_req_generic_again(gcm_mpi_req_t *req,
                                                     MPI_Comm comm)
 {
     gcm_mpi_req_generic_live(req, comm);
+    gcm_mpi_req_recent = req;
+    return gcm_mpi_req_handle(req);
+}
+/* The same for a state that holds a reference on comm for as long as its
+ * requests run (req->borrowed): no reference taken, none dropped at its
+ * release (one locked instruction fewer each). */
+static inline MPI_Request gcm_mpi_req_generic_again_held(gcm_mpi_req_t *req,
+                                                         MPI_Comm comm)
+{
+    req->magic    = GCM_MPI_MAGIC_REQ;
+    req->active   = 1;
+    req->complete = 0;
+    req->comm     = comm;
+    req->borrowed = 1;
     gcm_mpi_req_recent = req;
     return gcm_mpi_req_handle(req);
 }

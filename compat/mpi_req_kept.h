@@ -80,6 +80,7 @@ static inline void gcm_mpi_req_release_kept_ok(gcm_mpi_req_t *req,
 {
     void *state = req->state;
     MPI_Comm comm = req->comm;
+    int borrowed = req->borrowed;
 
     req->magic = 0;
     gcm_mpi_req_kill_handle(req);
@@ -87,8 +88,11 @@ static inline void gcm_mpi_req_release_kept_ok(gcm_mpi_req_t *req,
         free(req->errtext);
         req->errtext = NULL;
     }
+    req->borrowed = 0;
     cleanup(state);
-    if ((comm != MPI_COMM_NULL) && !comm->predefined) {
+    /* A borrowed reference is its state's (which may be gone now, and
+     * comm with it). */
+    if (!borrowed && (comm != MPI_COMM_NULL) && !comm->predefined) {
         gcm_mpi_comm_unref(comm);
     }
 }

@@ -9,8 +9,9 @@
  * class and a text that names the call and a rank at fault; and after
  * each failure a correct collective must still work (no member went into
  * the failed one), a failed nonblocking call that ran the schedule kept
- * for its arguments included. Matching calls of every collective must pass with the
- * right results, and starting a nonblocking collective must stay local.
+ * for its arguments included. Matching calls of every collective must
+ * pass with the right results, and starting a nonblocking collective must
+ * stay local.
  *
  * "fatal": under the default MPI_ERRORS_ARE_FATAL a mismatch ends the job
  * (test_coll_check.sh checks the status and the message).

@@ -16,6 +16,11 @@
  *   in either order: each its own request, both right.
  * - freed: a kept collective (and an MPI_Ibarrier) freed while active,
  *   then the same calls again: the orphan's end gives its objects back.
+ * - comm_freed: a kept collective on a duplicate waited after the
+ *   duplicate was freed, one freed with its kept schedule idle, and
+ *   MPI_Comm_disconnect after kept collectives (the schedule kept on the
+ *   communicator holds it for its requests; disconnect must not wait for
+ *   it).
  * - mixed: point-to-point and collective requests in one MPI_Waitall,
  *   MPI_Waitany, MPI_Waitsome and MPI_Testall, statuses checked.
  */
@@ -258,6 +263,52 @@ static void test_freed(void)
     }
 }
 
+/* The kept schedule installed on a communicator holds it for the
+ * requests it runs (they take no reference of their own): a duplicate
+ * freed while such a request runs must still complete it (waited after
+ * the free; the communicator goes once the schedule is idle, at the next
+ * MPI_Comm_free), one freed with the schedule idle goes at once, and
+ * MPI_Comm_disconnect, which waits until nothing holds the communicator
+ * but its handle, must not wait for the idle schedule (it would hang). */
+static void test_comm_freed(void)
+{
+    int sbuf[N], rbuf[N];
+    MPI_Comm dup;
+    MPI_Request req;
+    int round, k, i;
+
+    for (round = 0; round < 12; round++) {
+        int how = round % 3;   /* 0 running, 1 idle, 2 disconnected */
+
+        OK(MPI_Comm_dup(MPI_COMM_WORLD, &dup));
+        for (k = 0; k < 3; k++) {
+            for (i = 0; i < N; i++) {
+                sbuf[i] = 10 * round + k + rank + i;
+                rbuf[i] = -1;
+            }
+            OK(MPI_Iallreduce(sbuf, rbuf, N, MPI_INT, MPI_SUM, dup, &req));
+            if (k == 2 && how == 0) {
+                OK(MPI_Comm_free(&dup));
+            }
+            OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+            for (i = 0; i < N; i++) {
+                int want = size * (10 * round + k + i) +
+                           size * (size - 1) / 2;
+
+                CHECK(rbuf[i] == want, "comm freed round %d call %d: [%d] "
+                      "%d, want %d", round, k, i, rbuf[i], want);
+            }
+        }
+        if (how == 1) {
+            OK(MPI_Comm_free(&dup));
+        } else if (how == 2) {
+            OK(MPI_Comm_disconnect(&dup));
+        }
+        CHECK(dup == MPI_COMM_NULL, "comm freed round %d: handle kept",
+              round);
+    }
+}
+
 /* The requests of one round of test_mixed: a receive from the left, a
  * send to the right, an allreduce, a barrier and an allgather. */
 enum { M_RECV, M_SEND, M_ALLRED, M_BAR, M_ALLG, M_N };
@@ -380,6 +431,7 @@ int main(int argc, char **argv)
     test_rounds();
     test_two();
     test_freed();
+    test_comm_freed();
     test_mixed();
     return mpitest_finish();
 }

@@ -18,6 +18,8 @@
  *   posts the next call; then, once both are through (every process
  *   makes the same sequence of calls on it), MPI_Iallreduce the same way,
  *   each thread with buffers of its own, its sum checked.
+ * - A kept collective on a new duplicate waited by one thread while the
+ *   other frees the duplicate.
  * Run under ThreadSanitizer by tests/tsan.sh.
  */
 #include <mpi.h>
@@ -28,7 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { ROUNDS = 60, SHARED_ROUNDS = 200, NT = 2 };
+enum { ROUNDS = 60, SHARED_ROUNDS = 200, FREED_ROUNDS = 40, NT = 2 };
 
 static int me, np;
 static MPI_Comm dups[NT];
@@ -148,6 +150,41 @@ static void *serialized(void *arg)
     return NULL;
 }
 
+/* Thread 0 starts a kept collective on a new duplicate (its schedule,
+ * installed there, holds the communicator for its requests) and hands
+ * the request to thread 1, which waits for it while thread 0 frees the
+ * duplicate: the request's end and the free taking the schedule out
+ * meet (either order). */
+static MPI_Request handed;
+static int handed_out;
+
+static void *freed(void *arg)
+{
+    int t = *(int *)arg, i, in = me + 1;
+    MPI_Comm fresh = MPI_COMM_NULL;
+
+    for (i = 0; i < FREED_ROUNDS; i++) {
+        if (t == 0) {
+            OK(MPI_Comm_dup(MPI_COMM_WORLD, &fresh));
+            handed_out = -1;
+            OK(MPI_Iallreduce(&in, &handed_out, 1, MPI_INT, MPI_SUM, fresh,
+                              &handed));
+        }
+        pthread_barrier_wait(&phase);
+        if (t == 0) {
+            OK(MPI_Comm_free(&fresh));
+        } else {
+            OK(MPI_Wait(&handed, MPI_STATUS_IGNORE));
+            CHECK(handed_out == np * (np + 1) / 2,
+                  "round %d: iallreduce on a freed duplicate %d", i,
+                  handed_out);
+        }
+        /* The next round's call writes handed_out again. */
+        pthread_barrier_wait(&phase);
+    }
+    return NULL;
+}
+
 static void both(void *(*fn)(void *))
 {
     int ids[NT] = { 0, 1 };
@@ -172,6 +209,7 @@ int main(int argc, char **argv)
     MPI_Comm_set_errhandler(shared, MPI_ERRORS_RETURN);
     both(own);
     both(serialized);
+    both(freed);
     for (t = 0; t < NT; t++) {
         OK(MPI_Comm_free(&dups[t]));
     }
