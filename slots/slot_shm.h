@@ -186,6 +186,20 @@ gcm_slots_shm_line_at(gcm_slots_shm_ring_t *ring, uint64_t idx)
                                     (size_t)slot * GCM_SLOTS_SHM_LANE_GAP);
 }
 
+/* The line GCM_SLOTS_SHM_LANE_PAGES after a line of a ring's lane (line
+ * idx + LANE_PAGES for line_at(ring, idx)): on the same page, LANE_STEP
+ * slots on. The ring, and so its lane, starts on a page. */
+static inline gcm_slots_shm_line_t *
+gcm_slots_shm_line_ahead(gcm_slots_shm_line_t *line)
+{
+    const uintptr_t in_page = GCM_SLOTS_SHM_PAGE - 1;
+    uintptr_t p = (uintptr_t)line;
+
+    return (gcm_slots_shm_line_t *)((p & ~in_page) |
+                                    ((p + GCM_SLOTS_SHM_LANE_STEP *
+                                      GCM_SLOTS_SHM_LANE_GAP) & in_page));
+}
+
 /* The cell of a ring that counter idx (monotonic) falls on. */
 static inline gcm_slots_shm_cell_t *
 gcm_slots_shm_cell_at(gcm_slots_shm_ring_t *ring, uint64_t idx)

@@ -345,6 +345,13 @@ static void gcm_shm_handle_line(gcm_thr_endpoint_t *endpoint,
     (void)gcm_slots_msg_in_own(endpoint, conn, &msg.env, &payload);
 }
 
+/* A drain that takes more than GCM_SHM_BURST lines in a row is behind
+ * its producer: from then on it fetches the line GCM_SLOTS_SHM_LANE_PAGES
+ * (4) further on with each line it takes. The lane's layout keeps the
+ * hardware from doing so (gcm_slots_shm_line_at), which a consumer that
+ * waits for its next line wants, and one that is behind does not. */
+#define GCM_SHM_BURST 2
+
 /* Handles what waits in the active ring at index i (its next lane line
  * or cell is full), lines and cells in the order they were written.
  * Lock held. */
@@ -352,7 +359,7 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep,
                               int i)
 {
     gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
-    unsigned n = 0;
+    unsigned n = 0, lines = 0;
 
     while (n < GCM_SLOTS_SHM_NLINES + GCM_SLOTS_SHM_NCELLS) {
         gcm_slots_shm_line_t *line = rx->line;
@@ -369,6 +376,9 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep,
         }
         next = gcm_slots_shm_next(lfull, cfull, lpos, rx->ltail);
         if (next == GCM_SLOTS_SHM_TAKE_LINE) {
+            if (++lines > GCM_SHM_BURST) {
+                __builtin_prefetch(gcm_slots_shm_line_ahead(line), 0);
+            }
             gcm_shm_handle_line(endpoint, rx, line);
             rx->ltail++;
             rx->line = gcm_slots_shm_line_at(rx->ring, rx->ltail);

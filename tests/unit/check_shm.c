@@ -324,6 +324,11 @@ START_TEST(test_shm_lane_spreads_lines_over_pages)
         k = (off[i] - GCM_SLOTS_SHM_RING_HDR) / GCM_SLOTS_SHM_LINE_SIZE;
         ck_assert_uint_eq(seen[k], 0);
         seen[k] = 1;
+        ck_assert_ptr_eq(gcm_slots_shm_line_ahead(
+                             gcm_slots_shm_line_at(r, i + 5 *
+                                                   GCM_SLOTS_SHM_NLINES)),
+                         gcm_slots_shm_line_at(r, i +
+                                               GCM_SLOTS_SHM_LANE_PAGES));
         /* The counter wraps onto the same line. */
         ck_assert_ptr_eq(gcm_slots_shm_line_at(r, i),
                          gcm_slots_shm_line_at(r, i + 3 *
