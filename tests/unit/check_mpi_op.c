@@ -314,6 +314,72 @@ END_TEST
 
 /* Pairs 0 and 2 tie with in's index smaller, pair 4 ties with inout's
  * index smaller: the smaller index wins either way. */
+/* Every length from 1 to 70 items and start offsets 0-3 items, against
+ * the element-by-element C expression: the vector clones of the loops
+ * (compat/mpi_op.c, GCM_MPI_OP_CLONES) handle heads, tails and unaligned
+ * starts as the plain loop does, NaN and signed zeros included. */
+#define VEC_N 74
+#define CHECK_VEC_OP(_ctype, _dt, _op, _expr) \
+    do { \
+        _ctype a_[VEC_N], b_[VEC_N], want_[VEC_N]; \
+        int fl_ = ((_ctype)0.5 != 0), n_, off_, i_; \
+        \
+        for (n_ = 1; n_ <= VEC_N - 4; n_++) { \
+            for (off_ = 0; off_ < 4; off_++) { \
+                for (i_ = 0; i_ < VEC_N; i_++) { \
+                    double da_ = vec_value(i_ * 7 + n_, 0); \
+                    double db_ = vec_value(i_ * 5 + off_, fl_); \
+                    \
+                    a_[i_] = fl_ ? (_ctype)da_ : (_ctype)(long long)da_; \
+                    b_[i_] = fl_ ? (_ctype)db_ : (_ctype)(long long)db_; \
+                } \
+                for (i_ = 0; i_ < VEC_N; i_++) { \
+                    _ctype x_ = a_[i_], y_ = b_[i_]; \
+                    \
+                    want_[i_] = (i_ >= off_ && i_ < off_ + n_) ? \
+                                (_ctype)(_expr) : y_; \
+                } \
+                REDUCE_OK(a_ + off_, b_ + off_, n_, (_dt), (_op)); \
+                ck_assert_msg(memcmp(b_, want_, sizeof(b_)) == 0, \
+                              "%s %s: %d items at offset %d differ", \
+                              #_dt, #_op, n_, off_); \
+            } \
+        } \
+    } while (0)
+
+/* Mixed signs, zeros of both signs and, where nan is set (the inout
+ * side of floating types), NaNs now and then. */
+static double vec_value(int k, int nan)
+{
+    static const double v[] = { 3.0, -2.0, 0.0, 7.5, -0.0, 1.25, -9.0,
+                                4.0, 2.0, -1.5, 6.0 };
+    int j = k % (int)(sizeof(v) / sizeof(v[0]));
+
+    if (nan && (k % 13 == 5)) {
+        return __builtin_nan("");
+    }
+    return v[j] * (double)(1 + (k % 3));
+}
+
+START_TEST(test_op_vector_lengths_and_offsets)
+{
+    CHECK_VEC_OP(double, MPI_DOUBLE, MPI_SUM, x_ + y_);
+    CHECK_VEC_OP(double, MPI_DOUBLE, MPI_PROD, x_ * y_);
+    CHECK_VEC_OP(double, MPI_DOUBLE, MPI_MAX, (x_ > y_) ? x_ : y_);
+    CHECK_VEC_OP(double, MPI_DOUBLE, MPI_MIN, (x_ < y_) ? x_ : y_);
+    CHECK_VEC_OP(float, MPI_FLOAT, MPI_SUM, x_ + y_);
+    CHECK_VEC_OP(float, MPI_FLOAT, MPI_MAX, (x_ > y_) ? x_ : y_);
+    CHECK_VEC_OP(int, MPI_INT, MPI_SUM, x_ + y_);
+    CHECK_VEC_OP(int, MPI_INT, MPI_MIN, (x_ < y_) ? x_ : y_);
+    CHECK_VEC_OP(int, MPI_INT, MPI_BXOR, x_ ^ y_);
+    CHECK_VEC_OP(int, MPI_INT, MPI_LAND, (x_ != 0) && (y_ != 0));
+    CHECK_VEC_OP(long long, MPI_LONG_LONG, MPI_PROD, x_ * y_);
+    CHECK_VEC_OP(signed char, MPI_SIGNED_CHAR, MPI_SUM,
+                 (unsigned)x_ + (unsigned)y_);
+    CHECK_VEC_OP(unsigned short, MPI_UNSIGNED_SHORT, MPI_BOR, x_ | y_);
+}
+END_TEST
+
 static const int loc_val_in[5]  = { 5, 3, 4, 9, 7 };
 static const int loc_idx_in[5]  = { 1, 7, 2, 0, 9 };
 static const int loc_val_io[5]  = { 5, 8, 4, 2, 7 };
@@ -723,7 +789,7 @@ static Suite *make_suite(void)
         test_op_floating_point, test_op_complex_sum_prod,
         test_op_c_bool_logicals, test_op_char_and_opaque_types,
         test_op_minloc_maxloc_with_ties, test_op_minloc_many_pairs_in_chunks,
-        NULL};
+        test_op_vector_lengths_and_offsets, NULL};
     const TTest *user[] = {test_op_user_noncommutative_order,
         test_op_commutative_flags, NULL};
     const TTest *derived[] = {test_op_vector_of_doubles_strided,
