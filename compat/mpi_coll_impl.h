@@ -142,9 +142,12 @@ struct gcm_mpi_coll_nb;   /* mpi_coll_run.c */
 struct gcm_mpi_coll_cache {
     gcm_coll_hier_t *hier;
     coll_kept_t     *kept[COLL_KEPT_N];   /* allocated on first use */
-    /* The same for the nonblocking forms: a finished schedule, idle, for
-     * the next call with the same arguments (taken and given back with
-     * atomic exchanges: its request may end in another thread). */
+    /* The same for the nonblocking forms: the schedule kept for the next
+     * call with the same arguments. It stays here while a request runs
+     * it (its inuse flag says so: mpi_coll_nb.h), so its request's end
+     * gives it back with a store rather than a compare-and-swap; only a
+     * call on the communicator replaces it, and a request's end puts one
+     * here only where there is none. */
     struct gcm_mpi_coll_nb *_Atomic nbkept[COLL_KEPT_N];
     /* One emptied schedule object of a nonblocking call, for the next
      * call that does not find a kept one: allocating and clearing it

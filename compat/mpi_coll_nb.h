@@ -24,7 +24,7 @@
  * gcm_mpi_coll_nb_list) when it starts (unless it ran to its end there) and
  * unlisted once over or before it is freed. A wait on its own request
  * runs it as a blocking call does (coll_req_wait; MPI_Wait:
- * gcm_mpi_coll_req_wait_release).
+ * gcm_mpi_coll_req_wait).
  */
 struct gcm_mpi_coll_nb {
     coll_sched_t s;
@@ -42,6 +42,15 @@ struct gcm_mpi_coll_nb {
      * set once its build proved keepable): see gcm_mpi_coll_nb_get. */
     int          which;
     int          keep;
+    /* Installed in its communicator's slot (nbkept[which]; set before it
+     * goes there, cleared when a call on comm takes it out), and then
+     * inuse: COLL_NB_IDLE (the next call may take it), COLL_NB_RUNNING
+     * (a request runs it: set by the call that takes it, cleared by the
+     * request's end with a release store, its last touch of the object)
+     * or COLL_NB_DEAD (its request failed: the next call on comm that
+     * finds it frees it). */
+    int          installed;
+    atomic_int   inuse;
     unsigned     seq0;
     coll_key_t   key;
     MPI_Comm     comm;
@@ -62,6 +71,8 @@ struct gcm_mpi_coll_nb {
 };
 
 typedef struct gcm_mpi_coll_nb coll_nb_t;
+
+enum { COLL_NB_IDLE = 0, COLL_NB_RUNNING = 1, COLL_NB_DEAD = 2 };
 
 /* The running list (mpi_coll_list.c): its lock, the listed schedules, and
  * the one parked slot (see there). Read inline by the fast paths of

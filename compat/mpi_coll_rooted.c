@@ -174,22 +174,22 @@ static inline void coll_pair_cleanup(void *state)
 
 /* MPI_Wait on it (req->kept is GCM_MPI_REQ_KEPT_PAIR): its transfers
  * waited for, its status written and the request released, its object
- * back to the communicator; 1 when done so, 0 when the general path must
- * complete it (it failed). */
-int gcm_mpi_coll_pair_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
+ * back to the communicator; the general path where it failed. */
+int gcm_mpi_coll_pair_wait(gcm_mpi_req_t *req, MPI_Request *request,
+                           MPI_Status *status)
 {
     if (!req->complete) {
         (void)coll_pair_wait(req);
         req->complete = 1;
     }
-    if (req->status.MPI_ERROR != MPI_SUCCESS) {
-        return 0;
+    if (gcm_unlikely(req->status.MPI_ERROR != MPI_SUCCESS)) {
+        return gcm_mpi_wait_general(req, request, status);
     }
     if (status != MPI_STATUS_IGNORE) {
         gcm_mpi_status_empty_single(status);
     }
     gcm_mpi_req_release_kept_ok(req, coll_pair_cleanup);
-    return 1;
+    return gcm_mpi_req_kept_waited(request);
 }
 
 static int coll_ibarrier_pair(MPI_Comm comm, MPI_Request *request,

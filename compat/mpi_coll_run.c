@@ -29,10 +29,11 @@
  * the call (the hierarchical forms also use derived LCOs). Buffers are
  * read when the steps run, never when they are built, so new data in the
  * same buffers is what the next call sends. The nonblocking forms keep
- * theirs the same way (gcm_mpi_coll_nb_get): the finished schedule goes
- * back to its communicator when its request is freed, for the next call
- * with the same arguments; a call that finds it taken (two in flight)
- * builds its own. Kept so, both forms: barrier, bcast, reduce,
+ * theirs the same way (gcm_mpi_coll_nb_get): the finished schedule is
+ * installed in its communicator when its request is freed, for the next
+ * call with the same arguments, and stays there, idle or running (its
+ * inuse flag: a request's end then needs one store, no compare-and-swap);
+ * a call that finds it running (two in flight) builds its own. Kept so, both forms: barrier, bcast, reduce,
  * allreduce, allgather, alltoall, gather, scatter, scan, exscan,
  * reduce_scatter_block, gatherv, scatterv, allgatherv, alltoallv,
  * alltoallw, reduce_scatter and the five neighbour collectives
@@ -250,7 +251,8 @@ int gcm_mpi_coll_finish_kept(coll_sched_t *s, MPI_Comm comm, int which,
  * them (it is made once). The nonblocking schedule read here stays put:
  * only a call on comm takes it (this thread: MPI orders the collectives
  * on a communicator), and a request's end only puts one where there was
- * none, after setting its key. */
+ * none, after setting its key (or changes the inuse flag of the one
+ * there, never its key). */
 int gcm_mpi_coll_kept_same(MPI_Comm comm, int which, int mode,
                            const coll_key_t *key)
 {
@@ -443,9 +445,11 @@ static inline void coll_req_cleanup_ok(void *state);
  * no hook any more, and by no other thread (MPI: one request is not
  * completed by two calls at once), so no busy flag is needed. The
  * release is gcm_mpi_req_release_kept_ok, its cleanup coll_req_cleanup's
- * for a schedule that ran well, inlined.
+ * for a schedule that ran well, inlined. 1 when done so, 0 when the
+ * general path must complete it (gcm_mpi_coll_req_wait).
  */
-int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
+static inline int coll_req_wait_release(gcm_mpi_req_t *req,
+                                        MPI_Status *status)
 {
     coll_nb_t *nb = req->state;
 
@@ -474,6 +478,15 @@ int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
     }
     gcm_mpi_req_release_kept_ok(req, coll_req_cleanup_ok);
     return 1;
+}
+
+int gcm_mpi_coll_req_wait(gcm_mpi_req_t *req, MPI_Request *request,
+                          MPI_Status *status)
+{
+    if (gcm_likely(coll_req_wait_release(req, status))) {
+        return gcm_mpi_req_kept_waited(request);
+    }
+    return gcm_mpi_wait_general(req, request, status);
 }
 
 /* Frees an emptied schedule object and the request kept with it. */
@@ -507,39 +520,66 @@ static void coll_nb_free(coll_nb_t *nb)
     }
 }
 
+/* A schedule that ran well, not installed, its request over: installed
+ * in its communicator's slot for the next call with the same arguments
+ * where the slot is empty, else freed. */
+static void coll_nb_install(coll_nb_t *nb)
+{
+    struct gcm_mpi_coll_cache *c = nb->comm->coll_cache;
+    coll_nb_t *none = NULL;
+
+    if (nb->keep && c != NULL) {
+        /* Set before it is there: the next call may take it at once. */
+        nb->installed = 1;
+        atomic_store_explicit(&nb->inuse, COLL_NB_IDLE, memory_order_relaxed);
+        if (atomic_compare_exchange_strong(&c->nbkept[nb->which], &none,
+                                           nb)) {
+            return;
+        }
+        nb->installed = 0;
+    }
+    coll_nb_free(nb);
+}
+
 static inline void coll_req_cleanup(void *state)
 {
     coll_nb_t *nb = state;
-    coll_nb_t *none = NULL;
+    int ok;
 
     /* The references of the request end with it (a kept schedule takes
      * new ones with its next request). */
     coll_nb_hold(nb, 0);
     /* A schedule that ran well goes back to its communicator for the
      * next call with the same arguments, unless one is there already. */
-    if (nb->keep && nb->failed == 0 && nb->gate == NULL &&
-        nb->s.err == GCM_OK && nb->comm->coll_cache != NULL) {
+    ok = nb->keep && nb->failed == 0 && nb->gate == NULL &&
+         nb->s.err == GCM_OK && nb->comm->coll_cache != NULL;
+    if (nb->installed) {
+        /* Idle again; or dead, for the next call on comm to free (only
+         * such a call takes an installed schedule out). Unlisted first:
+         * this store is the request's last touch of nb. */
         gcm_mpi_coll_nb_unlist(nb);
-        if (atomic_compare_exchange_strong(
-                &nb->comm->coll_cache->nbkept[nb->which], &none, nb)) {
-            return;
-        }
+        atomic_store_explicit(&nb->inuse, ok ? COLL_NB_IDLE : COLL_NB_DEAD,
+                              memory_order_release);
+    } else if (ok) {
+        gcm_mpi_coll_nb_unlist(nb);
+        coll_nb_install(nb);
+    } else {
+        coll_nb_free(nb);
     }
-    coll_nb_free(nb);
 }
 
 /* coll_req_cleanup for a request that ran well (as
- * gcm_mpi_coll_req_wait_release sees: no failed check, no error). */
+ * coll_req_wait_release sees: no failed check, no error, unlisted). An
+ * installed schedule, the usual case, is idle again with one store. */
 static inline void coll_req_cleanup_ok(void *state)
 {
     coll_nb_t *nb = state;
-    coll_nb_t *none = NULL;
-    struct gcm_mpi_coll_cache *c = nb->comm->coll_cache;
 
     coll_nb_hold(nb, 0);
-    if (!nb->keep || c == NULL ||
-        !atomic_compare_exchange_strong(&c->nbkept[nb->which], &none, nb)) {
-        coll_nb_free(nb);
+    if (gcm_likely(nb->installed)) {
+        atomic_store_explicit(&nb->inuse, COLL_NB_IDLE, memory_order_release);
+    } else {
+        coll_nb_install(nb);
     }
 }
 
@@ -571,6 +611,8 @@ coll_sched_t *gcm_mpi_coll_new(MPI_Comm comm, const char *call, int *rc_p)
     nb->parked = 0;
     nb->which = -1;
     nb->keep = 0;
+    nb->installed = 0;
+    atomic_init(&nb->inuse, COLL_NB_RUNNING);
     nb->seq0 = 0;
     nb->comm = comm;
     nb->cache = c;
@@ -589,30 +631,38 @@ coll_sched_t *gcm_mpi_coll_nb_get(MPI_Comm comm, int which,
     struct gcm_mpi_coll_cache *c = comm->coll_cache;
     coll_sched_t *s;
     coll_nb_t *nb = NULL;
+    int use = COLL_NB_RUNNING;
 
     *hit_p = 0;
-    if (c != NULL) {
-        nb = atomic_exchange(&c->nbkept[which], NULL);
+    /* The installed schedule (only a call on comm, this one, takes it
+     * out; a request's end only changes its inuse). */
+    if (c != NULL &&
+        (nb = atomic_load_explicit(&c->nbkept[which],
+                                   memory_order_acquire)) != NULL) {
+        use = atomic_load_explicit(&nb->inuse, memory_order_acquire);
     }
-    if (nb != NULL && coll_key_eq(&nb->key, key)) {
+    if (use == COLL_NB_IDLE && coll_key_eq(&nb->key, key)) {
+        atomic_store_explicit(&nb->inuse, COLL_NB_RUNNING,
+                              memory_order_relaxed);
         coll_sched_again(&nb->s, comm);
         *hit_p = 1;
         return &nb->s;
     }
-    /* What the same handles always mean, as for blocking calls. */
+    /* What the same handles always mean, as for blocking calls. A
+     * schedule a request runs stays; an idle one of other arguments is
+     * replaced by a call that can keep its own, and a dead one goes. */
     if (!coll_key_keepable(comm, key) ||
         (c = gcm_mpi_coll_cache_of(comm)) == NULL) {
-        coll_nb_t *none = NULL;
-
-        /* Not this call's to replace: back for the calls it serves. */
-        if (nb != NULL &&
-            !atomic_compare_exchange_strong(&c->nbkept[which], &none, nb)) {
+        if (use == COLL_NB_DEAD) {
+            atomic_store_explicit(&c->nbkept[which], NULL,
+                                  memory_order_relaxed);
             coll_nb_free(nb);
         }
         return gcm_mpi_coll_new(comm, call, rc_p);
     }
-    if (nb != NULL) {
-        coll_nb_free(nb);   /* another call's: this one replaces it */
+    if (nb != NULL && use != COLL_NB_RUNNING) {
+        atomic_store_explicit(&c->nbkept[which], NULL, memory_order_relaxed);
+        coll_nb_free(nb);
     }
     s = gcm_mpi_coll_new(comm, call, rc_p);
     if (s != NULL) {
@@ -725,13 +775,17 @@ int gcm_mpi_coll_nb_again(MPI_Comm comm, int which, const coll_key_t *key,
         return GCM_MPI_COLL_MISS;
     }
     nb = atomic_load_explicit(&c->nbkept[which], memory_order_acquire);
-    if (nb == NULL || !coll_key_eq(&nb->key, key)) {
+    if (nb == NULL ||
+        atomic_load_explicit(&nb->inuse, memory_order_acquire) !=
+            COLL_NB_IDLE ||
+        !coll_key_eq(&nb->key, key)) {
         return GCM_MPI_COLL_MISS;
     }
     /* Taken. Only a call on comm takes it (this thread: MPI orders the
-     * collectives on a communicator), and a request's end only puts one
-     * where there is none: the slot holds nb until this store. */
-    atomic_store_explicit(&c->nbkept[which], NULL, memory_order_relaxed);
+     * collectives on a communicator), and only such a call takes it out
+     * of the slot: idle, it is this call's. It stays installed; its
+     * request's end makes it idle again (coll_req_cleanup_ok). */
+    atomic_store_explicit(&nb->inuse, COLL_NB_RUNNING, memory_order_relaxed);
     coll_sched_again(&nb->s, comm);
     coll_nb_hold(nb, 1);
     req = nb->req;

@@ -700,6 +700,18 @@ void gcm_mpi_reqs_progress(int count, MPI_Request reqs[]) GCM_INTERNAL;
  * wait (MPI_Finalize): cancels the receives among them and waits for
  * each first. */
 void gcm_mpi_orphans_reap(int wait) GCM_INTERNAL;
+/* The number of orphaned requests (a hint, read without their lock). */
+extern atomic_int gcm_mpi_orphans_count GCM_INTERNAL;
+/* gcm_mpi_orphans_reap(0) where there may be orphans (inline: the wait
+ * of a collective waited at once reaps at each call, nearly always
+ * nothing). */
+static inline void gcm_mpi_orphans_reap_any(void)
+{
+    if (gcm_unlikely(atomic_load_explicit(&gcm_mpi_orphans_count,
+                                          memory_order_relaxed) != 0)) {
+        gcm_mpi_orphans_reap(0);
+    }
+}
 /* Refuses a handle that is no live request: freed (a stale copy), or
  * never one (MPI_ERR_REQUEST naming call and what). */
 int gcm_mpi_req_bad(const char *call, const char *what) GCM_INTERNAL;

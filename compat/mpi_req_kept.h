@@ -18,27 +18,41 @@ enum {
     GCM_MPI_REQ_KEPT_PAIR = 2    /* the communicator: MPI_Ibarrier of two */
 };
 
-/* MPI_Wait on a collective's nonpersistent request (req->kept is
- * GCM_MPI_REQ_KEPT_COLL): runs its schedule to its end, writes status and
- * releases req; 1 when done so (the request succeeded), 0 when the
- * general path must complete it (nothing lost: a failure's status is kept
- * in req; a persistent request). */
-int gcm_mpi_coll_req_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
-    GCM_INTERNAL;
+/* MPI_Wait's general path, for a live request req (*request its handle):
+ * waits for it, completes it and reaps orphans (mpi_wait.c). */
+int gcm_mpi_wait_general(gcm_mpi_req_t *req, MPI_Request *request,
+                         MPI_Status *status) GCM_INTERNAL;
+
+/* MPI_Wait on a collective's live request req (req->kept is
+ * GCM_MPI_REQ_KEPT_COLL; *request its handle), in one pass: its schedule
+ * run to its end, status written, req released and *request made
+ * MPI_REQUEST_NULL; where that pass cannot complete it (a failure, whose
+ * status is kept in req; a persistent request), the general path. Returns
+ * what MPI_Wait returns. */
+int gcm_mpi_coll_req_wait(gcm_mpi_req_t *req, MPI_Request *request,
+                          MPI_Status *status) GCM_INTERNAL;
 /* The same for the request of an MPI_Ibarrier of two processes
  * (GCM_MPI_REQ_KEPT_PAIR): waits for its transfers (mpi_coll_rooted.c). */
-int gcm_mpi_coll_pair_wait_release(gcm_mpi_req_t *req, MPI_Status *status)
-    GCM_INTERNAL;
+int gcm_mpi_coll_pair_wait(gcm_mpi_req_t *req, MPI_Request *request,
+                           MPI_Status *status) GCM_INTERNAL;
 
-/* MPI_Wait's pass for a kept request (req->kept set): the one of its
- * kind; 1 when it completed and released req, 0 when the general path
- * must. */
-static inline int gcm_mpi_req_kept_wait_release(gcm_mpi_req_t *req,
-                                                MPI_Status *status)
+/* MPI_Wait on a kept request (req->kept set): the one of its kind (a
+ * tail call: MPI_Wait's fast path needs no frame of its own). */
+static inline int gcm_mpi_req_kept_wait(gcm_mpi_req_t *req,
+                                        MPI_Request *request,
+                                        MPI_Status *status)
 {
     return (req->kept == GCM_MPI_REQ_KEPT_PAIR) ?
-           gcm_mpi_coll_pair_wait_release(req, status) :
-           gcm_mpi_coll_req_wait_release(req, status);
+           gcm_mpi_coll_pair_wait(req, request, status) :
+           gcm_mpi_coll_req_wait(req, request, status);
+}
+
+/* The end of both when their pass released the request. */
+static inline int gcm_mpi_req_kept_waited(MPI_Request *request)
+{
+    *request = MPI_REQUEST_NULL;
+    gcm_mpi_orphans_reap_any();
+    return MPI_SUCCESS;
 }
 
 /*
@@ -54,7 +68,7 @@ static inline int gcm_mpi_req_kept_wait_release(gcm_mpi_req_t *req,
  * until then.
  *
  * gcm_mpi_req_release_kept_ok is the same for a request that ran well in
- * a wait's one pass (gcm_mpi_req_kept_wait_release), less what such a
+ * a wait's one pass (gcm_mpi_req_kept_wait), less what such a
  * request has as a new one has it already: it is not persistent (the
  * passes leave persistent ones to the general path), neither freed (a
  * freed request is not waited) nor cancelled (MPI_Cancel leaves a

@@ -25,25 +25,26 @@
 
 /* Requests freed with MPI_Request_free while still running: completed
  * (and really freed) whenever requests are tested, and at MPI_Finalize.
- * n changes under the lock, and is read without it first (atomic: a
- * test in another thread looks whether there is anything to reap). */
+ * Their number (gcm_mpi_orphans_count, mpi_impl.h) changes under the
+ * lock, and is read without it first (atomic: a test in another thread
+ * looks whether there is anything to reap). */
 static struct {
     pthread_mutex_t lock;
     gcm_mpi_req_t **reqs;
-    atomic_int      n;
     int             cap;
-} gcm_mpi_orphans = { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0 };
+} gcm_mpi_orphans = { PTHREAD_MUTEX_INITIALIZER, NULL, 0 };
+atomic_int gcm_mpi_orphans_count;
 
 /* The number of orphans (the lock held, or a hint without it). */
 static int gcm_mpi_orphans_n(void)
 {
-    return atomic_load_explicit(&gcm_mpi_orphans.n, memory_order_relaxed);
+    return atomic_load_explicit(&gcm_mpi_orphans_count, memory_order_relaxed);
 }
 
 /* Sets it (the lock held). */
 static void gcm_mpi_orphans_set_n(int n)
 {
-    atomic_store_explicit(&gcm_mpi_orphans.n, n, memory_order_relaxed);
+    atomic_store_explicit(&gcm_mpi_orphans_count, n, memory_order_relaxed);
 }
 
 void gcm_mpi_status_empty(MPI_Status *status)

@@ -120,14 +120,25 @@ static int gcm_mpi_check_array(int count, const MPI_Request reqs[],
     return gcm_mpi_check_reqs(count, reqs, call, NULL);
 }
 
+int gcm_mpi_wait_general(gcm_mpi_req_t *req, MPI_Request *request,
+                         MPI_Status *status)
+{
+    MPI_Comm comm = req->comm;
+    int err;
+
+    gcm_mpi_req_wait(req);
+    err = gcm_mpi_req_finish(req, request, status);
+    gcm_mpi_orphans_reap(0);
+    return gcm_mpi_req_error(comm, err, "MPI_Wait");
+}
+
 /* MPI_Wait of every request that the fast path of PMPI_Wait did not
- * complete. */
+ * take. */
 static GCM_NOINLINE int gcm_mpi_wait_one(MPI_Request *request,
                                          MPI_Status *status)
 {
     static const char *call = "MPI_Wait";
     gcm_mpi_req_t *req;
-    MPI_Comm comm;
     int err;
 
     /* The usual case, a live request with the layer up, in one test; the
@@ -149,32 +160,23 @@ static GCM_NOINLINE int gcm_mpi_wait_one(MPI_Request *request,
     }
     /* A collective's request, in one pass: its schedule run, its
      * status written and the request released together. */
-    if (req->kept && gcm_mpi_req_kept_wait_release(req, status)) {
-        *request = MPI_REQUEST_NULL;
-        gcm_mpi_orphans_reap(0);
-        return MPI_SUCCESS;
+    if (req->kept) {
+        return gcm_mpi_req_kept_wait(req, request, status);
     }
-    comm = req->comm;
-    gcm_mpi_req_wait(req);
-    err = gcm_mpi_req_finish(req, request, status);
-    gcm_mpi_orphans_reap(0);
-    return gcm_mpi_req_error(comm, err, call);
+    return gcm_mpi_wait_general(req, request, status);
 }
 
 /* A nonblocking collective waited at once (its kept request the last
- * this thread handed out) in a frame of its own: its handle checked
- * inline, its schedule run and its request released in one pass. Every
- * other case, a failure included, takes gcm_mpi_wait_one. */
+ * this thread handed out), its handle checked inline and the rest a tail
+ * call to its one pass (gcm_mpi_req_kept_wait). Every other case takes
+ * gcm_mpi_wait_one. */
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
     gcm_mpi_req_t *req;
 
     if (gcm_likely(request != NULL && gcm_mpi_is_up()) &&
-        (req = gcm_mpi_req_get_recent(*request)) != NULL && req->kept &&
-        gcm_mpi_req_kept_wait_release(req, status)) {
-        *request = MPI_REQUEST_NULL;
-        gcm_mpi_orphans_reap(0);
-        return MPI_SUCCESS;
+        (req = gcm_mpi_req_get_recent(*request)) != NULL && req->kept) {
+        return gcm_mpi_req_kept_wait(req, request, status);
     }
     return gcm_mpi_wait_one(request, status);
 }

@@ -8,7 +8,8 @@
  * neighbour collectives) must fail on every rank with the same
  * class and a text that names the call and a rank at fault; and after
  * each failure a correct collective must still work (no member went into
- * the failed one). Matching calls of every collective must pass with the
+ * the failed one), a failed nonblocking call that ran the schedule kept
+ * for its arguments included. Matching calls of every collective must pass with the
  * right results, and starting a nonblocking collective must stay local.
  *
  * "fatal": under the default MPI_ERRORS_ARE_FATAL a mismatch ends the job
@@ -380,6 +381,36 @@ static void test_different_calls(void)
     still_works(MPI_COMM_WORLD, __LINE__);
 }
 
+/* A failed call that took the schedule kept for its arguments: the
+ * members other than odd run an Ibcast of the same arguments twice (its
+ * schedule kept, and installed on the communicator by the end of the
+ * first), then once more while odd names another root. Their kept
+ * schedule fails its check: the next call with those arguments must find
+ * it dead, drop it and build its own, and the one after that runs the
+ * schedule kept again. */
+static void test_kept_failed(void)
+{
+    MPI_Request req;
+    int x, round, rc;
+
+    for (round = 0; round < 5; round++) {
+        int bad = (round == 2);
+
+        x = (rank == 0) ? 100 + round : -1;
+        OK(MPI_Ibcast(&x, 1, MPI_INT, (bad && rank == odd) ? odd : 0,
+                      MPI_COMM_WORLD, &req));
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+        if (bad) {
+            EXPECT_TEXT(rc, MPI_ERR_ROOT, "MPI_Ibcast",
+                        "rank %d passed root %d", odd, odd);
+            still_works(MPI_COMM_WORLD, __LINE__);
+        } else {
+            CHECK(rc == MPI_SUCCESS && x == 100 + round,
+                  "round %d: Ibcast rc %d, x %d", round, rc, x);
+        }
+    }
+}
+
 /* A mismatch on a duplicate: that communicator fails, and both it and
  * the world go on working. */
 static void test_dup(void)
@@ -735,6 +766,7 @@ int main(int argc, char **argv)
     test_count_and_type();
     test_v_counts();
     test_different_calls();
+    test_kept_failed();
     test_dup();
     test_new_forms();
     test_all_match();
