@@ -48,9 +48,11 @@ tsan "p2p_coop -n 2" env GENCOMM_SHM_COOP_MIN=40000 \
     "$gcrun" -n 2 "$b/tests/integration/p2p_coop"
 tsan "core_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_threads"
 tsan "core_req_threads -n 1" "$gcrun" -n 1 "$b/tests/mpi/core_req_threads"
-# Threads of two processes sending (done when posted) and completing at
-# once, among the other request tests.
+# The request tests: threads of two processes sending (done when posted)
+# and completing at once, and matched probes from two threads
+# (core_req_sent); the others at MPI_THREAD_MULTIPLE (core_req).
 tsan "core_req -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_req"
+tsan "core_req_sent -n 2" "$gcrun" -n 2 "$b/tests/mpi/core_req_sent"
 tsan "attr_threads -n 2" "$gcrun" -n 2 "$b/tests/mpi/attr_threads"
 tsan "ext_grequest -n 2" "$gcrun" -n 2 "$b/tests/mpi/ext_grequest"
 # One LCO per thread (MPIX_Comm_create_threads), channels between threads

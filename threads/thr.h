@@ -83,6 +83,9 @@ typedef struct gcm_thr_conn {
      * NULL once set up. */
     struct gcm_thr_conn_flush *flush;
     double               probe_at;
+    /* UCX (or the peer's contact) said the peer is gone: from this time
+     * on, the failure is applied (gcm_thr_conn_lost); 0 when none. */
+    double               lost_at;
 } gcm_thr_conn_t;
 
 typedef struct gcm_thr_endpoint {
@@ -128,6 +131,9 @@ typedef struct gcm_thr_endpoint {
     /* Connections to other jobs whose set-up is not known complete
      * (conn->flush set; lock held). */
     int               nflushing;
+    /* Connections whose peer was reported gone and not failed yet
+     * (conn->lost_at set; lock held). */
+    int               nlost;
     /* The argument UCX hands the receive callback of each active message
      * id (thr_am.c). */
     struct gcm_thr_am_arg {
@@ -342,6 +348,19 @@ int gcm_thr_proc_dead(int proc) GCM_INTERNAL;
 /* Marks every connection to proc failed and tells the upper layer. */
 void gcm_thr_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                          gcm_status_t reason) GCM_INTERNAL;
+
+/* UCX reported an error on conn, or its peer's contact says the process
+ * is gone: conn's peer fails GCM_THR_LOST_GRACE_S later, at a round of
+ * the endpoint's progress that finds nothing to do, so that what the
+ * peer sent before it went reaches its receives first (UCX may report
+ * the error before it hands over messages that arrived earlier). Lock
+ * held (UCX calls its error handler from inside progress). */
+void gcm_thr_conn_lost(gcm_thr_conn_t *conn) GCM_INTERNAL;
+/* Applies the failures gcm_thr_conn_lost deferred whose time has come;
+ * quiet: the round of progress that calls it handled nothing. Lock
+ * held. */
+void gcm_thr_apply_lost(gcm_thr_endpoint_t *endpoint, int quiet)
+    GCM_INTERNAL;
 
 /* One round of progress (a poll); takes the lock. Every 32nd call of a
  * thread also progresses the other endpoints that have pending requests

@@ -225,7 +225,8 @@ static void *gcm_thr_conn_close_start(gcm_thr_conn_t *conn)
     memset(&param, 0, sizeof(param));
     param.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS;
     /* A failed connection cannot be flushed; a healthy one is. */
-    param.flags = (conn->failed != GCM_OK) ? UCP_EP_CLOSE_FLAG_FORCE : 0;
+    param.flags = ((conn->failed != GCM_OK) || (conn->lost_at != 0)) ?
+                  UCP_EP_CLOSE_FLAG_FORCE : 0;
     req = ucp_ep_close_nbx(conn->ucp_ep, &param);
     conn->ucp_ep = NULL;
     atomic_fetch_sub(&gcm_thr.nconns, 1);
@@ -492,6 +493,11 @@ static void gcm_thr_conn_fail(gcm_thr_conn_t *conn, gcm_status_t reason)
                                   memory_order_relaxed);
     }
     conn->failed = reason;
+    if (conn->lost_at != 0) {
+        /* Failed by other news first: nothing left to defer. */
+        conn->lost_at = 0;
+        conn->owner->nlost--;
+    }
 }
 
 gcm_thr_conn_t *gcm_thr_conn_get(gcm_thr_endpoint_t *endpoint, int proc,
@@ -555,7 +561,12 @@ static void gcm_thr_ep_error_cb(void *arg, ucp_ep_h ep, ucs_status_t status)
 
     gcm_debug("connection to proc %d endpoint %d failed: %s", conn->proc,
               conn->rep, ucs_status_string(status));
-    gcm_thr_peer_failed(conn->owner, conn->proc, GCM_ERR_PEER_FAILED);
+    if (conn->ucp_ep != ep) {
+        /* Inside the ucp_ep_create that makes it: nothing came on it. */
+        gcm_thr_peer_failed(conn->owner, conn->proc, GCM_ERR_PEER_FAILED);
+        return;
+    }
+    gcm_thr_conn_lost(conn);
 }
 
 /*

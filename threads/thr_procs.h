@@ -52,6 +52,11 @@
  * may take (it is asked with the endpoint's lock held). */
 #define GCM_THR_PROBE_S       1.0
 #define GCM_THR_PROBE_WAIT_S  0.1
+/* How long a peer reported gone keeps its connections (gcm_thr_conn_lost)
+ * before it is failed, at a quiet round of progress; failed at the
+ * latest GCM_THR_LOST_BUSY_S later on an endpoint never quiet. */
+#define GCM_THR_LOST_GRACE_S  1.0
+#define GCM_THR_LOST_BUSY_S   4.0
 #define GCM_CONTACT_ADDR_MAX  8192
 #define GCM_HELLO_MAGIC       0x48434d47u  /* "GMCH" little-endian */
 #define GCM_HELLO_VERSION     1

@@ -57,6 +57,9 @@ static unsigned gcm_thr_progress_unlock(gcm_thr_endpoint_t *endpoint)
     if (gcm_thr.upcalls.progress != NULL) {
         n += gcm_thr.upcalls.progress(endpoint);
     }
+    if (gcm_unlikely(endpoint->nlost != 0)) {
+        gcm_thr_apply_lost(endpoint, n == 0);
+    }
     /* Deaths last: what a process wrote to the shared-memory rings
      * before it died (the launcher tells of a death once it is over) has
      * reached its receives above, before what still waits for it fails. */

@@ -1,7 +1,8 @@
 /*
  * threads/thr_watch.c: watching new connections to other jobs' processes
  * until UCX has set them up (a flush), asking their contacts meanwhile
- * whether they live.
+ * whether they live; failing a peer reported gone once what it sent
+ * before has been handed over.
  */
 #define _GNU_SOURCE
 #include "config.h"
@@ -124,7 +125,7 @@ void gcm_thr_conns_probe(gcm_thr_endpoint_t *endpoint)
     now = gcm_time_now();
     for (conn = endpoint->others; conn != NULL; conn = conn->next_other) {
         if ((conn->flush == NULL) || (conn->failed != GCM_OK) ||
-            (now < conn->probe_at)) {
+            (conn->lost_at != 0) || (now < conn->probe_at)) {
             continue;
         }
         conn->probe_at = now + GCM_THR_PROBE_S;
@@ -132,9 +133,53 @@ void gcm_thr_conns_probe(gcm_thr_endpoint_t *endpoint)
             gcm_debug("process %d of another job is gone (its contact "
                       "says so) before its connection was set up",
                       conn->proc);
-            gcm_thr_peer_failed(endpoint, conn->proc, GCM_ERR_PEER_FAILED);
-            /* The list may have changed under the failure's upcalls. */
-            return;
+            gcm_thr_conn_lost(conn);
+        }
+    }
+}
+
+/*
+ * A peer that sends its last messages and exits (a parent after
+ * MPI_Comm_disconnect and MPI_Finalize) is reported gone by UCX, or by
+ * its contact, with those messages possibly not handed over yet: UCX
+ * checks the peer's life (keepalive) and polls its transports in an
+ * order of its own, and an idle transport's polling is switched back on
+ * by UCX's event thread, maybe after the error is out. Failing the peer
+ * at once would fail the receives they complete, and close the UCX
+ * endpoint, after which UCX drops them. So the connection stays open for
+ * GCM_THR_LOST_GRACE_S, its receives waiting; sends to the peer fail
+ * meanwhile in UCX (the endpoint has failed there). Then a round of
+ * progress that finds nothing to do fails it (or any round, once
+ * GCM_THR_LOST_BUSY_S more have passed).
+ */
+void gcm_thr_conn_lost(gcm_thr_conn_t *conn)
+{
+    if ((conn->failed != GCM_OK) || (conn->lost_at != 0)) {
+        return;
+    }
+    conn->lost_at = gcm_time_now() + GCM_THR_LOST_GRACE_S;
+    conn->owner->nlost++;
+}
+
+void gcm_thr_apply_lost(gcm_thr_endpoint_t *endpoint, int quiet)
+{
+    double now = gcm_time_now();
+    gcm_thr_conn_t *conn;
+    int proc;
+
+    for (proc = 0; (proc < endpoint->nprocs) && (endpoint->nlost > 0);
+         proc++) {
+        for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
+            if ((conn->lost_at != 0) && (now >= conn->lost_at) &&
+                (quiet || (now >= conn->lost_at + GCM_THR_LOST_BUSY_S))) {
+                break;
+            }
+        }
+        if (conn != NULL) {
+            gcm_debug("process %d failed (reported gone %.1f s ago)", proc,
+                      now - conn->lost_at + GCM_THR_LOST_GRACE_S);
+            /* Clears lost_at on each of its connections. */
+            gcm_thr_peer_failed(endpoint, proc, GCM_ERR_PEER_FAILED);
         }
     }
 }

@@ -247,6 +247,18 @@ for mode in garbage truncated empty huge; do
 done
 
 # --- a peer dies ------------------------------------------------------------
+# A peer reported gone (what UCX's error handler calls) while its last
+# message has arrived and waits unhandled: the message is received, then
+# the peer fails (tests/integration/p2p_lost.c: the order is made with
+# files and the endpoint's lock, not waited for).
+make_tmp gcm-p2p-lost
+launch_for 120 2 env GENCOMM_SHM=0 "$progs/p2p_lost" "$tmp"
+if expect_rc 0; then
+    expect_count 1 'p2p_lost: the message sent before the report was received'
+    expect_count 1 'p2p_lost: a later receive failed after'
+    expect_count 1 'p2p_lost: P1 checks passed'
+fi
+
 # Rank 1 kills itself with SIGKILL: gcrun must report it and exit with
 # 128 + 9, and rank 0 must have seen its requests fail instead of hanging.
 export GENCOMM_KILL_GRACE_MS=5000

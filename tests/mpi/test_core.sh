@@ -11,6 +11,7 @@ status=0
 sh "$run" "$dir/core_env" 1 2 3 4 || status=1
 sh "$run" "$dir/core_p2p" 1 2 3 4 6 || status=1
 sh "$run" "$dir/core_req" 1 2 3 4 || status=1
+sh "$run" "$dir/core_req_sent" 1 2 3 4 || status=1
 sh "$run" "$dir/core_comm" 1 2 3 4 6 || status=1
 sh "$run" "$dir/core_threads" 2 3 || status=1
 sh "$run" "$dir/core_free_pending" 2 3 || status=1
