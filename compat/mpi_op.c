@@ -184,8 +184,11 @@ typedef void gcm_mpi_reduce_fn_t(gcm_mpi_opidx_t op, const void *in,
  * (configure.ac, GCM_HAVE_OP_CLONES): the baseline's SSE2 sums two
  * doubles a step, and a 1 MiB MPI_SUM of doubles took 35.7 us here
  * against Open MPI's 24.7 (coll/README.md). The loops are the same C
- * code, element by element, so every clone gives the same results. */
-#if defined(GCM_HAVE_OP_CLONES)
+ * code, element by element, so every clone gives the same results.
+ * Not under ThreadSanitizer: its instrumented resolver crashes while the
+ * dynamic linker relocates (configure.ac runs the check with the
+ * sanitizers too). */
+#if defined(GCM_HAVE_OP_CLONES) && !defined(__SANITIZE_THREAD__)
 #define GCM_MPI_OP_CLONES \
     __attribute__((target_clones("avx512f", "avx2", "default")))
 #else

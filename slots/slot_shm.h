@@ -19,7 +19,8 @@
  *
  * A message of up to GCM_SLOTS_SHM_LINE_DATA bytes that needs no answer
  * is one line of the lane (its envelope, data and full flag in one cache
- * line, the next message in the next line); anything else is a cell,
+ * line, the next message on the next page of the lane: see
+ * gcm_slots_shm_line_at); anything else is a cell,
  * which says itself where it falls among the lines: its lpos is the
  * count of lines written before it, so the consumer takes it once it
  * has taken that many lines (one sequence orders both, and a cell costs
@@ -28,13 +29,23 @@
 #define GCM_SLOTS_SHM_NLINES     128
 #define GCM_SLOTS_SHM_LINE_SIZE  64
 #define GCM_SLOTS_SHM_LINE_DATA  16
+/* The lane spans GCM_SLOTS_SHM_LANE_PAGES pages, each holding
+ * GCM_SLOTS_SHM_LANE_SLOTS slots of GCM_SLOTS_SHM_LANE_GAP bytes, one line
+ * at the start of each (gcm_slots_shm_line_at). */
+#define GCM_SLOTS_SHM_PAGE       4096
+#define GCM_SLOTS_SHM_LANE_PAGES 4
+#define GCM_SLOTS_SHM_LANE_SLOTS \
+    (GCM_SLOTS_SHM_NLINES / GCM_SLOTS_SHM_LANE_PAGES)
+#define GCM_SLOTS_SHM_LANE_GAP   \
+    (GCM_SLOTS_SHM_PAGE / GCM_SLOTS_SHM_LANE_SLOTS)
+#define GCM_SLOTS_SHM_LANE_STEP  7
 #define GCM_SLOTS_SHM_LANE_BYTES \
-    (GCM_SLOTS_SHM_NLINES * GCM_SLOTS_SHM_LINE_SIZE)
+    (GCM_SLOTS_SHM_LANE_PAGES * GCM_SLOTS_SHM_PAGE)
 #define GCM_SLOTS_SHM_CELL_HDR   96
 #define GCM_SLOTS_SHM_CELL_SIZE  \
     ((GCM_SLOTS_SHM_CELL_HDR + GCM_SLOTS_SHM_CELL_DATA + 63) / 64 * 64)
 #define GCM_SLOTS_SHM_SEG_HDR    4096
-#define GCM_SLOTS_SHM_RING_HDR   512
+#define GCM_SLOTS_SHM_RING_HDR   GCM_SLOTS_SHM_PAGE
 #define GCM_SLOTS_SHM_RING_BYTES \
     (GCM_SLOTS_SHM_RING_HDR + GCM_SLOTS_SHM_LANE_BYTES + \
      (uint64_t)GCM_SLOTS_SHM_NCELLS * GCM_SLOTS_SHM_CELL_SIZE)
@@ -153,13 +164,40 @@ gcm_slots_shm_ring_at(gcm_slots_shm_seg_t *seg, uint32_t i)
                                     (size_t)i * GCM_SLOTS_SHM_RING_BYTES);
 }
 
-/* The lane line of a ring that counter idx (monotonic) falls on. */
+/* The lane line of a ring that counter idx (monotonic) falls on. Line j
+ * of the lane is on page j % LANE_PAGES, in slot (j / LANE_PAGES) *
+ * LANE_STEP (mod LANE_SLOTS, the step odd: every slot is taken once).
+ * Consecutive lines are on different pages, and the lines of one page
+ * come LANE_PAGES messages apart, in no ascending order (the next one
+ * 896 or 3,200 bytes away): the consumer's hardware prefetchers, which
+ * follow an ascending read inside a page, then do not hold the lines
+ * the producer writes next, which each such write had to take back
+ * from the consumer's cache (slots/README.md, "The lane"). */
 static inline gcm_slots_shm_line_t *
 gcm_slots_shm_line_at(gcm_slots_shm_ring_t *ring, uint64_t idx)
 {
+    uint64_t j    = idx % GCM_SLOTS_SHM_NLINES;
+    uint64_t slot = (j / GCM_SLOTS_SHM_LANE_PAGES) * GCM_SLOTS_SHM_LANE_STEP %
+                    GCM_SLOTS_SHM_LANE_SLOTS;
+
     return (gcm_slots_shm_line_t *)((char *)ring + GCM_SLOTS_SHM_RING_HDR +
-                                    (size_t)(idx % GCM_SLOTS_SHM_NLINES) *
-                                    GCM_SLOTS_SHM_LINE_SIZE);
+                                    (size_t)(j % GCM_SLOTS_SHM_LANE_PAGES) *
+                                    GCM_SLOTS_SHM_PAGE +
+                                    (size_t)slot * GCM_SLOTS_SHM_LANE_GAP);
+}
+
+/* The line GCM_SLOTS_SHM_LANE_PAGES after a line of a ring's lane (line
+ * idx + LANE_PAGES for line_at(ring, idx)): on the same page, LANE_STEP
+ * slots on. The ring, and so its lane, starts on a page. */
+static inline gcm_slots_shm_line_t *
+gcm_slots_shm_line_ahead(gcm_slots_shm_line_t *line)
+{
+    const uintptr_t in_page = GCM_SLOTS_SHM_PAGE - 1;
+    uintptr_t p = (uintptr_t)line;
+
+    return (gcm_slots_shm_line_t *)((p & ~in_page) |
+                                    ((p + GCM_SLOTS_SHM_LANE_STEP *
+                                      GCM_SLOTS_SHM_LANE_GAP) & in_page));
 }
 
 /* The cell of a ring that counter idx (monotonic) falls on. */
@@ -180,6 +218,15 @@ _Static_assert(sizeof(gcm_slots_shm_cell_t) <= GCM_SLOTS_SHM_CELL_HDR,
                "cell header");
 _Static_assert(sizeof(gcm_slots_shm_line_t) == GCM_SLOTS_SHM_LINE_SIZE,
                "lane line");
+_Static_assert((GCM_SLOTS_SHM_NLINES % GCM_SLOTS_SHM_LANE_PAGES == 0) &&
+               ((GCM_SLOTS_SHM_LANE_SLOTS &
+                 (GCM_SLOTS_SHM_LANE_SLOTS - 1)) == 0) &&
+               (GCM_SLOTS_SHM_LANE_STEP % 2 == 1) &&
+               (GCM_SLOTS_SHM_LANE_GAP >= GCM_SLOTS_SHM_LINE_SIZE),
+               "lane pages");
+_Static_assert((GCM_SLOTS_SHM_SEG_HDR % GCM_SLOTS_SHM_PAGE == 0) &&
+               (GCM_SLOTS_SHM_RING_BYTES % GCM_SLOTS_SHM_PAGE == 0),
+               "rings and their lanes start on a page");
 _Static_assert(offsetof(gcm_slots_shm_line_t, mseq) -
                offsetof(gcm_slots_shm_line_t, dst_id) ==
                offsetof(gcm_slots_env_t, seq) &&

@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #define GCM_SHM_KEY        "gcm-s1"
-#define GCM_SHM_MAGIC      0x67636d73686d3036ULL /* "gcmshm06" */
+#define GCM_SHM_MAGIC      0x67636d73686d3037ULL /* "gcmshm07" */
 /* Claim connections accepted before their note was in (a sender writes
  * it right after connecting): they wait for the next look. */
 #define GCM_SHM_EARLY_MAX  16
@@ -88,6 +88,7 @@ typedef struct gcm_shm_rx {
     gcm_slots_shm_ring_t *ring;    /* NULL: not (or not yet) ours to read */
     uint64_t            tail;      /* cells taken */
     uint64_t            ltail;     /* lane lines taken */
+    gcm_slots_shm_line_t *line;    /* lane line ltail */
     _Atomic uint64_t   *cseq;      /* the seq word of cell tail */
     int                 proc;
     int                 ep;        /* the sending endpoint */

@@ -23,7 +23,7 @@ static void gcm_shm_mark_refused(gcm_shm_ep_t *sep, uint32_t i)
  * tails on. Lock held. */
 static void gcm_shm_watch_set(gcm_shm_ep_t *sep, int i, const gcm_shm_rx_t *rx)
 {
-    sep->watch[i].seq   = &gcm_slots_shm_line_at(rx->ring, rx->ltail)->seq;
+    sep->watch[i].seq   = &rx->line->seq;
     sep->watch[i].want  = (uint32_t)(rx->ltail + 1);
     sep->watch[i].cseq  = rx->cseq;
     sep->watch[i].cwant = rx->tail + 1;
@@ -110,6 +110,7 @@ static void gcm_shm_claim(gcm_shm_ep_t *sep, const gcm_slots_shm_note_t *note,
     rx->ring = gcm_slots_shm_ring_at(sep->seg, note->ring);
     rx->tail  = atomic_load_explicit(&rx->ring->tail, memory_order_relaxed);
     rx->ltail = atomic_load_explicit(&rx->ring->ltail, memory_order_relaxed);
+    rx->line  = gcm_slots_shm_line_at(rx->ring, rx->ltail);
     rx->cseq  = &gcm_slots_shm_cell_at(rx->ring, rx->tail)->seq;
     sep->active[sep->nactive] = (int)note->ring;
     gcm_shm_watch_set(sep, sep->nactive, rx);
@@ -344,6 +345,13 @@ static void gcm_shm_handle_line(gcm_thr_endpoint_t *endpoint,
     (void)gcm_slots_msg_in_own(endpoint, conn, &msg.env, &payload);
 }
 
+/* A drain that takes more than GCM_SHM_BURST lines in a row is behind
+ * its producer: from then on it fetches the line GCM_SLOTS_SHM_LANE_PAGES
+ * (4) further on with each line it takes. The lane's layout keeps the
+ * hardware from doing so (gcm_slots_shm_line_at), which a consumer that
+ * waits for its next line wants, and one that is behind does not. */
+#define GCM_SHM_BURST 2
+
 /* Handles what waits in the active ring at index i (its next lane line
  * or cell is full), lines and cells in the order they were written.
  * Lock held. */
@@ -351,11 +359,10 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep,
                               int i)
 {
     gcm_shm_rx_t *rx = &sep->rx[sep->active[i]];
-    unsigned n = 0;
+    unsigned n = 0, lines = 0;
 
     while (n < GCM_SLOTS_SHM_NLINES + GCM_SLOTS_SHM_NCELLS) {
-        gcm_slots_shm_line_t *line = gcm_slots_shm_line_at(rx->ring,
-                                                           rx->ltail);
+        gcm_slots_shm_line_t *line = rx->line;
         int lfull = atomic_load_explicit(&line->seq, memory_order_acquire) ==
                     (uint32_t)(rx->ltail + 1);
         int cfull = atomic_load_explicit(rx->cseq, memory_order_acquire) ==
@@ -369,8 +376,12 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep,
         }
         next = gcm_slots_shm_next(lfull, cfull, lpos, rx->ltail);
         if (next == GCM_SLOTS_SHM_TAKE_LINE) {
+            if (++lines > GCM_SHM_BURST) {
+                __builtin_prefetch(gcm_slots_shm_line_ahead(line), 0);
+            }
             gcm_shm_handle_line(endpoint, rx, line);
             rx->ltail++;
+            rx->line = gcm_slots_shm_line_at(rx->ring, rx->ltail);
             atomic_store_explicit(&rx->ring->ltail, rx->ltail,
                                   memory_order_release);
         } else if (next == GCM_SLOTS_SHM_TAKE_CELL) {

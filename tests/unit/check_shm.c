@@ -299,6 +299,61 @@ START_TEST(test_shm_next_orders_lines_and_cells)
 }
 END_TEST
 
+/* The lane's lines: all in the lane, none shared, each of the next
+ * GCM_SLOTS_SHM_LANE_PAGES - 1 lines after a line on another page, and
+ * the lines of one page that come within 4 * LANE_PAGES messages of each
+ * other at least 512 bytes apart (what the consumer's prefetchers take
+ * ahead of it stays out of the producer's way). */
+START_TEST(test_shm_lane_spreads_lines_over_pages)
+{
+    static _Alignas(4096) unsigned char ring[GCM_SLOTS_SHM_RING_HDR +
+                                             GCM_SLOTS_SHM_LANE_BYTES];
+    gcm_slots_shm_ring_t *r = (gcm_slots_shm_ring_t *)ring;
+    unsigned char seen[GCM_SLOTS_SHM_LANE_BYTES / GCM_SLOTS_SHM_LINE_SIZE];
+    size_t off[GCM_SLOTS_SHM_NLINES];
+    uint64_t i, k;
+
+    memset(seen, 0, sizeof(seen));
+    for (i = 0; i < GCM_SLOTS_SHM_NLINES; i++) {
+        off[i] = (size_t)((unsigned char *)gcm_slots_shm_line_at(r, i) -
+                          ring);
+        ck_assert_uint_ge(off[i], GCM_SLOTS_SHM_RING_HDR);
+        ck_assert_uint_le(off[i] + GCM_SLOTS_SHM_LINE_SIZE,
+                          GCM_SLOTS_SHM_RING_HDR + GCM_SLOTS_SHM_LANE_BYTES);
+        ck_assert_uint_eq(off[i] % GCM_SLOTS_SHM_LINE_SIZE, 0);
+        k = (off[i] - GCM_SLOTS_SHM_RING_HDR) / GCM_SLOTS_SHM_LINE_SIZE;
+        ck_assert_uint_eq(seen[k], 0);
+        seen[k] = 1;
+        ck_assert_ptr_eq(gcm_slots_shm_line_ahead(
+                             gcm_slots_shm_line_at(r, i + 5 *
+                                                   GCM_SLOTS_SHM_NLINES)),
+                         gcm_slots_shm_line_at(r, i +
+                                               GCM_SLOTS_SHM_LANE_PAGES));
+        /* The counter wraps onto the same line. */
+        ck_assert_ptr_eq(gcm_slots_shm_line_at(r, i),
+                         gcm_slots_shm_line_at(r, i + 3 *
+                                               GCM_SLOTS_SHM_NLINES));
+    }
+    ck_assert_uint_ge(GCM_SLOTS_SHM_LANE_PAGES, 4);
+    for (i = 0; i < GCM_SLOTS_SHM_NLINES; i++) {
+        for (k = 1; k < GCM_SLOTS_SHM_NLINES; k++) {
+            size_t a = off[i], b = off[(i + k) % GCM_SLOTS_SHM_NLINES];
+
+            if (a / 4096 != b / 4096) {
+                continue;
+            }
+            ck_assert_uint_ge(k, GCM_SLOTS_SHM_LANE_PAGES);
+            if (k < 4 * GCM_SLOTS_SHM_LANE_PAGES) {
+                ck_assert_uint_ge(a > b ? a - b : b - a, 512);
+            }
+        }
+    }
+    /* The cells follow the lane. */
+    ck_assert_ptr_eq(gcm_slots_shm_cell_at(r, 0),
+                     ring + GCM_SLOTS_SHM_RING_HDR + GCM_SLOTS_SHM_LANE_BYTES);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     const TTest *decode[] = {test_shm_note_decode_takes_well_formed_notes,
@@ -307,7 +362,8 @@ static Suite *make_suite(void)
         test_shm_line_decode_bounds_lengths_and_kinds,
         test_shm_seg_check_refuses_sizes_beyond_the_mapping, NULL};
     const TTest *coop[] = {test_shm_coop_chunk_grows_with_the_message, NULL};
-    const TTest *order[] = {test_shm_next_orders_lines_and_cells, NULL};
+    const TTest *order[] = {test_shm_next_orders_lines_and_cells,
+        test_shm_lane_spreads_lines_over_pages, NULL};
     const struct gcm_check_case cases[] = {
         {"decode", .tests = decode},
         {"order", .tests = order},
