@@ -26,9 +26,10 @@
  * A ring's lane of 64-byte lines orders what it carries. A message of up
  * to GCM_SLOTS_SHM_LINE_DATA bytes that needs no answer is one line
  * (envelope, data and sequence word in one cache line; the next message
- * in the next line, which is on the lane's next page). Anything else takes a cell, stamped with the count
- * of lines written before it, which the consumer takes once it has taken
- * that many lines: a cell holds a message's envelope and, up to
+ * in the lane's next line, on its next page: gcm_slots_shm_line_at).
+ * Anything else takes a cell, stamped with the count of lines written
+ * before it, which the consumer takes once it has taken that many
+ * lines: a cell holds a message's envelope and, up to
  * GCM_SLOTS_SHM_CELL_DATA bytes, its data. A larger message is a
  * descriptor (the sender's buffer address): the receiver reads the data
  * with process_vm_readv from the ring's verified sender (one copy) when a
