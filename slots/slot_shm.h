@@ -282,17 +282,26 @@ typedef struct gcm_slots_shm_coop {
 /* The chunk of a cooperative copy of len bytes: len / 4 rounded up to a
  * multiple of 64 KiB (so at most 4 chunks up to 4 MiB), within
  * [128 KiB, 1 MiB] (slots/README.md, "Cooperative copy chunks": 1 and
- * 4 MiB move fastest in 4 chunks). Both sides compute it from the
- * offer's length, so it is never sent. */
+ * 4 MiB move fastest in 4 chunks); a message under 256 KiB is two
+ * halves, the first rounded up to a 4 KiB page (64 KiB: one copy of
+ * 32 KiB on each side). Both sides compute it from the offer's length,
+ * so it is never sent. */
 #define GCM_SLOTS_SHM_COOP_CHUNK_MIN  ((uint64_t)128 * 1024)
 #define GCM_SLOTS_SHM_COOP_CHUNK_MAX  ((uint64_t)1024 * 1024)
 #define GCM_SLOTS_SHM_COOP_CHUNK_STEP ((uint64_t)64 * 1024)
+#define GCM_SLOTS_SHM_COOP_HALF_STEP  ((uint64_t)4096)
 #define GCM_SLOTS_SHM_COOP_SPLIT      4
 static inline uint64_t gcm_slots_shm_coop_chunk(uint64_t len)
 {
     uint64_t c = len / GCM_SLOTS_SHM_COOP_SPLIT +
                  ((len % GCM_SLOTS_SHM_COOP_SPLIT) != 0);
 
+    if (len < 2 * GCM_SLOTS_SHM_COOP_CHUNK_MIN) {
+        c = len / 2 + (len % 2);
+        c = (c + GCM_SLOTS_SHM_COOP_HALF_STEP - 1) /
+            GCM_SLOTS_SHM_COOP_HALF_STEP * GCM_SLOTS_SHM_COOP_HALF_STEP;
+        return (c == 0) ? GCM_SLOTS_SHM_COOP_HALF_STEP : c;
+    }
     c = (c + GCM_SLOTS_SHM_COOP_CHUNK_STEP - 1) /
         GCM_SLOTS_SHM_COOP_CHUNK_STEP * GCM_SLOTS_SHM_COOP_CHUNK_STEP;
     if (c < GCM_SLOTS_SHM_COOP_CHUNK_MIN) {

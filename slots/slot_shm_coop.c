@@ -108,6 +108,14 @@ int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
         !gcm_list_empty(&tx->pending) || !gcm_slots_shm_room(tx)) {
         return 0;
     }
+    /* A message in two halves (under 256 KiB) is copied in microseconds:
+     * a sender asleep would wake too late to take its half, and waking it
+     * would only cost us a system call. */
+    if ((n < 2 * GCM_SLOTS_SHM_COOP_CHUNK_MIN) &&
+        (atomic_load_explicit(&tx->seg->sleeping, memory_order_relaxed) >
+         0)) {
+        return 0;
+    }
     /* We alone set the generation: a sender still holding an older
      * offer's cell finds it changed and takes nothing. */
     gen = GCM_SHM_COOP_GEN(atomic_load_explicit(&ring->coop_next,

@@ -132,8 +132,10 @@ typedef struct gcm_thr_endpoint {
      * (conn->flush set; lock held). */
     int               nflushing;
     /* Connections whose peer was reported gone and not failed yet
-     * (conn->lost_at set; lock held). */
+     * (conn->lost_at set; lock held), and a time at or before the
+     * earliest of their lost_at (so that progress looks at none before). */
     int               nlost;
+    double            lost_due;
     /* The argument UCX hands the receive callback of each active message
      * id (thr_am.c). */
     struct gcm_thr_am_arg {

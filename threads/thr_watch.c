@@ -11,6 +11,7 @@
 #include "boot/boot.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -158,28 +159,50 @@ void gcm_thr_conn_lost(gcm_thr_conn_t *conn)
         return;
     }
     conn->lost_at = gcm_time_now() + GCM_THR_LOST_GRACE_S;
-    conn->owner->nlost++;
+    if ((conn->owner->nlost++ == 0) ||
+        (conn->lost_at < conn->owner->lost_due)) {
+        conn->owner->lost_due = conn->lost_at;
+    }
 }
 
 void gcm_thr_apply_lost(gcm_thr_endpoint_t *endpoint, int quiet)
 {
     double now = gcm_time_now();
-    gcm_thr_conn_t *conn;
+    double due = HUGE_VAL;
+    gcm_thr_conn_t *conn, *failed;
     int proc;
 
+    /* No connection is due before lost_due: the tables are walked once
+     * at the end of the grace, not in every round of progress. */
+    if (now < endpoint->lost_due + (quiet ? 0.0 : GCM_THR_LOST_BUSY_S)) {
+        return;
+    }
     for (proc = 0; (proc < endpoint->nprocs) && (endpoint->nlost > 0);
          proc++) {
+        double proc_due = HUGE_VAL;
+
+        failed = NULL;
         for (conn = endpoint->conns[proc]; conn != NULL; conn = conn->next) {
-            if ((conn->lost_at != 0) && (now >= conn->lost_at) &&
+            if (conn->lost_at == 0) {
+                continue;
+            }
+            if ((now >= conn->lost_at) &&
                 (quiet || (now >= conn->lost_at + GCM_THR_LOST_BUSY_S))) {
+                failed = conn;
                 break;
             }
+            if (conn->lost_at < proc_due) {
+                proc_due = conn->lost_at;
+            }
         }
-        if (conn != NULL) {
+        if (failed != NULL) {
             gcm_debug("process %d failed (reported gone %.1f s ago)", proc,
-                      now - conn->lost_at + GCM_THR_LOST_GRACE_S);
+                      now - failed->lost_at + GCM_THR_LOST_GRACE_S);
             /* Clears lost_at on each of its connections. */
             gcm_thr_peer_failed(endpoint, proc, GCM_ERR_PEER_FAILED);
+        } else if (proc_due < due) {
+            due = proc_due;
         }
     }
+    endpoint->lost_due = due;
 }

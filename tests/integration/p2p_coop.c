@@ -17,6 +17,13 @@
  *      of the message and nothing past it is written, and the next
  *      message arrives whole.
  *
+ * With the argument "small", process 1 instead streams 24 messages of
+ * 64 KiB and a few bytes to process 0 (e), polling each send with
+ * gcm_test, content checked, then one of 64 KiB and 5 bytes into 40,000
+ * bytes (truncated): under a threshold of 64 KiB or less they are copied
+ * cooperatively (two halves; the script reads the count from the debug
+ * log at finalize).
+ *
  * With the argument "die", process 1 instead starts a 512 MiB send (of
  * zeros) and kills itself 2 ms later, while process 0 copies it: the
  * receive must end with an error, or, if the copy was done before the
@@ -40,6 +47,8 @@
 #define BIG      (4 << 20)
 #define HUGE_A   ((9 << 20) + 5)
 #define DIE_SIZE ((size_t)512 << 20)
+#define SMALL    (64 << 10)
+#define COOP_DEFAULT 262144   /* GENCOMM_SHM_COOP_MIN's default */
 #define GUARD    4096
 
 static int g_me;
@@ -235,6 +244,61 @@ static void phase_d(void)
     }
 }
 
+/* The sender polls its send with gcm_test, so it is awake for every
+ * offer (one asleep is not offered a message in two halves). */
+static void phase_e(void)
+{
+    unsigned char *buf = xmalloc(SMALL + 2 * 4093);
+    gcm_request_h req;
+    gcm_msg_status_t st;
+    int ok = 1, i, flag;
+
+    for (i = 0; (i < 24) && ok; i++) {
+        size_t n = SMALL + (size_t)(i % 3) * 4093;
+
+        if (g_me == 0) {
+            ok &= one_way(buf, n, 5, 1, i);
+            continue;
+        }
+        fill(buf, n, 5, 1, i);
+        ok &= gcm_test_ok(gcm_isend(gcm_world(), buf, n, 0, 5, &req),
+                          "gcm_isend");
+        for (flag = 0; ok && !flag;) {
+            ok &= gcm_test_ok(gcm_test(&req, &flag, &st), "gcm_test");
+        }
+    }
+    /* 64 KiB and 5 bytes into 40,000: truncated, in two halves of the
+     * 40,000, nothing past them written. */
+    if (ok && (g_me == 1)) {
+        fill(buf, SMALL + 5, 5, 1, 99);
+        ok &= gcm_test_ok(gcm_send(gcm_world(), buf, SMALL + 5, 0, 6),
+                          "gcm_send");
+    } else if (ok) {
+        gcm_status_t status;
+        size_t k;
+
+        memset(buf, 0xee, SMALL + 2 * 4093);
+        status = gcm_recv(gcm_world(), buf, 40000, 1, 6, &st);
+        if (status != GCM_ERR_TRUNCATED) {
+            gcm_test_fail("64 KiB into 40000 bytes: %s, expected %s",
+                          gcm_status_string(status),
+                          gcm_status_string(GCM_ERR_TRUNCATED));
+            ok = 0;
+        }
+        ok &= check(buf, 40000, 5, 1, 99);
+        for (k = 40000; ok && (k < SMALL + 2 * 4093); k++) {
+            if (buf[k] != 0xee) {
+                gcm_test_fail("byte %zu past the receive buffer written", k);
+                ok = 0;
+            }
+        }
+    }
+    free(buf);
+    if (ok) {
+        printf("p2p_coop: P%d (e) 64 KiB streaming ok\n", g_me);
+    }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -308,10 +372,10 @@ int main(int argc, char **argv)
         return 1;
     }
     g_me  = gcm_proc_rank();
-    g_min = (min != NULL) ? strtoul(min, NULL, 0) : 262144;
+    g_min = (min != NULL) ? strtoul(min, NULL, 0) : COOP_DEFAULT;
     if (g_min == 0) {
         /* Off: the same sizes, read by the receiver alone. */
-        g_min = 262144;
+        g_min = COOP_DEFAULT;
         what = "the default threshold";
     }
     if ((g_min < 16384) || (g_min > (2 << 20))) {
@@ -323,10 +387,14 @@ int main(int argc, char **argv)
         if ((argc > 1) && (strcmp(argv[1], "die") == 0)) {
             die();
         }
-        phase_a();
-        phase_b();
-        phase_c();
-        phase_d();
+        if ((argc > 1) && (strcmp(argv[1], "small") == 0)) {
+            phase_e();
+        } else {
+            phase_a();
+            phase_b();
+            phase_c();
+            phase_d();
+        }
     }
     return gcm_test_finish();
 }

@@ -230,18 +230,27 @@ START_TEST(test_shm_seg_check_refuses_sizes_beyond_the_mapping)
 }
 END_TEST
 
-/* Both sides cut a cooperative copy by the length alone: 64 KiB
- * multiples, at most 4 chunks up to 4 MiB, never below 128 KiB nor above
- * 1 MiB. */
+/* Both sides cut a cooperative copy by the length alone: from 256 KiB
+ * 64 KiB multiples, at most 4 chunks up to 4 MiB, never below 128 KiB nor
+ * above 1 MiB; under 256 KiB two halves, the first rounded up to a page
+ * (so a 64 KiB message gives each side 32 KiB). */
 START_TEST(test_shm_coop_chunk_grows_with_the_message)
 {
     static const uint64_t lens[] = {
-        1, 262144, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 2 << 20,
+        1, 4096, 4097, 8193, 16384, 65536, 65537, 131072, 200001,
+        262143, 262144, (1 << 20) - 1, 1 << 20, (1 << 20) + 1, 2 << 20,
         (2 << 20) + 65537, 4 << 20, (4 << 20) + 13, 8 << 20,
         (9 << 20) + 5, (uint64_t)512 << 20, (uint64_t)1 << 40
     };
     size_t i;
 
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(1), 4096);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(8193), 8192);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(16384), 8192);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(65536), 32 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(65537), 36 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(200000), 100 * 1024);
+    ck_assert_uint_eq(gcm_slots_shm_coop_chunk(262143), 128 * 1024);
     ck_assert_uint_eq(gcm_slots_shm_coop_chunk(262144), 128 * 1024);
     ck_assert_uint_eq(gcm_slots_shm_coop_chunk(393223), 128 * 1024);
     ck_assert_uint_eq(gcm_slots_shm_coop_chunk(1 << 20), 256 * 1024);
@@ -254,6 +263,14 @@ START_TEST(test_shm_coop_chunk_grows_with_the_message)
     for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
         uint64_t c = gcm_slots_shm_coop_chunk(lens[i]);
 
+        if (lens[i] < 262144) {
+            ck_assert_uint_eq(c % 4096, 0);
+            ck_assert_uint_ge(2 * c, lens[i]);
+            if (lens[i] > 4096) {
+                ck_assert_uint_lt(c, lens[i]);    /* two chunks */
+            }
+            continue;
+        }
         ck_assert_uint_eq(c % (64 * 1024), 0);
         ck_assert_uint_ge(c, 128 * 1024);
         ck_assert_uint_le(c, 1024 * 1024);
