@@ -161,6 +161,9 @@ int gcm_mpi_layer_start(int *argc, char ***argv, MPI_Errhandler errh,
     case GCM_MPI_LAYER_DOWN:
         rc = gcm_mpi_layer_up(argc, argv, errh, call);
         if (rc == MPI_SUCCESS) {
+            /* The launcher's last replies woke every process on its
+             * CPU. */
+            gcm_lco_spread();
             gcm_mpi_env.users = 1;
             break;
         }

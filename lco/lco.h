@@ -240,6 +240,9 @@ void gcm_lco_set_wait_hook(void (*hook)(void)) GCM_INTERNAL;
 
 /* The transport's version, as the transport spells it (UCX's). */
 const char *gcm_lco_transport_version(void) GCM_INTERNAL;
+/* With more processes on the host than CPUs: moves this process once to
+ * the CPU of its local rank, leaving it unbound (GENCOMM_SPREAD). */
+void gcm_lco_spread(void) GCM_INTERNAL;
 /* gcm_thr_wait with the wait hook: what every wait of lco/ calls. */
 void gcm_lco_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                       void *arg) GCM_INTERNAL;

@@ -158,3 +158,8 @@ const char *gcm_lco_transport_version(void)
 {
     return gcm_thr_transport_version();
 }
+
+void gcm_lco_spread(void)
+{
+    gcm_thr_spread();
+}

@@ -225,6 +225,9 @@ int gcm_thr_remote_endpoints(int proc) GCM_INTERNAL;
 /* How many processes of the job share this host, as the launcher says
  * (else the whole job). */
 int gcm_thr_count_local(void) GCM_INTERNAL;
+/* Oversubscribed: moves this process once to the CPU of its local rank,
+ * leaving it unbound (GENCOMM_SPREAD). */
+void gcm_thr_spread(void) GCM_INTERNAL;
 
 /* The cores this process's threads can count on at once (its CPU mask,
  * at most its share of the host's), and how many of its threads spin in

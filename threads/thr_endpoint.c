@@ -27,6 +27,9 @@ static const gcm_config_entry_t gcm_thr_config_entries[] = {
     GCM_CFG("GENCOMM_SPIN_COUNT", "2000", GCM_CFG_INT,
             gcm_thr_config.spin_count,
             "progress rounds a waiting thread spins before it sleeps"),
+    GCM_CFG("GENCOMM_SPREAD", "1", GCM_CFG_INT, gcm_thr_config.spread,
+            "oversubscribed: start each process on the CPU of its local "
+            "rank, unbound (0: leave it where the launcher woke it)"),
     GCM_CFG("GENCOMM_WAIT_TIMEOUT_MS", "100", GCM_CFG_INT,
             gcm_thr_config.wait_timeout_ms,
             "longest single sleep of a waiting thread (ms)"),

@@ -52,4 +52,19 @@ for shm in 1 0; do
     done
 done
 GENCOMM_PROGRESS_THREAD=1 thr "progress thread" 3 -- "$dir/thr_progress"
+
+# The start-up spread (GENCOMM_SPREAD, threads/thr_init.c): 3 unbound
+# processes on 2 CPUs each start on the CPU of their local rank and get
+# their mask of both CPUs back; with GENCOMM_SPREAD=0 none moves.
+if [ "$(nproc)" -ge 2 ]; then
+    for sp in 1 0; do
+        if GENCOMM_SPREAD=$sp GENCOMM_LOG_LEVEL=debug \
+            run "thr_orphan spread=$sp, 3 processes on 2 CPUs" \
+            taskset -c 0,1 "$gcrun" -n 3 --bind-to none "$dir/thr_orphan"; then
+            expect_count $((3 * sp)) \
+                'spread: local rank [0-2] starts on CPU [01] of its 2, its mask back$'
+            expect_count 0 'spread: local rank .* of its 2$'
+        fi
+    done
+fi
 finish
