@@ -207,4 +207,15 @@ out=$(timeout 120 "$s/bench/xjob_pair.sh" "$work/xjob-missing" gencomm-mpi \
       "$gcrun" -n 1 -- "$work/no-such-program" --quick 2>&1)
 has '^comm_connect_xjob,0,gencomm-mpi,,missing \(the accepting job wrote no port name: .+\)$' \
     "xjob_pair.sh: no missing row for a pair that cannot run"
+# The phases of the 2-process 8-byte rows: a floor, allreduce and
+# allgather line of one figure per window; other than 2 processes exits 2.
+build mpi_phase_bench
+run "mpi_phase_bench (2)" "$gcrun" -n 2 "$exe" 2 50
+for k in floor allreduce allgather; do
+    has "^$k [0-9.]+ [0-9.]+$" "mpi_phase_bench: no $k line of 2 figures"
+done
+expect "mpi_phase_bench at 3 processes exits 2" 2 "$gcrun" -n 3 "$exe"
+has "usage: mpirun -np 2 mpi_phase_bench" \
+    "mpi_phase_bench at 3 processes: no usage message"
+
 finish
