@@ -88,6 +88,11 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
             gcm_coll_config.reduce_tree_max,
             "reduce over at most this many processes: binomial tree at "
             "every size"),
+    GCM_CFG("GENCOMM_COLL_REDUCE_SMALL", GCM_STR(GCM_COLL_REDUCE_SMALL),
+            GCM_CFG_SIZE, gcm_coll_config.reduce_small,
+            "reduce of at most this many bytes over 3 to "
+            "GENCOMM_COLL_REDUCE_TREE_MAX processes: linear (each straight "
+            "to the root)"),
     GCM_CFG("GENCOMM_COLL_ALLGATHER_LINEAR_MAX",
             GCM_STR(GCM_COLL_ALLGATHER_LINEAR_MAX), GCM_CFG_INT,
             gcm_coll_config.allgather_linear_max,

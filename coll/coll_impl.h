@@ -24,7 +24,8 @@
     _(_p, BINOMIAL, binomial) _(_p, SCATTER_ALLGATHER, scatter_allgather) \
     _(_p, LINEAR, linear)
 #define GCM_COLL_REDUCE_CHOICES(_, _p) \
-    _(_p, BINOMIAL, binomial) _(_p, RABENSEIFNER, rabenseifner)
+    _(_p, BINOMIAL, binomial) _(_p, RABENSEIFNER, rabenseifner) \
+    _(_p, LINEAR, linear)
 #define GCM_COLL_ALLREDUCE_CHOICES(_, _p) \
     _(_p, RECDBL, recursive_doubling) _(_p, RABENSEIFNER, rabenseifner)
 #define GCM_COLL_RS_CHOICES(_, _p) \
@@ -67,7 +68,9 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * BCAST_LARGE bytes is broadcast by scatter and allgather; reductions of
  * at least REDUCE_LARGE bytes use recursive halving (commutative
  * operators), except reduce over at most REDUCE_TREE_MAX processes,
- * which keeps the binomial tree; gather and scatter blocks of at least GATHER_LARGE bytes go
+ * which keeps the binomial tree, or over 3 to REDUCE_TREE_MAX processes
+ * at most REDUCE_SMALL bytes, which goes straight to the root (linear);
+ * gather and scatter blocks of at least GATHER_LARGE bytes go
  * straight to and from the root; allgather over at most
  * ALLGATHER_LINEAR_MAX processes is linear whatever its size, and beyond
  * that runs in a ring from a total of ALLGATHER_LARGE bytes
@@ -92,6 +95,7 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_ALLTOALL_PAIRWISE_MIN 9
 #define GCM_COLL_ALLGATHER_LINEAR_MAX 4
 #define GCM_COLL_REDUCE_TREE_MAX  4
+#define GCM_COLL_REDUCE_SMALL     1024
 #define GCM_COLL_SCAN_LINEAR_MAX  4
 #define GCM_COLL_BARRIER_LINEAR_MAX 4
 #define GCM_COLL_BCAST_LINEAR_MAX 4
@@ -126,6 +130,7 @@ typedef struct gcm_coll_config {
     unsigned alltoall_pairwise_min; /* GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN */
     unsigned allgather_linear_max; /* GENCOMM_COLL_ALLGATHER_LINEAR_MAX */
     unsigned reduce_tree_max;     /* GENCOMM_COLL_REDUCE_TREE_MAX */
+    size_t   reduce_small;        /* GENCOMM_COLL_REDUCE_SMALL */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */
     size_t   allreduce_staged_min; /* GENCOMM_COLL_ALLREDUCE_STAGED_MIN */
 } gcm_coll_config_t;

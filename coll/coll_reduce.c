@@ -1,9 +1,11 @@
 /*
  * coll/coll_reduce.c: reduce, allreduce, reduce_scatter, scan, exscan.
  *
- * - reduce: binomial tree; for non-commutative operators the tree is
- *   rooted at rank 0 and every combination has the lower ranks on the
- *   left, then rank 0 sends the result to the root. Large data with a
+ * - reduce: linear for small data over 3 and 4 processes (each sends to
+ *   the root, which posts every receive at once and combines in rank
+ *   order); otherwise a binomial tree; for non-commutative operators
+ *   the tree is rooted at rank 0 and every combination has the lower
+ *   ranks on the left, then rank 0 sends the result to the root. Large data with a
  *   commutative operator: Rabenseifner's reduce-scatter by recursive
  *   vector halving, then a gather of the pieces along the same hypercube.
  * - allreduce: recursive doubling (small data, and every non-commutative
@@ -94,6 +96,56 @@ static void coll_reduce_binomial(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     } else if (g->rank == root) {
         gcm_coll_recv(s, g, rbuf, count, type, troot);
         gcm_coll_fence(s);
+    }
+}
+
+/*
+ * Linear: every rank sends its vector to the root, which posts all its
+ * receives at once (one wait: each sender runs once, in whatever order
+ * the scheduler runs them) and then combines in rank order, from the
+ * highest rank down (inout = lower op inout), into rbuf. Over 4
+ * processes sharing 2 cores the binomial tree's second step waits for a
+ * rank that must itself have received first; this waits for no chain
+ * (coll/README.md, "Small reduce at 3 and 4 processes").
+ */
+static void coll_reduce_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                               const void *sbuf, void *rbuf, int count,
+                               gcm_coll_type_h type, gcm_coll_op_h op,
+                               int root)
+{
+    int size = g->size, i;
+    const void *mine = sbuf;
+    void **x;
+
+    if (g->rank != root) {
+        gcm_coll_send(s, g, sbuf, count, type, root);
+        gcm_coll_fence(s);
+        return;
+    }
+    x = gcm_coll_alloc(s, (size_t)size * sizeof(*x));
+    if (x == NULL) {
+        return;
+    }
+    for (i = 0; i < size; i++) {
+        x[i] = NULL;
+        if (i != root) {
+            x[i] = gcm_coll_alloc_type(s, count, type);
+            gcm_coll_recv(s, g, x[i], count, type, i);
+        }
+    }
+    if (sbuf == GCM_COLL_IN_PLACE || sbuf == rbuf) {
+        /* rbuf is about to hold the others' combination. */
+        void *t = gcm_coll_alloc_type(s, count, type);
+
+        gcm_coll_copy(s, rbuf, count, type, 0, t, count, type, 0);
+        mine = t;
+    }
+    gcm_coll_fence(s);
+    gcm_coll_copy(s, (root == size - 1) ? mine : x[size - 1], count, type,
+                  0, rbuf, count, type, 0);
+    for (i = size - 2; i >= 0; i--) {
+        gcm_coll_combine(s, op, (i == root) ? mine : x[i], rbuf, count,
+                         type);
     }
 }
 
@@ -411,6 +463,20 @@ void gcm_coll_reduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                 (unsigned)g->size > gcm_coll_config.reduce_tree_max &&
                 count >= gcm_coll_pof2(g->size)) ?
                GCM_COLL_REDUCE_RABENSEIFNER : GCM_COLL_REDUCE_BINOMIAL;
+        /* Small data over 3 and 4 processes: straight to the root, so
+         * that no rank waits for one that must receive first (coll/
+         * README.md, "Small reduce at 3 and 4 processes"). */
+        if (g->size > 2 &&
+            (unsigned)g->size <= gcm_coll_config.reduce_tree_max &&
+            len <= gcm_coll_config.reduce_small &&
+            gcm_coll_config.reduce_small > 0) {
+            algo = GCM_COLL_REDUCE_LINEAR;
+        }
+    }
+    if (algo == GCM_COLL_REDUCE_LINEAR && g->size > 1) {
+        gcm_coll_trace("reduce", "linear", g, len);
+        coll_reduce_linear(s, g, sbuf, rbuf, count, type, op, root);
+        return;
     }
     /* Halving combines in butterfly order, not rank order. */
     if (algo == GCM_COLL_REDUCE_RABENSEIFNER && g->size > 1 &&

@@ -41,6 +41,9 @@ for np in 2 3 4 5 6 7 8 9; do
         "barrier dissemination|bcast binomial, $np ranks, 262144|alltoall bruck|hier"
     coll_run "$np processes, allgather linear" "GENCOMM_COLL_ALLGATHER=linear" \
         "-n $np" "allgather" "allgather linear" "allgather recursive_doubling|allgather bruck"
+    coll_run "$np processes, reduce linear" "GENCOMM_COLL_REDUCE=linear" \
+        "-n $np" "reduce noncomm" "reduce linear, $np ranks, 28 bytes|reduce linear, $np ranks, 262144 bytes|reduce linear, $np ranks, 56 bytes" \
+        "reduce binomial|reduce rabenseifner"
     coll_run "$np processes, C" "$C" "-n $np" \
         "allgather scan bcast alltoall repeat" \
         "allgather ring|scan linear|exscan linear|bcast linear|alltoall linear" \
@@ -55,8 +58,8 @@ coll_run "5 processes, non-commutative under B" "$B" "-n 5" noncomm \
 
 # The automatic choice.
 coll_run "4 processes, auto" "" "-n 4" "" \
-    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather linear, 4 ranks, 16 bytes|allgather linear, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
-    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|allgather recursive_doubling|allgather ring, 4 ranks, 262144|hier"
+    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce linear, 4 ranks, 28 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather linear, 4 ranks, 16 bytes|allgather linear, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
+    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|reduce binomial, 4 ranks, 28 |reduce linear, 4 ranks, 262144|allgather recursive_doubling|allgather ring, 4 ranks, 262144|hier"
 # Over at most 4 processes allgather is linear at every size (coll/README.md,
 # "Allgather over 3 and 4 processes"): 21,845 ints a rank at 3 (an odd
 # count), in place too; beyond, the ring from 64 KiB in all.
@@ -65,7 +68,16 @@ coll_run "3 processes, auto allgather" "" "-n 3" "allgather" \
     "allgather ring, 3 ranks, 12 |allgather ring, 3 ranks, 262140|allgather bruck"
 coll_run "5 processes, auto" "" "-n 5" "" \
     "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|allgather ring, 5 ranks, 262140 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|alltoall linear, 5 ranks, 1200 bytes|reduce rabenseifner, 5 ranks, 262144 bytes" \
-    "barrier linear|bcast linear|scan linear|alltoall linear, 5 ranks, 4 bytes|alltoall pairwise, 5 ranks, 1200|hier"
+    "barrier linear|bcast linear|scan linear|alltoall linear, 5 ranks, 4 bytes|alltoall pairwise, 5 ranks, 1200|reduce linear|hier"
+# Small reduces over 3 and 4 processes go straight to the root (coll/
+# README.md, "Small reduce at 3 and 4 processes"); GENCOMM_COLL_REDUCE_SMALL=0
+# keeps the tree.
+coll_run "3 processes, auto reduce" "" "-n 3" "reduce" \
+    "reduce linear, 3 ranks, 28 bytes|reduce binomial, 3 ranks, 262144 bytes" \
+    "reduce binomial, 3 ranks, 28 |reduce linear, 3 ranks, 262144"
+coll_run "4 processes, GENCOMM_COLL_REDUCE_SMALL=0" \
+    "GENCOMM_COLL_REDUCE_SMALL=0" "-n 4" "reduce" \
+    "reduce binomial, 4 ranks, 28 bytes" "reduce linear"
 coll_run "4 processes, GENCOMM_COLL_REDUCE_TREE_MAX=3" \
     "GENCOMM_COLL_REDUCE_TREE_MAX=3" "-n 4" "reduce" \
     "reduce rabenseifner, 4 ranks, 262144 bytes" \
@@ -103,7 +115,7 @@ coll_run "5 processes, GENCOMM_COLL_BARRIER_LINEAR_MAX=5" \
     "barrier linear, 5 ranks" "barrier dissemination"
 coll_run "2 processes, auto" "" "-n 2" "bcast barrier reduce" \
     "bcast linear, 2 ranks, 262144 bytes|barrier dissemination, 2 ranks|reduce binomial, 2 ranks, 262144 bytes" \
-    "bcast scatter_allgather|bcast binomial|barrier linear|reduce rabenseifner"
+    "bcast scatter_allgather|bcast binomial|barrier linear|reduce rabenseifner|reduce linear"
 coll_run "5 processes, GENCOMM_COLL_BCAST_LARGE=1" \
     "GENCOMM_COLL_BCAST_LARGE=1" "-n 5" "bcast" \
     "bcast scatter_allgather, 5 ranks, 4 bytes" \
