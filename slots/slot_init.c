@@ -22,7 +22,7 @@ static const gcm_config_entry_t gcm_slots_config_entries[] = {
     GCM_CFG("GENCOMM_SHM", "1", GCM_CFG_INT, gcm_slots_config.shm,
             "1: processes on one host talk through shared memory; "
             "0: over UCX"),
-    GCM_CFG("GENCOMM_SHM_COOP_MIN", "262144", GCM_CFG_SIZE,
+    GCM_CFG("GENCOMM_SHM_COOP_MIN", "16384", GCM_CFG_SIZE,
             gcm_slots_config.shm_coop_min,
             "same-host messages from this size on are copied by sender and "
             "receiver together (not with more processes than cores); 0: by "

@@ -20,7 +20,7 @@
  * With the argument "small", process 1 instead streams 24 messages of
  * 64 KiB and a few bytes to process 0 (e), polling each send with
  * gcm_test, content checked, then one of 64 KiB and 5 bytes into 40,000
- * bytes (truncated): under a threshold of 64 KiB or less they are copied
+ * bytes (truncated): under the default threshold they are copied
  * cooperatively (two halves; the script reads the count from the debug
  * log at finalize).
  *
@@ -48,7 +48,7 @@
 #define HUGE_A   ((9 << 20) + 5)
 #define DIE_SIZE ((size_t)512 << 20)
 #define SMALL    (64 << 10)
-#define COOP_DEFAULT 262144   /* GENCOMM_SHM_COOP_MIN's default */
+#define COOP_DEFAULT 16384    /* GENCOMM_SHM_COOP_MIN's default */
 #define GUARD    4096
 
 static int g_me;
