@@ -25,6 +25,21 @@
 
 /* ---- init and finalize ---------------------------------------------------- */
 
+/* The first of n variables that the launcher set to a number of at
+ * least min, or -1. */
+static int gcm_thr_launcher_var(const char *const *vars, size_t n, int min)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        const char *v = getenv(vars[i]);
+        if ((v != NULL) && (atoi(v) >= min)) {
+            return atoi(v);
+        }
+    }
+    return -1;
+}
+
 /* How many processes of the job share this machine as the launcher says
  * it, or 0 when it says nothing. */
 static int gcm_thr_launcher_local_size(void)
@@ -35,15 +50,23 @@ static int gcm_thr_launcher_local_size(void)
         "OMPI_COMM_WORLD_LOCAL_SIZE",  /* Open MPI */
         "SLURM_NTASKS_PER_NODE",
     };
-    size_t i;
+    int n = gcm_thr_launcher_var(vars, sizeof(vars) / sizeof(vars[0]), 1);
 
-    for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-        const char *v = getenv(vars[i]);
-        if ((v != NULL) && (atoi(v) > 0)) {
-            return atoi(v);
-        }
-    }
-    return 0;
+    return (n > 0) ? n : 0;
+}
+
+/* This process's rank among those of the job on this machine as the
+ * launcher says it, or -1 when it says nothing. */
+static int gcm_thr_launcher_local_rank(void)
+{
+    static const char *const vars[] = {
+        "GENCOMM_LOCAL_RANK",          /* gcrun */
+        "MPI_LOCALRANKID",             /* MPICH Hydra */
+        "OMPI_COMM_WORLD_LOCAL_RANK",  /* Open MPI */
+        "SLURM_LOCALID",
+    };
+
+    return gcm_thr_launcher_var(vars, sizeof(vars) / sizeof(vars[0]), 0);
 }
 
 /* How many processes of the job share this machine: what the launcher
@@ -68,19 +91,19 @@ int gcm_thr_count_local(void)
  */
 void gcm_thr_spread(void)
 {
-    const char *v = getenv("GENCOMM_LOCAL_RANK");
+    int rank = gcm_thr_launcher_local_rank();
     cpu_set_t mask, one;
     int k, cpu, n;
 
-    if (!gcm_thr.oversubscribed || !gcm_thr_config.spread || (v == NULL) ||
-        (atoi(v) < 0) || (sched_getaffinity(0, sizeof(mask), &mask) != 0)) {
+    if (!gcm_thr.oversubscribed || !gcm_thr_config.spread || (rank < 0) ||
+        (sched_getaffinity(0, sizeof(mask), &mask) != 0)) {
         return;
     }
     n = CPU_COUNT(&mask);
     if (n < 2) {
         return;
     }
-    k = atoi(v) % n;
+    k = rank % n;
     for (cpu = 0; (cpu < CPU_SETSIZE) && !(CPU_ISSET(cpu, &mask) &&
                                            (k-- == 0)); cpu++) {
     }
@@ -95,8 +118,8 @@ void gcm_thr_spread(void)
         return;
     }
     CPU_ZERO(&one);
-    gcm_debug("spread: local rank %s starts on CPU %d of its %d%s", v, cpu,
-              n, ((sched_getaffinity(0, sizeof(one), &one) == 0) &&
+    gcm_debug("spread: local rank %d starts on CPU %d of its %d%s", rank,
+              cpu, n, ((sched_getaffinity(0, sizeof(one), &one) == 0) &&
                   CPU_EQUAL(&one, &mask)) ? ", its mask back" : "");
 }
 
