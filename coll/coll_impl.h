@@ -96,6 +96,11 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_ALLGATHER_LINEAR_MAX 4
 #define GCM_COLL_REDUCE_TREE_MAX  4
 #define GCM_COLL_REDUCE_SMALL     1024
+/* Below this many bytes the binomial reduce reads a child's vector alone,
+ * combining it as it lands (it stays in this core's cache); from it on,
+ * the child may copy a share (slots/slot_shm_coop.c), which is faster
+ * once the vector no longer fits in cache anyway (coll/README.md). */
+#define GCM_COLL_REDUCE_FOLD_MAX  262144
 #define GCM_COLL_SCAN_LINEAR_MAX  4
 #define GCM_COLL_BARRIER_LINEAR_MAX 4
 #define GCM_COLL_BCAST_LINEAR_MAX 4

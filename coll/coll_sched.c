@@ -395,6 +395,38 @@ void gcm_coll_recv_combine(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     }
 }
 
+int gcm_coll_can_fold_into(const gcm_coll_sched_t *s, const void *src,
+                           void *acc, int count, gcm_coll_type_h type,
+                           gcm_coll_op_h op)
+{
+    return (type != NULL) && (count > 0) && (s->ops->foldable != NULL) &&
+           (src != GCM_COLL_IN_PLACE) && (src != acc) &&
+           s->ops->foldable(op) && coll_contig_at(s, acc, count, type) &&
+           coll_contig_at(s, src, count, type);
+}
+
+void gcm_coll_recv_fold_into(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                             const void *src, void *acc, int count,
+                             gcm_coll_type_h type, gcm_coll_op_h op,
+                             int peer)
+{
+    gcm_coll_step_t *st = coll_xfer_step(s, GCM_COLL_RECV, g, acc, count,
+                                         type, 0, peer);
+
+    if (st == NULL) {
+        return;
+    }
+    /* The data lands in acc (st->buf == st->acc): each piece p becomes
+     * src's piece op p (coll_fold_piece), src on the left. */
+    st->sbuf = src;
+    st->acc = acc;
+    st->op = op;
+    st->ops = s->ops;
+    memset(&st->fold, 0, sizeof(st->fold));
+    st->fold.fn = coll_fold_piece;
+    st->fold.unit = s->ops->size(type);
+}
+
 void gcm_coll_fence(gcm_coll_sched_t *s)
 {
     (void)coll_add(s, GCM_COLL_FENCE);

@@ -6,7 +6,7 @@
  * its copy). tests/mpi/test_coll_fold.sh runs it and reads the debug
  * log's counts at finalize.
  *
- * Usage: coll_fold [die]
+ * Usage: coll_fold [die | reduce]   (reduce: phase (e) alone)
  *
  *  (a) allreduce, MPI_SUM of doubles, at counts that split into pieces
  *      unevenly (odd counts, a half just above a piece, 4 MiB + 8 bytes),
@@ -18,7 +18,10 @@
  *      (never run under the library's lock), a non-commutative one
  *      (rank order kept);
  *  (d) 16 exchanges of 1 MiB and 1 MiB + 3 bytes each way between ranks 0
- *      and 1 (MPI_Sendrecv), content checked.
+ *      and 1 (MPI_Sendrecv), content checked;
+ *  (e) reduce, MPI_SUM of doubles, 64 KiB and counts that split into
+ *      pieces unevenly, to every root, from a send buffer and in place
+ *      (the binomial tree's receives fold: coll_reduce.c).
  *
  * With "die": rank 1 starts an MPI_Iallreduce of 64 MiB and kills itself
  * 2 ms later, while rank 0 reads its half; rank 0's MPI_Allreduce must
@@ -292,6 +295,54 @@ static void phase_d(void)
     }
 }
 
+static void phase_e(void)
+{
+    static const long counts[] = { 8192, 131073, 16385 };
+    size_t i;
+    int root;
+
+    for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+        long n = counts[i], k;
+        double *s = malloc((size_t)n * sizeof(double));
+        double *r = malloc((size_t)n * sizeof(double));
+
+        CHECK((s != NULL) && (r != NULL), "malloc");
+        if ((s == NULL) || (r == NULL)) {
+            free(s);
+            free(r);
+            return;
+        }
+        for (root = 0; root < size; root++) {
+            for (k = 0; k < n; k++) {
+                s[k] = dval(rank, k);
+                r[k] = -1;
+            }
+            OK(MPI_Reduce(s, r, (int)n, MPI_DOUBLE, MPI_SUM, root,
+                          MPI_COMM_WORLD));
+            if (rank == root) {
+                check_sum(r, n, "reduce");
+            }
+            for (k = 0; k < n && s[k] == dval(rank, k); k++) {
+            }
+            CHECK(k == n, "reduce wrote its send buffer at %ld", k);
+            for (k = 0; k < n; k++) {
+                r[k] = dval(rank, k);
+            }
+            OK(MPI_Reduce((rank == root) ? MPI_IN_PLACE : r,
+                          (rank == root) ? r : NULL, (int)n, MPI_DOUBLE,
+                          MPI_SUM, root, MPI_COMM_WORLD));
+            if (rank == root) {
+                check_sum(r, n, "reduce in place");
+            }
+        }
+        free(s);
+        free(r);
+    }
+    if (rank == 0) {
+        printf("coll_fold: (e) ok\n");
+    }
+}
+
 static int die(void)
 {
     long n = 8L << 20, k;    /* 64 MiB of doubles */
@@ -338,9 +389,14 @@ int main(int argc, char **argv)
     if ((argc > 1) && (strcmp(argv[1], "die") == 0)) {
         return die();
     }
+    if ((argc > 1) && (strcmp(argv[1], "reduce") == 0)) {
+        phase_e();
+        return mpitest_finish();
+    }
     phase_a();
     phase_b();
     phase_c();
     phase_d();
+    phase_e();
     return mpitest_finish();
 }

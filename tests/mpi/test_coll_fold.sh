@@ -22,7 +22,7 @@ for n in 2 3 4; do
     launch_for 180 "$n" env GENCOMM_LOG_LEVEL=debug \
         GENCOMM_COLL_ALLREDUCE=rabenseifner "$prog"
     if expect_rc 0; then
-        for phase in a b c d; do
+        for phase in a b c d e; do
             expect_count 1 "coll_fold: \\($phase\\) ok"
         done
         expect_count 1 'coll_fold: all passed'
@@ -49,6 +49,20 @@ if expect_rc 0; then
     expect_match 'coll: allreduce rabenseifner, 2 ranks, 1048576 bytes'
     expect_match '[1-9][0-9]* folded reads'
 fi
+
+# Reduce alone: the binomial tree's receives fold (at 2 processes they
+# would otherwise be shared with the sender, whose share the root's
+# combine then fetches from the sender's core).
+for n in 2 3 4; do
+    launch_for 180 "$n" env GENCOMM_LOG_LEVEL=debug "$prog" reduce
+    if expect_rc 0; then
+        expect_count 1 'coll_fold: \(e\) ok'
+        folded=$(count_sum '.*to read, [0-9]* folded reads in \([0-9]*\) pieces.*')
+        if [ "$folded" -eq 0 ]; then
+            fail_out "reduce, $n processes: no read was folded"
+        fi
+    fi
+done
 
 # A peer killed while its half is read: the allreduce fails, it does not
 # hang, and the job ends as a failure (rank 0's exit 1, or rank 1's
