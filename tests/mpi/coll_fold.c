@@ -74,6 +74,20 @@ static void check_sum(const double *got, long n, const char *what)
           (first >= 0) ? dsum(first) : 0.0);
 }
 
+/* Two vectors of n doubles, or neither (a failed check): 1 or 0. */
+static int alloc_two(long n, double **s, double **r)
+{
+    *s = malloc((size_t)n * sizeof(double));
+    *r = malloc((size_t)n * sizeof(double));
+    CHECK((*s != NULL) && (*r != NULL), "malloc");
+    if ((*s == NULL) || (*r == NULL)) {
+        free(*s);
+        free(*r);
+        return 0;
+    }
+    return 1;
+}
+
 static void phase_a(void)
 {
     static const long counts[] = { 131072, 131071, 32769, 16385, 524289 };
@@ -81,13 +95,9 @@ static void phase_a(void)
 
     for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
         long n = counts[i], k;
-        double *s = malloc((size_t)n * sizeof(double));
-        double *r = malloc((size_t)n * sizeof(double));
+        double *s, *r;
 
-        CHECK((s != NULL) && (r != NULL), "malloc");
-        if ((s == NULL) || (r == NULL)) {
-            free(s);
-            free(r);
+        if (!alloc_two(n, &s, &r)) {
             return;
         }
         for (k = 0; k < n; k++) {
@@ -303,13 +313,9 @@ static void phase_e(void)
 
     for (i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
         long n = counts[i], k;
-        double *s = malloc((size_t)n * sizeof(double));
-        double *r = malloc((size_t)n * sizeof(double));
+        double *s, *r;
 
-        CHECK((s != NULL) && (r != NULL), "malloc");
-        if ((s == NULL) || (r == NULL)) {
-            free(s);
-            free(r);
+        if (!alloc_two(n, &s, &r)) {
             return;
         }
         for (root = 0; root < size; root++) {
