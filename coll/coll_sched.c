@@ -365,33 +365,60 @@ static int coll_contig_at(const gcm_coll_sched_t *s, const void *buf,
     return (s->ops->contig(type, count, buf, &start) != 0) && (start == buf);
 }
 
-void gcm_coll_recv_combine(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
-                           void *x, const void *src, void *acc, int count,
-                           gcm_coll_type_h type, gcm_coll_op_h op, int peer)
+/* Whether a combining receive of count elements of type may fold with
+ * op: a foldable op, and buf, acc and src contiguous from their start. */
+static int coll_foldable(const gcm_coll_sched_t *s, const void *buf,
+                         const void *acc, const void *src, int count,
+                         gcm_coll_type_h type, gcm_coll_op_h op)
 {
-    /* x stays typed: a fold needs the type of the combine. */
-    gcm_coll_step_t *st = coll_xfer_step(s, GCM_COLL_RECV, g, x, count, type,
-                                         0, peer);
+    return (type != NULL) && (count > 0) && (s->ops->foldable != NULL) &&
+           s->ops->foldable(op) && coll_contig_at(s, buf, count, type) &&
+           coll_contig_at(s, acc, count, type) &&
+           coll_contig_at(s, src, count, type);
+}
+
+/* A receive step (buf typed: a fold needs the type of the combine) that
+ * combines into acc with src; folded when fold is set. */
+static gcm_coll_step_t *coll_combining_recv(gcm_coll_sched_t *s,
+                                            const gcm_coll_grp_t *g,
+                                            void *buf, const void *src,
+                                            void *acc, int count,
+                                            gcm_coll_type_h type,
+                                            gcm_coll_op_h op, int peer,
+                                            int fold)
+{
+    gcm_coll_step_t *st = coll_xfer_step(s, GCM_COLL_RECV, g, buf, count,
+                                         type, 0, peer);
 
     if (st == NULL) {
-        return;
+        return NULL;
     }
-    st->sbuf = (src == GCM_COLL_IN_PLACE) ? acc : src;
+    st->sbuf = src;
     st->acc = acc;
     st->op = op;
     st->ops = s->ops;
     memset(&st->fold, 0, sizeof(st->fold));
-    if ((type != NULL) && (count > 0) && (s->ops->foldable != NULL) &&
-        s->ops->foldable(op) && coll_contig_at(s, x, count, type) &&
-        coll_contig_at(s, acc, count, type) &&
-        coll_contig_at(s, st->sbuf, count, type)) {
+    if (fold) {
         st->fold.fn = coll_fold_piece;
         st->fold.unit = s->ops->size(type);
-        /* Where the operands may swap, the data lands in acc itself and
-         * src goes into it: no pass over the scratch, no copy of src. */
-        if ((st->sbuf != acc) && s->ops->commutative(op)) {
-            st->buf = acc;
-        }
+    }
+    return st;
+}
+
+void gcm_coll_recv_combine(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
+                           void *x, const void *src, void *acc, int count,
+                           gcm_coll_type_h type, gcm_coll_op_h op, int peer)
+{
+    const void *from = (src == GCM_COLL_IN_PLACE) ? acc : src;
+    int fold = coll_foldable(s, x, acc, from, count, type, op);
+    gcm_coll_step_t *st = coll_combining_recv(s, g, x, from, acc, count,
+                                              type, op, peer, fold);
+
+    /* Where the operands may swap, a folded receive's data lands in acc
+     * itself and src goes into it: no pass over the scratch, no copy of
+     * src. */
+    if ((st != NULL) && fold && (from != acc) && s->ops->commutative(op)) {
+        st->buf = acc;
     }
 }
 
@@ -399,10 +426,8 @@ int gcm_coll_can_fold_into(const gcm_coll_sched_t *s, const void *src,
                            void *acc, int count, gcm_coll_type_h type,
                            gcm_coll_op_h op)
 {
-    return (type != NULL) && (count > 0) && (s->ops->foldable != NULL) &&
-           (src != GCM_COLL_IN_PLACE) && (src != acc) &&
-           s->ops->foldable(op) && coll_contig_at(s, acc, count, type) &&
-           coll_contig_at(s, src, count, type);
+    return (src != GCM_COLL_IN_PLACE) && (src != acc) &&
+           coll_foldable(s, acc, acc, src, count, type, op);
 }
 
 void gcm_coll_recv_fold_into(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
@@ -410,21 +435,9 @@ void gcm_coll_recv_fold_into(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                              gcm_coll_type_h type, gcm_coll_op_h op,
                              int peer)
 {
-    gcm_coll_step_t *st = coll_xfer_step(s, GCM_COLL_RECV, g, acc, count,
-                                         type, 0, peer);
-
-    if (st == NULL) {
-        return;
-    }
-    /* The data lands in acc (st->buf == st->acc): each piece p becomes
-     * src's piece op p (coll_fold_piece), src on the left. */
-    st->sbuf = src;
-    st->acc = acc;
-    st->op = op;
-    st->ops = s->ops;
-    memset(&st->fold, 0, sizeof(st->fold));
-    st->fold.fn = coll_fold_piece;
-    st->fold.unit = s->ops->size(type);
+    /* The data lands in acc (the step's buffer is acc): each piece p
+     * becomes src's piece op p (coll_fold_piece), src on the left. */
+    (void)coll_combining_recv(s, g, acc, src, acc, count, type, op, peer, 1);
 }
 
 void gcm_coll_fence(gcm_coll_sched_t *s)
