@@ -218,4 +218,19 @@ expect "mpi_phase_bench at 3 processes exits 2" 2 "$gcrun" -n 3 "$exe"
 has "usage: mpirun -np 2 mpi_phase_bench" \
     "mpi_phase_bench at 3 processes: no usage message"
 
+# The machine's phase before and after each launch of bench/run: one
+# figure (us) on two CPUs; on one CPU nothing printed and exit 1; a bad
+# round count exits 2.
+if [ "$(nproc)" -ge 2 ]; then
+    run "phase_probe" "$b/bench/phase_probe" 200
+    has '^[0-9]+\.[0-9]{3}$' "phase_probe: no figure"
+fi
+if command -v taskset >/dev/null 2>&1; then
+    expect "phase_probe on one CPU exits 1" 1 taskset -c 0 \
+        "$b/bench/phase_probe" 200
+    has 'fewer than 2 CPUs' "phase_probe on one CPU: no reason given"
+fi
+expect "phase_probe 5 exits 2" 2 "$b/bench/phase_probe" 5
+has 'ROUNDS must be 100 to 10\^7' "phase_probe 5: no usage message"
+
 finish
