@@ -17,7 +17,13 @@
  *      while process 0 starts 1000 sends of 0..16 bytes (the lane fills,
  *      the rest wait for room), then 1000 of small and large sizes mixed
  *      (lane lines and cells, eager and read from the sender); all are
- *      received in order and whole.
+ *      received in order and whole;
+ *  (g) sleep races: 2000 one-way messages, each sent 0-200 us after the
+ *      receiver posted its receive, so that many arrive while it counts
+ *      itself asleep and takes its last look at its rings (the script
+ *      also runs it with a short GENCOMM_SPIN_COUNT): every one must
+ *      wake it within 2.5 s (a lost wakeup waits for the 5 s poll
+ *      timeout), and process 1 says how many it slept for.
  *
  * Any other process only joins the world's finalize.
  */
@@ -253,6 +259,58 @@ static void phase_e(void)
     }
 }
 
+static void phase_g(void)
+{
+    enum { N = 2000 };
+    double worst = 0.0, sent, got;
+    gcm_msg_status_t st;
+    unsigned seed = 12345u, late = 0;
+    int i, go = 0;
+
+    for (i = 0; (i < N) && (gcm_test_failed() == 0); i++) {
+        if (g_me == 0) {
+            /* Wait for the receiver's go, then send after a pause. */
+            if (gcm_recv(gcm_world(), &go, sizeof(go), 1, 9, &st) != GCM_OK) {
+                gcm_test_fail("phase 8 go: %s", gcm_last_error());
+                return;
+            }
+            seed = seed * 1103515245u + 12345u;
+            usleep((seed >> 16) % 201);
+            sent = now_s(CLOCK_MONOTONIC);
+            if (gcm_send(gcm_world(), &sent, sizeof(sent), 1, 8) != GCM_OK) {
+                gcm_test_fail("phase 8 send: %s", gcm_last_error());
+                return;
+            }
+        } else {
+            gcm_request_h req;
+
+            if (gcm_irecv(gcm_world(), &sent, sizeof(sent), 0, 8, &req) !=
+                    GCM_OK ||
+                gcm_send(gcm_world(), &go, sizeof(go), 0, 9) != GCM_OK ||
+                gcm_wait(&req, &st) != GCM_OK) {
+                gcm_test_fail("phase 8 receive %d: %s", i, gcm_last_error());
+                return;
+            }
+            got = now_s(CLOCK_MONOTONIC);
+            if (got - sent > worst) {
+                worst = got - sent;
+            }
+            if (got - sent > 50e-6) {
+                late++;
+            }
+        }
+    }
+    if (g_me == 1) {
+        printf("p2p_shm: P1 (g) %u of %d messages took over 50 us "
+               "(the receiver slept), the slowest %.3f ms\n",
+               late, N, worst * 1e3);
+        if (worst > 2.5) {
+            gcm_test_fail("phase 8: a receiver woke %.3f s after the send "
+                          "(lost wakeup?)", worst);
+        }
+    }
+}
+
 static size_t size_f(int i)
 {
     static const size_t mixed[] = { 8, 0, 16, 17, 3000, 1, 9000, 16, 64 };
@@ -327,6 +385,10 @@ int main(int argc, char **argv)
         phase_f();
         if (gcm_test_failed() == 0) {
             printf("p2p_shm: P%d (f) small-message lane ok\n", g_me);
+        }
+        phase_g();
+        if (gcm_test_failed() == 0) {
+            printf("p2p_shm: P%d (g) sleep races ok\n", g_me);
         }
     }
     fflush(stdout);

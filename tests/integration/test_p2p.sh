@@ -121,12 +121,20 @@ for n in 2 5; do
     out=""
     launch_for 60 "$n" env GENCOMM_SHM=1 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
     if expect_rc 0; then
-        for phase in a b c d e f; do
+        for phase in a b c d e f g; do
             expect_count 2 "p2p_shm: P[01] \\($phase\\) .* ok"
         done
         expect_match 'shm: endpoint 0 attached to proc 1 endpoint 0'
     fi
 done
+# Sleep races: a waiter that sleeps after 20 rounds, so that most of
+# phase (g)'s messages arrive around its sleep (it reports how many).
+out=""
+launch_for 60 2 env GENCOMM_SPIN_COUNT=20 "$progs/p2p_shm"
+if expect_rc 0; then
+    expect_count 2 'p2p_shm: P[01] \(g\) sleep races ok'
+    expect_match 'p2p_shm: P1 \(g\) [0-9]+ of 2000 messages took over 50 us'
+fi
 launch_for 60 2 env GENCOMM_SHM=0 GENCOMM_LOG_LEVEL=debug "$progs/p2p_shm"
 if expect_rc 0; then
     expect_count 2 'p2p_shm: P[01] \(e\) wakeups ok'
