@@ -93,6 +93,11 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
             "reduce of at most this many bytes over 3 to "
             "GENCOMM_COLL_REDUCE_TREE_MAX processes: linear (each straight "
             "to the root)"),
+    GCM_CFG("GENCOMM_COLL_REDUCE_FOLD_MAX", GCM_STR(GCM_COLL_REDUCE_FOLD_MAX),
+            GCM_CFG_SIZE, gcm_coll_config.reduce_fold_max,
+            "binomial reduce below this many bytes: each child's vector "
+            "read by its parent alone and combined as it lands; from it on "
+            "the child may copy a share (same host)"),
     GCM_CFG("GENCOMM_COLL_ALLGATHER_LINEAR_MAX",
             GCM_STR(GCM_COLL_ALLGATHER_LINEAR_MAX), GCM_CFG_INT,
             gcm_coll_config.allgather_linear_max,

@@ -136,6 +136,7 @@ typedef struct gcm_coll_config {
     unsigned allgather_linear_max; /* GENCOMM_COLL_ALLGATHER_LINEAR_MAX */
     unsigned reduce_tree_max;     /* GENCOMM_COLL_REDUCE_TREE_MAX */
     size_t   reduce_small;        /* GENCOMM_COLL_REDUCE_SMALL */
+    size_t   reduce_fold_max;     /* GENCOMM_COLL_REDUCE_FOLD_MAX */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */
     size_t   allreduce_staged_min; /* GENCOMM_COLL_ALLREDUCE_STAGED_MIN */
 } gcm_coll_config_t;

@@ -42,7 +42,8 @@ static void coll_reduce_binomial(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     const void *acc = sbuf;
     void *w[2] = { NULL, NULL };
     int wi = 0, mask;
-    int fold = gcm_coll_bytes(s, type, count, 0) < GCM_COLL_REDUCE_FOLD_MAX;
+    int fold = gcm_coll_bytes(s, type, count, 0) <
+               gcm_coll_config.reduce_fold_max;
     /* The root's last child's data can land in rbuf itself, combined
      * there with what the root holds (rbuf = acc op rbuf keeps the rank
      * order): no temporary and no copy into rbuf at the end, one pass
@@ -71,7 +72,7 @@ static void coll_reduce_binomial(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                 x = w[wi];
                 wi ^= 1;
             }
-            /* Below GCM_COLL_REDUCE_FOLD_MAX the child's data is
+            /* Below GENCOMM_COLL_REDUCE_FOLD_MAX the child's data is
              * combined as it lands (x = acc op child's), read by this
              * process alone: where the child copied a share of it, the
              * combine fetched that share from the child's core (64 KiB

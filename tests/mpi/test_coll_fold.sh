@@ -64,6 +64,18 @@ for n in 2 3 4; do
     fi
 done
 
+# GENCOMM_COLL_REDUCE_FOLD_MAX=0: the reduce's receives do not fold (its
+# vectors, 64 KiB, are under the default and fold above).
+launch_for 180 2 env GENCOMM_LOG_LEVEL=debug GENCOMM_COLL_REDUCE_FOLD_MAX=0 \
+    "$prog" reduce
+if expect_rc 0; then
+    expect_count 1 'coll_fold: \(e\) ok'
+    folded=$(count_sum '.*to read, [0-9]* folded reads in \([0-9]*\) pieces.*')
+    if [ "$folded" -ne 0 ]; then
+        fail_out "reduce, GENCOMM_COLL_REDUCE_FOLD_MAX=0: $folded folded pieces"
+    fi
+fi
+
 # A peer killed while its half is read: the allreduce fails, it does not
 # hang, and the job ends as a failure (rank 0's exit 1, or rank 1's
 # SIGKILL, whichever gcrun reaps first).
