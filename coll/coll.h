@@ -231,14 +231,16 @@ int gcm_coll_can_fold_into(const gcm_coll_sched_t *s, const void *src,
 /* Receives count elements of type from peer into acc itself and leaves,
  * once the next fence is passed, acc = src op received (src on the left:
  * rank order for an operator that does not commute). Each piece is
- * combined as it lands, while it is in this core's cache; the data is
- * read by this process alone (a sender's share would land in the other
- * core's cache, and the combine then fetches it from there). Only where
+ * combined as it lands, while it is in this core's cache. Without share
+ * the data is read by this process alone (a sender's share lands in the
+ * other core's cache, and the combine then fetches it from there); with
+ * share a sender on this host may copy some of the pieces, combined once
+ * all are in (slots.h, gcm_slots_fold_t). Only where
  * gcm_coll_can_fold_into says so. */
 void gcm_coll_recv_fold_into(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                              const void *src, void *acc, int count,
                              gcm_coll_type_h type, gcm_coll_op_h op,
-                             int peer) GCM_INTERNAL;
+                             int peer, int share) GCM_INTERNAL;
 void gcm_coll_fence(gcm_coll_sched_t *s) GCM_INTERNAL;
 /* inout = in op inout; in holds the lower ranks' data. */
 void gcm_coll_combine(gcm_coll_sched_t *s, gcm_coll_op_h op, const void *in,

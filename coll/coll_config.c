@@ -98,6 +98,13 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
             "binomial reduce below this many bytes: each child's vector "
             "read by its parent alone and combined as it lands; from it on "
             "the child may copy a share (same host)"),
+    GCM_CFG_RANGE("GENCOMM_COLL_REDUCE_SHARE_FOLD",
+                  GCM_STR(GCM_COLL_REDUCE_SHARE_FOLD),
+                  gcm_coll_config.reduce_share_fold, 0, 1,
+                  "binomial reduce from GENCOMM_COLL_REDUCE_FOLD_MAX bytes "
+                  "on: 1 combines the parent's own pieces of a child's "
+                  "vector as they land and the child's share once it is "
+                  "in, 0 the whole vector once it is in"),
     GCM_CFG("GENCOMM_COLL_ALLGATHER_LINEAR_MAX",
             GCM_STR(GCM_COLL_ALLGATHER_LINEAR_MAX), GCM_CFG_INT,
             gcm_coll_config.allgather_linear_max,

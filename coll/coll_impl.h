@@ -99,8 +99,12 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 /* Below this many bytes the binomial reduce reads a child's vector alone,
  * combining it as it lands (it stays in this core's cache); from it on,
  * the child may copy a share (slots/slot_shm_coop.c), which is faster
- * once the vector no longer fits in cache anyway (coll/README.md). */
+ * once the vector no longer fits in cache anyway (coll/README.md). The
+ * parent then still combines its own pieces as they land, and the
+ * child's share once it is in (GCM_COLL_REDUCE_SHARE_FOLD 1), or the
+ * whole vector once it is in (0). */
 #define GCM_COLL_REDUCE_FOLD_MAX  262144
+#define GCM_COLL_REDUCE_SHARE_FOLD 1
 #define GCM_COLL_SCAN_LINEAR_MAX  4
 #define GCM_COLL_BARRIER_LINEAR_MAX 4
 #define GCM_COLL_BCAST_LINEAR_MAX 4
@@ -137,6 +141,7 @@ typedef struct gcm_coll_config {
     unsigned reduce_tree_max;     /* GENCOMM_COLL_REDUCE_TREE_MAX */
     size_t   reduce_small;        /* GENCOMM_COLL_REDUCE_SMALL */
     size_t   reduce_fold_max;     /* GENCOMM_COLL_REDUCE_FOLD_MAX */
+    unsigned reduce_share_fold;   /* GENCOMM_COLL_REDUCE_SHARE_FOLD */
     size_t   segment;             /* GENCOMM_COLL_SEGMENT */
     size_t   allreduce_staged_min; /* GENCOMM_COLL_ALLREDUCE_STAGED_MIN */
 } gcm_coll_config_t;

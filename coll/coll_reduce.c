@@ -42,8 +42,12 @@ static void coll_reduce_binomial(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     const void *acc = sbuf;
     void *w[2] = { NULL, NULL };
     int wi = 0, mask;
-    int fold = gcm_coll_bytes(s, type, count, 0) <
-               gcm_coll_config.reduce_fold_max;
+    /* Below GENCOMM_COLL_REDUCE_FOLD_MAX folded and read alone, from it
+     * on folded with the child's share (or, without
+     * GENCOMM_COLL_REDUCE_SHARE_FOLD, received whole and combined). */
+    int small = gcm_coll_bytes(s, type, count, 0) <
+                gcm_coll_config.reduce_fold_max;
+    int fold = small || gcm_coll_config.reduce_share_fold;
     /* The root's last child's data can land in rbuf itself, combined
      * there with what the root holds (rbuf = acc op rbuf keeps the rank
      * order): no temporary and no copy into rbuf at the end, one pass
@@ -72,15 +76,16 @@ static void coll_reduce_binomial(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                 x = w[wi];
                 wi ^= 1;
             }
-            /* Below GENCOMM_COLL_REDUCE_FOLD_MAX the child's data is
-             * combined as it lands (x = acc op child's), read by this
-             * process alone: where the child copied a share of it, the
-             * combine fetched that share from the child's core (64 KiB
-             * over 2 processes: 10.4-11.9 us against 6.8-8.7 read alone;
-             * coll/README.md). */
+            /* The child's data is combined as it lands (x = acc op
+             * child's). Below GENCOMM_COLL_REDUCE_FOLD_MAX it is read by
+             * this process alone: where the child copied a share of it,
+             * the combine fetched that share from the child's core (64
+             * KiB over 2 processes: 10.4-11.9 us against 6.8-8.7 read
+             * alone; coll/README.md). From it on the child's share pays,
+             * combined once it is in, after this process's pieces. */
             if (fold && gcm_coll_can_fold_into(s, acc, x, count, type, op)) {
                 gcm_coll_recv_fold_into(s, g, acc, x, count, type, op,
-                                        (src + troot) % size);
+                                        (src + troot) % size, !small);
                 gcm_coll_fence(s);
             } else {
                 gcm_coll_recv(s, g, x, count, type, (src + troot) % size);

@@ -385,7 +385,7 @@ static gcm_coll_step_t *coll_combining_recv(gcm_coll_sched_t *s,
                                             void *acc, int count,
                                             gcm_coll_type_h type,
                                             gcm_coll_op_h op, int peer,
-                                            int fold)
+                                            int fold, int share)
 {
     gcm_coll_step_t *st = coll_xfer_step(s, GCM_COLL_RECV, g, buf, count,
                                          type, 0, peer);
@@ -401,6 +401,7 @@ static gcm_coll_step_t *coll_combining_recv(gcm_coll_sched_t *s,
     if (fold) {
         st->fold.fn = coll_fold_piece;
         st->fold.unit = s->ops->size(type);
+        st->fold.share = share;
     }
     return st;
 }
@@ -412,7 +413,7 @@ void gcm_coll_recv_combine(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     const void *from = (src == GCM_COLL_IN_PLACE) ? acc : src;
     int fold = coll_foldable(s, x, acc, from, count, type, op);
     gcm_coll_step_t *st = coll_combining_recv(s, g, x, from, acc, count,
-                                              type, op, peer, fold);
+                                              type, op, peer, fold, 0);
 
     /* Where the operands may swap, a folded receive's data lands in acc
      * itself and src goes into it: no pass over the scratch, no copy of
@@ -433,11 +434,12 @@ int gcm_coll_can_fold_into(const gcm_coll_sched_t *s, const void *src,
 void gcm_coll_recv_fold_into(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
                              const void *src, void *acc, int count,
                              gcm_coll_type_h type, gcm_coll_op_h op,
-                             int peer)
+                             int peer, int share)
 {
     /* The data lands in acc (the step's buffer is acc): each piece p
      * becomes src's piece op p (coll_fold_piece), src on the left. */
-    (void)coll_combining_recv(s, g, acc, src, acc, count, type, op, peer, 1);
+    (void)coll_combining_recv(s, g, acc, src, acc, count, type, op, peer, 1,
+                              share);
 }
 
 void gcm_coll_fence(gcm_coll_sched_t *s)

@@ -268,15 +268,17 @@ enum {
 /* A receiver's offer to its sender to copy part of a large message (cell
  * data of a GCM_SLOTS_SHM_COOP cell): the send it is about (the cookie of
  * its descriptor), where the data goes in the receiver's memory and how
- * many bytes (at most the send's), and the generation of the ring's
- * chunk counter it set up. Both sides cut the message into chunks by
- * gcm_slots_shm_coop_chunk(len) alone. */
+ * many bytes (at most the send's), the generation of the ring's chunk
+ * counter it set up, and the chunk: 0 for gcm_slots_shm_coop_chunk(len),
+ * which both sides compute alone, else the size of the pieces of a
+ * folded receive (slots.h, gcm_slots_fold_t; at least
+ * GCM_SLOTS_SHM_COOP_CHUNK_LEAST, else the sender ignores the offer). */
 typedef struct gcm_slots_shm_coop {
     uint64_t sreq;
     uint64_t addr;
     uint64_t len;
     uint32_t gen;
-    uint32_t pad;
+    uint32_t chunk;
 } gcm_slots_shm_coop_t;
 
 /* The chunk of a cooperative copy of len bytes: len / 4 rounded up to a
@@ -291,6 +293,8 @@ typedef struct gcm_slots_shm_coop {
 #define GCM_SLOTS_SHM_COOP_CHUNK_STEP ((uint64_t)64 * 1024)
 #define GCM_SLOTS_SHM_COOP_HALF_STEP  ((uint64_t)4096)
 #define GCM_SLOTS_SHM_COOP_SPLIT      4
+/* The smallest chunk an offer may name: no finer copies for a sender. */
+#define GCM_SLOTS_SHM_COOP_CHUNK_LEAST ((uint64_t)4096)
 static inline uint64_t gcm_slots_shm_coop_chunk(uint64_t len)
 {
     uint64_t c = len / GCM_SLOTS_SHM_COOP_SPLIT +
@@ -309,6 +313,49 @@ static inline uint64_t gcm_slots_shm_coop_chunk(uint64_t len)
     }
     return (c > GCM_SLOTS_SHM_COOP_CHUNK_MAX) ? GCM_SLOTS_SHM_COOP_CHUNK_MAX
                                               : c;
+}
+
+/* The chunk of a folded receive's offer of n bytes whose fold reads
+ * piece bytes at a time (elements of unit bytes): the piece, larger
+ * where n would have more than GCM_SLOTS_SHM_COOP_FOLD_CHUNKS of them (so
+ * that the receiver can note which are its own), a multiple of the unit;
+ * 0 where no offer can name it. */
+#define GCM_SLOTS_SHM_COOP_FOLD_CHUNKS 512
+static inline uint64_t gcm_slots_shm_coop_fold_chunk(uint64_t piece,
+                                                     uint64_t unit,
+                                                     uint64_t n)
+{
+    uint64_t chunk = piece;
+
+    if ((chunk == 0) ||
+        ((n + chunk - 1) / chunk > GCM_SLOTS_SHM_COOP_FOLD_CHUNKS)) {
+        chunk = (n + GCM_SLOTS_SHM_COOP_FOLD_CHUNKS - 1) /
+                GCM_SLOTS_SHM_COOP_FOLD_CHUNKS;
+        if (unit > 1) {
+            chunk = (chunk + unit - 1) / unit * unit;
+        }
+    }
+    if ((chunk < GCM_SLOTS_SHM_COOP_CHUNK_LEAST) || (chunk > UINT32_MAX)) {
+        return 0;
+    }
+    return chunk;
+}
+
+/* The chunk an offer (from the receiver: not believed) asks its sender
+ * to copy by: gcm_slots_shm_coop_chunk(len) where it names none, the one
+ * it names where that is at least GCM_SLOTS_SHM_COOP_CHUNK_LEAST and at
+ * most len, else 0 (the offer is ignored). */
+static inline uint64_t gcm_slots_shm_coop_offer_chunk(
+    const gcm_slots_shm_coop_t *coop)
+{
+    if (coop->chunk == 0) {
+        return gcm_slots_shm_coop_chunk(coop->len);
+    }
+    if ((coop->chunk < GCM_SLOTS_SHM_COOP_CHUNK_LEAST) ||
+        (coop->chunk > coop->len)) {
+        return 0;
+    }
+    return coop->chunk;
 }
 
 typedef struct gcm_slots_shm_cell_msg {

@@ -21,8 +21,11 @@
  * neither has a hand free. Nor does one on a host with more of the job's
  * processes than cores: no core is free for a second copier, and a
  * sender that took a chunk may lose its core before it copies it. A
- * folded receive (slots.h) does not offer either: the pieces must land
- * where and when its fold can use them.
+ * folded receive (slots.h) offers only where its fold allows a share:
+ * the chunks are then the fold's pieces (named in the offer), each of
+ * the receiver's own is folded as soon as it is in, and the sender's
+ * once they all are (a reduce's root combines half of the vector while
+ * it is in cache, and the other half, which the sender wrote, after).
  *
  * What the receiver sends is not believed: the sender copies from the
  * send's own buffer, found by the cookie among its sends to that process
@@ -90,11 +93,16 @@ static uint64_t gcm_shm_coop_chunks(uint64_t len, uint64_t chunk)
 
 int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
                             const gcm_payload_t *payload, void *buf,
-                            size_t n, gcm_status_t *status_p)
+                            size_t n, const gcm_slots_fold_t *fold,
+                            gcm_status_t *status_p)
 {
     gcm_slots_shm_ring_t *ring = tx->ring;
-    uint64_t chunk = gcm_slots_shm_coop_chunk(n);
-    uint64_t nchunks = gcm_shm_coop_chunks(n, chunk);
+    uint64_t chunk = (fold != NULL) ?
+                     gcm_slots_shm_coop_fold_chunk(
+                         gcm_slots_fold_piece(fold, n), fold->unit, n) :
+                     gcm_slots_shm_coop_chunk(n);
+    uint64_t nchunks = (chunk > 0) ? gcm_shm_coop_chunks(n, chunk) : 0;
+    uint64_t own[GCM_SLOTS_SHM_COOP_FOLD_CHUNKS / 64];
     gcm_slots_shm_coop_t coop;
     gcm_slots_shm_cell_t *cell;
     gcm_status_t status = GCM_OK;
@@ -105,6 +113,7 @@ int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
     /* The offer goes in order behind what waits for room, or not at all:
      * then we copy alone. */
     if (tx->dead || (nchunks < 2) || (nchunks > 0x7fffffffu) ||
+        ((fold != NULL) && (nchunks > GCM_SLOTS_SHM_COOP_FOLD_CHUNKS)) ||
         !gcm_list_empty(&tx->pending) || !gcm_slots_shm_room(tx)) {
         return 0;
     }
@@ -132,6 +141,12 @@ int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
     coop.addr = (uint64_t)(uintptr_t)buf;
     coop.len  = n;
     coop.gen  = gen;
+    if (fold != NULL) {
+        coop.chunk = (uint32_t)chunk;
+        memset(own, 0, sizeof(own));
+        sep->fold_reads++;
+        sep->fold_shared++;
+    }
     cell = gcm_slots_shm_cell_at(ring, tx->head);
     cell->kind = GCM_SLOTS_SHM_COOP;
     cell->len  = (uint32_t)sizeof(coop);
@@ -155,6 +170,12 @@ int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
         status = gcm_slots_shm_copy(0, payload->pid, payload->proc, buf,
                                     (uint64_t)(uintptr_t)payload->data, off,
                                     (n - off < chunk) ? n - off : chunk);
+        if ((fold != NULL) && (status == GCM_OK)) {
+            /* Ours: folded while it is in cache. */
+            fold->fn(fold->ctx, off, (n - off < chunk) ? n - off : chunk);
+            own[i / 64] |= (uint64_t)1 << (i % 64);
+            sep->fold_pieces++;
+        }
     }
     /* Every chunk is taken: wait for those the sender took (it copies
      * each at once), giving the core away now and then, and looking
@@ -185,9 +206,26 @@ int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
          * to be whole, so read everything ourselves. */
         gcm_warn("shm: proc %u could not write its share of %zu bytes: "
                  "reading them alone", payload->proc, n);
-        status = gcm_slots_shm_copy(0, payload->pid, payload->proc, buf,
+        /* Folded pieces of ours are read again: each takes the sender's
+         * data anew before it is folded again. */
+        status = (fold != NULL) ?
+                 gcm_slots_shm_read_fold(sep, payload, buf, n, fold) :
+                 gcm_slots_shm_copy(0, payload->pid, payload->proc, buf,
                                     (uint64_t)(uintptr_t)payload->data, 0,
                                     n);
+    } else if ((fold != NULL) && (status == GCM_OK)) {
+        /* The sender's chunks, all in now. */
+        uint64_t i;
+
+        for (i = 0; i < nchunks; i++) {
+            if ((own[i / 64] & ((uint64_t)1 << (i % 64))) == 0) {
+                uint64_t off = i * chunk;
+
+                fold->fn(fold->ctx, off,
+                         (n - off < chunk) ? n - off : chunk);
+                sep->fold_pieces++;
+            }
+        }
     }
     *status_p = status;
     return 1;
@@ -246,7 +284,13 @@ void gcm_slots_shm_coop_help(gcm_thr_endpoint_t *endpoint,
                  (unsigned long long)coop->len, req->len);
         return;
     }
-    chunk   = gcm_slots_shm_coop_chunk(coop->len);
+    chunk = gcm_slots_shm_coop_offer_chunk(coop);
+    if (chunk == 0) {
+        gcm_warn("shm: proc %d offered a copy of %llu bytes in chunks of "
+                 "%u: ignored", rx->proc, (unsigned long long)coop->len,
+                 coop->chunk);
+        return;
+    }
     nchunks = gcm_shm_coop_chunks(coop->len, chunk);
     for (;;) {
         uint64_t i, off, len;

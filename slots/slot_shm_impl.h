@@ -158,6 +158,7 @@ typedef struct gcm_shm_ep {
     uint64_t            coop_crowded;
     uint64_t            fold_reads;
     uint64_t            fold_pieces;
+    uint64_t            fold_shared;   /* folded reads offered a share */
 } gcm_shm_ep_t;
 
 typedef struct gcm_slots_shm_state {
@@ -254,16 +255,25 @@ unsigned gcm_slots_shm_flush(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx)
 gcm_status_t gcm_slots_shm_copy(int write, int pid, uint32_t proc,
                                 void *local_base, uint64_t remote_base,
                                 size_t off, size_t len) GCM_INTERNAL;
-/* Receives n bytes of a large message into buf with its sender's help
- * through tx, the ring we produce into at the sender: 1 and the outcome
- * in *status_p, or 0 when no offer could be made (read alone). */
 /* Has endpoint a large message to proc that proc has yet to read (a
  * send waiting for its data notice)? Lock held. */
 int gcm_slots_shm_owed(gcm_thr_endpoint_t *endpoint, int proc)
     GCM_INTERNAL;
+/* Reads n bytes of a large message into buf alone, piece by piece, each
+ * told to fold as soon as it is in (slots.h, gcm_slots_fold_t). */
+gcm_status_t gcm_slots_shm_read_fold(gcm_shm_ep_t *sep,
+                                     const gcm_payload_t *payload,
+                                     void *buf, size_t n,
+                                     const gcm_slots_fold_t *fold)
+    GCM_INTERNAL;
+/* Receives n bytes of a large message into buf with its sender's help
+ * through tx, the ring we produce into at the sender, telling fold (NULL:
+ * none; else one with share set) of every piece: 1 and the outcome in
+ * *status_p, or 0 when no offer could be made (read alone). */
 int gcm_slots_shm_coop_read(gcm_shm_ep_t *sep, gcm_shm_tx_t *tx,
                             const gcm_payload_t *payload, void *buf,
-                            size_t n, gcm_status_t *status_p) GCM_INTERNAL;
+                            size_t n, const gcm_slots_fold_t *fold,
+                            gcm_status_t *status_p) GCM_INTERNAL;
 /* A receiver's offer came through rx: take chunks of it while there are
  * any. Lock held. */
 void gcm_slots_shm_coop_help(gcm_thr_endpoint_t *endpoint,

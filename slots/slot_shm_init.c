@@ -311,9 +311,12 @@ void gcm_slots_shm_finalize(void)
         if ((sep->coop_skipped > 0) || (sep->fold_reads > 0)) {
             gcm_debug("shm endpoint %d: %llu large reads alone while their "
                       "sender had one of ours to read, %llu folded reads "
-                      "in %llu pieces", i, (unsigned long long)sep->coop_skipped,
+                      "in %llu pieces, %llu of those reads shared with "
+                      "their senders", i,
+                      (unsigned long long)sep->coop_skipped,
                       (unsigned long long)sep->fold_reads,
-                      (unsigned long long)sep->fold_pieces);
+                      (unsigned long long)sep->fold_pieces,
+                      (unsigned long long)sep->fold_shared);
         }
         gcm_thr_unlock(endpoint);
     }

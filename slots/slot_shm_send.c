@@ -245,22 +245,26 @@ void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
     }
 }
 
-/* A folded read: piece by piece, each told to the fold as soon as it
- * is in, while it is in cache. Alone: a piece the sender wrote would
- * reach the fold out of cache and out of order. */
-static gcm_status_t gcm_shm_read_fold(gcm_shm_ep_t *sep,
-                                      const gcm_payload_t *payload,
-                                      void *buf, size_t n,
-                                      const gcm_slots_fold_t *fold)
+size_t gcm_slots_fold_piece(const gcm_slots_fold_t *fold, size_t n)
 {
-    size_t piece = GCM_SLOTS_FOLD_PIECE, off;
+    size_t piece = GCM_SLOTS_FOLD_PIECE;
+
+    if ((fold->unit > 0) && (fold->unit <= piece)) {
+        return piece - piece % fold->unit;
+    }
+    return n;    /* an element larger than a piece: one read */
+}
+
+/* A folded read: piece by piece, each told to the fold as soon as it
+ * is in, while it is in cache. */
+gcm_status_t gcm_slots_shm_read_fold(gcm_shm_ep_t *sep,
+                                     const gcm_payload_t *payload,
+                                     void *buf, size_t n,
+                                     const gcm_slots_fold_t *fold)
+{
+    size_t piece = gcm_slots_fold_piece(fold, n), off;
 
     sep->fold_reads++;
-    if ((fold->unit > 0) && (fold->unit <= piece)) {
-        piece -= piece % fold->unit;
-    } else {
-        piece = n;    /* an element larger than a piece: one read */
-    }
     for (off = 0; off < n; off += piece) {
         size_t len = (n - off < piece) ? n - off : piece;
         gcm_status_t status;
@@ -308,7 +312,8 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
          * exchange) is busy reading it, or soon: it has no hand free for
          * a share, and an offer would only cost both of us (1 MiB each
          * way: 100 us with offers against 86 alone). */
-        if ((fold == NULL) && (gcm_slots_config.shm_coop_min > 0) &&
+        if (((fold == NULL) || fold->share) &&
+            (gcm_slots_config.shm_coop_min > 0) &&
             (n >= gcm_slots_config.shm_coop_min)) {
             if (gcm_slots_shm_owed(endpoint, (int)payload->proc)) {
                 sep->coop_skipped++;
@@ -319,13 +324,13 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
                  * (a time slice, milliseconds). */
                 sep->coop_crowded++;
             } else if (gcm_slots_shm_coop_read(sep, tx, payload, buf, n,
-                                               &status)) {
+                                               fold, &status)) {
                 return status;
             }
         }
     }
     if (fold != NULL) {
-        return gcm_shm_read_fold(sep, payload, buf, n, fold);
+        return gcm_slots_shm_read_fold(sep, payload, buf, n, fold);
     }
     return gcm_slots_shm_copy(0, payload->pid, payload->proc, buf,
                               (uint64_t)(uintptr_t)payload->data, 0, n);

@@ -238,12 +238,16 @@ typedef struct gcm_slots_shm_pend {
 
 /*
  * A receive's fold: fn is told of the data piece by piece as it lands in
- * the receive buffer (bytes [off, off + len) of buf are in; in order, each
- * byte once), so that it can use each piece while it is in cache. Every
+ * the receive buffer (bytes [off, off + len) of buf are in; each byte
+ * once), so that it can use each piece while it is in cache. Every
  * piece but a truncated message's last is a multiple of unit bytes. A
- * same-host message read from its sender's memory is read a few dozen
- * KiB at a time by the receiver alone (no cooperative copy: each piece is
- * used as soon as it is in); any other message is one piece once it is
+ * same-host message read from its sender's memory is read
+ * GCM_SLOTS_FOLD_PIECE bytes at a time, by the receiver alone unless
+ * share is set: then (where a cooperative copy would be offered) the
+ * sender may write some of the pieces, which fn is told of once all the
+ * receiver's own are in and told, so out of order; each of the
+ * receiver's pieces is used as soon as it is in. Without share the
+ * pieces come in order. Any other message is one piece once it is
  * whole. fn runs with the endpoint's lock held, in whichever thread
  * progresses the endpoint, before the receive completes; it must not
  * call the library.
@@ -252,6 +256,7 @@ typedef struct gcm_slots_fold {
     void  (*fn)(void *ctx, size_t off, size_t len);
     void   *ctx;
     size_t  unit;
+    int     share;
 } gcm_slots_fold_t;
 
 struct gcm_request {

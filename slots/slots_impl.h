@@ -382,6 +382,10 @@ gcm_status_t gcm_slots_shm_read(gcm_thr_endpoint_t *endpoint,
 /* Bytes a fold's read takes at a time (rounded down to its unit): small
  * enough that the piece is still in cache when the fold uses it. */
 #define GCM_SLOTS_FOLD_PIECE (128 * 1024)
+/* The piece of fold's read of n bytes: GCM_SLOTS_FOLD_PIECE rounded down
+ * to the fold's unit, or n when the unit is larger. */
+size_t gcm_slots_fold_piece(const gcm_slots_fold_t *fold, size_t n)
+    GCM_INTERNAL;
 void gcm_slots_shm_peer_failed(gcm_thr_endpoint_t *endpoint, int proc,
                                gcm_status_t reason) GCM_INTERNAL;
 unsigned gcm_slots_shm_progress(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;

@@ -50,9 +50,12 @@ if expect_rc 0; then
     expect_match '[1-9][0-9]* folded reads'
 fi
 
-# Reduce alone: the binomial tree's receives fold (at 2 processes they
-# would otherwise be shared with the sender, whose share the root's
-# combine then fetches from the sender's core).
+# Reduce alone: the binomial tree's receives fold. From
+# GENCOMM_COLL_REDUCE_FOLD_MAX (256 KiB; phase (e) reduces 1 MiB too) a
+# sender with a core of its own (2 processes on 2 CPUs or more) is offered
+# a share of its vector, which the root folds once it is in; with
+# GENCOMM_COLL_REDUCE_SHARE_FOLD=0 those reads are shared but not folded.
+ncpu=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
 for n in 2 3 4; do
     launch_for 180 "$n" env GENCOMM_LOG_LEVEL=debug "$prog" reduce
     if expect_rc 0; then
@@ -61,18 +64,38 @@ for n in 2 3 4; do
         if [ "$folded" -eq 0 ]; then
             fail_out "reduce, $n processes: no read was folded"
         fi
+        shared=$(count_sum '.* pieces, \([0-9]*\) of those reads shared.*')
+        if [ "$n" -eq 2 ] && [ "$ncpu" -ge 2 ] && [ "$shared" -eq 0 ]; then
+            fail_out "reduce, 2 processes: no 1 MiB read was shared"
+        fi
+        if [ "$n" -gt "$ncpu" ] && [ "$shared" -ne 0 ]; then
+            fail_out "reduce, $n processes on $ncpu CPUs: $shared reads shared"
+        fi
     fi
 done
+if [ "$ncpu" -ge 2 ]; then
+    launch_for 180 2 env GENCOMM_LOG_LEVEL=debug \
+        GENCOMM_COLL_REDUCE_SHARE_FOLD=0 "$prog" reduce
+    if expect_rc 0; then
+        expect_count 1 'coll_fold: \(e\) ok'
+        shared=$(count_sum '.* pieces, \([0-9]*\) of those reads shared.*')
+        coop=$(count_sum '.*: \([0-9]*\) cooperative copies to it.*')
+        if [ "$shared" -ne 0 ] || [ "$coop" -eq 0 ]; then
+            fail_out "reduce, GENCOMM_COLL_REDUCE_SHARE_FOLD=0: $shared folded shared reads, $coop cooperative copies"
+        fi
+    fi
+fi
 
-# GENCOMM_COLL_REDUCE_FOLD_MAX=0: the reduce's receives do not fold (its
-# vectors, 64 KiB, are under the default and fold above).
+# GENCOMM_COLL_REDUCE_FOLD_MAX=0 with GENCOMM_COLL_REDUCE_SHARE_FOLD=0:
+# the reduce's receives do not fold at all (its 64 KiB vectors are under
+# the default and fold above).
 launch_for 180 2 env GENCOMM_LOG_LEVEL=debug GENCOMM_COLL_REDUCE_FOLD_MAX=0 \
-    "$prog" reduce
+    GENCOMM_COLL_REDUCE_SHARE_FOLD=0 "$prog" reduce
 if expect_rc 0; then
     expect_count 1 'coll_fold: \(e\) ok'
     folded=$(count_sum '.*to read, [0-9]* folded reads in \([0-9]*\) pieces.*')
     if [ "$folded" -ne 0 ]; then
-        fail_out "reduce, GENCOMM_COLL_REDUCE_FOLD_MAX=0: $folded folded pieces"
+        fail_out "reduce, GENCOMM_COLL_REDUCE_FOLD_MAX=0 and SHARE_FOLD=0: $folded folded pieces"
     fi
 fi
 

@@ -281,6 +281,70 @@ START_TEST(test_shm_coop_chunk_grows_with_the_message)
 }
 END_TEST
 
+/* A folded receive's offer is cut into its fold's pieces, at most 512 of
+ * them (larger pieces beyond 64 MiB of 128 KiB ones), each a whole
+ * number of elements; none where a piece would be under a page. */
+START_TEST(test_shm_coop_fold_chunk_keeps_elements_whole)
+{
+    static const uint64_t units[] = { 1, 8, 12, 24, 32 };
+    static const uint64_t lens[] = {
+        262144, (1 << 20) + 8, 64 << 20, (64 << 20) + 1, (uint64_t)1 << 30,
+        ((uint64_t)1 << 30) + 12, (uint64_t)1 << 38
+    };
+    size_t i, k;
+
+    ck_assert_uint_eq(gcm_slots_shm_coop_fold_chunk(131072, 8, 1 << 20),
+                      131072);
+    ck_assert_uint_eq(gcm_slots_shm_coop_fold_chunk(131064, 24, 1 << 20),
+                      131064);
+    ck_assert_uint_eq(gcm_slots_shm_coop_fold_chunk(131072, 8,
+                                                    (uint64_t)1 << 30),
+                      (uint64_t)2 << 20);
+    ck_assert_uint_eq(gcm_slots_shm_coop_fold_chunk(1000, 8, 1 << 20), 0);
+    ck_assert_uint_eq(gcm_slots_shm_coop_fold_chunk(131072, 8,
+                                                    (uint64_t)1 << 42), 0);
+    for (k = 0; k < sizeof(units) / sizeof(units[0]); k++) {
+        uint64_t piece = 131072 - 131072 % units[k];
+
+        for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+            uint64_t c = gcm_slots_shm_coop_fold_chunk(piece, units[k],
+                                                       lens[i]);
+
+            ck_assert_uint_ge(c, piece);
+            ck_assert_uint_eq(c % units[k], 0);
+            ck_assert_uint_le((lens[i] + c - 1) / c, 512);
+        }
+    }
+}
+END_TEST
+
+/* What an offer names is not believed: a chunk under a page or beyond the
+ * offered length makes the sender ignore the offer, none means the
+ * length's own. */
+START_TEST(test_shm_coop_offer_chunk_is_checked)
+{
+    gcm_slots_shm_coop_t coop;
+
+    memset(&coop, 0, sizeof(coop));
+    coop.len = 1 << 20;
+    ck_assert_uint_eq(gcm_slots_shm_coop_offer_chunk(&coop),
+                      gcm_slots_shm_coop_chunk(1 << 20));
+    coop.chunk = 131072;
+    ck_assert_uint_eq(gcm_slots_shm_coop_offer_chunk(&coop), 131072);
+    coop.chunk = 4096;
+    ck_assert_uint_eq(gcm_slots_shm_coop_offer_chunk(&coop), 4096);
+    coop.chunk = 4095;
+    ck_assert_uint_eq(gcm_slots_shm_coop_offer_chunk(&coop), 0);
+    coop.chunk = 1;
+    ck_assert_uint_eq(gcm_slots_shm_coop_offer_chunk(&coop), 0);
+    coop.len = 8192;
+    coop.chunk = 8193;
+    ck_assert_uint_eq(gcm_slots_shm_coop_offer_chunk(&coop), 0);
+    coop.chunk = 8192;
+    ck_assert_uint_eq(gcm_slots_shm_coop_offer_chunk(&coop), 8192);
+}
+END_TEST
+
 /* A ring's lines and cells come in the order they were written: a cell
  * stamped with lpos lines comes after the lpos-th line and before the
  * next, whatever else is full. */
@@ -378,7 +442,9 @@ static Suite *make_suite(void)
         test_shm_cell_decode_bounds_lengths_and_kinds,
         test_shm_line_decode_bounds_lengths_and_kinds,
         test_shm_seg_check_refuses_sizes_beyond_the_mapping, NULL};
-    const TTest *coop[] = {test_shm_coop_chunk_grows_with_the_message, NULL};
+    const TTest *coop[] = {test_shm_coop_chunk_grows_with_the_message,
+                           test_shm_coop_fold_chunk_keeps_elements_whole,
+                           test_shm_coop_offer_chunk_is_checked, NULL};
     const TTest *order[] = {test_shm_next_orders_lines_and_cells,
         test_shm_lane_spreads_lines_over_pages, NULL};
     const struct gcm_check_case cases[] = {
