@@ -69,6 +69,14 @@ gcm_status_t gcm_boot_sim_init(int *rank_p, int *size_p, char *jobid,
                                size_t jobid_len, const gcm_boot_ops_t **ops_p)
     GCM_INTERNAL;
 gcm_status_t gcm_boot_sim_host(int rank, char *buf, size_t len) GCM_INTERNAL;
+/* boot_pmix.c's leaving (tested alone): a duplicate of this process's
+ * TCP connection to the PMIx server whose PMIX_SERVER_URI value is uri
+ * (-1: uri names no TCP address, or no socket is connected to it); and
+ * the wait, at most timeout_ms, until the server has closed its end of
+ * that duplicate, which it then closes: 1 when the server closed, 0 when
+ * the time ran out. */
+int gcm_boot_pmix_hold_server(const char *uri) GCM_INTERNAL;
+int gcm_boot_pmix_await_close(int held, int timeout_ms) GCM_INTERNAL;
 /* Backends report a dead peer through this. */
 void gcm_boot_report_peer_died(int rank) GCM_INTERNAL;
 

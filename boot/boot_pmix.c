@@ -7,12 +7,21 @@
 #include "boot/boot_impl.h"
 
 #include <pmix.h>
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
@@ -100,9 +109,197 @@ static void gcm_pmix_abort(int code, int cause, const char *msg)
     PMIx_Abort(code, (msg != NULL) ? msg : "gencomm abort", NULL, 0);
 }
 
+/*
+ * Leaving only once the server has read this process's close.
+ *
+ * Open MPI 4.1's mpirun (its PMIx 4.2 server) has two ways to drop a
+ * client: it reads the client's close, or it sees the process end first
+ * and deregisters it. The second closes the socket but leaves its event
+ * behind, so the next client the kernel gives the same descriptor number
+ * is never read: a process spawned later hangs in PMIx_Init and its
+ * parents' MPI_Comm_spawn times out (1 spawn in 5 to 15 here when the
+ * previous children exited right after PMIx_Finalize). PMIx_Finalize
+ * shuts the connection down; a duplicate of the socket held across it
+ * shows (TCP_INFO) when the server has closed its end too.
+ */
+
+/* The server's address in a PMIX_SERVER_URI value: "NSPACE.RANK;tcp4://
+ * A.B.C.D:PORT" or "...;tcp6://[ADDR]:PORT". Anything else (a Unix
+ * socket, a malformed or overlong value) is not matched. */
+static int gcm_pmix_uri_addr(const char *uri, struct sockaddr_storage *sa)
+{
+    const char *p = (uri != NULL) ? strchr(uri, ';') : NULL;
+    char host[INET6_ADDRSTRLEN + 1];
+    const char *colon, *h;
+    size_t hl;
+    char *end;
+    long port;
+    int six;
+
+    if (p == NULL) {
+        return -1;
+    }
+    p++;
+    if (strncmp(p, "tcp4://", 7) == 0) {
+        six = 0;
+    } else if (strncmp(p, "tcp6://", 7) == 0) {
+        six = 1;
+    } else {
+        return -1;
+    }
+    h = p + 7;
+    colon = strrchr(h, ':');
+    if (colon == NULL) {
+        return -1;
+    }
+    hl = (size_t)(colon - h);
+    if (six) {
+        if ((hl < 2) || (h[0] != '[') || (h[hl - 1] != ']')) {
+            return -1;
+        }
+        h++;
+        hl -= 2;
+    }
+    if ((hl == 0) || (hl >= sizeof(host))) {
+        return -1;
+    }
+    memcpy(host, h, hl);
+    host[hl] = '\0';
+    errno = 0;
+    port = strtol(colon + 1, &end, 10);
+    if ((errno != 0) || (end == colon + 1) || (*end != '\0') ||
+        (port < 1) || (port > 65535)) {
+        return -1;
+    }
+    memset(sa, 0, sizeof(*sa));
+    if (six) {
+        struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)sa;
+
+        s6->sin6_family = AF_INET6;
+        s6->sin6_port   = htons((uint16_t)port);
+        return (inet_pton(AF_INET6, host, &s6->sin6_addr) == 1) ? 0 : -1;
+    } else {
+        struct sockaddr_in *s4 = (struct sockaddr_in *)sa;
+
+        s4->sin_family = AF_INET;
+        s4->sin_port   = htons((uint16_t)port);
+        return (inet_pton(AF_INET, host, &s4->sin_addr) == 1) ? 0 : -1;
+    }
+}
+
+static int gcm_pmix_same_peer(const struct sockaddr_storage *a,
+                              const struct sockaddr_storage *b)
+{
+    if (a->ss_family != b->ss_family) {
+        return 0;
+    }
+    if (a->ss_family == AF_INET) {
+        const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+
+        return (x->sin_port == y->sin_port) &&
+               (x->sin_addr.s_addr == y->sin_addr.s_addr);
+    }
+    if (a->ss_family == AF_INET6) {
+        const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+
+        return (x->sin6_port == y->sin6_port) &&
+               (memcmp(&x->sin6_addr, &y->sin6_addr,
+                       sizeof(x->sin6_addr)) == 0);
+    }
+    return 0;
+}
+
+int gcm_boot_pmix_hold_server(const char *uri)
+{
+    struct sockaddr_storage want, peer;
+    struct dirent *e;
+    DIR *d;
+    int held = -1;
+
+    if (gcm_pmix_uri_addr(uri, &want) != 0) {
+        return -1;
+    }
+    d = opendir("/proc/self/fd");
+    if (d == NULL) {
+        return -1;
+    }
+    while ((held < 0) && ((e = readdir(d)) != NULL)) {
+        socklen_t plen = sizeof(peer);
+        struct stat st;
+        char *end;
+        long fd;
+
+        errno = 0;
+        fd = strtol(e->d_name, &end, 10);
+        if ((errno != 0) || (end == e->d_name) || (*end != '\0') ||
+            (fd < 0) || (fd > INT_MAX) || ((int)fd == dirfd(d)) ||
+            (fstat((int)fd, &st) != 0) || !S_ISSOCK(st.st_mode)) {
+            continue;
+        }
+        memset(&peer, 0, sizeof(peer));
+        if ((getpeername((int)fd, (struct sockaddr *)&peer, &plen) == 0) &&
+            gcm_pmix_same_peer(&want, &peer)) {
+            held = fcntl((int)fd, F_DUPFD_CLOEXEC, 0);
+        }
+    }
+    closedir(d);
+    return held;
+}
+
+int gcm_boot_pmix_await_close(int held, int timeout_ms)
+{
+    struct timespec now, end, nap = { 0, 200000 };
+    int closed = 0;
+
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    end.tv_sec  += timeout_ms / 1000;
+    end.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (end.tv_nsec >= 1000000000L) {
+        end.tv_sec++;
+        end.tv_nsec -= 1000000000L;
+    }
+    /* What PMIx_Finalize did to the connection, done again if it did not
+     * (a shutdown of a socket already shut down changes nothing). */
+    (void)shutdown(held, SHUT_WR);
+    for (;;) {
+        struct tcp_info ti;
+        socklen_t len = sizeof(ti);
+
+        memset(&ti, 0, sizeof(ti));
+        if ((getsockopt(held, IPPROTO_TCP, TCP_INFO, &ti, &len) != 0) ||
+            ((ti.tcpi_state != TCP_ESTABLISHED) &&
+             (ti.tcpi_state != TCP_FIN_WAIT1) &&
+             (ti.tcpi_state != TCP_FIN_WAIT2))) {
+            closed = 1;
+            break;
+        }
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec > end.tv_sec) ||
+            ((now.tv_sec == end.tv_sec) && (now.tv_nsec >= end.tv_nsec))) {
+            break;
+        }
+        nanosleep(&nap, NULL);
+    }
+    close(held);
+    return closed;
+}
+
 static void gcm_pmix_finalize(void)
 {
+    static const char *const vars[] = { "PMIX_SERVER_URI41",
+        "PMIX_SERVER_URI4", "PMIX_SERVER_URI3", "PMIX_SERVER_URI21",
+        "PMIX_SERVER_URI2" };
+    size_t i;
+    int held = -1;
+
+    for (i = 0; (i < sizeof(vars) / sizeof(vars[0])) && (held < 0); i++) {
+        held = gcm_boot_pmix_hold_server(getenv(vars[i]));
+    }
     PMIx_Finalize(NULL, 0);
+    if ((held >= 0) && !gcm_boot_pmix_await_close(held, 2000)) {
+        gcm_debug("pmix: the server had not closed its connection 2 s "
+                  "after PMIx_Finalize");
+    }
 }
 
 static gcm_status_t gcm_pmix_publish(const char *service, const char *port)

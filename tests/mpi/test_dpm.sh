@@ -231,24 +231,14 @@ if command -v mpirun.openmpi >/dev/null 2>&1; then
     expect_file "$tmp/ompi.acc" 2 'dpm_connect: rank [01] ok'
     expect_file "$tmp/ompi.con" 2 'dpm_connect: rank [01] ok'
     why="Open MPI's mpirun ends the whole job when a program cannot start"
-    ompi_spawn() {
-        DPM_SPAWN_NO_MISSING=$why timeout 120 $ompi -x DPM_SPAWN_NO_MISSING \
-            -np 2 "$sprog" parent 2 >"$tmp/ompi.spawn" 2>&1
-    }
-    ompi_spawn
+    # Three spawns in a row: the third's child is often given the server
+    # descriptor of a child that has left, which Open MPI 4.1's mpirun
+    # never reads again when it saw that child's process end before its
+    # close (boot/README.md, "Leaving a PMIx job"); each process leaves
+    # only once the server has read its close, so this needs no retry.
+    DPM_SPAWN_NO_MISSING=$why timeout 120 $ompi -x DPM_SPAWN_NO_MISSING \
+        -np 2 "$sprog" parent 2 >"$tmp/ompi.spawn" 2>&1
     rc=$?
-    # Under load, Open MPI's mpirun sometimes never starts a job asked of
-    # PMIx_Spawn (no process of it ever boots; seen in about 1 run
-    # in 25 with three mpiruns at once, on older trees too): the parents'
-    # accept then times out. That is the launcher's, so it is tried once
-    # more, and said; any other failure counts at once.
-    if [ "$rc" -ne 0 ] &&
-        grep -q 'spawned processes did not connect' "$tmp/ompi.spawn"; then
-        echo "   RETRY: mpirun did not start a spawned job within the" \
-             "connect timeout; once more"
-        ompi_spawn
-        rc=$?
-    fi
     echo "== Open MPI: spawn from 2 parents: exit $rc"
     [ "$rc" -eq 0 ] || { fail "Open MPI spawn exited $rc";
                          sed 's/^/   | /' "$tmp/ompi.spawn"; }

@@ -6,14 +6,24 @@
  * universe, events between replies, finalize), then replies that are
  * malformed, oversized, truncated or refused: each must end in an error
  * status with a message, never a crash or a hang.
+ *
+ * Then the PMIx client's leaving (boot_pmix.c): finding its connection to
+ * the server from the server's URI (malformed URIs match nothing) and
+ * waiting, after the connection is shut down, until the server has closed
+ * its end, or the time given has run out.
  */
 #include "config.h"
 
 #include "boot/boot.h"
+#include "boot/boot_impl.h"
 #include "boot/boot_pmi1_line.h"
 #include "check_main.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -550,6 +560,123 @@ START_TEST(test_boot_pmi1_abort_line)
 }
 END_TEST
 
+/* ---- the PMIx client's leaving ------------------------------------- */
+
+/* URIs that name no TCP address: each matches nothing. */
+static const char *const bad_uris[] = {
+    NULL, "", "1.0", "1.0;usock:/tmp/pmix-sock", "1.0;tcp4://127.0.0.1",
+    "1.0;tcp4://127.0.0.1:", "1.0;tcp4://127.0.0.1:0",
+    "1.0;tcp4://127.0.0.1:65536", "1.0;tcp4://127.0.0.1:12x",
+    "1.0;tcp4://127.0.0.1:-5", "1.0;tcp4://:5000", "1.0;tcp4://999.1.1.1:5",
+    "1.0;tcp6://::1:5000", "1.0;tcp6://[]:5000", "1.0;tcp6://[::1:5000",
+    "1.0;tcp4://127.0.0.1111111111111111111111111111111111111111111111111"
+    "11111111111111111111111111111111111111111111111111111111111111111:5",
+    "tcp4://127.0.0.1:5000",
+};
+
+START_TEST(test_boot_pmix_bad_uri)
+{
+    ck_assert_int_eq(gcm_boot_pmix_hold_server(bad_uris[_i]), -1);
+}
+END_TEST
+
+/* A server on the loopback: its listener, the client's end and its own
+ * end of one connection, and the URI naming it. */
+typedef struct pmix_pair {
+    int          listener, client, server;
+    char         uri[128];
+    atomic_int   server_closed;
+    int          linger_ms;     /* before the server reads and closes */
+} pmix_pair_t;
+
+static void pmix_pair_open(pmix_pair_t *p)
+{
+    struct sockaddr_in a;
+    socklen_t alen = sizeof(a);
+
+    memset(p, 0, sizeof(*p));
+    memset(&a, 0, sizeof(a));
+    a.sin_family      = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    p->listener = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(p->listener, 0);
+    ck_assert_int_eq(bind(p->listener, (struct sockaddr *)&a, sizeof(a)), 0);
+    ck_assert_int_eq(listen(p->listener, 1), 0);
+    ck_assert_int_eq(getsockname(p->listener, (struct sockaddr *)&a, &alen),
+                     0);
+    snprintf(p->uri, sizeof(p->uri), "4077.0;tcp4://127.0.0.1:%u",
+             (unsigned)ntohs(a.sin_port));
+    /* No connection yet: the URI's address is only listened on. */
+    ck_assert_int_eq(gcm_boot_pmix_hold_server(p->uri), -1);
+    p->client = socket(AF_INET, SOCK_STREAM, 0);
+    ck_assert_int_ge(p->client, 0);
+    ck_assert_int_eq(connect(p->client, (struct sockaddr *)&a, sizeof(a)),
+                     0);
+    p->server = accept(p->listener, NULL, NULL);
+    ck_assert_int_ge(p->server, 0);
+}
+
+/* The server's reading thread: after linger_ms, reads the client's close
+ * and closes its own end, as a PMIx server does. */
+static void *pmix_server_reader(void *arg)
+{
+    pmix_pair_t *p = arg;
+    char c;
+
+    usleep((useconds_t)p->linger_ms * 1000);
+    while (read(p->server, &c, 1) > 0) {
+    }
+    atomic_store(&p->server_closed, 1);
+    close(p->server);
+    return NULL;
+}
+
+/* The client leaves as PMIx_Finalize does; the wait returns once the
+ * server has closed its end, not before. */
+START_TEST(test_boot_pmix_await_server_close)
+{
+    pmix_pair_t p;
+    pthread_t th;
+    int held, closed;
+
+    pmix_pair_open(&p);
+    held = gcm_boot_pmix_hold_server(p.uri);
+    ck_assert_int_ge(held, 0);
+    ck_assert_int_ne(held, p.client);
+    p.linger_ms = 300;
+    ck_assert_int_eq(pthread_create(&th, NULL, pmix_server_reader, &p), 0);
+    shutdown(p.client, SHUT_RDWR);
+    close(p.client);
+    ck_assert_int_eq(gcm_boot_pmix_await_close(held, 10000), 1);
+    closed = atomic_load(&p.server_closed);
+    ck_assert_int_eq(closed, 1);
+    ck_assert_int_eq(pthread_join(th, NULL), 0);
+    close(p.listener);
+}
+END_TEST
+
+/* A server that never closes: the wait gives up when its time is over,
+ * says so, and closes the duplicate all the same. */
+START_TEST(test_boot_pmix_await_timeout)
+{
+    pmix_pair_t p;
+    int held;
+    char c;
+
+    pmix_pair_open(&p);
+    held = gcm_boot_pmix_hold_server(p.uri);
+    ck_assert_int_ge(held, 0);
+    shutdown(p.client, SHUT_RDWR);
+    close(p.client);
+    ck_assert_int_eq(gcm_boot_pmix_await_close(held, 200), 0);
+    ck_assert_int_eq(fcntl(held, F_GETFD), -1);
+    /* The client's side is fully gone now: the server reads its end. */
+    ck_assert_int_eq(read(p.server, &c, 1), 0);
+    close(p.server);
+    close(p.listener);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     const TTest *good[] = {test_boot_pmi1_good_exchange,
@@ -558,6 +685,9 @@ static Suite *make_suite(void)
     const TTest *bad_init[] = {test_boot_pmi1_init_bad_reply, NULL};
     const TTest *bad_get[] = {test_boot_pmi1_get_bad_reply, NULL};
     const TTest *bad[] = {test_boot_pmi1_bad_environment, NULL};
+    const TTest *pmix_bad[] = {test_boot_pmix_bad_uri, NULL};
+    const TTest *pmix_leave[] = {test_boot_pmix_await_server_close,
+        test_boot_pmix_await_timeout, NULL};
     const struct gcm_check_case cases[] = {
         {"good", .tests = good, .timeout = 20},
         {"bad init", .tests = bad_init, .timeout = 20,
@@ -565,6 +695,9 @@ static Suite *make_suite(void)
         {"bad get", .tests = bad_get, .timeout = 20,
             .loop_end = (int)(sizeof(get_cases) / sizeof(get_cases[0]))},
         {"bad", .tests = bad, .timeout = 20},
+        {"pmix bad uri", .tests = pmix_bad, .timeout = 20,
+            .loop_end = (int)(sizeof(bad_uris) / sizeof(bad_uris[0]))},
+        {"pmix leaving", .tests = pmix_leave, .timeout = 30},
         {0},
     };
 
