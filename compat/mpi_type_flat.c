@@ -1,6 +1,8 @@
 /*
  * compat/mpi_type_flat.c: flattening a type into byte blocks at
- * commit (types of at most GCM_TYPE_FLAT_MAX blocks), walking the others
+ * commit (strided layouts as their first block and a stride, whatever
+ * their count; other types of at most GCM_TYPE_FLAT_MAX blocks as a
+ * list), walking the others
  * per message, element counting, and the internal interface of mpi_impl.h
  * (checks, sizes, pack and unpack for the other families).
  */
@@ -29,6 +31,20 @@ typedef struct {
     type_builder_t *b;
     MPI_Aint        base;
 } type_flatten_t;
+
+/* Block i of a committed, flattened type: from the list, or, for a
+ * strided type (which keeps only its first block), from the stride. */
+static gcm_mpi_block_t type_block(const struct gcm_mpi_datatype *t,
+                                  const gcm_mpi_block_t *blocks, size_t i)
+{
+    gcm_mpi_block_t b = blocks[0];
+
+    if (t->stride == 0) {
+        return blocks[i];
+    }
+    b.disp = (MPI_Aint)((uintptr_t)b.disp + i * (uintptr_t)t->stride);
+    return b;
+}
 
 static int builder_add(type_builder_t *b, MPI_Aint disp, MPI_Aint len)
 {
@@ -76,7 +92,9 @@ static int type_flatten(type_builder_t *b, const struct gcm_mpi_datatype *t,
         const gcm_mpi_block_t *blocks = gcm_mpi_type_blocks(t);
 
         for (i = 0; i < t->nblocks; i++) {
-            rc = builder_add(b, base + blocks[i].disp, blocks[i].len);
+            gcm_mpi_block_t bl = type_block(t, blocks, i);
+
+            rc = builder_add(b, base + bl.disp, bl.len);
             if (rc != MPI_SUCCESS) {
                 return rc;
             }
@@ -113,6 +131,78 @@ static int type_flatten_entry(void *vctx, struct gcm_mpi_datatype *c,
     return MPI_SUCCESS;
 }
 
+/* The stride of blocks all of one length, each starting the same number
+ * of bytes after the one before; 0 if they are not so (or fewer than 2). */
+static MPI_Aint blocks_stride(const gcm_mpi_block_t *v, size_t n)
+{
+    MPI_Aint stride, d;
+    size_t i;
+
+    if ((n < 2) || __builtin_sub_overflow(v[1].disp, v[0].disp, &stride) ||
+        (stride == 0)) {
+        return 0;
+    }
+    for (i = 1; i < n; i++) {
+        if ((v[i].len != v[0].len) ||
+            __builtin_sub_overflow(v[i].disp, v[i - 1].disp, &d) ||
+            (d != stride)) {
+            return 0;
+        }
+    }
+    return stride;
+}
+
+/* The blocks of t straight from its description when they are n copies
+ * of one block at a stride: a vector of a dense type, or a duplicate or
+ * resized copy of a strided type. Returns 0 (t left alone) otherwise. */
+static int type_strided_form(const struct gcm_mpi_datatype *t,
+                             gcm_mpi_block_t *first, size_t *n,
+                             MPI_Aint *stride)
+{
+    const struct gcm_mpi_datatype *old = (t->nd > 0) ? t->types[0] : NULL;
+    MPI_Aint len, last;
+    int count;
+
+    if ((old == NULL) || (t->size == 0)) {
+        return 0;
+    }
+    if ((t->combiner == MPI_COMBINER_DUP) ||
+        (t->combiner == MPI_COMBINER_RESIZED)) {
+        if (!gcm_mpi_type_is_committed(old) || old->walk ||
+            (old->stride == 0)) {
+            return 0;
+        }
+        *first = gcm_mpi_type_blocks(old)[0];
+        *n = old->nblocks;
+        *stride = old->stride;
+        return 1;
+    }
+    if (((t->combiner != MPI_COMBINER_VECTOR) &&
+         (t->combiner != MPI_COMBINER_HVECTOR)) || !old->dense) {
+        return 0;
+    }
+    count = t->ints[0];
+    if (t->combiner == MPI_COMBINER_HVECTOR) {
+        *stride = t->addrs[0];
+    } else if (__builtin_mul_overflow((MPI_Aint)t->ints[2],
+                                      gcm_mpi_type_ext(old), stride)) {
+        return 0;
+    }
+    /* Adjacent blocks merge into one (not strided); so would flattening. */
+    if ((count < 2) || (*stride == 0) ||
+        __builtin_mul_overflow((MPI_Aint)t->ints[1], (MPI_Aint)old->size,
+                               &len) ||
+        (len <= 0) || (len == *stride) ||
+        __builtin_mul_overflow((MPI_Aint)(count - 1), *stride, &last) ||
+        __builtin_add_overflow(last, old->true_lb, &last)) {
+        return 0;
+    }
+    first->disp = old->true_lb;
+    first->len = len;
+    *n = (size_t)count;
+    return 1;
+}
+
 /* Builds the blocks of t (not yet committed; caller holds the lock), or
  * marks it walked when it has more than GCM_TYPE_FLAT_MAX: the work and
  * the memory of a commit stay bounded whatever the type describes. */
@@ -120,12 +210,26 @@ int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t)
 {
     type_builder_t b;
     type_flatten_t f;
+    gcm_mpi_block_t first;
+    size_t n;
+    MPI_Aint stride;
     int rc;
 
+    /* n blocks at a stride cost one block's room and no walk, whatever n. */
+    if (type_strided_form(t, &first, &n, &stride)) {
+        free(t->blocks);
+        t->blocks = NULL;
+        t->inl[0] = first;
+        t->nblocks = n;
+        t->stride = stride;
+        t->walk = 0;
+        return MPI_SUCCESS;
+    }
     if (t->nblocks_max > GCM_TYPE_FLAT_MAX) {
         free(t->blocks);
         t->blocks = NULL;
         t->nblocks = 0;
+        t->stride = 0;
         t->walk = 1;
         return MPI_SUCCESS;
     }
@@ -140,10 +244,12 @@ int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t)
     free(t->blocks);
     t->blocks = NULL;
     t->nblocks = b.n;
-    /* Small layouts live in the object, saving a pointer chase. */
-    if (b.n <= 2) {
+    t->stride = blocks_stride(b.v, b.n);
+    /* Small and strided layouts live in the object, saving a pointer
+     * chase (a strided one keeps its first block). */
+    if ((b.n <= 2) || (t->stride != 0)) {
         if (b.n > 0) {
-            memcpy(t->inl, b.v, b.n * sizeof(*b.v));
+            memcpy(t->inl, b.v, ((b.n <= 2) ? b.n : 1) * sizeof(*b.v));
         }
         free(b.v);
     } else {
@@ -204,8 +310,10 @@ static int walk_elem(type_walk_t *w, const struct gcm_mpi_datatype *t,
         const gcm_mpi_block_t *blocks = gcm_mpi_type_blocks(t);
 
         for (i = 0; i < t->nblocks; i++) {
-            rc = walk_copy(w, gcm_mpi_type_addr(base, blocks[i].disp),
-                           (size_t)blocks[i].len);
+            gcm_mpi_block_t bl = type_block(t, blocks, i);
+
+            rc = walk_copy(w, gcm_mpi_type_addr(base, bl.disp),
+                           (size_t)bl.len);
             if (rc != MPI_SUCCESS) {
                 return rc;
             }
@@ -432,6 +540,47 @@ uint64_t gcm_mpi_type_sig(MPI_Datatype datatype, MPI_Count count,
                                    datatype->nelem, count);
 }
 
+/* n blocks of len bytes, the i-th at at + i * stride, copied one after
+ * the other into packed (pack) or from it (unpack). The lengths of basic
+ * types have loops of their own, where each copy is one load and one
+ * store instead of a call. Addresses are integers: the buffer may be
+ * MPI_BOTTOM and the stride negative. */
+#define GCM_STRIDED_LOOP(LEN, DST, SRC)                                     \
+    for (i = 0; i < n; i++) {                                               \
+        memcpy((DST), (SRC), (LEN));                                        \
+    }
+
+#define GCM_STRIDED_SWITCH(DST, SRC)                                        \
+    switch (len) {                                                          \
+    case 1:  GCM_STRIDED_LOOP(1, DST, SRC) break;                           \
+    case 2:  GCM_STRIDED_LOOP(2, DST, SRC) break;                           \
+    case 4:  GCM_STRIDED_LOOP(4, DST, SRC) break;                           \
+    case 8:  GCM_STRIDED_LOOP(8, DST, SRC) break;                           \
+    case 16: GCM_STRIDED_LOOP(16, DST, SRC) break;                          \
+    default: GCM_STRIDED_LOOP(len, DST, SRC) break;                         \
+    }
+
+static void strided_pack(char *packed, uintptr_t at, MPI_Aint stride,
+                         size_t len, size_t n)
+{
+    size_t i;
+
+    GCM_STRIDED_SWITCH(packed + i * len,
+                       (const char *)(at + i * (uintptr_t)stride))
+}
+
+static void strided_unpack(const char *packed, uintptr_t at,
+                           MPI_Aint stride, size_t len, size_t n)
+{
+    size_t i;
+
+    GCM_STRIDED_SWITCH((char *)(at + i * (uintptr_t)stride),
+                       packed + i * len)
+}
+
+#undef GCM_STRIDED_SWITCH
+#undef GCM_STRIDED_LOOP
+
 void gcm_mpi_type_pack(MPI_Datatype datatype, int count, const void *buf,
                        void *out)
 {
@@ -452,6 +601,17 @@ void gcm_mpi_type_pack(MPI_Datatype datatype, int count, const void *buf,
     if (datatype->nblocks == 1 && (count == 1 || blocks[0].len == ext)) {
         memcpy(o, gcm_mpi_type_addr(buf, blocks[0].disp),
                (size_t)count * (size_t)blocks[0].len);
+        return;
+    }
+    if (datatype->stride != 0) {
+        size_t len = (size_t)blocks[0].len;
+
+        for (k = 0; k < count; k++) {
+            strided_pack(o, (uintptr_t)buf + (uintptr_t)((MPI_Aint)k * ext +
+                                                         blocks[0].disp),
+                         datatype->stride, len, datatype->nblocks);
+            o += datatype->nblocks * len;
+        }
         return;
     }
     for (k = 0; k < count; k++) {
@@ -492,6 +652,30 @@ void gcm_mpi_type_unpack(MPI_Datatype datatype, int count, const void *in,
         memcpy(gcm_mpi_type_addr(buf, blocks[0].disp), src, nbytes);
         return;
     }
+    if (datatype->stride != 0) {
+        size_t whole;
+
+        len = (size_t)blocks[0].len;
+        for (k = 0; k < count && nbytes > 0; k++) {
+            uintptr_t at = (uintptr_t)buf +
+                           (uintptr_t)((MPI_Aint)k * ext + blocks[0].disp);
+
+            whole = nbytes / len;
+            if (whole > datatype->nblocks) {
+                whole = datatype->nblocks;
+            }
+            strided_unpack(src, at, datatype->stride, len, whole);
+            src += whole * len;
+            nbytes -= whole * len;
+            if ((whole < datatype->nblocks) && (nbytes > 0)) {
+                /* A truncated message ends inside this block. */
+                memcpy((char *)(at + whole * (uintptr_t)datatype->stride),
+                       src, nbytes);
+                nbytes = 0;
+            }
+        }
+        return;
+    }
     for (k = 0; k < count && nbytes > 0; k++) {
         MPI_Aint base = (MPI_Aint)k * ext;
 
@@ -521,16 +705,18 @@ int gcm_mpi_type_runs(MPI_Datatype datatype, int count,
     }
     for (k = 0; k < count; k++) {
         for (i = 0; i < datatype->nblocks; i++) {
-            d = (MPI_Aint)k * ext + blocks[i].disp;
+            gcm_mpi_block_t bl = type_block(datatype, blocks, i);
+
+            d = (MPI_Aint)k * ext + bl.disp;
             if ((curlen > 0) && (cur + curlen == d)) {
-                curlen += blocks[i].len;
+                curlen += bl.len;
                 continue;
             }
             if ((curlen > 0) && ((rc = fn(ctx, cur, curlen)) != 0)) {
                 return rc;
             }
             cur    = d;
-            curlen = blocks[i].len;
+            curlen = bl.len;
         }
     }
     return (curlen > 0) ? fn(ctx, cur, curlen) : 0;

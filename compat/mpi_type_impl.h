@@ -15,9 +15,12 @@
  *
  * At commit a type of at most GCM_TYPE_FLAT_MAX blocks is flattened into
  * the list of (displacement, length) byte blocks of one element, adjacent
- * blocks merged, so that pack and unpack are a loop of memcpy. A larger
- * one is not: pack and unpack walk its entries per message (walk), a
- * vector of separate blocks being a loop over them.
+ * blocks merged, so that pack and unpack are a loop of memcpy. Blocks all
+ * of one length at one stride (stride) keep only the first, and pack and
+ * unpack are a loop of fixed-size copies; a vector of a dense type, or a
+ * duplicate or resized copy of a strided type, is strided without being
+ * flattened, whatever its count. Any other larger type is not flattened:
+ * pack and unpack walk its entries per message (walk).
  *
  * Predefined types are static objects so that they are usable before
  * MPI_Init and in static initialisers.
@@ -99,6 +102,11 @@ struct gcm_mpi_datatype {
     size_t           nblocks;
     gcm_mpi_block_t *blocks;       /* NULL: the blocks are in inl */
     gcm_mpi_block_t  inl[2];
+    /* Derived at commit: nonzero when the blocks (at least 2) are all as
+     * long as the first and each starts stride bytes after the one before
+     * (a vector's layout): pack and unpack step through them instead of
+     * reading the list. */
+    MPI_Aint         stride;
 };
 
 /* Commits of different threads may share child types; one lock keeps

@@ -9,12 +9,14 @@
 #include "config.h"
 
 #include "compat/mpi_impl.h"
+#include "compat/mpi_type_impl.h"
 #include "check_mpi_datatype.h"
 
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- nested types, pack and unpack -------------------------------------- */
@@ -596,12 +598,365 @@ START_TEST(test_signature_hash)
 }
 END_TEST
 
+/* ---- strided layouts ---------------------------------------------------- */
+
+/* A layout as a loop sees it: count elements ext bytes apart, each n
+ * blocks of len bytes, block i at first + i * stride. */
+struct strided {
+    MPI_Aint ext;
+    MPI_Aint first;
+    MPI_Aint stride;
+    size_t   len;
+    size_t   n;
+};
+
+/* Room on both sides of the buffers' origin, for negative strides. */
+#define STRIDED_HALF 4096
+
+static MPI_Aint strided_at(const struct strided *l, int k, size_t i)
+{
+    return (MPI_Aint)k * l->ext + l->first + (MPI_Aint)i * l->stride;
+}
+
+/* The first nbytes of count elements: packed from src into out (unpack
+ * 0), or unpacked from out into src (unpack 1), block by block. */
+static void strided_loop(const struct strided *l, int count,
+                         unsigned char *origin, unsigned char *packed,
+                         size_t nbytes, int unpack)
+{
+    size_t i, c;
+    int k;
+
+    for (k = 0; k < count && nbytes > 0; k++) {
+        for (i = 0; i < l->n && nbytes > 0; i++) {
+            unsigned char *at = origin + strided_at(l, k, i);
+
+            c = (l->len < nbytes) ? l->len : nbytes;
+            if (unpack) {
+                memcpy(at, packed, c);
+            } else {
+                memcpy(packed, at, c);
+            }
+            packed += c;
+            nbytes -= c;
+        }
+    }
+}
+
+struct strided_runs {
+    MPI_Aint disp[64];
+    MPI_Aint len[64];
+    int      n;
+};
+
+static int strided_run(void *ctx, MPI_Aint disp, MPI_Aint len)
+{
+    struct strided_runs *r = ctx;
+
+    ck_assert_int_lt(r->n, 64);
+    r->disp[r->n] = disp;
+    r->len[r->n] = len;
+    r->n++;
+    return 0;
+}
+
+/* t, committed, must be strided as l says and move exactly the bytes the
+ * loop moves: packed, unpacked, unpacked in part (ending inside a block,
+ * at a block's end, one byte short), and as runs (for small layouts). */
+static void check_strided(MPI_Datatype t, const struct strided *l)
+{
+    const size_t room = 2 * STRIDED_HALF;
+    unsigned char *src = malloc(room), *got = malloc(room),
+                  *want = malloc(room);
+    unsigned char *packed, *expect;
+    size_t total, cuts[4], c;
+    MPI_Aint lb, ext;
+    int count, pos, i;
+
+    ck_assert_ptr_nonnull(src);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_ptr_nonnull(want);
+    ck_assert_int_eq(MPI_Type_get_extent(t, &lb, &ext), MPI_SUCCESS);
+    ck_assert_int_eq(ext, l->ext);
+    ck_assert(t->stride == l->stride);
+    ck_assert_uint_eq(t->nblocks, l->n);
+    ck_assert_int_eq(t->walk, 0);
+    for (c = 0; c < room; c++) {
+        src[c] = (unsigned char)(c * 7 + c / 251);
+    }
+    for (count = 1; count <= 3; count++) {
+        total = (size_t)count * l->n * l->len;
+        packed = malloc(total);
+        expect = malloc(total);
+        ck_assert_ptr_nonnull(packed);
+        ck_assert_ptr_nonnull(expect);
+        strided_loop(l, count, src + STRIDED_HALF, expect, total, 0);
+        pos = 0;
+        ck_assert_int_eq(MPI_Pack(src + STRIDED_HALF, count, t, packed,
+                                  (int)total, &pos, NULL), MPI_SUCCESS);
+        ck_assert_int_eq(pos, (int)total);
+        ck_assert(memcmp(packed, expect, total) == 0);
+
+        cuts[0] = total;
+        cuts[1] = l->len + l->len / 2 + 1;
+        cuts[2] = l->n * l->len;
+        cuts[3] = total - 1;
+        for (i = 0; i < 4; i++) {
+            if (cuts[i] > total) {
+                continue;
+            }
+            memset(got, 0xee, room);
+            memset(want, 0xee, room);
+            strided_loop(l, count, want + STRIDED_HALF, expect, cuts[i], 1);
+            gcm_mpi_type_unpack(t, count, packed, cuts[i],
+                                got + STRIDED_HALF);
+            ck_assert_msg(memcmp(got, want, room) == 0,
+                          "unpack of %zu of %zu bytes, %d elements",
+                          cuts[i], total, count);
+        }
+        if (l->n * (size_t)count <= 64) {
+            struct strided_runs r = { .n = 0 }, w = { .n = 0 };
+            size_t b;
+            int k;
+
+            for (k = 0; k < count; k++) {
+                for (b = 0; b < l->n; b++) {
+                    MPI_Aint d = strided_at(l, k, b);
+
+                    if (w.n > 0 && w.disp[w.n - 1] + w.len[w.n - 1] == d) {
+                        w.len[w.n - 1] += (MPI_Aint)l->len;
+                    } else {
+                        (void)strided_run(&w, d, (MPI_Aint)l->len);
+                    }
+                }
+            }
+            ck_assert_int_eq(gcm_mpi_type_runs(t, count, strided_run, &r),
+                             0);
+            ck_assert_int_eq(r.n, w.n);
+            for (k = 0; k < r.n; k++) {
+                ck_assert_int_eq(r.disp[k], w.disp[k]);
+                ck_assert_int_eq(r.len[k], w.len[k]);
+            }
+        }
+        free(packed);
+        free(expect);
+    }
+    free(src);
+    free(got);
+    free(want);
+}
+
+START_TEST(test_strided_vectors)
+{
+    /* old type, blocks, block length and stride in old elements (bytes
+     * for hvector); every length of a basic type's copy loop, another
+     * length, negative, unaligned and overlapping strides. */
+    static const struct {
+        MPI_Datatype  old;
+        size_t        osize;
+        int           count, blen, hvec;
+        MPI_Aint      stride;
+    } v[] = {
+        { MPI_CHAR, 1, 7, 1, 0, 3 },
+        { MPI_SHORT, 2, 5, 1, 0, 2 },
+        { MPI_INT, 4, 6, 1, 0, -3 },
+        { MPI_DOUBLE, 8, 9, 1, 0, 2 },
+        { MPI_DOUBLE, 8, 4, 2, 0, 3 },
+        { MPI_INT, 4, 5, 3, 0, 5 },
+        { MPI_DOUBLE, 8, 6, 1, 1, 13 },
+        { MPI_INT, 4, 5, 2, 1, 4 },
+        { MPI_DOUBLE, 8, 5, 1, 1, -24 },
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        MPI_Datatype old = v[i].old, t;
+        struct strided l;
+        MPI_Aint sb = v[i].hvec ? v[i].stride
+                                : v[i].stride * (MPI_Aint)v[i].osize;
+        MPI_Aint span = (MPI_Aint)(v[i].count - 1) * sb;
+
+        if (v[i].hvec) {
+            ck_assert_int_eq(MPI_Type_create_hvector(v[i].count, v[i].blen,
+                                                     sb, old, &t),
+                             MPI_SUCCESS);
+        } else {
+            ck_assert_int_eq(MPI_Type_vector(v[i].count, v[i].blen,
+                                             (int)v[i].stride, old, &t),
+                             MPI_SUCCESS);
+        }
+        gcm_check_dt_commit(&t);
+        l.len = (size_t)v[i].blen * v[i].osize;
+        l.n = (size_t)v[i].count;
+        l.stride = sb;
+        l.first = 0;
+        /* The extent spans the blocks from the lowest to the highest;
+         * block 0 is at the origin whatever the stride's sign. */
+        l.ext = ((span < 0) ? -span : span) + (MPI_Aint)l.len;
+        check_strided(t, &l);
+        gcm_check_dt_free(&t);
+    }
+}
+END_TEST
+
+START_TEST(test_strided_derived)
+{
+    static const int regular[4] = { 1, 4, 7, 10 };
+    static const int irregular[4] = { 1, 4, 8, 10 };
+    struct strided l = { .ext = 36, .first = 0, .stride = 12, .len = 4,
+                         .n = 3 };
+    MPI_Datatype vec, t;
+
+    ck_assert_int_eq(MPI_Type_vector(3, 1, 3, MPI_INT, &vec), MPI_SUCCESS);
+    gcm_check_dt_commit(&vec);
+    l.ext = 28;
+    check_strided(vec, &l);
+
+    /* A duplicate keeps the layout; a resized copy keeps it under its
+     * own extent. */
+    ck_assert_int_eq(MPI_Type_dup(vec, &t), MPI_SUCCESS);
+    gcm_check_dt_commit(&t);
+    check_strided(t, &l);
+    gcm_check_dt_free(&t);
+    ck_assert_int_eq(MPI_Type_create_resized(vec, 0, 40, &t), MPI_SUCCESS);
+    gcm_check_dt_commit(&t);
+    l.ext = 40;
+    check_strided(t, &l);
+    gcm_check_dt_free(&t);
+
+    /* Blocks without gaps are one block, copied at once. */
+    ck_assert_int_eq(MPI_Type_vector(4, 2, 2, MPI_INT, &t), MPI_SUCCESS);
+    gcm_check_dt_commit(&t);
+    ck_assert(t->stride == 0);
+    ck_assert_uint_eq(t->nblocks, 1);
+    ck_assert_int_eq(t->inl[0].len, 32);
+    gcm_check_dt_free(&t);
+
+    /* Blocks at one stride found after flattening: the list is not kept. */
+    ck_assert_int_eq(MPI_Type_create_indexed_block(4, 1, regular, MPI_INT,
+                                                   &t), MPI_SUCCESS);
+    gcm_check_dt_commit(&t);
+    l.ext = 40;
+    l.first = 4;
+    l.n = 4;
+    check_strided(t, &l);
+    gcm_check_dt_free(&t);
+
+    /* One gap of another size: a list, packed block by block. */
+    ck_assert_int_eq(MPI_Type_create_indexed_block(4, 1, irregular, MPI_INT,
+                                                   &t), MPI_SUCCESS);
+    gcm_check_dt_commit(&t);
+    ck_assert(t->stride == 0);
+    ck_assert_uint_eq(t->nblocks, 4);
+    {
+        int src[12], out[4], pos = 0, i;
+
+        for (i = 0; i < 12; i++) {
+            src[i] = 100 + i;
+        }
+        ck_assert_int_eq(MPI_Pack(src, 1, t, out, sizeof(out), &pos, NULL),
+                         MPI_SUCCESS);
+        for (i = 0; i < 4; i++) {
+            ck_assert_int_eq(out[i], 100 + irregular[i]);
+        }
+    }
+    gcm_check_dt_free(&t);
+
+    /* A struct holding the strided type, then a double: its own list
+     * takes the strided type's blocks one by one. */
+    {
+        int bl[2] = { 2, 1 };
+        MPI_Aint d[2] = { 0, 80 };
+        MPI_Datatype ty[2] = { vec, MPI_DOUBLE };
+        unsigned char src[96], out[32], back[96];
+        int pos = 0, i;
+        size_t at[7] = { 0, 12, 24, 28, 40, 52, 80 };
+
+        ck_assert_int_eq(MPI_Type_create_struct(2, bl, d, ty, &t),
+                         MPI_SUCCESS);
+        gcm_check_dt_commit(&t);
+        ck_assert(t->stride == 0);
+        for (i = 0; i < 96; i++) {
+            src[i] = (unsigned char)(i + 1);
+        }
+        ck_assert_int_eq(MPI_Pack(src, 1, t, out, sizeof(out), &pos, NULL),
+                         MPI_SUCCESS);
+        ck_assert_int_eq(pos, 32);
+        for (i = 0; i < 6; i++) {
+            ck_assert(memcmp(out + 4 * i, src + at[i], 4) == 0);
+        }
+        ck_assert(memcmp(out + 24, src + at[6], 8) == 0);
+        memset(back, 0, sizeof(back));
+        pos = 0;
+        ck_assert_int_eq(MPI_Unpack(out, 32, &pos, back, 1, t, NULL),
+                         MPI_SUCCESS);
+        for (i = 0; i < 96; i++) {
+            int in = 0;
+            size_t b;
+
+            for (b = 0; b < 7; b++) {
+                in |= ((size_t)i >= at[b]) &&
+                      ((size_t)i < at[b] + ((b < 6) ? 4u : 8u));
+            }
+            ck_assert_int_eq(back[i], in ? src[i] : 0);
+        }
+        gcm_check_dt_free(&t);
+    }
+    gcm_check_dt_free(&vec);
+}
+END_TEST
+
+/* A vector of more blocks than a list may hold is strided, not walked:
+ * its commit is the same few steps as for 3 blocks, and its pack is
+ * every other double. */
+START_TEST(test_strided_large_vector)
+{
+    const int n = 1 << 20;
+    double *src = malloc(2 * (size_t)n * sizeof(double));
+    double *out = malloc((size_t)n * sizeof(double));
+    MPI_Datatype t;
+    int pos = 0, i, wrong = 0;
+
+    ck_assert_ptr_nonnull(src);
+    ck_assert_ptr_nonnull(out);
+    for (i = 0; i < 2 * n; i++) {
+        src[i] = (double)i;
+    }
+    ck_assert_int_eq(MPI_Type_vector(n, 1, 2, MPI_DOUBLE, &t), MPI_SUCCESS);
+    gcm_check_dt_commit(&t);
+    ck_assert_int_eq(t->walk, 0);
+    ck_assert_int_eq(t->stride, 16);
+    ck_assert_ptr_null(t->blocks);
+    ck_assert_int_eq(MPI_Pack(src, 1, t, out, n * (int)sizeof(double), &pos,
+                              NULL), MPI_SUCCESS);
+    ck_assert_int_eq(pos, n * (int)sizeof(double));
+    /* Counted, then asserted once: an assertion per element is slow. */
+    for (i = 0; i < n; i++) {
+        wrong += (out[i] != (double)(2 * i));
+    }
+    ck_assert_int_eq(wrong, 0);
+    memset(src, 0, 2 * (size_t)n * sizeof(double));
+    pos = 0;
+    ck_assert_int_eq(MPI_Unpack(out, n * (int)sizeof(double), &pos, src, 1,
+                                t, NULL), MPI_SUCCESS);
+    for (i = 0; i < 2 * n; i++) {
+        wrong += (src[i] != ((i % 2 == 0) ? (double)i : 0.0));
+    }
+    ck_assert_int_eq(wrong, 0);
+    gcm_check_dt_free(&t);
+    free(src);
+    free(out);
+}
+END_TEST
+
 const TTest *const *gcm_check_dt_pack_tests(void)
 {
-    static const TTest *tests[7];
+    static const TTest *tests[10];
     const TTest *list[] = {test_nested_round_trip, test_partial_unpack,
         test_overlapping_unpack_last_wins, test_pack_positions_and_truncation,
-        test_get_count_and_elements, test_signature_hash, NULL};
+        test_get_count_and_elements, test_signature_hash,
+        test_strided_vectors, test_strided_derived,
+        test_strided_large_vector, NULL};
 
     memcpy(tests, list, sizeof(list));
     return tests;
