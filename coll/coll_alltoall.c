@@ -6,13 +6,13 @@
  *   moving about half of the data, so the latency term is log p instead
  *   of p - 1;
  * - linear over a few ranks (at most GENCOMM_COLL_ALLTOALL_LINEAR_MAX at
- *   every size; blocks above GENCOMM_COLL_ALLTOALL_SMALL below
- *   GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN), alltoall only: every receive and
+ *   every size; blocks above GENCOMM_COLL_ALLTOALL_SMALL, and the v and w
+ *   forms, below GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN): every receive and
  *   send posted at once in the pairwise order, one wait for all, so that
  *   no rank waits for a step of its partners before it hands out the rest
  *   of its blocks;
  * - pairwise exchange otherwise (every block crosses the network once, one
- *   partner each way per step): alltoallv, alltoallw, larger groups.
+ *   partner each way per step): larger groups.
  */
 #include "config.h"
 
@@ -141,9 +141,25 @@ void gcm_coll_alltoall(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
     size_t blk;
 
     blk = gcm_coll_bytes(s, sb->type[0], sb->count[0], 0);
-    if (uniform == 0 || g->size == 1) {
+    if (g->size == 1) {
         gcm_coll_trace("alltoall", "pairwise", g, blk);
         gcm_coll_alltoall_pairwise(s, g, 0, sb, rb, in_place);
+        return;
+    }
+    /* The v and w forms: blocks of their own sizes, so no Bruck (nor the
+     * leaders' packing); linear below the pairwise form's group size, as
+     * alltoall of large blocks. */
+    if (uniform == 0) {
+        if ((algo == GCM_COLL_ALLTOALL_LINEAR) ||
+            ((algo == GCM_COLL_AUTO) &&
+             (((unsigned)g->size <= gcm_coll_config.alltoall_linear_max) ||
+              ((unsigned)g->size < gcm_coll_config.alltoall_pairwise_min)))) {
+            gcm_coll_trace("alltoallv", "linear", g, blk);
+            coll_alltoall_linear(s, g, sb, rb, in_place);
+        } else {
+            gcm_coll_trace("alltoallv", "pairwise", g, blk);
+            gcm_coll_alltoall_pairwise(s, g, 0, sb, rb, in_place);
+        }
         return;
     }
     /* Through the leaders only while blocks are small: they carry every

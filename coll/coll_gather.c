@@ -16,7 +16,8 @@
  *   below GENCOMM_COLL_ALLGATHER_POF2_LARGE bytes and Bruck's
  *   concatenation for other sizes below GENCOMM_COLL_ALLGATHER_LARGE
  *   (log p steps), then the ring (p - 1 steps of one block).
- *   allgatherv: ring.
+ *   allgatherv: linear over at most GENCOMM_COLL_ALLGATHER_LINEAR_MAX
+ *   ranks, the ring beyond.
  */
 #include "config.h"
 
@@ -464,8 +465,14 @@ void gcm_coll_allgather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         gcm_coll_hier_allgather(s, g, h, sbuf, scount, stype, l);
         return;
     }
-    if (size == 1 || l->counts != NULL) {
+    if (size == 1) {
         algo = GCM_COLL_ALLGATHER_RING;
+    } else if (l->counts != NULL) {
+        /* allgatherv: blocks of their own sizes, linear or the ring. */
+        algo = ((algo == GCM_COLL_ALLGATHER_LINEAR) ||
+                ((algo == GCM_COLL_AUTO) &&
+                 ((unsigned)size <= gcm_coll_config.allgather_linear_max))) ?
+               GCM_COLL_ALLGATHER_LINEAR : GCM_COLL_ALLGATHER_RING;
     } else if (algo == GCM_COLL_AUTO) {
         if ((unsigned)size <= gcm_coll_config.allgather_linear_max) {
             algo = GCM_COLL_ALLGATHER_LINEAR;

@@ -148,7 +148,8 @@ static int check_side(MPI_Comm comm, const nbr_side_t *s, const char *what,
  * The schedule of the neighbour collectives: block k of send goes to
  * out[k], block k of recv comes from in[k]; MPI_PROC_NULL neighbours are
  * skipped (their receive blocks are left as they are). shared_send: every
- * out-neighbour gets the same block (allgather), packed once.
+ * out-neighbour gets the same block (allgather), packed once if it is not
+ * contiguous.
  *
  * Messages between two processes are matched in the order they are posted
  * (the LCO's per-slot order), which pairs the k-th of several edges a -> b
@@ -180,9 +181,12 @@ static void nbr_build(coll_sched_t *s, MPI_Comm comm, const nbr_lists_t *l,
     for (k = 0; k < l->outdeg; k++) {
         nout += (l->out[k] != MPI_PROC_NULL);
     }
-    if (shared_send && nout > 1) {
-        /* One packed copy of the block, made when the schedule runs
-         * (so a persistent request sends the buffer's new contents). */
+    if (shared_send && nout > 1 &&
+        !gcm_mpi_type_is_contiguous(send->type, send->count, send->buf,
+                                    NULL)) {
+        /* One packed copy of a block that is not contiguous, made when
+         * the schedule runs (so a persistent request sends the buffer's
+         * new contents); a contiguous block is sent from where it is. */
         shared_len = (size_t)send->count *
                      (size_t)gcm_mpi_type_size(send->type);
         shared = gcm_coll_alloc(s, shared_len);
