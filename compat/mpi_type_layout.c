@@ -247,12 +247,16 @@ static uint64_t type_sig_pow(uint64_t e)
  * from the top (S(2m) = S(m) * (1 + q^m), S(m + 1) = S(m) * q + 1). */
 uint64_t gcm_mpi_type_sig_repeat(uint64_t h, MPI_Count len, MPI_Count n)
 {
-    uint64_t q = type_sig_pow((uint64_t)len), s = 0, qm = 1;
+    uint64_t q, s = 0, qm = 1;
     int bit;
 
     if (h == 0 || n <= 0) {
         return 0;
     }
+    if (n == 1) {
+        return h;
+    }
+    q = type_sig_pow((uint64_t)len);
     for (bit = 63 - __builtin_clzll((unsigned long long)n); bit >= 0;
          bit--) {
         s = type_sig_mul(s, type_sig_add(1, qm));
@@ -394,6 +398,7 @@ static int props_add(type_props_t *p, const struct gcm_mpi_datatype *c,
 {
     MPI_Count bytes, elems, blocks, xbytes;
     MPI_Aint lo, hi, start, len;
+    uint64_t sig;
     int rc, adjacent;
 
     if (n == 0) {
@@ -438,10 +443,13 @@ static int props_add(type_props_t *p, const struct gcm_mpi_datatype *c,
         __builtin_add_overflow(p->xsize, xbytes, &p->xsize)) {
         return MPI_ERR_COUNT;
     }
-    /* The runs come in type-map order: append n copies of the child. */
-    p->sig = type_sig_add(type_sig_mul(p->sig, type_sig_pow((uint64_t)elems)),
-                          gcm_mpi_type_sig_repeat(gcm_mpi_type_sig_of(c),
-                                                  c->nelem, n));
+    /* The runs come in type-map order: append n copies of the child (to
+     * nothing, or to a hash of 0, the shift is 0 and is not computed). */
+    sig = gcm_mpi_type_sig_repeat(gcm_mpi_type_sig_of(c), c->nelem, n);
+    p->sig = (p->sig == 0) ? sig :
+             type_sig_add(type_sig_mul(p->sig,
+                                       type_sig_pow((uint64_t)elems)),
+                          sig);
     if (c->align > p->align) {
         p->align = c->align;
     }
