@@ -20,6 +20,10 @@
  *   zeros once the memory has gone back to the system: a page whose
  *   objects are all freed is given back with madvise, a chunk whose pages
  *   all are is mapped afresh read-only (no memory, no commit charge).
+ *   In the chunk being filled, emptied pages go back, and the pages
+ *   ahead of the fill point are made ready, GCM_HANDLE_BATCH at a time:
+ *   a loop that makes and frees a datatype otherwise paid a fault and a
+ *   system call for every few objects.
  *   Memory in use is that of the live objects, at worst a page each;
  *   address space is what all objects ever made took, 64 bytes or more
  *   each (2^47 bytes of it on x86-64).
@@ -62,6 +66,10 @@
  * others. */
 #define GCM_HANDLE_CHUNK  (4u << 20)
 #define GCM_HANDLE_NPAGES (GCM_HANDLE_CHUNK / GCM_HANDLE_PAGE)
+/* Pages of the chunk being filled made ready ahead of the fill point, and
+ * emptied pages behind it given back, in runs of this many (one call for
+ * the run instead of a fault, or a call, per page). */
+#define GCM_HANDLE_BATCH  16u
 /* Chunks of recycled objects (GCM_HANDLE_STABLE_CHUNK bytes, util.h),
  * and how many there may be (16 GiB). */
 #define GCM_HANDLE_STABLE_MAX   1024
@@ -84,13 +92,21 @@ static struct {
      * in it (0: none yet). */
     gcm_handle_chunk_t *chunk;
     size_t                  used;
+    /* Of that chunk: its pages below ready are populated; gone_lo ..
+     * gone_hi - 1 are emptied pages behind the fill point not yet given
+     * back (none when equal); populate: 0 once the system has refused
+     * to populate ahead. */
+    size_t                  ready;
+    size_t                  gone_lo;
+    size_t                  gone_hi;
+    int                     populate;
     /* Recycled objects: the chunks (published with a release store of
      * nstable, read without the lock) and the next free byte of the
      * last one. */
     char                   *stable[GCM_HANDLE_STABLE_MAX];
     _Atomic int             nstable;
     size_t                  stable_used;
-} gcm_handles = { .lock = PTHREAD_MUTEX_INITIALIZER };
+} gcm_handles = { .lock = PTHREAD_MUTEX_INITIALIZER, .populate = 1 };
 
 static void *handle_map(size_t size, size_t align)
 {
@@ -137,6 +153,69 @@ static void handle_page_release(gcm_handle_chunk_t *chunk, size_t page)
                   GCM_HANDLE_PAGE, MADV_DONTNEED);
 }
 
+/* Gives back the run of emptied pages of the chunk being filled. Lock
+ * held. */
+static void handle_gone_flush(void)
+{
+    if (gcm_handles.gone_hi > gcm_handles.gone_lo) {
+        (void)madvise((char *)gcm_handles.chunk +
+                      gcm_handles.gone_lo * GCM_HANDLE_PAGE,
+                      (gcm_handles.gone_hi - gcm_handles.gone_lo) *
+                      GCM_HANDLE_PAGE, MADV_DONTNEED);
+    }
+    gcm_handles.gone_lo = gcm_handles.gone_hi = 0;
+}
+
+/* A page of the chunk being filled, behind the fill point (no object
+ * will be put on it again), has nothing alive: it joins the run to give
+ * back, which goes when it is GCM_HANDLE_BATCH pages long or when a page
+ * that does not extend it comes. Its objects' magics are cleared
+ * already, so a stale handle reads them as dead until then. Lock held. */
+static void handle_page_gone(size_t page)
+{
+    if (gcm_handles.gone_hi > gcm_handles.gone_lo &&
+        page == gcm_handles.gone_hi) {
+        gcm_handles.gone_hi++;
+    } else if (gcm_handles.gone_hi > gcm_handles.gone_lo &&
+               page + 1 == gcm_handles.gone_lo) {
+        gcm_handles.gone_lo--;
+    } else {
+        handle_gone_flush();
+        gcm_handles.gone_lo = page;
+        gcm_handles.gone_hi = page + 1;
+    }
+    if (gcm_handles.gone_hi - gcm_handles.gone_lo >= GCM_HANDLE_BATCH) {
+        handle_gone_flush();
+    }
+}
+
+/* The fill point is on page: the run of pages from it is made ready at
+ * once if it is not (the system's zeroed pages, as the faults of the
+ * first writes would make them one by one). The run is as long as the
+ * chunk's filled pages, up to GCM_HANDLE_BATCH: a process that makes few
+ * objects is not given pages it will not use. Lock held. */
+static void handle_page_ready(size_t page)
+{
+    size_t end, n;
+
+    if (page < gcm_handles.ready) {
+        return;
+    }
+    n = (page > GCM_HANDLE_BATCH) ? GCM_HANDLE_BATCH :
+        (page > 1) ? page - 1 : 1;
+    end = page + n;
+    end = (end > GCM_HANDLE_NPAGES) ? GCM_HANDLE_NPAGES : end;
+#ifdef MADV_POPULATE_WRITE
+    if (gcm_handles.populate &&
+        madvise((char *)gcm_handles.chunk + page * GCM_HANDLE_PAGE,
+                (end - page) * GCM_HANDLE_PAGE, MADV_POPULATE_WRITE) != 0) {
+        /* An older kernel: the first writes fault the pages in. */
+        gcm_handles.populate = 0;
+    }
+#endif
+    gcm_handles.ready = end;
+}
+
 /* A chunk with nothing alive that is no longer filled: mapped afresh
  * read-only, it holds neither memory nor page tables nor commit charge,
  * and still reads as zeros. Lock held. */
@@ -161,15 +240,18 @@ static void handle_chunk_leave(void)
     if (chunk == NULL) {
         return;
     }
-    gcm_handles.chunk = NULL;
     if (chunk->live == 0) {
+        gcm_handles.gone_lo = gcm_handles.gone_hi = 0;
+        gcm_handles.chunk = NULL;
         handle_chunk_release(chunk);
         return;
     }
     page = (gcm_handles.used - 1) / GCM_HANDLE_PAGE;
     if ((page > 0) && (chunk->page_live[page] == 0)) {
-        handle_page_release(chunk, page);
+        handle_page_gone(page);
     }
+    handle_gone_flush();
+    gcm_handles.chunk = NULL;
 }
 
 /* Moves the fill point of the chunk being filled to at, giving back the
@@ -181,7 +263,7 @@ static void handle_advance(size_t at)
 
     if ((left != (at - 1) / GCM_HANDLE_PAGE) && (left > 0) &&
         (chunk->page_live[left] == 0)) {
-        handle_page_release(chunk, left);
+        handle_page_gone(left);
     }
     gcm_handles.used = at;
 }
@@ -210,10 +292,12 @@ void *gcm_handle_alloc(size_t size)
         handle_chunk_leave();
         gcm_handles.chunk = chunk;
         gcm_handles.used  = GCM_HANDLE_PAGE;
+        gcm_handles.ready = 1;
         at = GCM_HANDLE_PAGE;
     }
     chunk = gcm_handles.chunk;
     obj   = (char *)chunk + at;
+    handle_page_ready(at / GCM_HANDLE_PAGE);
     chunk->live++;
     chunk->page_live[at / GCM_HANDLE_PAGE]++;
     handle_advance(at + need);
@@ -247,7 +331,7 @@ void gcm_handle_free(void *obj)
         }
     } else if ((chunk->page_live[page] == 0) &&
                (page != (gcm_handles.used - 1) / GCM_HANDLE_PAGE)) {
-        handle_page_release(chunk, page);
+        handle_page_gone(page);
     }
     pthread_mutex_unlock(&gcm_handles.lock);
 }

@@ -101,6 +101,38 @@ START_TEST(test_handle_memory_returned)
 }
 END_TEST
 
+/* A loop that makes and frees objects in turn (a datatype built and
+ * freed again and again) keeps only a few pages of the chunk it fills in
+ * memory: those made ready ahead, the emptied ones not given back yet
+ * (each at most a run of 16), the chunk's first page and the page being
+ * filled. */
+START_TEST(test_handle_churn_bounded)
+{
+    long pagesize = sysconf(_SC_PAGESIZE);
+    unsigned char vec[1024];
+    size_t i, resident = 0;
+    char *chunk = NULL;
+
+    for (i = 0; i < 20000; i++) {
+        uint32_t *obj = gcm_handle_alloc(448);
+
+        ck_assert_ptr_nonnull(obj);
+        ck_assert_uint_eq(obj[0], 0);
+        obj[0] = 0x54595045u;
+        chunk = (char *)((uintptr_t)obj & ~(uintptr_t)((4u << 20) - 1));
+        gcm_handle_free(obj);
+        ck_assert_uint_eq(obj[0], 0);
+    }
+    if (pagesize == 4096) {
+        ck_assert_int_eq(mincore(chunk, 4u << 20, vec), 0);
+        for (i = 0; i < (4u << 20) / 4096; i++) {
+            resident += (vec[i] & 1);
+        }
+        ck_assert_uint_le(resident, 2 * 16 + 2);
+    }
+}
+END_TEST
+
 START_TEST(test_handle_limits)
 {
     ck_assert_ptr_null(gcm_handle_alloc(GCM_HANDLE_MAX + 1));
@@ -134,7 +166,8 @@ END_TEST
 static Suite *make_suite(void)
 {
     const TTest *tests[] = {test_handle_addresses_unique,
-        test_handle_memory_returned, test_handle_limits, test_handle_stable,
+        test_handle_memory_returned, test_handle_churn_bounded,
+        test_handle_limits, test_handle_stable,
         NULL};
     const struct gcm_check_case cases[] = {
         {"handle", .tests = tests, .timeout = 60},
