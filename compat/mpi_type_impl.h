@@ -85,8 +85,10 @@ struct gcm_mpi_datatype {
      * which layout, flattening and walking go through. */
     struct gcm_mpi_datatype *impl;
     MPI_Count        nelem;        /* basic elements in one element */
-    uint64_t         sig;          /* derived: hash of one element's type
-                                    * signature (type_sig_*) */
+    /* derived when first asked for (gcm_mpi_type_sig_of): the hash of
+     * one element's type signature (type_sig_*), valid once sig_known */
+    _Atomic uint64_t sig;
+    atomic_int       sig_known;
     MPI_Count        pair_vsize;   /* pair types: bytes of the value part */
     gcm_mpi_basic_t  basic;
     MPI_Count        basic_count;
@@ -97,6 +99,7 @@ struct gcm_mpi_datatype {
     int             *ints;
     MPI_Aint        *addrs;
     MPI_Datatype    *types;
+    void            *envelope;     /* the one allocation the three are in */
     char             name[MPI_MAX_OBJECT_NAME];
     struct gcm_mpi_attr_list *attrs;  /* mpi_type_attr.c (mpi_attr.c's) */
     size_t           nblocks;

@@ -269,10 +269,24 @@ uint64_t gcm_mpi_type_sig_repeat(uint64_t h, MPI_Count len, MPI_Count n)
     return type_sig_mul(h, s);
 }
 
-/* The number standing for one basic type (never 0). */
+/* The number standing for one basic type (never 0); those of the basic
+ * kinds are kept once computed (every process computes the same). */
 static uint64_t type_sig_leaf(uint64_t id)
 {
-    return gcm_hash64(&id, sizeof(id)) % (GCM_SIG_P - 1) + 1;
+    static _Atomic uint64_t known[GCM_MPI_BASIC_LAST];
+    uint64_t h;
+
+    if (id < GCM_MPI_BASIC_LAST) {
+        h = atomic_load_explicit(&known[id], memory_order_relaxed);
+        if (h != 0) {
+            return h;
+        }
+    }
+    h = gcm_hash64(&id, sizeof(id)) % (GCM_SIG_P - 1) + 1;
+    if (id < GCM_MPI_BASIC_LAST) {
+        atomic_store_explicit(&known[id], h, memory_order_relaxed);
+    }
+    return h;
 }
 
 /* A predefined type: its basic kind; a value-index pair is the two basic
@@ -301,10 +315,6 @@ static uint64_t type_sig_named(const struct gcm_mpi_datatype *t)
                         type_sig_leaf(GCM_MPI_BASIC_INT));
 }
 
-uint64_t gcm_mpi_type_sig_of(const struct gcm_mpi_datatype *t)
-{
-    return t->predefined ? type_sig_named(t) : t->sig;
-}
 
 /* ---- properties of a new type ------------------------------------------- */
 
@@ -330,7 +340,8 @@ typedef struct {
     int             have_true;
     MPI_Aint        true_lb;
     MPI_Aint        true_ub;
-    uint64_t        sig;
+    uint64_t        sig;          /* computed only when want_sig */
+    int             want_sig;
     int             basic_state;  /* 0: none seen, 1: one kind, -1: mixed */
     gcm_mpi_basic_t basic;
     MPI_Count       basic_count;
@@ -445,11 +456,13 @@ static int props_add(type_props_t *p, const struct gcm_mpi_datatype *c,
     }
     /* The runs come in type-map order: append n copies of the child (to
      * nothing, or to a hash of 0, the shift is 0 and is not computed). */
-    sig = gcm_mpi_type_sig_repeat(gcm_mpi_type_sig_of(c), c->nelem, n);
-    p->sig = (p->sig == 0) ? sig :
-             type_sig_add(type_sig_mul(p->sig,
-                                       type_sig_pow((uint64_t)elems)),
-                          sig);
+    if (p->want_sig) {
+        sig = gcm_mpi_type_sig_repeat(gcm_mpi_type_sig_of(c), c->nelem, n);
+        p->sig = (p->sig == 0) ? sig :
+                 type_sig_add(type_sig_mul(p->sig,
+                                           type_sig_pow((uint64_t)elems)),
+                              sig);
+    }
     if (c->align > p->align) {
         p->align = c->align;
     }
@@ -497,7 +510,9 @@ static void props_virtual(const type_props_t *p,
     v->ub = p->have_bounds ? p->ub : 0;
     v->true_lb = p->have_true ? p->true_lb : 0;
     v->true_ub = p->have_true ? p->true_ub : 0;
-    v->sig = p->sig;
+    /* A summary is asked for its hash only where p computed it. */
+    atomic_init(&v->sig, p->sig);
+    atomic_init(&v->sig_known, 1);
     v->basic = (p->basic_state == 1) ? p->basic : GCM_MPI_BASIC_NONE;
     v->basic_count = (p->basic_state == 1) ? p->basic_count : 0;
     v->contig = p->contig && p->chain_started;
@@ -507,12 +522,14 @@ static void props_virtual(const type_props_t *p,
 
 /* The summary of n copies of c stride apart, from 0. */
 static int props_run(const struct gcm_mpi_datatype *c, MPI_Count n,
-                     MPI_Aint stride, struct gcm_mpi_datatype *v)
+                     MPI_Aint stride, struct gcm_mpi_datatype *v,
+                     int want_sig)
 {
     type_props_t p;
     int rc;
 
     props_init(&p);
+    p.want_sig = want_sig;
     rc = props_add(&p, c, 0, n, stride);
     if (rc == MPI_SUCCESS) {
         props_virtual(&p, v);
@@ -539,7 +556,7 @@ static int props_subarray(type_props_t *p, const struct gcm_mpi_datatype *t)
     inner = *old;
     for (k = ndims - 1; k >= 0; k--) {
         rc = props_run((k == ndims - 1) ? old : &inner,
-                       subsizes[GCM_SUB_DIM(k)], stride, &run);
+                       subsizes[GCM_SUB_DIM(k)], stride, &run, p->want_sig);
         if (rc != MPI_SUCCESS) {
             return rc;
         }
@@ -578,7 +595,7 @@ static int props_entries(type_props_t *p, const struct gcm_mpi_datatype *t)
         return props_add(p, old, 0, count, ext);
     case MPI_COMBINER_VECTOR:
     case MPI_COMBINER_HVECTOR:
-        rc = props_run(old, iv[1], ext, &block);
+        rc = props_run(old, iv[1], ext, &block, p->want_sig);
         if (rc == MPI_SUCCESS) {
             if (t->combiner == MPI_COMBINER_VECTOR) {
                 rc = type_disp(iv[2], ext, 1, &disp);
@@ -628,6 +645,32 @@ static int props_entries(type_props_t *p, const struct gcm_mpi_datatype *t)
     }
 }
 
+/* A derived type's hash is computed the first time it is asked for (the
+ * collective checks ask; building a type does not): from its envelope,
+ * its children's hashes asked for in turn, then kept. Threads that ask at
+ * once compute the same value. */
+uint64_t gcm_mpi_type_sig_of(const struct gcm_mpi_datatype *t)
+{
+    type_props_t p;
+    uint64_t h;
+
+    if (t->predefined) {
+        return type_sig_named(t);
+    }
+    if (atomic_load_explicit(&t->sig_known, memory_order_acquire) != 0) {
+        return atomic_load_explicit(&t->sig, memory_order_relaxed);
+    }
+    props_init(&p);
+    p.want_sig = 1;
+    /* The envelope was accepted when the type was built: it adds up. */
+    h = (props_entries(&p, t) == MPI_SUCCESS) ? p.sig : 0;
+    atomic_store_explicit(&((struct gcm_mpi_datatype *)t)->sig, h,
+                          memory_order_relaxed);
+    atomic_store_explicit(&((struct gcm_mpi_datatype *)t)->sig_known, 1,
+                          memory_order_release);
+    return h;
+}
+
 /* Computes everything but the blocks of t from its envelope. */
 int gcm_mpi_type_compute_props(struct gcm_mpi_datatype *t)
 {
@@ -642,7 +685,8 @@ int gcm_mpi_type_compute_props(struct gcm_mpi_datatype *t)
     }
     t->size = p.size;
     t->nelem = p.nelem;
-    t->sig = p.sig;
+    /* The signature's hash waits until it is asked for. */
+    atomic_store_explicit(&t->sig_known, 0, memory_order_relaxed);
     t->align = p.align;
     t->explicit_bounds = p.explicit_bounds;
     t->lb = p.have_bounds ? p.lb : 0;

@@ -85,9 +85,7 @@ static void type_destroy(struct gcm_mpi_datatype *t)
     if (t->impl != NULL) {
         gcm_mpi_type_release(t->impl);
     }
-    free(t->ints);
-    free(t->addrs);
-    free(t->types);
+    free(t->envelope);
     free(t->blocks);
     gcm_mpi_handle_free(t);
 }
@@ -134,13 +132,28 @@ struct gcm_mpi_datatype *gcm_mpi_type_alloc(int combiner, int ni, int na,
     t->ni = ni;
     t->na = na;
     t->nd = nd;
-    t->ints = (ni > 0) ? calloc((size_t)ni, sizeof(int)) : NULL;
-    t->addrs = (na > 0) ? calloc((size_t)na, sizeof(MPI_Aint)) : NULL;
-    t->types = (nd > 0) ? calloc((size_t)nd, sizeof(MPI_Datatype)) : NULL;
-    if ((ni > 0 && t->ints == NULL) || (na > 0 && t->addrs == NULL) ||
-        (nd > 0 && t->types == NULL)) {
-        type_destroy(t);
-        return NULL;
+    /* The three arrays in one allocation: addresses, handles, then the
+     * integers (alignment falls from 8 to 4). */
+    if (ni > 0 || na > 0 || nd > 0) {
+        size_t a_bytes = (size_t)na * sizeof(MPI_Aint),
+               d_bytes = (size_t)nd * sizeof(MPI_Datatype),
+               i_bytes = (size_t)ni * sizeof(int);
+        char *env;
+
+        if (ni < 0 || na < 0 || nd < 0 ||
+            a_bytes / sizeof(MPI_Aint) != (size_t)na ||
+            d_bytes / sizeof(MPI_Datatype) != (size_t)nd ||
+            i_bytes / sizeof(int) != (size_t)ni ||
+            a_bytes + d_bytes < a_bytes ||
+            a_bytes + d_bytes + i_bytes < a_bytes + d_bytes ||
+            (env = calloc(1, a_bytes + d_bytes + i_bytes)) == NULL) {
+            type_destroy(t);
+            return NULL;
+        }
+        t->envelope = env;
+        t->addrs = (na > 0) ? (MPI_Aint *)(void *)env : NULL;
+        t->types = (nd > 0) ? (MPI_Datatype *)(void *)(env + a_bytes) : NULL;
+        t->ints = (ni > 0) ? (int *)(void *)(env + a_bytes + d_bytes) : NULL;
     }
     return t;
 }
