@@ -62,6 +62,11 @@ static const gcm_config_entry_t gcm_coll_config_entries[] = {
     GCM_CFG("GENCOMM_COLL_GATHER_LARGE", GCM_STR(GCM_COLL_GATHER_LARGE),
             GCM_CFG_SIZE, gcm_coll_config.gather_large,
             "gather/scatter blocks of this many bytes and more: linear"),
+    GCM_CFG("GENCOMM_COLL_GATHER_LINEAR_MAX",
+            GCM_STR(GCM_COLL_GATHER_LINEAR_MAX), GCM_CFG_INT,
+            gcm_coll_config.gather_linear_max,
+            "gather/scatter over at most this many processes: linear (the "
+            "root sends to or receives from each), whatever their size"),
     GCM_CFG("GENCOMM_COLL_ALLGATHER_LARGE",
             GCM_STR(GCM_COLL_ALLGATHER_LARGE), GCM_CFG_SIZE,
             gcm_coll_config.allgather_large,

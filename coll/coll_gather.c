@@ -1,7 +1,9 @@
 /*
  * coll/coll_gather.c: gather, scatter and allgather.
  *
- * - gather, scatter: binomial trees over ranks relative to the root (each
+ * - gather, scatter: linear over at most GENCOMM_COLL_GATHER_LINEAR_MAX
+ *   ranks at every size (no rank waits for another to forward its
+ *   block); beyond, binomial trees over ranks relative to the root (each
  *   rank forwards its subtree's blocks packed in one message: log p steps
  *   at the root instead of p - 1) while blocks are small; from
  *   GENCOMM_COLL_GATHER_LARGE bytes per block the tree flattens to the
@@ -279,7 +281,8 @@ void gcm_coll_gather(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
         return;
     }
     if (algo == GCM_COLL_AUTO) {
-        algo = (blk < gcm_coll_config.gather_large) ?
+        algo = ((unsigned)g->size > gcm_coll_config.gather_linear_max &&
+                blk < gcm_coll_config.gather_large) ?
                GCM_COLL_GATHER_BINOMIAL : GCM_COLL_GATHER_LINEAR;
     }
     gcm_coll_trace(what, (algo == GCM_COLL_GATHER_BINOMIAL) ? "binomial" :

@@ -70,8 +70,9 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * operators), except reduce over at most REDUCE_TREE_MAX processes,
  * which keeps the binomial tree, or over 3 to REDUCE_TREE_MAX processes
  * at most REDUCE_SMALL bytes, which goes straight to the root (linear);
- * gather and scatter blocks of at least GATHER_LARGE bytes go
- * straight to and from the root; allgather over at most
+ * gather and scatter over at most GATHER_LINEAR_MAX processes, and their
+ * blocks of at least GATHER_LARGE bytes, go straight to and from the
+ * root; allgather over at most
  * ALLGATHER_LINEAR_MAX processes is linear whatever its size, and beyond
  * that runs in a ring from a total of ALLGATHER_LARGE bytes
  * (ALLGATHER_POF2_LARGE over a power of two of processes); all-to-all
@@ -88,6 +89,7 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_BCAST_LARGE      32768
 #define GCM_COLL_REDUCE_LARGE     16384
 #define GCM_COLL_GATHER_LARGE     65536
+#define GCM_COLL_GATHER_LINEAR_MAX 4
 #define GCM_COLL_ALLGATHER_LARGE  65536
 #define GCM_COLL_ALLGATHER_POF2_LARGE 16777216
 #define GCM_COLL_ALLTOALL_SMALL   256
@@ -129,6 +131,7 @@ typedef struct gcm_coll_config {
     size_t   bcast_large;         /* GENCOMM_COLL_BCAST_LARGE */
     size_t   reduce_large;        /* GENCOMM_COLL_REDUCE_LARGE */
     size_t   gather_large;        /* GENCOMM_COLL_GATHER_LARGE */
+    unsigned gather_linear_max;   /* GENCOMM_COLL_GATHER_LINEAR_MAX */
     size_t   allgather_large;     /* GENCOMM_COLL_ALLGATHER_LARGE */
     size_t   allgather_pof2_large; /* GENCOMM_COLL_ALLGATHER_POF2_LARGE */
     size_t   alltoall_small;      /* GENCOMM_COLL_ALLTOALL_SMALL */

@@ -58,8 +58,14 @@ coll_run "5 processes, non-commutative under B" "$B" "-n 5" noncomm \
 
 # The automatic choice.
 coll_run "4 processes, auto" "" "-n 4" "" \
-    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce linear, 4 ranks, 28 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather linear, 4 ranks, 16 bytes|allgather linear, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather binomial, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
-    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|reduce binomial, 4 ranks, 28 |reduce linear, 4 ranks, 262144|allgather recursive_doubling|allgather ring, 4 ranks, 262144|hier"
+    "barrier linear, 4 ranks|bcast linear, 4 ranks, 4 bytes|bcast linear, 4 ranks, 262144 bytes|allreduce recursive_doubling, 4 ranks, 28 bytes|allreduce rabenseifner, 4 ranks, 262144 bytes|reduce linear, 4 ranks, 28 bytes|reduce binomial, 4 ranks, 262144 bytes|alltoall linear, 4 ranks, 4 bytes|alltoall linear, 4 ranks, 1200 bytes|allgather linear, 4 ranks, 16 bytes|allgather linear, 4 ranks, 262144 bytes|scan linear, 4 ranks|gather linear, 4 ranks, 4 bytes|scatter linear, 4 ranks, 4 bytes|reduce_scatter recursive_halving, 4 ranks" \
+    "barrier dissemination|bcast binomial|bcast scatter_allgather|alltoall bruck|reduce rabenseifner|reduce binomial, 4 ranks, 28 |reduce linear, 4 ranks, 262144|allgather recursive_doubling|allgather ring, 4 ranks, 262144|gather binomial|scatter binomial|hier"
+# Over at most GENCOMM_COLL_GATHER_LINEAR_MAX (4) processes gather and
+# scatter are linear at every size (coll/README.md); the tree comes back
+# when the setting is lowered.
+coll_run "4 processes, gather tree below the linear maximum" \
+    "GENCOMM_COLL_GATHER_LINEAR_MAX=3" "-n 4" "gather" \
+    "gather binomial, 4 ranks, 4 bytes" "gather linear, 4 ranks, 4 bytes"
 # Over at most 4 processes allgather is linear at every size (coll/README.md,
 # "Allgather over 3 and 4 processes"): 21,845 ints a rank at 3 (an odd
 # count), in place too; beyond, the ring from 64 KiB in all.
