@@ -315,7 +315,6 @@ static uint64_t type_sig_named(const struct gcm_mpi_datatype *t)
                         type_sig_leaf(GCM_MPI_BASIC_INT));
 }
 
-
 /* ---- properties of a new type ------------------------------------------- */
 
 /*

@@ -145,12 +145,13 @@ static size_t handle_round(size_t size)
                                                          1);
 }
 
-/* Gives a page whose objects are all freed back to the system; reading
- * it from now on gives zeros. Lock held. */
-static void handle_page_release(gcm_handle_chunk_t *chunk, size_t page)
+/* Gives n pages from page on, whose objects are all freed, back to the
+ * system; reading them from now on gives zeros. Lock held. */
+static void handle_page_release(gcm_handle_chunk_t *chunk, size_t page,
+                                size_t n)
 {
     (void)madvise((char *)chunk + page * GCM_HANDLE_PAGE,
-                  GCM_HANDLE_PAGE, MADV_DONTNEED);
+                  n * GCM_HANDLE_PAGE, MADV_DONTNEED);
 }
 
 /* Gives back the run of emptied pages of the chunk being filled. Lock
@@ -158,10 +159,8 @@ static void handle_page_release(gcm_handle_chunk_t *chunk, size_t page)
 static void handle_gone_flush(void)
 {
     if (gcm_handles.gone_hi > gcm_handles.gone_lo) {
-        (void)madvise((char *)gcm_handles.chunk +
-                      gcm_handles.gone_lo * GCM_HANDLE_PAGE,
-                      (gcm_handles.gone_hi - gcm_handles.gone_lo) *
-                      GCM_HANDLE_PAGE, MADV_DONTNEED);
+        handle_page_release(gcm_handles.chunk, gcm_handles.gone_lo,
+                            gcm_handles.gone_hi - gcm_handles.gone_lo);
     }
     gcm_handles.gone_lo = gcm_handles.gone_hi = 0;
 }
@@ -327,7 +326,7 @@ void gcm_handle_free(void *obj)
         if (chunk->live == 0) {
             handle_chunk_release(chunk);
         } else if (chunk->page_live[page] == 0) {
-            handle_page_release(chunk, page);
+            handle_page_release(chunk, page, 1);
         }
     } else if ((chunk->page_live[page] == 0) &&
                (page != (gcm_handles.used - 1) / GCM_HANDLE_PAGE)) {
