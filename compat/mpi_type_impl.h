@@ -59,26 +59,35 @@ typedef struct gcm_mpi_block {
 } gcm_mpi_block_t;
 
 struct gcm_mpi_datatype {
+    /* Fields are ordered by size so that the object takes 256 bytes, four
+     * lines of the handle arena: a loop that builds and frees types pays
+     * a page of the arena every 16 of them. */
     uint32_t         magic;
-    int              predefined;
     atomic_int       committed;    /* set (release) once blocks are built */
     atomic_int       refcount;     /* user handles + types built on it +
                                     * pending operations */
     /* The user's handles (constructors give one, MPI_Type_get_contents one
      * more); the magic is GCM_MPI_MAGIC_DEAD while there are none. */
     atomic_int       handles;
+    uint8_t          predefined;
+    uint8_t          explicit_bounds; /* lb/ub set by resize (sticky) */
+    uint8_t          dense;        /* one block, and extent == size */
+    uint8_t          contig;       /* derived: one block from true_lb */
+    uint8_t          walk;         /* committed, not flattened: walked */
+    atomic_int       sig_known;    /* sig below is valid */
+    gcm_mpi_basic_t  basic;
+    int              combiner;
+    int              ni;
+    int              na;
+    int              nd;
     MPI_Count        size;         /* bytes of data in one element */
     MPI_Aint         lb;
     MPI_Aint         ub;           /* extent = ub - lb */
     MPI_Aint         true_lb;
     MPI_Aint         true_ub;
-    int              explicit_bounds; /* lb/ub set by resize (sticky) */
     size_t           align;        /* largest alignment of basic parts */
-    int              dense;        /* one block, and extent == size */
-    int              contig;       /* derived: one block from true_lb */
     MPI_Count        nblocks_max;  /* derived: blocks of one element, at
                                     * most (before merging) */
-    int              walk;         /* committed, not flattened: walked */
     MPI_Count        xsize;        /* derived: bytes of one element in
                                     * external32 (mpi_type_external.c) */
     /* MPI_COMBINER_DARRAY: the same layout made of simpler constructors,
@@ -88,19 +97,15 @@ struct gcm_mpi_datatype {
     /* derived when first asked for (gcm_mpi_type_sig_of): the hash of
      * one element's type signature (type_sig_*), valid once sig_known */
     _Atomic uint64_t sig;
-    atomic_int       sig_known;
     MPI_Count        pair_vsize;   /* pair types: bytes of the value part */
-    gcm_mpi_basic_t  basic;
     MPI_Count        basic_count;
-    int              combiner;
-    int              ni;
-    int              na;
-    int              nd;
     int             *ints;
     MPI_Aint        *addrs;
     MPI_Datatype    *types;
     void            *envelope;     /* the one allocation the three are in */
-    char             name[MPI_MAX_OBJECT_NAME];
+    /* The predefined types' standard names (static); a derived type's
+     * name from MPI_Type_set_name (allocated), NULL while it has none. */
+    const char      *name;
     struct gcm_mpi_attr_list *attrs;  /* mpi_type_attr.c (mpi_attr.c's) */
     size_t           nblocks;
     gcm_mpi_block_t *blocks;       /* NULL: the blocks are in inl */

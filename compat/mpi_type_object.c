@@ -15,6 +15,10 @@
 #include <string.h>
 #include <wchar.h>
 
+/* Four lines of the handle arena (see the struct). */
+_Static_assert(sizeof(struct gcm_mpi_datatype) <= 256,
+               "struct gcm_mpi_datatype outgrew 256 bytes");
+
 /* ---- small helpers ------------------------------------------------------ */
 
 pthread_mutex_t gcm_mpi_type_commit_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -87,6 +91,7 @@ static void type_destroy(struct gcm_mpi_datatype *t)
     }
     free(t->envelope);
     free(t->blocks);
+    free((void *)t->name);
     gcm_mpi_handle_free(t);
 }
 

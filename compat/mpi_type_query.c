@@ -219,6 +219,8 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     static const char call[] = "MPI_Type_set_name";
     int rc = gcm_mpi_type_check_valid(datatype, call);
+    size_t len;
+    char *name;
 
     if (rc == MPI_SUCCESS) {
         rc = gcm_mpi_type_check_out(type_name, "type_name", call);
@@ -234,7 +236,16 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
                              datatype->name);
     }
     /* Longer names are truncated, as the standard allows. */
-    snprintf(datatype->name, sizeof(datatype->name), "%s", type_name);
+    len = strnlen(type_name, MPI_MAX_OBJECT_NAME - 1);
+    name = malloc(len + 1);
+    if (name == NULL) {
+        return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
+                             "no memory for a name of %zu bytes", len + 1);
+    }
+    memcpy(name, type_name, len);
+    name[len] = '\0';
+    free((void *)datatype->name);
+    datatype->name = name;
     return MPI_SUCCESS;
 }
 GCM_MPI_ALIAS(Type_set_name)
@@ -253,9 +264,10 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name,
         return gcm_mpi_raise(NULL, MPI_ERR_ARG, call,
                              "type_name or resultlen is NULL (%d)", 0);
     }
-    /* name is always terminated within MPI_MAX_OBJECT_NAME bytes. */
-    len = strlen(datatype->name);
-    memcpy(type_name, datatype->name, len + 1);
+    /* A name is at most MPI_MAX_OBJECT_NAME - 1 bytes. */
+    len = (datatype->name != NULL) ? strlen(datatype->name) : 0;
+    memcpy(type_name, (datatype->name != NULL) ? datatype->name : "",
+           len + 1);
     *resultlen = (int)len;
     return MPI_SUCCESS;
 }
