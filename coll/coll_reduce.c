@@ -782,10 +782,17 @@ static void coll_scan_linear(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
             gcm_coll_fence(s);
             gcm_coll_combine(s, op, t, r, n, type);
         } else if (rank > 0) {
+            /* This rank's piece goes into the outgoing buffer while the
+             * prefix is on its way (the wait for rank - 1 hides the copy;
+             * after the receive it was a pass over the piece on the
+             * chain's critical path at every hop), then t = prefix op
+             * mine keeps rank order for any op. */
+            if (rank < size - 1) {
+                gcm_coll_copy(s, mine, n, type, 0, t, n, type, 0);
+            }
             gcm_coll_recv(s, g, r, n, type, rank - 1);
             gcm_coll_fence(s);
             if (rank < size - 1) {
-                gcm_coll_copy(s, mine, n, type, 0, t, n, type, 0);
                 gcm_coll_combine(s, op, r, t, n, type);
                 out = t;
             }
