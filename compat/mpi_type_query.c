@@ -219,7 +219,6 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     static const char call[] = "MPI_Type_set_name";
     int rc = gcm_mpi_type_check_valid(datatype, call);
-    size_t len;
     char *name;
 
     if (rc == MPI_SUCCESS) {
@@ -236,14 +235,11 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
                              datatype->name);
     }
     /* Longer names are truncated, as the standard allows. */
-    len = strnlen(type_name, MPI_MAX_OBJECT_NAME - 1);
-    name = malloc(len + 1);
+    name = strndup(type_name, MPI_MAX_OBJECT_NAME - 1);
     if (name == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
-                             "no memory for a name of %zu bytes", len + 1);
+                             "no memory for the name (%d)", 0);
     }
-    memcpy(name, type_name, len);
-    name[len] = '\0';
     free((void *)datatype->name);
     datatype->name = name;
     return MPI_SUCCESS;
