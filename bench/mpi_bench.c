@@ -7,6 +7,11 @@
  *   bandwidth: rank 0 MPI_Isend()s a window of 64 messages of S bytes and
  *              MPI_Waitall()s them; rank 1 has the 64 receives posted and
  *              answers each complete window with a 4-byte ack.
+ *   exchange:  each rank MPI_Irecv()s two messages of S bytes from the
+ *              other (tags 1 and 2), MPI_Isend()s two to it and
+ *              MPI_Waitall()s the four: the halo exchange of a periodic
+ *              ring of two, as stencil codes write it (both neighbours
+ *              are the peer); the time per exchange.
  *   comm_dup:  every rank MPI_Comm_dup()s MPI_COMM_WORLD DUP_BATCH times
  *              back to back; the time per MPI_Comm_dup on rank 0, the
  *              MPI_Comm_free()s being done outside the timed region.
@@ -145,6 +150,31 @@ static void bandwidth(size_t size, int warmup, int windows)
            (double)size * WINDOW * windows / (now_s() - t0) / 1e6, "MB/s");
 }
 
+static void exchange(size_t size, int warmup, int iters)
+{
+    MPI_Request reqs[4];
+    MPI_Status stats[4];
+    int n = (int)size;
+    double t0 = 0.0;
+
+    for (int i = 0; i < warmup + iters; i++) {
+        if (i == warmup) {
+            check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+            t0 = now_s();
+        }
+        check(MPI_Irecv(rbuf, n, MPI_BYTE, peer, TAG_DATA, MPI_COMM_WORLD,
+                        &reqs[0]), "MPI_Irecv");
+        check(MPI_Irecv(rbuf + n, n, MPI_BYTE, peer, TAG_ACK,
+                        MPI_COMM_WORLD, &reqs[1]), "MPI_Irecv");
+        check(MPI_Isend(sbuf, n, MPI_BYTE, peer, TAG_ACK, MPI_COMM_WORLD,
+                        &reqs[2]), "MPI_Isend");
+        check(MPI_Isend(sbuf + n, n, MPI_BYTE, peer, TAG_DATA,
+                        MPI_COMM_WORLD, &reqs[3]), "MPI_Isend");
+        check(MPI_Waitall(4, reqs, stats), "MPI_Waitall");
+    }
+    report("exchange", size, (now_s() - t0) * 1e6 / iters, "us");
+}
+
 /* Each batch starts together (a barrier), then dups back to back: every
  * MPI_Comm_dup is collective, so the ranks stay in step by themselves. */
 static void comm_dup(int warmup, int batches, int batch)
@@ -280,6 +310,11 @@ static void run_all(int quick)
     }
     bench_p2p_sweep(quick, lat_sizes, NELEMS(lat_sizes), SMALL_MAX, latency,
                     bw_sizes, NELEMS(bw_sizes), WINDOW, bandwidth);
+    if (quick) {
+        exchange(8, 5, 50);
+    } else {
+        exchange(8, 1000, 20000);
+    }
     if (quick) {
         comm_dup(1, 2, 10);
     } else {
