@@ -27,6 +27,11 @@ static const gcm_config_entry_t gcm_slots_config_entries[] = {
             "same-host messages from this size on are copied by sender and "
             "receiver together (not with more processes than cores); 0: by "
             "the receiver alone"),
+    GCM_CFG("GENCOMM_SHM_MEMBARRIER", "1", GCM_CFG_INT,
+            gcm_slots_config.shm_membarrier,
+            "1: same-host messages are published without a fence, a "
+            "waiter issues membarrier before a long sleep; 0: each "
+            "publish fences"),
 };
 GCM_CONFIG_REGISTER(slots, gcm_slots_config_entries)
 
@@ -210,6 +215,7 @@ gcm_status_t gcm_slots_init(void)
         .progress      = gcm_slots_progress,
         .sleep_prepare = gcm_slots_sleep_prepare,
         .sleep_woken   = gcm_slots_shm_sleep_woken,
+        .sleep_deepen  = gcm_slots_shm_sleep_deepen,
         .sleep_done    = gcm_slots_shm_sleep_done,
         .after_progress = gcm_slots_run_handlers,
     };

@@ -48,12 +48,21 @@
  * Waking: a waiter about to sleep on an endpoint increments its segment's
  * "sleeping" count, re-checks its rings, then polls the endpoint's
  * wakeup socket (an abstract unix datagram socket with a random name
- * published at init) beside UCX's event fd. A producer publishes, fences,
- * and sends a note only if the count is not zero: one of the two always
- * sees the other (sequentially consistent on both sides). A producer that
- * sleeps waiting for room sets its ring's tx_waiting, and the consumer
- * wakes the producer's endpoint after freeing cells. Notes from processes
- * that are not the job's (SO_PASSCRED) are dropped, with a warning.
+ * published at init) beside UCX's event fd. A producer publishes and
+ * sends a note only if the count is not zero. Which of the two fences:
+ * where Linux's membarrier has a global expedited barrier, every process
+ * registers for it, producers publish with no fence (a compiler barrier
+ * only), and a waiter first naps (GCM_THR_NAP_MS) and issues the barrier
+ * and looks at its rings again only before a longer sleep: a message
+ * published in the few nanoseconds before the waiter's last look can
+ * leave it asleep unwoken, until the nap ends. Without the barrier the
+ * producer fences between its store and its look at the count and the
+ * waiter sleeps at once (sequentially consistent on both sides: one
+ * always sees the other). A producer that sleeps waiting for room sets
+ * its ring's tx_waiting, and the consumer wakes the producer's endpoint
+ * after freeing cells, the same pairing the other way. Notes from
+ * processes that are not the job's (SO_PASSCRED) are dropped, with a
+ * warning.
  *
  * Locks: the producer side of a ring (gcm_shm_tx_t, on its endpoint's
  * list) is used under the sending endpoint's lock, the consumer side (the

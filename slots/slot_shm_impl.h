@@ -169,6 +169,11 @@ typedef struct gcm_slots_shm_state {
     uint64_t            jobhash;
     int                 nrings;    /* per segment of ours */
     int                 send_fd;   /* for wakeups; any thread sends */
+    /* Our threads are in membarrier's global expedited set: they publish
+     * without a fence (gcm_shm_publish_fence). */
+    int                 nofence;
+    /* A waiter can issue that barrier before its long sleep. */
+    int                 barrier;
     atomic_int          cma_logged;
     int                 neps;
     gcm_shm_ep_t       *eps[GCM_MAX_ENDPOINTS];
@@ -179,6 +184,15 @@ typedef struct gcm_slots_shm_state {
 } gcm_slots_shm_state_t;
 
 extern gcm_slots_shm_state_t gcm_slots_shm GCM_INTERNAL;
+
+/* Linux's membarrier, the commands this layer uses (slot_shm_init.c):
+ * 0 or a set of commands (query) on success, -1 with errno otherwise. */
+enum {
+    GCM_SHM_BARRIER_QUERY,
+    GCM_SHM_BARRIER_REGISTER,  /* our threads join the global set */
+    GCM_SHM_BARRIER_GLOBAL     /* a barrier on every CPU running one */
+};
+int gcm_slots_shm_membarrier(int cmd) GCM_INTERNAL;
 
 static inline gcm_shm_ep_t *gcm_shm_ep(gcm_thr_endpoint_t *endpoint)
 {
@@ -194,6 +208,22 @@ static inline uint32_t gcm_shm_owner(int proc, int ep)
 {
     return ((uint32_t)proc + 1) |
            ((uint32_t)ep << GCM_SLOTS_SHM_OWNER_PROC_BITS);
+}
+
+/*
+ * The producer's half of the wakeup pairing (slot_shm.c, "Waking"): what
+ * comes between a store the consumer polls for and the look at whether
+ * it sleeps. Where our threads are in membarrier's set (nofence), the
+ * full fence is the sleeper's, issued before its long sleep, and here
+ * only the compiler must keep the two in order.
+ */
+static inline void gcm_shm_publish_fence(void)
+{
+    if (gcm_likely(gcm_slots_shm.nofence)) {
+        atomic_signal_fence(memory_order_seq_cst);
+    } else {
+        atomic_thread_fence(memory_order_seq_cst);
+    }
 }
 
 static inline uint64_t gcm_shm_now_ns(void)

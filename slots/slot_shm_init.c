@@ -8,6 +8,11 @@
 
 #include "slots/slot_shm_impl.h"
 
+#include <sys/syscall.h>
+#ifdef HAVE_LINUX_MEMBARRIER_H
+#include <linux/membarrier.h>
+#endif
+
 /* ---- init and finalize --------------------------------------------------- */
 
 static void gcm_shm_ep_close(gcm_shm_ep_t *sep)
@@ -161,6 +166,51 @@ err:
     return NULL;
 }
 
+int gcm_slots_shm_membarrier(int cmd)
+{
+#ifdef HAVE_LINUX_MEMBARRIER_H
+    static const int cmds[] = {
+        [GCM_SHM_BARRIER_QUERY]    = MEMBARRIER_CMD_QUERY,
+        [GCM_SHM_BARRIER_REGISTER] = MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED,
+        [GCM_SHM_BARRIER_GLOBAL]   = MEMBARRIER_CMD_GLOBAL_EXPEDITED,
+    };
+
+    return (int)syscall(__NR_membarrier, cmds[cmd], 0, 0);
+#else
+    (void)cmd;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+/*
+ * Who fences (slots/README.md, "The publish fence"). With membarrier's
+ * global expedited barrier our waiters issue it before a long sleep;
+ * registered, our producers publish without a fence. A kernel without it
+ * registers nobody on the host, so that every producer fences and a
+ * waiter may sleep long without it.
+ */
+static void gcm_shm_barrier_init(void)
+{
+    int have = gcm_slots_shm_membarrier(GCM_SHM_BARRIER_QUERY);
+
+    gcm_slots_shm.barrier = 0;
+    gcm_slots_shm.nofence = 0;
+#ifdef HAVE_LINUX_MEMBARRIER_H
+    if ((have < 0) || !(have & MEMBARRIER_CMD_GLOBAL_EXPEDITED)) {
+        return;
+    }
+    gcm_slots_shm.barrier = 1;
+    if (gcm_slots_config.shm_membarrier &&
+        (have & MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) &&
+        (gcm_slots_shm_membarrier(GCM_SHM_BARRIER_REGISTER) == 0)) {
+        gcm_slots_shm.nofence = 1;
+    }
+#else
+    (void)have;
+#endif
+}
+
 gcm_status_t gcm_slots_shm_init(void)
 {
     const char *jobid = gcm_boot_jobid();
@@ -234,10 +284,13 @@ gcm_status_t gcm_slots_shm_init(void)
         goto err;
     }
     free(info);
+    gcm_shm_barrier_init();
     gcm_slots_shm.enabled = 1;
-    gcm_debug("shm: %d segments of %d rings of %d cells (%zu bytes each)",
-              neps, gcm_slots_shm.nrings, GCM_SLOTS_SHM_NCELLS,
-              gcm_slots_shm.eps[0]->seg_len);
+    gcm_debug("shm: %d segments of %d rings of %d cells (%zu bytes each), "
+              "publish %s", neps, gcm_slots_shm.nrings, GCM_SLOTS_SHM_NCELLS,
+              gcm_slots_shm.eps[0]->seg_len,
+              gcm_slots_shm.nofence ? "without a fence (membarrier)" :
+                                      "with a fence");
     return GCM_OK;
 
 err:

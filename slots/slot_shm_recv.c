@@ -401,7 +401,7 @@ static unsigned gcm_shm_drain(gcm_thr_endpoint_t *endpoint, gcm_shm_ep_t *sep,
         return 0;
     }
     /* A producer that sleeps until there is room: see the top. */
-    atomic_thread_fence(memory_order_seq_cst);
+    gcm_shm_publish_fence();
     if (atomic_load_explicit(&rx->ring->tx_waiting, memory_order_relaxed)) {
         atomic_store_explicit(&rx->ring->tx_waiting, 0,
                               memory_order_relaxed);
@@ -607,6 +607,24 @@ int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint)
 int gcm_slots_shm_sleep_woken(gcm_thr_endpoint_t *endpoint)
 {
     return gcm_shm_wake_drain(gcm_shm_ep(endpoint)) > 0;
+}
+
+int gcm_slots_shm_sleep_deepen(gcm_thr_endpoint_t *endpoint)
+{
+    gcm_shm_ep_t *sep = gcm_shm_ep(endpoint);
+    int busy;
+
+    /* A store published before a peer's look at our sleeping count
+     * reached us no later than this barrier; one after it, the peer's
+     * look sees the count. A barrier that fails allows a nap only. */
+    if (gcm_slots_shm.barrier && (gcm_slots_shm_membarrier(
+                                      GCM_SHM_BARRIER_GLOBAL) != 0)) {
+        return 1;
+    }
+    gcm_thr_lock(endpoint);
+    busy = gcm_shm_busy(sep);
+    gcm_thr_unlock(endpoint);
+    return busy ? -1 : 0;
 }
 
 void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint)

@@ -64,7 +64,7 @@ int gcm_slots_shm_room_pending(gcm_shm_tx_t *tx)
  * Against its "sleeping, then re-check": see the top. */
 static inline void gcm_shm_wake_sleeper(gcm_shm_tx_t *tx)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    gcm_shm_publish_fence();
     if (atomic_load_explicit(&tx->seg->sleeping, memory_order_relaxed) > 0) {
         gcm_slots_shm_wake(&tx->wake, tx->wake_len, tx->ep);
     }

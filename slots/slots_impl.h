@@ -85,6 +85,7 @@ typedef struct gcm_slots_config {
     size_t   eager_limit;  /* GENCOMM_EAGER_LIMIT */
     unsigned shm;          /* GENCOMM_SHM */
     size_t   shm_coop_min; /* GENCOMM_SHM_COOP_MIN */
+    unsigned shm_membarrier; /* GENCOMM_SHM_MEMBARRIER */
 } gcm_slots_config_t;
 
 extern gcm_slots_config_t gcm_slots_config GCM_INTERNAL;
@@ -400,6 +401,7 @@ int gcm_slots_pid_dying(pid_t pid) GCM_INTERNAL;
 int gcm_slots_shm_peer_dying(int proc) GCM_INTERNAL;
 int gcm_slots_shm_sleep_prepare(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 int gcm_slots_shm_sleep_woken(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
+int gcm_slots_shm_sleep_deepen(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 void gcm_slots_shm_sleep_done(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 /* Largest message copied through a ring cell; larger ones are read from
  * the sender's memory. */

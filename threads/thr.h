@@ -159,11 +159,15 @@ typedef void (*gcm_thr_peer_failed_func_t)(gcm_thr_endpoint_t *endpoint,
  * waiter must poll too, -1 for none, or -2 if work arrived and the waiter
  * must not sleep; sleep_woken (lock not held, may be NULL) reads what
  * made that descriptor readable and returns 0 if it was nothing of the
- * job's (the waiter sleeps on), 1 otherwise; sleep_done ends a sleep that
- * sleep_prepare allowed. */
+ * job's (the waiter sleeps on), 1 otherwise; sleep_deepen (lock not held,
+ * may be NULL) comes after a first short sleep that nothing ended
+ * (GCM_THR_NAP_MS) and returns 0 if the waiter may sleep on as long as it
+ * likes, 1 if only for another short sleep, -1 if work arrived; sleep_done
+ * ends a sleep that sleep_prepare allowed. */
 typedef unsigned (*gcm_thr_progress_func_t)(gcm_thr_endpoint_t *endpoint);
 typedef int (*gcm_thr_sleep_prepare_func_t)(gcm_thr_endpoint_t *endpoint);
 typedef int (*gcm_thr_sleep_woken_func_t)(gcm_thr_endpoint_t *endpoint);
+typedef int (*gcm_thr_sleep_deepen_func_t)(gcm_thr_endpoint_t *endpoint);
 typedef void (*gcm_thr_sleep_done_func_t)(gcm_thr_endpoint_t *endpoint);
 /* Runs at the end of each round of progress with the lock released: work
  * that may call back into the library (receive-slot handlers). */
@@ -175,6 +179,7 @@ typedef struct gcm_thr_upcalls {
     gcm_thr_progress_func_t       progress;
     gcm_thr_sleep_prepare_func_t  sleep_prepare;
     gcm_thr_sleep_woken_func_t    sleep_woken;
+    gcm_thr_sleep_deepen_func_t   sleep_deepen;
     gcm_thr_sleep_done_func_t     sleep_done;
     gcm_thr_after_progress_func_t after_progress;
 } gcm_thr_upcalls_t;

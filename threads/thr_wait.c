@@ -249,6 +249,10 @@ typedef struct gcm_thr_watch {
  * launcher's and the progress thread's. */
 #define GCM_THR_MAX_PFD (2 * GCM_MAX_ENDPOINTS + 2)
 
+/* A sleep's first part, which the layer above's producers may not cut
+ * short (gcm_thr_poll_deep): at most this many milliseconds late. */
+#define GCM_THR_NAP_MS 1
+
 /*
  * Takes the poller role of endpoint (the caller holds it already if own)
  * and arms its worker and the layer above, adding their fds to pfd.
@@ -375,24 +379,72 @@ static int gcm_thr_poll_noise(const struct pollfd *pfd, int npfd,
 
 /* Polls pfd; a launcher event (index bootidx) is handled here. A wakeup
  * that was only noise (a flood from outside the job) does not end the
- * sleep: the waiter would spin after each, at the cost of a core. */
-static void gcm_thr_poll(struct pollfd *pfd, int npfd, int bootidx,
-                         int timeout_ms, const gcm_thr_watch_t *w, int nw)
+ * sleep: the waiter would spin after each, at the cost of a core. Returns
+ * 0 when the time ran out, 1 when something ended the sleep. */
+static int gcm_thr_poll(struct pollfd *pfd, int npfd, int bootidx,
+                        int timeout_ms, const gcm_thr_watch_t *w, int nw)
 {
     double deadline = gcm_time_now() + timeout_ms * 1e-3;
+    int n;
 
-    while (poll(pfd, (nfds_t)npfd, timeout_ms) > 0) {
+    while ((n = poll(pfd, (nfds_t)npfd, timeout_ms)) > 0) {
         if ((bootidx >= 0) && (pfd[bootidx].revents != 0)) {
             gcm_boot_poll_events();
-            return;
+            return 1;
         }
         if (!gcm_thr_poll_noise(pfd, npfd, w, nw)) {
-            return;
+            return 1;
+        }
+        timeout_ms = (int)((deadline - gcm_time_now()) * 1e3);
+        if (timeout_ms <= 0) {
+            return 0;
+        }
+    }
+    return n != 0;
+}
+
+/*
+ * gcm_thr_poll, for a sleep the layer above may not be woken from at once
+ * (sleep_deepen: its producers publish without a fence, and a message
+ * published just as the waiter went to sleep can find it asleep unwoken):
+ * first a nap of GCM_THR_NAP_MS, then, when the layer above allows it, the
+ * rest of the timeout. The short waits of the data path stay naps.
+ */
+static void gcm_thr_poll_deep(struct pollfd *pfd, int npfd, int bootidx,
+                              int timeout_ms, const gcm_thr_watch_t *w,
+                              int nw)
+{
+    double deadline = gcm_time_now() + timeout_ms * 1e-3;
+    int k, r, deep, nap = GCM_THR_NAP_MS;
+
+    for (k = 0; (k < nw) && (w[k].upfd < 0); k++) {
+    }
+    if ((k == nw) || (gcm_thr.upcalls.sleep_deepen == NULL) ||
+        (timeout_ms <= nap)) {
+        (void)gcm_thr_poll(pfd, npfd, bootidx, timeout_ms, w, nw);
+        return;
+    }
+    while (!gcm_thr_poll(pfd, npfd, bootidx, nap, w, nw)) {
+        deep = 1;
+        for (k = 0; k < nw; k++) {
+            if (w[k].upfd < 0) {
+                continue;
+            }
+            r = gcm_thr.upcalls.sleep_deepen(w[k].endpoint);
+            if (r < 0) {
+                return;
+            }
+            deep = deep && (r == 0);
         }
         timeout_ms = (int)((deadline - gcm_time_now()) * 1e3);
         if (timeout_ms <= 0) {
             return;
         }
+        if (deep) {
+            (void)gcm_thr_poll(pfd, npfd, bootidx, timeout_ms, w, nw);
+            return;
+        }
+        nap = (timeout_ms < nap) ? timeout_ms : nap;
     }
 }
 
@@ -442,8 +494,9 @@ static void gcm_thr_sleep(gcm_thr_endpoint_t *endpoint,
     }
     /* An endpoint with pending requests that nobody watches (its lock
      * was busy) is looked at again soon. */
-    gcm_thr_poll(pfd, npfd, bootidx,
-                 orphans ? 1 : (int)gcm_thr_config.wait_timeout_ms, w, nw);
+    gcm_thr_poll_deep(pfd, npfd, bootidx,
+                      orphans ? 1 : (int)gcm_thr_config.wait_timeout_ms, w,
+                      nw);
 out:
     for (i = 0; i < nw; i++) {
         gcm_thr_watch_end(&w[i]);
@@ -668,9 +721,10 @@ static void gcm_thr_pt_sleep(void)
     }
     /* An endpoint another thread polls wakes that thread, which then
      * progresses it; one whose lock was busy is looked at again soon. */
-    (void)poll(pfd, (nfds_t)npfd,
-               unwatched ? 1 :
-               ((nw > 0) ? (int)gcm_thr_config.wait_timeout_ms : 1000));
+    gcm_thr_poll_deep(pfd, npfd, -1,
+                      unwatched ? 1 :
+                      ((nw > 0) ? (int)gcm_thr_config.wait_timeout_ms : 1000),
+                      w, nw);
 out:
     atomic_store(&gcm_thr_pt_idle, 0);
     for (i = 0; i < nw; i++) {

@@ -125,6 +125,23 @@ for n in 2 5; do
             expect_count 2 "p2p_shm: P[01] \\($phase\\) .* ok"
         done
         expect_match 'shm: endpoint 0 attached to proc 1 endpoint 0'
+        expect_match 'shm: .*, publish with(out)? a fence'
+    fi
+done
+# Producers that fence each publish (the form without membarrier), and a
+# job whose processes differ in it: every wakeup must still come.
+for mb in 00 01; do
+    out=""
+    launch_for 60 2 env GENCOMM_SHM=1 GENCOMM_LOG_LEVEL=debug \
+        GENCOMM_SPIN_COUNT=20 sh -c \
+        'if [ "$GENCOMM_LOCAL_RANK" = 0 ]; then m=$1; else m=$2; fi
+         GENCOMM_SHM_MEMBARRIER=$m exec "$0"' \
+        "$progs/p2p_shm" "${mb%?}" "${mb#?}"
+    if expect_rc 0; then
+        for phase in a b c d e f g; do
+            expect_count 2 "p2p_shm: P[01] \\($phase\\) .* ok"
+        done
+        expect_match 'shm: .*, publish with a fence'
     fi
 done
 # Sleep races: a waiter that sleeps after 20 rounds, so that most of
