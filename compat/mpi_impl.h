@@ -625,7 +625,7 @@ static inline gcm_mpi_req_t *gcm_mpi_req_get_recent(MPI_Request handle)
 
 /* A zeroed request object (NULL without memory), from the calling
  * thread's cache of freed ones when it has one; gcm_mpi_req_free puts one
- * back (its magic cleared, its generation bumped). */
+ * back (cleared there, its generation bumped). */
 gcm_mpi_req_t *gcm_mpi_req_alloc(void) GCM_INTERNAL;
 void gcm_mpi_req_free(gcm_mpi_req_t *req) GCM_INTERNAL;
 /* MPI_Finalize, last: returns the calling thread's cached objects (other
