@@ -153,10 +153,11 @@ gcm_mpi_req_t *gcm_mpi_req_alloc(void)
         /* From the cache (every call of a program in its stride): cleared
          * when it was freed (gcm_mpi_req_cache_push), so that this, which
          * a send calls right after it wrote its message to a line the
-         * receiver polls, makes no stores to queue behind that line. */
+         * receiver polls, makes no stores to queue behind that line. Its
+         * link stays as it was: nothing reads it while the request lives
+         * (gcm_mpi_req_free_slow sets it before the pool walks it). */
         gcm_mpi_req_cache = req->next_free;
         gcm_mpi_req_cache_len--;
-        req->next_free = NULL;
         return req;
     }
     req = gcm_handle_pool_get(&gcm_mpi_req_spare);

@@ -238,7 +238,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     name = strndup(type_name, MPI_MAX_OBJECT_NAME - 1);
     if (name == NULL) {
         return gcm_mpi_raise(NULL, MPI_ERR_NO_MEM, call,
-                             "no memory for the name (%d)", 0);
+                             "no memory for a copy of the name");
     }
     free((void *)datatype->name);
     datatype->name = name;
