@@ -151,10 +151,16 @@ struct gcm_mpi_datatype *gcm_mpi_type_alloc(int combiner, int ni, int na,
             i_bytes / sizeof(int) != (size_t)ni ||
             a_bytes + d_bytes < a_bytes ||
             a_bytes + d_bytes + i_bytes < a_bytes + d_bytes ||
-            (env = calloc(1, a_bytes + d_bytes + i_bytes)) == NULL) {
+            (env = malloc(a_bytes + d_bytes + i_bytes)) == NULL) {
             type_destroy(t);
             return NULL;
         }
+        /* Cleared as calloc would; but glibc serves calloc without its
+         * per-thread cache (160 instructions against 25 for a 20-byte
+         * envelope), and the compiler turns malloc + memset back into
+         * calloc unless something opaque stands between them. */
+        __asm__ volatile("" : : "r"(env) : "memory");
+        memset(env, 0, a_bytes + d_bytes + i_bytes);
         t->envelope = env;
         t->addrs = (na > 0) ? (MPI_Aint *)(void *)env : NULL;
         t->types = (nd > 0) ? (MPI_Datatype *)(void *)(env + a_bytes) : NULL;

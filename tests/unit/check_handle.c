@@ -104,8 +104,8 @@ END_TEST
 /* A loop that makes and frees objects in turn (a datatype built and
  * freed again and again) keeps only a few pages of the chunk it fills in
  * memory: those made ready ahead, the emptied ones not given back yet
- * (each at most a run of 16), the chunk's first page and the page being
- * filled. */
+ * and the spare run kept to be moved ahead (each at most a run of 16),
+ * the chunk's first page and the page being filled. */
 START_TEST(test_handle_churn_bounded)
 {
     long pagesize = sysconf(_SC_PAGESIZE);
@@ -128,8 +128,43 @@ START_TEST(test_handle_churn_bounded)
         for (i = 0; i < (4u << 20) / 4096; i++) {
             resident += (vec[i] & 1);
         }
-        ck_assert_uint_le(resident, 2 * 16 + 2);
+        ck_assert_uint_le(resident, 3 * 16 + 2);
     }
+}
+END_TEST
+
+/* Where emptied pages are moved ahead of the fill point rather than
+ * given back, the objects put on them come cleared, though the dead
+ * objects there were written all over, and the dead objects' addresses
+ * read as dead. */
+START_TEST(test_handle_recycled_cleared)
+{
+    enum { N = 40000, SIZE = 256 };
+    uintptr_t *seen = malloc(N * sizeof(*seen));
+    size_t i, j;
+
+    ck_assert_ptr_nonnull(seen);
+    for (i = 0; i < N; i++) {
+        unsigned char *obj = gcm_handle_alloc(SIZE);
+
+        ck_assert_ptr_nonnull(obj);
+        for (j = 0; j < SIZE; j++) {
+            ck_assert_msg(obj[j] == 0, "object %zu at %p: byte %zu is %#x",
+                          i, (void *)obj, j, obj[j]);
+        }
+        memset(obj, 0xab, SIZE);
+        seen[i] = (uintptr_t)obj;
+        gcm_handle_free(obj);
+    }
+    for (i = 0; i < N; i++) {
+        ck_assert_uint_eq(*(const uint32_t *)seen[i], 0);
+    }
+    qsort(seen, N, sizeof(*seen), addr_cmp);
+    for (i = 1; i < N; i++) {
+        ck_assert_msg(seen[i] != seen[i - 1], "address %p handed out twice",
+                      (void *)seen[i]);
+    }
+    free(seen);
 }
 END_TEST
 
@@ -167,7 +202,7 @@ static Suite *make_suite(void)
 {
     const TTest *tests[] = {test_handle_addresses_unique,
         test_handle_memory_returned, test_handle_churn_bounded,
-        test_handle_limits, test_handle_stable,
+        test_handle_recycled_cleared, test_handle_limits, test_handle_stable,
         NULL};
     const struct gcm_check_case cases[] = {
         {"handle", .tests = tests, .timeout = 60},
