@@ -513,9 +513,10 @@ out:
  * then also progresses every other endpoint in use whose lock is free,
  * waited on or not (drains its rings into its queues, completes its
  * receives, sends what waited for room in a ring, receives its replies),
- * and gives the core away after every round: whichever thread holds the
- * core moves every thread's messages, and the threads whose waits that
- * ended run next.
+ * and gives the core away after every GCM_THR_CROWDED_YIELD rounds in
+ * which nothing came for its own wait (every round when the process is
+ * oversubscribed): whichever thread holds the core moves every thread's
+ * messages, and the threads whose waits that ended run next.
  */
 static struct {
     atomic_int n;
@@ -563,14 +564,27 @@ static unsigned gcm_thr_progress_siblings(gcm_thr_endpoint_t *self)
     return n;
 }
 
+/* Empty rounds of its own endpoint a spinner on a crowded core makes
+ * between two yields, when the process has the cores it counts on (not
+ * oversubscribed). A yield between two threads of a core is a context
+ * switch of a microsecond or two, while a reply in flight comes in well
+ * under that: yielding after every round, two processes of two threads
+ * on two cores (mpi_thread_bench --threads 2, each process bound to a
+ * core) switched 3,000-7,600 times in 8,000 windows of 64 messages and
+ * passed 0.89-0.98 of the one-thread rate; yielding after 16, 210-240
+ * times and 0.98-1.02 (threads/README.md, "Crowded waits"). */
+#define GCM_THR_CROWDED_YIELD 16
+
 /* One round of a spinner on a crowded core: the other endpoints too, then
- * the core to another thread. Returns whether anything moved. */
+ * the core to another thread if yield says so. Returns whether anything
+ * moved. */
 static unsigned gcm_thr_crowded_round(gcm_thr_endpoint_t *endpoint,
-                                      int (*done)(void *arg), void *arg)
+                                      int yield, int (*done)(void *arg),
+                                      void *arg)
 {
     unsigned n = gcm_thr_progress_siblings(endpoint);
 
-    if (!done(arg)) {
+    if (yield && !done(arg)) {
         sched_yield();
     }
     return n;
@@ -579,7 +593,7 @@ static unsigned gcm_thr_crowded_round(gcm_thr_endpoint_t *endpoint,
 void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
                   void *arg)
 {
-    unsigned spins = 0, rounds = 0;
+    unsigned spins = 0, rounds = 0, empty = 0;
     unsigned limit = gcm_thr.spin_limit;
     int others = (gcm_thr.nendpoints > 1);
     int counted = 0;
@@ -613,9 +627,19 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
         if (counted && others && gcm_thr_crowded()) {
             /* A round that moved something, here or for another
              * endpoint, does not count towards sleeping; an empty one
-             * that yielded counts as GCM_THR_YIELD_SPINS (as one round
-             * when oversubscribed: the limit counts yields then). */
-            n += gcm_thr_crowded_round(endpoint, done, arg);
+             * counts as GCM_THR_YIELD_SPINS (as one round when
+             * oversubscribed: the limit counts yields then). */
+            /* Oversubscribed, the peer may need this core: yield every
+             * round. Otherwise after every GCM_THR_CROWDED_YIELD rounds
+             * in which nothing came for this wait. */
+            int yield = gcm_thr.oversubscribed ||
+                        ((n == 0) &&
+                         ((++empty % GCM_THR_CROWDED_YIELD) == 0));
+
+            if (n != 0) {
+                empty = 0;
+            }
+            n += gcm_thr_crowded_round(endpoint, yield, done, arg);
             if (n == 0) {
                 spins += gcm_thr.oversubscribed ? 1 : GCM_THR_YIELD_SPINS;
             }
