@@ -625,21 +625,19 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
             gcm_thr_progress_orphans(endpoint, 0);
         }
         if (counted && others && gcm_thr_crowded()) {
-            /* A round that moved something, here or for another
-             * endpoint, does not count towards sleeping; an empty one
-             * counts as GCM_THR_YIELD_SPINS (as one round when
+            /* The core goes to another thread every round when
+             * oversubscribed (the peer may need it), otherwise after
+             * every GCM_THR_CROWDED_YIELD rounds in which nothing came
+             * for this wait. A round that moved something, here or for
+             * another endpoint, does not count towards sleeping; an
+             * empty one counts as GCM_THR_YIELD_SPINS (as one round when
              * oversubscribed: the limit counts yields then). */
-            /* Oversubscribed, the peer may need this core: yield every
-             * round. Otherwise after every GCM_THR_CROWDED_YIELD rounds
-             * in which nothing came for this wait. */
-            int yield = gcm_thr.oversubscribed ||
-                        ((n == 0) &&
-                         ((++empty % GCM_THR_CROWDED_YIELD) == 0));
-
-            if (n != 0) {
-                empty = 0;
-            }
-            n += gcm_thr_crowded_round(endpoint, yield, done, arg);
+            empty = (n == 0) ? empty + 1 : 0;
+            n += gcm_thr_crowded_round(
+                endpoint,
+                gcm_thr.oversubscribed ||
+                    ((empty > 0) && ((empty % GCM_THR_CROWDED_YIELD) == 0)),
+                done, arg);
             if (n == 0) {
                 spins += gcm_thr.oversubscribed ? 1 : GCM_THR_YIELD_SPINS;
             }

@@ -103,16 +103,16 @@ static struct {
      * gone_hi - 1 are emptied pages behind the fill point not yet given
      * back (none when equal); spare_lo .. spare_lo + spare_n - 1 a
      * full run of such pages kept to be moved ahead (handle_page_ready);
-     * dirty_lo .. dirty_hi - 1 pages moved ahead, which hold the bytes
-     * of dead objects (an object put there is cleared); populate: 0 once
-     * the system has refused to populate ahead; move: 0 once it has
-     * refused to move pages. */
+     * below dirty_hi, the pages from the fill point on were moved ahead
+     * and hold the bytes of dead objects (an object put there is
+     * cleared; the fill point only grows, so where the run started need
+     * not be kept); populate: 0 once the system has refused to populate
+     * ahead; move: 0 once it has refused to move pages. */
     size_t                  ready;
     size_t                  gone_lo;
     size_t                  gone_hi;
     size_t                  spare_lo;
     size_t                  spare_n;
-    size_t                  dirty_lo;
     size_t                  dirty_hi;
     int                     populate;
     int                     move;
@@ -264,12 +264,12 @@ static void handle_page_ready(size_t page)
                             len, len,
                             MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP,
                             base + page * GCM_HANDLE_PAGE) == MAP_FAILED) {
-            /* An older kernel (before 5.7): give runs back from now on. */
+            /* An older kernel (before 5.7), or no mapping left for the
+             * split: give runs back from now on. */
             gcm_handles.move = 0;
             handle_spare_flush();
         } else {
             gcm_handles.spare_n = 0;
-            gcm_handles.dirty_lo = page;
             gcm_handles.dirty_hi = page + len / GCM_HANDLE_PAGE;
             gcm_handles.ready = gcm_handles.dirty_hi;
             return;
@@ -311,7 +311,7 @@ static void handle_chunk_leave(void)
     if (chunk == NULL) {
         return;
     }
-    gcm_handles.dirty_lo = gcm_handles.dirty_hi = 0;
+    gcm_handles.dirty_hi = 0;
     if (chunk->live == 0) {
         gcm_handles.gone_lo = gcm_handles.gone_hi = 0;
         gcm_handles.spare_n = 0;
@@ -373,8 +373,7 @@ void *gcm_handle_alloc(size_t size)
     chunk = gcm_handles.chunk;
     obj   = (char *)chunk + at;
     handle_page_ready(at / GCM_HANDLE_PAGE);
-    dirty = (at / GCM_HANDLE_PAGE >= gcm_handles.dirty_lo) &&
-            (at / GCM_HANDLE_PAGE < gcm_handles.dirty_hi);
+    dirty = (at / GCM_HANDLE_PAGE < gcm_handles.dirty_hi);
     chunk->live++;
     chunk->page_live[at / GCM_HANDLE_PAGE]++;
     handle_advance(at + need);
