@@ -67,8 +67,9 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
  * scan): coll/README.md says where they come from. Data of at least
  * BCAST_LARGE bytes is broadcast by scatter and allgather; reductions of
  * at least REDUCE_LARGE bytes use recursive halving (commutative
- * operators), except reduce over at most REDUCE_TREE_MAX processes,
- * which keeps the binomial tree, or over 3 to REDUCE_TREE_MAX processes
+ * operators), except reduce over at most REDUCE_TREE_MAX processes or over
+ * a number of processes that is not a power of two, which keeps the
+ * binomial tree, or over 3 to REDUCE_TREE_MAX processes
  * at most REDUCE_SMALL bytes, which goes straight to the root (linear);
  * gather and scatter over at most GATHER_LINEAR_MAX processes, and their
  * blocks of at least GATHER_LARGE bytes, go straight to and from the
@@ -94,7 +95,7 @@ GCM_COLL_CHOICE_CONSTANTS(GCM_COLL_ALLTOALL_CHOICES, GCM_COLL_ALLTOALL)
 #define GCM_COLL_ALLGATHER_POF2_LARGE 16777216
 #define GCM_COLL_ALLTOALL_SMALL   256
 #define GCM_COLL_ALLTOALL_LINEAR_MAX 4
-#define GCM_COLL_ALLTOALL_PAIRWISE_MIN 9
+#define GCM_COLL_ALLTOALL_PAIRWISE_MIN 17
 #define GCM_COLL_ALLGATHER_LINEAR_MAX 4
 #define GCM_COLL_REDUCE_TREE_MAX  4
 #define GCM_COLL_REDUCE_SMALL     1024

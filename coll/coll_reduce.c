@@ -472,12 +472,16 @@ void gcm_coll_reduce_flat(gcm_coll_sched_t *s, const gcm_coll_grp_t *g,
 
     /* Over a few ranks the binomial tree takes log p steps; halving and
      * gathering take twice as many, each waiting for a partner, to
-     * spread bytes that shared memory moves fast anyway (coll/README.md
-     * has the measurements). */
+     * spread bytes that shared memory moves fast anyway. Over a number
+     * of ranks that is not a power of two, halving first folds the extra
+     * ranks' whole vectors in, and the tree won at every size measured
+     * with a core per process (5, 6, 7 and 12; coll/README.md has the
+     * measurements). */
     if (algo == GCM_COLL_AUTO) {
         algo = (len >= gcm_coll_config.reduce_large &&
                 (unsigned)g->size > gcm_coll_config.reduce_tree_max &&
-                count >= gcm_coll_pof2(g->size)) ?
+                gcm_coll_pof2(g->size) == g->size &&
+                count >= g->size) ?
                GCM_COLL_REDUCE_RABENSEIFNER : GCM_COLL_REDUCE_BINOMIAL;
         /* Small data over 3 and 4 processes: straight to the root, so
          * that no rank waits for one that must receive first (coll/

@@ -73,8 +73,13 @@ coll_run "3 processes, auto allgather" "" "-n 3" "allgather" \
     "allgather linear, 3 ranks, 12 bytes|allgather linear, 3 ranks, 262140 bytes" \
     "allgather ring, 3 ranks, 12 |allgather ring, 3 ranks, 262140|allgather bruck"
 coll_run "5 processes, auto" "" "-n 5" "" \
-    "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|allgather ring, 5 ranks, 262140 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|alltoall linear, 5 ranks, 1200 bytes|reduce rabenseifner, 5 ranks, 262144 bytes" \
-    "barrier linear|bcast linear|scan linear|alltoall linear, 5 ranks, 4 bytes|alltoall pairwise, 5 ranks, 1200|reduce linear|hier"
+    "barrier dissemination, 5 ranks|bcast binomial, 5 ranks, 4 bytes|scan recursive_doubling, 5 ranks|allgather bruck, 5 ranks, 20 bytes|allgather ring, 5 ranks, 262140 bytes|bcast scatter_allgather, 5 ranks, 262144 bytes|alltoall bruck, 5 ranks, 4 bytes|alltoall linear, 5 ranks, 1200 bytes|reduce binomial, 5 ranks, 262144 bytes" \
+    "barrier linear|bcast linear|scan linear|alltoall linear, 5 ranks, 4 bytes|alltoall pairwise, 5 ranks, 1200|reduce linear|reduce rabenseifner|hier"
+# Large reduces halve over a power of two of processes beyond 4 only
+# (coll/README.md, "Reduce and allreduce over 5 to 16 processes").
+coll_run "8 processes, auto reduce" "" "-n 8" "reduce" \
+    "reduce rabenseifner, 8 ranks, 262144 bytes|reduce binomial, 8 ranks, 28 bytes" \
+    "reduce binomial, 8 ranks, 262144|reduce linear"
 # Small reduces over 3 and 4 processes go straight to the root (coll/
 # README.md, "Small reduce at 3 and 4 processes"); GENCOMM_COLL_REDUCE_SMALL=0
 # keeps the tree.
@@ -105,14 +110,15 @@ coll_run "8 processes, GENCOMM_COLL_ALLGATHER_POF2_LARGE=65536" \
 coll_run "5 processes, GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" \
     "GENCOMM_COLL_ALLTOALL_LINEAR_MAX=5" "-n 5" "alltoall" \
     "alltoall linear, 5 ranks, 4 bytes" "alltoall bruck"
-# Blocks above the Bruck size: linear below 9 processes, pairwise from 9
-# (coll/README.md, "Alltoall at 5 to 8 processes").
+# Blocks above the Bruck size: linear below 17 processes, pairwise from 17
+# (coll/README.md, "Alltoall at 5 to 8 processes" and "Alltoall at 9 to 16
+# processes").
 coll_run "8 processes, auto alltoall" "" "-n 8" "alltoall" \
     "alltoall bruck, 8 ranks, 4 bytes|alltoall linear, 8 ranks, 1200 bytes" \
     "alltoall linear, 8 ranks, 4 bytes|alltoall pairwise, 8 ranks, 1200"
 coll_run "9 processes, auto alltoall" "" "-n 9" "alltoall" \
-    "alltoall bruck, 9 ranks, 4 bytes|alltoall pairwise, 9 ranks, 1200 bytes" \
-    "alltoall linear"
+    "alltoall bruck, 9 ranks, 4 bytes|alltoall linear, 9 ranks, 1200 bytes" \
+    "alltoall pairwise|alltoall linear, 9 ranks, 4 "
 coll_run "5 processes, GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN=5" \
     "GENCOMM_COLL_ALLTOALL_PAIRWISE_MIN=5" "-n 5" "alltoall" \
     "alltoall pairwise, 5 ranks, 1200 bytes" "alltoall linear"
