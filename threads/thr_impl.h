@@ -12,6 +12,7 @@
 /* threads/'s settings (thr_endpoint.c). */
 typedef struct gcm_thr_config {
     unsigned spin_count;       /* GENCOMM_SPIN_COUNT */
+    unsigned spin_us;          /* GENCOMM_SPIN_US */
     unsigned spread;           /* GENCOMM_SPREAD */
     unsigned wait_timeout_ms;  /* GENCOMM_WAIT_TIMEOUT_MS */
     unsigned poll_yield_us;    /* GENCOMM_POLL_YIELD_US */

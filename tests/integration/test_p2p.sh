@@ -133,7 +133,7 @@ done
 for mb in 00 01; do
     out=""
     launch_for 60 2 env GENCOMM_SHM=1 GENCOMM_LOG_LEVEL=debug \
-        GENCOMM_SPIN_COUNT=20 sh -c \
+        GENCOMM_SPIN_COUNT=20 GENCOMM_SPIN_US=0 sh -c \
         'if [ "$GENCOMM_LOCAL_RANK" = 0 ]; then m=$1; else m=$2; fi
          GENCOMM_SHM_MEMBARRIER=$m exec "$0"' \
         "$progs/p2p_shm" "${mb%?}" "${mb#?}"
@@ -147,7 +147,7 @@ done
 # Sleep races: a waiter that sleeps after 20 rounds, so that most of
 # phase (g)'s messages arrive around its sleep (it reports how many).
 out=""
-launch_for 60 2 env GENCOMM_SPIN_COUNT=20 "$progs/p2p_shm"
+launch_for 60 2 env GENCOMM_SPIN_COUNT=20 GENCOMM_SPIN_US=0 "$progs/p2p_shm"
 if expect_rc 0; then
     expect_count 2 'p2p_shm: P[01] \(g\) sleep races ok'
     expect_match 'p2p_shm: P1 \(g\) [0-9]+ of 2000 messages took over 50 us'
