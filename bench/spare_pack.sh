@@ -3,7 +3,7 @@
 # needs to run gencomm, Open MPI and MPICH side by side on a bare x86-64
 # machine with more cores (one that has neither UCX nor an MPI installed):
 # gcrun, libgencomm and the benchmark programs of BUILDDIR (built by
-# `bench/run --only p2p,threads,coll` there first), Open MPI's and MPICH's
+# `bench/run --only p2p,threads,coll,nbc` there first), Open MPI's and MPICH's
 # launchers and components as Debian installs them, and every shared library
 # all of these load except the C library's own. About 25 MB.
 set -euo pipefail
@@ -17,7 +17,7 @@ trap 'rm -rf "$out"' EXIT
 
 mkdir -p "$out"/{bin,lib/ucx,ompi/etc,ompi/share,pmix}
 cp "$tree"/tools/gcrun "$tree"/bench/.libs/gcm_thread_bench "$out"/bin/
-for p in mpi_thread_bench mpi_coll_bench mpi_bench; do
+for p in mpi_thread_bench mpi_coll_bench mpi_nbc_bench mpi_bench; do
     for impl in gencomm openmpi mpich; do
         [[ -x $tree/bench/$p.$impl ]] ||
             { echo "$0: no $tree/bench/$p.$impl (run bench/run)" >&2;

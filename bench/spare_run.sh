@@ -9,10 +9,20 @@
 #            (GENCOMM_COLL_ALLGATHER, GENCOMM_COLL_BARRIER), at 4, 8 and 16
 #            processes, rows named gencomm-mpi-ALGO; Open MPI at 16
 #   p2p      mpi_bench at 2 processes, each bound to a core
+#   reduce   reduce and allreduce of 4 KiB to 1 MiB at 5, 8 and 16
+#            processes, each bound to a core, with gencomm's binomial and
+#            Rabenseifner (reduce) and recursive doubling and Rabenseifner
+#            (allreduce) each forced (GENCOMM_COLL_REDUCE,
+#            GENCOMM_COLL_ALLREDUCE; rows gencomm-mpi-ALGO), Open MPI beside
+#            them: the data for the crossovers of coll/README.md
+#   nbc      mpi_nbc_bench's exchanges (alltoall(v) and the neighbour
+#            alltoall(v,w) and allgather on a ring) of 8 B and 64 KiB at 2
+#            processes, each bound to a core
 # CSV rows (bench/run's columns) go to $OUT/spare.csv (OUT defaults to
 # /tmp/spare_out), the log to $OUT/log.txt, the launchers' messages to
 # $OUT/err.txt. It stops starting runs after BUDGET_S seconds (330);
-# SECTIONS (all four by default) names the ones to run.
+# SECTIONS (all by default) names the ones to run, THREADS the thread
+# counts (1 to 8 by default), COLL_NP the process counts of coll (2 4 8).
 set -u
 
 OUT=${OUT:-/tmp/spare_out}
@@ -32,7 +42,9 @@ exec > >(tee -a "$OUT/log.txt") 2>&1
 start=$(date +%s)
 budget=${BUDGET_S:-330}
 reps=${REPS:-3}
-sections=${SECTIONS:-threads coll algos p2p}
+sections=${SECTIONS:-threads coll algos p2p reduce nbc}
+thread_counts=${THREADS:-1 2 3 4 5 6 7 8}
+coll_np=${COLL_NP:-2 4 8}
 [[ -n $quick ]] && reps=1
 
 echo "cpus $(nproc); $(grep -m1 'model name' /proc/cpuinfo);" \
@@ -66,9 +78,9 @@ r() {
 }
 
 if want threads; then
-    echo "== threads: msgrate_tT, 2 processes unbound, T = 1..8"
+    echo "== threads: msgrate_tT, 2 processes unbound, T = $thread_counts"
     for ((rep = 0; rep < reps; rep++)); do
-        for t in 1 2 3 4 5 6 7 8; do
+        for t in $thread_counts; do
             left || break 2
             r gencomm 2 none gcm_thread_bench --threads $t
             for impl in gencomm-mpi openmpi mpich; do
@@ -78,9 +90,9 @@ if want threads; then
     done
 fi
 if want coll; then
-    echo "== coll: 2, 4 and 8 processes, one core each"
+    echo "== coll: $coll_np processes, one core each"
     for ((rep = 0; rep < reps; rep++)); do
-        for np in 2 4 8; do
+        for np in $coll_np; do
             for impl in gencomm-mpi openmpi mpich; do
                 left || break 3
                 r $impl $np core mpi_coll_bench --label np$np
@@ -116,6 +128,38 @@ if want p2p; then
         for impl in gencomm-mpi openmpi mpich; do
             left || break 2
             r $impl 2 core mpi_bench
+        done
+    done
+fi
+if want reduce; then
+    echo "== reduce: binomial and Rabenseifner reduce, recursive doubling" \
+         "and Rabenseifner allreduce, 5, 8 and 16 processes"
+    sizes=4096,16384,65536,262144,1048576
+    for ((rep = 0; rep < reps; rep++)); do
+        for np in 5 8 16; do
+            left || break 2
+            for algo in binomial rabenseifner; do
+                GENCOMM_COLL_REDUCE=$algo SUFFIX=-$algo r gencomm-mpi $np \
+                    core mpi_nbc_bench --ops reduce --sizes $sizes
+            done
+            for algo in recursive_doubling rabenseifner; do
+                GENCOMM_COLL_ALLREDUCE=$algo SUFFIX=-$algo r gencomm-mpi \
+                    $np core mpi_nbc_bench --ops allreduce --sizes $sizes
+            done
+            for impl in gencomm-mpi openmpi; do
+                r $impl $np core mpi_nbc_bench --ops reduce,allreduce \
+                    --sizes $sizes
+            done
+        done
+    done
+fi
+if want nbc; then
+    echo "== nbc: the exchanges at 2 processes, one core each"
+    for ((rep = 0; rep < reps; rep++)); do
+        for impl in gencomm-mpi openmpi; do
+            left || break 2
+            r $impl 2 core mpi_nbc_bench --sizes 8,65536 --ops \
+                alltoall,alltoallv,neighbor_allgather,neighbor_alltoall,neighbor_alltoallv,neighbor_alltoallw
         done
     done
 fi
