@@ -597,8 +597,9 @@ static unsigned gcm_thr_crowded_round(gcm_thr_endpoint_t *endpoint,
  * endpoint takes about 100 ns, so the rounds alone end a wait's spinning
  * after some 200 us, and a step of a large collective over 16 processes
  * waits longer than that: each such wait then paid a sleep and a wakeup
- * (bench/README.md, "With spare cores"). The clock is read once per
- * half limit of rounds, never in a short wait.
+ * (bench/README.md, "With spare cores"). Off by default: the threads of
+ * a process that share its core need it. The clock is read once per half
+ * limit of rounds, never in a short wait.
  */
 static int gcm_thr_spin_more(double *until)
 {

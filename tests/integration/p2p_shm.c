@@ -21,8 +21,8 @@
  *  (g) sleep races: 2000 one-way messages, each sent 0-200 us after the
  *      receiver posted its receive, so that many arrive while it counts
  *      itself asleep and takes its last look at its rings (the script
- *      also runs it with a short GENCOMM_SPIN_COUNT and GENCOMM_SPIN_US=0:
- *      by default a waiter with a core of its own spins 1 ms more): every
+ *      also runs it with a short GENCOMM_SPIN_COUNT and GENCOMM_SPIN_US=0,
+ *      so that a setting of the environment cannot lengthen it): every
  *      one must wake it within 2.5 s (a lost wakeup waits for the 5 s
  *      poll timeout), and process 1 says how many it slept for.
  *
