@@ -27,10 +27,10 @@ static const gcm_config_entry_t gcm_thr_config_entries[] = {
     GCM_CFG("GENCOMM_SPIN_COUNT", "2000", GCM_CFG_INT,
             gcm_thr_config.spin_count,
             "progress rounds a waiting thread spins before it sleeps"),
-    GCM_CFG("GENCOMM_SPIN_US", "0", GCM_CFG_INT, gcm_thr_config.spin_us,
-            "with no more processes than cores: microseconds a waiting "
-            "thread spins on after its GENCOMM_SPIN_COUNT rounds before it "
-            "sleeps (0: none)"),
+    GCM_CFG("GENCOMM_SPIN_US", "1000", GCM_CFG_INT, gcm_thr_config.spin_us,
+            "microseconds a waiting thread with a core of its own spins on "
+            "after its GENCOMM_SPIN_COUNT rounds before it sleeps (0: "
+            "none)"),
     GCM_CFG("GENCOMM_SPREAD", "1", GCM_CFG_INT, gcm_thr_config.spread,
             "oversubscribed: start each process on the CPU of its local "
             "rank, unbound (0: leave it where the launcher woke it)"),

@@ -590,23 +590,45 @@ static unsigned gcm_thr_crowded_round(gcm_thr_endpoint_t *endpoint,
     return n;
 }
 
+/* Endpoints in use: with pending requests or a waiter, self included. */
+static int gcm_thr_busy_endpoints(void)
+{
+    int i, n = 0;
+
+    for (i = 0; i < gcm_thr.nendpoints; i++) {
+        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
+        if ((atomic_load_explicit(&endpoint->npending,
+                                  memory_order_relaxed) > 0) ||
+            (atomic_load_explicit(&endpoint->nwaiters,
+                                  memory_order_relaxed) > 0)) {
+            n++;
+        }
+    }
+    return n;
+}
+
 /*
  * Whether a wait that has spun its GENCOMM_SPIN_COUNT rounds spins on: with
- * a core of its own (no more processes than cores), until GENCOMM_SPIN_US
- * have passed since it first asked (*until, 0 before). A round on an idle
- * endpoint takes about 100 ns, so the rounds alone end a wait's spinning
- * after some 200 us, and a step of a large collective over 16 processes
- * waits longer than that: each such wait then paid a sleep and a wakeup
- * (bench/README.md, "With spare cores"). Off by default: the threads of
- * a process that share its core need it. The clock is read once per half
- * limit of rounds, never in a short wait.
+ * a core of its own, until GENCOMM_SPIN_US have passed since it first
+ * asked (*until, 0 before). A round on an idle endpoint takes about
+ * 100 ns, so the rounds alone end a wait's spinning after some 200 us, and
+ * a step of a large collective waits longer than that: each such wait
+ * then paid a sleep and a wakeup (bench/README.md, "With spare cores").
+ * A core of its own: no more processes than cores, and no more endpoints
+ * in use in this process than the cores it counts on (the caller also
+ * offers the core every GCM_THR_CROWDED_YIELD rounds meanwhile, for the
+ * threads the endpoints do not show). Without both, 4 threads of a
+ * process bound to one core lost 8% of their message rate waiting for a
+ * spinner to give the core back (threads/README.md, "Spinning on"). The
+ * clock is read once per half limit of rounds, never in a short wait.
  */
 static int gcm_thr_spin_more(double *until)
 {
     double now;
 
     if (gcm_thr.oversubscribed || (gcm_thr_config.spin_us == 0) ||
-        (gcm_thr_config.spin_count == 0)) {
+        (gcm_thr_config.spin_count == 0) ||
+        (gcm_thr_busy_endpoints() > gcm_thr.own_cpus)) {
         return 0;
     }
     now = gcm_time_now();
@@ -679,8 +701,14 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
             }
             /* With a core of our own, spinning is the fastest wait; with
              * more processes than cores, give the core away each round
-             * (the peer we wait for may need it) and soon sleep. */
-            if (gcm_thr.oversubscribed) {
+             * (the peer we wait for may need it) and soon sleep. Spinning
+             * on past the rounds, offer the core every
+             * GCM_THR_CROWDED_YIELD rounds: a thread that needs it and
+             * that the endpoints do not show (one between its calls)
+             * gets it then, not at the end of this one's time slice. */
+            if (gcm_thr.oversubscribed ||
+                ((spin_until != 0.0) &&
+                 ((spins % GCM_THR_CROWDED_YIELD) == 0))) {
                 sched_yield();
             }
             continue;

@@ -174,6 +174,15 @@ for shm in 1 0; do
         expect_count 1 'p2p_crowd: all checks passed'
     fi
 done
+# GENCOMM_SPIN_US: a waiter whose process has a core for each endpoint in
+# use spins on after its rounds; beside two more endpoints in use on one
+# core it sleeps after them.
+launch_for 60 2 "$progs/p2p_spin"
+if expect_rc 0; then
+    expect_count 1 'p2p_spin: (a lone waiter spun on|more processes than cores)'
+    expect_count 1 'p2p_spin: a crowded waiter slept'
+    expect_count 1 'p2p_spin: all checks passed'
+fi
 # An LCO gains receive slots while another thread receives on it.
 launch_for 120 2 "$progs/p2p_grow" 200
 if expect_rc 0; then
