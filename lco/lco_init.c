@@ -50,6 +50,8 @@ gcm_status_t gcm_init(int *argc_p, char ***argv_p)
     if (status != GCM_OK) {
         goto err_boot;
     }
+    /* The handles' arena now rather than in the first object's call. */
+    gcm_handle_prepare();
     /* The world: fully connected, stored as a pattern, not as a table. */
     world.size   = gcm_lco_proc.size;
     world.procs  = NULL;

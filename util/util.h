@@ -262,6 +262,12 @@ static inline void gcm_list_del(gcm_list_t *elem)
 /* The largest object gcm_handle_alloc gives (a page less a line). */
 #define GCM_HANDLE_MAX 4032
 
+/* Maps the first chunk of once-only objects now, if there is none yet
+ * (gcm_init): otherwise the process's first object paid for it, some
+ * 30 us (the first MPI_Type_create_struct took 33-43 us against 3 after
+ * it; bench/README.md, "Datatypes"). Without memory the first
+ * gcm_handle_alloc tries again. Thread-safe. */
+void gcm_handle_prepare(void) GCM_INTERNAL;
 /* Zeroed memory for an object of size bytes (at most GCM_HANDLE_MAX),
  * whose first field is its uint32_t magic, at an address no other object
  * of this process has had or will have; NULL without memory.

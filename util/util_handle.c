@@ -342,6 +342,33 @@ static void handle_advance(size_t at)
     gcm_handles.used = at;
 }
 
+/* A new chunk to fill, the first page after its counts made ready.
+ * Returns whether there is one. Lock held. */
+static int handle_chunk_new(void)
+{
+    gcm_handle_chunk_t *chunk = handle_map(GCM_HANDLE_CHUNK,
+                                           GCM_HANDLE_CHUNK);
+
+    if (chunk == NULL) {
+        return 0;
+    }
+    handle_chunk_leave();
+    gcm_handles.chunk = chunk;
+    gcm_handles.used  = GCM_HANDLE_PAGE;
+    gcm_handles.ready = 1;
+    handle_page_ready(1);
+    return 1;
+}
+
+void gcm_handle_prepare(void)
+{
+    pthread_mutex_lock(&gcm_handles.lock);
+    if (gcm_handles.chunk == NULL) {
+        (void)handle_chunk_new();
+    }
+    pthread_mutex_unlock(&gcm_handles.lock);
+}
+
 void *gcm_handle_alloc(size_t size)
 {
     gcm_handle_chunk_t *chunk;
@@ -359,15 +386,10 @@ void *gcm_handle_alloc(size_t size)
         at = (at / GCM_HANDLE_PAGE + 1) * GCM_HANDLE_PAGE;
     }
     if ((gcm_handles.chunk == NULL) || (at >= GCM_HANDLE_CHUNK)) {
-        chunk = handle_map(GCM_HANDLE_CHUNK, GCM_HANDLE_CHUNK);
-        if (chunk == NULL) {
+        if (!handle_chunk_new()) {
             pthread_mutex_unlock(&gcm_handles.lock);
             return NULL;
         }
-        handle_chunk_leave();
-        gcm_handles.chunk = chunk;
-        gcm_handles.used  = GCM_HANDLE_PAGE;
-        gcm_handles.ready = 1;
         at = GCM_HANDLE_PAGE;
     }
     chunk = gcm_handles.chunk;

@@ -168,6 +168,37 @@ START_TEST(test_handle_recycled_cleared)
 }
 END_TEST
 
+/* gcm_handle_prepare (gcm_init) maps the chunk the next objects go to;
+ * with one there already it changes nothing: the objects made around
+ * it are neighbours, in the prepared chunk's first page or after. */
+START_TEST(test_handle_prepare)
+{
+    uint32_t *a, *b, *c;
+    uintptr_t chunk;
+
+    gcm_handle_prepare();
+    gcm_handle_prepare();
+    a = gcm_handle_alloc(64);
+    ck_assert_ptr_nonnull(a);
+    chunk = (uintptr_t)a & ~(uintptr_t)((4u << 20) - 1);
+    /* The chunk's first page holds its counts, never an object. */
+    ck_assert_uint_ge((uintptr_t)a - chunk, 4096);
+    gcm_handle_prepare();
+    b = gcm_handle_alloc(64);
+    gcm_handle_prepare();
+    c = gcm_handle_alloc(64);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_ptr_nonnull(c);
+    ck_assert_ptr_eq((char *)b, (char *)a + 64);
+    ck_assert_ptr_eq((char *)c, (char *)b + 64);
+    ck_assert_uint_eq(b[0], 0);
+    gcm_handle_free(a);
+    gcm_handle_free(b);
+    gcm_handle_free(c);
+    ck_assert_uint_eq(a[0], 0);
+}
+END_TEST
+
 START_TEST(test_handle_limits)
 {
     ck_assert_ptr_null(gcm_handle_alloc(GCM_HANDLE_MAX + 1));
@@ -202,8 +233,8 @@ static Suite *make_suite(void)
 {
     const TTest *tests[] = {test_handle_addresses_unique,
         test_handle_memory_returned, test_handle_churn_bounded,
-        test_handle_recycled_cleared, test_handle_limits, test_handle_stable,
-        NULL};
+        test_handle_recycled_cleared, test_handle_prepare, test_handle_limits,
+        test_handle_stable, NULL};
     const struct gcm_check_case cases[] = {
         {"handle", .tests = tests, .timeout = 60},
         {0},
