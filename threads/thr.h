@@ -245,6 +245,8 @@ int gcm_thr_spinners(void) GCM_INTERNAL;
  * the host has more of the job's processes than cores (tests). */
 unsigned long gcm_thr_poll_yields(void) GCM_INTERNAL;
 int gcm_thr_is_oversubscribed(void) GCM_INTERNAL;
+/* Times the calling thread's waits (gcm_thr_wait) went to sleep (tests). */
+unsigned long gcm_thr_wait_sleeps(void) GCM_INTERNAL;
 
 void gcm_thr_lock_contended(gcm_thr_endpoint_t *endpoint) GCM_INTERNAL;
 

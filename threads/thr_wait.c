@@ -125,6 +125,14 @@ unsigned long gcm_thr_poll_yields(void)
     return gcm_thr_poll_yields_n;
 }
 
+/* Sleeps of the calling thread's waits (gcm_thr_wait_sleeps). */
+static __thread unsigned long gcm_thr_wait_sleeps_n;
+
+unsigned long gcm_thr_wait_sleeps(void)
+{
+    return gcm_thr_wait_sleeps_n;
+}
+
 int gcm_thr_is_oversubscribed(void)
 {
     return gcm_thr.oversubscribed;
@@ -725,6 +733,7 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
             atomic_fetch_sub(&gcm_thr_spinning.n, 1);
             counted = 0;
         }
+        gcm_thr_wait_sleeps_n++;
         gcm_thr_sleep(endpoint, done, arg);
         if (others) {
             /* Whatever woke us may have been for another endpoint. */

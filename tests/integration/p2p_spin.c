@@ -4,16 +4,20 @@
  * sleeps after them (internal header, internal library).
  *
  * Process 1 binds itself to one CPU (one core to count on) and runs with
- * GENCOMM_SPIN_COUNT=20 and GENCOMM_SPIN_US=200000. It waits twice in
+ * GENCOMM_SPIN_COUNT=20 and GENCOMM_SPIN_US=2000000. It waits twice in
  * gcm_recv for a message that process 0 sends WAIT_MS after being asked,
- * and reads the waiting thread's CPU time:
- *  1. alone: the only endpoint in use is its own, so it spins on for
- *     200 ms (at least LONE_MIN_MS of CPU time; less only if the core
- *     were taken from it nearly all that time);
+ * and reads how many times the wait went to sleep (gcm_thr_wait_sleeps)
+ * and the waiting thread's CPU time:
+ *  1. alone: the only endpoint in use is its own, so it spins on for the
+ *     whole wait and never sleeps;
  *  2. crowded: two more threads each have a receive pending on an
  *     endpoint of their own (and do not run), so three endpoints are in
- *     use on one core; it sleeps after its 20 rounds (at most
- *     CROWDED_MAX_MS of CPU time).
+ *     use on one core; it sleeps after its 20 rounds, and uses at most
+ *     CROWDED_MAX_MS of CPU time.
+ * Neither check depends on how busy the machine is: other processes can
+ * take the core from the spinner (an earlier form of this test, which
+ * asked the lone waiter for CPU time, failed so under a loaded check) but
+ * cannot make it sleep.
  * Then process 0 sends the two threads' messages and they complete.
  * With more of the job's processes than cores nothing spins on, so the
  * first check is skipped (and says so).
@@ -40,8 +44,13 @@
 #define NAME_TAG       3
 #define THREAD_TAG     4
 #define WAIT_MS        400
-#define LONE_MIN_MS    20.0
 #define CROWDED_MAX_MS 10.0
+
+/* What a wait cost its thread. */
+typedef struct {
+    double cpu_ms;
+    long   sleeps;   /* of its waits */
+} wait_cost_t;
 
 typedef struct {
     pthread_barrier_t posted;   /* the threads' receives are pending */
@@ -55,28 +64,34 @@ typedef struct {
     int      index;
 } crowd_arg_t;
 
-static double thread_cpu_ms(void)
+static wait_cost_t thread_cost(void)
 {
+    wait_cost_t c;
     struct timespec ts;
 
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    c.cpu_ms = (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+    c.sleeps = (long)gcm_thr_wait_sleeps();
+    return c;
 }
 
 /* Asks process 0 for a message it sends WAIT_MS later and receives it;
- * returns the CPU time this thread spent in the receive. */
-static double timed_wait(int round)
+ * returns what the receive cost this thread. */
+static wait_cost_t timed_wait(int round)
 {
+    wait_cost_t before, after;
     int v = -1;
-    double t0;
 
     gcm_test_ok(gcm_send(gcm_world(), &round, sizeof(round), 0, ASK_TAG),
                 "gcm_send (ask)");
-    t0 = thread_cpu_ms();
+    before = thread_cost();
     gcm_test_ok(gcm_recv(gcm_world(), &v, sizeof(v), 0, DATA_TAG, NULL),
                 "gcm_recv");
+    after = thread_cost();
     CHECK(v == 100 + round, "round %d got %d", round, v);
-    return thread_cpu_ms() - t0;
+    after.cpu_ms -= before.cpu_ms;
+    after.sleeps -= before.sleeps;
+    return after;
 }
 
 static void *pending(void *varg)
@@ -107,7 +122,7 @@ static void waiter(void)
     crowd_t crowd;
     crowd_arg_t args[NTHREADS];
     pthread_t threads[NTHREADS];
-    double lone, crowded;
+    wait_cost_t lone, crowded;
     int i;
 
     CHECK(gcm_thr_own_cpus() == 1, "one core to count on, not %d",
@@ -115,14 +130,15 @@ static void waiter(void)
     lone = timed_wait(1);
     if (gcm_thr_is_oversubscribed()) {
         printf("p2p_spin: more processes than cores, nothing spins on "
-               "(%.1f ms of CPU time alone)\n", lone);
-    } else if (lone >= LONE_MIN_MS) {
-        printf("p2p_spin: a lone waiter spun on (%.1f ms of CPU time)\n",
-               lone);
+               "(%ld sleeps, %.1f ms of CPU time alone)\n", lone.sleeps,
+               lone.cpu_ms);
+    } else if (lone.sleeps == 0) {
+        printf("p2p_spin: a lone waiter spun on (%ld sleeps, %.1f ms of "
+               "CPU time)\n", lone.sleeps, lone.cpu_ms);
     } else {
-        gcm_test_fail("a lone waiter used %.1f ms of CPU time in a %d ms "
-                      "wait, not the %.0f ms or more of spinning on", lone,
-                      WAIT_MS, LONE_MIN_MS);
+        gcm_test_fail("a lone waiter slept %ld times (%.1f ms of CPU "
+                      "time) in a %d ms wait, where it should have spun on "
+                      "throughout", lone.sleeps, lone.cpu_ms, WAIT_MS);
     }
 
     pthread_barrier_init(&crowd.posted, NULL, NTHREADS + 1);
@@ -138,14 +154,15 @@ static void waiter(void)
     }
     pthread_barrier_wait(&crowd.posted);
     crowded = timed_wait(2);
-    if (crowded <= CROWDED_MAX_MS) {
-        printf("p2p_spin: a crowded waiter slept (%.1f ms of CPU time)\n",
-               crowded);
+    if ((crowded.sleeps > 0) && (crowded.cpu_ms <= CROWDED_MAX_MS)) {
+        printf("p2p_spin: a crowded waiter slept (%ld sleeps, %.1f ms of "
+               "CPU time)\n", crowded.sleeps, crowded.cpu_ms);
     } else {
         gcm_test_fail("a waiter beside %d endpoints with pending receives "
-                      "on one core used %.1f ms of CPU time in a %d ms "
-                      "wait, more than the %.0f ms of its rounds and a "
-                      "sleep", NTHREADS, crowded, WAIT_MS, CROWDED_MAX_MS);
+                      "on one core slept %ld times and used %.1f ms of CPU "
+                      "time in a %d ms wait: it should sleep after its "
+                      "rounds (at most %.0f ms)", NTHREADS, crowded.sleeps,
+                      crowded.cpu_ms, WAIT_MS, CROWDED_MAX_MS);
     }
     fflush(stdout);
     gcm_test_ok(gcm_send(gcm_world(), crowd.names, sizeof(crowd.names), 0,
@@ -194,7 +211,7 @@ int main(int argc, char **argv)
      * cores. */
     gcm_test_one_cpu();
     setenv("GENCOMM_SPIN_COUNT", "20", 1);
-    setenv("GENCOMM_SPIN_US", "200000", 1);
+    setenv("GENCOMM_SPIN_US", "2000000", 1);
     if (!gcm_test_init(&argc, &argv, "p2p_spin")) {
         return 1;
     }
