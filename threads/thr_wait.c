@@ -550,6 +550,15 @@ int gcm_thr_own_cpus(void)
     return gcm_thr.own_cpus;
 }
 
+/* Is endpoint in use: a pending request or a waiter? */
+static int gcm_thr_in_use(gcm_thr_endpoint_t *endpoint)
+{
+    return (atomic_load_explicit(&endpoint->npending,
+                                 memory_order_relaxed) > 0) ||
+           (atomic_load_explicit(&endpoint->nwaiters,
+                                 memory_order_relaxed) > 0);
+}
+
 /* Progresses every endpoint other than self that is in use (a pending
  * request or a waiter) and whose lock is free. One in no use is left to
  * the thread that posts there next: a round costs an idle endpoint's
@@ -561,11 +570,7 @@ static unsigned gcm_thr_progress_siblings(gcm_thr_endpoint_t *self)
 
     for (i = 0; i < gcm_thr.nendpoints; i++) {
         gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
-        if ((endpoint != self) &&
-            ((atomic_load_explicit(&endpoint->npending,
-                                   memory_order_relaxed) > 0) ||
-             (atomic_load_explicit(&endpoint->nwaiters,
-                                   memory_order_relaxed) > 0))) {
+        if ((endpoint != self) && gcm_thr_in_use(endpoint)) {
             n += gcm_thr_progress_try(endpoint);
         }
     }
@@ -604,13 +609,7 @@ static int gcm_thr_busy_endpoints(void)
     int i, n = 0;
 
     for (i = 0; i < gcm_thr.nendpoints; i++) {
-        gcm_thr_endpoint_t *endpoint = gcm_thr.endpoints[i];
-        if ((atomic_load_explicit(&endpoint->npending,
-                                  memory_order_relaxed) > 0) ||
-            (atomic_load_explicit(&endpoint->nwaiters,
-                                  memory_order_relaxed) > 0)) {
-            n++;
-        }
+        n += gcm_thr_in_use(gcm_thr.endpoints[i]);
     }
     return n;
 }

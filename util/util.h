@@ -263,9 +263,9 @@ static inline void gcm_list_del(gcm_list_t *elem)
 #define GCM_HANDLE_MAX 4032
 
 /* Maps the first chunk of once-only objects now, if there is none yet
- * (gcm_init): otherwise the process's first object paid for it, some
- * 30 us (the first MPI_Type_create_struct took 33-43 us against 3 after
- * it; bench/README.md, "Datatypes"). Without memory the first
+ * (gcm_init): otherwise the process's first object paid for it (the
+ * first MPI_Type_create_struct took 33-43 us, 5.6-6.4 once gcm_init did
+ * this; bench/README.md, "Datatypes"). Without memory the first
  * gcm_handle_alloc tries again. Thread-safe. */
 void gcm_handle_prepare(void) GCM_INTERNAL;
 /* Zeroed memory for an object of size bytes (at most GCM_HANDLE_MAX),
