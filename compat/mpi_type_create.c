@@ -8,6 +8,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -459,18 +460,30 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     if (rc != MPI_SUCCESS) {
         return rc;
     }
-    /* Predefined types are born committed; a second commit is a no-op. */
-    if (gcm_mpi_type_is_committed(t)) {
-        return MPI_SUCCESS;
-    }
-    pthread_mutex_lock(&gcm_mpi_type_commit_lock);
-    if (!gcm_mpi_type_is_committed(t)) {
-        rc = gcm_mpi_type_build_blocks(t);
-        if (rc == MPI_SUCCESS) {
-            atomic_store_explicit(&t->committed, 1, memory_order_release);
+    /* Predefined types are born committed; a second commit is a no-op.
+     * One commit of a type builds its blocks; another one of the same
+     * type meanwhile waits for it (a commit takes microseconds at most:
+     * its work is bounded, gcm_mpi_type_build_blocks). Where a global
+     * lock did this, its lock and unlock were a tenth of a small vector's
+     * build and commit. */
+    for (;;) {
+        int state = GCM_MPI_TYPE_UNCOMMITTED;
+
+        if (atomic_compare_exchange_strong_explicit(
+                &t->committed, &state, GCM_MPI_TYPE_COMMITTING,
+                memory_order_acquire, memory_order_acquire)) {
+            break;
         }
+        if (state == GCM_MPI_TYPE_COMMITTED) {
+            return MPI_SUCCESS;
+        }
+        sched_yield();
     }
-    pthread_mutex_unlock(&gcm_mpi_type_commit_lock);
+    rc = gcm_mpi_type_build_blocks(t);
+    atomic_store_explicit(&t->committed,
+                          (rc == MPI_SUCCESS) ? GCM_MPI_TYPE_COMMITTED :
+                                                GCM_MPI_TYPE_UNCOMMITTED,
+                          memory_order_release);
     if (rc != MPI_SUCCESS) {
         return gcm_mpi_raise(NULL, rc, call,
                              "cannot build the layout (class %d)", rc);

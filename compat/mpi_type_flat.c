@@ -203,7 +203,7 @@ static int type_strided_form(const struct gcm_mpi_datatype *t,
     return 1;
 }
 
-/* Builds the blocks of t (not yet committed; caller holds the lock), or
+/* Builds the blocks of t (GCM_MPI_TYPE_COMMITTING, by the caller), or
  * marks it walked when it has more than GCM_TYPE_FLAT_MAX: the work and
  * the memory of a commit stay bounded whatever the type describes. */
 int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t)

@@ -63,7 +63,8 @@ struct gcm_mpi_datatype {
      * lines of the handle arena: a loop that builds and frees types pays
      * a page of the arena every 16 of them. */
     uint32_t         magic;
-    atomic_int       committed;    /* set (release) once blocks are built */
+    atomic_int       committed;    /* GCM_MPI_TYPE_COMMITTED (release) once
+                                    * blocks are built */
     atomic_int       refcount;     /* user handles + types built on it +
                                     * pending operations */
     /* The user's handles (constructors give one, MPI_Type_get_contents one
@@ -117,9 +118,15 @@ struct gcm_mpi_datatype {
     MPI_Aint         stride;
 };
 
-/* Commits of different threads may share child types; one lock keeps
- * the build of a type's blocks from running twice at once. */
-extern pthread_mutex_t gcm_mpi_type_commit_lock GCM_INTERNAL;
+/* A type's committed state. A commit builds the blocks of its type only
+ * (it reads its child types, committed or not, and writes none), so two
+ * commits of one type take turns through this state, and commits of
+ * different types never wait for each other. */
+enum {
+    GCM_MPI_TYPE_UNCOMMITTED = 0,
+    GCM_MPI_TYPE_COMMITTED   = 1,
+    GCM_MPI_TYPE_COMMITTING  = 2   /* a commit builds its blocks now */
+};
 
 /* A callback of gcm_mpi_type_foreach_entry: n copies of child at disp. */
 typedef int (*gcm_mpi_type_entry_fn)(void *ctx,
@@ -191,7 +198,7 @@ int gcm_mpi_type_finish(struct gcm_mpi_datatype *t, MPI_Datatype *newtype,
 
 int gcm_mpi_type_no_mem(const char *call) GCM_INTERNAL;
 
-/* Builds the blocks of t (not yet committed; caller holds the lock). */
+/* Builds the blocks of t (GCM_MPI_TYPE_COMMITTING, by the caller). */
 int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t) GCM_INTERNAL;
 
 /* Basic elements in the first bytes of a packed stream of t elements,

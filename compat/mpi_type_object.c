@@ -21,8 +21,6 @@ _Static_assert(sizeof(struct gcm_mpi_datatype) <= 256,
 
 /* ---- small helpers ------------------------------------------------------ */
 
-pthread_mutex_t gcm_mpi_type_commit_lock = PTHREAD_MUTEX_INITIALIZER;
-
 MPI_Aint gcm_mpi_type_ext(const struct gcm_mpi_datatype *t)
 {
     return t->ub - t->lb;
@@ -42,7 +40,8 @@ const gcm_mpi_block_t *gcm_mpi_type_blocks(const struct gcm_mpi_datatype *t)
 
 int gcm_mpi_type_is_committed(const struct gcm_mpi_datatype *t)
 {
-    return atomic_load_explicit(&t->committed, memory_order_acquire) != 0;
+    return atomic_load_explicit(&t->committed, memory_order_acquire) ==
+           GCM_MPI_TYPE_COMMITTED;
 }
 
 /* 0 if t is a live datatype handle, else why not (for the message). */

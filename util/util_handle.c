@@ -49,6 +49,7 @@
 #include <stdatomic.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -94,7 +95,9 @@ _Static_assert(GCM_HANDLE_MAX == GCM_HANDLE_PAGE - GCM_HANDLE_LINE,
                "GCM_HANDLE_MAX is not a page less a line");
 
 static struct {
-    pthread_mutex_t         lock;
+    /* handle_lock: held for a few counts, or for the system call that
+     * maps, readies or gives back pages. */
+    atomic_int              lock;
     /* Once-only objects: the chunk being filled and the next free byte
      * in it (0: none yet). */
     gcm_handle_chunk_t *chunk;
@@ -122,8 +125,32 @@ static struct {
     char                   *stable[GCM_HANDLE_STABLE_MAX];
     _Atomic int             nstable;
     size_t                  stable_used;
-} gcm_handles = { .lock = PTHREAD_MUTEX_INITIALIZER, .populate = 1,
-                  .move = 1 };
+} gcm_handles = { .populate = 1, .move = 1 };
+
+/* A spin lock, not a mutex: a lock and an unlock of a mutex were calls
+ * with two locked instructions, about a tenth of a small vector's build
+ * and commit (which makes one object); this is one locked instruction.
+ * A waiter gives its core away after a few reads (the holder may be in a
+ * system call, or descheduled when oversubscribed). */
+static inline void handle_lock(void)
+{
+    unsigned spins = 0;
+
+    while (atomic_exchange_explicit(&gcm_handles.lock, 1,
+                                    memory_order_acquire)) {
+        while (atomic_load_explicit(&gcm_handles.lock,
+                                    memory_order_relaxed)) {
+            if (++spins > 64) {
+                sched_yield();
+            }
+        }
+    }
+}
+
+static inline void handle_unlock(void)
+{
+    atomic_store_explicit(&gcm_handles.lock, 0, memory_order_release);
+}
 
 static void *handle_map(size_t size, size_t align)
 {
@@ -362,11 +389,11 @@ static int handle_chunk_new(void)
 
 void gcm_handle_prepare(void)
 {
-    pthread_mutex_lock(&gcm_handles.lock);
+    handle_lock();
     if (gcm_handles.chunk == NULL) {
         (void)handle_chunk_new();
     }
-    pthread_mutex_unlock(&gcm_handles.lock);
+    handle_unlock();
 }
 
 void *gcm_handle_alloc(size_t size)
@@ -379,7 +406,7 @@ void *gcm_handle_alloc(size_t size)
     if (need > GCM_HANDLE_MAX) {
         return NULL;
     }
-    pthread_mutex_lock(&gcm_handles.lock);
+    handle_lock();
     at = gcm_handles.used;
     if ((at % GCM_HANDLE_PAGE) + need > GCM_HANDLE_PAGE) {
         /* Objects never straddle pages: on to the next one. */
@@ -387,7 +414,7 @@ void *gcm_handle_alloc(size_t size)
     }
     if ((gcm_handles.chunk == NULL) || (at >= GCM_HANDLE_CHUNK)) {
         if (!handle_chunk_new()) {
-            pthread_mutex_unlock(&gcm_handles.lock);
+            handle_unlock();
             return NULL;
         }
         at = GCM_HANDLE_PAGE;
@@ -399,7 +426,7 @@ void *gcm_handle_alloc(size_t size)
     chunk->live++;
     chunk->page_live[at / GCM_HANDLE_PAGE]++;
     handle_advance(at + need);
-    pthread_mutex_unlock(&gcm_handles.lock);
+    handle_unlock();
     /* Fresh memory reads as zeros already; moved memory holds what dead
      * objects left. */
     if (dirty) {
@@ -422,7 +449,7 @@ void gcm_handle_free(void *obj)
     page = (addr - (uintptr_t)chunk) / GCM_HANDLE_PAGE;
     /* A stale handle must not read as live, even before the page goes. */
     __atomic_store_n((uint32_t *)obj, 0, __ATOMIC_RELEASE);
-    pthread_mutex_lock(&gcm_handles.lock);
+    handle_lock();
     chunk->live--;
     chunk->page_live[page]--;
     if (chunk != gcm_handles.chunk) {
@@ -435,7 +462,7 @@ void gcm_handle_free(void *obj)
                (page != (gcm_handles.used - 1) / GCM_HANDLE_PAGE)) {
         handle_page_gone(page);
     }
-    pthread_mutex_unlock(&gcm_handles.lock);
+    handle_unlock();
 }
 
 void *gcm_handle_alloc_stable(size_t size)
@@ -448,17 +475,17 @@ void *gcm_handle_alloc_stable(size_t size)
     if (need > GCM_HANDLE_PAGE) {
         return NULL;
     }
-    pthread_mutex_lock(&gcm_handles.lock);
+    handle_lock();
     n = atomic_load_explicit(&gcm_handles.nstable, memory_order_relaxed);
     if ((n == 0) ||
         (gcm_handles.stable_used + need > GCM_HANDLE_STABLE_CHUNK)) {
         if (n == GCM_HANDLE_STABLE_MAX) {
-            pthread_mutex_unlock(&gcm_handles.lock);
+            handle_unlock();
             return NULL;
         }
         chunk = handle_map(GCM_HANDLE_STABLE_CHUNK, 0);
         if (chunk == NULL) {
-            pthread_mutex_unlock(&gcm_handles.lock);
+            handle_unlock();
             return NULL;
         }
         gcm_handles.stable[n] = chunk;
@@ -468,7 +495,7 @@ void *gcm_handle_alloc_stable(size_t size)
     }
     obj = gcm_handles.stable[n - 1] + gcm_handles.stable_used;
     gcm_handles.stable_used += need;
-    pthread_mutex_unlock(&gcm_handles.lock);
+    handle_unlock();
     return obj;
 }
 
