@@ -203,6 +203,14 @@ static int type_strided_form(const struct gcm_mpi_datatype *t,
     return 1;
 }
 
+/* Builds of blocks so far (gcm_mpi_type_builds). */
+static atomic_ulong gcm_mpi_type_nbuilds;
+
+unsigned long gcm_mpi_type_builds(void)
+{
+    return atomic_load_explicit(&gcm_mpi_type_nbuilds, memory_order_relaxed);
+}
+
 /* Builds the blocks of t (GCM_MPI_TYPE_COMMITTING, by the caller), or
  * marks it walked when it has more than GCM_TYPE_FLAT_MAX: the work and
  * the memory of a commit stay bounded whatever the type describes. */
@@ -215,6 +223,13 @@ int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t)
     MPI_Aint stride;
     int rc;
 
+    /* No locked instruction for a test's count (a commit is a few
+     * hundred cycles): builds of different types at once may count as
+     * one, which the test that reads it never runs. */
+    atomic_store_explicit(&gcm_mpi_type_nbuilds,
+                          atomic_load_explicit(&gcm_mpi_type_nbuilds,
+                                               memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     /* n blocks at a stride cost one block's room and no walk, whatever n. */
     if (type_strided_form(t, &first, &n, &stride)) {
         free(t->blocks);

@@ -200,6 +200,8 @@ int gcm_mpi_type_no_mem(const char *call) GCM_INTERNAL;
 
 /* Builds the blocks of t (GCM_MPI_TYPE_COMMITTING, by the caller). */
 int gcm_mpi_type_build_blocks(struct gcm_mpi_datatype *t) GCM_INTERNAL;
+/* How many times the process has built a type's blocks (tests). */
+unsigned long gcm_mpi_type_builds(void) GCM_INTERNAL;
 
 /* Basic elements in the first bytes of a packed stream of t elements,
  * counting only elements that are complete. */

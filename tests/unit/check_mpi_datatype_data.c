@@ -390,6 +390,80 @@ START_TEST(test_threads_share_a_child)
 }
 END_TEST
 
+/* Threads that commit one type at once: one builds its blocks (the count
+ * of builds rises by one), the others wait for it
+ * (GCM_MPI_TYPE_COMMITTING), and every commit succeeds on a layout that
+ * packs as the type says. 300 blocks of 1 int at every third int: the
+ * build takes long enough for the commits to meet. */
+#define COMMIT_RACE_THREADS 4
+#define COMMIT_RACE_BLOCKS  300
+
+typedef struct {
+    MPI_Datatype      *t;
+    pthread_barrier_t *start;
+    int                rc;
+} commit_race_t;
+
+static void *commit_race(void *arg)
+{
+    commit_race_t *c = arg;
+
+    pthread_barrier_wait(c->start);
+    c->rc = MPI_Type_commit(c->t);
+    return NULL;
+}
+
+START_TEST(test_threads_commit_one_type)
+{
+    static int in[3 * COMMIT_RACE_BLOCKS], out[COMMIT_RACE_BLOCKS];
+    int bl[COMMIT_RACE_BLOCKS], disp[COMMIT_RACE_BLOCKS];
+    commit_race_t c[COMMIT_RACE_THREADS];
+    pthread_t th[COMMIT_RACE_THREADS];
+    pthread_barrier_t start;
+    int i, round, pos;
+
+    for (i = 0; i < 3 * COMMIT_RACE_BLOCKS; i++) {
+        in[i] = i;
+    }
+    for (i = 0; i < COMMIT_RACE_BLOCKS; i++) {
+        bl[i] = 1;
+        /* Not a constant stride, so that the commit flattens it. */
+        disp[i] = 3 * i + (i % 2);
+    }
+    for (round = 0; round < 20; round++) {
+        unsigned long builds = gcm_mpi_type_builds();
+        MPI_Datatype t;
+
+        ck_assert_int_eq(MPI_Type_indexed(COMMIT_RACE_BLOCKS, bl, disp,
+                                          MPI_INT, &t), MPI_SUCCESS);
+        ck_assert_int_eq(pthread_barrier_init(&start, NULL,
+                                              COMMIT_RACE_THREADS), 0);
+        for (i = 0; i < COMMIT_RACE_THREADS; i++) {
+            c[i].t = &t;
+            c[i].start = &start;
+            c[i].rc = -1;
+            ck_assert_int_eq(pthread_create(&th[i], NULL, commit_race,
+                                            &c[i]), 0);
+        }
+        for (i = 0; i < COMMIT_RACE_THREADS; i++) {
+            ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+            ck_assert_int_eq(c[i].rc, MPI_SUCCESS);
+        }
+        pthread_barrier_destroy(&start);
+        ck_assert_uint_eq(gcm_mpi_type_builds(), builds + 1);
+        ck_assert(gcm_mpi_type_is_committed(t));
+        pos = 0;
+        ck_assert_int_eq(MPI_Pack(in, 1, t, out, (int)sizeof(out), &pos,
+                                  MPI_COMM_WORLD), MPI_SUCCESS);
+        ck_assert_int_eq(pos, (int)sizeof(out));
+        for (i = 0; i < COMMIT_RACE_BLOCKS; i++) {
+            ck_assert_int_eq(out[i], 3 * i + (i % 2));
+        }
+        gcm_check_dt_free(&t);
+    }
+}
+END_TEST
+
 /* ---- names -------------------------------------------------------------- */
 
 START_TEST(test_names)
@@ -964,9 +1038,10 @@ const TTest *const *gcm_check_dt_pack_tests(void)
 
 const TTest *const *gcm_check_dt_life_tests(void)
 {
-    static const TTest *tests[6];
+    static const TTest *tests[7];
     const TTest *list[] = {test_free_inner_type_keeps_outer_usable,
         test_struct_with_repeated_type_refcount, test_threads_share_a_child,
+        test_threads_commit_one_type,
         test_names, test_errors, NULL};
 
     memcpy(tests, list, sizeof(list));
