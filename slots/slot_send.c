@@ -64,7 +64,7 @@ static void gcm_slots_send_local(struct gcm_request *req,
     /* Small messages are copied so the send completes at once; large ones
      * stay in the sender's buffer until a receive copies them once. */
     payload.kind = copied ? GCM_PAYLOAD_TRANSIENT : GCM_PAYLOAD_LOCAL;
-    gcm_slots_count(req->endpoint, GCM_STAT_LOCAL);
+    gcm_slots_count_unlocked(req->endpoint, GCM_STAT_LOCAL);
     if (!copied) {
         /* Completed by the receive, under the destination's lock, which
          * orders this before it. */

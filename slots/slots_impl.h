@@ -106,7 +106,25 @@ static inline gcm_slots_ep_t *gcm_slots_ep(gcm_thr_endpoint_t *endpoint)
     return endpoint->upper;
 }
 
+/* Counts a message of kind which on endpoint, whose lock the caller
+ * holds: a load and a store, no locked instruction. A locked one waits
+ * until every store before it has left the core, and the count of a
+ * send follows the store of its lane line, which the receiver polls:
+ * the sender stood still until the receiver had given that line up.
+ * The lock orders the counts of one kind; readers load them
+ * (gcm_slots_stats). */
 static inline void gcm_slots_count(gcm_thr_endpoint_t *endpoint, int which)
+{
+    atomic_uint_fast64_t *n = &gcm_slots_ep(endpoint)->stats[which];
+
+    atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) +
+                             1, memory_order_relaxed);
+}
+
+/* The same without the lock (a send to an endpoint of this process,
+ * GCM_STAT_LOCAL only: no other kind is counted so). */
+static inline void gcm_slots_count_unlocked(gcm_thr_endpoint_t *endpoint,
+                                            int which)
 {
     atomic_fetch_add_explicit(&gcm_slots_ep(endpoint)->stats[which], 1,
                               memory_order_relaxed);

@@ -668,7 +668,11 @@ void gcm_thr_wait(gcm_thr_endpoint_t *endpoint, int (*done)(void *arg),
     if (registered) {
         atomic_fetch_add(&endpoint->nwaiters, 1);
     }
-    while (!done(arg)) {
+    /* One look at done a round, after its progress: a wait that ends in
+     * its first round (the message was there) looks twice in all, where
+     * a look before each round as well cost a third (three for a
+     * two-request MPI_Waitall). */
+    for (;;) {
         unsigned n = gcm_thr_progress_own(endpoint);
 
         if (done(arg)) {
