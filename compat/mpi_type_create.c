@@ -465,7 +465,12 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
      * type meanwhile waits for it (a commit takes microseconds at most:
      * its work is bounded, gcm_mpi_type_build_blocks). Where a global
      * lock did this, its lock and unlock were a tenth of a small vector's
-     * build and commit. */
+     * build and commit. A committed type is only read: a commit of
+     * MPI_INT on every thread must not take its line from the threads
+     * that send with it. */
+    if (gcm_mpi_type_is_committed(t)) {
+        return MPI_SUCCESS;
+    }
     for (;;) {
         int state = GCM_MPI_TYPE_UNCOMMITTED;
 
